@@ -1,0 +1,16 @@
+/* Allocation that never returns NULL: on failure it prints a message and aborts, so callers
+ * never check (style.md: allocation failure aborts). */
+#ifndef BITNODE_UTIL_XMALLOC_H
+#define BITNODE_UTIL_XMALLOC_H
+
+#include <stddef.h>
+#include <stdlib.h> /* free() goes with these */
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+/** Copies n bytes of p into a new allocation (n may be 0: returns a valid 1-byte block). */
+void *xmemdup(const void *p, size_t n);
+
+#endif

@@ -1,0 +1,179 @@
+/* Unit tests for src/util and src/primitives/serialize: buffer, reader, hex, CompactSize,
+ * VARINT. */
+#include "test.h"
+
+#include "primitives/serialize.h"
+#include "util/buf.h"
+#include "util/hex.h"
+#include "util/rc.h"
+
+static void test_buf_grow(void)
+{
+    struct buf b;
+    buf_init(&b);
+    for (int i = 0; i < 1000; i++) {
+        buf_put_u32le(&b, (uint32_t)i);
+    }
+    CHECK_EQ_INT(b.len, 4000);
+    CHECK_EQ_INT(rd_u32le(b.data + 4 * 999), 999);
+    buf_reset(&b);
+    CHECK_EQ_INT(b.len, 0);
+    buf_put_u64le(&b, 0x0102030405060708ull);
+    CHECK_EQ_MEM(b.data, "\x08\x07\x06\x05\x04\x03\x02\x01", 8);
+    buf_clear(&b);
+    CHECK(b.data == NULL);
+}
+
+static void test_reader_bounds(void)
+{
+    const uint8_t in[5] = {1, 2, 3, 4, 5};
+    struct reader r;
+    uint32_t v;
+    uint8_t c;
+    reader_init(&r, in, sizeof(in));
+    CHECK_EQ_INT(reader_u32le(&r, &v, "first"), RC_OK);
+    CHECK_EQ_U64(v, 0x04030201u);
+    CHECK_EQ_INT(reader_u32le(&r, &v, "second"), RC_TRUNCATED);
+    CHECK(strstr(r.err, "second") != NULL);
+    CHECK(strstr(r.err, "offset 4") != NULL);
+    /* The first failure is kept; later reads fail too. */
+    CHECK_EQ_INT(reader_u8(&r, &c, "third"), RC_TRUNCATED);
+    CHECK(strstr(r.err, "second") != NULL);
+
+    reader_init(&r, in, sizeof(in));
+    CHECK_EQ_INT(reader_skip(&r, 4, "x"), RC_OK);
+    CHECK_EQ_INT(reader_expect_end(&r, "thing"), RC_TRAILING);
+    CHECK(strstr(r.err, "1 bytes of trailing data after thing") != NULL);
+}
+
+static void test_hex(void)
+{
+    struct buf b;
+    char s[16];
+    buf_init(&b);
+    CHECK_EQ_INT(hex_decode(&b, "00ffA0"), RC_OK);
+    CHECK_EQ_INT(b.len, 3);
+    CHECK_EQ_MEM(b.data, "\x00\xff\xa0", 3);
+    hex_encode(s, b.data, b.len);
+    CHECK_EQ_STR(s, "00ffa0");
+    hex_encode_rev(s, b.data, b.len);
+    CHECK_EQ_STR(s, "a0ff00");
+    CHECK_EQ_INT(hex_decode(&b, "abc"), RC_INVALID);
+    CHECK_EQ_INT(hex_decode(&b, "zz"), RC_INVALID);
+    CHECK_EQ_INT(b.len, 3);
+    buf_clear(&b);
+}
+
+struct compact_case {
+    uint64_t v;
+    const char *hex;
+};
+
+static void test_compact_roundtrip(void)
+{
+    static const struct compact_case cases[] = {
+        {0, "00"},           {252, "fc"},           {253, "fdfd00"},
+        {0xffff, "fdffff"},  {0x10000, "fe00000100"}, {SER_MAX_SIZE, "fe00000002"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct buf b, want;
+        struct reader r;
+        uint64_t v = 0;
+        buf_init(&b);
+        buf_init(&want);
+        ser_put_compact(&b, cases[i].v);
+        CHECK_EQ_INT(hex_decode(&want, cases[i].hex), RC_OK);
+        CHECK_EQ_INT(b.len, want.len);
+        CHECK_EQ_MEM(b.data, want.data, want.len);
+        CHECK_EQ_INT(ser_compact_len(cases[i].v), b.len);
+        reader_init(&r, b.data, b.len);
+        CHECK_EQ_INT(ser_get_compact(&r, &v, "n"), RC_OK);
+        CHECK_EQ_U64(v, cases[i].v);
+        buf_clear(&b);
+        buf_clear(&want);
+    }
+}
+
+static int compact_rc(const char *hex)
+{
+    struct buf b;
+    struct reader r;
+    uint64_t v;
+    buf_init(&b);
+    hex_decode(&b, hex);
+    reader_init(&r, b.data, b.len);
+    int rc = ser_get_compact(&r, &v, "count");
+    buf_clear(&b);
+    return rc;
+}
+
+static void test_compact_rejects(void)
+{
+    CHECK_EQ_INT(compact_rc("fdfc00"), RC_NONCANONICAL);
+    CHECK_EQ_INT(compact_rc("feffff0000"), RC_NONCANONICAL);
+    CHECK_EQ_INT(compact_rc("ffffffffff00000000"), RC_NONCANONICAL);
+    CHECK_EQ_INT(compact_rc("fe01000002"), RC_TOO_LARGE);
+    CHECK_EQ_INT(compact_rc("ff0000000001000000"), RC_TOO_LARGE);
+    CHECK_EQ_INT(compact_rc("fd01"), RC_TRUNCATED);
+    CHECK_EQ_INT(compact_rc(""), RC_TRUNCATED);
+}
+
+/* Bitcoin Core's serialize_tests varints: 0 -> 00, 0x7f -> 7f, 0x80 -> 8000, 0x1234 -> a334,
+ * 0xffff -> 82fe7f, 0x123456 -> c7e756, 0x80123456 -> 86ffc7e756, 0xffffffff -> 8efefefe7f,
+ * 0x7fffffffffffffff -> fefefefefefefefe7f, 0xffffffffffffffff -> 80fefefefefefefefe7f. */
+static void test_varint(void)
+{
+    static const struct compact_case cases[] = {
+        {0, "00"},
+        {0x7f, "7f"},
+        {0x80, "8000"},
+        {0x1234, "a334"},
+        {0xffff, "82fe7f"},
+        {0x123456, "c7e756"},
+        {0x80123456, "86ffc7e756"},
+        {0xffffffff, "8efefefe7f"},
+        {0x7fffffffffffffffull, "fefefefefefefefe7f"},
+        {0xffffffffffffffffull, "80fefefefefefefefe7f"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct buf b;
+        struct reader r;
+        uint64_t v = 0;
+        char s[64];
+        buf_init(&b);
+        ser_put_varint(&b, cases[i].v);
+        hex_encode(s, b.data, b.len);
+        CHECK_EQ_STR(s, cases[i].hex);
+        reader_init(&r, b.data, b.len);
+        CHECK_EQ_INT(ser_get_varint(&r, &v, "v"), RC_OK);
+        CHECK_EQ_U64(v, cases[i].v);
+        CHECK_EQ_INT(reader_left(&r), 0);
+        buf_clear(&b);
+    }
+    /* Overflow past 64 bits and truncation are errors, not wraps. */
+    {
+        struct buf b;
+        struct reader r;
+        uint64_t v;
+        buf_init(&b);
+        hex_decode(&b, "80fefefefefefefeff7f");
+        reader_init(&r, b.data, b.len);
+        CHECK_EQ_INT(ser_get_varint(&r, &v, "v"), RC_TOO_LARGE);
+        buf_reset(&b);
+        hex_decode(&b, "8080");
+        reader_init(&r, b.data, b.len);
+        CHECK_EQ_INT(ser_get_varint(&r, &v, "v"), RC_TRUNCATED);
+        buf_clear(&b);
+    }
+}
+
+int main(void)
+{
+    TEST(test_buf_grow);
+    TEST(test_reader_bounds);
+    TEST(test_hex);
+    TEST(test_compact_roundtrip);
+    TEST(test_compact_rejects);
+    TEST(test_varint);
+    return test_done();
+}

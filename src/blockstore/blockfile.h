@@ -1,1 +1,74 @@
-/* placeholder: being written */
+/* Reading block files in the -loadblock format: records of
+ *     magic[4] || size (uint32 little-endian) || block[size]
+ * with anything between records (zero padding from pre-allocation, garbage) skipped the way
+ * Bitcoin Core's importer does it: scan forward to the next occurrence of the network magic,
+ * accept a size in [80, 4,000,000], take that many bytes as one record. Format:
+ * doc/files.md, "Block files".
+ *
+ * The file is memory-mapped read-only; records are borrowed views into the mapping, valid
+ * until blockfile_close. Records are returned as found: whether the bytes are a valid block
+ * is for the caller to decide (Core skips the record's bytes either way).
+ */
+#ifndef BITNODE_BLOCKSTORE_BLOCKFILE_H
+#define BITNODE_BLOCKSTORE_BLOCKFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Core's MAX_BLOCK_SERIALIZED_SIZE: a framed record larger than this is not a block. */
+#define BLOCKFILE_MAX_RECORD 4000000u
+#define BLOCKFILE_MIN_RECORD 80u
+
+struct blockfile;
+
+struct blockfile_record {
+    const uint8_t *data; /* borrowed from the mapping */
+    size_t len;
+    uint64_t offset; /* file offset of data (just past the 8-byte frame) */
+};
+
+struct blockfile_stats {
+    uint64_t records;       /* records returned so far */
+    uint64_t skipped_bytes; /* bytes passed over looking for a magic (padding, garbage) */
+    uint64_t bad_frames;    /* magic found but the size was out of range */
+    int truncated_tail;     /* 1 if the file ended inside a record (its bytes are not returned) */
+    uint64_t truncated_at;  /* offset of that record's magic */
+};
+
+/** Opens path for reading records framed with magic.
+ *
+ *  Returns: 0 with *out set (caller frees with blockfile_close); RC_IO with a message in err
+ *           (may be NULL) naming the file and the system error.
+ *  In:      magic4: the network's message start bytes; copied.
+ */
+int blockfile_open(struct blockfile **out, const char *path, const uint8_t magic4[4], char *err,
+                   size_t err_len);
+
+/** Finds the next record at or after the current position.
+ *
+ *  Returns: 1 with *rec filled; 0 at the end of the file (including a truncated last
+ *           record, reported in the stats).
+ */
+int blockfile_next(struct blockfile *bf, struct blockfile_record *rec);
+
+/** Borrows the record whose data starts at offset and is len bytes (a position remembered
+ *  from an earlier blockfile_next, e.g. a block held until its parent arrives).
+ *  Returns 0, or RC_INVALID if the range is outside the file. */
+int blockfile_read_at(struct blockfile *bf, uint64_t offset, size_t len,
+                      struct blockfile_record *rec);
+
+/** Size of the file in bytes. */
+uint64_t blockfile_size(const struct blockfile *bf);
+/** Counters so far. */
+void blockfile_get_stats(const struct blockfile *bf, struct blockfile_stats *stats);
+/** Rewinds to the start of the file (stats are kept). */
+void blockfile_rewind(struct blockfile *bf);
+
+/** Looks at the first 4 non-zero bytes of the file and copies them into magic4.
+ *  Returns 0, RC_NOT_FOUND if the file is empty or all zero, or RC_IO. */
+int blockfile_sniff_magic(const char *path, uint8_t magic4[4], char *err, size_t err_len);
+
+/** Unmaps and closes (NULL is a no-op). */
+void blockfile_close(struct blockfile *bf);
+
+#endif

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: install dependencies, build with each key-value
+# backend in its own tree (build/leveldb, build/bdb) and run every test there, then build
+# and test once more under AddressSanitizer + UndefinedBehaviorSanitizer. Unit tests count
+# every case (TAP); functional tests count every test file. The last line is
+#     N passed, N failed
+# for everything, and the exit status is non-zero if anything failed (a build that fails
+# counts as a failure of its configuration).
+#
+# Environment: JOBS (default 2), BITNODE_CHECK_CONFIGS (default "leveldb bdb asan"),
+# SKIP_DEPS=1 to skip the package step, BITNODE_BUILD_ROOT (default <repo>/build).
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD_ROOT=${BITNODE_BUILD_ROOT:-$ROOT/build}
+JOBS=${JOBS:-2}
+CONFIGS=${BITNODE_CHECK_CONFIGS:-leveldb bdb asan}
+cd "$ROOT"
+
+if [ "${SKIP_DEPS:-0}" != 1 ]; then
+    contrib/install-deps.sh || { echo "check: installing dependencies failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+
+if [ -d "$ROOT/../shared" ]; then
+    export BITNODE_SHARED=${BITNODE_SHARED:-$(cd "$ROOT/../shared" && pwd)}
+    export BITNODE_REQUIRE_SHARED=1
+else
+    echo "check: ../shared not found: tests that need its vectors and data are skipped"
+fi
+
+if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
+    ./autogen.sh >/dev/null 2>&1 || { echo "check: autogen.sh failed"; echo "0 passed, 1 failed"; exit 1; }
+fi
+
+total_pass=0
+total_fail=0
+summary=()
+
+add() { # add <config> <what> <passed> <failed>
+    total_pass=$((total_pass + $3))
+    total_fail=$((total_fail + $4))
+    summary+=("$(printf '%-8s %-11s %6d passed, %d failed' "$1" "$2" "$3" "$4")")
+}
+
+count_field() { # count_field <test-suite.log> <FIELD>
+    sed -n "s/^# $2: *\\([0-9]*\\)\$/\\1/p" "$1" | head -1
+}
+
+for cfg in $CONFIGS; do
+    dir="$BUILD_ROOT/$cfg"
+    case "$cfg" in
+    leveldb) flags=(--with-backend=leveldb) ;;
+    bdb) flags=(--with-backend=bdb) ;;
+    asan) flags=(--with-backend=leveldb --enable-sanitizers=address,undefined) ;;
+    tsan) flags=(--with-backend=leveldb --enable-sanitizers=thread) ;;
+    *) echo "check: unknown configuration $cfg"; add "$cfg" build 0 1; continue ;;
+    esac
+    echo "=== $cfg: configure ${flags[*]} --enable-werror"
+    mkdir -p "$dir"
+    if ! (cd "$dir" && "$ROOT/configure" --enable-werror "${flags[@]}" >configure.out 2>&1); then
+        tail -20 "$dir/configure.out"
+        add "$cfg" configure 0 1
+        continue
+    fi
+    echo "=== $cfg: build"
+    if ! (cd "$dir" && make -j"$JOBS" >build.out 2>&1 && make -j"$JOBS" check TESTS= >>build.out 2>&1); then
+        grep -E 'error|Error' "$dir/build.out" | head -30
+        add "$cfg" build 0 1
+        continue
+    fi
+    echo "=== $cfg: unit tests"
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+    (cd "$dir" && make -j"$JOBS" check >check.out 2>&1)
+    log="$dir/test-suite.log"
+    if [ -f "$log" ]; then
+        p=$(count_field "$log" PASS); f=$(count_field "$log" FAIL)
+        e=$(count_field "$log" ERROR); x=$(count_field "$log" XPASS)
+        p=${p:-0}; f=$(( ${f:-0} + ${e:-0} + ${x:-0} ))
+        grep -E '^(FAIL|ERROR|XPASS):' "$dir/check.out" | head -40
+        add "$cfg" unit "$p" "$f"
+    else
+        tail -20 "$dir/check.out"
+        add "$cfg" unit 0 1
+    fi
+    if [ -f "$ROOT/test/functional/test_runner.py" ] && [ -x "$dir/bitnoded" ]; then
+        echo "=== $cfg: functional tests"
+        out=$(BITNODE_BUILDDIR="$dir" python3 "$ROOT/test/functional/test_runner.py" --builddir "$dir" 2>&1)
+        echo "$out" | tail -40
+        last=$(echo "$out" | tail -1)
+        if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+            add "$cfg" functional "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+        else
+            add "$cfg" functional 0 1
+        fi
+    fi
+done
+
+echo
+echo "=== summary"
+for line in "${summary[@]}"; do
+    echo "$line"
+done
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ] && [ "$total_pass" -gt 0 ]

@@ -1,4 +1,325 @@
-int main(void)
+/* bitnode-util: offline tools over the library, for people and for tests.
+ *
+ *   bitnode-util [-chain=NAME] parse-blocks FILE...
+ *
+ * parse-blocks reads block files in the -loadblock format, parses every block, checks that it
+ * re-serializes byte for byte, that its merkle root matches (and is not the CVE-2012-2459
+ * mutation), and that every header links to a block seen in the files (in any order); it
+ * prints the counts and the tip (the highest block; ties go to the first seen).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blockstore/blockfile.h"
+#include "consensus/merkle.h"
+#include "consensus/params.h"
+#include "primitives/block.h"
+#include "util/buf.h"
+#include "util/hex.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+
+static const char *progname = "bitnode-util";
+
+static void usage(FILE *f)
 {
+    fprintf(f,
+            "Usage: %s [options] <command> [args]\n"
+            "\n"
+            "Commands:\n"
+            "  parse-blocks FILE...   parse block files (-loadblock format): check every block\n"
+            "                         re-serializes, its merkle root, and that every header\n"
+            "                         links to its parent; print block and transaction counts\n"
+            "                         and the tip\n"
+            "\n"
+            "Options:\n"
+            "  -chain=NAME            main, test, testnet4, signet or regtest (default: taken\n"
+            "                         from the first file's magic)\n"
+            "  -regtest, -testnet, -testnet4, -signet   shorthands for -chain\n"
+            "  -help                  this text\n",
+            progname);
+}
+
+/* ---- a map from block hash to its entry, for header linking ------------------------- */
+
+struct entry {
+    uint8_t hash[32];
+    uint8_t prev[32];
+    int64_t height; /* -1 until linked */
+    size_t ntx;
+};
+
+struct block_map {
+    struct entry *v;
+    size_t n, cap;
+    size_t *slots; /* index + 1, 0 = empty */
+    size_t nslots;
+};
+
+static size_t slot_of(const struct block_map *m, const uint8_t hash[32])
+{
+    size_t i = (size_t)rd_u64le(hash) & (m->nslots - 1);
+    while (m->slots[i] && memcmp(m->v[m->slots[i] - 1].hash, hash, 32) != 0) {
+        i = (i + 1) & (m->nslots - 1);
+    }
+    return i;
+}
+
+static struct entry *map_find(const struct block_map *m, const uint8_t hash[32])
+{
+    if (!m->nslots) {
+        return NULL;
+    }
+    size_t s = m->slots[slot_of(m, hash)];
+    return s ? &m->v[s - 1] : NULL;
+}
+
+static void map_rehash(struct block_map *m, size_t nslots)
+{
+    free(m->slots);
+    m->nslots = nslots;
+    m->slots = xcalloc(nslots, sizeof(size_t));
+    for (size_t i = 0; i < m->n; i++) {
+        m->slots[slot_of(m, m->v[i].hash)] = i + 1;
+    }
+}
+
+/* Returns 0, or 1 if the hash was already present. */
+static int map_add(struct block_map *m, const struct entry *e)
+{
+    if (map_find(m, e->hash)) {
+        return 1;
+    }
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 1024;
+        m->v = xrealloc(m->v, m->cap * sizeof(*m->v));
+    }
+    m->v[m->n++] = *e;
+    if (2 * m->n > m->nslots) {
+        map_rehash(m, m->nslots ? 2 * m->nslots : 4096);
+    } else {
+        m->slots[slot_of(m, e->hash)] = m->n;
+    }
     return 0;
+}
+
+static void map_free(struct block_map *m)
+{
+    free(m->v);
+    free(m->slots);
+}
+
+/* ---- parse-blocks -------------------------------------------------------------------- */
+
+static const struct chain_params *chain_by_magic(const uint8_t magic[4])
+{
+    static const char *const names[] = {"main", "test", "testnet4", "signet", "regtest"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const struct chain_params *p = chain_params_get(names[i]);
+        if (p && memcmp(p->magic, magic, 4) == 0) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static int parse_blocks(const struct chain_params *chain, int nfiles, char **files)
+{
+    struct block_map map = {0};
+    struct buf ser;
+    uint64_t total_tx = 0, failures = 0;
+    int rc = 0;
+
+    buf_init(&ser);
+    for (int fi = 0; fi < nfiles; fi++) {
+        const char *path = files[fi];
+        char err[512];
+        uint8_t magic[4];
+        struct blockfile *bf = NULL;
+        struct blockfile_record rec;
+        struct blockfile_stats st;
+
+        if (!chain) {
+            if (blockfile_sniff_magic(path, magic, err, sizeof(err)) != RC_OK) {
+                fprintf(stderr, "%s: %s\n", progname, err);
+                rc = 1;
+                goto out;
+            }
+            chain = chain_by_magic(magic);
+            if (!chain) {
+                fprintf(stderr,
+                        "%s: %s does not start with a known network magic (found %02x%02x%02x%02x);"
+                        " give -chain=NAME\n",
+                        progname, path, magic[0], magic[1], magic[2], magic[3]);
+                rc = 1;
+                goto out;
+            }
+        }
+        if (blockfile_open(&bf, path, chain->magic, err, sizeof(err)) != RC_OK) {
+            fprintf(stderr, "%s: %s\n", progname, err);
+            rc = 1;
+            goto out;
+        }
+        while (blockfile_next(bf, &rec) == 1) {
+            struct block b;
+            struct entry e;
+            uint8_t root[32];
+            int mutated = 0;
+            char hashhex[65];
+
+            if (block_parse(&b, rec.data, rec.len, err, sizeof(err)) != RC_OK) {
+                printf("%s offset %llu: bad block: %s\n", path, (unsigned long long)rec.offset,
+                       err);
+                failures++;
+                continue;
+            }
+            hex_encode_rev(hashhex, b.hash, 32);
+            buf_reset(&ser);
+            block_serialize(&b, &ser, 1);
+            if (ser.len != rec.len || memcmp(ser.data, rec.data, rec.len) != 0) {
+                printf("%s offset %llu: block %s does not re-serialize byte for byte\n", path,
+                       (unsigned long long)rec.offset, hashhex);
+                failures++;
+            }
+            merkle_block_root(root, &mutated, &b);
+            if (memcmp(root, b.header.merkle_root, 32) != 0) {
+                printf("%s offset %llu: block %s: merkle root mismatch (bad-txnmrklroot)\n", path,
+                       (unsigned long long)rec.offset, hashhex);
+                failures++;
+            } else if (mutated) {
+                printf("%s offset %llu: block %s: duplicate transactions (bad-txns-duplicate)\n",
+                       path, (unsigned long long)rec.offset, hashhex);
+                failures++;
+            }
+            memcpy(e.hash, b.hash, 32);
+            memcpy(e.prev, b.header.prev_hash, 32);
+            e.height = -1;
+            e.ntx = b.tx_count;
+            if (map_add(&map, &e)) {
+                printf("%s offset %llu: block %s appears twice\n", path,
+                       (unsigned long long)rec.offset, hashhex);
+            } else {
+                total_tx += b.tx_count;
+            }
+            block_clear(&b);
+        }
+        blockfile_get_stats(bf, &st);
+        printf("file: %s (%s, %llu bytes, %llu records, %llu bytes skipped)\n", path, chain->name,
+               (unsigned long long)blockfile_size(bf), (unsigned long long)st.records,
+               (unsigned long long)st.skipped_bytes);
+        if (st.truncated_tail) {
+            printf("%s: record at offset %llu is cut short by the end of the file\n", path,
+                   (unsigned long long)st.truncated_at);
+            failures++;
+        }
+        blockfile_close(bf);
+    }
+
+    /* Link headers: files may hold blocks before their parents, so repeat until stable. */
+    static const uint8_t zero[32];
+    int changed = 1;
+    while (changed) {
+        changed = 0;
+        for (size_t i = 0; i < map.n; i++) {
+            struct entry *e = &map.v[i];
+            if (e->height >= 0) {
+                continue;
+            }
+            if (memcmp(e->prev, zero, 32) == 0) {
+                if (memcmp(e->hash, chain->genesis_hash, 32) != 0) {
+                    continue; /* reported below as unlinked */
+                }
+                e->height = 0;
+                changed = 1;
+                continue;
+            }
+            const struct entry *parent = map_find(&map, e->prev);
+            if (parent && parent->height >= 0) {
+                e->height = parent->height + 1;
+                changed = 1;
+            }
+        }
+    }
+    const struct entry *tip = NULL;
+    uint64_t unlinked = 0;
+    for (size_t i = 0; i < map.n; i++) {
+        const struct entry *e = &map.v[i];
+        if (e->height < 0) {
+            char h[65], p[65];
+            hex_encode_rev(h, e->hash, 32);
+            hex_encode_rev(p, e->prev, 32);
+            if (unlinked < 10) {
+                printf("block %s: parent %s is not in the files\n", h, p);
+            }
+            unlinked++;
+        } else if (!tip || e->height > tip->height) {
+            tip = e;
+        }
+    }
+    if (unlinked) {
+        printf("%llu blocks do not link to the %s genesis block\n", (unsigned long long)unlinked,
+               chain->name);
+        failures += unlinked;
+    }
+    printf("blocks: %zu\n", map.n);
+    printf("transactions: %llu\n", (unsigned long long)total_tx);
+    if (tip) {
+        char h[65];
+        hex_encode_rev(h, tip->hash, 32);
+        printf("tip: height %lld hash %s\n", (long long)tip->height, h);
+    } else {
+        printf("tip: none\n");
+    }
+    if (failures) {
+        printf("FAILED: %llu problems\n", (unsigned long long)failures);
+        rc = 1;
+    }
+out:
+    buf_clear(&ser);
+    map_free(&map);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const struct chain_params *chain = NULL;
+    int i = 1;
+
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i] + (argv[i][1] == '-' ? 2 : 1);
+        if (strcmp(a, "help") == 0 || strcmp(a, "h") == 0 || strcmp(a, "?") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strncmp(a, "chain=", 6) == 0 || strcmp(a, "regtest") == 0 ||
+                   strcmp(a, "testnet") == 0 || strcmp(a, "testnet4") == 0 ||
+                   strcmp(a, "signet") == 0) {
+            const char *name = strncmp(a, "chain=", 6) == 0 ? a + 6
+                               : strcmp(a, "testnet") == 0  ? "test"
+                                                            : a;
+            chain = chain_params_get(name);
+            if (!chain) {
+                fprintf(stderr, "%s: unknown chain '%s' (main, test, testnet4, signet, regtest)\n",
+                        progname, name);
+                return 1;
+            }
+        } else {
+            fprintf(stderr, "%s: unknown option %s (see -help)\n", progname, argv[i]);
+            return 1;
+        }
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return 1;
+    }
+    const char *cmd = argv[i++];
+    if (strcmp(cmd, "parse-blocks") == 0) {
+        if (i >= argc) {
+            fprintf(stderr, "%s: parse-blocks needs at least one FILE\n", progname);
+            return 1;
+        }
+        return parse_blocks(chain, argc - i, argv + i);
+    }
+    fprintf(stderr, "%s: unknown command '%s' (see -help)\n", progname, cmd);
+    return 1;
 }

@@ -90,7 +90,7 @@ int ser_get_varbytes(struct reader *r, const uint8_t **p, size_t *n, const char 
     return RC_OK;
 }
 
-void ser_put_varint(struct buf *b, uint64_t v)
+size_t ser_varint_encode(uint8_t out[10], uint64_t v)
 {
     uint8_t tmp[10];
     int len = 0;
@@ -102,9 +102,16 @@ void ser_put_varint(struct buf *b, uint64_t v)
         v = (v >> 7) - 1;
         len++;
     }
-    do {
-        buf_put_u8(b, tmp[len]);
-    } while (len--);
+    for (int i = 0; i <= len; i++) {
+        out[i] = tmp[len - i];
+    }
+    return (size_t)len + 1;
+}
+
+void ser_put_varint(struct buf *b, uint64_t v)
+{
+    uint8_t tmp[10];
+    buf_append(b, tmp, ser_varint_encode(tmp, v));
 }
 
 int ser_get_varint(struct reader *r, uint64_t *out, const char *what)

@@ -26,6 +26,8 @@ void ser_put_varbytes(struct buf *b, const uint8_t *p, size_t n);
 /** Reads a CompactSize length and borrows that many bytes from r's input. */
 int ser_get_varbytes(struct reader *r, const uint8_t **p, size_t *n, const char *what);
 
+/** Writes v in Core's VARINT encoding into out (at most 10 bytes); returns the length. */
+size_t ser_varint_encode(uint8_t out[10], uint64_t v);
 /** Appends v in Core's VARINT encoding (unsigned, "NONNEGATIVE_SIGNED" and default modes
  *  share this encoding for non-negative values). */
 void ser_put_varint(struct buf *b, uint64_t v);

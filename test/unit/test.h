@@ -73,7 +73,7 @@ static inline void test_diag_hex(const char *label, const void *p, size_t n)
     do {                                                                                     \
         const void *ma_ = (a), *mb_ = (b);                                                   \
         size_t mn_ = (n);                                                                    \
-        if (memcmp(ma_, mb_, mn_) != 0) {                                                    \
+        if (mn_ && memcmp(ma_, mb_, mn_) != 0) {                                         \
             printf("# %s:%d: CHECK_EQ_MEM(%s, %s, %s) failed\n", __FILE__, __LINE__, #a, #b, \
                    #n);                                                                      \
             test_diag_hex(#a, ma_, mn_);                                                     \

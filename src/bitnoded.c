@@ -1,0 +1,496 @@
+/* bitnoded: the daemon. main() is the start-up as a numbered list; shutdown runs the steps
+ * that succeeded in reverse. Everything else lives in the layers (design.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rpc/auth.h"
+#include "rpc/control.h"
+#include "rpc/jsonrpc.h"
+#include "rpc/server.h"
+#include "util/args.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/rc.h"
+#include "util/shutdown.h"
+#include "util/xmalloc.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "0.1.0"
+#endif
+
+struct node {
+    struct args *args;
+    char *datadir; /* base datadir */
+    char *net_dir; /* datadir + chain subfolder */
+    int lock_fd;
+    char *pid_path;    /* set once the pid file exists */
+    char *cookie_path; /* set once the cookie exists */
+    struct rpc_auth *auth;
+    struct rpc_server *rpc;
+    int ready_fd; /* -daemon: the pipe to the waiting parent, else -1 */
+};
+
+static void init_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void init_error(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "Error: %s\n", msg);
+    LOG_ERROR("%s", msg);
+}
+
+static void on_terminate(int sig)
+{
+    shutdown_request();
+}
+
+static void on_hangup(int sig)
+{
+    log_reopen_request();
+}
+
+static void install_signal_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_terminate;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    sa.sa_handler = on_hangup;
+    sigaction(SIGHUP, &sa, NULL);
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, NULL);
+}
+
+/* Resolves path against dir unless it is absolute. Caller frees. */
+static char *abs_path(const char *dir, const char *path)
+{
+    return fs_path_join(dir, path);
+}
+
+static int read_config(struct node *n)
+{
+    char err[512];
+    bool explicit_conf = args_is_set(n->args, "conf");
+    char *conf = abs_path(n->datadir, args_get(n->args, "conf", "bitnode.conf"));
+    struct buf text;
+    buf_init(&text);
+    int rc = fs_read_file(conf, &text, 16u << 20, err, sizeof(err));
+    if (rc == RC_NOT_FOUND && !explicit_conf) {
+        rc = RC_OK;
+    } else if (rc == RC_NOT_FOUND) {
+        init_error("Error reading configuration file: specified config file \"%s\" could not "
+                   "be opened.",
+                   conf);
+    } else if (rc != RC_OK) {
+        init_error("Error reading configuration file: %s", err);
+    } else {
+        rc = args_read_config(n->args, (const char *)text.data, text.len, conf, false, err,
+                              sizeof(err));
+        if (rc != RC_OK) {
+            init_error("Error reading configuration file: %s", err);
+        }
+    }
+    buf_clear(&text);
+    free(conf);
+    return rc;
+}
+
+static int setup_debug_categories(struct node *n)
+{
+    const char **v;
+    size_t count = args_get_list(n->args, "debug", &v);
+    int rc = RC_OK;
+    for (size_t i = 0; i < count && rc == RC_OK; i++) {
+        uint32_t mask;
+        if (log_category_parse(v[i], &mask) != RC_OK) {
+            init_error("Unsupported logging category -debug=%s.", v[i]);
+            rc = RC_INVALID;
+        }
+        log_categories_enable(mask);
+    }
+    free(v);
+    count = args_get_list(n->args, "debugexclude", &v);
+    for (size_t i = 0; i < count && rc == RC_OK; i++) {
+        uint32_t mask;
+        if (log_category_parse(v[i], &mask) != RC_OK) {
+            init_error("Unsupported logging category -debugexclude=%s.", v[i]);
+            rc = RC_INVALID;
+        }
+        log_categories_disable(mask);
+    }
+    free(v);
+    return rc;
+}
+
+static int open_log(struct node *n)
+{
+    char err[512];
+    char *path = NULL;
+    if (!args_is_negated(n->args, "debuglogfile")) {
+        path = abs_path(n->net_dir, args_get(n->args, "debuglogfile", "debug.log"));
+    }
+    bool daemon_mode = args_get_bool(n->args, "daemon", false);
+    struct log_options lo = {
+        .file_path = path,
+        .print_to_console = args_get_bool(n->args, "printtoconsole", !daemon_mode),
+    };
+    int rc = log_open(&lo, err, sizeof(err));
+    if (rc != RC_OK) {
+        init_error("%s", err);
+    }
+    free(path);
+    return rc;
+}
+
+static int check_port(const struct args *a, const char *name, int64_t def, uint16_t *out)
+{
+    int64_t v = args_get_int(a, name, def);
+    if (v < 1 || v > 65535) {
+        init_error("Invalid port specified in -%s: '%s'", name, args_get(a, name, ""));
+        return RC_INVALID;
+    }
+    *out = (uint16_t)v;
+    return RC_OK;
+}
+
+static int setup_rpc_auth(struct node *n)
+{
+    char err[512];
+    n->auth = rpc_auth_new();
+    const char *password = args_get(n->args, "rpcpassword", "");
+    if (password[0] == 0) {
+        char *secret;
+        n->cookie_path = abs_path(n->net_dir, args_get(n->args, "rpccookiefile", ".cookie"));
+        if (rpc_cookie_generate(n->cookie_path, &secret, err, sizeof(err)) != RC_OK) {
+            init_error("Unable to start HTTP server. See debug log for details. (%s)", err);
+            free(n->cookie_path);
+            n->cookie_path = NULL;
+            return RC_IO;
+        }
+        rpc_auth_add_plain(n->auth, RPC_COOKIE_USER, secret);
+        free(secret);
+        LOG_INFO("Generated RPC authentication cookie %s", n->cookie_path);
+    } else {
+        rpc_auth_add_plain(n->auth, args_get(n->args, "rpcuser", ""), password);
+    }
+    const char **lines;
+    size_t count = args_get_list(n->args, "rpcauth", &lines);
+    int rc = RC_OK;
+    for (size_t i = 0; i < count; i++) {
+        if (rpc_auth_add_rpcauth(n->auth, lines[i]) != RC_OK) {
+            init_error("Invalid -rpcauth argument.");
+            rc = RC_INVALID;
+            break;
+        }
+    }
+    free(lines);
+    return rc;
+}
+
+static int bind_rpc(struct node *n)
+{
+    char err[512];
+    uint16_t port;
+    const struct fs_chain_info *chain = fs_chain_info(args_chain(n->args));
+    if (check_port(n->args, "rpcport", chain->rpc_port, &port) != RC_OK) {
+        return RC_INVALID;
+    }
+    int64_t threads = args_get_int(n->args, "rpcthreads", 4);
+    int64_t depth = args_get_int(n->args, "rpcworkqueue", 16);
+    int64_t timeout = args_get_int(n->args, "rpcservertimeout", 30);
+    const char **binds, **allow;
+    size_t n_bind = args_get_list(n->args, "rpcbind", &binds);
+    size_t n_allow = args_get_list(n->args, "rpcallowip", &allow);
+    struct rpc_server_options opt = {
+        .bind = binds,
+        .n_bind = n_bind,
+        .allow_ip = allow,
+        .n_allow_ip = n_allow,
+        .port = port,
+        .threads = threads < 1    ? 1
+                   : threads > 64 ? 64
+                                  : (int)threads,
+        .work_queue = depth < 1       ? 1
+                      : depth > 65536 ? 65536
+                                      : (int)depth,
+        .timeout_s = timeout < 1      ? 1
+                     : timeout > 3600 ? 3600
+                                      : (int)timeout,
+        .auth = n->auth,
+    };
+    int rc = rpc_server_bind(&opt, &n->rpc, err, sizeof(err));
+    if (rc != RC_OK) {
+        init_error("%s", err);
+        if (rc == RC_IO) {
+            fprintf(stderr,
+                    "Unable to start HTTP server. Is bitnoded already running on port "
+                    "%u?\n",
+                    port);
+        }
+    }
+    free(binds);
+    free(allow);
+    return rc;
+}
+
+/* -daemon: forks; the parent waits until the child says it is ready (exit 0) or dies
+ * (exit 1). Returns in the child only. */
+static int daemonize(struct node *n)
+{
+    int p[2];
+    if (pipe(p) != 0) {
+        init_error("pipe: %s", strerror(errno));
+        return RC_IO;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        init_error("fork: %s", strerror(errno));
+        return RC_IO;
+    }
+    if (pid > 0) {
+        close(p[1]);
+        char c = 1;
+        ssize_t r;
+        do {
+            r = read(p[0], &c, 1);
+        } while (r < 0 && errno == EINTR);
+        if (r == 1 && c == 0) {
+            _exit(0);
+        }
+        fprintf(stderr, "Error during initialization - check debug.log for details\n");
+        _exit(1);
+    }
+    close(p[0]);
+    fcntl(p[1], F_SETFD, FD_CLOEXEC);
+    setsid();
+    n->ready_fd = p[1];
+    return RC_OK;
+}
+
+static void signal_ready(struct node *n)
+{
+    if (n->ready_fd < 0) {
+        return;
+    }
+    char c = 0;
+    ssize_t w = write(n->ready_fd, &c, 1);
+    (void)w;
+    close(n->ready_fd);
+    n->ready_fd = -1;
+    int devnull = open("/dev/null", O_RDWR);
+    if (devnull >= 0) {
+        dup2(devnull, STDIN_FILENO);
+        dup2(devnull, STDOUT_FILENO);
+        dup2(devnull, STDERR_FILENO);
+        if (devnull > STDERR_FILENO) {
+            close(devnull);
+        }
+    }
+}
+
+static void print_usage(const struct args *a)
+{
+    printf("bitnode daemon version v%s\n\n"
+           "The bitnode daemon (bitnoded) is a headless program that connects to the Bitcoin\n"
+           "network to validate and relay transactions and blocks.\n\n"
+           "Usage:  bitnoded [options]                     Start bitnoded\n\n",
+           PACKAGE_VERSION);
+    args_print_help(a, stdout);
+}
+
+int main(int argc, char **argv)
+{
+    struct node n = {.lock_fd = -1, .ready_fd = -1};
+    char err[1024];
+    int exit_code = 1;
+    int step = 0; /* how far start-up got, for the shutdown in reverse */
+
+    /* 1. Parse the command line. */
+    n.args = args_new(args_daemon_defs, args_daemon_defs_len);
+    if (args_parse_cmdline(n.args, argc, argv, NULL, err, sizeof(err)) != RC_OK) {
+        fprintf(stderr, "Error parsing command line arguments: %s\n", err);
+        goto out;
+    }
+    /* 2. -help, -version. */
+    if (args_get_bool(n.args, "help", false)) {
+        print_usage(n.args);
+        exit_code = 0;
+        goto out;
+    }
+    if (args_get_bool(n.args, "version", false)) {
+        printf("bitnode daemon version v%s\n", PACKAGE_VERSION);
+        exit_code = 0;
+        goto out;
+    }
+    /* 3. The datadir: -datadir must exist; the default one is created. */
+    if (args_is_set(n.args, "datadir")) {
+        n.datadir = xstrdup(args_get(n.args, "datadir", ""));
+        if (!fs_is_dir(n.datadir)) {
+            init_error("Specified data directory \"%s\" does not exist.", n.datadir);
+            goto out;
+        }
+    } else {
+        n.datadir = fs_default_datadir();
+        if (fs_mkdir_p(n.datadir, err, sizeof(err)) != RC_OK) {
+            init_error("%s", err);
+            goto out;
+        }
+    }
+    /* 4. The config file. */
+    if (read_config(&n) != RC_OK) {
+        goto out;
+    }
+    if (args_is_set(n.args, "datadir") && strcmp(args_get(n.args, "datadir", ""), n.datadir)) {
+        /* datadir= in the config file moves the datadir (the file is not read again). */
+        free(n.datadir);
+        n.datadir = xstrdup(args_get(n.args, "datadir", ""));
+        if (!fs_is_dir(n.datadir)) {
+            init_error("Specified data directory \"%s\" does not exist.", n.datadir);
+            goto out;
+        }
+    }
+    /* 5. The chain and its datadir subfolder. */
+    if (args_select_chain(n.args, err, sizeof(err)) != RC_OK) {
+        init_error("%s", err);
+        goto out;
+    }
+    n.net_dir = fs_path_join(n.datadir, fs_chain_info(args_chain(n.args))->subdir);
+    if (fs_mkdir_p(n.net_dir, err, sizeof(err)) != RC_OK) {
+        init_error("%s", err);
+        goto out;
+    }
+    /* 6. Check every option's value, and refuse what is not implemented yet. */
+    if (args_validate(n.args, err, sizeof(err)) != RC_OK) {
+        init_error("%s", err);
+        goto out;
+    }
+    if (setup_debug_categories(&n) != RC_OK) {
+        goto out;
+    }
+    /* 7. Signals and the shutdown pipe. */
+    if (shutdown_init() != RC_OK) {
+        init_error("cannot create the shutdown pipe: %s", strerror(errno));
+        goto out;
+    }
+    install_signal_handlers();
+    step = 7;
+    /* 8. Lock the datadir so that a second daemon cannot use it. */
+    if (fs_lock_dir(n.net_dir, &n.lock_fd, err, sizeof(err)) != RC_OK) {
+        init_error("%s", err);
+        goto shutdown;
+    }
+    step = 8;
+    /* 9. The debug log. */
+    if (open_log(&n) != RC_OK) {
+        goto shutdown;
+    }
+    step = 9;
+    LOG_INFO("bitnode version v%s", PACKAGE_VERSION);
+    LOG_INFO("Using data directory %s", n.net_dir);
+    LOG_INFO("Using chain %s", args_chain(n.args));
+    for (size_t i = 0; i < args_warning_count(n.args); i++) {
+        LOG_WARN("%s", args_warning(n.args, i));
+        fprintf(stderr, "Warning: %s\n", args_warning(n.args, i));
+    }
+    /* 10. RPC credentials and listening sockets (no threads yet). */
+    bool server = args_get_bool(n.args, "server", true);
+    if (server) {
+        if (setup_rpc_auth(&n) != RC_OK || bind_rpc(&n) != RC_OK) {
+            goto shutdown;
+        }
+    }
+    step = 10;
+    /* 11. -daemon: go to the background now that the lock and the port are ours. */
+    if (args_get_bool(n.args, "daemon", false)) {
+        printf("bitnode starting\n");
+        if (daemonize(&n) != RC_OK) {
+            goto shutdown;
+        }
+    }
+    /* 12. The pid file. */
+    char *pid_path = abs_path(n.net_dir, args_get(n.args, "pid", "bitnoded.pid"));
+    if (fs_pidfile_write(pid_path, getpid(), err, sizeof(err)) != RC_OK) {
+        init_error("%s", err);
+        free(pid_path);
+        goto shutdown;
+    }
+    n.pid_path = pid_path;
+    step = 12;
+    /* 13. The RPC server: methods, event loop, workers. Warm-up until start-up is done. */
+    rpc_warmup_set("Loading block index...");
+    if (server) {
+        rpc_control_register();
+        if (rpc_server_start(n.rpc, err, sizeof(err)) != RC_OK) {
+            init_error("Unable to start HTTP server: %s", err);
+            goto shutdown;
+        }
+        LOG_INFO("RPC server listening on port %u", rpc_server_port(n.rpc));
+    }
+    step = 13;
+    /* -daemon: the foreground process may exit now; from here on errors go to debug.log,
+     * and RPC clients see -28 until loading is done. */
+    signal_ready(&n);
+    exit_code = 0; /* a stop request from here on is a clean exit; failures set 1 again */
+    /* 14. Load the chain (nothing to load yet), then leave warm-up. */
+    int64_t warmup_ms = args_get_int(n.args, "testwarmupms", 0);
+    if (warmup_ms > 0 && shutdown_wait((int)(warmup_ms > 3600000 ? 3600000 : warmup_ms))) {
+        goto shutdown; /* stopped while "loading" */
+    }
+    rpc_warmup_finished();
+    LOG_INFO("init message: Done loading");
+
+    /* 15. Run until SIGTERM/SIGINT or the stop RPC. */
+    shutdown_wait(-1);
+
+shutdown:
+    LOG_INFO("Shutdown: In progress...");
+    if (step >= 13 && n.rpc) {
+        rpc_server_stop(n.rpc);
+    }
+    if (step >= 10) {
+        rpc_server_free(n.rpc);
+        rpc_table_clear();
+        n.rpc = NULL;
+    }
+    if (n.cookie_path) {
+        unlink(n.cookie_path);
+    }
+    rpc_auth_free(n.auth);
+    if (n.pid_path) {
+        unlink(n.pid_path);
+    }
+    if (step >= 8) {
+        fs_unlock_dir(n.lock_fd);
+    }
+    LOG_INFO("Shutdown: done");
+    if (step >= 9) {
+        log_close();
+    }
+    if (step >= 7) {
+        shutdown_clear();
+    }
+out:
+    if (n.ready_fd >= 0) {
+        close(n.ready_fd); /* the parent sees EOF: start-up failed */
+    }
+    free(n.pid_path);
+    free(n.cookie_path);
+    free(n.net_dir);
+    free(n.datadir);
+    args_free(n.args);
+    return exit_code;
+}

@@ -1,0 +1,269 @@
+#include "rpc/auth.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/hex.h"
+#include "util/random.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+
+struct plain_cred {
+    char *user;
+    char *pass;
+};
+
+struct hmac_cred {
+    char *user;
+    char *salt;
+    char hash_hex[65];
+};
+
+struct rpc_auth {
+    struct plain_cred *plain;
+    size_t n_plain;
+    struct hmac_cred *hmac;
+    size_t n_hmac;
+};
+
+struct rpc_auth *rpc_auth_new(void)
+{
+    return xcalloc(1, sizeof(struct rpc_auth));
+}
+
+static void free_secret(char *s)
+{
+    if (s) {
+        OPENSSL_cleanse(s, strlen(s));
+        free(s);
+    }
+}
+
+void rpc_auth_free(struct rpc_auth *au)
+{
+    if (!au) {
+        return;
+    }
+    for (size_t i = 0; i < au->n_plain; i++) {
+        free(au->plain[i].user);
+        free_secret(au->plain[i].pass);
+    }
+    for (size_t i = 0; i < au->n_hmac; i++) {
+        free(au->hmac[i].user);
+        free(au->hmac[i].salt);
+    }
+    free(au->plain);
+    free(au->hmac);
+    free(au);
+}
+
+void rpc_auth_add_plain(struct rpc_auth *au, const char *user, const char *pass)
+{
+    au->plain = xrealloc(au->plain, (au->n_plain + 1) * sizeof(*au->plain));
+    au->plain[au->n_plain].user = xstrdup(user);
+    au->plain[au->n_plain].pass = xstrdup(pass);
+    au->n_plain++;
+}
+
+int rpc_auth_add_rpcauth(struct rpc_auth *au, const char *line)
+{
+    const char *colon = strchr(line, ':');
+    if (!colon || colon == line || strchr(colon + 1, ':')) {
+        return RC_INVALID;
+    }
+    const char *dollar = strchr(colon + 1, '$');
+    if (!dollar || strchr(dollar + 1, '$') || strlen(dollar + 1) != 64) {
+        return RC_INVALID;
+    }
+    uint8_t raw[32];
+    if (hex_decode_fixed(raw, 32, dollar + 1) != RC_OK) {
+        return RC_INVALID;
+    }
+    struct hmac_cred c;
+    c.user = xmemdup(line, (size_t)(colon - line) + 1);
+    c.user[colon - line] = 0;
+    c.salt = xmemdup(colon + 1, (size_t)(dollar - colon - 1) + 1);
+    c.salt[dollar - colon - 1] = 0;
+    hex_encode(c.hash_hex, raw, 32); /* normalise to lowercase */
+    au->hmac = xrealloc(au->hmac, (au->n_hmac + 1) * sizeof(*au->hmac));
+    au->hmac[au->n_hmac++] = c;
+    return RC_OK;
+}
+
+void rpc_auth_hmac_hex(char hex65[65], const char *salt, const char *pass)
+{
+    uint8_t mac[32];
+    unsigned int mac_len = sizeof(mac);
+    HMAC(EVP_sha256(), salt, (int)strlen(salt), (const unsigned char *)pass, strlen(pass), mac,
+         &mac_len);
+    hex_encode(hex65, mac, 32);
+}
+
+bool rpc_auth_equal(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    unsigned char diff = (unsigned char)(la != lb);
+    for (size_t i = 0; i < la; i++) {
+        diff |= (unsigned char)(a[i] ^ b[lb ? i % lb : 0]);
+    }
+    return diff == 0;
+}
+
+static int b64_value(char c)
+{
+    if (c >= 'A' && c <= 'Z') {
+        return c - 'A';
+    }
+    if (c >= 'a' && c <= 'z') {
+        return c - 'a' + 26;
+    }
+    if (c >= '0' && c <= '9') {
+        return c - '0' + 52;
+    }
+    if (c == '+') {
+        return 62;
+    }
+    if (c == '/') {
+        return 63;
+    }
+    return -1;
+}
+
+char *rpc_base64_decode(const char *s)
+{
+    size_t n = strlen(s);
+    if (n % 4 != 0) {
+        return NULL;
+    }
+    char *out = xmalloc(n / 4 * 3 + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 4) {
+        int v[4];
+        int pad = 0;
+        for (int k = 0; k < 4; k++) {
+            if (s[i + k] == '=' && i + 4 == n && k >= 2) {
+                v[k] = 0;
+                pad++;
+            } else if (pad > 0 || (v[k] = b64_value(s[i + k])) < 0) {
+                free(out);
+                return NULL;
+            }
+        }
+        uint32_t w = ((uint32_t)v[0] << 18) | ((uint32_t)v[1] << 12) | ((uint32_t)v[2] << 6) |
+                     (uint32_t)v[3];
+        out[o++] = (char)(w >> 16);
+        if (pad < 2) {
+            out[o++] = (char)(w >> 8);
+        }
+        if (pad < 1) {
+            out[o++] = (char)w;
+        }
+    }
+    out[o] = 0;
+    if (strlen(out) != o) { /* embedded NUL: not a valid user:pass */
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+char *rpc_base64_encode(const void *p, size_t n)
+{
+    char *out = xmalloc(4 * ((n + 2) / 3) + 1);
+    EVP_EncodeBlock((unsigned char *)out, p, (int)n);
+    return out;
+}
+
+bool rpc_auth_check_header(const struct rpc_auth *au, const char *header, char **user_out)
+{
+    if (!header || strncmp(header, "Basic ", 6) != 0) {
+        return false;
+    }
+    const char *b64 = header + 6;
+    while (*b64 == ' ') {
+        b64++;
+    }
+    char *userpass = rpc_base64_decode(b64);
+    if (!userpass) {
+        return false;
+    }
+    bool ok = false;
+    size_t total = strlen(userpass);
+    char *colon = strchr(userpass, ':');
+    if (colon) {
+        *colon = 0;
+        const char *user = userpass, *pass = colon + 1;
+        /* Check every credential without stopping early, so timing does not reveal which
+         * one matched. */
+        for (size_t i = 0; i < au->n_plain; i++) {
+            bool u = rpc_auth_equal(user, au->plain[i].user);
+            bool p = rpc_auth_equal(pass, au->plain[i].pass);
+            ok |= u && p;
+        }
+        for (size_t i = 0; i < au->n_hmac; i++) {
+            if (rpc_auth_equal(user, au->hmac[i].user)) {
+                char hex[65];
+                rpc_auth_hmac_hex(hex, au->hmac[i].salt, pass);
+                ok |= rpc_auth_equal(hex, au->hmac[i].hash_hex);
+            }
+        }
+        if (ok && user_out) {
+            *user_out = xstrdup(user);
+        }
+    }
+    OPENSSL_cleanse(userpass, total);
+    free(userpass);
+    return ok;
+}
+
+int rpc_cookie_generate(const char *path, char **secret_out, char *err, size_t err_len)
+{
+    uint8_t raw[32];
+    char hex[65];
+    char text[128];
+    random_bytes(raw, sizeof(raw));
+    hex_encode(hex, raw, sizeof(raw));
+    int n = snprintf(text, sizeof(text), "%s:%s", RPC_COOKIE_USER, hex);
+    int rc = fs_write_file_atomic(path, text, (size_t)n, 0600, err, err_len);
+    OPENSSL_cleanse(raw, sizeof(raw));
+    OPENSSL_cleanse(text, sizeof(text));
+    if (rc == RC_OK) {
+        *secret_out = xstrdup(hex);
+    }
+    OPENSSL_cleanse(hex, sizeof(hex));
+    return rc;
+}
+
+int rpc_cookie_read(const char *path, char **userpass_out, char *err, size_t err_len)
+{
+    struct buf b;
+    buf_init(&b);
+    int rc = fs_read_file(path, &b, 4096, err, err_len);
+    if (rc != RC_OK) {
+        buf_clear(&b);
+        return rc;
+    }
+    size_t n = b.len;
+    while (n > 0 && (b.data[n - 1] == '\n' || b.data[n - 1] == '\r')) {
+        n--;
+    }
+    char *s = xmalloc(n + 1);
+    if (n > 0) {
+        memcpy(s, b.data, n);
+    }
+    s[n] = 0;
+    OPENSSL_cleanse(b.data, b.len);
+    buf_clear(&b);
+    if (!strchr(s, ':')) {
+        snprintf(err, err_len, "cookie file %s is malformed", path);
+        free(s);
+        return RC_INVALID;
+    }
+    *userpass_out = s;
+    return RC_OK;
+}

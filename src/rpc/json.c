@@ -1,0 +1,279 @@
+#include "rpc/json.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/rc.h"
+#include "util/xmalloc.h"
+
+/* An amount is a jansson string that starts with a NUL byte and this tag. Parsed input can
+ * never produce it: rpc_json_parse() does not allow "\u0000" in strings. */
+#define AMOUNT_TAG "\0AMT"
+#define AMOUNT_TAG_LEN 4
+
+json_t *rpc_json_amount(int64_t value_sat)
+{
+    char text[48];
+    uint64_t mag = value_sat < 0 ? (uint64_t)(-(value_sat + 1)) + 1 : (uint64_t)value_sat;
+    int n = snprintf(text, sizeof(text), "%s%" PRIu64 ".%08" PRIu64, value_sat < 0 ? "-" : "",
+                     mag / (uint64_t)COIN, mag % (uint64_t)COIN);
+    char tagged[64];
+    memcpy(tagged, AMOUNT_TAG, AMOUNT_TAG_LEN);
+    memcpy(tagged + AMOUNT_TAG_LEN, text, (size_t)n);
+    return json_stringn(tagged, AMOUNT_TAG_LEN + (size_t)n);
+}
+
+bool rpc_json_is_amount(const json_t *v)
+{
+    return json_is_string(v) && json_string_length(v) > AMOUNT_TAG_LEN &&
+           memcmp(json_string_value(v), AMOUNT_TAG, AMOUNT_TAG_LEN) == 0;
+}
+
+static void put_str(struct buf *out, const char *s)
+{
+    buf_append(out, s, strlen(s));
+}
+
+static void write_string(struct buf *out, const char *s, size_t len)
+{
+    buf_put_u8(out, '"');
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        switch (c) {
+        case '"':
+            put_str(out, "\\\"");
+            break;
+        case '\\':
+            put_str(out, "\\\\");
+            break;
+        case '\b':
+            put_str(out, "\\b");
+            break;
+        case '\f':
+            put_str(out, "\\f");
+            break;
+        case '\n':
+            put_str(out, "\\n");
+            break;
+        case '\r':
+            put_str(out, "\\r");
+            break;
+        case '\t':
+            put_str(out, "\\t");
+            break;
+        default:
+            if (c < 0x20 || c == 0x7f) {
+                snprintf(esc, sizeof(esc), "\\u%04x", c);
+                put_str(out, esc);
+            } else {
+                buf_put_u8(out, c);
+            }
+        }
+    }
+    buf_put_u8(out, '"');
+}
+
+static void newline_indent(struct buf *out, int indent, int level)
+{
+    buf_put_u8(out, '\n');
+    buf_append_fill(out, ' ', (size_t)(indent * level));
+}
+
+static void write_value(struct buf *out, const json_t *v, int indent, int level)
+{
+    char num[64];
+    switch (json_typeof(v)) {
+    case JSON_NULL:
+        put_str(out, "null");
+        break;
+    case JSON_TRUE:
+        put_str(out, "true");
+        break;
+    case JSON_FALSE:
+        put_str(out, "false");
+        break;
+    case JSON_INTEGER:
+        snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        put_str(out, num);
+        break;
+    case JSON_REAL:
+        snprintf(num, sizeof(num), "%.16g", json_real_value(v));
+        put_str(out, num);
+        break;
+    case JSON_STRING:
+        if (rpc_json_is_amount(v)) {
+            buf_append(out, json_string_value(v) + AMOUNT_TAG_LEN,
+                       json_string_length(v) - AMOUNT_TAG_LEN);
+        } else {
+            write_string(out, json_string_value(v), json_string_length(v));
+        }
+        break;
+    case JSON_ARRAY: {
+        buf_put_u8(out, '[');
+        if (indent) {
+            buf_put_u8(out, '\n');
+        }
+        size_t n = json_array_size(v);
+        for (size_t i = 0; i < n; i++) {
+            if (indent) {
+                buf_append_fill(out, ' ', (size_t)(indent * (level + 1)));
+            }
+            write_value(out, json_array_get(v, i), indent, level + 1);
+            if (i + 1 < n) {
+                buf_put_u8(out, ',');
+            }
+            if (indent) {
+                buf_put_u8(out, '\n');
+            }
+        }
+        if (indent) {
+            buf_append_fill(out, ' ', (size_t)(indent * level));
+        }
+        buf_put_u8(out, ']');
+        break;
+    }
+    case JSON_OBJECT: {
+        buf_put_u8(out, '{');
+        size_t i = 0, n = json_object_size(v);
+        const char *key;
+        json_t *val;
+        /* json_object_foreach keeps insertion order (jansson >= 2.8). */
+        json_object_foreach((json_t *)v, key, val)
+        {
+            if (indent) {
+                newline_indent(out, indent, level + 1);
+            }
+            write_string(out, key, strlen(key));
+            put_str(out, indent ? ": " : ":");
+            write_value(out, val, indent, level + 1);
+            if (++i < n) {
+                buf_put_u8(out, ',');
+            }
+        }
+        if (indent) {
+            newline_indent(out, indent, level);
+        }
+        buf_put_u8(out, '}');
+        break;
+    }
+    }
+}
+
+void rpc_json_write(struct buf *out, const json_t *v, int indent)
+{
+    write_value(out, v, indent, 0);
+}
+
+char *rpc_json_dumps(const json_t *v, int indent)
+{
+    struct buf b;
+    buf_init(&b);
+    rpc_json_write(&b, v, indent);
+    buf_put_u8(&b, 0);
+    return (char *)b.data;
+}
+
+json_t *rpc_json_parse(const char *text, size_t len)
+{
+    json_error_t jerr;
+    return json_loadb(text, len, JSON_DECODE_ANY, &jerr);
+}
+
+static int parse_decimal_btc(const char *s, int64_t *sat)
+{
+    /* [-]digits[.digits(<=8)] with at most 10 integer digits (Core's ParseFixedPoint limit). */
+    const char *p = s;
+    bool neg = false;
+    if (*p == '-') {
+        neg = true;
+        p++;
+    }
+    int64_t whole = 0, frac = 0;
+    int nd = 0, nf = 0;
+    while (*p >= '0' && *p <= '9') {
+        if (++nd > 10) {
+            return RC_INVALID;
+        }
+        whole = whole * 10 + (*p++ - '0');
+    }
+    if (*p == '.') {
+        p++;
+        while (*p >= '0' && *p <= '9') {
+            if (++nf > 8) {
+                return RC_INVALID;
+            }
+            frac = frac * 10 + (*p++ - '0');
+        }
+    }
+    if (*p != 0 || nd + nf == 0) {
+        return RC_INVALID;
+    }
+    for (int i = nf; i < 8; i++) {
+        frac *= 10;
+    }
+    *sat = (whole * COIN + frac) * (neg ? -1 : 1);
+    return RC_OK;
+}
+
+int rpc_json_amount_parse(const json_t *v, int64_t *value_sat, const char **err)
+{
+    int64_t sat;
+    if (json_is_integer(v)) {
+        json_int_t i = json_integer_value(v);
+        if (i < -(MAX_MONEY / COIN) - 1 || i > MAX_MONEY / COIN) {
+            *err = "Amount out of range";
+            return RC_INVALID;
+        }
+        sat = (int64_t)i * COIN;
+    } else if (json_is_real(v)) {
+        double d = json_real_value(v) * (double)COIN;
+        if (!isfinite(d) || fabs(d) > 1e17) {
+            *err = "Invalid amount";
+            return RC_INVALID;
+        }
+        double r = round(d);
+        if (fabs(d - r) > 1e-3) {
+            *err = "Invalid amount";
+            return RC_INVALID;
+        }
+        sat = (int64_t)r;
+    } else if (json_is_string(v)) {
+        if (parse_decimal_btc(json_string_value(v), &sat) != RC_OK) {
+            *err = "Invalid amount";
+            return RC_INVALID;
+        }
+    } else {
+        *err = "Amount is not a number or string";
+        return RC_INVALID;
+    }
+    if (sat < 0 || sat > MAX_MONEY) {
+        *err = "Amount out of range";
+        return RC_INVALID;
+    }
+    *value_sat = sat;
+    return RC_OK;
+}
+
+const char *rpc_json_type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_NULL:
+        return "null";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "bool";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return "number";
+    case JSON_STRING:
+        return "string";
+    case JSON_ARRAY:
+        return "array";
+    case JSON_OBJECT:
+        return "object";
+    }
+    return "unknown";
+}

@@ -1,0 +1,46 @@
+/* JSON output the way Bitcoin Core writes it (UniValue), on top of jansson's tree.
+ *
+ * jansson parses and holds values; this writer prints them: compact ("{"a":1}") or indented
+ * ("{\n  \"a\": 1\n}", empty containers as "[\n]" like UniValue), reals with 16 significant
+ * digits, and amounts exactly: an amount is stored as a marked string (see rpc_json_amount)
+ * and printed as a bare number with 8 decimals ("0.10000000"), never through a double.
+ */
+#ifndef BITNODE_RPC_JSON_H
+#define BITNODE_RPC_JSON_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+#define COIN 100000000LL
+#define MAX_MONEY (21000000LL * COIN)
+
+/** Returns a new value that prints as the amount value_sat in BTC with 8 decimals
+ *  ("-0.00000001", "21000000.00000000"). Ownership passes to the caller. */
+json_t *rpc_json_amount(int64_t value_sat);
+/** Returns true if v was made by rpc_json_amount(). */
+bool rpc_json_is_amount(const json_t *v);
+
+/** Appends v to out: compact if indent == 0, else pretty with indent spaces per level.
+ *  No trailing newline. */
+void rpc_json_write(struct buf *out, const json_t *v, int indent);
+/** Returns v written as a new NUL-terminated string (caller frees). */
+char *rpc_json_dumps(const json_t *v, int indent);
+
+/** Parses text (len bytes) as one JSON value of any type (scalars too), rejecting trailing
+ *  garbage. Returns a new reference, or NULL if it is not valid JSON. */
+json_t *rpc_json_parse(const char *text, size_t len);
+
+/** Reads an amount in BTC from a number or a numeric string, as Core's AmountFromValue:
+ *  at most 8 decimals and 0 <= amount <= MAX_MONEY.
+ *  Returns 0 with *value_sat set; RC_INVALID with *err pointing to a static message
+ *  ("Amount is not a number or string", "Invalid amount", "Amount out of range"). */
+int rpc_json_amount_parse(const json_t *v, int64_t *value_sat, const char **err);
+
+/** The type name Core uses in messages: "null", "bool", "number", "string", "array",
+ *  "object". */
+const char *rpc_json_type_name(const json_t *v);
+
+#endif

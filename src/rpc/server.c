@@ -1,0 +1,642 @@
+#include "rpc/server.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/thread.h>
+#include <event2/util.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "rpc/jsonrpc.h"
+#include "rpc/protocol.h"
+#include "util/log.h"
+#include "util/rc.h"
+#include "util/time.h"
+#include "util/xmalloc.h"
+
+#define WWW_AUTH_HEADER "Basic realm=\"jsonrpc\""
+#define MAX_LISTEN 8
+
+struct work_item {
+    struct rpc_server *srv;
+    struct evhttp_request *req; /* touched only on the event loop thread */
+    char *body;
+    size_t body_len;
+    char *auth_header; /* NULL if absent */
+    char *uri;
+    char *peer;
+    /* the reply, filled by a worker */
+    int status;
+    char *reply_body;
+    bool want_auth_header;
+};
+
+struct rpc_server {
+    struct rpc_server_options opt; /* the pointers inside are not used after bind */
+    struct rpc_auth *auth;
+    struct rpc_subnet *allow;
+    size_t n_allow;
+    int listen_fd[MAX_LISTEN];
+    size_t n_listen;
+    uint16_t bound_port;
+
+    struct event_base *base;
+    struct evhttp *http;
+    pthread_t http_thread;
+    bool http_running;
+
+    pthread_mutex_t queue_mutex;
+    pthread_cond_t queue_cond;
+    struct work_item **queue; /* ring buffer of opt.work_queue items; guarded by queue_mutex */
+    size_t q_head, q_len;     /* guarded by queue_mutex */
+    bool q_stop;              /* guarded by queue_mutex */
+    pthread_t *workers;
+    int n_workers;
+
+    atomic_bool stopping;
+    atomic_int in_flight; /* requests accepted and not yet answered */
+    bool stopped;
+};
+
+/* ---- subnets ------------------------------------------------------------------------- */
+
+static void mask_from_prefix(uint8_t *mask, int bytes, int prefix)
+{
+    memset(mask, 0, 16);
+    for (int i = 0; i < bytes; i++) {
+        int bits = prefix - 8 * i;
+        mask[i] = bits >= 8 ? 0xff : bits <= 0 ? 0 : (uint8_t)(0xff << (8 - bits));
+    }
+}
+
+int rpc_subnet_parse(const char *s, struct rpc_subnet *out)
+{
+    char addr[INET6_ADDRSTRLEN + 1];
+    const char *slash = strchr(s, '/');
+    size_t alen = slash ? (size_t)(slash - s) : strlen(s);
+    if (alen == 0 || alen >= sizeof(addr)) {
+        return RC_INVALID;
+    }
+    memcpy(addr, s, alen);
+    addr[alen] = 0;
+    memset(out, 0, sizeof(*out));
+    int bytes;
+    if (inet_pton(AF_INET, addr, out->addr) == 1) {
+        out->family = AF_INET;
+        bytes = 4;
+    } else if (inet_pton(AF_INET6, addr, out->addr) == 1) {
+        out->family = AF_INET6;
+        bytes = 16;
+    } else {
+        return RC_INVALID;
+    }
+    if (!slash) {
+        mask_from_prefix(out->mask, bytes, bytes * 8);
+    } else {
+        const char *m = slash + 1;
+        char *end;
+        errno = 0;
+        long prefix = strtol(m, &end, 10);
+        if (*m && *end == 0 && errno == 0) {
+            if (prefix < 0 || prefix > bytes * 8) {
+                return RC_INVALID;
+            }
+            mask_from_prefix(out->mask, bytes, (int)prefix);
+        } else if (inet_pton(out->family, m, out->mask) != 1) {
+            return RC_INVALID;
+        }
+    }
+    for (int i = 0; i < bytes; i++) {
+        out->addr[i] &= out->mask[i];
+    }
+    return RC_OK;
+}
+
+bool rpc_subnet_match(const struct rpc_subnet *subnet, const char *ip)
+{
+    uint8_t a[16];
+    int bytes = subnet->family == AF_INET ? 4 : 16;
+    if (inet_pton(subnet->family, ip, a) != 1) {
+        /* An IPv4-mapped IPv6 peer ("::ffff:1.2.3.4") against an IPv4 subnet. */
+        if (subnet->family == AF_INET && strncmp(ip, "::ffff:", 7) == 0 &&
+            inet_pton(AF_INET, ip + 7, a) == 1) {
+            bytes = 4;
+        } else {
+            return false;
+        }
+    }
+    for (int i = 0; i < bytes; i++) {
+        if ((a[i] & subnet->mask[i]) != subnet->addr[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- binding ------------------------------------------------------------------------- */
+
+/* Splits "host", "host:port", "[v6]", "[v6]:port" (a bare v6 address has no port). */
+static int split_host_port(const char *s, char *host, size_t host_len, uint16_t *port)
+{
+    const char *colon = strrchr(s, ':');
+    const char *h = s;
+    size_t hl = strlen(s);
+    if (s[0] == '[') {
+        const char *close = strchr(s, ']');
+        if (!close) {
+            return RC_INVALID;
+        }
+        h = s + 1;
+        hl = (size_t)(close - s - 1);
+        colon = close[1] == ':' ? close + 1 : NULL;
+        if (close[1] != 0 && close[1] != ':') {
+            return RC_INVALID;
+        }
+    } else if (colon && strchr(s, ':') != colon) {
+        colon = NULL; /* several colons: a bare IPv6 address */
+    } else if (colon) {
+        hl = (size_t)(colon - s);
+    }
+    if (colon) {
+        char *end;
+        long p = strtol(colon + 1, &end, 10);
+        if (*end != 0 || colon[1] == 0 || p <= 0 || p > 65535) {
+            return RC_INVALID;
+        }
+        *port = (uint16_t)p;
+    }
+    if (hl == 0 || hl >= host_len) {
+        return RC_INVALID;
+    }
+    memcpy(host, h, hl);
+    host[hl] = 0;
+    return RC_OK;
+}
+
+/* Opens a listening socket on host:port. Returns the fd or -1 with err filled. */
+static int listen_on(const char *host, uint16_t port, char *err, size_t err_len)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *res;
+    char portstr[8];
+    snprintf(portstr, sizeof(portstr), "%u", port);
+    int gai = getaddrinfo(host, portstr, &hints, &res);
+    if (gai != 0) {
+        snprintf(err, err_len, "cannot resolve %s: %s", host, gai_strerror(gai));
+        return -1;
+    }
+    int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, res->ai_protocol);
+    if (fd < 0) {
+        snprintf(err, err_len, "socket: %s", strerror(errno));
+        freeaddrinfo(res);
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (res->ai_family == AF_INET6) {
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    }
+    if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 128) != 0) {
+        snprintf(err, err_len, "Binding RPC on address %s port %u failed: %s", host, port,
+                 strerror(errno));
+        close(fd);
+        freeaddrinfo(res);
+        return -1;
+    }
+    freeaddrinfo(res);
+    evutil_make_socket_nonblocking(fd);
+    return fd;
+}
+
+static uint16_t socket_port(int fd)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
+        return 0;
+    }
+    if (ss.ss_family == AF_INET) {
+        return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    }
+    return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+int rpc_server_bind(const struct rpc_server_options *opt, struct rpc_server **out, char *err,
+                    size_t err_len)
+{
+    struct rpc_server *s = xcalloc(1, sizeof(*s));
+    s->opt = *opt;
+    s->auth = opt->auth;
+    if (s->opt.threads < 1) {
+        s->opt.threads = 1;
+    }
+    if (s->opt.work_queue < 1) {
+        s->opt.work_queue = 1;
+    }
+    pthread_mutex_init(&s->queue_mutex, NULL);
+    pthread_cond_init(&s->queue_cond, NULL);
+    s->allow = xcalloc(opt->n_allow_ip + 2, sizeof(*s->allow));
+    rpc_subnet_parse("127.0.0.0/8", &s->allow[s->n_allow++]);
+    rpc_subnet_parse("::1", &s->allow[s->n_allow++]);
+    for (size_t i = 0; i < opt->n_allow_ip; i++) {
+        if (rpc_subnet_parse(opt->allow_ip[i], &s->allow[s->n_allow]) != RC_OK) {
+            snprintf(err, err_len,
+                     "Invalid -rpcallowip subnet specification: %s. Valid values are a single "
+                     "IP (e.g. 1.2.3.4), a network/netmask (e.g. 1.2.3.4/255.255.255.0) or a "
+                     "network/CIDR (e.g. 1.2.3.4/24).",
+                     opt->allow_ip[i]);
+            rpc_server_free(s);
+            return RC_INVALID;
+        }
+        s->n_allow++;
+    }
+
+    /* Core's rules: without -rpcallowip only loopback is bound (and -rpcbind is ignored);
+     * with -rpcallowip but no -rpcbind, every address. */
+    const char *defaults_local[] = {"127.0.0.1", "::1"};
+    const char *defaults_any[] = {"0.0.0.0", "::"};
+    const char *const *binds = defaults_local;
+    size_t n_binds = 2;
+    bool defaults = true;
+    if (opt->n_allow_ip == 0 && opt->n_bind > 0) {
+        LOG_WARN("Option -rpcbind was ignored because -rpcallowip was not specified, refusing "
+                 "to allow everyone to connect");
+    } else if (opt->n_allow_ip > 0 && opt->n_bind == 0) {
+        binds = defaults_any;
+    } else if (opt->n_bind > 0) {
+        binds = opt->bind;
+        n_binds = opt->n_bind;
+        defaults = false;
+    }
+    char first_err[768] = "";
+    for (size_t i = 0; i < n_binds && s->n_listen < MAX_LISTEN; i++) {
+        char host[256];
+        uint16_t port = opt->port;
+        if (split_host_port(binds[i], host, sizeof(host), &port) != RC_OK) {
+            snprintf(err, err_len, "Invalid -rpcbind address: %s", binds[i]);
+            rpc_server_free(s);
+            return RC_INVALID;
+        }
+        /* With port 0 (tests), every socket after the first reuses the first's port. */
+        if (port == 0 && s->n_listen > 0) {
+            port = s->bound_port;
+        }
+        char e[768];
+        int fd = listen_on(host, port, e, sizeof(e));
+        if (fd < 0) {
+            LOG_WARN("%s", e);
+            if (!first_err[0]) {
+                snprintf(first_err, sizeof(first_err), "%s", e);
+            }
+            if (!defaults) {
+                snprintf(err, err_len, "%s", e);
+                rpc_server_free(s);
+                return RC_IO;
+            }
+            continue;
+        }
+        LOG(LOG_CAT_HTTP, LOG_LVL_DEBUG, "Binding RPC on address %s port %u", host,
+            socket_port(fd));
+        if (s->n_listen == 0) {
+            s->bound_port = socket_port(fd);
+        }
+        s->listen_fd[s->n_listen++] = fd;
+    }
+    if (s->n_listen == 0) {
+        snprintf(err, err_len, "Unable to bind any endpoint for RPC server (%s)", first_err);
+        rpc_server_free(s);
+        return RC_IO;
+    }
+    *out = s;
+    return RC_OK;
+}
+
+uint16_t rpc_server_port(const struct rpc_server *s)
+{
+    return s->bound_port;
+}
+
+/* ---- replies (event loop thread) ----------------------------------------------------- */
+
+static void work_item_free(struct work_item *w)
+{
+    free(w->body);
+    free(w->auth_header);
+    free(w->uri);
+    free(w->peer);
+    free(w->reply_body);
+    free(w);
+}
+
+static void on_request_complete(struct evhttp_request *req, void *arg)
+{
+    struct rpc_server *s = arg;
+    atomic_fetch_sub(&s->in_flight, 1);
+}
+
+/* Sends a reply on the loop thread. body may be NULL. */
+static void send_reply(struct rpc_server *s, struct evhttp_request *req, int status,
+                       const char *body, bool json, bool auth_challenge)
+{
+    struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
+    if (auth_challenge) {
+        evhttp_add_header(headers, "WWW-Authenticate", WWW_AUTH_HEADER);
+    }
+    if (json) {
+        evhttp_add_header(headers, "Content-Type", "application/json");
+    } else if (body) {
+        evhttp_add_header(headers, "Content-Type", "text/html; charset=ISO-8859-1");
+    }
+    struct evbuffer *buf = evbuffer_new();
+    if (body) {
+        evbuffer_add(buf, body, strlen(body));
+    }
+    if (evhttp_request_get_connection(req) == NULL) {
+        /* The client went away: libevent frees the request in send_reply without calling
+         * the completion callback, so count it as answered here. */
+        atomic_fetch_sub(&s->in_flight, 1);
+    } else {
+        evhttp_request_set_on_complete_cb(req, on_request_complete, s);
+    }
+    evhttp_send_reply(req, status, NULL, buf);
+    evbuffer_free(buf);
+}
+
+static void reply_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct work_item *w = arg;
+    send_reply(w->srv, w->req, w->status, w->reply_body, w->reply_body != NULL,
+               w->want_auth_header);
+    work_item_free(w);
+}
+
+/* ---- workers ------------------------------------------------------------------------- */
+
+static void process(struct work_item *w)
+{
+    struct rpc_server *s = w->srv;
+    char *user = NULL;
+    if (!w->auth_header) {
+        w->status = RPC_HTTP_UNAUTHORIZED;
+        w->want_auth_header = true;
+        return;
+    }
+    if (!rpc_auth_check_header(s->auth, w->auth_header, &user)) {
+        LOG_WARN("ThreadRPCServer incorrect password attempt from %s", w->peer);
+        /* Deter brute-forcing. */
+        time_sleep_ms(250);
+        w->status = RPC_HTTP_UNAUTHORIZED;
+        w->want_auth_header = true;
+        return;
+    }
+    struct rpc_reply r;
+    rpc_handle_body(w->body, w->body_len, user, w->uri, &r);
+    w->status = r.http_status;
+    w->reply_body = r.body;
+    free(user);
+}
+
+static void *worker_main(void *arg)
+{
+    struct rpc_server *s = arg;
+    for (;;) {
+        pthread_mutex_lock(&s->queue_mutex);
+        while (s->q_len == 0 && !s->q_stop) {
+            pthread_cond_wait(&s->queue_cond, &s->queue_mutex);
+        }
+        if (s->q_len == 0) {
+            pthread_mutex_unlock(&s->queue_mutex);
+            return NULL;
+        }
+        struct work_item *w = s->queue[s->q_head];
+        s->q_head = (s->q_head + 1) % (size_t)s->opt.work_queue;
+        s->q_len--;
+        pthread_mutex_unlock(&s->queue_mutex);
+        process(w);
+        if (event_base_once(s->base, -1, EV_TIMEOUT, reply_cb, w, NULL) != 0) {
+            LOG_ERROR("cannot schedule an RPC reply");
+            work_item_free(w);
+        }
+    }
+}
+
+/* ---- requests (event loop thread) ---------------------------------------------------- */
+
+static const char *method_name(enum evhttp_cmd_type t)
+{
+    switch (t) {
+    case EVHTTP_REQ_GET:
+        return "GET";
+    case EVHTTP_REQ_POST:
+        return "POST";
+    case EVHTTP_REQ_HEAD:
+        return "HEAD";
+    case EVHTTP_REQ_PUT:
+        return "PUT";
+    case EVHTTP_REQ_DELETE:
+        return "DELETE";
+    default:
+        return "unknown";
+    }
+}
+
+static void http_request_cb(struct evhttp_request *req, void *arg)
+{
+    struct rpc_server *s = arg;
+    char *peer_addr = NULL;
+    ev_uint16_t peer_port = 0;
+    struct evhttp_connection *conn = evhttp_request_get_connection(req);
+    if (conn) {
+        evhttp_connection_get_peer(conn, &peer_addr, &peer_port);
+    }
+    const char *addr = peer_addr ? peer_addr : "";
+    const char *uri = evhttp_request_get_uri(req);
+    char clean_uri[200];
+    log_sanitize(clean_uri, sizeof(clean_uri), uri ? uri : "");
+    LOG(LOG_CAT_HTTP, LOG_LVL_DEBUG, "Received a %s request for %s from %s:%u",
+        method_name(evhttp_request_get_command(req)), clean_uri, addr, peer_port);
+    atomic_fetch_add(&s->in_flight, 1);
+
+    bool allowed = false;
+    for (size_t i = 0; i < s->n_allow && !allowed; i++) {
+        allowed = rpc_subnet_match(&s->allow[i], addr);
+    }
+    if (!allowed) {
+        LOG(LOG_CAT_HTTP, LOG_LVL_DEBUG,
+            "HTTP request from %s rejected: Client network is "
+            "not allowed RPC access",
+            addr);
+        send_reply(s, req, RPC_HTTP_FORBIDDEN, NULL, false, false);
+        return;
+    }
+    if (atomic_load(&s->stopping)) {
+        send_reply(s, req, RPC_HTTP_SERVICE_UNAVAILABLE,
+                   "Request rejected because the server is "
+                   "shutting down",
+                   false, false);
+        return;
+    }
+    const char *path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
+    if (!path || (strcmp(path, "/") != 0 && strncmp(path, "/wallet/", 8) != 0)) {
+        send_reply(s, req, RPC_HTTP_NOT_FOUND, NULL, false, false);
+        return;
+    }
+    if (evhttp_request_get_command(req) != EVHTTP_REQ_POST) {
+        send_reply(s, req, RPC_HTTP_BAD_METHOD, "JSONRPC server handles only POST requests", false,
+                   false);
+        return;
+    }
+
+    struct work_item *w = xcalloc(1, sizeof(*w));
+    w->srv = s;
+    w->req = req;
+    struct evbuffer *in = evhttp_request_get_input_buffer(req);
+    w->body_len = evbuffer_get_length(in);
+    w->body = xmalloc(w->body_len + 1);
+    evbuffer_copyout(in, w->body, w->body_len);
+    w->body[w->body_len] = 0;
+    const char *auth = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
+    w->auth_header = auth ? xstrdup(auth) : NULL;
+    w->uri = xstrdup(path);
+    w->peer = xstrdup(addr);
+
+    pthread_mutex_lock(&s->queue_mutex);
+    bool full = s->q_len >= (size_t)s->opt.work_queue || s->q_stop;
+    if (!full) {
+        s->queue[(s->q_head + s->q_len) % (size_t)s->opt.work_queue] = w;
+        s->q_len++;
+        pthread_cond_signal(&s->queue_cond);
+    }
+    pthread_mutex_unlock(&s->queue_mutex);
+    if (full) {
+        LOG_WARN("Request rejected because http work queue depth exceeded, it can be "
+                 "increased with the -rpcworkqueue= setting");
+        work_item_free(w);
+        send_reply(s, req, RPC_HTTP_SERVICE_UNAVAILABLE, "Work queue depth exceeded", false, false);
+    }
+}
+
+static void *http_thread_main(void *arg)
+{
+    struct rpc_server *s = arg;
+    event_base_dispatch(s->base);
+    return NULL;
+}
+
+int rpc_server_start(struct rpc_server *s, char *err, size_t err_len)
+{
+    static bool threads_enabled;
+    if (!threads_enabled) {
+        evthread_use_pthreads();
+        threads_enabled = true;
+    }
+    s->base = event_base_new();
+    if (!s->base) {
+        snprintf(err, err_len, "cannot create the libevent base");
+        return RC_IO;
+    }
+    s->http = evhttp_new(s->base);
+    if (!s->http) {
+        snprintf(err, err_len, "cannot create the HTTP server");
+        return RC_IO;
+    }
+    evhttp_set_timeout(s->http, s->opt.timeout_s > 0 ? s->opt.timeout_s : 30);
+    evhttp_set_max_headers_size(s->http, RPC_MAX_HEADER_BYTES);
+    evhttp_set_max_body_size(s->http, RPC_MAX_BODY_BYTES);
+    evhttp_set_allowed_methods(s->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |
+                                            EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE);
+    evhttp_set_gencb(s->http, http_request_cb, s);
+    for (size_t i = 0; i < s->n_listen; i++) {
+        if (!evhttp_accept_socket_with_handle(s->http, s->listen_fd[i])) {
+            snprintf(err, err_len, "cannot accept on the RPC socket");
+            return RC_IO;
+        }
+        s->listen_fd[i] = -1; /* evhttp owns it now */
+    }
+    s->queue = xcalloc((size_t)s->opt.work_queue, sizeof(*s->queue));
+    s->workers = xcalloc((size_t)s->opt.threads, sizeof(*s->workers));
+    for (int i = 0; i < s->opt.threads; i++) {
+        if (pthread_create(&s->workers[i], NULL, worker_main, s) != 0) {
+            snprintf(err, err_len, "cannot start an RPC worker thread");
+            rpc_server_stop(s);
+            return RC_IO;
+        }
+        s->n_workers++;
+    }
+    if (pthread_create(&s->http_thread, NULL, http_thread_main, s) != 0) {
+        snprintf(err, err_len, "cannot start the HTTP thread");
+        rpc_server_stop(s);
+        return RC_IO;
+    }
+    s->http_running = true;
+    LOG_INFO("HTTP: starting %d worker threads", s->opt.threads);
+    return RC_OK;
+}
+
+void rpc_server_stop(struct rpc_server *s)
+{
+    if (!s || s->stopped) {
+        return;
+    }
+    s->stopped = true;
+    atomic_store(&s->stopping, true);
+    LOG(LOG_CAT_HTTP, LOG_LVL_DEBUG, "Stopping HTTP server");
+    pthread_mutex_lock(&s->queue_mutex);
+    s->q_stop = true;
+    pthread_cond_broadcast(&s->queue_cond);
+    pthread_mutex_unlock(&s->queue_mutex);
+    for (int i = 0; i < s->n_workers; i++) {
+        pthread_join(s->workers[i], NULL);
+    }
+    s->n_workers = 0;
+    /* Let the loop write out the replies the workers produced (at most ~5 s). */
+    for (int i = 0; i < 500 && atomic_load(&s->in_flight) > 0 && s->http_running; i++) {
+        time_sleep_ms(10);
+    }
+    if (s->http_running) {
+        event_base_loopexit(s->base, NULL);
+        pthread_join(s->http_thread, NULL);
+        s->http_running = false;
+    }
+    LOG(LOG_CAT_HTTP, LOG_LVL_DEBUG, "Stopped HTTP server");
+}
+
+void rpc_server_free(struct rpc_server *s)
+{
+    if (!s) {
+        return;
+    }
+    rpc_server_stop(s);
+    if (s->http) {
+        evhttp_free(s->http);
+    }
+    if (s->base) {
+        event_base_free(s->base);
+    }
+    for (size_t i = 0; i < s->n_listen; i++) {
+        if (s->listen_fd[i] >= 0) {
+            close(s->listen_fd[i]);
+        }
+    }
+    /* Queued items cannot exist after stop: the workers drained the queue. */
+    free(s->queue);
+    free(s->workers);
+    free(s->allow);
+    pthread_mutex_destroy(&s->queue_mutex);
+    pthread_cond_destroy(&s->queue_cond);
+    free(s);
+}

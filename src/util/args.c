@@ -1,0 +1,778 @@
+#include "util/args.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/check.h"
+#include "util/fs.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+
+#define CAT_OPTIONS "Options"
+#define CAT_CHAIN "Chain selection options"
+#define CAT_CONN "Connection options"
+#define CAT_DEBUG "Debugging/Testing options"
+#define CAT_RPC "RPC server options"
+#define CAT_CLI "RPC client options"
+
+const struct arg_def args_daemon_defs[] = {
+    {"help", ARG_BOOL | ARG_CMDLINE_ONLY, CAT_OPTIONS, "",
+     "Print this help message and exit (also -h, -?)"},
+    {"version", ARG_BOOL | ARG_CMDLINE_ONLY, CAT_OPTIONS, "", "Print version and exit"},
+    {"conf", ARG_STRING | ARG_CMDLINE_ONLY, CAT_OPTIONS, "=<file>",
+     "Specify path to read-only configuration file. Relative paths will be prefixed by datadir "
+     "location (default: bitnode.conf)"},
+    {"datadir", ARG_STRING, CAT_OPTIONS, "=<dir>", "Specify data directory (default: ~/.bitnode)"},
+    {"daemon", ARG_BOOL, CAT_OPTIONS, "",
+     "Run in the background as a daemon and accept commands (default: 0)"},
+    {"pid", ARG_STRING, CAT_OPTIONS, "=<file>",
+     "Specify pid file. Relative paths will be prefixed by a net-specific datadir location "
+     "(default: bitnoded.pid)"},
+    {"dbcache", ARG_INT | ARG_NOT_IMPL, CAT_OPTIONS, "=<n>",
+     "Maximum database cache size <n> MiB (default: 450)"},
+    {"par", ARG_INT | ARG_NOT_IMPL, CAT_OPTIONS, "=<n>",
+     "Set the number of script verification threads (0 = auto)"},
+    {"loadblock", ARG_STRING | ARG_MULTI | ARG_NOT_IMPL, CAT_OPTIONS, "=<file>",
+     "Imports blocks from external file on startup"},
+    {"reindex", ARG_BOOL | ARG_NOT_IMPL, CAT_OPTIONS, "",
+     "Rebuild chain state and block index from the blk*.dat files on disk"},
+    {"reindex-chainstate", ARG_BOOL | ARG_NOT_IMPL, CAT_OPTIONS, "",
+     "Rebuild chain state from the currently indexed blocks"},
+    {"assumevalid", ARG_STRING | ARG_NOT_IMPL, CAT_OPTIONS, "=<hex>",
+     "If this block is in the chain assume that it and its ancestors are valid and potentially "
+     "skip their script verification (0 to verify all)"},
+    {"chain", ARG_STRING, CAT_CHAIN, "=<chain>",
+     "Use the chain <chain> (default: main). Allowed values: main, test, testnet4, signet, "
+     "regtest"},
+    {"regtest", ARG_BOOL, CAT_CHAIN, "", "Equivalent to -chain=regtest"},
+    {"testnet", ARG_BOOL, CAT_CHAIN, "", "Use the testnet3 chain. Equivalent to -chain=test"},
+    {"testnet4", ARG_BOOL, CAT_CHAIN, "", "Use the testnet4 chain. Equivalent to -chain=testnet4"},
+    {"signet", ARG_BOOL, CAT_CHAIN, "", "Use the signet chain. Equivalent to -chain=signet"},
+    {"listen", ARG_BOOL | ARG_NOT_IMPL, CAT_CONN, "",
+     "Accept connections from outside (default: 1 if no -connect)"},
+    {"port", ARG_INT | ARG_NETWORK_ONLY | ARG_NOT_IMPL, CAT_CONN, "=<port>",
+     "Listen for connections on <port> (default: 8333, testnet3: 18333, testnet4: 48333, "
+     "signet: 38333, regtest: 18444)"},
+    {"bind", ARG_STRING | ARG_MULTI | ARG_NETWORK_ONLY | ARG_NOT_IMPL, CAT_CONN, "=<addr>[:<port>]",
+     "Bind to given address for P2P connections"},
+    {"connect", ARG_STRING | ARG_MULTI | ARG_NOT_IMPL, CAT_CONN, "=<ip>",
+     "Connect only to the specified node"},
+    {"addnode", ARG_STRING | ARG_MULTI | ARG_NOT_IMPL, CAT_CONN, "=<ip>",
+     "Add a node to connect to and attempt to keep the connection open"},
+    {"maxconnections", ARG_INT | ARG_NOT_IMPL, CAT_CONN, "=<n>",
+     "Maintain at most <n> automatic connections to peers (default: 125)"},
+    {"debug", ARG_STRING | ARG_MULTI, CAT_DEBUG, "=<category>",
+     "Output debug and trace logging (default: -nodebug). If <category> is not supplied or if "
+     "<category> is 1 or all, output all debug logging. <category> can be: net, validation, "
+     "coindb, blockstorage, rpc, http, kv, bench, reindex. This option can be specified "
+     "multiple times to output multiple categories."},
+    {"debugexclude", ARG_STRING | ARG_MULTI, CAT_DEBUG, "=<category>",
+     "Exclude debug and trace logging for a category. Can be used in conjunction with -debug=1 "
+     "to output debug logs for all categories except the specified category."},
+    {"debuglogfile", ARG_STRING, CAT_DEBUG, "=<file>",
+     "Specify location of debug log file (default: debug.log). Relative paths will be prefixed "
+     "by a net-specific datadir location. Pass -nodebuglogfile to disable writing the log to a "
+     "file."},
+    {"printtoconsole", ARG_BOOL, CAT_DEBUG, "",
+     "Send trace/debug info to console (default: 1 when no -daemon. To disable logging to "
+     "file, set -nodebuglogfile)"},
+    {"testwarmupms", ARG_INT | ARG_HIDDEN, CAT_DEBUG, "=<ms>",
+     "Stay in RPC warm-up (error -28) for <ms> milliseconds after start-up (for tests)"},
+    {"server", ARG_BOOL, CAT_RPC, "", "Accept command line and JSON-RPC commands (default: 1)"},
+    {"rpcbind", ARG_STRING | ARG_MULTI | ARG_NETWORK_ONLY, CAT_RPC, "=<addr>[:port]",
+     "Bind to given address to listen for JSON-RPC connections. Do not expose the RPC server "
+     "to untrusted networks such as the public internet! This option is ignored unless "
+     "-rpcallowip is also passed. Port is optional and overrides -rpcport. (default: "
+     "127.0.0.1 and ::1)"},
+    {"rpcport", ARG_INT | ARG_NETWORK_ONLY, CAT_RPC, "=<port>",
+     "Listen for JSON-RPC connections on <port> (default: 8332, testnet3: 18332, testnet4: "
+     "48332, signet: 38332, regtest: 18443)"},
+    {"rpcallowip", ARG_STRING | ARG_MULTI, CAT_RPC, "=<ip>",
+     "Allow JSON-RPC connections from specified source. Valid values for <ip> are a single IP "
+     "(e.g. 1.2.3.4), a network/netmask (e.g. 1.2.3.4/255.255.255.0) or a network/CIDR (e.g. "
+     "1.2.3.4/24). This option can be specified multiple times"},
+    {"rpcuser", ARG_STRING, CAT_RPC, "=<user>", "Username for JSON-RPC connections"},
+    {"rpcpassword", ARG_STRING, CAT_RPC, "=<pw>", "Password for JSON-RPC connections"},
+    {"rpcauth", ARG_STRING | ARG_MULTI, CAT_RPC, "=<userpw>",
+     "Username and HMAC-SHA-256 hashed password for JSON-RPC connections. The field <userpw> "
+     "comes in the format: <USERNAME>:<SALT>$<HASH>. A canonical python script is included in "
+     "share/rpcauth. This option can be specified multiple times"},
+    {"rpccookiefile", ARG_STRING, CAT_RPC, "=<loc>",
+     "Location of the auth cookie. Relative paths will be prefixed by a net-specific datadir "
+     "location. (default: data dir)"},
+    {"rpcthreads", ARG_INT, CAT_RPC, "=<n>",
+     "Set the number of threads to service RPC calls (default: 4)"},
+    {"rpcworkqueue", ARG_INT, CAT_RPC, "=<n>",
+     "Set the maximum depth of the work queue to service RPC calls (default: 16)"},
+    {"rpcservertimeout", ARG_INT | ARG_HIDDEN, CAT_RPC, "=<n>",
+     "Timeout during HTTP requests (default: 30)"},
+};
+const size_t args_daemon_defs_len = ARRAY_LEN(args_daemon_defs);
+
+const struct arg_def args_cli_defs[] = {
+    {"help", ARG_BOOL | ARG_CMDLINE_ONLY, CAT_OPTIONS, "",
+     "Print this help message and exit (also -h, -?)"},
+    {"version", ARG_BOOL | ARG_CMDLINE_ONLY, CAT_OPTIONS, "", "Print version and exit"},
+    {"conf", ARG_STRING | ARG_CMDLINE_ONLY, CAT_OPTIONS, "=<file>",
+     "Specify configuration file. Relative paths will be prefixed by datadir location. "
+     "(default: bitnode.conf)"},
+    {"datadir", ARG_STRING, CAT_OPTIONS, "=<dir>", "Specify data directory"},
+    {"chain", ARG_STRING, CAT_CHAIN, "=<chain>",
+     "Use the chain <chain> (default: main). Allowed values: main, test, testnet4, signet, "
+     "regtest"},
+    {"regtest", ARG_BOOL, CAT_CHAIN, "", "Equivalent to -chain=regtest"},
+    {"testnet", ARG_BOOL, CAT_CHAIN, "", "Use the testnet3 chain. Equivalent to -chain=test"},
+    {"testnet4", ARG_BOOL, CAT_CHAIN, "", "Use the testnet4 chain. Equivalent to -chain=testnet4"},
+    {"signet", ARG_BOOL, CAT_CHAIN, "", "Use the signet chain. Equivalent to -chain=signet"},
+    {"rpcconnect", ARG_STRING, CAT_CLI, "=<ip>",
+     "Send commands to node running on <ip> (default: 127.0.0.1)"},
+    {"rpcport", ARG_INT | ARG_NETWORK_ONLY, CAT_CLI, "=<port>",
+     "Connect to JSON-RPC on <port> (default: 8332, testnet3: 18332, testnet4: 48332, signet: "
+     "38332, regtest: 18443)"},
+    {"rpcuser", ARG_STRING, CAT_CLI, "=<user>", "Username for JSON-RPC connections"},
+    {"rpcpassword", ARG_STRING, CAT_CLI, "=<pw>", "Password for JSON-RPC connections"},
+    {"rpccookiefile", ARG_STRING, CAT_CLI, "=<loc>",
+     "Location of the auth cookie. Relative paths will be prefixed by a net-specific datadir "
+     "location. (default: data dir)"},
+    {"rpcclienttimeout", ARG_INT, CAT_CLI, "=<n>",
+     "Timeout in seconds during HTTP requests, or 0 for no timeout. (default: 900)"},
+    {"rpcwait", ARG_BOOL, CAT_CLI, "", "Wait for RPC server to start"},
+    {"rpcwaittimeout", ARG_INT, CAT_CLI, "=<n>",
+     "Timeout in seconds to wait for the RPC server to start, or 0 for no timeout. (default: "
+     "0)"},
+    {"named", ARG_BOOL, CAT_CLI, "", "Pass named instead of positional arguments (default: false)"},
+    {"stdin", ARG_BOOL, CAT_CLI, "",
+     "Read extra arguments from standard input, one per line until EOF/Ctrl-D (recommended "
+     "for sensitive information such as passphrases). When combined with -stdinrpcpass, the "
+     "first line from standard input is used for the RPC password."},
+    {"stdinrpcpass", ARG_BOOL, CAT_CLI, "",
+     "Read RPC password from standard input as a single line. When combined with -stdin, the "
+     "first line from standard input is used for the RPC password."},
+    {"getinfo", ARG_BOOL, CAT_CLI, "", "Get general information from the remote server."},
+};
+const size_t args_cli_defs_len = ARRAY_LEN(args_cli_defs);
+
+enum { SRC_CMDLINE = 0, SRC_CONFIG = 1 };
+
+struct entry {
+    const struct arg_def *def;
+    int src;
+    char *section; /* config only: "" for the top level */
+    char *value;   /* "0" when negated */
+    bool negated;
+};
+
+struct args {
+    const struct arg_def *defs;
+    size_t n_defs;
+    struct entry *e;
+    size_t n, cap;
+    char *chain;
+    char **warnings;
+    size_t n_warnings;
+};
+
+static const char *known_sections[] = {"main", "test", "testnet4", "signet", "regtest"};
+
+struct args *args_new(const struct arg_def *defs, size_t n_defs)
+{
+    struct args *a = xcalloc(1, sizeof(*a));
+    a->defs = defs;
+    a->n_defs = n_defs;
+    a->chain = xstrdup("main");
+    return a;
+}
+
+void args_free(struct args *a)
+{
+    if (!a) {
+        return;
+    }
+    for (size_t i = 0; i < a->n; i++) {
+        free(a->e[i].section);
+        free(a->e[i].value);
+    }
+    free(a->e);
+    for (size_t i = 0; i < a->n_warnings; i++) {
+        free(a->warnings[i]);
+    }
+    free(a->warnings);
+    free(a->chain);
+    free(a);
+}
+
+static void add_warning(struct args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_warning(struct args *a, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    a->warnings = xrealloc(a->warnings, (a->n_warnings + 1) * sizeof(*a->warnings));
+    a->warnings[a->n_warnings++] = xstrdup(msg);
+}
+
+static const struct arg_def *find_def(const struct args *a, const char *name, size_t len)
+{
+    for (size_t i = 0; i < a->n_defs; i++) {
+        if (strlen(a->defs[i].name) == len && memcmp(a->defs[i].name, name, len) == 0) {
+            return &a->defs[i];
+        }
+    }
+    return NULL;
+}
+
+static void add_entry(struct args *a, const struct arg_def *def, int src, const char *section,
+                      const char *value, bool negated)
+{
+    if (a->n == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 16;
+        a->e = xrealloc(a->e, a->cap * sizeof(*a->e));
+    }
+    struct entry *e = &a->e[a->n++];
+    e->def = def;
+    e->src = src;
+    e->section = xstrdup(section ? section : "");
+    e->value = xstrdup(negated ? "0" : value);
+    e->negated = negated;
+}
+
+/* Interprets name (maybe "noname") and value as Core's InterpretOption does. Returns the
+ * definition or NULL; *negated and *value_out are set. */
+static const struct arg_def *interpret(struct args *a, const char *name, size_t name_len,
+                                       const char *value, bool *negated, const char **value_out,
+                                       const char *where)
+{
+    const struct arg_def *def = find_def(a, name, name_len);
+    *negated = false;
+    *value_out = value ? value : (def && (def->flags & ARG_BOOL) ? "1" : "");
+    if (def) {
+        return def;
+    }
+    if (name_len > 2 && memcmp(name, "no", 2) == 0) {
+        def = find_def(a, name + 2, name_len - 2);
+        if (!def) {
+            return NULL;
+        }
+        /* -nofoo=0 is a double negative: Core treats it as -foo=1 and warns. */
+        if (value && strcmp(value, "0") == 0) {
+            add_warning(a, "parsed potentially confusing double-negative -%s=0 (%s)", def->name,
+                        where);
+            *value_out = "1";
+            return def;
+        }
+        *negated = true;
+        *value_out = "0";
+        return def;
+    }
+    return NULL;
+}
+
+int args_parse_cmdline(struct args *a, int argc, char *const *argv, int *first_positional,
+                       char *err, size_t err_len)
+{
+    if (first_positional) {
+        *first_positional = argc;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (s[0] != '-' || s[1] == 0) {
+            if (first_positional) {
+                *first_positional = i;
+                return RC_OK;
+            }
+            snprintf(err, err_len,
+                     "Command line contains unexpected token '%s', see -help for a list of "
+                     "options.",
+                     s);
+            return RC_INVALID;
+        }
+        s++;
+        if (s[0] == '-') {
+            s++;
+        }
+        if (strcmp(s, "h") == 0 || strcmp(s, "?") == 0) {
+            s = "help";
+        }
+        const char *eq = strchr(s, '=');
+        size_t name_len = eq ? (size_t)(eq - s) : strlen(s);
+        bool negated;
+        const char *value;
+        const struct arg_def *def =
+            interpret(a, s, name_len, eq ? eq + 1 : NULL, &negated, &value, "command line");
+        if (!def) {
+            snprintf(err, err_len, "Invalid parameter -%.*s", (int)name_len, s);
+            return RC_INVALID;
+        }
+        add_entry(a, def, SRC_CMDLINE, NULL, value, negated);
+    }
+    return RC_OK;
+}
+
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
+/* Trims s[0..*len) in place; returns the new start. */
+static const char *trim(const char *s, size_t *len)
+{
+    while (*len > 0 && is_space(s[0])) {
+        s++;
+        (*len)--;
+    }
+    while (*len > 0 && is_space(s[*len - 1])) {
+        (*len)--;
+    }
+    return s;
+}
+
+static bool section_known(const char *s)
+{
+    for (size_t i = 0; i < ARRAY_LEN(known_sections); i++) {
+        if (strcmp(s, known_sections[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+int args_read_config(struct args *a, const char *text, size_t len, const char *filename,
+                     bool ignore_unknown, char *err, size_t err_len)
+{
+    char section[64] = "";
+    size_t pos = 0;
+    int line_no = 0;
+    while (pos < len) {
+        size_t end = pos;
+        while (end < len && text[end] != '\n') {
+            end++;
+        }
+        line_no++;
+        const char *line = text + pos;
+        size_t n = end - pos;
+        pos = end + 1;
+        const char *hash = memchr(line, '#', n);
+        bool had_hash = hash != NULL;
+        if (hash) {
+            n = (size_t)(hash - line);
+        }
+        line = trim(line, &n);
+        if (n == 0) {
+            continue;
+        }
+        if (line[0] == '[' && line[n - 1] == ']') {
+            size_t sl = n - 2;
+            if (sl >= sizeof(section)) {
+                sl = sizeof(section) - 1;
+            }
+            memcpy(section, line + 1, sl);
+            section[sl] = 0;
+            if (!section_known(section)) {
+                add_warning(a, "%s:%d Section [%s] is not recognized.", filename, line_no, section);
+            }
+            continue;
+        }
+        if (line[0] == '-') {
+            snprintf(err, err_len,
+                     "parse error on line %d: %.*s, options in configuration file must be "
+                     "specified without leading -",
+                     line_no, (int)n, line);
+            return RC_INVALID;
+        }
+        const char *eq = memchr(line, '=', n);
+        if (!eq) {
+            if (n > 2 && memcmp(line, "no", 2) == 0) {
+                snprintf(err, err_len,
+                         "parse error on line %d: %.*s, if you intended to specify a negated "
+                         "option, use %.*s=1 instead",
+                         line_no, (int)n, line, (int)n, line);
+            } else {
+                snprintf(err, err_len, "parse error on line %d: %.*s", line_no, (int)n, line);
+            }
+            return RC_INVALID;
+        }
+        size_t kl = (size_t)(eq - line);
+        const char *key = trim(line, &kl);
+        size_t vl = n - (size_t)(eq - line) - 1;
+        const char *val = trim(eq + 1, &vl);
+        char keybuf[128], valbuf[1024], secbuf[64];
+        snprintf(secbuf, sizeof(secbuf), "%s", section);
+        const char *dot = memchr(key, '.', kl);
+        if (dot && section[0] == 0) {
+            size_t sl = (size_t)(dot - key);
+            snprintf(secbuf, sizeof(secbuf), "%.*s", (int)sl, key);
+            kl -= sl + 1;
+            key = dot + 1;
+            if (!section_known(secbuf)) {
+                add_warning(a, "%s:%d Section [%s] is not recognized.", filename, line_no, secbuf);
+            }
+        }
+        snprintf(keybuf, sizeof(keybuf), "%.*s", (int)kl, key);
+        snprintf(valbuf, sizeof(valbuf), "%.*s", (int)vl, val);
+        if (had_hash && strcmp(keybuf, "rpcpassword") == 0) {
+            snprintf(err, err_len,
+                     "parse error on line %d, using # in rpcpassword can be ambiguous and "
+                     "should be avoided",
+                     line_no);
+            return RC_INVALID;
+        }
+        if (strcmp(keybuf, "includeconf") == 0) {
+            snprintf(err, err_len, "%s:%d: includeconf is not supported", filename, line_no);
+            return RC_INVALID;
+        }
+        bool negated;
+        const char *value;
+        char where[300];
+        snprintf(where, sizeof(where), "%s:%d", filename, line_no);
+        const struct arg_def *def =
+            interpret(a, keybuf, strlen(keybuf), valbuf, &negated, &value, where);
+        if (!def) {
+            if (ignore_unknown) {
+                continue;
+            }
+            snprintf(err, err_len, "Invalid configuration value %s", keybuf);
+            return RC_INVALID;
+        }
+        if (def->flags & ARG_CMDLINE_ONLY) {
+            snprintf(err, err_len, "%s:%d: %s cannot be set in the configuration file", filename,
+                     line_no, def->name);
+            return RC_INVALID;
+        }
+        if (negated && strcmp(valbuf, "1") != 0 && strcmp(valbuf, "") != 0) {
+            /* "nofoo=1" negates; "nofoo=bar" is meaningless. */
+            snprintf(err, err_len, "%s:%d: negated option %s takes 1 or 0, not '%s'", filename,
+                     line_no, keybuf, valbuf);
+            return RC_INVALID;
+        }
+        add_entry(a, def, SRC_CONFIG, secbuf, value, negated);
+    }
+    return RC_OK;
+}
+
+/* Returns the effective entry of def in section (NULL: the top level only), following the
+ * precedence described in the header. */
+static const struct entry *lookup_in(const struct args *a, const struct arg_def *def,
+                                     const char *section)
+{
+    const struct entry *best = NULL;
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->e[i].def == def && a->e[i].src == SRC_CMDLINE) {
+            best = &a->e[i];
+        }
+    }
+    if (best) {
+        return best;
+    }
+    if (section) {
+        for (size_t i = 0; i < a->n; i++) {
+            if (a->e[i].def == def && a->e[i].src == SRC_CONFIG &&
+                strcmp(a->e[i].section, section) == 0) {
+                return &a->e[i];
+            }
+        }
+    }
+    if (section && strcmp(section, "main") != 0 && (def->flags & ARG_NETWORK_ONLY)) {
+        return NULL;
+    }
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->e[i].def == def && a->e[i].src == SRC_CONFIG && a->e[i].section[0] == 0) {
+            return &a->e[i];
+        }
+    }
+    return NULL;
+}
+
+static const struct entry *lookup(const struct args *a, const char *name)
+{
+    const struct arg_def *def = find_def(a, name, strlen(name));
+    CHECK_ALWAYS(def != NULL); /* asking for an option nobody declared is a bug */
+    return lookup_in(a, def, a->chain);
+}
+
+int args_select_chain(struct args *a, char *err, size_t err_len)
+{
+    static const struct {
+        const char *flag;
+        const char *chain;
+    } flags[] = {{"regtest", "regtest"},
+                 {"signet", "signet"},
+                 {"testnet", "test"},
+                 {"testnet4", "testnet4"}};
+    const char *chosen = NULL;
+    int count = 0;
+    for (size_t i = 0; i < ARRAY_LEN(flags); i++) {
+        const struct arg_def *def = find_def(a, flags[i].flag, strlen(flags[i].flag));
+        const struct entry *e = def ? lookup_in(a, def, NULL) : NULL;
+        if (e && !e->negated && (e->value[0] == 0 || strtol(e->value, NULL, 10) != 0)) {
+            chosen = flags[i].chain;
+            count++;
+        }
+    }
+    const struct arg_def *cdef = find_def(a, "chain", 5);
+    const struct entry *ce = cdef ? lookup_in(a, cdef, NULL) : NULL;
+    if (ce && !ce->negated) {
+        chosen = ce->value;
+        count++;
+    }
+    if (count > 1) {
+        snprintf(err, err_len,
+                 "Invalid combination of -regtest, -signet, -testnet, -testnet4 and -chain. Can "
+                 "use at most one.");
+        return RC_INVALID;
+    }
+    if (!chosen) {
+        chosen = "main";
+    }
+    if (!fs_chain_info(chosen)) {
+        snprintf(err, err_len, "Unknown chain %s.", chosen);
+        return RC_INVALID;
+    }
+    free(a->chain);
+    a->chain = xstrdup(chosen);
+    if (strcmp(a->chain, "main") == 0) {
+        return RC_OK;
+    }
+    for (size_t d = 0; d < a->n_defs; d++) {
+        const struct arg_def *def = &a->defs[d];
+        if (!(def->flags & ARG_NETWORK_ONLY)) {
+            continue;
+        }
+        bool top = false, other = false;
+        for (size_t i = 0; i < a->n; i++) {
+            if (a->e[i].def != def) {
+                continue;
+            }
+            if (a->e[i].src == SRC_CONFIG && a->e[i].section[0] == 0) {
+                top = true;
+            } else if (a->e[i].src == SRC_CMDLINE || strcmp(a->e[i].section, a->chain) == 0) {
+                other = true;
+            }
+        }
+        if (top && !other) {
+            add_warning(a,
+                        "Config setting for -%s only applied on %s network when in [%s] "
+                        "section.",
+                        def->name, a->chain, a->chain);
+        }
+    }
+    return RC_OK;
+}
+
+const char *args_chain(const struct args *a)
+{
+    return a->chain;
+}
+
+bool args_is_set(const struct args *a, const char *name)
+{
+    return lookup(a, name) != NULL;
+}
+
+bool args_is_negated(const struct args *a, const char *name)
+{
+    const struct entry *e = lookup(a, name);
+    return e && e->negated;
+}
+
+const char *args_get(const struct args *a, const char *name, const char *def)
+{
+    const struct entry *e = lookup(a, name);
+    return e ? e->value : def;
+}
+
+int args_parse_int64(const char *s, int64_t *out)
+{
+    if (!s || !*s || is_space(*s)) {
+        return RC_INVALID;
+    }
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (errno != 0 || *end != 0) {
+        return RC_INVALID;
+    }
+    *out = (int64_t)v;
+    return RC_OK;
+}
+
+int64_t args_get_int(const struct args *a, const char *name, int64_t def)
+{
+    const struct entry *e = lookup(a, name);
+    int64_t v;
+    if (!e) {
+        return def;
+    }
+    if (args_parse_int64(e->value, &v) != RC_OK) {
+        return def;
+    }
+    return v;
+}
+
+static bool interpret_bool(const char *s)
+{
+    return s[0] == 0 || strtol(s, NULL, 10) != 0;
+}
+
+bool args_get_bool(const struct args *a, const char *name, bool def)
+{
+    const struct entry *e = lookup(a, name);
+    return e ? interpret_bool(e->value) : def;
+}
+
+size_t args_get_list(const struct args *a, const char *name, const char ***out)
+{
+    const struct arg_def *def = find_def(a, name, strlen(name));
+    CHECK_ALWAYS(def != NULL);
+    const char **v = xmalloc((a->n + 1) * sizeof(*v));
+    size_t n = 0;
+    bool negated = false;
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->e[i].def != def || a->e[i].src != SRC_CMDLINE) {
+            continue;
+        }
+        if (a->e[i].negated) {
+            n = 0;
+            negated = true;
+        } else {
+            v[n++] = a->e[i].value;
+        }
+    }
+    bool main_chain = strcmp(a->chain, "main") == 0;
+    for (int pass = 0; pass < 2 && !negated; pass++) {
+        /* pass 0: the chain's section; pass 1: the top level. */
+        if (pass == 1 && !main_chain && (def->flags & ARG_NETWORK_ONLY)) {
+            break;
+        }
+        size_t start = n;
+        for (size_t i = 0; i < a->n; i++) {
+            const struct entry *e = &a->e[i];
+            if (e->def != def || e->src != SRC_CONFIG) {
+                continue;
+            }
+            if (pass == 0 ? strcmp(e->section, a->chain) != 0 : e->section[0] != 0) {
+                continue;
+            }
+            if (e->negated) {
+                n = start;
+            } else {
+                v[n++] = e->value;
+            }
+        }
+    }
+    *out = v;
+    return n;
+}
+
+int args_validate(const struct args *a, char *err, size_t err_len)
+{
+    for (size_t d = 0; d < a->n_defs; d++) {
+        const struct arg_def *def = &a->defs[d];
+        const char **vals;
+        size_t n;
+        if (def->flags & ARG_MULTI) {
+            n = args_get_list(a, def->name, &vals);
+        } else {
+            vals = xmalloc(sizeof(*vals));
+            const struct entry *e = lookup_in(a, def, a->chain);
+            n = 0;
+            if (e && !e->negated) {
+                vals[n++] = e->value;
+            }
+        }
+        int rc = RC_OK;
+        for (size_t i = 0; i < n && rc == RC_OK; i++) {
+            int64_t iv;
+            if ((def->flags & ARG_INT) && args_parse_int64(vals[i], &iv) != RC_OK) {
+                snprintf(err, err_len, "Invalid value for -%s: '%s' (expected an integer)",
+                         def->name, vals[i]);
+                rc = RC_INVALID;
+            } else if ((def->flags & ARG_BOOL) &&
+                       (args_parse_int64(vals[i], &iv) != RC_OK && vals[i][0] != 0)) {
+                snprintf(err, err_len, "Invalid value for -%s: '%s' (expected 0 or 1)", def->name,
+                         vals[i]);
+                rc = RC_INVALID;
+            }
+        }
+        free(vals);
+        if (rc != RC_OK) {
+            return rc;
+        }
+    }
+    for (size_t d = 0; d < a->n_defs; d++) {
+        const struct arg_def *def = &a->defs[d];
+        if ((def->flags & ARG_NOT_IMPL) && lookup_in(a, def, a->chain)) {
+            snprintf(err, err_len, "-%s: not implemented yet", def->name);
+            return RC_INVALID;
+        }
+    }
+    return RC_OK;
+}
+
+size_t args_warning_count(const struct args *a)
+{
+    return a->n_warnings;
+}
+
+const char *args_warning(const struct args *a, size_t i)
+{
+    CHECK_ALWAYS(i < a->n_warnings);
+    return a->warnings[i];
+}
+
+/* Prints text wrapped at 79 columns with a 7-space indent, like Core's FormatParagraph. */
+static void print_paragraph(FILE *f, const char *text)
+{
+    const int indent = 7, width = 79;
+    int col = indent;
+    fprintf(f, "%*s", indent, "");
+    const char *p = text;
+    while (*p) {
+        const char *w = p;
+        while (*w && *w != ' ') {
+            w++;
+        }
+        int wl = (int)(w - p);
+        if (col > indent && col + 1 + wl > width) {
+            fprintf(f, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', f);
+            col++;
+        }
+        fprintf(f, "%.*s", wl, p);
+        col += wl;
+        p = *w ? w + 1 : w;
+    }
+    fputc('\n', f);
+}
+
+void args_print_help(const struct args *a, FILE *f)
+{
+    for (size_t d = 0; d < a->n_defs; d++) {
+        const char *cat = a->defs[d].category;
+        bool seen = false;
+        for (size_t e = 0; e < d; e++) {
+            if (strcmp(a->defs[e].category, cat) == 0) {
+                seen = true;
+            }
+        }
+        if (seen) {
+            continue;
+        }
+        fprintf(f, "%s:\n\n", cat);
+        for (size_t i = d; i < a->n_defs; i++) {
+            const struct arg_def *def = &a->defs[i];
+            if (strcmp(def->category, cat) != 0 || (def->flags & ARG_HIDDEN)) {
+                continue;
+            }
+            fprintf(f, "  -%s%s\n", def->name, def->param);
+            print_paragraph(f, def->help);
+            fputc('\n', f);
+        }
+    }
+}

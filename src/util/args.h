@@ -1,0 +1,106 @@
+/* Options from the command line and the config file, with bitcoind's names and rules.
+ *
+ * A program describes the options it knows in a table of struct arg_def. Parsing records
+ * every occurrence with where it came from; lookups apply Bitcoin Core's precedence:
+ *   1. the command line (the last occurrence wins; -nofoo negates),
+ *   2. the config file section of the selected chain ([regtest], ...; first one wins),
+ *   3. the config file's top level (first one wins) -- except that options flagged
+ *      ARG_NETWORK_ONLY are ignored there on any chain but main, with a warning
+ *      ("Config setting for -rpcport only applied on regtest network when in [regtest]
+ *      section.").
+ * Multi-value options (ARG_MULTI) collect the values of all three levels in that order;
+ * a negation on the command line drops everything before it and the config file values.
+ *
+ * Syntax: -foo=value, -foo (for a flag: 1; for a value: ""), -nofoo (0, negated),
+ * --foo also accepted; config lines "foo=value", "nofoo=1", "regtest.foo=value",
+ * "[section]", "# comment".
+ */
+#ifndef BITNODE_UTIL_ARGS_H
+#define BITNODE_UTIL_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum arg_flags {
+    ARG_BOOL = 1u << 0,         /* a flag: -foo, -nofoo, -foo=0|1 */
+    ARG_STRING = 1u << 1,       /* takes a value */
+    ARG_INT = 1u << 2,          /* takes an integer value (checked by args_validate) */
+    ARG_MULTI = 1u << 3,        /* may repeat; every value is kept */
+    ARG_NETWORK_ONLY = 1u << 4, /* in the config file only honoured inside the chain's section */
+    ARG_NOT_IMPL = 1u << 5,     /* parsed and checked, but args_validate refuses it */
+    ARG_CMDLINE_ONLY = 1u << 6, /* refused in the config file (-conf) */
+    ARG_HIDDEN = 1u << 7,       /* left out of -help */
+};
+
+struct arg_def {
+    const char *name;     /* without the dash: "rpcport" */
+    unsigned flags;       /* enum arg_flags */
+    const char *category; /* -help section title */
+    const char *param;    /* shown after the name in -help: "=<port>", or "" */
+    const char *help;     /* one paragraph */
+};
+
+/* The option tables of bitnoded and bitnode-cli. */
+extern const struct arg_def args_daemon_defs[];
+extern const size_t args_daemon_defs_len;
+extern const struct arg_def args_cli_defs[];
+extern const size_t args_cli_defs_len;
+
+struct args;
+
+/** Creates an empty option set over defs (borrowed; must outlive the set). Chain "main". */
+struct args *args_new(const struct arg_def *defs, size_t n_defs);
+/** Frees a (NULL: no-op). */
+void args_free(struct args *a);
+
+/** Parses argv[1..argc-1]. Options come first; the first argument that does not start with
+ *  '-' ends them: its index goes to *first_positional (argc if none), or it is an error if
+ *  first_positional is NULL.
+ *  Returns: 0, or RC_INVALID with err filled ("Invalid parameter -foo"). */
+int args_parse_cmdline(struct args *a, int argc, char *const *argv, int *first_positional,
+                       char *err, size_t err_len);
+/** Parses config file text (len bytes; need not be NUL-terminated). filename is used in
+ *  messages. Unknown keys are an error ("Invalid configuration value foo") unless
+ *  ignore_unknown (bitnode-cli reads the daemon's file), in which case they are skipped.
+ *  Returns: 0, or RC_INVALID with err filled ("parse error on line 3: ..."). */
+int args_read_config(struct args *a, const char *text, size_t len, const char *filename,
+                     bool ignore_unknown, char *err, size_t err_len);
+/** Picks the chain from -chain=<name> and -regtest / -testnet / -testnet4 / -signet (command
+ *  line and config top level) and makes its section active; adds the unsuitable-section
+ *  warnings. Returns 0, or RC_INVALID with err filled (two chains, unknown chain name). */
+int args_select_chain(struct args *a, char *err, size_t err_len);
+/** Returns the selected chain name ("main" until args_select_chain). Borrowed. */
+const char *args_chain(const struct args *a);
+
+/** Returns true if name (no dash) has an effective setting (negated counts as set). */
+bool args_is_set(const struct args *a, const char *name);
+/** Returns true if the effective setting of name is a negation (-nofoo). */
+bool args_is_negated(const struct args *a, const char *name);
+/** Returns the effective value of name ("0" if negated), or def if unset. Borrowed. */
+const char *args_get(const struct args *a, const char *name, const char *def);
+/** Returns the effective value as an integer (args_validate has checked it), or def. */
+int64_t args_get_int(const struct args *a, const char *name, int64_t def);
+/** Returns the effective value as a boolean ("" and non-zero numbers are true), or def. */
+bool args_get_bool(const struct args *a, const char *name, bool def);
+/** Returns the values of a multi-value option, in precedence order; *out gets a new array
+ *  (caller frees it; the strings are borrowed from a). Returns the count. */
+size_t args_get_list(const struct args *a, const char *name, const char ***out);
+
+/** Checks every effective value: integers parse, flags are 0/1, options marked ARG_NOT_IMPL
+ *  are not given ("-loadblock: not implemented yet"). Returns 0 or RC_INVALID with err. */
+int args_validate(const struct args *a, char *err, size_t err_len);
+
+/** Warnings collected while parsing (unrecognized sections, options ignored outside their
+ *  section, "-nofoo=0"). Borrowed strings. */
+size_t args_warning_count(const struct args *a);
+const char *args_warning(const struct args *a, size_t i);
+
+/** Prints the options that are not hidden, grouped by category, to f. */
+void args_print_help(const struct args *a, FILE *f);
+
+/** Parses a decimal integer that must fill the whole string. Returns 0 or RC_INVALID. */
+int args_parse_int64(const char *s, int64_t *out);
+
+#endif

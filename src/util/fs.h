@@ -1,0 +1,54 @@
+/* Paths and files of a datadir: the per-network subfolder, the lock that keeps two daemons
+ * apart, the pid file, and small whole-file reads and atomic writes (cookie, settings).
+ */
+#ifndef BITNODE_UTIL_FS_H
+#define BITNODE_UTIL_FS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/buf.h"
+
+/* What the daemon and the client need to know about a chain before consensus is involved
+ * (Bitcoin Core's CBaseChainParams): util sits below consensus, so it keeps its own small
+ * table; test/unit/args_tests.c checks that it agrees with chain_params_get(). */
+struct fs_chain_info {
+    const char *name;   /* "main", "test", "testnet4", "signet", "regtest" */
+    const char *subdir; /* datadir subfolder: "" for main, "testnet3", ... */
+    uint16_t rpc_port;
+    uint16_t p2p_port;
+};
+
+/** Returns the chain called name, or NULL if there is none. Static storage. */
+const struct fs_chain_info *fs_chain_info(const char *name);
+
+/** Returns the default datadir, $HOME/.bitnode (caller frees). */
+char *fs_default_datadir(void);
+/** Returns "a/b" (caller frees); b alone if b is absolute. */
+char *fs_path_join(const char *a, const char *b);
+/** Returns true if path exists and is a directory. */
+bool fs_is_dir(const char *path);
+/** Creates path and its missing parents (mode 0700). Returns 0 or RC_IO with err filled. */
+int fs_mkdir_p(const char *path, char *err, size_t err_len);
+
+/** Takes an exclusive lock on <dir>/.lock (flock: the lock stays with the open file, so it
+ *  survives a fork into the background). Returns 0 with *fd_out open, RC_INVALID if another
+ *  process holds it, RC_IO on other failures; err is filled in both. */
+int fs_lock_dir(const char *dir, int *fd_out, char *err, size_t err_len);
+/** Releases a lock taken by fs_lock_dir (fd < 0: no-op). */
+void fs_unlock_dir(int fd);
+
+/** Writes data to path through path.tmp and a rename, with the given mode (e.g. 0600 for
+ *  the cookie), so readers never see half a file. Returns 0 or RC_IO with err filled. */
+int fs_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, char *err,
+                         size_t err_len);
+/** Appends the whole file (at most max_bytes) to out. Returns 0, RC_NOT_FOUND if it does
+ *  not exist, RC_TOO_LARGE, or RC_IO; err is filled on failure. */
+int fs_read_file(const char *path, struct buf *out, size_t max_bytes, char *err, size_t err_len);
+
+/** Writes "<pid>\n" to path. Returns 0 or RC_IO with err filled. */
+int fs_pidfile_write(const char *path, pid_t pid, char *err, size_t err_len);
+
+#endif

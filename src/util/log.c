@@ -1,0 +1,235 @@
+#include "util/log.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/check.h"
+#include "util/rc.h"
+#include "util/time.h"
+#include "util/xmalloc.h"
+
+atomic_uint log_categories_mask;
+
+static const struct {
+    const char *name;
+    uint32_t bit;
+} categories[] = {
+    {"net", LOG_CAT_NET},         {"validation", LOG_CAT_VALIDATION},
+    {"coindb", LOG_CAT_COINDB},   {"blockstorage", LOG_CAT_BLOCKSTORAGE},
+    {"rpc", LOG_CAT_RPC},         {"http", LOG_CAT_HTTP},
+    {"kv", LOG_CAT_KV},           {"bench", LOG_CAT_BENCH},
+    {"reindex", LOG_CAT_REINDEX},
+};
+
+/* Lines before log_open() are buffered up to this many bytes (Core does the same), so
+ * that start-up messages reach debug.log. */
+#define LOG_PREOPEN_MAX (1u << 20)
+
+static pthread_mutex_t log_mutex = PTHREAD_MUTEX_INITIALIZER;
+static FILE *log_file;         /* guarded by log_mutex */
+static char *log_path;         /* guarded by log_mutex */
+static bool log_console;       /* guarded by log_mutex */
+static bool log_is_open;       /* guarded by log_mutex */
+static struct buf log_preopen; /* guarded by log_mutex */
+static atomic_bool log_reopen_flag;
+
+static const char *category_name(uint32_t cat)
+{
+    for (size_t i = 0; i < ARRAY_LEN(categories); i++) {
+        if (categories[i].bit == cat) {
+            return categories[i].name;
+        }
+    }
+    return NULL;
+}
+
+/* Writes one finished line to the outputs. Caller holds log_mutex. */
+static void write_line(const char *line, size_t len)
+{
+    if (!log_is_open) {
+        if (log_preopen.len + len <= LOG_PREOPEN_MAX) {
+            buf_append(&log_preopen, line, len);
+        }
+        return;
+    }
+    if (atomic_exchange(&log_reopen_flag, false) && log_path) {
+        FILE *f = fopen(log_path, "a");
+        if (f) {
+            if (log_file) {
+                fclose(log_file);
+            }
+            log_file = f;
+            setvbuf(log_file, NULL, _IOLBF, 0);
+        }
+    }
+    if (log_file) {
+        fwrite(line, 1, len, log_file);
+    }
+    if (log_console) {
+        fwrite(line, 1, len, stdout);
+        fflush(stdout);
+    }
+}
+
+void log_print(uint32_t cat, int level, const char *fmt, ...)
+{
+    char stamp[TIME_ISO_LEN];
+    char prefix[48] = "";
+    char msg[4096];
+    const char *cname = category_name(cat);
+    const char *lname = level == LOG_LVL_WARN ? "warning" : level == LOG_LVL_ERROR ? "error" : NULL;
+
+    time_format_iso(stamp, time_now_s());
+    if (cname && lname) {
+        snprintf(prefix, sizeof(prefix), "[%s:%s] ", cname, lname);
+    } else if (cname) {
+        snprintf(prefix, sizeof(prefix), "[%s] ", cname);
+    } else if (lname) {
+        snprintf(prefix, sizeof(prefix), "[%s] ", lname);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+
+    char line[4200];
+    int n = snprintf(line, sizeof(line), "%s %s%s\n", stamp, prefix, msg);
+    if (n < 0) {
+        return;
+    }
+    size_t len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+    if (line[len - 1] != '\n') {
+        line[len - 1] = '\n';
+    }
+    pthread_mutex_lock(&log_mutex);
+    write_line(line, len);
+    pthread_mutex_unlock(&log_mutex);
+}
+
+int log_open(const struct log_options *opt, char *err, size_t err_len)
+{
+    int rc = RC_OK;
+    pthread_mutex_lock(&log_mutex);
+    log_console = opt->print_to_console;
+    free(log_path);
+    log_path = NULL;
+    if (opt->file_path) {
+        log_file = fopen(opt->file_path, "a");
+        if (!log_file) {
+            snprintf(err, err_len, "cannot open debug log %s: %s", opt->file_path, strerror(errno));
+            rc = RC_IO;
+            goto out;
+        }
+        setvbuf(log_file, NULL, _IOLBF, 0);
+        log_path = xstrdup(opt->file_path);
+        /* Core starts each run with blank lines so runs are easy to tell apart. */
+        fputs("\n\n\n\n\n", log_file);
+    }
+    log_is_open = true;
+    if (log_preopen.len > 0) {
+        if (log_file) {
+            fwrite(log_preopen.data, 1, log_preopen.len, log_file);
+        }
+        if (log_console) {
+            fwrite(log_preopen.data, 1, log_preopen.len, stdout);
+            fflush(stdout);
+        }
+    }
+    buf_clear(&log_preopen);
+out:
+    pthread_mutex_unlock(&log_mutex);
+    return rc;
+}
+
+void log_close(void)
+{
+    pthread_mutex_lock(&log_mutex);
+    if (log_file) {
+        fclose(log_file);
+        log_file = NULL;
+    }
+    free(log_path);
+    log_path = NULL;
+    log_console = false;
+    buf_clear(&log_preopen);
+    pthread_mutex_unlock(&log_mutex);
+}
+
+void log_reopen_request(void)
+{
+    atomic_store(&log_reopen_flag, true);
+}
+
+const char *log_file_path(void)
+{
+    return log_path ? log_path : "";
+}
+
+int log_category_parse(const char *name, uint32_t *mask)
+{
+    if (strcmp(name, "all") == 0 || strcmp(name, "1") == 0 || strcmp(name, "") == 0) {
+        *mask = LOG_CAT_ALL;
+        return RC_OK;
+    }
+    if (strcmp(name, "none") == 0 || strcmp(name, "0") == 0) {
+        *mask = 0;
+        return RC_OK;
+    }
+    for (size_t i = 0; i < ARRAY_LEN(categories); i++) {
+        if (strcmp(name, categories[i].name) == 0) {
+            *mask = categories[i].bit;
+            return RC_OK;
+        }
+    }
+    return RC_INVALID;
+}
+
+void log_categories_enable(uint32_t mask)
+{
+    atomic_fetch_or(&log_categories_mask, mask);
+}
+
+void log_categories_disable(uint32_t mask)
+{
+    atomic_fetch_and(&log_categories_mask, ~mask);
+}
+
+uint32_t log_categories_get(void)
+{
+    return atomic_load(&log_categories_mask);
+}
+
+size_t log_category_count(void)
+{
+    return ARRAY_LEN(categories);
+}
+
+const char *log_category_name(size_t i)
+{
+    CHECK_ALWAYS(i < ARRAY_LEN(categories));
+    return categories[i].name;
+}
+
+uint32_t log_category_bit(size_t i)
+{
+    CHECK_ALWAYS(i < ARRAY_LEN(categories));
+    return categories[i].bit;
+}
+
+char *log_sanitize(char *out, size_t out_len, const char *s)
+{
+    size_t i = 0;
+    if (out_len == 0) {
+        return out;
+    }
+    for (; s[i] && i + 1 < out_len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        out[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
+    }
+    out[i] = 0;
+    return out;
+}

@@ -1,0 +1,34 @@
+#include "util/time.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+
+int64_t time_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec;
+}
+
+int64_t time_mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+void time_format_iso(char out[TIME_ISO_LEN], int64_t t)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    strftime(out, TIME_ISO_LEN, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void time_sleep_ms(int64_t ms)
+{
+    struct timespec req = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&req, &req) != 0 && errno == EINTR) {
+    }
+}

@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Options and the config file: sections, precedence, -conf, warnings for network-only
+options outside their section, and start-up refusals for bad or unimplemented options."""
+
+import os
+import signal
+import socket
+import subprocess
+
+from framework import BitnodeTestFramework, assert_equal, assert_in, assert_true, free_port, wait_until
+
+
+class ConfigTest(BitnodeTestFramework):
+    def set_test_params(self):
+        self.num_nodes = 1
+        self.start_nodes_at_setup = False
+
+    def write_conf(self, node, text, name="bitnode.conf"):
+        with open(os.path.join(node.datadir, name), "w") as f:
+            f.write(text)
+
+    def run_test(self):
+        node = self.nodes[0]
+
+        self.log("unknown and malformed options stop start-up with a message naming them")
+        node.assert_start_fails(["-frobnicate"],
+                                "Error parsing command line arguments: Invalid parameter -frobnicate")
+        node.assert_start_fails(["-rpcthreads=many"],
+                                "Invalid value for -rpcthreads: 'many' (expected an integer)")
+        node.assert_start_fails(["-rpcport=70000"], "Invalid port specified in -rpcport: '70000'")
+        node.assert_start_fails(["-testnet"], "Invalid combination of -regtest, -signet, "
+                                "-testnet, -testnet4 and -chain. Can use at most one.")
+        node.assert_start_fails(["-debug=nosuch"], "Unsupported logging category -debug=nosuch.")
+        node.assert_start_fails(["unexpected"], "Command line contains unexpected token 'unexpected'")
+        for opt in ["-loadblock=/nonexistent", "-reindex", "-dbcache=100", "-par=2",
+                    "-assumevalid=0", "-listen=0", "-connect=127.0.0.1", "-maxconnections=3"]:
+            name = opt.split("=")[0]
+            node.assert_start_fails([opt], "%s: not implemented yet" % name)
+        node.assert_start_fails(["-datadir=" + os.path.join(self.tmpdir, "missing")],
+                                "does not exist")
+        node.assert_start_fails(["-conf=nosuch.conf"], "could not be opened")
+
+        self.log("unknown config keys and parse errors")
+        good = open(os.path.join(node.datadir, "bitnode.conf")).read()
+        self.write_conf(node, good + "frobnicate=1\n")
+        node.assert_start_fails([], "Invalid configuration value frobnicate")
+        self.write_conf(node, good + "noserver\n")
+        node.assert_start_fails([], "if you intended to specify a negated option, use noserver=1 instead")
+        self.write_conf(node, good + "rpcthreads=abc\n")
+        node.assert_start_fails([], "Invalid value for -rpcthreads: 'abc'")
+        self.write_conf(node, good)
+
+        self.log("[regtest] section beats the top level for network-only options")
+        top_port = free_port()
+        self.write_conf(node, "regtest=1\nrpcport=%d\nrpcthreads=2\n[regtest]\nprinttoconsole=0\n"
+                        "rpcport=%d\n[test]\nrpcport=1\n" % (top_port, node.rpc_port))
+        node.start()
+        assert_equal(type(node.rpc("uptime")), int)
+        s = socket.socket()
+        assert_true(s.connect_ex(("127.0.0.1", top_port)) != 0, "top-level port not bound")
+        s.close()
+        node.stop()
+
+        self.log("a top-level rpcport alone is ignored on regtest, with Core's warning")
+        self.write_conf(node, "regtest=1\nrpcport=%d\nprinttoconsole=0\n" % top_port)
+        os.remove(node.debug_log)
+        node.start(["-server=0"], wait=False)
+        wait_until(lambda: os.path.exists(node.debug_log) and
+                   "Done loading" in open(node.debug_log).read(), what="start-up")
+        node.process.send_signal(signal.SIGTERM)
+        assert_equal(node.wait_exit(), 0)
+        with open(node.debug_log) as f:
+            log = f.read()
+        assert_in("[warning] Config setting for -rpcport only applied on regtest network when "
+                  "in [regtest] section.", log)
+        assert_in("Warning: Config setting for -rpcport only applied on regtest network",
+                  node.stderr_text())
+        node.process = None
+
+        self.log("-conf with a relative path, and the command line beating the file")
+        self.write_conf(node, "regtest=1\n[regtest]\nrpcport=1\nprinttoconsole=0\n"
+                        "rpcuser=fromfile\nrpcpassword=filepw\n", name="other.conf")
+        node.start(["-conf=other.conf", "-rpcport=%d" % node.rpc_port, "-rpcpassword=cmdpw",
+                    "-rpcuser=cmd"], wait=False)
+        node.auth = ("cmd", "cmdpw")
+        node.wait_for_rpc()
+        assert_true(not os.path.exists(os.path.join(node.net_dir, ".cookie")),
+                    "no cookie with -rpcpassword")
+        node.stop()
+        node.auth = None
+
+        self.log("-chain=regtest and -regtest are the same chain; -pid and -debuglogfile paths")
+        self.write_conf(node, "[regtest]\nprinttoconsole=0\nrpcport=%d\n" % node.rpc_port)
+        node.start(["-chain=regtest", "-pid=my.pid", "-debuglogfile=" +
+                    os.path.join(self.tmpdir, "custom.log")])
+        assert_true(os.path.exists(os.path.join(node.net_dir, "my.pid")), "custom pid file")
+        node.stop()
+        assert_true(not os.path.exists(os.path.join(node.net_dir, "my.pid")), "pid removed")
+        assert_in("Shutdown: done", open(os.path.join(self.tmpdir, "custom.log")).read())
+
+        self.log("datadir= in a -conf file moves the datadir (default datadir under $HOME)")
+        other = os.path.join(self.tmpdir, "other_datadir")
+        os.mkdir(other)
+        conf_path = os.path.join(self.tmpdir, "outside.conf")
+        with open(conf_path, "w") as f:
+            f.write("datadir=%s\nregtest=1\n[regtest]\nrpcport=%d\nprinttoconsole=0\n"
+                    % (other, node.rpc_port))
+        env = dict(os.environ, HOME=self.tmpdir)
+        p = subprocess.Popen([node.bitnoded, "-conf=" + conf_path], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            cookie = os.path.join(other, "regtest", ".cookie")
+            wait_until(lambda: os.path.exists(cookie) or p.poll() is not None, what="cookie")
+            assert_true(os.path.exists(cookie), "cookie in the configured datadir")
+            assert_true(os.path.isdir(os.path.join(self.tmpdir, ".bitnode")), "default datadir")
+            p.send_signal(signal.SIGTERM)
+            assert_equal(p.wait(timeout=30), 0)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+if __name__ == "__main__":
+    ConfigTest().main()

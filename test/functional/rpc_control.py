@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""The control methods: help (overview and per method), uptime, getrpcinfo, logging (as
+Core: include/exclude lists, "all"), echo, and -debug at start-up."""
+
+import os
+import time
+
+from framework import (BitnodeTestFramework, assert_equal, assert_in, assert_true,
+                       assert_raises_rpc_error)
+
+CATEGORIES = ["bench", "blockstorage", "coindb", "http", "kv", "net", "reindex", "rpc",
+              "validation"]
+
+
+class ControlTest(BitnodeTestFramework):
+    def set_test_params(self):
+        self.num_nodes = 1
+        self.extra_args = [["-debug=rpc", "-debug=kv"]]
+
+    def run_test(self):
+        node = self.nodes[0]
+        self.log("help")
+        overview = node.rpc("help")
+        assert_true(overview.startswith("== Control ==\n"), overview)
+        for m in ["getrpcinfo", "help", "logging", "stop", "uptime"]:
+            assert_in("\n" + m, "\n" + overview)
+            text = node.rpc("help", m)
+            assert_true(text.startswith(m), text)
+            assert_in("Examples:", text)
+        assert_true("echo" not in overview, "hidden methods are not listed")
+        assert_equal(node.rpc("help", "nosuch"), "help: unknown command: nosuch")
+
+        self.log("uptime counts seconds")
+        u0 = node.rpc("uptime")
+        time.sleep(1.1)
+        assert_true(node.rpc("uptime") >= u0 + 1, "uptime grows")
+
+        self.log("getrpcinfo")
+        info = node.rpc("getrpcinfo")
+        assert_equal(info["logpath"], os.path.abspath(node.debug_log))
+        assert_equal(len(info["active_commands"]), 1)
+        assert_equal(info["active_commands"][0]["method"], "getrpcinfo")
+        assert_true(isinstance(info["active_commands"][0]["duration"], int), "duration in us")
+
+        self.log("logging: start-up -debug, include/exclude, all")
+        state = node.rpc("logging")
+        assert_equal(sorted(state.keys()), CATEGORIES)
+        assert_equal([c for c in CATEGORIES if state[c]], ["kv", "rpc"])
+        state = node.rpc("logging", ["net", "http"], ["kv"])
+        assert_equal([c for c in CATEGORIES if state[c]], ["http", "net", "rpc"])
+        state = node.rpc("logging", ["all"])
+        assert_equal(all(state.values()), True)
+        state = node.rpc("logging", [], ["all"])
+        assert_equal(any(state.values()), False)
+        assert_raises_rpc_error(-8, "unknown logging category libevent", node.rpc, "logging",
+                                ["libevent"])
+        node.rpc("logging", ["http"])
+        node.rpc("uptime")
+        assert_in("[http] Received a POST request for / from 127.0.0.1", open(node.debug_log).read())
+
+        self.log("echo")
+        assert_equal(node.rpc("echo"), [])
+        assert_equal(node.rpc("echo", 1, "two", [3], {"4": 5}, None, True),
+                     [1, "two", [3], {"4": 5}, None, True])
+        assert_equal(node.rpc("echojson", 1.5), [1.5])
+
+
+if __name__ == "__main__":
+    ControlTest().main()

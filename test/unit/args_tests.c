@@ -1,0 +1,454 @@
+/* Unit tests for the util layer of the daemon: options and config file (util/args), the
+ * log (util/log), datadir helpers (util/fs) and timestamps (util/time). */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "consensus/params.h"
+#include "test.h"
+#include "util/args.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/rc.h"
+#include "util/time.h"
+
+static char err[1024];
+
+static struct args *parse(const char *const *argv, int argc)
+{
+    struct args *a = args_new(args_daemon_defs, args_daemon_defs_len);
+    CHECK_EQ_INT(args_parse_cmdline(a, argc, (char *const *)argv, NULL, err, sizeof(err)), 0);
+    return a;
+}
+
+static int conf(struct args *a, const char *text)
+{
+    return args_read_config(a, text, strlen(text), "bitnode.conf", false, err, sizeof(err));
+}
+
+static void test_cmdline_forms(void)
+{
+    const char *argv[] = {"bitnoded",        "-rpcport=1234", "--rpcuser=alice", "-printtoconsole",
+                          "-nodebuglogfile", "-server=0",     "-debug=net",      "-debug=rpc"};
+    struct args *a = parse(argv, 8);
+    CHECK_EQ_INT(args_get_int(a, "rpcport", 0), 1234);
+    CHECK_EQ_STR(args_get(a, "rpcuser", NULL), "alice");
+    CHECK(args_get_bool(a, "printtoconsole", false));
+    CHECK(args_is_negated(a, "debuglogfile"));
+    CHECK(args_is_set(a, "debuglogfile"));
+    CHECK(!args_get_bool(a, "server", true));
+    CHECK(!args_is_set(a, "daemon"));
+    CHECK(args_get_bool(a, "daemon", true));
+    CHECK_EQ_STR(args_get(a, "pid", "dflt"), "dflt");
+    const char **v;
+    size_t n = args_get_list(a, "debug", &v);
+    CHECK_EQ_INT(n, 2);
+    if (n == 2) {
+        CHECK_EQ_STR(v[0], "net");
+        CHECK_EQ_STR(v[1], "rpc");
+    }
+    free(v);
+    args_free(a);
+}
+
+static void test_cmdline_last_wins_and_negation(void)
+{
+    const char *argv[] = {"bitnoded", "-rpcport=1",  "-rpcport=2", "-debug=net",
+                          "-nodebug", "-debug=http", "-h"};
+    struct args *a = parse(argv, 7);
+    CHECK_EQ_INT(args_get_int(a, "rpcport", 0), 2);
+    const char **v;
+    size_t n = args_get_list(a, "debug", &v);
+    CHECK_EQ_INT(n, 1);
+    if (n == 1) {
+        CHECK_EQ_STR(v[0], "http");
+    }
+    free(v);
+    CHECK(args_get_bool(a, "help", false));
+    args_free(a);
+}
+
+static void test_cmdline_errors(void)
+{
+    struct args *a = args_new(args_daemon_defs, args_daemon_defs_len);
+    const char *bad[] = {"bitnoded", "-rpcport=1", "-frobnicate=2"};
+    CHECK_EQ_INT(args_parse_cmdline(a, 3, (char *const *)bad, NULL, err, sizeof(err)), RC_INVALID);
+    CHECK_EQ_STR(err, "Invalid parameter -frobnicate");
+    args_free(a);
+
+    a = args_new(args_daemon_defs, args_daemon_defs_len);
+    const char *stray[] = {"bitnoded", "uptime"};
+    CHECK_EQ_INT(args_parse_cmdline(a, 2, (char *const *)stray, NULL, err, sizeof(err)),
+                 RC_INVALID);
+    CHECK_EQ_STR(err, "Command line contains unexpected token 'uptime', see -help for a list "
+                      "of options.");
+    args_free(a);
+
+    /* bitnode-cli: options stop at the first word. */
+    a = args_new(args_cli_defs, args_cli_defs_len);
+    const char *cli[] = {"bitnode-cli", "-named", "echo", "-x", "arg0=1"};
+    int first = -1;
+    CHECK_EQ_INT(args_parse_cmdline(a, 5, (char *const *)cli, &first, err, sizeof(err)), 0);
+    CHECK_EQ_INT(first, 2);
+    CHECK(args_get_bool(a, "named", false));
+    args_free(a);
+}
+
+static void test_validate(void)
+{
+    const char *argv1[] = {"bitnoded", "-rpcport=abc"};
+    struct args *a = parse(argv1, 2);
+    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
+    CHECK_EQ_STR(err, "Invalid value for -rpcport: 'abc' (expected an integer)");
+    args_free(a);
+
+    const char *argv2[] = {"bitnoded", "-loadblock=/tmp/x.dat"};
+    a = parse(argv2, 2);
+    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
+    CHECK_EQ_STR(err, "-loadblock: not implemented yet");
+    args_free(a);
+
+    const char *argv3[] = {"bitnoded", "-dbcache=x"};
+    a = parse(argv3, 2);
+    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
+    CHECK_EQ_STR(err, "Invalid value for -dbcache: 'x' (expected an integer)");
+    args_free(a);
+
+    const char *argv4[] = {"bitnoded", "-daemon=yes"};
+    a = parse(argv4, 2);
+    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
+    CHECK_EQ_STR(err, "Invalid value for -daemon: 'yes' (expected 0 or 1)");
+    args_free(a);
+
+    const char *argv5[] = {"bitnoded", "-regtest", "-rpcport=5", "-rpcthreads=2", "-server"};
+    a = parse(argv5, 5);
+    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), 0);
+    args_free(a);
+
+    const char *argv6[] = {"bitnoded", "-reindex"};
+    a = parse(argv6, 2);
+    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
+    CHECK_EQ_STR(err, "-reindex: not implemented yet");
+    args_free(a);
+}
+
+static void test_config_precedence(void)
+{
+    const char *argv[] = {"bitnoded", "-rpcuser=cmd"};
+    struct args *a = parse(argv, 2);
+    CHECK_EQ_INT(conf(a, "# comment\n"
+                         "rpcuser=top\n"
+                         "rpcpassword = top pw  \n"
+                         "rpcthreads=3\n"
+                         "rpcthreads=7\n"
+                         "regtest=1\n"
+                         "rpcport=1111\n"
+                         "[regtest]\n"
+                         "rpcpassword=sect # trailing comment is not allowed for passwords\n"),
+                 RC_INVALID);
+    CHECK_EQ_STR(err, "parse error on line 9, using # in rpcpassword can be ambiguous and "
+                      "should be avoided");
+    args_free(a);
+
+    a = parse(argv, 2);
+    CHECK_EQ_INT(conf(a, "# comment\n"
+                         "rpcuser=top\n"
+                         "rpcpassword = top pw  \n"
+                         "rpcthreads=3\n"
+                         "rpcthreads=7\n"
+                         "regtest=1\n"
+                         "rpcport=1111\n"
+                         "debug=net\n"
+                         "[regtest]\n"
+                         "rpcpassword=sect\n"
+                         "debug=rpc\n"
+                         "[main]\n"
+                         "rpcport=2222\n"),
+                 0);
+    CHECK_EQ_INT(args_select_chain(a, err, sizeof(err)), 0);
+    CHECK_EQ_STR(args_chain(a), "regtest");
+    CHECK_EQ_STR(args_get(a, "rpcuser", NULL), "cmd");      /* command line wins */
+    CHECK_EQ_STR(args_get(a, "rpcpassword", NULL), "sect"); /* section beats top level */
+    CHECK_EQ_INT(args_get_int(a, "rpcthreads", 0), 3);      /* config: first one wins */
+    CHECK(!args_is_set(a, "rpcport"));                      /* network-only: ignored */
+    CHECK_EQ_INT(args_warning_count(a), 1);
+    if (args_warning_count(a) == 1) {
+        CHECK_EQ_STR(args_warning(a, 0), "Config setting for -rpcport only applied on regtest "
+                                         "network when in [regtest] section.");
+    }
+    const char **v;
+    size_t n = args_get_list(a, "debug", &v);
+    CHECK_EQ_INT(n, 2);
+    if (n == 2) {
+        CHECK_EQ_STR(v[0], "rpc"); /* section values first, then the top level */
+        CHECK_EQ_STR(v[1], "net");
+    }
+    free(v);
+    args_free(a);
+}
+
+static void test_config_main_chain(void)
+{
+    const char *argv[] = {"bitnoded"};
+    struct args *a = parse(argv, 1);
+    CHECK_EQ_INT(conf(a, "rpcport=1111\ntest.rpcport=3333\nnoserver=1\n"), 0);
+    CHECK_EQ_INT(args_select_chain(a, err, sizeof(err)), 0);
+    CHECK_EQ_STR(args_chain(a), "main");
+    CHECK_EQ_INT(args_get_int(a, "rpcport", 0), 1111); /* on main the top level applies */
+    CHECK_EQ_INT(args_warning_count(a), 0);
+    CHECK(args_is_negated(a, "server"));
+    CHECK(!args_get_bool(a, "server", true));
+    args_free(a);
+
+    a = parse(argv, 1);
+    CHECK_EQ_INT(conf(a, "testnet=1\nrpcport=1111\ntest.rpcport=3333\n"), 0);
+    CHECK_EQ_INT(args_select_chain(a, err, sizeof(err)), 0);
+    CHECK_EQ_STR(args_chain(a), "test");
+    CHECK_EQ_INT(args_get_int(a, "rpcport", 0), 3333);
+    CHECK_EQ_INT(args_warning_count(a), 0);
+    args_free(a);
+}
+
+static void test_config_errors(void)
+{
+    const char *argv[] = {"bitnoded"};
+    struct args *a = parse(argv, 1);
+    CHECK_EQ_INT(conf(a, "server=1\nfoo=bar\n"), RC_INVALID);
+    CHECK_EQ_STR(err, "Invalid configuration value foo");
+    CHECK_EQ_INT(conf(a, "\n\nnoserver\n"), RC_INVALID);
+    CHECK_EQ_STR(err, "parse error on line 3: noserver, if you intended to specify a negated "
+                      "option, use noserver=1 instead");
+    CHECK_EQ_INT(conf(a, "server\n"), RC_INVALID);
+    CHECK_EQ_STR(err, "parse error on line 1: server");
+    CHECK_EQ_INT(conf(a, "-server=1\n"), RC_INVALID);
+    CHECK_EQ_STR(err, "parse error on line 1: -server=1, options in configuration file must be "
+                      "specified without leading -");
+    CHECK_EQ_INT(conf(a, "conf=/etc/other.conf\n"), RC_INVALID);
+    CHECK_EQ_INT(conf(a, "[mainnet]\nserver=1\n"), 0);
+    CHECK_EQ_INT(args_warning_count(a), 1);
+    if (args_warning_count(a) == 1) {
+        CHECK_EQ_STR(args_warning(a, 0), "bitnode.conf:1 Section [mainnet] is not recognized.");
+    }
+    /* bitnode-cli reads the daemon's file and skips what it does not know. */
+    struct args *c = args_new(args_cli_defs, args_cli_defs_len);
+    CHECK_EQ_INT(args_read_config(c, "server=1\nrpcport=5\n", 19, "x", true, err, sizeof(err)), 0);
+    CHECK_EQ_INT(args_get_int(c, "rpcport", 0), 5);
+    args_free(c);
+    args_free(a);
+}
+
+static void test_chain_selection(void)
+{
+    const char *argv1[] = {"bitnoded", "-regtest", "-testnet"};
+    struct args *a = parse(argv1, 3);
+    CHECK_EQ_INT(args_select_chain(a, err, sizeof(err)), RC_INVALID);
+    CHECK_EQ_STR(err, "Invalid combination of -regtest, -signet, -testnet, -testnet4 and "
+                      "-chain. Can use at most one.");
+    args_free(a);
+
+    const char *argv2[] = {"bitnoded", "-chain=foonet"};
+    a = parse(argv2, 2);
+    CHECK_EQ_INT(args_select_chain(a, err, sizeof(err)), RC_INVALID);
+    CHECK_EQ_STR(err, "Unknown chain foonet.");
+    args_free(a);
+
+    const char *argv3[] = {"bitnoded", "-chain=testnet4"};
+    a = parse(argv3, 2);
+    CHECK_EQ_INT(args_select_chain(a, err, sizeof(err)), 0);
+    CHECK_EQ_STR(args_chain(a), "testnet4");
+    args_free(a);
+
+    const char *argv4[] = {"bitnoded", "-noregtest", "-signet"};
+    a = parse(argv4, 3);
+    CHECK_EQ_INT(args_select_chain(a, err, sizeof(err)), 0);
+    CHECK_EQ_STR(args_chain(a), "signet");
+    args_free(a);
+
+    CHECK_EQ_INT(fs_chain_info("regtest")->rpc_port, 18443);
+    CHECK_EQ_STR(fs_chain_info("test")->subdir, "testnet3");
+    CHECK_EQ_INT(fs_chain_info("testnet4")->rpc_port, 48332);
+    CHECK_EQ_INT(fs_chain_info("signet")->rpc_port, 38332);
+    CHECK_EQ_INT(fs_chain_info("main")->rpc_port, 8332);
+    CHECK(fs_chain_info("mainnet") == NULL);
+}
+
+/* util's chain table (the layer below consensus, like Core's CBaseChainParams) must agree
+ * with the consensus parameters. */
+static void test_chain_table_matches_params(void)
+{
+    const char *names[] = {"main", "test", "testnet4", "signet", "regtest"};
+    for (size_t i = 0; i < 5; i++) {
+        const struct fs_chain_info *f = fs_chain_info(names[i]);
+        const struct chain_params *p = chain_params_get(names[i]);
+        CHECK(f != NULL && p != NULL);
+        if (f && p) {
+            CHECK_EQ_STR(f->subdir, p->datadir_subdir);
+            CHECK_EQ_INT(f->rpc_port, p->rpc_port);
+            CHECK_EQ_INT(f->p2p_port, p->default_port);
+        }
+    }
+}
+
+static int evaluated;
+static int count_evaluation(void)
+{
+    return ++evaluated;
+}
+
+static void test_log(void)
+{
+    char path[] = "/tmp/bitnode_log_test_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    uint32_t mask = 0;
+    CHECK_EQ_INT(log_category_parse("net", &mask), 0);
+    CHECK_EQ_INT(mask, LOG_CAT_NET);
+    CHECK_EQ_INT(log_category_parse("all", &mask), 0);
+    CHECK_EQ_INT(mask, LOG_CAT_ALL);
+    CHECK_EQ_INT(log_category_parse("libevent", &mask), RC_INVALID);
+    CHECK_EQ_INT(log_category_count(), 9);
+
+    LOG_INFO("before open %d", 1); /* buffered until the log opens */
+    struct log_options lo = {.file_path = path, .print_to_console = false};
+    CHECK_EQ_INT(log_open(&lo, err, sizeof(err)), 0);
+    evaluated = 0;
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "hidden %d", count_evaluation());
+    CHECK_EQ_INT(evaluated, 0); /* arguments not evaluated while the category is off */
+    log_categories_enable(LOG_CAT_NET);
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "shown %d", count_evaluation());
+    CHECK_EQ_INT(evaluated, 1);
+    log_categories_disable(LOG_CAT_ALL);
+    LOG(LOG_CAT_RPC, LOG_LVL_WARN, "warned");
+    LOG_ERROR("bad %s", "thing");
+    log_close();
+
+    size_t len;
+    char *text = (char *)test_read_file(path, &len);
+    CHECK(text != NULL);
+    if (text) {
+        /* Each line: "YYYY-MM-DDTHH:MM:SSZ " then the prefix and message. */
+        const char *want[] = {" before open 1\n", " [net] shown 1\n", " [rpc:warning] warned\n",
+                              " [error] bad thing\n"};
+        const char *p = text;
+        while (*p == '\n') {
+            p++;
+        }
+        for (size_t i = 0; i < 4; i++) {
+            CHECK(strlen(p) > 20 && p[4] == '-' && p[10] == 'T' && p[19] == 'Z');
+            CHECK(strncmp(p + 20, want[i], strlen(want[i])) == 0);
+            p = strchr(p, '\n');
+            if (!p) {
+                CHECK(0);
+                break;
+            }
+            p++;
+        }
+        CHECK(strstr(text, "hidden") == NULL);
+        free(text);
+    }
+    char clean[16];
+    CHECK_EQ_STR(log_sanitize(clean, sizeof(clean), "a\nb\x01z"), "a?b?z");
+    unlink(path);
+}
+
+static void test_fs(void)
+{
+    char *p = fs_path_join("/a/b", "c");
+    CHECK_EQ_STR(p, "/a/b/c");
+    free(p);
+    p = fs_path_join("/a/b/", "/abs");
+    CHECK_EQ_STR(p, "/abs");
+    free(p);
+    p = fs_path_join("/a", "");
+    CHECK_EQ_STR(p, "/a");
+    free(p);
+
+    char dir[] = "/tmp/bitnode_fs_test_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char *sub = fs_path_join(dir, "x/y/z");
+    CHECK_EQ_INT(fs_mkdir_p(sub, err, sizeof(err)), 0);
+    CHECK(fs_is_dir(sub));
+
+    int fd1 = -1, fd2 = -1;
+    CHECK_EQ_INT(fs_lock_dir(sub, &fd1, err, sizeof(err)), 0);
+    CHECK_EQ_INT(fs_lock_dir(sub, &fd2, err, sizeof(err)), RC_INVALID);
+    CHECK(strstr(err, "Cannot obtain a lock on data directory") != NULL);
+    fs_unlock_dir(fd1);
+    CHECK_EQ_INT(fs_lock_dir(sub, &fd2, err, sizeof(err)), 0);
+    fs_unlock_dir(fd2);
+
+    char *file = fs_path_join(sub, "secret");
+    CHECK_EQ_INT(fs_write_file_atomic(file, "abc", 3, 0600, err, sizeof(err)), 0);
+    struct stat st;
+    CHECK_EQ_INT(stat(file, &st), 0);
+    CHECK_EQ_INT(st.st_mode & 0777, 0600);
+    struct buf b;
+    buf_init(&b);
+    CHECK_EQ_INT(fs_read_file(file, &b, 100, err, sizeof(err)), 0);
+    CHECK_EQ_INT(b.len, 3);
+    CHECK_EQ_INT(fs_read_file(file, &b, 2, err, sizeof(err)), RC_TOO_LARGE);
+    buf_clear(&b);
+    char *missing = fs_path_join(sub, "missing");
+    CHECK_EQ_INT(fs_read_file(missing, &b, 100, err, sizeof(err)), RC_NOT_FOUND);
+    char *lock = fs_path_join(sub, ".lock");
+    unlink(lock);
+    unlink(file);
+    free(lock);
+    free(missing);
+    free(file);
+    free(sub);
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+
+static void test_help_text(void)
+{
+    struct args *a = args_new(args_daemon_defs, args_daemon_defs_len);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    args_print_help(a, f);
+    fclose(f);
+    CHECK(strncmp(text, "Options:\n\n  -help\n       Print this help message", 48) == 0);
+    CHECK(strstr(text, "\n  -rpcport=<port>\n       Listen for JSON-RPC connections on <port>") !=
+          NULL);
+    CHECK(strstr(text, "RPC server options:\n") != NULL);
+    CHECK(strstr(text, "testwarmupms") == NULL); /* hidden */
+    free(text);
+    args_free(a);
+}
+
+static void test_time(void)
+{
+    char s[TIME_ISO_LEN];
+    time_format_iso(s, 0);
+    CHECK_EQ_STR(s, "1970-01-01T00:00:00Z");
+    time_format_iso(s, 1796000523); /* 2026-11-30T01:02:03Z */
+    CHECK_EQ_STR(s, "2026-11-30T01:02:03Z");
+    int64_t a = time_mono_us();
+    time_sleep_ms(2);
+    CHECK(time_mono_us() - a >= 2000);
+}
+
+int main(void)
+{
+    TEST(test_cmdline_forms);
+    TEST(test_cmdline_last_wins_and_negation);
+    TEST(test_cmdline_errors);
+    TEST(test_validate);
+    TEST(test_config_precedence);
+    TEST(test_config_main_chain);
+    TEST(test_config_errors);
+    TEST(test_chain_selection);
+    TEST(test_chain_table_matches_params);
+    TEST(test_log);
+    TEST(test_fs);
+    TEST(test_help_text);
+    TEST(test_time);
+    return test_done();
+}

@@ -1,0 +1,439 @@
+/* Unit tests for the RPC layer: authentication (rpcauth HMAC, Basic header, cookie), the
+ * JSON writer (amounts), JSON-RPC dispatch with Bitcoin Core's error codes and HTTP status
+ * conventions, -rpcallowip subnets, and bitnode-cli's argument conversion. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rpc/auth.h"
+#include "rpc/client.h"
+#include "rpc/control.h"
+#include "rpc/json.h"
+#include "rpc/jsonrpc.h"
+#include "rpc/protocol.h"
+#include "rpc/server.h"
+#include "test.h"
+#include "util/rc.h"
+
+/* Bitcoin Core's test/functional/rpc_users.py vector for user rt2. */
+#define RT2_LINE                                                                                   \
+    "rt2:f8607b1a88861fac29dfccf9b52ff9f$"                                                         \
+    "ff36a0c23c8c62b4846112e50fa888416e94c17bfd4c42f88fd8f55ec6a3137e"
+#define RT2_PASS "8/F3uMDw4KSEbw96U3CA1C4X05dkHDN2BPFjTgZW4KI="
+
+static char *basic(const char *userpass)
+{
+    char *b64 = rpc_base64_encode(userpass, strlen(userpass));
+    char *h = malloc(strlen(b64) + 8);
+    strcpy(h, "Basic ");
+    strcat(h, b64);
+    free(b64);
+    return h;
+}
+
+static bool header_ok(const struct rpc_auth *au, const char *userpass, char **user)
+{
+    char *h = basic(userpass);
+    bool ok = rpc_auth_check_header(au, h, user);
+    free(h);
+    return ok;
+}
+
+static void test_rpcauth_hmac(void)
+{
+    char hex[65];
+    rpc_auth_hmac_hex(hex, "f8607b1a88861fac29dfccf9b52ff9f", RT2_PASS);
+    CHECK_EQ_STR(hex, "ff36a0c23c8c62b4846112e50fa888416e94c17bfd4c42f88fd8f55ec6a3137e");
+
+    struct rpc_auth *au = rpc_auth_new();
+    CHECK_EQ_INT(rpc_auth_add_rpcauth(au, RT2_LINE), 0);
+    char *user = NULL;
+    CHECK(header_ok(au, "rt2:" RT2_PASS, &user));
+    CHECK_EQ_STR(user, "rt2");
+    free(user);
+    CHECK(!header_ok(au, "rt2:wrong", NULL));
+    CHECK(!header_ok(au, "rt:" RT2_PASS, NULL));
+    CHECK(!header_ok(au, "rt2", NULL));
+    CHECK(!rpc_auth_check_header(au, NULL, NULL));
+    CHECK(!rpc_auth_check_header(au, "Bearer abc", NULL));
+    CHECK(!rpc_auth_check_header(au, "Basic !!!!", NULL));
+
+    CHECK_EQ_INT(rpc_auth_add_rpcauth(au, "nouser"), RC_INVALID);
+    CHECK_EQ_INT(rpc_auth_add_rpcauth(au, "u:salt"), RC_INVALID);
+    CHECK_EQ_INT(rpc_auth_add_rpcauth(au, "u:salt$abcd"), RC_INVALID);
+    CHECK_EQ_INT(rpc_auth_add_rpcauth(
+                     au, ":salt$ff36a0c23c8c62b4846112e50fa888416e94c17bfd4c42f88fd8f55ec6a3137e"),
+                 RC_INVALID);
+    CHECK_EQ_INT(rpc_auth_add_rpcauth(
+                     au, "u:salt$zz36a0c23c8c62b4846112e50fa888416e94c17bfd4c42f88fd8f55ec6a3137e"),
+                 RC_INVALID);
+
+    rpc_auth_add_plain(au, "alice", "p:w");
+    CHECK(header_ok(au, "alice:p:w", NULL)); /* the password may contain ':' */
+    CHECK(!header_ok(au, "alice:p:", NULL));
+    CHECK(!header_ok(au, "alice:", NULL));
+    rpc_auth_free(au);
+}
+
+static void test_constant_time_equal(void)
+{
+    CHECK(rpc_auth_equal("", ""));
+    CHECK(rpc_auth_equal("abc", "abc"));
+    CHECK(!rpc_auth_equal("abc", "abd"));
+    CHECK(!rpc_auth_equal("abc", "ab"));
+    CHECK(!rpc_auth_equal("ab", "abc"));
+    CHECK(!rpc_auth_equal("", "a"));
+    CHECK(!rpc_auth_equal("a", ""));
+    CHECK(!rpc_auth_equal("abcabc", "abc"));
+}
+
+static void test_base64(void)
+{
+    char *s = rpc_base64_decode("dXNlcjpwYXNz");
+    CHECK_EQ_STR(s, "user:pass");
+    free(s);
+    s = rpc_base64_decode("YQ==");
+    CHECK_EQ_STR(s, "a");
+    free(s);
+    s = rpc_base64_decode("YWI=");
+    CHECK_EQ_STR(s, "ab");
+    free(s);
+    CHECK(rpc_base64_decode("YQ=") == NULL);
+    CHECK(rpc_base64_decode("Y=Q=") == NULL);
+    CHECK(rpc_base64_decode("AA==") == NULL); /* embedded NUL */
+    s = rpc_base64_encode("user:pass", 9);
+    CHECK_EQ_STR(s, "dXNlcjpwYXNz");
+    free(s);
+}
+
+static void test_cookie(void)
+{
+    char dir[] = "/tmp/bitnode_cookie_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char path[128];
+    snprintf(path, sizeof(path), "%s/.cookie", dir);
+    char err[256];
+    char *secret = NULL;
+    CHECK_EQ_INT(rpc_cookie_generate(path, &secret, err, sizeof(err)), 0);
+    CHECK(secret && strlen(secret) == 64);
+    struct stat st;
+    CHECK_EQ_INT(stat(path, &st), 0);
+    CHECK_EQ_INT(st.st_mode & 0777, 0600);
+    char *userpass = NULL;
+    CHECK_EQ_INT(rpc_cookie_read(path, &userpass, err, sizeof(err)), 0);
+    char want[128];
+    snprintf(want, sizeof(want), "__cookie__:%s", secret ? secret : "");
+    CHECK_EQ_STR(userpass, want);
+    struct rpc_auth *au = rpc_auth_new();
+    rpc_auth_add_plain(au, RPC_COOKIE_USER, secret ? secret : "");
+    CHECK(header_ok(au, want, NULL));
+    rpc_auth_free(au);
+    free(userpass);
+    free(secret);
+    unlink(path);
+    CHECK_EQ_INT(rpc_cookie_read(path, &userpass, err, sizeof(err)), RC_NOT_FOUND);
+    rmdir(dir);
+}
+
+static void check_write(json_t *v, int indent, const char *want)
+{
+    char *s = rpc_json_dumps(v, indent);
+    CHECK_EQ_STR(s, want);
+    free(s);
+    json_decref(v);
+}
+
+static void test_json_writer(void)
+{
+    check_write(rpc_json_amount(0), 0, "0.00000000");
+    check_write(rpc_json_amount(1), 0, "0.00000001");
+    check_write(rpc_json_amount(-1), 0, "-0.00000001");
+    check_write(rpc_json_amount(10000000), 0, "0.10000000");
+    check_write(rpc_json_amount(2100000000000000LL), 0, "21000000.00000000");
+    check_write(rpc_json_amount(INT64_MIN), 0, "-92233720368.54775808");
+    check_write(
+        json_pack("{s:o,s:[i,b,n],s:f}", "amt", rpc_json_amount(123456789), "a", 1, 1, "x", 0.5), 0,
+        "{\"amt\":1.23456789,\"a\":[1,true,null],\"x\":0.5}");
+    check_write(json_pack("{s:[],s:{},s:[i]}", "e", "o", "l", 7), 2,
+                "{\n  \"e\": [\n  ],\n  \"o\": {\n  },\n  \"l\": [\n    7\n  ]\n}");
+    check_write(json_string("a\"b\\c\n\x01/\xc3\xa9"), 0, "\"a\\\"b\\\\c\\n\\u0001/\xc3\xa9\"");
+    check_write(json_real(0.1), 0, "0.1");
+    json_t *v = rpc_json_parse("\"\\u0000AMT1\"", 12);
+    CHECK(v == NULL); /* input cannot forge an amount */
+    v = rpc_json_parse("[1] x", 5);
+    CHECK(v == NULL);
+    v = rpc_json_parse("5", 1);
+    CHECK(json_is_integer(v));
+    json_decref(v);
+    v = json_string("0.1");
+    CHECK(!rpc_json_is_amount(v));
+    json_decref(v);
+    v = rpc_json_amount(5);
+    CHECK(rpc_json_is_amount(v));
+    json_decref(v);
+}
+
+static void check_amount(json_t *v, int rc, int64_t want, const char *want_err)
+{
+    int64_t sat = -1;
+    const char *e = "";
+    CHECK_EQ_INT(rpc_json_amount_parse(v, &sat, &e), rc);
+    if (rc == 0) {
+        CHECK_EQ_INT(sat, want);
+    } else {
+        CHECK_EQ_STR(e, want_err);
+    }
+    json_decref(v);
+}
+
+static void test_amount_parse(void)
+{
+    check_amount(json_real(0.1), 0, 10000000, NULL);
+    check_amount(json_real(20999999.99999999), 0, 2099999999999999LL, NULL);
+    check_amount(json_integer(21000000), 0, 2100000000000000LL, NULL);
+    check_amount(json_string("0.00000001"), 0, 1, NULL);
+    check_amount(json_string("1"), 0, 100000000, NULL);
+    check_amount(json_string("0.000000001"), RC_INVALID, 0, "Invalid amount");
+    check_amount(json_real(0.000000001), RC_INVALID, 0, "Invalid amount");
+    check_amount(json_string("abc"), RC_INVALID, 0, "Invalid amount");
+    check_amount(json_integer(-1), RC_INVALID, 0, "Amount out of range");
+    check_amount(json_integer(21000001), RC_INVALID, 0, "Amount out of range");
+    check_amount(json_true(), RC_INVALID, 0, "Amount is not a number or string");
+}
+
+/* Runs body through the dispatcher; checks the HTTP status and the exact body. */
+static void expect(const char *body, int status, const char *want)
+{
+    struct rpc_reply r;
+    rpc_handle_body(body, strlen(body), "user", "/", &r);
+    CHECK_EQ_INT(r.http_status, status);
+    if (want) {
+        CHECK_EQ_STR(r.body, want);
+    } else {
+        CHECK(r.body == NULL);
+    }
+    rpc_reply_clear(&r);
+}
+
+static void test_dispatch_errors(void)
+{
+    expect(
+        "{\"method\":", RPC_HTTP_INTERNAL_SERVER_ERROR,
+        "{\"result\":null,\"error\":{\"code\":-32700,\"message\":\"Parse error\"},\"id\":null}\n");
+    expect("5", RPC_HTTP_INTERNAL_SERVER_ERROR,
+           "{\"result\":null,\"error\":{\"code\":-32700,\"message\":\"Top-level object parse "
+           "error\"},\"id\":null}\n");
+    expect("{\"method\":\"nosuch\",\"id\":1}", RPC_HTTP_NOT_FOUND,
+           "{\"result\":null,\"error\":{\"code\":-32601,\"message\":\"Method not found\"},"
+           "\"id\":1}\n");
+    expect("{\"jsonrpc\":\"2.0\",\"method\":\"nosuch\",\"id\":\"x\"}", RPC_HTTP_OK,
+           "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32601,\"message\":\"Method not found\"},"
+           "\"id\":\"x\"}\n");
+    expect("{\"id\":1}", RPC_HTTP_BAD_REQUEST,
+           "{\"result\":null,\"error\":{\"code\":-32600,\"message\":\"Missing method\"},"
+           "\"id\":1}\n");
+    expect("{\"method\":5,\"id\":1}", RPC_HTTP_BAD_REQUEST,
+           "{\"result\":null,\"error\":{\"code\":-32600,\"message\":\"Method must be a "
+           "string\"},\"id\":1}\n");
+    expect("{\"method\":\"uptime\",\"params\":5,\"id\":1}", RPC_HTTP_BAD_REQUEST,
+           "{\"result\":null,\"error\":{\"code\":-32600,\"message\":\"Params must be an array "
+           "or object\"},\"id\":1}\n");
+    expect("{\"jsonrpc\":\"3.0\",\"method\":\"uptime\",\"id\":1}", RPC_HTTP_BAD_REQUEST,
+           "{\"result\":null,\"error\":{\"code\":-32600,\"message\":\"JSON-RPC version not "
+           "supported\"},\"id\":1}\n");
+    expect("{\"method\":\"help\",\"params\":[5],\"id\":1}", RPC_HTTP_INTERNAL_SERVER_ERROR,
+           "{\"result\":null,\"error\":{\"code\":-3,\"message\":\"Wrong type passed:\\n{\\n    "
+           "\\\"Position 1 (command)\\\": \\\"JSON value of type number is not of expected type "
+           "string\\\"\\n}\"},\"id\":1}\n");
+    expect("{\"method\":\"logging\",\"params\":[[\"nosuch\"]],\"id\":1}",
+           RPC_HTTP_INTERNAL_SERVER_ERROR,
+           "{\"result\":null,\"error\":{\"code\":-8,\"message\":\"unknown logging category "
+           "nosuch\"},\"id\":1}\n");
+
+    /* Too many arguments: -1 with the method's help as the message. */
+    struct rpc_reply r;
+    const char *b = "{\"method\":\"uptime\",\"params\":[1],\"id\":1}";
+    rpc_handle_body(b, strlen(b), "u", "/", &r);
+    CHECK_EQ_INT(r.http_status, RPC_HTTP_INTERNAL_SERVER_ERROR);
+    CHECK(strncmp(r.body,
+                  "{\"result\":null,\"error\":{\"code\":-1,\"message\":\"uptime\\n\\n"
+                  "Returns the total uptime",
+                  70) == 0);
+    rpc_reply_clear(&r);
+}
+
+static void test_dispatch_ok(void)
+{
+    expect("{\"method\":\"echo\",\"params\":[1,\"a\",null],\"id\":7}", RPC_HTTP_OK,
+           "{\"result\":[1,\"a\",null],\"error\":null,\"id\":7}\n");
+    expect("{\"jsonrpc\":\"1.0\",\"method\":\"echo\",\"id\":7}", RPC_HTTP_OK,
+           "{\"result\":[],\"error\":null,\"id\":7}\n");
+    expect("{\"jsonrpc\":\"2.0\",\"method\":\"echo\",\"params\":[true],\"id\":null}", RPC_HTTP_OK,
+           "{\"jsonrpc\":\"2.0\",\"result\":[true],\"id\":null}\n");
+    /* A 2.0 request without id is a notification: run, but no reply body. */
+    expect("{\"jsonrpc\":\"2.0\",\"method\":\"echo\"}", RPC_HTTP_NO_CONTENT, NULL);
+    expect("{\"jsonrpc\":\"2.0\",\"method\":\"nosuch\"}", RPC_HTTP_NO_CONTENT, NULL);
+    expect("{\"method\":\"help\",\"params\":[\"nosuch\"],\"id\":1}", RPC_HTTP_OK,
+           "{\"result\":\"help: unknown command: nosuch\",\"error\":null,\"id\":1}\n");
+}
+
+static void test_named_params(void)
+{
+    expect("{\"method\":\"echo\",\"params\":{\"arg2\":5,\"arg0\":\"a\"},\"id\":1}", RPC_HTTP_OK,
+           "{\"result\":[\"a\",null,5],\"error\":null,\"id\":1}\n");
+    expect("{\"method\":\"echo\",\"params\":{\"args\":[1,2],\"arg3\":4},\"id\":1}", RPC_HTTP_OK,
+           "{\"result\":[1,2,null,4],\"error\":null,\"id\":1}\n");
+    expect("{\"method\":\"echo\",\"params\":{\"args\":[1,2],\"arg1\":4},\"id\":1}",
+           RPC_HTTP_INTERNAL_SERVER_ERROR,
+           "{\"result\":null,\"error\":{\"code\":-8,\"message\":\"Parameter arg1 specified twice "
+           "both as positional and named argument\"},\"id\":1}\n");
+    expect("{\"method\":\"echo\",\"params\":{\"bogus\":1},\"id\":1}",
+           RPC_HTTP_INTERNAL_SERVER_ERROR,
+           "{\"result\":null,\"error\":{\"code\":-8,\"message\":\"Unknown named parameter "
+           "bogus\"},\"id\":1}\n");
+    expect("{\"method\":\"help\",\"params\":{\"command\":\"nosuch\"},\"id\":1}", RPC_HTTP_OK,
+           "{\"result\":\"help: unknown command: nosuch\",\"error\":null,\"id\":1}\n");
+}
+
+static void test_batch(void)
+{
+    expect(
+        "[{\"method\":\"echo\",\"params\":[1],\"id\":1},"
+        "{\"method\":\"nosuch\",\"id\":2},"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"echo\"},"
+        "5,"
+        "{\"jsonrpc\":\"2.0\",\"method\":\"echo\",\"params\":[2],\"id\":3}]",
+        RPC_HTTP_OK,
+        "[{\"result\":[1],\"error\":null,\"id\":1},"
+        "{\"result\":null,\"error\":{\"code\":-32601,\"message\":\"Method not found\"},\"id\":2},"
+        "{\"result\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid Request object\"},"
+        "\"id\":null},"
+        "{\"jsonrpc\":\"2.0\",\"result\":[2],\"id\":3}]\n");
+    expect("[]", RPC_HTTP_OK, "[]\n");
+    expect("[{\"jsonrpc\":\"2.0\",\"method\":\"echo\"}]", RPC_HTTP_NO_CONTENT, NULL);
+}
+
+static void test_warmup(void)
+{
+    rpc_warmup_set("Loading block index...");
+    expect("{\"method\":\"uptime\",\"id\":1}", RPC_HTTP_INTERNAL_SERVER_ERROR,
+           "{\"result\":null,\"error\":{\"code\":-28,\"message\":\"Loading block index...\"},"
+           "\"id\":1}\n");
+    expect("{\"method\":\"nosuch\",\"id\":1}", RPC_HTTP_INTERNAL_SERVER_ERROR,
+           "{\"result\":null,\"error\":{\"code\":-28,\"message\":\"Loading block index...\"},"
+           "\"id\":1}\n");
+    expect("{\"method\":\"help\",\"params\":[\"nosuch\"],\"id\":1}", RPC_HTTP_OK,
+           "{\"result\":\"help: unknown command: nosuch\",\"error\":null,\"id\":1}\n");
+    char status[64];
+    CHECK(rpc_warmup_get(status, sizeof(status)));
+    CHECK_EQ_STR(status, "Loading block index...");
+    rpc_warmup_finished();
+    CHECK(!rpc_warmup_get(NULL, 0));
+}
+
+static void test_help(void)
+{
+    char *o = rpc_help_overview();
+    CHECK_EQ_STR(o, "== Control ==\n"
+                    "getrpcinfo\n"
+                    "help ( \"command\" )\n"
+                    "logging ( [\"include\",...] [\"exclude\",...] )\n"
+                    "stop\n"
+                    "uptime");
+    free(o);
+    char *h = rpc_method_help(rpc_table_find("help"));
+    CHECK(strncmp(h,
+                  "help ( \"command\" )\n\nList all commands, or get help for a specified "
+                  "command.\n\nArguments:\n1. command    (string, optional, default=all "
+                  "commands) The command to get help on\n",
+                  100) == 0);
+    free(h);
+    h = rpc_method_help(rpc_table_find("stop"));
+    const char *want_stop = "stop\n\nRequest a graceful shutdown of bitnode.\n\nResult:\n";
+    CHECK(strncmp(h, want_stop, strlen(want_stop)) == 0);
+    CHECK(strstr(h, "wait") == NULL); /* the hidden argument is not shown */
+    free(h);
+}
+
+static void test_logging_rpc(void)
+{
+    expect("{\"method\":\"logging\",\"params\":[[\"net\",\"rpc\"],[\"rpc\"]],\"id\":1}",
+           RPC_HTTP_OK,
+           "{\"result\":{\"bench\":false,\"blockstorage\":false,\"coindb\":false,\"http\":false,"
+           "\"kv\":false,\"net\":true,\"reindex\":false,\"rpc\":false,\"validation\":false},"
+           "\"error\":null,\"id\":1}\n");
+    expect("{\"method\":\"logging\",\"params\":[[],[\"all\"]],\"id\":1}", RPC_HTTP_OK,
+           "{\"result\":{\"bench\":false,\"blockstorage\":false,\"coindb\":false,\"http\":false,"
+           "\"kv\":false,\"net\":false,\"reindex\":false,\"rpc\":false,\"validation\":false},"
+           "\"error\":null,\"id\":1}\n");
+}
+
+static void test_subnets(void)
+{
+    struct rpc_subnet s;
+    CHECK_EQ_INT(rpc_subnet_parse("127.0.0.0/8", &s), 0);
+    CHECK(rpc_subnet_match(&s, "127.1.2.3"));
+    CHECK(!rpc_subnet_match(&s, "128.0.0.1"));
+    CHECK(!rpc_subnet_match(&s, "::1"));
+    CHECK(rpc_subnet_match(&s, "::ffff:127.0.0.1"));
+    CHECK_EQ_INT(rpc_subnet_parse("10.1.0.0/255.255.0.0", &s), 0);
+    CHECK(rpc_subnet_match(&s, "10.1.200.3"));
+    CHECK(!rpc_subnet_match(&s, "10.2.0.1"));
+    CHECK_EQ_INT(rpc_subnet_parse("1.2.3.4", &s), 0);
+    CHECK(rpc_subnet_match(&s, "1.2.3.4"));
+    CHECK(!rpc_subnet_match(&s, "1.2.3.5"));
+    CHECK_EQ_INT(rpc_subnet_parse("0.0.0.0/0", &s), 0);
+    CHECK(rpc_subnet_match(&s, "8.8.8.8"));
+    CHECK_EQ_INT(rpc_subnet_parse("fe80::/10", &s), 0);
+    CHECK(rpc_subnet_match(&s, "fe80::1"));
+    CHECK(!rpc_subnet_match(&s, "fec0::1"));
+    CHECK_EQ_INT(rpc_subnet_parse("1.2.3.4/33", &s), RC_INVALID);
+    CHECK_EQ_INT(rpc_subnet_parse("1.2.3", &s), RC_INVALID);
+    CHECK_EQ_INT(rpc_subnet_parse("/8", &s), RC_INVALID);
+    CHECK_EQ_INT(rpc_subnet_parse("example.com", &s), RC_INVALID);
+}
+
+static void test_client_conversion(void)
+{
+    char err[256];
+    char *words[] = {"[1,2]", "{\"a\":true}", "text"};
+    json_t *p = rpc_client_params_positional("echojson", words, 2, err, sizeof(err));
+    check_write(p, 0, "[[1,2],{\"a\":true}]");
+    p = rpc_client_params_positional("echo", words, 3, err, sizeof(err));
+    check_write(p, 0, "[\"[1,2]\",\"{\\\"a\\\":true}\",\"text\"]");
+    p = rpc_client_params_positional("echojson", words, 3, err, sizeof(err));
+    CHECK(p == NULL);
+    CHECK_EQ_STR(err, "Error parsing JSON: text");
+    char *named[] = {"arg1=[3]", "x", "arg0=y"};
+    p = rpc_client_params_named("echojson", named + 0, 1, err, sizeof(err));
+    check_write(p, 0, "{\"arg1\":[3]}");
+    p = rpc_client_params_named("echo", named, 3, err, sizeof(err));
+    check_write(p, 0, "{\"arg1\":\"[3]\",\"arg0\":\"y\",\"args\":[\"x\"]}");
+    char *dup[] = {"arg0=1", "arg0=2"};
+    CHECK(rpc_client_params_named("echo", dup, 2, err, sizeof(err)) == NULL);
+    CHECK_EQ_STR(err, "Parameter arg0 specified multiple times");
+}
+
+int main(void)
+{
+    rpc_control_register();
+    rpc_warmup_finished();
+    TEST(test_rpcauth_hmac);
+    TEST(test_constant_time_equal);
+    TEST(test_base64);
+    TEST(test_cookie);
+    TEST(test_json_writer);
+    TEST(test_amount_parse);
+    TEST(test_dispatch_errors);
+    TEST(test_dispatch_ok);
+    TEST(test_named_params);
+    TEST(test_batch);
+    TEST(test_warmup);
+    TEST(test_help);
+    TEST(test_logging_rpc);
+    TEST(test_subnets);
+    TEST(test_client_conversion);
+    rpc_table_clear();
+    return test_done();
+}

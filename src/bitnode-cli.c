@@ -160,7 +160,7 @@ static enum call_status call_once(const struct cli *c, const char *body, json_t 
         snprintf(err, err_len, "no response from server");
         goto out;
     }
-    *reply = rpc_json_parse((const char *)r.body.data, r.body.len);
+    *reply = rpc_json_parse_exact((const char *)r.body.data, r.body.len);
     if (!*reply || !(json_is_object(*reply) || json_is_array(*reply))) {
         json_decref(*reply);
         snprintf(err, err_len, "couldn't parse reply from server");
@@ -231,7 +231,12 @@ static int print_reply(json_t *reply)
     if (!result || json_is_null(result)) {
         return 0;
     }
-    if (json_is_string(result)) {
+    if (rpc_json_is_amount(result)) {
+        /* A bare number kept as the server wrote it. */
+        char *text = rpc_json_dumps(result, 0);
+        printf("%s\n", text);
+        free(text);
+    } else if (json_is_string(result)) {
         printf("%s\n", json_string_value(result));
     } else {
         char *text = rpc_json_dumps(result, 2);

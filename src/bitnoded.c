@@ -2,6 +2,7 @@
  * that succeeded in reverse. Everything else lives in the layers (design.md). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "consensus/params.h"
 #include "rpc/auth.h"
+#include "rpc/blockchain.h"
 #include "rpc/control.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/server.h"
@@ -20,6 +23,8 @@
 #include "util/rc.h"
 #include "util/shutdown.h"
 #include "util/xmalloc.h"
+#include "validation/chainstate.h"
+#include "validation/import.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.1.0"
@@ -35,7 +40,88 @@ struct node {
     struct rpc_auth *auth;
     struct rpc_server *rpc;
     int ready_fd; /* -daemon: the pipe to the waiting parent, else -1 */
+    struct chainstate *cs;
+    int reindexing;          /* -reindex, or one that was interrupted */
+    pthread_t import_thread; /* -loadblock / -reindex files */
+    int import_started;
 };
+
+/* -dbcache in MiB, clamped as Core does to at least 4 MiB. */
+static size_t dbcache_bytes(const struct args *a)
+{
+    int64_t mib = args_get_int(a, "dbcache", 450);
+    if (mib < 4) {
+        mib = 4;
+    }
+    if (mib > (int64_t)1 << 20) {
+        mib = (int64_t)1 << 20;
+    }
+    return (size_t)mib << 20;
+}
+
+static int import_interrupted(void)
+{
+    return shutdown_requested();
+}
+
+/* The import thread: our own blk files for a reindex, then every -loadblock file, then
+ * connect the best chain. Stops between blocks when shutdown is requested. */
+static void *import_main(void *arg)
+{
+    struct node *n = arg;
+    struct import_stats st;
+    const char **files = NULL;
+    size_t nload = args_get_list(n->args, "loadblock", &files);
+    int rc = RC_OK;
+    if (n->reindexing) {
+        struct importer *im = importer_new(n->cs, 1);
+        importer_set_interrupt(im, import_interrupted);
+        for (int f = 0; rc == RC_OK && !shutdown_requested(); f++) {
+            char path[4300];
+            snprintf(path, sizeof(path), "%s/blk%05d.dat", chainstate_blocks_dir(n->cs), f);
+            if (access(path, R_OK) != 0) {
+                break;
+            }
+            LOG_INFO("Reindexing block file blk%05d.dat...", f);
+            rc = importer_add_file(im, path, f);
+        }
+        if (rc == RC_OK && !shutdown_requested()) {
+            rc = importer_finish(im, &st);
+            if (rc == RC_OK) {
+                chainstate_lock(n->cs);
+                rc = chainstate_set_reindexing(n->cs, 0);
+                chainstate_unlock(n->cs);
+                LOG_INFO("Reindexing finished");
+            }
+        }
+        importer_free(im);
+    }
+    if (nload && rc == RC_OK && !shutdown_requested()) {
+        struct importer *im = importer_new(n->cs, 0);
+        importer_set_interrupt(im, import_interrupted);
+        for (size_t i = 0; i < nload && rc == RC_OK && !shutdown_requested(); i++) {
+            LOG_INFO("Importing blocks file %s...", files[i]);
+            rc = importer_add_file(im, files[i], 0);
+            if (rc == RC_IO) {
+                rc = RC_OK; /* an unreadable file is logged and skipped, as in Core */
+            }
+        }
+        if (rc == RC_OK && !shutdown_requested()) {
+            rc = importer_finish(im, &st);
+        }
+        importer_free(im);
+    }
+    free(files);
+    if (rc) {
+        LOG_ERROR("import failed: %s; shutting down", rc_str(rc));
+        shutdown_request();
+    }
+    if (chainstate_stop_requested(n->cs)) {
+        LOG_INFO("-stopatheight reached: shutting down");
+        shutdown_request();
+    }
+    return NULL;
+}
 
 static void init_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void init_error(const char *fmt, ...)
@@ -434,6 +520,7 @@ int main(int argc, char **argv)
     rpc_warmup_set("Loading block index...");
     if (server) {
         rpc_control_register();
+        rpc_blockchain_register();
         if (rpc_server_start(n.rpc, err, sizeof(err)) != RC_OK) {
             init_error("Unable to start HTTP server: %s", err);
             goto shutdown;
@@ -445,21 +532,85 @@ int main(int argc, char **argv)
      * and RPC clients see -28 until loading is done. */
     signal_ready(&n);
     exit_code = 0; /* a stop request from here on is a clean exit; failures set 1 again */
-    /* 14. Load the chain (nothing to load yet), then leave warm-up. */
+    /* 14. Load the chain: the block index, the chainstate, the blocks stored past its tip;
+     * then leave warm-up. */
     int64_t warmup_ms = args_get_int(n.args, "testwarmupms", 0);
     if (warmup_ms > 0 && shutdown_wait((int)(warmup_ms > 3600000 ? 3600000 : warmup_ms))) {
         goto shutdown; /* stopped while "loading" */
     }
+    {
+        struct chainstate_options co = {
+            .params = chain_params_get(args_chain(n.args)),
+            .datadir = n.net_dir,
+            .dbcache_bytes = dbcache_bytes(n.args),
+            .reindex = args_get_bool(n.args, "reindex", false),
+            .reindex_chainstate = args_get_bool(n.args, "reindex-chainstate", false),
+            .stop_at_height = args_get_int(n.args, "stopatheight", 0),
+        };
+        if (co.reindex) {
+            LOG_INFO("-reindex: wiping the block index and the chainstate");
+        }
+        if (chainstate_open(&n.cs, &co, err, sizeof(err)) != RC_OK) {
+            init_error("%s", err);
+            exit_code = 1;
+            goto shutdown;
+        }
+        step = 14;
+        int was = 0;
+        chainstate_is_reindexing(n.cs, &was);
+        n.reindexing = co.reindex || was;
+        if (was && !co.reindex) {
+            LOG_INFO("resuming an interrupted reindex");
+        }
+        if (co.reindex && chainstate_set_reindexing(n.cs, 1) != RC_OK) {
+            init_error("cannot write the block index in %s", n.net_dir);
+            exit_code = 1;
+            goto shutdown;
+        }
+        if (!n.reindexing) {
+            rpc_warmup_set("Verifying blocks...");
+            if (chainstate_activate_best_chain(n.cs) != RC_OK) {
+                init_error("cannot connect the stored blocks; see debug.log");
+                exit_code = 1;
+                goto shutdown;
+            }
+        }
+        struct block_index *tip = chainstate_tip(n.cs);
+        LOG_INFO("block index %zu entries, tip height %d", block_tree_size(chainstate_tree(n.cs)),
+                 tip ? tip->height : -1);
+        rpc_blockchain_set_chainstate(n.cs);
+    }
     rpc_warmup_finished();
     LOG_INFO("init message: Done loading");
+    /* 15. Import block files in the background (-reindex, -loadblock). */
+    if (n.reindexing || args_is_set(n.args, "loadblock")) {
+        if (pthread_create(&n.import_thread, NULL, import_main, &n) != 0) {
+            init_error("cannot start the import thread");
+            exit_code = 1;
+            goto shutdown;
+        }
+        n.import_started = 1;
+    }
 
-    /* 15. Run until SIGTERM/SIGINT or the stop RPC. */
+    /* 16. Run until SIGTERM/SIGINT or the stop RPC. */
     shutdown_wait(-1);
 
 shutdown:
     LOG_INFO("Shutdown: In progress...");
+    if (n.import_started) {
+        shutdown_request(); /* the import stops between two blocks */
+        pthread_join(n.import_thread, NULL);
+    }
     if (step >= 13 && n.rpc) {
         rpc_server_stop(n.rpc);
+    }
+    rpc_blockchain_set_chainstate(NULL);
+    if (n.cs) {
+        if (chainstate_close(n.cs) != RC_OK) {
+            LOG_ERROR("Shutdown: flushing the chainstate failed; it stays consistent on disk");
+            exit_code = 1;
+        }
+        n.cs = NULL;
     }
     if (step >= 10) {
         rpc_server_free(n.rpc);

@@ -18,6 +18,23 @@ static const struct convert_param convert_table[] = {
     {"echojson", 3, "arg3"}, {"echojson", 4, "arg4"},   {"echojson", 5, "arg5"},
     {"echojson", 6, "arg6"}, {"echojson", 7, "arg7"},   {"echojson", 8, "arg8"},
     {"echojson", 9, "arg9"},
+    /* Blockchain (Core's vRPCConvertParams). */
+    {"getblockhash", 0, "height"},
+    {"getblock", 1, "verbosity"},
+    {"getblockheader", 1, "verbose"},
+    {"gettxout", 1, "n"},
+    {"gettxout", 2, "include_mempool"},
+    {"gettxoutsetinfo", 1, "hash_or_height"},
+    {"gettxoutsetinfo", 2, "use_index"},
+    {"getrawtransaction", 1, "verbosity"},
+    {"decoderawtransaction", 1, "iswitness"},
+    {"verifychain", 0, "checklevel"},
+    {"verifychain", 1, "nblocks"},
+    {"waitfornewblock", 0, "timeout"},
+    {"waitforblockheight", 0, "height"},
+    {"waitforblockheight", 1, "timeout"},
+    {"getblockstats", 0, "hash_or_height"},
+    {"getblockstats", 1, "stats"},
 };
 
 static bool convert_by_index(const char *method, size_t index)

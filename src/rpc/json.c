@@ -182,6 +182,48 @@ json_t *rpc_json_parse(const char *text, size_t len)
     return json_loadb(text, len, JSON_DECODE_ANY, &jerr);
 }
 
+json_t *rpc_json_parse_exact(const char *text, size_t len)
+{
+    struct buf out;
+    json_error_t jerr;
+    size_t i = 0;
+    buf_init(&out);
+    while (i < len) {
+        char c = text[i];
+        if (c == '"') {
+            /* Copy a string as it is, escapes included. */
+            size_t j = i + 1;
+            while (j < len && text[j] != '"') {
+                j += (text[j] == '\\') ? 2 : 1;
+            }
+            j = j < len ? j + 1 : len;
+            buf_append(&out, text + i, j - i);
+            i = j;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            size_t j = i;
+            int real = 0;
+            while (j < len && (strchr("+-0123456789.eE", text[j]) != NULL)) {
+                real |= text[j] == '.' || text[j] == 'e' || text[j] == 'E';
+                j++;
+            }
+            if (real) {
+                put_str(&out, "\"\\u0000AMT");
+                buf_append(&out, text + i, j - i);
+                buf_put_u8(&out, '"');
+            } else {
+                buf_append(&out, text + i, j - i);
+            }
+            i = j;
+        } else {
+            buf_put_u8(&out, (uint8_t)c);
+            i++;
+        }
+    }
+    json_t *v = json_loadb((const char *)out.data, out.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+    buf_clear(&out);
+    return v;
+}
+
 static int parse_decimal_btc(const char *s, int64_t *sat)
 {
     /* [-]digits[.digits(<=8)] with at most 10 integer digits (Core's ParseFixedPoint limit). */

@@ -33,6 +33,11 @@ char *rpc_json_dumps(const json_t *v, int indent);
  *  garbage. Returns a new reference, or NULL if it is not valid JSON. */
 json_t *rpc_json_parse(const char *text, size_t len);
 
+/** Like rpc_json_parse, but every number with a fraction or exponent keeps the exact text it
+ *  had (as an amount-tagged value that rpc_json_write prints verbatim), so that a client
+ *  re-printing a reply shows "14911.13258250", not what a double makes of it.
+ *  Returns NULL on malformed JSON. */
+json_t *rpc_json_parse_exact(const char *text, size_t len);
 /** Reads an amount in BTC from a number or a numeric string, as Core's AmountFromValue:
  *  at most 8 decimals and 0 <= amount <= MAX_MONEY.
  *  Returns 0 with *value_sat set; RC_INVALID with *err pointing to a static message

@@ -32,7 +32,7 @@ class ConfigTest(BitnodeTestFramework):
                                 "-testnet, -testnet4 and -chain. Can use at most one.")
         node.assert_start_fails(["-debug=nosuch"], "Unsupported logging category -debug=nosuch.")
         node.assert_start_fails(["unexpected"], "Command line contains unexpected token 'unexpected'")
-        for opt in ["-loadblock=/nonexistent", "-reindex", "-dbcache=100", "-par=2",
+        for opt in ["-par=2",
                     "-assumevalid=0", "-listen=0", "-connect=127.0.0.1", "-maxconnections=3"]:
             name = opt.split("=")[0]
             node.assert_start_fails([opt], "%s: not implemented yet" % name)

@@ -105,10 +105,10 @@ static void test_validate(void)
     CHECK_EQ_STR(err, "Invalid value for -rpcport: 'abc' (expected an integer)");
     args_free(a);
 
-    const char *argv2[] = {"bitnoded", "-loadblock=/tmp/x.dat"};
+    const char *argv2[] = {"bitnoded", "-par=2"};
     a = parse(argv2, 2);
     CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "-loadblock: not implemented yet");
+    CHECK_EQ_STR(err, "-par: not implemented yet");
     args_free(a);
 
     const char *argv3[] = {"bitnoded", "-dbcache=x"};
@@ -128,10 +128,17 @@ static void test_validate(void)
     CHECK_EQ_INT(args_validate(a, err, sizeof(err)), 0);
     args_free(a);
 
-    const char *argv6[] = {"bitnoded", "-reindex"};
+    const char *argv6[] = {"bitnoded", "-listen"};
     a = parse(argv6, 2);
     CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "-reindex: not implemented yet");
+    CHECK_EQ_STR(err, "-listen: not implemented yet");
+    args_free(a);
+
+    /* Implemented since the chainstate: accepted. */
+    const char *argv7[] = {"bitnoded", "-loadblock=/tmp/x.dat", "-reindex", "-dbcache=100",
+                           "-stopatheight=5"};
+    a = parse(argv7, 5);
+    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), 0);
     args_free(a);
 }
 

@@ -1,0 +1,461 @@
+#include "blockstore/blockstore.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crypto/hash.h"
+#include "primitives/serialize.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+
+struct file_state {
+    struct blockfile_info info;
+    int blk_fd, rev_fd;        /* -1 when closed */
+    uint32_t blk_alloc, rev_alloc; /* bytes preallocated so far */
+    int blk_unsynced, rev_unsynced;
+    int info_dirty;
+};
+
+struct blockstore {
+    char dir[4096];
+    uint8_t magic[4];
+    struct file_state *files;
+    int nfiles;
+    char err[512];
+    int fault_n, fault_err;
+    uint32_t max_file_size;
+};
+
+void blockfile_info_serialize(struct buf *out, const struct blockfile_info *i)
+{
+    ser_put_varint(out, i->blocks);
+    ser_put_varint(out, i->size);
+    ser_put_varint(out, i->undo_size);
+    ser_put_varint(out, i->height_first);
+    ser_put_varint(out, i->height_last);
+    ser_put_varint(out, i->time_first);
+    ser_put_varint(out, i->time_last);
+}
+
+int blockfile_info_parse(struct blockfile_info *i, const uint8_t *p, size_t len)
+{
+    struct reader r;
+    uint64_t v[7];
+    reader_init(&r, p, len);
+    for (int k = 0; k < 7; k++) {
+        if (ser_get_varint(&r, &v[k], "file info") || (k < 5 && v[k] > UINT32_MAX)) {
+            return RC_CORRUPT;
+        }
+    }
+    if (reader_expect_end(&r, "file info")) {
+        return RC_CORRUPT;
+    }
+    i->blocks = (uint32_t)v[0];
+    i->size = (uint32_t)v[1];
+    i->undo_size = (uint32_t)v[2];
+    i->height_first = (uint32_t)v[3];
+    i->height_last = (uint32_t)v[4];
+    i->time_first = v[5];
+    i->time_last = v[6];
+    return RC_OK;
+}
+
+static int fail(struct blockstore *bs, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(struct blockstore *bs, int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(bs->err, sizeof(bs->err), fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+void blockstore_path(const struct blockstore *bs, int n, int undo, char *out, size_t out_len)
+{
+    snprintf(out, out_len, "%s/%s%05d.dat", bs->dir, undo ? "rev" : "blk", n);
+}
+
+static void add_file(struct blockstore *bs, const struct blockfile_info *info)
+{
+    bs->files = xrealloc(bs->files, (size_t)(bs->nfiles + 1) * sizeof(*bs->files));
+    struct file_state *f = &bs->files[bs->nfiles++];
+    memset(f, 0, sizeof(*f));
+    if (info) {
+        f->info = *info;
+    }
+    f->blk_fd = f->rev_fd = -1;
+    f->blk_alloc = f->info.size;
+    f->rev_alloc = f->info.undo_size;
+}
+
+int blockstore_open(struct blockstore **out, const char *dir, const uint8_t magic4[4],
+                    const struct blockfile_info *infos, int nfiles, char *err, size_t err_len)
+{
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+        snprintf(err, err_len, "cannot create %s: %s", dir, strerror(errno));
+        return RC_IO;
+    }
+    struct blockstore *bs = xcalloc(1, sizeof(*bs));
+    snprintf(bs->dir, sizeof(bs->dir), "%s", dir);
+    memcpy(bs->magic, magic4, 4);
+    bs->max_file_size = BLOCKSTORE_MAX_FILE_SIZE;
+    for (int i = 0; i < nfiles; i++) {
+        add_file(bs, &infos[i]);
+    }
+    if (bs->nfiles == 0) {
+        add_file(bs, NULL);
+    }
+    *out = bs;
+    return RC_OK;
+}
+
+static int fd_of(struct blockstore *bs, int n, int undo, int *fd_out)
+{
+    struct file_state *f = &bs->files[n];
+    int *fd = undo ? &f->rev_fd : &f->blk_fd;
+    if (*fd < 0) {
+        char path[4200];
+        blockstore_path(bs, n, undo, path, sizeof(path));
+        *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (*fd < 0) {
+            return fail(bs, RC_IO, "cannot open %s: %s", path, strerror(errno));
+        }
+    }
+    *fd_out = *fd;
+    return RC_OK;
+}
+
+/* Writes all of p at off, honouring the fault hook. */
+static int write_at(struct blockstore *bs, int fd, const void *p, size_t len, uint64_t off,
+                    const char *what)
+{
+    size_t done = 0;
+    if (bs->fault_n > 0 && --bs->fault_n == 0) {
+        if (bs->fault_err) {
+            return fail(bs, RC_IO, "writing %s: %s", what, strerror(bs->fault_err));
+        }
+        if (pwrite(fd, p, len / 2, (off_t)off) < 0) {
+            return fail(bs, RC_IO, "writing %s: %s", what, strerror(errno));
+        }
+        return fail(bs, RC_IO, "writing %s: short write (%zu of %zu bytes)", what, len / 2, len);
+    }
+    while (done < len) {
+        ssize_t w = pwrite(fd, (const uint8_t *)p + done, len - done, (off_t)(off + done));
+        if (w < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return fail(bs, RC_IO, "writing %s: %s", what, strerror(errno));
+        }
+        if (w == 0) {
+            return fail(bs, RC_IO, "writing %s: no progress", what);
+        }
+        done += (size_t)w;
+    }
+    return RC_OK;
+}
+
+/* Makes sure [0, need) is allocated on disk, growing in chunks (ENOSPC shows up here, not in
+ * the middle of a later write). */
+static int preallocate(struct blockstore *bs, int fd, uint32_t *alloc, uint64_t need,
+                       uint32_t chunk, const char *what)
+{
+    if (need <= *alloc) {
+        return RC_OK;
+    }
+    uint64_t target = (need + chunk - 1) / chunk * chunk;
+    int e = posix_fallocate(fd, (off_t)*alloc, (off_t)(target - *alloc));
+    if (e != 0 && e != EOPNOTSUPP && e != EINVAL) {
+        return fail(bs, RC_IO, "allocating space for %s: %s", what, strerror(e));
+    }
+    *alloc = (uint32_t)target;
+    return RC_OK;
+}
+
+static void note_info(struct blockfile_info *i, uint32_t height, uint64_t time)
+{
+    if (i->blocks == 0 || height < i->height_first) {
+        i->height_first = height;
+    }
+    if (i->blocks == 0 || time < i->time_first) {
+        i->time_first = time;
+    }
+    if (height > i->height_last) {
+        i->height_last = height;
+    }
+    if (time > i->time_last) {
+        i->time_last = time;
+    }
+    i->blocks++;
+}
+
+int blockstore_append_block(struct blockstore *bs, const uint8_t *data, size_t len,
+                            uint32_t height, uint64_t time, int *file, uint32_t *pos)
+{
+    struct file_state *f = &bs->files[bs->nfiles - 1];
+    int fd, rc;
+    if (len > BLOCKSTORE_MAX_FILE_SIZE - 8) {
+        return fail(bs, RC_TOO_LARGE, "block of %zu bytes does not fit a block file", len);
+    }
+    if (f->info.size > 0 && (uint64_t)f->info.size + 8 + len > bs->max_file_size) {
+        /* Finish this file: give back the preallocated tail, make it durable. */
+        if ((rc = fd_of(bs, bs->nfiles - 1, 0, &fd))) {
+            return rc;
+        }
+        if (ftruncate(fd, f->info.size) != 0 || fsync(fd) != 0) {
+            return fail(bs, RC_IO, "finishing blk%05d.dat: %s", bs->nfiles - 1, strerror(errno));
+        }
+        f->blk_alloc = f->info.size;
+        f->blk_unsynced = 0;
+        close(fd);
+        f->blk_fd = -1;
+        add_file(bs, NULL);
+        f = &bs->files[bs->nfiles - 1];
+    }
+    int n = bs->nfiles - 1;
+    if ((rc = fd_of(bs, n, 0, &fd))) {
+        return rc;
+    }
+    uint64_t off = f->info.size;
+    if ((rc = preallocate(bs, fd, &f->blk_alloc, off + 8 + len, BLOCKSTORE_BLK_CHUNK, "a block"))) {
+        return rc;
+    }
+    uint8_t frame[8];
+    memcpy(frame, bs->magic, 4);
+    wr_u32le(frame + 4, (uint32_t)len);
+    if ((rc = write_at(bs, fd, frame, 8, off, "a block frame")) ||
+        (rc = write_at(bs, fd, data, len, off + 8, "a block"))) {
+        return rc;
+    }
+    note_info(&f->info, height, time);
+    f->info.size = (uint32_t)(off + 8 + len);
+    f->blk_unsynced = 1;
+    f->info_dirty = 1;
+    *file = n;
+    *pos = (uint32_t)(off + 8);
+    return RC_OK;
+}
+
+void blockstore_note_block(struct blockstore *bs, int file, uint32_t pos, size_t len,
+                           uint32_t height, uint64_t time)
+{
+    while (bs->nfiles <= file) {
+        add_file(bs, NULL);
+    }
+    struct file_state *f = &bs->files[file];
+    note_info(&f->info, height, time);
+    if ((uint64_t)pos + len > f->info.size) {
+        f->info.size = (uint32_t)(pos + len);
+        if (f->blk_alloc < f->info.size) {
+            f->blk_alloc = f->info.size;
+        }
+    }
+    f->info_dirty = 1;
+}
+
+static int read_exact(struct blockstore *bs, int fd, void *p, size_t len, uint64_t off,
+                      const char *what)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t r = pread(fd, (uint8_t *)p + done, len - done, (off_t)(off + done));
+        if (r < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return fail(bs, RC_IO, "reading %s: %s", what, strerror(errno));
+        }
+        if (r == 0) {
+            return fail(bs, RC_CORRUPT, "reading %s: file ends at %llu", what,
+                        (unsigned long long)(off + done));
+        }
+        done += (size_t)r;
+    }
+    return RC_OK;
+}
+
+/* Reads the framed record whose payload starts at pos; extra bytes follow the payload. */
+static int read_record(struct blockstore *bs, int file, uint32_t pos, int undo, size_t extra,
+                       struct buf *out)
+{
+    uint8_t frame[8];
+    int fd, rc;
+    const char *what = undo ? "an undo record" : "a block";
+    if (file < 0 || file >= bs->nfiles || pos < 8) {
+        return fail(bs, RC_CORRUPT, "%s position %d:%u is out of range", what, file, pos);
+    }
+    if ((rc = fd_of(bs, file, undo, &fd)) || (rc = read_exact(bs, fd, frame, 8, pos - 8, what))) {
+        return rc;
+    }
+    uint32_t len = rd_u32le(frame + 4);
+    uint32_t limit = undo ? bs->files[file].info.undo_size : bs->files[file].info.size;
+    if (memcmp(frame, bs->magic, 4) != 0 || (uint64_t)pos + len + extra > limit) {
+        return fail(bs, RC_CORRUPT, "no %s at %s%05d.dat offset %u", what, undo ? "rev" : "blk",
+                    file, pos);
+    }
+    buf_reset(out);
+    buf_reserve(out, len + extra);
+    if ((rc = read_exact(bs, fd, out->data, len + extra, pos, what))) {
+        return rc;
+    }
+    out->len = len + extra;
+    return RC_OK;
+}
+
+int blockstore_read_block(struct blockstore *bs, int file, uint32_t pos, struct buf *out)
+{
+    return read_record(bs, file, pos, 0, 0, out);
+}
+
+static void undo_checksum(uint8_t out32[32], const uint8_t prev_hash32[32], const uint8_t *undo,
+                          size_t len)
+{
+    struct hash_sha256_ctx c;
+    uint8_t first[32];
+    hash_sha256_init(&c);
+    hash_sha256_write(&c, prev_hash32, 32);
+    hash_sha256_write(&c, undo, len);
+    hash_sha256_final(&c, first);
+    hash_sha256(out32, first, 32);
+}
+
+int blockstore_append_undo(struct blockstore *bs, int file, const uint8_t prev_hash32[32],
+                           const uint8_t *undo, size_t len, uint32_t *pos)
+{
+    int fd, rc;
+    if (file < 0 || file >= bs->nfiles) {
+        return fail(bs, RC_USAGE, "undo for unknown file %d", file);
+    }
+    struct file_state *f = &bs->files[file];
+    if ((rc = fd_of(bs, file, 1, &fd))) {
+        return rc;
+    }
+    uint64_t off = f->info.undo_size;
+    if ((uint64_t)off + 8 + len + 32 > UINT32_MAX) {
+        return fail(bs, RC_TOO_LARGE, "rev%05d.dat is full", file);
+    }
+    if ((rc = preallocate(bs, fd, &f->rev_alloc, off + 8 + len + 32, BLOCKSTORE_REV_CHUNK,
+                          "undo data"))) {
+        return rc;
+    }
+    uint8_t frame[8], sum[32];
+    memcpy(frame, bs->magic, 4);
+    wr_u32le(frame + 4, (uint32_t)len);
+    undo_checksum(sum, prev_hash32, undo, len);
+    if ((rc = write_at(bs, fd, frame, 8, off, "an undo frame")) ||
+        (rc = write_at(bs, fd, undo, len, off + 8, "undo data")) ||
+        (rc = write_at(bs, fd, sum, 32, off + 8 + len, "an undo checksum"))) {
+        return rc;
+    }
+    f->info.undo_size = (uint32_t)(off + 8 + len + 32);
+    f->rev_unsynced = 1;
+    f->info_dirty = 1;
+    *pos = (uint32_t)(off + 8);
+    return RC_OK;
+}
+
+int blockstore_read_undo(struct blockstore *bs, int file, uint32_t pos,
+                         const uint8_t prev_hash32[32], struct buf *out)
+{
+    uint8_t sum[32];
+    int rc = read_record(bs, file, pos, 1, 32, out);
+    if (rc) {
+        return rc;
+    }
+    out->len -= 32;
+    undo_checksum(sum, prev_hash32, out->data, out->len);
+    if (memcmp(sum, out->data + out->len, 32) != 0) {
+        return fail(bs, RC_CORRUPT, "undo record at rev%05d.dat offset %u fails its checksum",
+                    file, pos);
+    }
+    return RC_OK;
+}
+
+int blockstore_sync(struct blockstore *bs)
+{
+    for (int i = 0; i < bs->nfiles; i++) {
+        struct file_state *f = &bs->files[i];
+        if (f->blk_unsynced && f->blk_fd >= 0) {
+            if (fsync(f->blk_fd) != 0) {
+                return fail(bs, RC_IO, "fsync blk%05d.dat: %s", i, strerror(errno));
+            }
+            f->blk_unsynced = 0;
+        }
+        if (f->rev_unsynced && f->rev_fd >= 0) {
+            if (fsync(f->rev_fd) != 0) {
+                return fail(bs, RC_IO, "fsync rev%05d.dat: %s", i, strerror(errno));
+            }
+            f->rev_unsynced = 0;
+        }
+        /* Only the current file keeps its handles open. */
+        if (i < bs->nfiles - 1) {
+            if (f->blk_fd >= 0) {
+                close(f->blk_fd);
+                f->blk_fd = -1;
+            }
+        }
+    }
+    return RC_OK;
+}
+
+void blockstore_close(struct blockstore *bs)
+{
+    if (!bs) {
+        return;
+    }
+    blockstore_sync(bs);
+    for (int i = 0; i < bs->nfiles; i++) {
+        if (bs->files[i].blk_fd >= 0) {
+            close(bs->files[i].blk_fd);
+        }
+        if (bs->files[i].rev_fd >= 0) {
+            close(bs->files[i].rev_fd);
+        }
+    }
+    free(bs->files);
+    free(bs);
+}
+
+int blockstore_file_count(const struct blockstore *bs)
+{
+    return bs->nfiles;
+}
+
+const struct blockfile_info *blockstore_file_info(const struct blockstore *bs, int n)
+{
+    return n >= 0 && n < bs->nfiles ? &bs->files[n].info : NULL;
+}
+
+int blockstore_take_dirty_files(struct blockstore *bs, int *out, int max)
+{
+    int k = 0;
+    for (int i = 0; i < bs->nfiles && k < max; i++) {
+        if (bs->files[i].info_dirty) {
+            out[k++] = i;
+            bs->files[i].info_dirty = 0;
+        }
+    }
+    return k;
+}
+
+const char *blockstore_error(const struct blockstore *bs)
+{
+    return bs->err;
+}
+
+void blockstore_inject_fault(struct blockstore *bs, int n, int err)
+{
+    bs->fault_n = n;
+    bs->fault_err = err;
+}
+
+void blockstore_set_max_file_size(struct blockstore *bs, uint32_t max_bytes)
+{
+    bs->max_file_size = max_bytes;
+}

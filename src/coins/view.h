@@ -1,0 +1,122 @@
+/* Coins views (Core's CCoinsView family): a read/write view of the UTXO set, stacked.
+ *
+ *   chainstate kv store  <-  coins_db (the base)  <-  coins_cache (-dbcache)  <-  coins_cache
+ *                                                                                 (one block)
+ *
+ * A cache holds entries fetched from its base and changes not yet written back. Each entry
+ * is DIRTY (differs from the base) and/or FRESH (the base has no unspent coin there), so that
+ * a coin created and spent between two flushes never reaches the base at all. Flushing a cache
+ * hands its dirty entries to the base in one call: into a cache they merge, into coins_db
+ * they become one atomic kv batch together with the new best-block marker.
+ *
+ * Errors: a view that cannot read or write (store failure, corrupt record) returns a negative
+ * RC_* other than RC_NOT_FOUND; callers treat it as fatal, never as a missing coin.
+ * Threads: one thread at a time per view (the validation thread).
+ */
+#ifndef BITNODE_COINS_VIEW_H
+#define BITNODE_COINS_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "coins/coin.h"
+#include "kv/kv.h"
+#include "primitives/tx.h"
+
+enum coins_entry_flags {
+    COINS_DIRTY = 1,
+    COINS_FRESH = 2,
+};
+
+/* One change handed from a cache to its base; spent when coin.script_pubkey.data is NULL
+ * and coin.value_sat is -1. */
+struct coins_entry {
+    struct outpoint op;
+    struct coin coin;
+    uint8_t flags;
+};
+
+static inline int coins_entry_spent(const struct coins_entry *e)
+{
+    return e->coin.value_sat < 0;
+}
+
+struct coins_view;
+
+struct coins_view_ops {
+    /** Reads a coin into *out (an owned copy). 0, RC_NOT_FOUND, or a system error. */
+    int (*get)(struct coins_view *v, const struct outpoint *op, struct coin *out);
+    /** The block the view's state corresponds to. 0, RC_NOT_FOUND (empty), or an error. */
+    int (*best_block)(struct coins_view *v, uint8_t hash32[32]);
+    /** Takes the dirty entries of a child cache and the child's best block. Entries are
+     *  borrowed: their scripts may be moved out (set to NULL) by the callee. */
+    int (*batch_write)(struct coins_view *v, struct coins_entry *entries, size_t n,
+                       const uint8_t best32[32], int sync);
+};
+
+struct coins_view {
+    const struct coins_view_ops *ops;
+};
+
+/* ---- the base: coins in a kv store ------------------------------------------------------ */
+
+struct coins_db;
+
+/** A view over the chainstate store kv (borrowed; must outlive the view).
+ *  Records: doc/files.md, "Chainstate". */
+struct coins_db *coins_db_new(struct kv *kv);
+void coins_db_free(struct coins_db *db);
+/** The generic view of db. */
+struct coins_view *coins_db_view(struct coins_db *db);
+/** Counters since open: coins read, written, deleted, batches. */
+void coins_db_counters(const struct coins_db *db, uint64_t *reads, uint64_t *writes,
+                       uint64_t *deletes, uint64_t *batches);
+
+/* ---- the write-back cache --------------------------------------------------------------- */
+
+struct coins_cache;
+
+/** A new empty cache over base (borrowed; must outlive the cache). The salt keys the hash
+ *  table (SipHash), so that nobody can choose outpoints that collide. */
+struct coins_cache *coins_cache_new(struct coins_view *base);
+void coins_cache_free(struct coins_cache *c);
+/** The generic view of c, for stacking another cache on it. */
+struct coins_view *coins_cache_view(struct coins_cache *c);
+
+/** Looks a coin up (fetching it from the base on a miss).
+ *  Returns: 0 with *out borrowed (valid until the next call that changes c); RC_NOT_FOUND if
+ *           there is no unspent coin; a system error from the base. */
+int coins_cache_get(struct coins_cache *c, const struct outpoint *op, const struct coin **out);
+
+/** Adds a coin (ownership of coin->script_pubkey passes to the cache; *coin is zeroed).
+ *  Provably unspendable outputs are dropped. possible_overwrite: 0 when the coin cannot
+ *  exist yet (a new txid): then an existing unspent coin there is a bug (CHECK_ALWAYS);
+ *  1 for BIP30-exception coinbases and undo replay.
+ *  Returns: 0, or a system error from the base. */
+int coins_cache_add(struct coins_cache *c, const struct outpoint *op, struct coin *coin,
+                    int possible_overwrite);
+
+/** Spends a coin. moved (may be NULL) receives the coin that was spent (for undo data;
+ *  owned by the caller). Returns: 0; RC_NOT_FOUND if there is no unspent coin; or a system
+ *  error. */
+int coins_cache_spend(struct coins_cache *c, const struct outpoint *op, struct coin *moved);
+
+/** Sets the block the cache's state corresponds to. */
+void coins_cache_set_best_block(struct coins_cache *c, const uint8_t hash32[32]);
+/** The cache's best block, or the base's if none was set. 0, RC_NOT_FOUND, or an error. */
+int coins_cache_best_block(struct coins_cache *c, uint8_t hash32[32]);
+
+/** Writes every dirty entry and the best block to the base in one batch_write, then empties
+ *  the cache. Returns 0, or the base's error (the cache is then unchanged). */
+int coins_cache_flush(struct coins_cache *c, int sync);
+/** Drops clean entries (after a flush the cache is empty anyway). */
+void coins_cache_trim_clean(struct coins_cache *c);
+
+/** Bytes of memory the cache holds (table and scripts): the figure -dbcache bounds. */
+size_t coins_cache_memory(const struct coins_cache *c);
+/** Entries held (clean, dirty and spent-dirty). */
+size_t coins_cache_count(const struct coins_cache *c);
+/** Entries that are dirty. */
+size_t coins_cache_dirty_count(const struct coins_cache *c);
+
+#endif

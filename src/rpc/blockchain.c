@@ -1,0 +1,739 @@
+#include "rpc/blockchain.h"
+
+#include <string.h>
+#include <time.h>
+
+#include "consensus/pow.h"
+#include "primitives/block.h"
+#include "rpc/blockjson.h"
+#include "rpc/json.h"
+#include "rpc/jsonrpc.h"
+#include "rpc/protocol.h"
+#include "util/hex.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+
+#define MAX_TIP_AGE (24 * 60 * 60)
+
+static struct chainstate *g_cs; /* set before warm-up ends, read-only after */
+static int g_left_ibd; /* latches, as Core's IsInitialBlockDownload */
+
+static json_t *hash_json(const uint8_t hash32[32])
+{
+    char hx[65];
+    hex_encode_rev(hx, hash32, 32);
+    return json_string(hx);
+}
+
+static json_t *u256_json(const struct u256 *x)
+{
+    char hx[65];
+    u256_to_hex(hx, x);
+    return json_string(hx);
+}
+
+/* Parses a block hash parameter: 64 hex digits, else Core's errors. */
+static int param_hash(struct rpc_request *req, size_t i, const char *name, uint8_t out32[32])
+{
+    const char *s = json_string_value(rpc_param(req, i));
+    if (!s || strlen(s) != 64) {
+        rpc_error(req, RPC_INVALID_PARAMETER, "%s must be of length 64 (not %zu, for '%s')", name,
+                  s ? strlen(s) : 0, s ? s : "");
+        return RC_INVALID;
+    }
+    if (hex_decode_hash32_rev(out32, s) != RC_OK) {
+        rpc_error(req, RPC_INVALID_PARAMETER, "%s must be hexadecimal string (not '%s')", name, s);
+        return RC_INVALID;
+    }
+    return RC_OK;
+}
+
+static struct block_index *find_block(struct rpc_request *req, size_t i)
+{
+    uint8_t h[32];
+    if (param_hash(req, i, "blockhash", h)) {
+        return NULL;
+    }
+    struct block_index *e = block_tree_find(chainstate_tree(g_cs), h);
+    if (!e) {
+        rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
+    }
+    return e;
+}
+
+static int in_ibd(void)
+{
+    if (g_left_ibd) {
+        return 0;
+    }
+    const struct chain_params *p = chainstate_params(g_cs);
+    struct block_index *tip = chainstate_tip(g_cs);
+    if (!tip || u256_cmp(&tip->chain_work, &p->minimum_chain_work) < 0 ||
+        (int64_t)tip->header.time < (int64_t)time(NULL) - MAX_TIP_AGE) {
+        return 1;
+    }
+    g_left_ibd = 1;
+    return 0;
+}
+
+static json_t *rpc_getblockcount(struct rpc_request *req)
+{
+    chainstate_lock(g_cs);
+    struct block_index *tip = chainstate_tip(g_cs);
+    json_t *r = json_integer(tip ? tip->height : -1);
+    chainstate_unlock(g_cs);
+    return r;
+}
+
+static json_t *rpc_getbestblockhash(struct rpc_request *req)
+{
+    chainstate_lock(g_cs);
+    struct block_index *tip = chainstate_tip(g_cs);
+    json_t *r = tip ? hash_json(tip->hash) : json_null();
+    chainstate_unlock(g_cs);
+    return r;
+}
+
+static json_t *rpc_getblockhash(struct rpc_request *req)
+{
+    json_int_t h = json_integer_value(rpc_param(req, 0));
+    chainstate_lock(g_cs);
+    struct block_index *e = chainstate_at_height(g_cs, (int32_t)h);
+    json_t *r = (e && h >= 0 && h <= INT32_MAX) ? hash_json(e->hash) : NULL;
+    chainstate_unlock(g_cs);
+    if (!r) {
+        return rpc_error(req, RPC_INVALID_PARAMETER, "Block height out of range");
+    }
+    return r;
+}
+
+static json_t *rpc_getdifficulty(struct rpc_request *req)
+{
+    chainstate_lock(g_cs);
+    struct block_index *tip = chainstate_tip(g_cs);
+    double d = tip ? rpc_difficulty(tip->header.bits) : 1.0;
+    chainstate_unlock(g_cs);
+    return json_real(d);
+}
+
+static json_t *target_json(uint32_t bits)
+{
+    struct u256 t;
+    int neg, over;
+    u256_set_compact(&t, bits, &neg, &over);
+    return u256_json(&t);
+}
+
+static json_t *rpc_getblockchaininfo(struct rpc_request *req)
+{
+    const struct chain_params *p;
+    char bits[9];
+    chainstate_lock(g_cs);
+    p = chainstate_params(g_cs);
+    struct block_index *tip = chainstate_tip(g_cs);
+    struct block_index *hdr = chainstate_best_header(g_cs);
+    if (!tip) {
+        chainstate_unlock(g_cs);
+        return rpc_error(req, RPC_MISC_ERROR, "The chain has no blocks yet");
+    }
+    snprintf(bits, sizeof(bits), "%08x", tip->header.bits);
+    double progress = hdr && hdr->height > 0 ? (double)tip->height / (double)hdr->height : 1.0;
+    if (progress > 1.0 || (hdr && hdr == tip)) {
+        progress = 1.0;
+    }
+    json_t *r = json_object();
+    json_object_set_new(r, "chain", json_string(p->name));
+    json_object_set_new(r, "blocks", json_integer(tip->height));
+    json_object_set_new(r, "headers", json_integer(hdr ? hdr->height : tip->height));
+    json_object_set_new(r, "bestblockhash", hash_json(tip->hash));
+    json_object_set_new(r, "bits", json_string(bits));
+    json_object_set_new(r, "target", target_json(tip->header.bits));
+    json_object_set_new(r, "difficulty", json_real(rpc_difficulty(tip->header.bits)));
+    json_object_set_new(r, "time", json_integer(tip->header.time));
+    json_object_set_new(r, "mediantime", json_integer(block_index_median_time_past(tip)));
+    json_object_set_new(r, "verificationprogress",
+                        progress == 1.0 ? json_integer(1) : json_real(progress));
+    json_object_set_new(r, "initialblockdownload", json_boolean(in_ibd()));
+    json_object_set_new(r, "chainwork", u256_json(&tip->chain_work));
+    json_object_set_new(r, "size_on_disk", json_integer((json_int_t)chainstate_size_on_disk(g_cs)));
+    json_object_set_new(r, "pruned", json_false());
+    json_object_set_new(r, "warnings", json_array());
+    chainstate_unlock(g_cs);
+    return r;
+}
+
+/* getchaintips: every leaf of the block tree, and the active tip. */
+struct tips {
+    struct block_index **v;
+    size_t n, cap;
+    uint8_t *has_child; /* indexed by position in a snapshot array */
+};
+
+static int collect_all(void *ctx, struct block_index *e)
+{
+    struct tips *t = ctx;
+    if (t->n == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 1024;
+        t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
+    }
+    t->v[t->n++] = e;
+    return 0;
+}
+
+static int by_height_desc(const void *a, const void *b)
+{
+    const struct block_index *x = *(const struct block_index *const *)a;
+    const struct block_index *y = *(const struct block_index *const *)b;
+    if (x->height != y->height) {
+        return x->height < y->height ? 1 : -1;
+    }
+    return memcmp(x->hash, y->hash, 32);
+}
+
+static json_t *rpc_getchaintips(struct rpc_request *req)
+{
+    struct tips t = {0};
+    json_t *r = json_array();
+    chainstate_lock(g_cs);
+    block_tree_foreach(chainstate_tree(g_cs), collect_all, &t);
+    /* A tip is an entry nobody names as parent: mark parents through a hash lookup. */
+    struct block_index *tip = chainstate_tip(g_cs);
+    uint8_t *is_parent = xcalloc(t.n + 1, 1);
+    qsort(t.v, t.n, sizeof(*t.v), by_height_desc);
+    for (size_t i = 0; i < t.n; i++) {
+        struct block_index *prev = t.v[i]->prev;
+        if (!prev) {
+            continue;
+        }
+        /* Binary search prev's position (same order). */
+        size_t lo = 0, hi = t.n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (by_height_desc(&t.v[mid], &prev) < 0) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if (lo < t.n && t.v[lo] == prev) {
+            is_parent[lo] = 1;
+        }
+    }
+    for (size_t i = 0; i < t.n; i++) {
+        struct block_index *e = t.v[i];
+        if (is_parent[i] && e != tip) {
+            continue;
+        }
+        struct block_index *fork = block_index_fork_point(e, tip);
+        const char *status;
+        if (e == tip) {
+            status = "active";
+        } else if (block_index_failed(e)) {
+            status = "invalid";
+        } else if (!e->chain_tx) {
+            status = "headers-only";
+        } else if (block_index_is_valid(e, BLOCK_VALID_SCRIPTS)) {
+            status = "valid-fork";
+        } else {
+            status = "valid-headers";
+        }
+        json_t *o = json_object();
+        json_object_set_new(o, "height", json_integer(e->height));
+        json_object_set_new(o, "hash", hash_json(e->hash));
+        json_object_set_new(o, "branchlen", json_integer(fork ? e->height - fork->height : 0));
+        json_object_set_new(o, "status", json_string(status));
+        json_array_append_new(r, o);
+    }
+    chainstate_unlock(g_cs);
+    free(is_parent);
+    free(t.v);
+    return r;
+}
+
+static json_t *rpc_gettxoutsetinfo(struct rpc_request *req)
+{
+    const char *type = json_string_value(rpc_param(req, 0));
+    enum coins_stats_hash kind = COINS_STATS_HASH_SERIALIZED;
+    if (type) {
+        if (strcmp(type, "hash_serialized_3") == 0) {
+            kind = COINS_STATS_HASH_SERIALIZED;
+        } else if (strcmp(type, "muhash") == 0) {
+            kind = COINS_STATS_MUHASH;
+        } else if (strcmp(type, "none") == 0) {
+            kind = COINS_STATS_HASH_NONE;
+        } else {
+            return rpc_error(req, RPC_INVALID_PARAMETER, "'%s' is not a valid hash_type", type);
+        }
+    }
+    if (rpc_param(req, 1)) {
+        return rpc_error(req, RPC_INVALID_PARAMETER,
+                         "Querying specific block heights requires coinstatsindex");
+    }
+    struct coins_stats st;
+    uint8_t h[32];
+    chainstate_lock(g_cs);
+    struct block_index *tip = chainstate_tip(g_cs);
+    int rc = tip ? chainstate_utxo_stats(g_cs, kind, &st, h) : RC_NOT_FOUND;
+    if (rc) {
+        chainstate_unlock(g_cs);
+        return rpc_error(req, RPC_INTERNAL_ERROR, "Unable to read UTXO set (%s)", rc_str(rc));
+    }
+    json_t *r = json_object();
+    json_object_set_new(r, "height", json_integer(tip->height));
+    json_object_set_new(r, "bestblock", hash_json(tip->hash));
+    json_object_set_new(r, "txouts", json_integer((json_int_t)st.txouts));
+    json_object_set_new(r, "bogosize", json_integer((json_int_t)st.bogosize));
+    if (kind == COINS_STATS_HASH_SERIALIZED) {
+        json_object_set_new(r, "hash_serialized_3", hash_json(h));
+    } else if (kind == COINS_STATS_MUHASH) {
+        json_object_set_new(r, "muhash", hash_json(h));
+    }
+    json_object_set_new(r, "total_amount", rpc_json_amount(st.total_amount_sat));
+    json_object_set_new(r, "transactions", json_integer((json_int_t)st.transactions));
+    json_object_set_new(r, "disk_size", json_integer(0));
+    chainstate_unlock(g_cs);
+    coins_stats_clear(&st);
+    return r;
+}
+
+static void facts_of(struct rpc_block_facts *f, struct block_index *e)
+{
+    struct block_index *tip = chainstate_tip(g_cs);
+    int active = chainstate_contains(g_cs, e);
+    memset(f, 0, sizeof(*f));
+    f->height = e->height;
+    f->confirmations = active ? tip->height - e->height + 1 : -1;
+    f->median_time = block_index_median_time_past(e);
+    f->chainwork = e->chain_work;
+    f->n_tx = e->tx_count;
+    struct block_index *next = active ? chainstate_at_height(g_cs, e->height + 1) : NULL;
+    if (next) {
+        f->has_next = 1;
+        memcpy(f->next_hash, next->hash, 32);
+    }
+}
+
+/* Reads and parses a stored block (caller holds the chain lock). NULL after rpc_error. */
+static int load_block(struct rpc_request *req, struct block_index *e, struct block *b,
+                      struct buf *raw)
+{
+    char err[256];
+    int rc = chainstate_read_block(g_cs, e, raw);
+    if (rc == RC_NOT_FOUND) {
+        rpc_error(req, RPC_MISC_ERROR, "Block not available (not fully downloaded)");
+        return rc;
+    }
+    if (rc || block_parse(b, raw->data, raw->len, err, sizeof(err)) != RC_OK) {
+        rpc_error(req, RPC_MISC_ERROR, "Block not found on disk");
+        return rc ? rc : RC_CORRUPT;
+    }
+    return RC_OK;
+}
+
+static json_t *rpc_getblock(struct rpc_request *req)
+{
+    json_t *v = rpc_param(req, 1);
+    json_int_t verbosity = 1;
+    if (v) {
+        verbosity = json_is_boolean(v) ? (json_is_true(v) ? 1 : 0) : json_integer_value(v);
+    }
+    struct buf raw;
+    struct block b;
+    struct block_undo undo;
+    json_t *r = NULL;
+    buf_init(&raw);
+    block_undo_init(&undo);
+    chainstate_lock(g_cs);
+    struct block_index *e = find_block(req, 0);
+    if (!e) {
+        goto out;
+    }
+    if (verbosity <= 0) {
+        int rc = chainstate_read_block(g_cs, e, &raw);
+        if (rc) {
+            rpc_error(req, RPC_MISC_ERROR, rc == RC_NOT_FOUND
+                                               ? "Block not available (not fully downloaded)"
+                                               : "Block not found on disk");
+            goto out;
+        }
+        char *hx = hex_encode_alloc(raw.data, raw.len);
+        r = json_string(hx);
+        free(hx);
+        goto out;
+    }
+    if (load_block(req, e, &b, &raw)) {
+        goto out;
+    }
+    struct rpc_block_facts f;
+    facts_of(&f, e);
+    int have_undo = verbosity >= 2 && chainstate_read_undo(g_cs, e, &undo) == RC_OK;
+    r = rpc_block_json(&b, &f, have_undo ? &undo : NULL, chainstate_params(g_cs),
+                       verbosity > 3 ? 3 : (int)verbosity);
+    if (!r) {
+        rpc_error(req, RPC_MISC_ERROR, "Undo data expected but can't be read. This could be "
+                                       "due to disk corruption or a conflict with a pruning "
+                                       "event.");
+    }
+    block_clear(&b);
+out:
+    chainstate_unlock(g_cs);
+    block_undo_clear(&undo);
+    buf_clear(&raw);
+    return r;
+}
+
+static json_t *rpc_getblockheader(struct rpc_request *req)
+{
+    json_t *v = rpc_param(req, 1);
+    int verbose = v ? json_is_true(v) : 1;
+    json_t *r = NULL;
+    chainstate_lock(g_cs);
+    struct block_index *e = find_block(req, 0);
+    if (e && !verbose) {
+        uint8_t h[80];
+        char hx[161];
+        block_header_serialize(&e->header, h);
+        hex_encode(hx, h, 80);
+        r = json_string(hx);
+    } else if (e) {
+        struct rpc_block_facts f;
+        facts_of(&f, e);
+        r = rpc_block_header_json(&e->header, &f, chainstate_params(g_cs));
+    }
+    chainstate_unlock(g_cs);
+    return r;
+}
+
+static json_t *rpc_gettxout(struct rpc_request *req)
+{
+    uint8_t txid[32];
+    json_int_t n = json_integer_value(rpc_param(req, 1));
+    if (param_hash(req, 0, "txid", txid)) {
+        return NULL;
+    }
+    if (n < 0 || n > UINT32_MAX) {
+        return json_null();
+    }
+    struct outpoint op;
+    struct coin c;
+    memcpy(op.txid, txid, 32);
+    op.n = (uint32_t)n;
+    chainstate_lock(g_cs);
+    struct block_index *tip = chainstate_tip(g_cs);
+    int rc = tip ? chainstate_get_coin(g_cs, &op, &c) : RC_NOT_FOUND;
+    if (rc == RC_NOT_FOUND) {
+        chainstate_unlock(g_cs);
+        return json_null();
+    }
+    if (rc) {
+        chainstate_unlock(g_cs);
+        return rpc_error(req, RPC_DATABASE_ERROR, "Unable to read the UTXO set (%s)", rc_str(rc));
+    }
+    json_t *r = json_object();
+    json_object_set_new(r, "bestblock", hash_json(tip->hash));
+    json_object_set_new(r, "confirmations", json_integer(tip->height - (int32_t)c.height + 1));
+    json_object_set_new(r, "value", rpc_json_amount(c.value_sat));
+    json_object_set_new(r, "scriptPubKey",
+                        rpc_script_pubkey_json(c.script_pubkey.data, c.script_pubkey.len,
+                                               chainstate_params(g_cs), 1));
+    json_object_set_new(r, "coinbase", json_boolean(c.coinbase));
+    chainstate_unlock(g_cs);
+    coin_clear(&c);
+    return r;
+}
+
+static json_t *rpc_getrawtransaction(struct rpc_request *req)
+{
+    uint8_t txid[32];
+    json_t *v = rpc_param(req, 1);
+    json_int_t verbosity = 0;
+    if (param_hash(req, 0, "txid", txid)) {
+        return NULL;
+    }
+    if (v) {
+        verbosity = json_is_boolean(v) ? (json_is_true(v) ? 1 : 0) : json_integer_value(v);
+    }
+    if (!rpc_param(req, 2)) {
+        return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY,
+                         "No such mempool transaction. Use -txindex or provide a block hash to "
+                         "enable blockchain transaction queries. Use gettransaction for wallet "
+                         "transactions.");
+    }
+    uint8_t bh[32];
+    if (param_hash(req, 2, "parameter 3", bh)) {
+        return NULL;
+    }
+    struct buf raw;
+    struct block b;
+    struct block_undo undo;
+    json_t *r = NULL;
+    buf_init(&raw);
+    block_undo_init(&undo);
+    chainstate_lock(g_cs);
+    struct block_index *e = block_tree_find(chainstate_tree(g_cs), bh);
+    if (!e) {
+        rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block hash not found");
+        goto out;
+    }
+    if (load_block(req, e, &b, &raw)) {
+        goto out;
+    }
+    size_t i;
+    for (i = 0; i < b.tx_count && memcmp(b.txs[i].txid, txid, 32) != 0; i++) {
+    }
+    if (i == b.tx_count) {
+        rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY,
+                  "No such transaction found in the provided block. Use gettransaction for "
+                  "wallet transactions.");
+    } else if (verbosity <= 0) {
+        struct buf ser;
+        buf_init(&ser);
+        tx_serialize(&b.txs[i], &ser, 1);
+        char *hx = hex_encode_alloc(ser.data, ser.len);
+        r = json_string(hx);
+        free(hx);
+        buf_clear(&ser);
+    } else {
+        const struct coin *spent = NULL;
+        if (verbosity >= 2 && i > 0 && chainstate_read_undo(g_cs, e, &undo) == RC_OK &&
+            undo.n + 1 == b.tx_count && undo.txs[i - 1].n == b.txs[i].vin_count) {
+            spent = undo.txs[i - 1].prev;
+        }
+        r = rpc_tx_json(&b.txs[i], chainstate_params(g_cs), spent,
+                        verbosity > 2 ? 2 : (int)verbosity, 1);
+        int active = chainstate_contains(g_cs, e);
+        struct block_index *tip = chainstate_tip(g_cs);
+        rpc_tx_json_add_block(r, e->hash, active, active ? tip->height - e->height + 1 : 0,
+                              e->header.time);
+    }
+    block_clear(&b);
+out:
+    chainstate_unlock(g_cs);
+    block_undo_clear(&undo);
+    buf_clear(&raw);
+    return r;
+}
+
+static json_t *rpc_decoderawtransaction(struct rpc_request *req)
+{
+    const char *hx = json_string_value(rpc_param(req, 0));
+    json_t *iswitness = rpc_param(req, 1);
+    struct buf raw;
+    struct tx tx;
+    struct reader r;
+    int ok = 0;
+    buf_init(&raw);
+    if (!hx || hex_decode(&raw, hx) != RC_OK) {
+        buf_clear(&raw);
+        return rpc_error(req, RPC_DESERIALIZATION_ERROR, "TX decode failed");
+    }
+    /* Core's DecodeHexTx: try the extended form unless told otherwise, then the legacy
+     * one; either must consume every byte. */
+    int try_witness = !iswitness || json_is_true(iswitness);
+    int try_legacy = !iswitness || !json_is_true(iswitness);
+    if (try_witness) {
+        reader_init(&r, raw.data, raw.len);
+        ok = tx_parse(&tx, &r, 1) == RC_OK && reader_left(&r) == 0;
+        if (!ok && r.rc == RC_OK) {
+            tx_clear(&tx);
+        }
+    }
+    if (!ok && try_legacy) {
+        reader_init(&r, raw.data, raw.len);
+        ok = tx_parse(&tx, &r, 0) == RC_OK && reader_left(&r) == 0;
+        if (!ok && r.rc == RC_OK) {
+            tx_clear(&tx);
+        }
+    }
+    buf_clear(&raw);
+    if (!ok) {
+        return rpc_error(req, RPC_DESERIALIZATION_ERROR, "TX decode failed");
+    }
+    const struct chain_params *p = g_cs ? chainstate_params(g_cs) : chain_params_get("main");
+    json_t *out = rpc_tx_json(&tx, p, NULL, 1, 0);
+    tx_clear(&tx);
+    return out;
+}
+
+static json_t *rpc_decodescript(struct rpc_request *req)
+{
+    const char *hx = json_string_value(rpc_param(req, 0));
+    struct buf raw;
+    buf_init(&raw);
+    if (!hx || hex_decode(&raw, hx) != RC_OK) {
+        buf_clear(&raw);
+        return rpc_error(req, RPC_INVALID_PARAMETER,
+                         "argument must be hexadecimal string (not '%s')", hx ? hx : "");
+    }
+    const struct chain_params *p = g_cs ? chainstate_params(g_cs) : chain_params_get("main");
+    json_t *r = rpc_decodescript_json(raw.data, raw.len, p);
+    buf_clear(&raw);
+    return r;
+}
+
+static json_t *rpc_invalidateblock(struct rpc_request *req)
+{
+    uint8_t h[32];
+    if (param_hash(req, 0, "blockhash", h)) {
+        return NULL;
+    }
+    chainstate_lock(g_cs);
+    int rc = chainstate_invalidate_block(g_cs, h);
+    chainstate_unlock(g_cs);
+    if (rc == RC_NOT_FOUND) {
+        return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
+    }
+    if (rc == RC_USAGE) {
+        return rpc_error(req, RPC_MISC_ERROR, "Can not invalidate the genesis block");
+    }
+    if (rc) {
+        return rpc_error(req, RPC_DATABASE_ERROR, "%s", rc_str(rc));
+    }
+    return json_null();
+}
+
+static json_t *rpc_reconsiderblock(struct rpc_request *req)
+{
+    uint8_t h[32];
+    if (param_hash(req, 0, "blockhash", h)) {
+        return NULL;
+    }
+    chainstate_lock(g_cs);
+    int rc = chainstate_reconsider_block(g_cs, h);
+    chainstate_unlock(g_cs);
+    if (rc == RC_NOT_FOUND) {
+        return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
+    }
+    if (rc) {
+        return rpc_error(req, RPC_DATABASE_ERROR, "%s", rc_str(rc));
+    }
+    return json_null();
+}
+
+static const struct rpc_arg args_height[] = {
+    {"height", RPC_ARG_NUM, false, NULL, "The height index", false},
+};
+static const struct rpc_arg args_blockhash[] = {
+    {"blockhash", RPC_ARG_STR_HEX, false, NULL, "the hash of the block", false},
+};
+static const struct rpc_arg args_getblock[] = {
+    {"blockhash", RPC_ARG_STR_HEX, false, NULL, "The block hash", false},
+    {"verbosity", RPC_ARG_ANY, true, "1",
+     "0 for hex-encoded data, 1 for a JSON object, 2 for JSON with transaction data, and 3 "
+     "for JSON with transaction data including prevout information for inputs",
+     false},
+};
+static const struct rpc_arg args_getblockheader[] = {
+    {"blockhash", RPC_ARG_STR_HEX, false, NULL, "The block hash", false},
+    {"verbose", RPC_ARG_BOOL, true, "true", "true for a json object, false for the hex-encoded data",
+     false},
+};
+static const struct rpc_arg args_gettxout[] = {
+    {"txid", RPC_ARG_STR_HEX, false, NULL, "The transaction id", false},
+    {"n", RPC_ARG_NUM, false, NULL, "vout number", false},
+    {"include_mempool", RPC_ARG_BOOL, true, "true",
+     "Whether to include the mempool (there is none yet: ignored)", false},
+};
+static const struct rpc_arg args_getrawtransaction[] = {
+    {"txid", RPC_ARG_STR_HEX, false, NULL, "The transaction id", false},
+    {"verbosity", RPC_ARG_ANY, true, "0",
+     "0 for hex-encoded data, 1 for a JSON object, and 2 for JSON object with fee and prevout",
+     false},
+    {"blockhash", RPC_ARG_STR_HEX, true, NULL, "The block in which to look for the transaction",
+     false},
+};
+static const struct rpc_arg args_decoderawtransaction[] = {
+    {"hexstring", RPC_ARG_STR_HEX, false, NULL, "The transaction hex string", false},
+    {"iswitness", RPC_ARG_BOOL, true, "depends on heuristic tests",
+     "Whether the transaction hex is a serialized witness transaction.", false},
+};
+static const struct rpc_arg args_decodescript[] = {
+    {"hexstring", RPC_ARG_STR_HEX, false, NULL, "the hex-encoded script", false},
+};
+static const struct rpc_arg args_txoutsetinfo[] = {
+    {"hash_type", RPC_ARG_STR, true, "hash_serialized_3",
+     "Which UTXO set hash should be calculated. Options: 'hash_serialized_3' (the legacy "
+     "algorithm), 'muhash', 'none'.",
+     false},
+    {"hash_or_height", RPC_ARG_ANY, true, NULL,
+     "The block hash or height of the target height (only available with coinstatsindex).",
+     false},
+    {"use_index", RPC_ARG_BOOL, true, "true", "Use coinstatsindex, if available.", false},
+};
+
+static const struct rpc_method methods[] = {
+    {"Blockchain", "getblockcount", rpc_getblockcount, NULL, 0,
+     "Returns the height of the most-work fully-validated chain.\nThe genesis block has height 0.",
+     "n    (numeric) The current block count", NULL, 0},
+    {"Blockchain", "getbestblockhash", rpc_getbestblockhash, NULL, 0,
+     "Returns the hash of the best (tip) block in the most-work fully-validated chain.",
+     "\"hex\"    (string) the block hash, hex-encoded", NULL, 0},
+    {"Blockchain", "getblockhash", rpc_getblockhash, args_height, 1,
+     "Returns hash of block in best-block-chain at height provided.",
+     "\"hex\"    (string) The block hash", NULL, 0},
+    {"Blockchain", "getdifficulty", rpc_getdifficulty, NULL, 0,
+     "Returns the proof-of-work difficulty as a multiple of the minimum difficulty.",
+     "n.nnn    (numeric) the proof-of-work difficulty as a multiple of the minimum difficulty.",
+     NULL, 0},
+    {"Blockchain", "getblockchaininfo", rpc_getblockchaininfo, NULL, 0,
+     "Returns an object containing various state info regarding blockchain processing.",
+     "{ chain, blocks, headers, bestblockhash, bits, target, difficulty, time, mediantime, "
+     "verificationprogress, initialblockdownload, chainwork, size_on_disk, pruned, warnings }",
+     NULL, 0},
+    {"Blockchain", "getchaintips", rpc_getchaintips, NULL, 0,
+     "Return information about all known tips in the block tree, including the main chain as "
+     "well as orphaned branches.",
+     "[ { height, hash, branchlen, status } ]  status: invalid, headers-only, valid-headers, "
+     "valid-fork, active",
+     NULL, 0},
+    {"Blockchain", "gettxoutsetinfo", rpc_gettxoutsetinfo, args_txoutsetinfo, 3,
+     "Returns statistics about the unspent transaction output set.\nNote this call may take "
+     "some time if you are not using coinstatsindex.",
+     "{ height, bestblock, txouts, bogosize, hash_serialized_3 | muhash, total_amount, "
+     "transactions, disk_size }",
+     NULL, 0},
+    {"Blockchain", "getblock", rpc_getblock, args_getblock, 2,
+     "If verbosity is 0, returns a string that is serialized, hex-encoded data for block "
+     "'hash'.\nIf verbosity is 1, returns an Object with information about block <hash>.\nIf "
+     "verbosity is 2, returns an Object with information about block <hash> and information "
+     "about each transaction.\nIf verbosity is 3, returns an Object with information about "
+     "block <hash> and information about each transaction, including prevout information for "
+     "inputs (only for unpruned blocks in the current best chain).",
+     NULL, NULL, 0},
+    {"Blockchain", "getblockheader", rpc_getblockheader, args_getblockheader, 2,
+     "If verbose is false, returns a string that is serialized, hex-encoded data for "
+     "blockheader 'hash'.\nIf verbose is true, returns an Object with information about "
+     "blockheader <hash>.",
+     NULL, NULL, 0},
+    {"Blockchain", "gettxout", rpc_gettxout, args_gettxout, 3,
+     "Returns details about an unspent transaction output.",
+     "{ bestblock, confirmations, value, scriptPubKey, coinbase }, or null if there is no "
+     "such unspent output",
+     NULL, 0},
+    {"Rawtransactions", "getrawtransaction", rpc_getrawtransaction, args_getrawtransaction, 3,
+     "Return the raw transaction data.\nWithout -txindex (not available yet) a block hash "
+     "must be given: the transaction is looked up in that block.",
+     NULL, NULL, 0},
+    {"Rawtransactions", "decoderawtransaction", rpc_decoderawtransaction,
+     args_decoderawtransaction, 2,
+     "Return a JSON object representing the serialized, hex-encoded transaction.", NULL, NULL,
+     0},
+    {"Rawtransactions", "decodescript", rpc_decodescript, args_decodescript, 1,
+     "Decode a hex-encoded script.", NULL, NULL, 0},
+    {"Blockchain", "invalidateblock", rpc_invalidateblock, args_blockhash, 1,
+     "Permanently marks a block as invalid, as if it violated a consensus rule.", NULL, NULL, 0},
+    {"Blockchain", "reconsiderblock", rpc_reconsiderblock, args_blockhash, 1,
+     "Removes invalidity status of a block, its ancestors and its descendants, reconsider them "
+     "for activation.\nThis can be used to undo the effects of invalidateblock.",
+     NULL, NULL, 0},
+};
+
+void rpc_blockchain_register(void)
+{
+    rpc_table_register(methods, sizeof(methods) / sizeof(methods[0]));
+}
+
+void rpc_blockchain_set_chainstate(struct chainstate *cs)
+{
+    g_cs = cs;
+}

@@ -1,0 +1,180 @@
+#include "validation/block_check.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "consensus/merkle.h"
+#include "consensus/pow.h"
+#include "consensus/tx_check.h"
+#include "crypto/hash.h"
+#include "script/sigops.h"
+#include "util/hex.h"
+#include "util/rc.h"
+
+int block_check_header(struct vstate *s, const struct block_header *h,
+                       const struct chain_params *p)
+{
+    uint8_t hash[32];
+    block_header_hash(h, hash);
+    if (!pow_check(hash, h->bits, p)) {
+        return vstate_invalid(s, VRESULT_INVALID_HEADER, "high-hash", "proof of work failed");
+    }
+    return RC_OK;
+}
+
+int block_check(struct vstate *s, const struct block *b, const struct chain_params *p,
+                int check_pow)
+{
+    uint8_t root[32];
+    int mutated = 0;
+
+    if (check_pow && block_check_header(s, &b->header, p)) {
+        return RC_INVALID;
+    }
+    merkle_block_root(root, &mutated, b);
+    if (memcmp(root, b->header.merkle_root, 32) != 0) {
+        return vstate_invalid(s, VRESULT_MUTATED, "bad-txnmrklroot", "hashMerkleRoot mismatch");
+    }
+    if (mutated) {
+        return vstate_invalid(s, VRESULT_MUTATED, "bad-txns-duplicate",
+                              "duplicate transaction");
+    }
+    if (b->tx_count == 0 || b->tx_count * WITNESS_SCALE_FACTOR > MAX_BLOCK_WEIGHT ||
+        b->size_stripped * WITNESS_SCALE_FACTOR > MAX_BLOCK_WEIGHT) {
+        return vstate_invalid(s, VRESULT_CONSENSUS, "bad-blk-length", "size limits failed");
+    }
+    if (!tx_is_coinbase(&b->txs[0])) {
+        return vstate_invalid(s, VRESULT_CONSENSUS, "bad-cb-missing", "first tx is not coinbase");
+    }
+    for (size_t i = 1; i < b->tx_count; i++) {
+        if (tx_is_coinbase(&b->txs[i])) {
+            return vstate_invalid(s, VRESULT_CONSENSUS, "bad-cb-multiple",
+                                  "more than one coinbase");
+        }
+    }
+    for (size_t i = 0; i < b->tx_count; i++) {
+        struct vstate ts;
+        vstate_init(&ts);
+        if (consensus_check_tx(&ts, &b->txs[i])) {
+            char txid[65];
+            hex_encode_rev(txid, b->txs[i].txid, 32);
+            return vstate_invalid(s, VRESULT_CONSENSUS, ts.reject,
+                                  "transaction check failed (tx %zu %s): %s", i, txid, ts.debug);
+        }
+    }
+    uint64_t sigops = 0;
+    for (size_t i = 0; i < b->tx_count; i++) {
+        sigops += tx_sigops_legacy(&b->txs[i]);
+    }
+    if (sigops * WITNESS_SCALE_FACTOR > MAX_BLOCK_SIGOPS_COST) {
+        return vstate_invalid(s, VRESULT_CONSENSUS, "bad-blk-sigops", "out-of-bounds SigOpCount %llu",
+                              (unsigned long long)sigops);
+    }
+    return RC_OK;
+}
+
+int block_check_header_contextual(struct vstate *s, const struct block_header *h,
+                                  const struct header_context *ctx, const struct chain_params *p)
+{
+    if (h->bits != ctx->expected_bits) {
+        return vstate_invalid(s, VRESULT_INVALID_HEADER, "bad-diffbits",
+                              "incorrect proof of work: bits %08x, expected %08x", h->bits,
+                              ctx->expected_bits);
+    }
+    if ((int64_t)h->time <= ctx->prev_mtp) {
+        return vstate_invalid(s, VRESULT_INVALID_HEADER, "time-too-old",
+                              "block's timestamp %u is not after the median time past %lld",
+                              h->time, (long long)ctx->prev_mtp);
+    }
+    if (p->enforce_bip94 && ctx->height % chain_params_retarget_interval(p) == 0 &&
+        (int64_t)h->time < ctx->prev_time - MAX_TIMEWARP) {
+        return vstate_invalid(s, VRESULT_INVALID_HEADER, "time-timewarp-attack",
+                              "block's timestamp %u is too early on a retarget boundary",
+                              h->time);
+    }
+    if ((int64_t)h->time > ctx->adjusted_time + MAX_FUTURE_BLOCK_TIME) {
+        return vstate_invalid(s, VRESULT_TIME_FUTURE, "time-too-new",
+                              "block timestamp %u too far in the future", h->time);
+    }
+    if ((h->version < 2 && ctx->height >= p->bip34_height) ||
+        (h->version < 3 && ctx->height >= p->bip66_height) ||
+        (h->version < 4 && ctx->height >= p->bip65_height)) {
+        char reject[VSTATE_REJECT_LEN];
+        snprintf(reject, sizeof(reject), "bad-version(0x%08x)", (uint32_t)h->version);
+        return vstate_invalid(s, VRESULT_INVALID_HEADER, reject, "rejected nVersion=0x%08x block",
+                              (uint32_t)h->version);
+    }
+    return RC_OK;
+}
+
+int block_witness_commitment_index(const struct block *b)
+{
+    static const uint8_t prefix[6] = {0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed};
+    int found = -1;
+    if (b->tx_count == 0) {
+        return -1;
+    }
+    const struct tx *cb = &b->txs[0];
+    for (size_t o = 0; o < cb->vout_count; o++) {
+        const struct bytes *spk = &cb->vout[o].script_pubkey;
+        if (spk->len >= 38 && memcmp(spk->data, prefix, 6) == 0) {
+            found = (int)o;
+        }
+    }
+    return found;
+}
+
+int block_check_contextual(struct vstate *s, const struct block *b, int height, int64_t prev_mtp,
+                           const struct chain_params *p)
+{
+    int64_t cutoff = height >= p->csv_height ? prev_mtp : (int64_t)b->header.time;
+    for (size_t i = 0; i < b->tx_count; i++) {
+        if (!consensus_tx_is_final(&b->txs[i], height, cutoff)) {
+            return vstate_invalid(s, VRESULT_CONSENSUS, "bad-txns-nonfinal",
+                                  "non-final transaction %zu", i);
+        }
+    }
+    if (height >= p->bip34_height) {
+        uint8_t want[6];
+        size_t n = consensus_height_push(want, height);
+        const struct bytes *sig = &b->txs[0].vin[0].script_sig;
+        if (sig->len < n || memcmp(sig->data, want, n) != 0) {
+            return vstate_invalid(s, VRESULT_CONSENSUS, "bad-cb-height",
+                                  "block height mismatch in coinbase");
+        }
+    }
+    int have_witness = 0;
+    if (height >= p->segwit_height) {
+        int pos = block_witness_commitment_index(b);
+        if (pos >= 0) {
+            const struct tx_in *in = &b->txs[0].vin[0];
+            uint8_t root[32], both[64], commit[32];
+            if (in->witness_count != 1 || in->witness[0].len != 32) {
+                return vstate_invalid(s, VRESULT_MUTATED, "bad-witness-nonce-size",
+                                      "invalid witness reserved value size");
+            }
+            merkle_block_witness_root(root, NULL, b);
+            memcpy(both, root, 32);
+            memcpy(both + 32, in->witness[0].data, 32);
+            hash_sha256d(commit, both, 64);
+            if (memcmp(commit, b->txs[0].vout[pos].script_pubkey.data + 6, 32) != 0) {
+                return vstate_invalid(s, VRESULT_MUTATED, "bad-witness-merkle-match",
+                                      "witness merkle commitment mismatch");
+            }
+            have_witness = 1;
+        }
+    }
+    if (!have_witness) {
+        for (size_t i = 0; i < b->tx_count; i++) {
+            if (tx_has_witness(&b->txs[i])) {
+                return vstate_invalid(s, VRESULT_MUTATED, "unexpected-witness",
+                                      "unexpected witness data found in tx %zu", i);
+            }
+        }
+    }
+    if (block_weight(b) > MAX_BLOCK_WEIGHT) {
+        return vstate_invalid(s, VRESULT_CONSENSUS, "bad-blk-weight", "weight limit failed: %zu",
+                              block_weight(b));
+    }
+    return RC_OK;
+}

@@ -1,0 +1,672 @@
+/* Opening, accepting blocks, flushing, and queries. Connect/disconnect: connect.c; choosing
+ * the best chain: activate.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "blockstore/indexdb.h"
+#include "util/hex.h"
+#include "util/log.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+#include "validation/block_check.h"
+#include "validation/chainstate_impl.h"
+#include "validation/headers.h"
+
+#define FLUSH_INTERVAL_SECONDS 3600
+
+int64_t cs_now(void)
+{
+    return (int64_t)time(NULL);
+}
+
+void cs_mark_dirty(struct chainstate *cs, struct block_index *e)
+{
+    if (e->dirty) {
+        return;
+    }
+    if (cs->ndirty == cs->capdirty) {
+        cs->capdirty = cs->capdirty ? 2 * cs->capdirty : 1024;
+        cs->dirty = xrealloc(cs->dirty, cs->capdirty * sizeof(*cs->dirty));
+    }
+    e->dirty = 1;
+    cs->dirty[cs->ndirty++] = e;
+}
+
+void cs_add_candidate(struct chainstate *cs, struct block_index *e)
+{
+    for (size_t i = 0; i < cs->ncand; i++) {
+        if (cs->cand[i] == e) {
+            return;
+        }
+    }
+    if (cs->ncand == cs->capcand) {
+        cs->capcand = cs->capcand ? 2 * cs->capcand : 64;
+        cs->cand = xrealloc(cs->cand, cs->capcand * sizeof(*cs->cand));
+    }
+    cs->cand[cs->ncand++] = e;
+}
+
+static void note_header(struct chainstate *cs, struct block_index *e)
+{
+    if (!block_index_failed(e) &&
+        (!cs->best_header || u256_cmp(&e->chain_work, &cs->best_header->chain_work) > 0)) {
+        cs->best_header = e;
+    }
+}
+
+/* e has data and all its ancestors do: it may become the tip; so may its waiting children. */
+static void link_block(struct chainstate *cs, struct block_index *e)
+{
+    struct block_index **queue = xmalloc(sizeof(*queue));
+    size_t n = 1, cap = 1;
+    queue[0] = e;
+    while (n) {
+        struct block_index *x = queue[--n];
+        x->chain_tx = (x->prev ? x->prev->chain_tx : 0) + x->tx_count;
+        if (!block_index_failed(x)) {
+            cs_add_candidate(cs, x);
+        }
+        for (size_t i = 0; i < cs->nunlinked;) {
+            if (cs->unlinked[i].parent == x) {
+                if (n == cap) {
+                    cap *= 2;
+                    queue = xrealloc(queue, cap * sizeof(*queue));
+                }
+                queue[n++] = cs->unlinked[i].child;
+                cs->unlinked[i] = cs->unlinked[--cs->nunlinked];
+            } else {
+                i++;
+            }
+        }
+    }
+    free(queue);
+}
+
+static void add_unlinked(struct chainstate *cs, struct block_index *e)
+{
+    if (cs->nunlinked == cs->capunlinked) {
+        cs->capunlinked = cs->capunlinked ? 2 * cs->capunlinked : 64;
+        cs->unlinked = xrealloc(cs->unlinked, cs->capunlinked * sizeof(*cs->unlinked));
+    }
+    cs->unlinked[cs->nunlinked].parent = e->prev;
+    cs->unlinked[cs->nunlinked].child = e;
+    cs->nunlinked++;
+}
+
+static void chain_set_tip(struct chainstate *cs, struct block_index *tip)
+{
+    int32_t h = tip ? tip->height : -1;
+    if ((size_t)(h + 1) > cs->chain_cap) {
+        cs->chain_cap = (size_t)(h + 1) * 2 + 64;
+        cs->chain = xrealloc(cs->chain, cs->chain_cap * sizeof(*cs->chain));
+    }
+    for (struct block_index *e = tip; e && (e->height > cs->tip_height || cs->chain[e->height] != e);
+         e = e->prev) {
+        cs->chain[e->height] = e;
+    }
+    cs->tip_height = h;
+}
+
+static int open_store(struct kv **kv, const struct chainstate *cs, const char *name,
+                      size_t cache_bytes, char *err, size_t err_len)
+{
+    char path[4200];
+    struct kv_options o;
+    kv_options_init(&o);
+    o.cache_bytes = cache_bytes;
+    snprintf(path, sizeof(path), "%s/%s", cs->datadir, name);
+    int rc = kv_open(kv, cs->opt.kv_ops, path, &o);
+    if (rc) {
+        snprintf(err, err_len, "cannot open %s: %s", path, kv_last_error(NULL));
+    }
+    return rc;
+}
+
+static int destroy_store(const struct chainstate *cs, const char *name, char *err, size_t err_len)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/%s", cs->datadir, name);
+    int rc = kv_destroy(cs->opt.kv_ops, path);
+    if (rc) {
+        snprintf(err, err_len, "cannot remove %s: %s", path, kv_last_error(NULL));
+    }
+    return rc;
+}
+
+struct collect {
+    struct block_index **v;
+    size_t n;
+};
+
+static int collect_entry(void *ctx, struct block_index *e)
+{
+    struct collect *c = ctx;
+    c->v[c->n++] = e;
+    return 0;
+}
+
+static int by_height(const void *a, const void *b)
+{
+    const struct block_index *x = *(const struct block_index *const *)a;
+    const struct block_index *y = *(const struct block_index *const *)b;
+    return (x->height > y->height) - (x->height < y->height);
+}
+
+/* After loading: chain_tx, failed-child marks, candidates, best header. */
+static void index_derive(struct chainstate *cs)
+{
+    struct collect c = {xmalloc((block_tree_size(cs->tree) + 1) * sizeof(*c.v)), 0};
+    block_tree_foreach(cs->tree, collect_entry, &c);
+    qsort(c.v, c.n, sizeof(*c.v), by_height);
+    for (size_t i = 0; i < c.n; i++) {
+        struct block_index *e = c.v[i];
+        e->sequence_id = 0;
+        if (e->prev && block_index_failed(e->prev) && !block_index_failed(e)) {
+            e->status |= BLOCK_FAILED_CHILD;
+        }
+        if (e->status & BLOCK_HAVE_DATA) {
+            if (!e->prev || e->prev->chain_tx) {
+                e->chain_tx = (e->prev ? e->prev->chain_tx : 0) + e->tx_count;
+            } else if (e->prev) {
+                add_unlinked(cs, e);
+            }
+        }
+        note_header(cs, e);
+    }
+    struct block_index *tip = chainstate_tip(cs);
+    for (size_t i = 0; i < c.n; i++) {
+        struct block_index *e = c.v[i];
+        if (e->chain_tx && !block_index_failed(e) &&
+            (!tip || u256_cmp(&e->chain_work, &tip->chain_work) >= 0)) {
+            cs_add_candidate(cs, e);
+        }
+    }
+    free(c.v);
+}
+
+int cs_load_block(struct chainstate *cs, const struct block_index *e, struct block *b)
+{
+    char err[256];
+    struct buf raw;
+    if (cs->have_recent && memcmp(cs->recent.hash, e->hash, 32) == 0) {
+        /* Hand over the block accept just parsed. */
+        *b = cs->recent;
+        block_init(&cs->recent);
+        cs->have_recent = 0;
+        return RC_OK;
+    }
+    if (!(e->status & BLOCK_HAVE_DATA)) {
+        return RC_NOT_FOUND;
+    }
+    buf_init(&raw);
+    int rc = blockstore_read_block(cs->store, e->file, e->data_pos, &raw);
+    if (rc == RC_OK && (block_parse(b, raw.data, raw.len, err, sizeof(err)) != RC_OK ||
+                        memcmp(b->hash, e->hash, 32) != 0)) {
+        char hx[65];
+        hex_encode_rev(hx, e->hash, 32);
+        LOG_ERROR("block %s in blk%05d.dat at %u does not read back: corrupt block file", hx,
+                  e->file, e->data_pos);
+        rc = RC_CORRUPT;
+    } else if (rc) {
+        LOG_ERROR("reading block: %s", blockstore_error(cs->store));
+    }
+    buf_clear(&raw);
+    return rc;
+}
+
+int chainstate_open(struct chainstate **out, const struct chainstate_options *opt, char *err,
+                    size_t err_len)
+{
+    struct chainstate *cs = xcalloc(1, sizeof(*cs));
+    struct blockfile_info *infos = NULL;
+    int nfiles = 0, rc;
+    char path[4200];
+
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&cs->lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+    cs->opt = *opt;
+    if (!cs->opt.kv_ops) {
+        cs->opt.kv_ops = kv_default_ops();
+    }
+    cs->p = opt->params;
+    snprintf(cs->datadir, sizeof(cs->datadir), "%s", opt->datadir);
+    cs->tip_height = -1;
+    cs->tree = block_tree_new();
+    block_init(&cs->recent);
+    cs->next_sequence = 1;
+    cs->last_flush_time = cs_now();
+
+    /* Core's split of -dbcache: a little for the block index store, up to a quarter plus
+     * 8 MiB for the chainstate store's own cache, the rest for the coins cache. */
+    size_t total = opt->dbcache_bytes ? opt->dbcache_bytes : (size_t)450 << 20;
+    size_t index_cache = total / 8 < ((size_t)2 << 20) ? total / 8 : (size_t)2 << 20;
+    size_t rest = total - index_cache;
+    size_t coins_db_cache = rest / 2 < rest / 4 + ((size_t)8 << 20) ? rest / 2
+                                                                     : rest / 4 + ((size_t)8 << 20);
+    cs->coins_limit = rest - coins_db_cache;
+    cs->counters.coins_cache_limit = cs->coins_limit;
+
+    snprintf(path, sizeof(path), "%s/blocks", cs->datadir);
+    snprintf(cs->blocks_dir, sizeof(cs->blocks_dir), "%s", path);
+    if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+        snprintf(err, err_len, "cannot create %s: %s", path, strerror(errno));
+        rc = RC_IO;
+        goto fail;
+    }
+    if (opt->reindex && (rc = destroy_store(cs, "blocks/index", err, err_len))) {
+        goto fail;
+    }
+    if ((opt->reindex || opt->reindex_chainstate) &&
+        (rc = destroy_store(cs, "chainstate", err, err_len))) {
+        goto fail;
+    }
+    if ((rc = open_store(&cs->index_kv, cs, "blocks/index", index_cache, err, err_len)) ||
+        (rc = open_store(&cs->coins_kv, cs, "chainstate", coins_db_cache, err, err_len))) {
+        goto fail;
+    }
+    if ((rc = indexdb_load_tree(cs->index_kv, cs->tree, err, err_len))) {
+        goto fail;
+    }
+    if ((rc = indexdb_load_files(cs->index_kv, &infos, &nfiles))) {
+        snprintf(err, err_len, "block file records do not load (%s): restart with -reindex",
+                 rc_str(rc));
+        goto fail;
+    }
+    if (opt->reindex) {
+        free(infos);
+        infos = NULL;
+        nfiles = 0;
+    }
+    rc = blockstore_open(&cs->store, path, cs->p->magic, infos, nfiles, err, err_len);
+    free(infos);
+    if (rc) {
+        goto fail;
+    }
+    cs->coins_db = coins_db_new(cs->coins_kv);
+    cs->coins = coins_cache_new(coins_db_view(cs->coins_db));
+
+    /* The active chain is the coins' best block and its ancestors. */
+    uint8_t best[32];
+    rc = coins_cache_best_block(cs->coins, best);
+    if (rc == RC_OK) {
+        struct block_index *tip = block_tree_find(cs->tree, best);
+        if (!tip) {
+            char hx[65];
+            hex_encode_rev(hx, best, 32);
+            snprintf(err, err_len,
+                     "the chainstate's best block %s is not in the block index: restart with "
+                     "-reindex-chainstate",
+                     hx);
+            rc = RC_CORRUPT;
+            goto fail;
+        }
+        chain_set_tip(cs, tip);
+    } else if (rc != RC_NOT_FOUND) {
+        snprintf(err, err_len, "cannot read the chainstate: %s", kv_last_error(NULL));
+        goto fail;
+    }
+    index_derive(cs);
+    *out = cs;
+    return RC_OK;
+fail:
+    chainstate_close(cs);
+    return rc;
+}
+
+/* The genesis block goes in like any other block, once (unless a reindex will find it). */
+static int ensure_genesis(struct chainstate *cs)
+{
+    if (block_tree_find(cs->tree, cs->p->genesis_hash)) {
+        return RC_OK;
+    }
+    struct block g;
+    struct buf raw;
+    struct vstate st;
+    buf_init(&raw);
+    chain_params_genesis_block(&g, cs->p);
+    block_serialize(&g, &raw, 1);
+    block_clear(&g);
+    vstate_init(&st);
+    int rc = chainstate_accept_block(cs, raw.data, raw.len, NULL, &st, NULL);
+    buf_clear(&raw);
+    return rc;
+}
+
+int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
+                            const struct block_pos *known_pos, struct vstate *st, int *is_new)
+{
+    struct block b;
+    struct block_index *e = NULL;
+    char err[256];
+    int rc;
+
+    if (is_new) {
+        *is_new = 0;
+    }
+    if (block_parse(&b, raw, len, err, sizeof(err)) != RC_OK) {
+        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "%s", err);
+    }
+    if (memcmp(b.hash, cs->p->genesis_hash, 32) == 0) {
+        e = block_tree_find(cs->tree, b.hash);
+        if (!e) {
+            e = block_tree_add(cs->tree, &b.header, NULL, BLOCK_VALID_TREE);
+        }
+    } else {
+        int64_t now = cs_now();
+        rc = headers_accept(cs->tree, st, &e, &b.header, cs->p, now);
+        if (rc) {
+            goto out;
+        }
+    }
+    note_header(cs, e);
+    if (e->status & BLOCK_HAVE_DATA) {
+        rc = RC_OK; /* already stored */
+        goto out;
+    }
+    if (block_check(st, &b, cs->p, 0) ||
+        (e->prev &&
+         block_check_contextual(st, &b, e->height, block_index_median_time_past(e->prev), cs->p))) {
+        if (st->result != VRESULT_MUTATED) {
+            e->status |= BLOCK_FAILED_VALID;
+            cs_mark_dirty(cs, e);
+        }
+        rc = RC_INVALID;
+        goto out;
+    }
+    if (known_pos) {
+        e->file = known_pos->file;
+        e->data_pos = known_pos->pos;
+        blockstore_note_block(cs->store, known_pos->file, known_pos->pos, len,
+                              (uint32_t)e->height, b.header.time);
+    } else {
+        int file;
+        uint32_t pos;
+        rc = blockstore_append_block(cs->store, raw, len, (uint32_t)e->height, b.header.time,
+                                     &file, &pos);
+        if (rc) {
+            LOG_ERROR("storing block at height %d: %s", e->height, blockstore_error(cs->store));
+            goto out;
+        }
+        e->file = file;
+        e->data_pos = pos;
+    }
+    e->tx_count = (uint32_t)b.tx_count;
+    e->status |= BLOCK_HAVE_DATA;
+    block_index_raise_validity(e, BLOCK_VALID_TRANSACTIONS);
+    e->sequence_id = cs->next_sequence++;
+    cs_mark_dirty(cs, e);
+    if (!e->prev || e->prev->chain_tx) {
+        link_block(cs, e);
+    } else {
+        add_unlinked(cs, e);
+    }
+    if (is_new) {
+        *is_new = 1;
+    }
+    /* Keep the parsed block for the connect that usually follows. */
+    block_clear(&cs->recent);
+    cs->recent = b;
+    cs->have_recent = 1;
+    return RC_OK;
+out:
+    block_clear(&b);
+    return rc;
+}
+
+int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
+{
+    int64_t now = cs_now();
+    size_t mem = coins_cache_memory(cs->coins);
+    int full = mem > cs->coins_limit;
+    int periodic = mode >= FLUSH_PERIODIC && now - cs->last_flush_time >= FLUSH_INTERVAL_SECONDS;
+    if (mode != FLUSH_ALWAYS && !full && !periodic) {
+        return RC_OK;
+    }
+    /* 1. Block and undo data reach the disk before anything refers to them. */
+    int rc = blockstore_sync(cs->store);
+    if (rc) {
+        LOG_ERROR("flush: %s", blockstore_error(cs->store));
+        return rc;
+    }
+    /* 2. The block index. */
+    struct kv_batch *b = kv_batch_new();
+    int files[256], nf;
+    while ((nf = blockstore_take_dirty_files(cs->store, files, 256)) > 0) {
+        for (int i = 0; i < nf; i++) {
+            indexdb_put_file(b, files[i], blockstore_file_info(cs->store, files[i]),
+                             blockstore_file_count(cs->store) - 1);
+        }
+    }
+    for (size_t i = 0; i < cs->ndirty; i++) {
+        indexdb_put_entry(b, cs->dirty[i]);
+    }
+    rc = kv_write(cs->index_kv, b, 1);
+    kv_batch_free(b);
+    if (rc) {
+        LOG_ERROR("flush: writing the block index: %s", kv_last_error(cs->index_kv));
+        return rc;
+    }
+    for (size_t i = 0; i < cs->ndirty; i++) {
+        cs->dirty[i]->dirty = 0;
+    }
+    cs->ndirty = 0;
+    /* 3. The coins and the best block, atomically. */
+    if (cs->tip_height >= 0) {
+        coins_cache_set_best_block(cs->coins, cs->chain[cs->tip_height]->hash);
+        rc = coins_cache_flush(cs->coins, 1);
+        if (rc) {
+            LOG_ERROR("flush: writing the chainstate: %s", kv_last_error(cs->coins_kv));
+            return rc;
+        }
+    }
+    LOG(LOG_CAT_COINDB, LOG_LVL_DEBUG, "flushed %zu bytes of coins cache at height %d", mem,
+        cs->tip_height);
+    cs->last_flush_time = now;
+    cs->counters.flushes++;
+    return RC_OK;
+}
+
+int chainstate_close(struct chainstate *cs)
+{
+    int rc = RC_OK;
+    if (!cs) {
+        return RC_OK;
+    }
+    if (cs->store && cs->coins && cs->index_kv) {
+        rc = chainstate_flush(cs, FLUSH_ALWAYS);
+    }
+    block_clear(&cs->recent);
+    coins_cache_free(cs->coins);
+    coins_db_free(cs->coins_db);
+    blockstore_close(cs->store);
+    if (cs->coins_kv) {
+        int r = kv_close(cs->coins_kv);
+        rc = rc ? rc : r;
+    }
+    if (cs->index_kv) {
+        int r = kv_close(cs->index_kv);
+        rc = rc ? rc : r;
+    }
+    block_tree_free(cs->tree);
+    free(cs->chain);
+    free(cs->cand);
+    free(cs->unlinked);
+    free(cs->dirty);
+    pthread_mutex_destroy(&cs->lock);
+    free(cs);
+    return rc;
+}
+
+struct block_index *chainstate_tip(const struct chainstate *cs)
+{
+    return cs->tip_height >= 0 ? cs->chain[cs->tip_height] : NULL;
+}
+
+struct block_index *chainstate_at_height(const struct chainstate *cs, int32_t height)
+{
+    return height >= 0 && height <= cs->tip_height ? cs->chain[height] : NULL;
+}
+
+int chainstate_contains(const struct chainstate *cs, const struct block_index *e)
+{
+    return e && chainstate_at_height(cs, e->height) == e;
+}
+
+struct block_index *chainstate_best_header(const struct chainstate *cs)
+{
+    return cs->best_header;
+}
+
+struct block_tree *chainstate_tree(const struct chainstate *cs)
+{
+    return cs->tree;
+}
+
+const struct chain_params *chainstate_params(const struct chainstate *cs)
+{
+    return cs->p;
+}
+
+int chainstate_stop_requested(const struct chainstate *cs)
+{
+    return cs->stop_requested;
+}
+
+int chainstate_read_block(struct chainstate *cs, const struct block_index *e, struct buf *out)
+{
+    if (!(e->status & BLOCK_HAVE_DATA)) {
+        return RC_NOT_FOUND;
+    }
+    int rc = blockstore_read_block(cs->store, e->file, e->data_pos, out);
+    if (rc) {
+        LOG_ERROR("reading block: %s", blockstore_error(cs->store));
+    }
+    return rc;
+}
+
+int chainstate_read_undo(struct chainstate *cs, const struct block_index *e,
+                         struct block_undo *undo)
+{
+    struct buf raw;
+    block_undo_init(undo);
+    if (!(e->status & BLOCK_HAVE_UNDO) || !e->prev) {
+        return RC_NOT_FOUND;
+    }
+    buf_init(&raw);
+    int rc = blockstore_read_undo(cs->store, e->file, e->undo_pos, e->prev->hash, &raw);
+    if (rc == RC_OK) {
+        rc = block_undo_parse(undo, raw.data, raw.len);
+    } else {
+        LOG_ERROR("reading undo data: %s", blockstore_error(cs->store));
+    }
+    buf_clear(&raw);
+    return rc;
+}
+
+int chainstate_get_coin(struct chainstate *cs, const struct outpoint *op, struct coin *out)
+{
+    const struct coin *c;
+    int rc = coins_cache_get(cs->coins, op, &c);
+    if (rc) {
+        return rc;
+    }
+    *out = *c;
+    out->script_pubkey.data =
+        c->script_pubkey.len ? xmemdup(c->script_pubkey.data, c->script_pubkey.len) : NULL;
+    return RC_OK;
+}
+
+int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
+                          struct coins_stats *stats, uint8_t hash32[32])
+{
+    int rc = chainstate_flush(cs, FLUSH_ALWAYS);
+    if (rc) {
+        return rc;
+    }
+    struct kv_iter *it = NULL;
+    if ((rc = kv_iter_new(cs->coins_kv, &it))) {
+        return rc;
+    }
+    coins_stats_init(stats, kind);
+    for (rc = kv_iter_seek(it, "C", 1); rc == RC_OK && kv_iter_valid(it); rc = kv_iter_next(it)) {
+        size_t klen, vlen;
+        const uint8_t *key = kv_iter_key(it, &klen);
+        const uint8_t *val = kv_iter_value(it, &vlen);
+        struct outpoint op;
+        struct coin c;
+        if (klen == 0 || key[0] != COIN_KEY_PREFIX) {
+            break;
+        }
+        if (coin_key_parse(&op, key, klen) || coin_deserialize(&c, val, vlen)) {
+            rc = RC_CORRUPT;
+            break;
+        }
+        coins_stats_add(stats, &op, c.height, c.coinbase, c.value_sat, c.script_pubkey.data,
+                        c.script_pubkey.len);
+        coin_clear(&c);
+    }
+    kv_iter_free(it);
+    if (rc) {
+        coins_stats_clear(stats);
+        return rc;
+    }
+    coins_stats_finish(stats, hash32);
+    return RC_OK;
+}
+
+void chainstate_get_counters(const struct chainstate *cs, struct chainstate_counters *c)
+{
+    *c = cs->counters;
+    c->coins_cache_bytes = coins_cache_memory(cs->coins);
+}
+
+int cs_ensure_genesis(struct chainstate *cs)
+{
+    return ensure_genesis(cs);
+}
+
+void cs_set_tip(struct chainstate *cs, struct block_index *tip)
+{
+    chain_set_tip(cs, tip);
+}
+
+void chainstate_lock(struct chainstate *cs)
+{
+    pthread_mutex_lock(&cs->lock);
+}
+
+void chainstate_unlock(struct chainstate *cs)
+{
+    pthread_mutex_unlock(&cs->lock);
+}
+
+int chainstate_is_reindexing(struct chainstate *cs, int *reindexing)
+{
+    return indexdb_get_reindexing(cs->index_kv, reindexing);
+}
+
+int chainstate_set_reindexing(struct chainstate *cs, int reindexing)
+{
+    return indexdb_set_reindexing(cs->index_kv, reindexing);
+}
+
+uint64_t chainstate_size_on_disk(const struct chainstate *cs)
+{
+    uint64_t total = 0;
+    for (int i = 0; i < blockstore_file_count(cs->store); i++) {
+        const struct blockfile_info *f = blockstore_file_info(cs->store, i);
+        total += f->size + f->undo_size;
+    }
+    return total;
+}
+
+const char *chainstate_blocks_dir(const struct chainstate *cs)
+{
+    return cs->blocks_dir;
+}

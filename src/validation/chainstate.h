@@ -1,0 +1,144 @@
+/* The chainstate: block index, block files, UTXO set, and the active chain, driven by the
+ * validation thread. It accepts blocks (from -loadblock, -reindex, later peers), picks the
+ * chain with the most work, connects and disconnects blocks with undo data, and flushes so
+ * that a kill at any instant leaves a consistent state (design.md, "Flushing and crash
+ * safety"):
+ *
+ *   1. block and undo files are fsync'd,
+ *   2. the block index entries and file infos are written (one synced batch),
+ *   3. the coins and the best-block marker are written (one atomic batch).
+ *
+ * At start the active chain is the coins' best block and its ancestors; blocks stored past
+ * it are connected again by chainstate_activate_best_chain.
+ *
+ * Thread: one thread drives a chainstate; readers elsewhere take chainstate_lock().
+ */
+#ifndef BITNODE_VALIDATION_CHAINSTATE_H
+#define BITNODE_VALIDATION_CHAINSTATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blockstore/blockindex.h"
+#include "coins/stats.h"
+#include "coins/undo.h"
+#include "coins/view.h"
+#include "consensus/params.h"
+#include "consensus/vstate.h"
+#include "kv/kv.h"
+
+struct chainstate_options {
+    const struct chain_params *params;
+    const char *datadir;       /* the network's data directory; must exist */
+    size_t dbcache_bytes;      /* -dbcache: coins cache and store caches together */
+    int reindex;               /* rebuild index and chainstate from our blk files */
+    int reindex_chainstate;    /* rebuild the chainstate from the stored blocks */
+    int64_t stop_at_height;    /* -stopatheight (0: none) */
+    const struct kv_ops *kv_ops; /* NULL: the configured backend */
+};
+
+struct chainstate;
+
+/** Opens (creating when new) the stores under opt->datadir and loads the block index.
+ *  Returns 0, or a negative RC_* with a message in err naming the file and what to do. */
+int chainstate_open(struct chainstate **out, const struct chainstate_options *opt, char *err,
+                    size_t err_len);
+/** Flushes everything and closes. Returns 0 or the first error (the stores stay consistent
+ *  either way). NULL is a no-op. */
+int chainstate_close(struct chainstate *cs);
+
+/* Where an already-stored block lives (-reindex reads our own files). */
+struct block_pos {
+    int file;
+    uint32_t pos;
+};
+
+/** Takes one serialized block: parses it, accepts its header, checks what needs no UTXO
+ *  set, stores it (unless known_pos says where it already is) and records it.
+ *  Returns: 0 with *st VALID (also for a block we already had: *is_new 0); RC_INVALID with
+ *           *st the verdict (the block is not stored; a non-mutated invalid block is marked
+ *           failed; an unknown parent is "prev-blk-not-found", VRESULT_MISSING_PREV); or a
+ *           system error.
+ *  Out:     is_new (may be NULL): 1 if the block was stored now.
+ */
+int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
+                            const struct block_pos *known_pos, struct vstate *st, int *is_new);
+
+/** Connects and disconnects until the tip is the valid block with the most work (ties: the
+ *  one received first). Invalid blocks found on the way are marked and skipped.
+ *  Returns 0, or a system error (the state on disk stays consistent). */
+int chainstate_activate_best_chain(struct chainstate *cs);
+
+enum chainstate_flush_mode {
+    FLUSH_IF_NEEDED = 0, /* when the coins cache is over its limit */
+    FLUSH_PERIODIC = 1,  /* also when the last flush is old */
+    FLUSH_ALWAYS = 2,
+};
+/** Writes files, index and coins as described above. Returns 0 or a system error. */
+int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode);
+
+/** Marks a block invalid (and its descendants), disconnecting it if active, then activates
+ *  the best remaining chain (invalidateblock). 0, RC_NOT_FOUND, or a system error. */
+int chainstate_invalidate_block(struct chainstate *cs, const uint8_t hash32[32]);
+/** Clears the invalid marks of a block, its ancestors and descendants, then activates the
+ *  best chain (reconsiderblock). 0, RC_NOT_FOUND, or a system error. */
+int chainstate_reconsider_block(struct chainstate *cs, const uint8_t hash32[32]);
+
+/** The active tip (NULL before genesis is connected). */
+struct block_index *chainstate_tip(const struct chainstate *cs);
+/** The active block at height, or NULL. */
+struct block_index *chainstate_at_height(const struct chainstate *cs, int32_t height);
+/** 1 if e is on the active chain. */
+int chainstate_contains(const struct chainstate *cs, const struct block_index *e);
+/** The entry with the most work among known headers (valid ones). */
+struct block_index *chainstate_best_header(const struct chainstate *cs);
+/** The block index tree (borrowed). */
+struct block_tree *chainstate_tree(const struct chainstate *cs);
+/** The chain parameters. */
+const struct chain_params *chainstate_params(const struct chainstate *cs);
+
+/** Reads a stored block (raw bytes) into out. 0, RC_NOT_FOUND (no data), or an error. */
+int chainstate_read_block(struct chainstate *cs, const struct block_index *e, struct buf *out);
+
+/** Reads the undo data of a connected block (the coins its inputs spent).
+ *  Returns 0 with *undo filled (caller clears), RC_NOT_FOUND if the block has none (genesis,
+ *  never connected), or RC_CORRUPT / RC_IO. */
+int chainstate_read_undo(struct chainstate *cs, const struct block_index *e,
+                         struct block_undo *undo);
+
+/** Looks up an unspent output of the active chain. 0 with *out (caller owns: coin_clear),
+ *  RC_NOT_FOUND, or an error. */
+int chainstate_get_coin(struct chainstate *cs, const struct outpoint *op, struct coin *out);
+
+/** UTXO set statistics at the tip (flushes first, then reads the store in key order).
+ *  Out: stats (finished), hash32 (of kind). */
+int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
+                          struct coins_stats *stats, uint8_t hash32[32]);
+
+/** 1 once -stopatheight was reached. */
+int chainstate_stop_requested(const struct chainstate *cs);
+
+/** The chain lock (recursive): the thread driving the chainstate holds it while it changes
+ *  anything; RPC threads hold it while they read. Lock order: the chain lock before any
+ *  lock of the layers below. */
+void chainstate_lock(struct chainstate *cs);
+void chainstate_unlock(struct chainstate *cs);
+
+/** The reindex-in-progress flag kept in the block index store: set when a reindex starts,
+ *  cleared when it has read every file, so that a reindex killed half way resumes. */
+int chainstate_is_reindexing(struct chainstate *cs, int *reindexing);
+int chainstate_set_reindexing(struct chainstate *cs, int reindexing);
+/** Bytes of blk and rev files (getblockchaininfo's size_on_disk). */
+uint64_t chainstate_size_on_disk(const struct chainstate *cs);
+/** The blocks/ directory. */
+const char *chainstate_blocks_dir(const struct chainstate *cs);
+
+/* Counters for logs and benchmarks. */
+struct chainstate_counters {
+    uint64_t blocks_connected, txs_connected, inputs_checked, blocks_disconnected;
+    uint64_t flushes;
+    size_t coins_cache_bytes, coins_cache_limit;
+};
+void chainstate_get_counters(const struct chainstate *cs, struct chainstate_counters *c);
+
+#endif

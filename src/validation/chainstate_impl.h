@@ -1,0 +1,82 @@
+/* The chainstate's private parts, shared by chainstate.c (open, accept, flush), connect.c
+ * (connect and disconnect one block) and activate.c (best chain, invalidate). */
+#ifndef BITNODE_VALIDATION_CHAINSTATE_IMPL_H
+#define BITNODE_VALIDATION_CHAINSTATE_IMPL_H
+
+#include <pthread.h>
+
+#include "blockstore/blockstore.h"
+#include "coins/undo.h"
+#include "primitives/block.h"
+#include "validation/chainstate.h"
+
+struct sigcache;
+
+struct chainstate {
+    pthread_mutex_t lock; /* recursive: the chain lock */
+    const struct chain_params *p;
+    struct chainstate_options opt;
+    char datadir[4096];
+    char blocks_dir[4200];
+    struct kv *index_kv, *coins_kv;
+    struct block_tree *tree;
+    struct blockstore *store;
+    struct coins_db *coins_db;
+    struct coins_cache *coins;
+    size_t coins_limit;
+
+    struct block_index **chain; /* chain[h] = active block at height h */
+    size_t chain_cap;
+    int32_t tip_height; /* -1: nothing connected */
+
+    struct block_index **cand; /* blocks that could become the tip: data all the way */
+    size_t ncand, capcand;
+    struct unlinked {
+        struct block_index *parent, *child;
+    } *unlinked; /* blocks with data whose ancestors lack some */
+    size_t nunlinked, capunlinked;
+
+    struct block_index **dirty; /* index entries to write */
+    size_t ndirty, capdirty;
+
+    struct block_index *best_header;
+    int64_t next_sequence;
+    int64_t last_flush_time;
+    int stop_requested;
+
+    /* The block accept parsed last, kept for the connect that usually follows. */
+    struct block recent;
+    int have_recent;
+
+    struct chainstate_counters counters;
+    struct {
+        int64_t time;
+        uint64_t blocks, txs;
+    } last_log;
+};
+
+/* chainstate.c */
+void cs_mark_dirty(struct chainstate *cs, struct block_index *e);
+void cs_add_candidate(struct chainstate *cs, struct block_index *e);
+int cs_load_block(struct chainstate *cs, const struct block_index *e, struct block *b);
+int64_t cs_now(void);
+/** Stores the genesis block if the index lacks it. */
+int cs_ensure_genesis(struct chainstate *cs);
+/** Makes tip the active tip (NULL: empty chain), rewriting the active chain array. */
+void cs_set_tip(struct chainstate *cs, struct block_index *tip);
+
+/* activate.c */
+/** Recomputes the set of blocks that could become the tip from the whole tree. */
+void cs_rebuild_candidates(struct chainstate *cs);
+
+/* connect.c */
+/** Connects block b (entry e, a child of the tip) into view, filling undo.
+ *  Returns 0 with st VALID, RC_INVALID with the verdict, or a system error. */
+int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
+                     struct coins_cache *view, struct block_undo *undo, struct vstate *st);
+/** Undoes block b (entry e, the tip) in view with its undo data.
+ *  Returns 0, or RC_CORRUPT / a system error (undo data that does not fit is corruption). */
+int cs_disconnect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
+                        const struct block_undo *undo, struct coins_cache *view);
+
+#endif

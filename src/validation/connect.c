@@ -1,0 +1,395 @@
+/* Connecting and disconnecting one block against the UTXO set (Core's ConnectBlock and
+ * DisconnectBlock): BIP30, inputs present and mature, amounts, BIP68 sequence locks, sigop
+ * cost, the coinbase amount, and every input script with the flags of the block's height.
+ * Everything the block changes goes into a view the caller throws away if the block is
+ * invalid. */
+#include <stdio.h>
+#include <string.h>
+
+#include "consensus/amount.h"
+#include "consensus/tx_check.h"
+#include "script/block_verify.h"
+#include "script/script_error.h"
+#include "script/sigops.h"
+#include "util/hex.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+#include "validation/chainstate_impl.h"
+
+#define SEQUENCE_LOCKTIME_DISABLE_FLAG (1u << 31)
+#define SEQUENCE_LOCKTIME_TYPE_FLAG (1u << 22)
+#define SEQUENCE_LOCKTIME_MASK 0x0000ffffu
+#define SEQUENCE_LOCKTIME_GRANULARITY 9
+#define BIP34_IMPLIES_BIP30_LIMIT 1983702
+
+/* The spent outputs of a block, in block order, with their scripts in one arena. */
+struct spent_set {
+    struct tx_out *outs;
+    size_t n, cap;
+    size_t *script_off; /* offsets into arena until finalized */
+    uint32_t *height;   /* height of the coin spent */
+    struct buf arena;
+};
+
+static void spent_add(struct spent_set *s, const struct coin *c)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 256;
+        s->outs = xrealloc(s->outs, s->cap * sizeof(*s->outs));
+        s->script_off = xrealloc(s->script_off, s->cap * sizeof(*s->script_off));
+        s->height = xrealloc(s->height, s->cap * sizeof(*s->height));
+    }
+    s->outs[s->n].value_sat = c->value_sat;
+    s->outs[s->n].script_pubkey.len = c->script_pubkey.len;
+    s->script_off[s->n] = s->arena.len;
+    s->height[s->n] = c->height;
+    buf_append(&s->arena, c->script_pubkey.data, c->script_pubkey.len);
+    s->n++;
+}
+
+static void spent_finalize(struct spent_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        s->outs[i].script_pubkey.data = s->outs[i].script_pubkey.len
+                                            ? s->arena.data + s->script_off[i]
+                                            : NULL;
+    }
+}
+
+static void spent_free(struct spent_set *s)
+{
+    free(s->outs);
+    free(s->script_off);
+    free(s->height);
+    buf_clear(&s->arena);
+}
+
+/* Core's CalculateSequenceLocks + EvaluateSequenceLocks for one transaction. */
+static int sequence_locks_ok(const struct tx *tx, const uint32_t *coin_heights,
+                             struct block_index *e)
+{
+    int64_t min_height = -1, min_time = -1;
+    if (tx->version < 2) {
+        return 1;
+    }
+    for (size_t i = 0; i < tx->vin_count; i++) {
+        uint32_t seq = tx->vin[i].sequence;
+        if (seq & SEQUENCE_LOCKTIME_DISABLE_FLAG) {
+            continue;
+        }
+        int64_t coin_height = coin_heights[i];
+        if (seq & SEQUENCE_LOCKTIME_TYPE_FLAG) {
+            int64_t h = coin_height - 1 > 0 ? coin_height - 1 : 0;
+            int64_t coin_time = block_index_median_time_past(block_index_ancestor(e, (int32_t)h));
+            int64_t t = coin_time + ((int64_t)(seq & SEQUENCE_LOCKTIME_MASK)
+                                     << SEQUENCE_LOCKTIME_GRANULARITY) - 1;
+            if (t > min_time) {
+                min_time = t;
+            }
+        } else {
+            int64_t h = coin_height + (int64_t)(seq & SEQUENCE_LOCKTIME_MASK) - 1;
+            if (h > min_height) {
+                min_height = h;
+            }
+        }
+    }
+    int64_t prev_mtp = block_index_median_time_past(e->prev);
+    return !(min_height >= e->height || min_time >= prev_mtp);
+}
+
+struct first_failure {
+    int failed;
+    size_t tx, in;
+    enum script_error err;
+};
+
+static void on_script_fail(void *ctx, size_t tx_idx, size_t in_idx, enum script_error err)
+{
+    struct first_failure *f = ctx;
+    if (!f->failed) {
+        f->failed = 1;
+        f->tx = tx_idx;
+        f->in = in_idx;
+        f->err = err;
+    }
+}
+
+static int have_coin(struct coins_cache *view, const struct outpoint *op, int *have)
+{
+    const struct coin *c;
+    int rc = coins_cache_get(view, op, &c);
+    if (rc == RC_NOT_FOUND) {
+        *have = 0;
+        return RC_OK;
+    }
+    *have = rc == RC_OK;
+    return rc;
+}
+
+int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
+                     struct coins_cache *view, struct block_undo *undo, struct vstate *st)
+{
+    const struct chain_params *p = cs->p;
+    struct spent_set spent = {0};
+    int64_t fees = 0;
+    int rc = RC_OK;
+    char txid[65];
+
+    buf_init(&spent.arena);
+    block_undo_init(undo);
+    if (e->height == 0) {
+        return RC_OK; /* the genesis outputs are not spendable */
+    }
+
+    /* BIP30: no transaction may overwrite an unspent output of an earlier one, except in
+     * the two historical blocks; BIP34 made it impossible until its height wraps. */
+    int enforce_bip30 = !chain_params_is_bip30_exception(p, e->height, e->hash);
+    struct block_index *bip34 = block_index_ancestor(e->prev, p->bip34_height);
+    if (bip34 && memcmp(bip34->hash, p->bip34_hash, 32) == 0) {
+        enforce_bip30 = 0;
+    }
+    if (enforce_bip30 || e->height >= BIP34_IMPLIES_BIP30_LIMIT) {
+        for (size_t t = 0; t < b->tx_count; t++) {
+            for (size_t o = 0; o < b->txs[t].vout_count; o++) {
+                struct outpoint op;
+                int have;
+                memcpy(op.txid, b->txs[t].txid, 32);
+                op.n = (uint32_t)o;
+                if ((rc = have_coin(view, &op, &have))) {
+                    goto out;
+                }
+                if (have) {
+                    rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-BIP30",
+                                        "tried to overwrite transaction");
+                    goto out;
+                }
+            }
+        }
+    }
+
+    uint32_t flags = script_block_flags(p, e->height, e->hash);
+    int csv = e->height >= p->csv_height;
+    size_t nontrivial = b->tx_count ? b->tx_count - 1 : 0;
+    struct tx_undo *tu = block_undo_resize(undo, nontrivial);
+    uint32_t *heights = NULL;
+    size_t heights_cap = 0;
+
+    for (size_t t = 0; t < b->tx_count; t++) {
+        const struct tx *tx = &b->txs[t];
+        int coinbase = (t == 0);
+        if (!coinbase) {
+            int64_t value_in = 0, value_out = 0;
+            if (heights_cap < tx->vin_count) {
+                heights_cap = tx->vin_count;
+                heights = xrealloc(heights, heights_cap * sizeof(*heights));
+            }
+            struct tx_undo *u = &tu[t - 1];
+            u->prev = xcalloc(tx->vin_count ? tx->vin_count : 1, sizeof(struct coin));
+            for (size_t i = 0; i < tx->vin_count; i++) {
+                struct coin moved;
+                rc = coins_cache_spend(view, &tx->vin[i].prevout, &moved);
+                if (rc == RC_NOT_FOUND) {
+                    hex_encode_rev(txid, tx->txid, 32);
+                    rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-inputs-missingorspent",
+                                        "tx %s input %zu", txid, i);
+                    goto out_free;
+                }
+                if (rc) {
+                    goto out_free;
+                }
+                u->prev[i] = moved;
+                u->n = i + 1;
+                if (moved.coinbase && e->height - (int32_t)moved.height < COINBASE_MATURITY) {
+                    hex_encode_rev(txid, tx->txid, 32);
+                    rc = vstate_invalid(st, VRESULT_CONSENSUS,
+                                        "bad-txns-premature-spend-of-coinbase",
+                                        "tx %s tried to spend coinbase at depth %d", txid,
+                                        e->height - (int32_t)moved.height);
+                    goto out_free;
+                }
+                value_in += moved.value_sat;
+                if (!amount_in_range(moved.value_sat) || !amount_in_range(value_in)) {
+                    rc = vstate_invalid(st, VRESULT_CONSENSUS,
+                                        "bad-txns-inputvalues-outofrange", "input %zu", i);
+                    goto out_free;
+                }
+                heights[i] = moved.height;
+                spent_add(&spent, &moved);
+            }
+            for (size_t o = 0; o < tx->vout_count; o++) {
+                value_out += tx->vout[o].value_sat; /* in range: checked with the block */
+            }
+            if (value_in < value_out) {
+                hex_encode_rev(txid, tx->txid, 32);
+                rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-in-belowout",
+                                    "tx %s value in %lld < value out %lld", txid,
+                                    (long long)value_in, (long long)value_out);
+                goto out_free;
+            }
+            int64_t fee = value_in - value_out;
+            fees += fee;
+            if (!amount_in_range(fee) || !amount_in_range(fees)) {
+                rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-accumulated-fee-outofrange",
+                                    "accumulated fee in the block out of range");
+                goto out_free;
+            }
+            if (csv && !sequence_locks_ok(tx, heights, e)) {
+                hex_encode_rev(txid, tx->txid, 32);
+                rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-nonfinal",
+                                    "contains a non-BIP68-final transaction %s", txid);
+                goto out_free;
+            }
+        }
+        for (size_t o = 0; o < tx->vout_count; o++) {
+            struct outpoint op;
+            struct coin c = {0};
+            const struct bytes *spk = &tx->vout[o].script_pubkey;
+            if (coin_script_unspendable(spk->data, spk->len)) {
+                continue;
+            }
+            memcpy(op.txid, tx->txid, 32);
+            op.n = (uint32_t)o;
+            c.value_sat = tx->vout[o].value_sat;
+            c.height = (uint32_t)e->height;
+            c.coinbase = coinbase;
+            c.script_pubkey.len = spk->len;
+            c.script_pubkey.data = spk->len ? xmemdup(spk->data, spk->len) : NULL;
+            /* Only a coinbase may overwrite (the BIP30 exceptions). */
+            if ((rc = coins_cache_add(view, &op, &c, coinbase))) {
+                goto out_free;
+            }
+        }
+    }
+    spent_finalize(&spent);
+
+    /* Sigop cost, with the spent outputs now known. */
+    {
+        int64_t cost = 0;
+        size_t k = 0;
+        for (size_t t = 0; t < b->tx_count; t++) {
+            const struct tx *tx = &b->txs[t];
+            cost += tx_sigop_cost(tx, t ? spent.outs + k : NULL, flags);
+            if (t) {
+                k += tx->vin_count;
+            }
+            if (cost > MAX_BLOCK_SIGOPS_COST) {
+                rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-sigops",
+                                    "too many sigops");
+                goto out_free;
+            }
+        }
+    }
+
+    {
+        int64_t reward = fees + amount_block_subsidy(e->height, p->subsidy_halving_interval);
+        int64_t cb_out = 0;
+        for (size_t o = 0; o < b->txs[0].vout_count; o++) {
+            cb_out += b->txs[0].vout[o].value_sat;
+        }
+        if (cb_out > reward) {
+            rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-cb-amount",
+                                "coinbase pays too much (actual=%lld vs limit=%lld)",
+                                (long long)cb_out, (long long)reward);
+            goto out_free;
+        }
+    }
+
+    {
+        struct first_failure ff = {0};
+        struct script_block_result res;
+        rc = script_verify_block(b, spent.outs, spent.n, flags, NULL, 0, on_script_fail, &ff,
+                                 &res);
+        if (rc) {
+            goto out_free;
+        }
+        cs->counters.inputs_checked += res.inputs_checked;
+        if (res.inputs_failed) {
+            hex_encode_rev(txid, b->txs[ff.tx].txid, 32);
+            char reject[VSTATE_REJECT_LEN + 64];
+            snprintf(reject, sizeof(reject), "block-script-verify-flag-failed (%s)",
+                     script_error_string(ff.err));
+            rc = vstate_invalid(st, VRESULT_CONSENSUS, reject, "tx %s input %zu: %s", txid, ff.in,
+                                script_error_name(ff.err));
+            goto out_free;
+        }
+    }
+    rc = RC_OK;
+out_free:
+    free(heights);
+out:
+    spent_free(&spent);
+    if (rc) {
+        block_undo_clear(undo);
+    }
+    return rc;
+}
+
+static int same_coin(const struct coin *a, const struct tx_out *out, uint32_t height,
+                     int coinbase)
+{
+    return a->value_sat == out->value_sat && a->height == height && a->coinbase == coinbase &&
+           a->script_pubkey.len == out->script_pubkey.len &&
+           (out->script_pubkey.len == 0 ||
+            memcmp(a->script_pubkey.data, out->script_pubkey.data, out->script_pubkey.len) == 0);
+}
+
+int cs_disconnect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
+                        const struct block_undo *undo, struct coins_cache *view)
+{
+    if (e->height == 0) {
+        return RC_OK;
+    }
+    if (undo->n + 1 != b->tx_count) {
+        return RC_CORRUPT;
+    }
+    for (size_t t = b->tx_count; t-- > 0;) {
+        const struct tx *tx = &b->txs[t];
+        /* Remove the outputs it created (they must be there, unspent, as created). */
+        for (size_t o = 0; o < tx->vout_count; o++) {
+            const struct tx_out *out = &tx->vout[o];
+            struct outpoint op;
+            struct coin moved;
+            if (coin_script_unspendable(out->script_pubkey.data, out->script_pubkey.len)) {
+                continue;
+            }
+            memcpy(op.txid, tx->txid, 32);
+            op.n = (uint32_t)o;
+            int rc = coins_cache_spend(view, &op, &moved);
+            if (rc == RC_NOT_FOUND) {
+                /* Core tolerates this only for the BIP30 duplicates; anything else means
+                 * the UTXO set does not match the chain. */
+                if (chain_params_is_bip30_exception(cs->p, e->height, e->hash)) {
+                    continue;
+                }
+                return RC_CORRUPT;
+            }
+            if (rc) {
+                return rc;
+            }
+            int ok = same_coin(&moved, out, (uint32_t)e->height, t == 0);
+            coin_clear(&moved);
+            if (!ok) {
+                return RC_CORRUPT;
+            }
+        }
+        if (t == 0) {
+            break;
+        }
+        /* Restore what its inputs spent, last input first. */
+        const struct tx_undo *u = &undo->txs[t - 1];
+        if (u->n != tx->vin_count) {
+            return RC_CORRUPT;
+        }
+        for (size_t i = tx->vin_count; i-- > 0;) {
+            struct coin c = u->prev[i];
+            c.script_pubkey.data =
+                c.script_pubkey.len ? xmemdup(c.script_pubkey.data, c.script_pubkey.len) : NULL;
+            int rc = coins_cache_add(view, &tx->vin[i].prevout, &c, 1);
+            if (rc) {
+                coin_clear(&c);
+                return rc;
+            }
+        }
+    }
+    return RC_OK;
+}

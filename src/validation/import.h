@@ -1,0 +1,46 @@
+/* Importing block files (-loadblock, -reindex): every framed record is offered to the
+ * chainstate; a block whose parent is not known yet is held - by its position in the file,
+ * not its bytes, so memory stays bounded - and offered again when the parent arrives, in the
+ * same file or a later one. (Bitcoin Core holds such blocks only for -reindex; block files
+ * copied from another node are in arrival order, so -loadblock must hold them too.)
+ */
+#ifndef BITNODE_VALIDATION_IMPORT_H
+#define BITNODE_VALIDATION_IMPORT_H
+
+#include <stdint.h>
+
+#include "validation/chainstate.h"
+
+struct import_stats {
+    uint64_t records;  /* framed records found */
+    uint64_t accepted; /* new blocks stored */
+    uint64_t known;    /* already stored */
+    uint64_t invalid;  /* rejected (logged with the reason) */
+    uint64_t held;     /* waited for their parent at some point */
+    uint64_t orphans;  /* still without a parent at the end */
+};
+
+struct importer;
+
+/** A new importer for cs (borrowed). reindex: the files are this node's own blocks/blk*.dat,
+ *  so blocks are recorded where they already are instead of being copied. */
+struct importer *importer_new(struct chainstate *cs, int reindex);
+void importer_free(struct importer *im);
+
+/** Imports one file (its records stay mapped while blocks from it are held): every block is
+ *  checked as far as it can be without the UTXO set and stored; connecting waits for
+ *  importer_finish, as Bitcoin Core's import does (a branch that loses within the files is
+ *  stored but never connected). For reindex, file_number is the blk file's number.
+ *  Returns 0 (bad records are logged and skipped), or a system error / RC_IO for a file
+ *  that cannot be read. */
+int importer_add_file(struct importer *im, const char *path, int file_number);
+
+/** Finishes: connects the best chain, logs blocks whose parent never came.
+ *  Returns 0 or a system error. Out: stats (may be NULL). */
+int importer_finish(struct importer *im, struct import_stats *stats);
+
+/** 1 if a shutdown was requested while importing (checked between blocks). */
+typedef int (*import_interrupt_fn)(void);
+void importer_set_interrupt(struct importer *im, import_interrupt_fn fn);
+
+#endif

@@ -1,0 +1,313 @@
+/* Block and undo files (src/blockstore/blockstore.c, undo.c): the regtest chain written
+ * across several files and read back byte for byte, the files readable as -loadblock input,
+ * undo records with their checksum, reopening, and injected disk-full and short writes that
+ * must lose nothing. */
+#include "test.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "blockstore/blockfile.h"
+#include "blockstore/blockstore.h"
+#include "coins/undo.h"
+#include "util/hex.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+
+static const uint8_t MAGIC[4] = {0xfa, 0xbf, 0xb5, 0xda};
+static char dir[256];
+
+static void rm_dir(void)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+
+struct rec {
+    const uint8_t *data;
+    size_t len;
+    int file;
+    uint32_t pos;
+};
+
+static uint8_t *chain;
+static size_t chain_len;
+static struct rec recs[1400];
+static int nrecs;
+
+static void load_chain(void)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/regtest-small/blk00000.dat", test_data_dir());
+    chain = test_read_file(path, &chain_len);
+    if (!chain) {
+        printf("Bail out! cannot read %s\n", path);
+        exit(1);
+    }
+    size_t pos = 0;
+    while (pos + 8 <= chain_len && memcmp(chain + pos, MAGIC, 4) == 0) {
+        uint32_t len = rd_u32le(chain + pos + 4);
+        recs[nrecs].data = chain + pos + 8;
+        recs[nrecs].len = len;
+        nrecs++;
+        pos += 8 + len;
+    }
+}
+
+static void test_write_read_roll(void)
+{
+    struct blockstore *bs = NULL;
+    char err[512];
+    struct buf b;
+    buf_init(&b);
+    CHECK_EQ_INT(blockstore_open(&bs, dir, MAGIC, NULL, 0, err, sizeof(err)), RC_OK);
+    blockstore_set_max_file_size(bs, 1 << 20);
+    for (int i = 0; i < nrecs; i++) {
+        CHECK_EQ_INT(blockstore_append_block(bs, recs[i].data, recs[i].len, (uint32_t)i,
+                                             1000 + (uint64_t)i, &recs[i].file, &recs[i].pos),
+                     RC_OK);
+    }
+    CHECK_EQ_INT(blockstore_sync(bs), RC_OK);
+    int nf = blockstore_file_count(bs);
+    CHECK(nf >= 3);
+    uint32_t blocks = 0;
+    for (int f = 0; f < nf; f++) {
+        const struct blockfile_info *info = blockstore_file_info(bs, f);
+        CHECK(info->size <= 1 << 20);
+        blocks += info->blocks;
+        if (f > 0) {
+            CHECK_EQ_INT(info->height_first, blockstore_file_info(bs, f - 1)->height_last + 1);
+        }
+    }
+    CHECK_EQ_INT(blocks, nrecs);
+    int bad = 0;
+    for (int i = 0; i < nrecs; i++) {
+        bad += blockstore_read_block(bs, recs[i].file, recs[i].pos, &b) != RC_OK ||
+               b.len != recs[i].len || memcmp(b.data, recs[i].data, b.len) != 0;
+    }
+    CHECK_EQ_INT(bad, 0);
+    /* A position that is not a record start. */
+    CHECK_EQ_INT(blockstore_read_block(bs, recs[5].file, recs[5].pos + 1, &b), RC_CORRUPT);
+    CHECK_EQ_INT(blockstore_read_block(bs, 99, 8, &b), RC_CORRUPT);
+    int dirty[64];
+    uint32_t sizes[64];
+    CHECK(nf <= 64);
+    CHECK_EQ_INT(blockstore_take_dirty_files(bs, dirty, 64), nf);
+    CHECK_EQ_INT(blockstore_take_dirty_files(bs, dirty, 64), 0);
+    for (int f = 0; f < nf && f < 64; f++) {
+        sizes[f] = blockstore_file_info(bs, f)->size;
+    }
+    blockstore_close(bs);
+
+    /* Our blk files are -loadblock input: the importer's reader finds every block in order
+     * (finished files were truncated; the current one keeps its zero-filled tail). */
+    int seen = 0;
+    for (int f = 0; f < nf; f++) {
+        char path[4200];
+        struct blockfile *r = NULL;
+        struct blockfile_record rec;
+        snprintf(path, sizeof(path), "%s/blk%05d.dat", dir, f);
+        CHECK_EQ_INT(blockfile_open(&r, path, MAGIC, err, sizeof(err)), RC_OK);
+        while (r && blockfile_next(r, &rec) == 1) {
+            bad += seen >= nrecs || rec.len != recs[seen].len ||
+                   memcmp(rec.data, recs[seen].data, rec.len) != 0;
+            seen++;
+        }
+        struct stat st;
+        stat(path, &st);
+        if (f < nf - 1) {
+            CHECK_EQ_INT(st.st_size, sizes[f]); /* finished files are cut to their data */
+        } else {
+            CHECK_EQ_INT(st.st_size % BLOCKSTORE_BLK_CHUNK, 0);
+        }
+        blockfile_close(r);
+    }
+    CHECK_EQ_INT(seen, nrecs);
+    CHECK_EQ_INT(bad, 0);
+    buf_clear(&b);
+}
+
+static void make_undo(struct block_undo *u, int seed)
+{
+    struct tx_undo *t = block_undo_resize(u, 3);
+    for (int i = 0; i < 3; i++) {
+        t[i].n = (size_t)(i + 1);
+        t[i].prev = xcalloc(t[i].n, sizeof(struct coin));
+        for (size_t j = 0; j < t[i].n; j++) {
+            struct coin *c = &t[i].prev[j];
+            c->height = (uint32_t)(seed * 10 + i) * (j != 0); /* some height 0: no version byte */
+            c->coinbase = (int)(j & 1);
+            c->value_sat = 1000 * (seed + 1) + (int64_t)j;
+            c->script_pubkey.len = 22;
+            c->script_pubkey.data = xmalloc(22);
+            memset(c->script_pubkey.data, seed + (int)j, 22);
+            c->script_pubkey.data[0] = 0x00;
+            c->script_pubkey.data[1] = 0x14;
+        }
+    }
+}
+
+static void test_undo_records(void)
+{
+    struct blockstore *bs = NULL;
+    struct block_undo u, back;
+    struct buf ser, got;
+    char err[512];
+    uint8_t prev[32] = {1, 2, 3};
+    uint32_t pos[5];
+    buf_init(&ser);
+    buf_init(&got);
+    block_undo_init(&u);
+    CHECK_EQ_INT(blockstore_open(&bs, dir, MAGIC, NULL, 0, err, sizeof(err)), RC_OK);
+    for (int k = 0; k < 5; k++) {
+        make_undo(&u, k);
+        buf_reset(&ser);
+        block_undo_serialize(&ser, &u);
+        prev[31] = (uint8_t)k;
+        CHECK_EQ_INT(blockstore_append_undo(bs, 0, prev, ser.data, ser.len, &pos[k]), RC_OK);
+    }
+    for (int k = 0; k < 5; k++) {
+        make_undo(&u, k);
+        buf_reset(&ser);
+        block_undo_serialize(&ser, &u);
+        prev[31] = (uint8_t)k;
+        CHECK_EQ_INT(blockstore_read_undo(bs, 0, pos[k], prev, &got), RC_OK);
+        CHECK_EQ_INT(got.len, ser.len);
+        CHECK_EQ_MEM(got.data, ser.data, ser.len);
+        CHECK_EQ_INT(block_undo_parse(&back, got.data, got.len), RC_OK);
+        CHECK_EQ_INT(back.n, 3);
+        CHECK_EQ_INT(back.txs[2].n, 3);
+        CHECK_EQ_INT(back.txs[2].prev[1].value_sat, 1000 * (k + 1) + 1);
+        CHECK_EQ_INT(back.txs[2].prev[1].height, (uint32_t)(k * 10 + 2));
+        CHECK_EQ_INT(back.txs[2].prev[1].coinbase, 1);
+        CHECK_EQ_MEM(back.txs[2].prev[1].script_pubkey.data, u.txs[2].prev[1].script_pubkey.data,
+                     22);
+        block_undo_clear(&back);
+        /* The checksum binds the record to its block's parent. */
+        prev[0] ^= 1;
+        CHECK_EQ_INT(blockstore_read_undo(bs, 0, pos[k], prev, &got), RC_CORRUPT);
+        prev[0] ^= 1;
+    }
+    /* Truncations and trailing bytes of an undo record are corruption. */
+    for (size_t i = 0; i < ser.len; i++) {
+        CHECK_EQ_INT(block_undo_parse(&back, ser.data, i), RC_CORRUPT);
+    }
+    buf_put_u8(&ser, 0);
+    CHECK_EQ_INT(block_undo_parse(&back, ser.data, ser.len), RC_CORRUPT);
+    block_undo_clear(&u);
+    blockstore_close(bs);
+
+    /* A flipped byte on disk fails the checksum. */
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/rev00000.dat", dir);
+    FILE *f = fopen(path, "r+b");
+    CHECK(f != NULL);
+    if (f) {
+        fseek(f, (long)pos[2] + 5, SEEK_SET);
+        int c = fgetc(f);
+        fseek(f, (long)pos[2] + 5, SEEK_SET);
+        fputc(c ^ 0x40, f);
+        fclose(f);
+    }
+    struct blockfile_info info = {.undo_size = pos[4] + 8 + 200};
+    /* Reopen with the recorded size of the rev file (reads past it are refused). */
+    CHECK_EQ_INT(blockstore_open(&bs, dir, MAGIC, &info, 1, err, sizeof(err)), RC_OK);
+    prev[31] = 2;
+    CHECK_EQ_INT(blockstore_read_undo(bs, 0, pos[2], prev, &got), RC_CORRUPT);
+    CHECK(strstr(blockstore_error(bs), "checksum") != NULL);
+    blockstore_close(bs);
+    buf_clear(&ser);
+    buf_clear(&got);
+}
+
+static void test_faults_lose_nothing(void)
+{
+    struct blockstore *bs = NULL;
+    struct buf b;
+    char err[512];
+    int file;
+    uint32_t pos, pos2;
+    buf_init(&b);
+    CHECK_EQ_INT(blockstore_open(&bs, dir, MAGIC, NULL, 0, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(blockstore_append_block(bs, recs[1].data, recs[1].len, 1, 1, &file, &pos), RC_OK);
+    uint32_t size = blockstore_file_info(bs, 0)->size;
+
+    /* Disk full on the frame. */
+    blockstore_inject_fault(bs, 1, ENOSPC);
+    CHECK_EQ_INT(blockstore_append_block(bs, recs[2].data, recs[2].len, 2, 2, &file, &pos2),
+                 RC_IO);
+    CHECK(strstr(blockstore_error(bs), "No space left") != NULL);
+    CHECK_EQ_INT(blockstore_file_info(bs, 0)->size, size);
+    CHECK_EQ_INT(blockstore_file_info(bs, 0)->blocks, 1);
+
+    /* A short write of the block body, after the frame went through. */
+    blockstore_inject_fault(bs, 2, 0);
+    CHECK_EQ_INT(blockstore_append_block(bs, recs[2].data, recs[2].len, 2, 2, &file, &pos2),
+                 RC_IO);
+    CHECK(strstr(blockstore_error(bs), "short write") != NULL);
+    CHECK_EQ_INT(blockstore_file_info(bs, 0)->size, size);
+
+    /* The retry lands where the failed one began and everything reads back. */
+    CHECK_EQ_INT(blockstore_append_block(bs, recs[2].data, recs[2].len, 2, 2, &file, &pos2),
+                 RC_OK);
+    CHECK_EQ_INT(pos2, size + 8);
+    CHECK_EQ_INT(blockstore_read_block(bs, file, pos, &b), RC_OK);
+    CHECK_EQ_MEM(b.data, recs[1].data, recs[1].len);
+    CHECK_EQ_INT(blockstore_read_block(bs, file, pos2, &b), RC_OK);
+    CHECK_EQ_MEM(b.data, recs[2].data, recs[2].len);
+
+    /* Undo writes fail the same way. */
+    uint8_t prev[32] = {0};
+    uint32_t upos;
+    uint32_t usize = blockstore_file_info(bs, 0)->undo_size;
+    blockstore_inject_fault(bs, 3, ENOSPC);
+    CHECK_EQ_INT(blockstore_append_undo(bs, 0, prev, (const uint8_t *)"\x00", 1, &upos), RC_IO);
+    CHECK_EQ_INT(blockstore_file_info(bs, 0)->undo_size, usize);
+    CHECK_EQ_INT(blockstore_append_undo(bs, 0, prev, (const uint8_t *)"\x00", 1, &upos), RC_OK);
+    CHECK_EQ_INT(blockstore_read_undo(bs, 0, upos, prev, &b), RC_OK);
+    CHECK_EQ_INT(b.len, 1);
+
+    /* Close and reopen with the recorded info: appends continue after the data. */
+    struct blockfile_info info = *blockstore_file_info(bs, 0);
+    blockstore_close(bs);
+    CHECK_EQ_INT(blockstore_open(&bs, dir, MAGIC, &info, 1, err, sizeof(err)), RC_OK);
+    uint32_t pos3;
+    CHECK_EQ_INT(blockstore_append_block(bs, recs[3].data, recs[3].len, 3, 3, &file, &pos3), RC_OK);
+    CHECK_EQ_INT(pos3, info.size + 8);
+    CHECK_EQ_INT(blockstore_read_block(bs, 0, pos2, &b), RC_OK);
+    CHECK_EQ_MEM(b.data, recs[2].data, recs[2].len);
+    blockstore_close(bs);
+    buf_clear(&b);
+}
+
+static void test_file_info_encoding(void)
+{
+    struct blockfile_info a = {7, 123456, 7890, 100, 200, 1231006505, 1700000000}, b;
+    struct buf s;
+    buf_init(&s);
+    blockfile_info_serialize(&s, &a);
+    CHECK_EQ_INT(blockfile_info_parse(&b, s.data, s.len), RC_OK);
+    CHECK_EQ_MEM(&a, &b, sizeof(a));
+    CHECK_EQ_INT(blockfile_info_parse(&b, s.data, s.len - 1), RC_CORRUPT);
+    buf_put_u8(&s, 0);
+    CHECK_EQ_INT(blockfile_info_parse(&b, s.data, s.len), RC_CORRUPT);
+    buf_clear(&s);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof(dir), "/tmp/bitnode-blockstore-test-%d", (int)getpid());
+    load_chain();
+    rm_dir();
+    TEST(test_write_read_roll);
+    rm_dir();
+    TEST(test_undo_records);
+    rm_dir();
+    TEST(test_faults_lose_nothing);
+    rm_dir();
+    TEST(test_file_info_encoding);
+    free(chain);
+    return test_done();
+}

@@ -1,0 +1,300 @@
+/* The chainstate end to end, on the configured kv backend in a temporary datadir: import the
+ * bundled regtest chain and reach Core's tip and UTXO set hashes (hash_serialized_3 and
+ * muhash, txouts, amounts); stop and reopen to the same state; -stopatheight; the reorg chain
+ * in arrival order and shuffled; -reindex and -reindex-chainstate; invalidate and reconsider. */
+#include "test.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/hex.h"
+#include "util/rc.h"
+#include "validation/chainstate.h"
+#include "validation/import.h"
+
+static char datadir[200];
+
+static void wipe(void)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", datadir, datadir);
+    CHECK_EQ_INT(system(cmd), 0);
+}
+
+static struct chainstate *open_cs(int reindex, int reindex_cs, int64_t stop)
+{
+    struct chainstate *cs = NULL;
+    struct chainstate_options o = {
+        .params = chain_params_get("regtest"),
+        .datadir = datadir,
+        .dbcache_bytes = 16u << 20,
+        .reindex = reindex,
+        .reindex_chainstate = reindex_cs,
+        .stop_at_height = stop,
+    };
+    char err[512] = "";
+    int rc = chainstate_open(&cs, &o, err, sizeof(err));
+    if (rc) {
+        printf("# chainstate_open: %d %s\n", rc, err);
+    }
+    return cs;
+}
+
+static int import_file(struct chainstate *cs, const char *path, struct import_stats *st)
+{
+    struct importer *im = importer_new(cs, 0);
+    int rc = chainstate_activate_best_chain(cs);
+    if (rc == RC_OK) {
+        rc = importer_add_file(im, path, 0);
+    }
+    int rc2 = importer_finish(im, st);
+    rc = rc ? rc : rc2;
+    importer_free(im);
+    return rc;
+}
+
+static void tip_hex(struct chainstate *cs, char out[65])
+{
+    struct block_index *t = chainstate_tip(cs);
+    if (t) {
+        hex_encode_rev(out, t->hash, 32);
+    } else {
+        strcpy(out, "none");
+    }
+}
+
+/* Compares the chainstate's UTXO statistics with one gettxoutsetinfo answer of Core. */
+static void check_stats(struct chainstate *cs, json_t *obj, const char *field, const char *label)
+{
+    struct coins_stats st;
+    uint8_t h[32];
+    char got[65];
+    enum coins_stats_hash kind =
+        strcmp(field, "muhash") == 0 ? COINS_STATS_MUHASH : COINS_STATS_HASH_SERIALIZED;
+    int rc = chainstate_utxo_stats(cs, kind, &st, h);
+    hex_encode_rev(got, h, 32);
+    const char *want = json_string_value(json_object_get(obj, field));
+    int ok = rc == RC_OK && want && strcmp(got, want) == 0 &&
+             st.txouts == (uint64_t)json_integer_value(json_object_get(obj, "txouts")) &&
+             st.total_amount_sat ==
+                 (int64_t)llround(json_number_value(json_object_get(obj, "total_amount")) * 1e8);
+    if (!ok) {
+        printf("# %s: got %s txouts %llu amount %lld (rc %d), want %s\n", label, got,
+               (unsigned long long)st.txouts, (long long)st.total_amount_sat, rc,
+               want ? want : "?");
+    }
+    test_report(ok, "%s: %s, txouts and total_amount equal Core's", label, field);
+    if (rc == RC_OK) {
+        coins_stats_clear(&st);
+    }
+}
+
+static json_t *expected_small, *expected_reorg;
+
+static void test_import_regtest_small(void)
+{
+    char path[4200], tip[65];
+    struct import_stats ist;
+    wipe();
+    struct chainstate *cs = open_cs(0, 0, 0);
+    CHECK(cs != NULL);
+    if (!cs) {
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/regtest-small/blk00000.dat", test_data_dir());
+    CHECK_EQ_INT(import_file(cs, path, &ist), RC_OK);
+    CHECK_EQ_U64(ist.invalid, 0);
+    CHECK_EQ_U64(ist.orphans, 0);
+    tip_hex(cs, tip);
+    json_t *t = json_object_get(expected_small, "tip");
+    test_report(strcmp(tip, json_string_value(json_object_get(t, "hash"))) == 0,
+                "regtest-small imports to Core's tip %s", tip);
+    CHECK_EQ_INT(chainstate_tip(cs)->height, 1300);
+    json_t *u = json_object_get(expected_small, "gettxoutsetinfo_tip");
+    check_stats(cs, json_object_get(u, "hash_serialized_3"), "hash_serialized_3", "tip 1300");
+    check_stats(cs, json_object_get(u, "muhash"), "muhash", "tip 1300");
+    /* Every 100th block hash of the active chain. */
+    json_t *every = json_object_get(expected_small, "getblockhash_every_100");
+    const char *k;
+    json_t *v;
+    int bad = 0;
+    json_object_foreach(every, k, v)
+    {
+        char hx[65];
+        struct block_index *e = chainstate_at_height(cs, atoi(k));
+        if (!e) {
+            bad++;
+            continue;
+        }
+        hex_encode_rev(hx, e->hash, 32);
+        bad += strcmp(hx, json_string_value(v)) != 0;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(chainstate_close(cs), RC_OK);
+
+    /* Stop and start: the same state, nothing to do. */
+    cs = open_cs(0, 0, 0);
+    CHECK(cs != NULL);
+    if (!cs) {
+        return;
+    }
+    tip_hex(cs, tip);
+    test_report(strcmp(tip, json_string_value(json_object_get(t, "hash"))) == 0,
+                "after a restart the tip is still %s", tip);
+    CHECK_EQ_INT(chainstate_activate_best_chain(cs), RC_OK);
+    check_stats(cs, json_object_get(u, "muhash"), "muhash", "tip after restart");
+    /* Importing the same file again adds nothing. */
+    CHECK_EQ_INT(import_file(cs, path, &ist), RC_OK);
+    CHECK_EQ_U64(ist.accepted, 0);
+    CHECK_EQ_INT(chainstate_close(cs), RC_OK);
+
+    /* -reindex-chainstate: the same UTXO set from the stored blocks. */
+    cs = open_cs(0, 1, 0);
+    CHECK(cs != NULL);
+    if (cs) {
+        CHECK(chainstate_tip(cs) == NULL);
+        CHECK_EQ_INT(chainstate_activate_best_chain(cs), RC_OK);
+        tip_hex(cs, tip);
+        test_report(strcmp(tip, json_string_value(json_object_get(t, "hash"))) == 0,
+                    "-reindex-chainstate reaches the tip again");
+        check_stats(cs, json_object_get(u, "hash_serialized_3"), "hash_serialized_3",
+                    "after -reindex-chainstate");
+        CHECK_EQ_INT(chainstate_close(cs), RC_OK);
+    }
+
+    /* -reindex: rebuild the index from our own blk files too. */
+    cs = open_cs(1, 0, 0);
+    CHECK(cs != NULL);
+    if (cs) {
+        struct importer *im = importer_new(cs, 1);
+        snprintf(path, sizeof(path), "%s/blocks/blk00000.dat", datadir);
+        CHECK_EQ_INT(importer_add_file(im, path, 0), RC_OK);
+        CHECK_EQ_INT(importer_finish(im, &ist), RC_OK);
+        importer_free(im);
+        CHECK_EQ_INT(chainstate_activate_best_chain(cs), RC_OK);
+        tip_hex(cs, tip);
+        test_report(strcmp(tip, json_string_value(json_object_get(t, "hash"))) == 0 &&
+                        ist.accepted == 1301,
+                    "-reindex reaches the tip again (%llu blocks re-read)",
+                    (unsigned long long)ist.accepted);
+        check_stats(cs, json_object_get(u, "muhash"), "muhash", "after -reindex");
+        CHECK_EQ_INT(chainstate_close(cs), RC_OK);
+        /* Reindexing must not have grown our block file. */
+        struct stat sb;
+        CHECK_EQ_INT(stat(path, &sb), 0);
+        CHECK_EQ_INT(sb.st_size, 16 << 20);
+    }
+}
+
+static void test_stop_at_height(void)
+{
+    char path[4200];
+    struct import_stats ist;
+    wipe();
+    struct chainstate *cs = open_cs(0, 0, 500);
+    CHECK(cs != NULL);
+    if (!cs) {
+        return;
+    }
+    snprintf(path, sizeof(path), "%s/regtest-small/blk00000.dat", test_data_dir());
+    CHECK_EQ_INT(import_file(cs, path, &ist), RC_OK);
+    CHECK(chainstate_stop_requested(cs));
+    CHECK_EQ_INT(chainstate_tip(cs)->height, 500);
+    json_t *at = json_object_get(json_object_get(expected_small, "gettxoutsetinfo_at_height"), "500");
+    check_stats(cs, json_object_get(at, "hash_serialized_3"), "hash_serialized_3", "height 500");
+    check_stats(cs, json_object_get(at, "muhash"), "muhash", "height 500");
+    CHECK_EQ_INT(chainstate_close(cs), RC_OK);
+}
+
+static void test_reorg_files(void)
+{
+    const char *files[] = {"blk-reorg.dat", "blk-shuffled.dat"};
+    json_t *t = json_object_get(expected_reorg, "tip");
+    json_t *u = json_object_get(expected_reorg, "gettxoutsetinfo_tip");
+    for (int i = 0; i < 2; i++) {
+        char path[4200], tip[65], label[64];
+        struct import_stats ist;
+        wipe();
+        struct chainstate *cs = open_cs(0, 0, 0);
+        CHECK(cs != NULL);
+        if (!cs) {
+            return;
+        }
+        snprintf(path, sizeof(path), "%s/data/regtest-reorg/%s", test_shared_dir(), files[i]);
+        CHECK_EQ_INT(import_file(cs, path, &ist), RC_OK);
+        tip_hex(cs, tip);
+        test_report(strcmp(tip, json_string_value(json_object_get(t, "hash"))) == 0 &&
+                        ist.orphans == 0 && ist.invalid == 0,
+                    "%s imports to Core's tip (held %llu blocks for their parent)", files[i],
+                    (unsigned long long)ist.held);
+        snprintf(label, sizeof(label), "%s tip", files[i]);
+        json_t *hs = json_object_get(u, "hash_serialized_3");
+        json_t *mh = json_object_get(u, "muhash");
+        if (hs) {
+            check_stats(cs, hs, "hash_serialized_3", label);
+        }
+        if (mh) {
+            check_stats(cs, mh, "muhash", label);
+        }
+        if (i == 0) {
+            /* The stale branch is kept: its tip is in the index with valid data. */
+            uint8_t stale[32];
+            hex_decode_hash32_rev(stale, "7c28ae4359ccb840ea8f2e4af9a4201ca0ae0b327b66497803855734f845cfcf");
+            struct block_index *s = block_tree_find(chainstate_tree(cs), stale);
+            CHECK(s != NULL);
+            if (s) {
+                CHECK_EQ_INT(s->height, 160);
+                CHECK(!chainstate_contains(cs, s));
+                CHECK(!block_index_failed(s));
+                CHECK(s->status & BLOCK_HAVE_DATA);
+                /* Stored but never connected, as Core's import leaves it (valid-headers). */
+                CHECK(!block_index_is_valid(s, BLOCK_VALID_SCRIPTS));
+                CHECK(block_index_is_valid(s, BLOCK_VALID_TREE));
+            }
+            /* invalidateblock on the active branch's first block after the fork brings the
+             * stale branch back; reconsiderblock returns to the longer one. */
+            struct block_index *tipe = chainstate_tip(cs);
+            struct block_index *b151 = block_index_ancestor(tipe, 151);
+            CHECK_EQ_INT(chainstate_invalidate_block(cs, b151->hash), RC_OK);
+            tip_hex(cs, tip);
+            test_report(strcmp(tip, "7c28ae4359ccb840ea8f2e4af9a4201ca0ae0b327b66497803855734f845cfcf") == 0,
+                        "invalidateblock switches to the stale branch (tip %s)", tip);
+            CHECK_EQ_INT(chainstate_reconsider_block(cs, b151->hash), RC_OK);
+            tip_hex(cs, tip);
+            test_report(strcmp(tip, json_string_value(json_object_get(t, "hash"))) == 0,
+                        "reconsiderblock switches back (tip %s)", tip);
+            if (mh) {
+                check_stats(cs, mh, "muhash", "after invalidate and reconsider");
+            }
+        }
+        CHECK_EQ_INT(chainstate_close(cs), RC_OK);
+    }
+}
+
+int main(void)
+{
+    char path[4200];
+    json_error_t jerr;
+    snprintf(datadir, sizeof(datadir), "/tmp/bitnode-chainstate-test-%d", (int)getpid());
+    snprintf(path, sizeof(path), "%s/regtest-small/expected.json", test_data_dir());
+    expected_small = json_load_file(path, 0, &jerr);
+    snprintf(path, sizeof(path), "%s/data/regtest-reorg/expected.json", test_shared_dir());
+    expected_reorg = json_load_file(path, 0, &jerr);
+    if (!expected_small) {
+        printf("Bail out! cannot read regtest-small/expected.json\n");
+        return 1;
+    }
+    if (!expected_reorg) {
+        return test_missing_shared("data/regtest-reorg");
+    }
+    TEST(test_import_regtest_small);
+    TEST(test_stop_at_height);
+    TEST(test_reorg_files);
+    wipe();
+    rmdir(datadir);
+    json_decref(expected_small);
+    json_decref(expected_reorg);
+    return test_done();
+}

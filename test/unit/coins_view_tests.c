@@ -1,0 +1,373 @@
+/* The coins view stack (src/coins/cache.c, coinsdb.c) over an in-memory kv store: a long
+ * random simulation against a reference model through a stack of caches (as Bitcoin Core's
+ * coins_tests do), then the properties that make it worth having: coins created and spent
+ * between flushes never reach the store, untouched coins are not rewritten, a discarded
+ * block cache leaves its parent unchanged, store failures are never a missing coin. */
+#include "test.h"
+
+#include "coins/view.h"
+#include "kv/kv.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+
+/* ---- a reference model -------------------------------------------------------------- */
+
+#define NTX 400
+#define NOUT 4
+
+struct ref_coin {
+    int live;
+    int64_t value;
+    uint32_t height;
+    int coinbase;
+    uint8_t script[40];
+    size_t script_len;
+};
+
+static struct ref_coin ref[NTX][NOUT];
+
+static uint64_t rng_state = 0x1234567887654321ull;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static void op_of(struct outpoint *op, int t, int n)
+{
+    memset(op->txid, 0, 32);
+    op->txid[0] = (uint8_t)t;
+    op->txid[1] = (uint8_t)(t >> 8);
+    op->txid[31] = (uint8_t)(t * 7);
+    op->n = (uint32_t)n * 1000u; /* multi-byte VARINT keys too */
+}
+
+static void make_coin(struct coin *c, struct ref_coin *r)
+{
+    r->value = (int64_t)(rnd() % 5000000000ull);
+    r->height = (uint32_t)(rnd() % 800000);
+    r->coinbase = (int)(rnd() & 1);
+    r->script_len = 1 + rnd() % 39;
+    for (size_t i = 0; i < r->script_len; i++) {
+        r->script[i] = (uint8_t)(rnd() | 1); /* never 0x6a first: keep it spendable */
+    }
+    r->script[0] = 0x51;
+    memset(c, 0, sizeof(*c));
+    c->value_sat = r->value;
+    c->height = r->height;
+    c->coinbase = r->coinbase;
+    c->script_pubkey.len = r->script_len;
+    c->script_pubkey.data = xmemdup(r->script, r->script_len);
+}
+
+static int coin_matches(const struct coin *c, const struct ref_coin *r)
+{
+    return c->value_sat == r->value && c->height == r->height && c->coinbase == r->coinbase &&
+           c->script_pubkey.len == r->script_len &&
+           memcmp(c->script_pubkey.data, r->script, r->script_len) == 0;
+}
+
+/* Every coin of the model, read through cache, is what the model says. */
+static int check_all(struct coins_cache *c)
+{
+    int bad = 0;
+    for (int t = 0; t < NTX; t++) {
+        for (int n = 0; n < NOUT; n++) {
+            struct outpoint op;
+            const struct coin *got;
+            op_of(&op, t, n);
+            int rc = coins_cache_get(c, &op, &got);
+            if (ref[t][n].live) {
+                bad += rc != RC_OK || !coin_matches(got, &ref[t][n]);
+            } else {
+                bad += rc != RC_NOT_FOUND;
+            }
+        }
+    }
+    return bad;
+}
+
+static void test_simulation(void)
+{
+    struct kv *kv = NULL;
+    CHECK_EQ_INT(kv_open(&kv, &kv_mem_ops, NULL, NULL), RC_OK);
+    struct coins_db *db = coins_db_new(kv);
+    struct coins_cache *stack[5];
+    int depth = 1, bad = 0, flushes = 0, pushes = 0;
+    uint8_t best[32] = {1};
+    stack[0] = coins_cache_new(coins_db_view(db));
+    memset(ref, 0, sizeof(ref));
+
+    for (int step = 0; step < 40000; step++) {
+        struct coins_cache *top = stack[depth - 1];
+        int t = (int)(rnd() % NTX), n = (int)(rnd() % NOUT);
+        struct outpoint op;
+        op_of(&op, t, n);
+        uint64_t r = rnd() % 100;
+        if (r < 40) {
+            /* Add: a new coin where there is none, or an overwrite (BIP30-style). */
+            struct coin c;
+            int overwrite = ref[t][n].live || (rnd() % 4 == 0);
+            make_coin(&c, &ref[t][n]);
+            CHECK_EQ_INT(coins_cache_add(top, &op, &c, overwrite), RC_OK);
+            ref[t][n].live = 1;
+        } else if (r < 75) {
+            struct coin moved;
+            int rc = coins_cache_spend(top, &op, &moved);
+            if (ref[t][n].live) {
+                bad += rc != RC_OK || !coin_matches(&moved, &ref[t][n]);
+                if (rc == RC_OK) {
+                    coin_clear(&moved);
+                }
+                ref[t][n].live = 0;
+            } else {
+                bad += rc != RC_NOT_FOUND;
+            }
+        } else if (r < 95) {
+            const struct coin *got;
+            int rc = coins_cache_get(top, &op, &got);
+            bad += ref[t][n].live ? (rc != RC_OK || !coin_matches(got, &ref[t][n]))
+                                  : rc != RC_NOT_FOUND;
+        } else if (r < 97 && depth < 5) {
+            stack[depth] = coins_cache_new(coins_cache_view(top));
+            depth++;
+            pushes++;
+        } else if (r < 99 && depth > 1) {
+            best[1]++;
+            coins_cache_set_best_block(top, best);
+            CHECK_EQ_INT(coins_cache_flush(top, 0), RC_OK);
+            coins_cache_free(top);
+            depth--;
+            flushes++;
+        } else {
+            best[1]++;
+            coins_cache_set_best_block(top, best);
+            CHECK_EQ_INT(coins_cache_flush(top, 0), RC_OK);
+            flushes++;
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(flushes > 100 && pushes > 100);
+    /* Everything down to the store, then a fresh cache over the store agrees. */
+    while (depth > 0) {
+        CHECK_EQ_INT(coins_cache_flush(stack[depth - 1], 1), RC_OK);
+        coins_cache_free(stack[depth - 1]);
+        depth--;
+    }
+    struct coins_cache *fresh = coins_cache_new(coins_db_view(db));
+    CHECK_EQ_INT(check_all(fresh), 0);
+    uint8_t got[32];
+    CHECK_EQ_INT(coins_cache_best_block(fresh, got), RC_OK);
+    CHECK_EQ_MEM(got, best, 32);
+    coins_cache_free(fresh);
+
+    /* The store holds exactly the live coins, plus the marker. */
+    size_t live = 0, stored = 0;
+    for (int t = 0; t < NTX; t++) {
+        for (int n = 0; n < NOUT; n++) {
+            live += ref[t][n].live;
+        }
+    }
+    struct kv_iter *it = NULL;
+    CHECK_EQ_INT(kv_iter_new(kv, &it), RC_OK);
+    for (kv_iter_seek_first(it); kv_iter_valid(it); kv_iter_next(it)) {
+        stored++;
+    }
+    kv_iter_free(it);
+    CHECK_EQ_INT(stored, live + 1);
+    coins_db_free(db);
+    kv_close(kv);
+}
+
+static void test_fresh_never_stored(void)
+{
+    struct kv *kv = NULL;
+    uint64_t reads, writes, deletes, batches;
+    uint8_t best[32] = {7};
+    CHECK_EQ_INT(kv_open(&kv, &kv_mem_ops, NULL, NULL), RC_OK);
+    struct coins_db *db = coins_db_new(kv);
+    struct coins_cache *c = coins_cache_new(coins_db_view(db));
+    struct ref_coin r;
+    for (int i = 0; i < 100; i++) {
+        struct outpoint op;
+        struct coin coin;
+        op_of(&op, i, 0);
+        make_coin(&coin, &r);
+        CHECK_EQ_INT(coins_cache_add(c, &op, &coin, 0), RC_OK);
+        CHECK(coin.script_pubkey.data == NULL); /* ownership passed */
+        CHECK_EQ_INT(coins_cache_spend(c, &op, NULL), RC_OK);
+    }
+    /* FRESH entries spent before a flush are forgotten at once. */
+    CHECK_EQ_INT(coins_cache_count(c), 0);
+    coins_cache_set_best_block(c, best);
+    CHECK_EQ_INT(coins_cache_flush(c, 0), RC_OK);
+    coins_db_counters(db, &reads, &writes, &deletes, &batches);
+    CHECK_EQ_U64(writes, 0);
+    CHECK_EQ_U64(deletes, 0);
+    CHECK_EQ_U64(batches, 1);
+
+    /* A coin read from the store and left alone is not rewritten. */
+    struct outpoint op;
+    struct coin coin;
+    const struct coin *got;
+    op_of(&op, 5, 1);
+    make_coin(&coin, &r);
+    CHECK_EQ_INT(coins_cache_add(c, &op, &coin, 0), RC_OK);
+    CHECK_EQ_INT(coins_cache_flush(c, 0), RC_OK);
+    CHECK_EQ_INT(coins_cache_get(c, &op, &got), RC_OK);
+    CHECK_EQ_INT(coins_cache_dirty_count(c), 0);
+    CHECK_EQ_INT(coins_cache_flush(c, 0), RC_OK);
+    coins_db_counters(db, &reads, &writes, &deletes, &batches);
+    CHECK_EQ_U64(writes, 1);
+    CHECK_EQ_U64(reads, 1);
+
+    /* Spending a stored coin deletes it from the store at the next flush. */
+    CHECK_EQ_INT(coins_cache_spend(c, &op, NULL), RC_OK);
+    CHECK_EQ_INT(coins_cache_spend(c, &op, NULL), RC_NOT_FOUND);
+    CHECK_EQ_INT(coins_cache_flush(c, 0), RC_OK);
+    coins_db_counters(db, &reads, &writes, &deletes, &batches);
+    CHECK_EQ_U64(deletes, 1);
+    CHECK_EQ_INT(coins_cache_get(c, &op, &got), RC_NOT_FOUND);
+
+    /* Provably unspendable outputs never enter. */
+    coin.value_sat = 1;
+    coin.script_pubkey.data = xmemdup("\x6a\x01\x01", 3);
+    coin.script_pubkey.len = 3;
+    CHECK_EQ_INT(coins_cache_add(c, &op, &coin, 0), RC_OK);
+    CHECK_EQ_INT(coins_cache_get(c, &op, &got), RC_NOT_FOUND);
+    coins_cache_free(c);
+    coins_db_free(db);
+    kv_close(kv);
+}
+
+static void test_discarded_block_cache(void)
+{
+    struct kv *kv = NULL;
+    struct ref_coin r;
+    CHECK_EQ_INT(kv_open(&kv, &kv_mem_ops, NULL, NULL), RC_OK);
+    struct coins_db *db = coins_db_new(kv);
+    struct coins_cache *main_c = coins_cache_new(coins_db_view(db));
+    struct outpoint a, b;
+    struct coin coin;
+    const struct coin *got;
+    op_of(&a, 1, 0);
+    op_of(&b, 2, 0);
+    make_coin(&coin, &r);
+    CHECK_EQ_INT(coins_cache_add(main_c, &a, &coin, 0), RC_OK);
+    size_t mem = coins_cache_memory(main_c);
+
+    /* A block spends a and creates b, then turns out invalid: drop its cache. */
+    struct coins_cache *blk = coins_cache_new(coins_cache_view(main_c));
+    CHECK_EQ_INT(coins_cache_spend(blk, &a, NULL), RC_OK);
+    make_coin(&coin, &r);
+    CHECK_EQ_INT(coins_cache_add(blk, &b, &coin, 0), RC_OK);
+    coins_cache_free(blk);
+    CHECK_EQ_INT(coins_cache_get(main_c, &a, &got), RC_OK);
+    CHECK_EQ_INT(coins_cache_get(main_c, &b, &got), RC_NOT_FOUND);
+    CHECK_EQ_INT(coins_cache_memory(main_c), mem);
+
+    /* The same block, valid: its changes merge into the parent. */
+    blk = coins_cache_new(coins_cache_view(main_c));
+    CHECK_EQ_INT(coins_cache_spend(blk, &a, NULL), RC_OK);
+    make_coin(&coin, &r);
+    CHECK_EQ_INT(coins_cache_add(blk, &b, &coin, 0), RC_OK);
+    CHECK_EQ_INT(coins_cache_flush(blk, 0), RC_OK);
+    coins_cache_free(blk);
+    CHECK_EQ_INT(coins_cache_get(main_c, &a, &got), RC_NOT_FOUND);
+    CHECK_EQ_INT(coins_cache_get(main_c, &b, &got), RC_OK);
+    CHECK(coin_matches(got, &r));
+    /* a was FRESH in main (never stored) and is spent: gone from main altogether. */
+    CHECK_EQ_INT(coins_cache_count(main_c), 1);
+    coins_cache_free(main_c);
+    coins_db_free(db);
+    kv_close(kv);
+}
+
+/* A base that fails: errors must come up as errors, not as "no such coin". */
+static int failing_get(struct coins_view *v, const struct outpoint *op, struct coin *out)
+{
+    return RC_BACKEND;
+}
+static int failing_best(struct coins_view *v, uint8_t hash32[32])
+{
+    return RC_BACKEND;
+}
+static int failing_write(struct coins_view *v, struct coins_entry *e, size_t n,
+                         const uint8_t best32[32], int sync)
+{
+    return RC_BACKEND;
+}
+static const struct coins_view_ops failing_ops = {failing_get, failing_best, failing_write};
+
+static void test_failures_propagate(void)
+{
+    struct coins_view failing = {&failing_ops};
+    struct coins_cache *c = coins_cache_new(&failing);
+    struct outpoint op;
+    struct coin coin;
+    const struct coin *got;
+    struct ref_coin r;
+    uint8_t best[32] = {0};
+    op_of(&op, 3, 0);
+    CHECK_EQ_INT(coins_cache_get(c, &op, &got), RC_BACKEND);
+    CHECK_EQ_INT(coins_cache_spend(c, &op, NULL), RC_BACKEND);
+    make_coin(&coin, &r);
+    CHECK_EQ_INT(coins_cache_add(c, &op, &coin, 0), RC_OK);
+    coins_cache_set_best_block(c, best);
+    /* A failed flush keeps every change, so that nothing is lost. */
+    CHECK_EQ_INT(coins_cache_flush(c, 0), RC_BACKEND);
+    CHECK_EQ_INT(coins_cache_dirty_count(c), 1);
+    CHECK_EQ_INT(coins_cache_get(c, &op, &got), RC_OK);
+    CHECK(coin_matches(got, &r));
+    coins_cache_free(c);
+}
+
+static void test_memory_accounting(void)
+{
+    struct kv *kv = NULL;
+    struct ref_coin r;
+    CHECK_EQ_INT(kv_open(&kv, &kv_mem_ops, NULL, NULL), RC_OK);
+    struct coins_db *db = coins_db_new(kv);
+    struct coins_cache *c = coins_cache_new(coins_db_view(db));
+    size_t empty = coins_cache_memory(c);
+    for (int t = 0; t < NTX; t++) {
+        struct outpoint op;
+        struct coin coin;
+        op_of(&op, t, 0);
+        make_coin(&coin, &r);
+        coins_cache_add(c, &op, &coin, 0);
+    }
+    CHECK(coins_cache_memory(c) > empty + NTX * 16);
+    CHECK_EQ_INT(coins_cache_count(c), NTX);
+    uint8_t best[32] = {3};
+    coins_cache_set_best_block(c, best);
+    CHECK_EQ_INT(coins_cache_flush(c, 0), RC_OK);
+    CHECK_EQ_INT(coins_cache_count(c), 0);
+    /* The table keeps its size; the scripts are gone. */
+    CHECK(coins_cache_memory(c) <= coins_cache_memory(c) - 0);
+    for (int t = 0; t < NTX; t++) {
+        struct outpoint op;
+        const struct coin *got;
+        op_of(&op, t, 0);
+        coins_cache_get(c, &op, &got);
+    }
+    CHECK_EQ_INT(coins_cache_dirty_count(c), 0);
+    CHECK_EQ_INT(coins_cache_count(c), NTX);
+    coins_cache_trim_clean(c);
+    CHECK_EQ_INT(coins_cache_count(c), 0);
+    coins_cache_free(c);
+    coins_db_free(db);
+    kv_close(kv);
+}
+
+int main(void)
+{
+    TEST(test_simulation);
+    TEST(test_fresh_never_stored);
+    TEST(test_discarded_block_cache);
+    TEST(test_failures_propagate);
+    TEST(test_memory_accounting);
+    return test_done();
+}

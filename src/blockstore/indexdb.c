@@ -93,7 +93,9 @@ int indexdb_load_tree(struct kv *kv, struct block_tree *t, char *err, size_t err
         goto out;
     }
     /* Parents first: by height. */
-    qsort(v, n, sizeof(*v), by_height);
+    if (n > 1) {
+        qsort(v, n, sizeof(*v), by_height);
+    }
     for (size_t i = 0; i < n; i++) {
         struct block_index *prev = NULL;
         if (v[i].e.height > 0) {

@@ -199,7 +199,9 @@ static json_t *rpc_getchaintips(struct rpc_request *req)
     /* A tip is an entry nobody names as parent: mark parents through a hash lookup. */
     struct block_index *tip = chainstate_tip(g_cs);
     uint8_t *is_parent = xcalloc(t.n + 1, 1);
-    qsort(t.v, t.n, sizeof(*t.v), by_height_desc);
+    if (t.n > 1) {
+        qsort(t.v, t.n, sizeof(*t.v), by_height_desc);
+    }
     for (size_t i = 0; i < t.n; i++) {
         struct block_index *prev = t.v[i]->prev;
         if (!prev) {

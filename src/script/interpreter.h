@@ -62,7 +62,10 @@ int script_eval(struct script_stack *stack, const uint8_t *script, size_t len, u
  *  Returns: 1 valid; 0 invalid with *err the reason (SCRIPT_ERR_OK on success).
  *  In:      witness: the input's witness items, bottom first (NULL when count is 0).
  *           flags: SCRIPT_VERIFY_*; callers pass CLEANSTACK only with P2SH and WITNESS,
- *           and WITNESS only with P2SH, as Core requires.
+ *           and WITNESS only with P2SH, as Core requires (other combinations are evaluated
+ *           as written, never aborted on, so arbitrary flags are safe to fuzz).
+ *  Thread:  any; concurrent calls share nothing but the read-only secp256k1 context and
+ *           the (locked) signature cache.
  */
 int script_verify(const uint8_t *script_sig, size_t script_sig_len, const uint8_t *script_pubkey,
                   size_t script_pubkey_len, const struct bytes *witness, size_t witness_count,

@@ -21,7 +21,8 @@ class ControlTest(BitnodeTestFramework):
         node = self.nodes[0]
         self.log("help")
         overview = node.rpc("help")
-        assert_true(overview.startswith("== Control ==\n"), overview)
+        assert_true(overview.startswith("== ") and "\n== Control ==\n" in "\n" + overview,
+                    overview)
         for m in ["getrpcinfo", "help", "logging", "stop", "uptime"]:
             assert_in("\n" + m, "\n" + overview)
             text = node.rpc("help", m)

@@ -450,9 +450,20 @@ static void test_coinbase_rules(void)
     block_clear(&b);
 
     copy_block(&b, &base);
-    b.txs[2].vin_count = 1;
-    memset(b.txs[2].vin[0].prevout.txid, 0, 32);
-    b.txs[2].vin[0].prevout.n = 0xffffffffu;
+    {
+        /* Replace tx 2 by a second coinbase-shaped transaction. */
+        struct tx *cb2 = &b.txs[2];
+        tx_clear(cb2);
+        cb2->version = 1;
+        cb2->vin_count = 1;
+        cb2->vin = xcalloc(1, sizeof(struct tx_in));
+        cb2->vin[0].prevout.n = 0xffffffffu;
+        set_bytes(&cb2->vin[0].script_sig, "\x51\x51", 2);
+        cb2->vin[0].sequence = SEQUENCE_FINAL;
+        cb2->vout_count = 1;
+        cb2->vout = xcalloc(1, sizeof(struct tx_out));
+        set_bytes(&cb2->vout[0].script_pubkey, "\x51", 1);
+    }
     refresh(&b);
     CHECK_EQ_STR(verdict(&b), "bad-cb-multiple");
     block_clear(&b);

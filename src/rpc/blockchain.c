@@ -573,6 +573,69 @@ static json_t *rpc_decodescript(struct rpc_request *req)
     return r;
 }
 
+/* submitblock: BIP22 answers, as Core: null when the block became (part of) the best chain,
+ * "duplicate", "duplicate-invalid", "inconclusive" (valid, not best), or the reject reason. */
+static json_t *rpc_submitblock(struct rpc_request *req)
+{
+    const char *hx = json_string_value(rpc_param(req, 0));
+    struct buf raw;
+    struct block b;
+    char err[256];
+    buf_init(&raw);
+    if (!hx || hex_decode(&raw, hx) != RC_OK ||
+        block_parse(&b, raw.data, raw.len, err, sizeof(err)) != RC_OK) {
+        buf_clear(&raw);
+        return rpc_error(req, RPC_DESERIALIZATION_ERROR, "Block decode failed");
+    }
+    if (b.tx_count == 0 || !tx_is_coinbase(&b.txs[0])) {
+        block_clear(&b);
+        buf_clear(&raw);
+        return rpc_error(req, RPC_DESERIALIZATION_ERROR, "Block does not start with a coinbase");
+    }
+    uint8_t hash[32];
+    memcpy(hash, b.hash, 32);
+    block_clear(&b);
+    json_t *r = NULL;
+    struct vstate st;
+    int is_new = 0;
+    vstate_init(&st);
+    chainstate_lock(g_cs);
+    struct block_index *known = block_tree_find(chainstate_tree(g_cs), hash);
+    if (known && (known->status & BLOCK_HAVE_DATA)) {
+        r = json_string(block_index_failed(known) ? "duplicate-invalid" : "duplicate");
+        goto out;
+    }
+    if (known && block_index_failed(known)) {
+        r = json_string("duplicate-invalid");
+        goto out;
+    }
+    int rc = chainstate_accept_block(g_cs, raw.data, raw.len, NULL, &st, &is_new);
+    if (rc == RC_INVALID) {
+        r = json_string(st.reject);
+        goto out;
+    }
+    if (rc == RC_OK) {
+        rc = chainstate_activate_best_chain(g_cs);
+    }
+    if (rc) {
+        rpc_error(req, RPC_DATABASE_ERROR, "%s", rc_str(rc));
+        goto out;
+    }
+    struct block_index *e = block_tree_find(chainstate_tree(g_cs), hash);
+    if (e && block_index_failed(e)) {
+        r = chainstate_last_invalid(g_cs, hash, &st) ? json_string(st.reject)
+                                                       : json_string("invalid");
+    } else if (e && chainstate_contains(g_cs, e)) {
+        r = json_null();
+    } else {
+        r = json_string("inconclusive");
+    }
+out:
+    chainstate_unlock(g_cs);
+    buf_clear(&raw);
+    return r;
+}
+
 static json_t *rpc_invalidateblock(struct rpc_request *req)
 {
     uint8_t h[32];
@@ -652,6 +715,10 @@ static const struct rpc_arg args_decoderawtransaction[] = {
 static const struct rpc_arg args_decodescript[] = {
     {"hexstring", RPC_ARG_STR_HEX, false, NULL, "the hex-encoded script", false},
 };
+static const struct rpc_arg args_submitblock[] = {
+    {"hexdata", RPC_ARG_STR_HEX, false, NULL, "the hex-encoded block data to submit", false},
+    {"dummy", RPC_ARG_ANY, true, "ignored", "dummy value, for compatibility with BIP22", true},
+};
 static const struct rpc_arg args_txoutsetinfo[] = {
     {"hash_type", RPC_ARG_STR, true, "hash_serialized_3",
      "Which UTXO set hash should be calculated. Options: 'hash_serialized_3' (the legacy "
@@ -722,6 +789,12 @@ static const struct rpc_method methods[] = {
      0},
     {"Rawtransactions", "decodescript", rpc_decodescript, args_decodescript, 1,
      "Decode a hex-encoded script.", NULL, NULL, 0},
+    {"Mining", "submitblock", rpc_submitblock, args_submitblock, 2,
+     "Attempts to submit new block to network.\nSee https://en.bitcoin.it/wiki/BIP_0022 for "
+     "full specification.",
+     "null if the block became part of the best chain, else a string: \"duplicate\", "
+     "\"duplicate-invalid\", \"inconclusive\" or the reason the block was rejected",
+     NULL, 0},
     {"Blockchain", "invalidateblock", rpc_invalidateblock, args_blockhash, 1,
      "Permanently marks a block as invalid, as if it violated a consensus rule.", NULL, NULL, 0},
     {"Blockchain", "reconsiderblock", rpc_reconsiderblock, args_blockhash, 1,

@@ -133,6 +133,8 @@ static int connect_tip(struct chainstate *cs, struct block_index *e, int *invali
         coins_cache_free(view);
         block_clear(&b);
         mark_invalid(cs, e);
+        memcpy(cs->last_invalid_hash, e->hash, 32);
+        cs->last_invalid = st;
         *invalid = 1;
         return RC_OK;
     }

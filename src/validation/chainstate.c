@@ -670,3 +670,13 @@ const char *chainstate_blocks_dir(const struct chainstate *cs)
 {
     return cs->blocks_dir;
 }
+
+int chainstate_last_invalid(const struct chainstate *cs, const uint8_t hash32[32],
+                            struct vstate *st)
+{
+    if (cs->last_invalid.mode != VSTATE_INVALID || memcmp(cs->last_invalid_hash, hash32, 32)) {
+        return 0;
+    }
+    *st = cs->last_invalid;
+    return 1;
+}

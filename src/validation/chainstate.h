@@ -118,6 +118,11 @@ int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
 /** 1 once -stopatheight was reached. */
 int chainstate_stop_requested(const struct chainstate *cs);
 
+/** If hash32 is the block most recently found invalid while connecting, copies the verdict
+ *  into *st and returns 1; else 0. */
+int chainstate_last_invalid(const struct chainstate *cs, const uint8_t hash32[32],
+                            struct vstate *st);
+
 /** The chain lock (recursive): the thread driving the chainstate holds it while it changes
  *  anything; RPC threads hold it while they read. Lock order: the chain lock before any
  *  lock of the layers below. */

@@ -48,6 +48,10 @@ struct chainstate {
     struct block recent;
     int have_recent;
 
+    /* The last block found invalid while connecting, and why (submitblock reports it). */
+    uint8_t last_invalid_hash[32];
+    struct vstate last_invalid;
+
     struct chainstate_counters counters;
     struct {
         int64_t time;

@@ -14,7 +14,8 @@
  * Each input is run through script_verify (crediting/spending transaction pair as in
  * Core's script tests), script_eval under each sigversion, the sigop counters, the asm
  * formatter and the legacy/BIP143 signature hashes. Nothing may crash, leak or read out
- * of bounds; the verdict itself is not checked.
+ * of bounds; the verdict must agree with the error code, and must not change when flags
+ * are removed from a pass or added to a failure (the soft-fork property).
  *
  * Build with libFuzzer (clang -fsanitize=fuzzer,address,undefined) or without it: the
  * standalone driver (-DFUZZ_STANDALONE, the default unless FUZZ_LIBFUZZER is defined)
@@ -38,6 +39,18 @@
 #include "util/xmalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Core's IsValidFlagCombination. */
+static int valid_flag_combination(uint32_t f)
+{
+    if ((f & SCRIPT_VERIFY_CLEANSTACK) && (~f & (SCRIPT_VERIFY_P2SH | SCRIPT_VERIFY_WITNESS))) {
+        return 0;
+    }
+    if ((f & SCRIPT_VERIFY_WITNESS) && (~f & SCRIPT_VERIFY_P2SH)) {
+        return 0;
+    }
+    return 1;
+}
 
 #define MAX_CHUNKS 64
 
@@ -140,9 +153,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct tx_precomputed pd;
     enum script_error err;
     sighash_precompute(&pd, &spend, credit.vout, 1);
-    script_verify_input(&spend, 0, &credit.vout[0], &pd, flags, NULL, 0, &err);
-    if ((unsigned)err >= SCRIPT_ERR_ERROR_COUNT) {
+    int ret = script_verify_input(&spend, 0, &credit.vout[0], &pd, flags, NULL, 0, &err);
+    if ((unsigned)err >= SCRIPT_ERR_ERROR_COUNT || ret != (err == SCRIPT_ERR_OK)) {
         abort();
+    }
+    /* Soft-fork monotonicity (Core's script_flags target): removing flags from a passing
+     * verification or adding flags to a failing one must not change the verdict, for the
+     * flag combinations VerifyScript accepts. */
+    if (valid_flag_combination(flags)) {
+        uint32_t fuzzed = ((flags >> 11) | (flags << 21)) ^ (sel * 0x01010101u);
+        uint32_t flags2 = ret ? (flags & ~fuzzed) : (flags | fuzzed);
+        if (valid_flag_combination(flags2)) {
+            enum script_error err2;
+            int ret2 = script_verify_input(&spend, 0, &credit.vout[0], &pd, flags2, NULL, 0, &err2);
+            if (ret2 != (err2 == SCRIPT_ERR_OK) || ret2 != ret) {
+                fprintf(stderr, "verdict changed: flags %x -> %x: %s -> %s\n", flags, flags2,
+                        script_error_name(err), script_error_name(err2));
+                abort();
+            }
+        }
     }
 
     /* The opcode machine directly, under each sigversion. */

@@ -1041,7 +1041,7 @@ static void run_block_file(const char *dir, const char *name, const char *chain_
     int height = atoi(name);
     const char *dash = strchr(name, '-');
     size_t blen;
-    int ok = 1, have_spent = 0;
+    int ok = 1;
     struct block b;
     block_init(&b);
     char *dirslash = str3(dir, "/", 1, "");
@@ -1088,7 +1088,6 @@ static void run_block_file(const char *dir, const char *name, const char *chain_
     free(dirslash);
     if (text) {
         json_error_t jerr;
-        have_spent = 1;
         j = json_loads(text, 0, &jerr);
         free(text);
         if (!j) {
@@ -1184,7 +1183,6 @@ static void run_block_file(const char *dir, const char *name, const char *chain_
                 (flags & SCRIPT_VERIFY_CHECKSEQUENCEVERIFY) ? "CSV " : "",
                 (flags & SCRIPT_VERIFY_NULLDUMMY) ? "NULLDUMMY" : "", res.inputs_checked,
                 res.inputs_failed);
-    (void)have_spent;
 
     /* An exception block really needs its exception: with the flags its height would
      * otherwise get, some input must fail (692261 holds a pre-activation spend that
@@ -1730,6 +1728,107 @@ static void test_taproot_keypath(void)
     tap_ctx_clear(&c);
 }
 
+/* The worked examples of BIP143 (native P2WPKH, P2SH-P2WPKH, P2WSH with OP_CODESEPARATOR
+ * and SIGHASH_SINGLE, the no-FindAndDelete example, P2SH-P2WSH 6-of-6 under every hash
+ * type). Script codes as the BIP prints them (with their length byte); digests in natural
+ * byte order. */
+static void test_bip143_examples(void)
+{
+    static const char *const p2wpkh =
+        "0100000002fff7f7881a8099afa6940d42d1e7f6362bec38171ea3edf433541db4e4ad969f000000"
+        "0000eeffffffef51e1b804cc89d182d279655c3aa89e815b1b309fe287d9b2b55d57b90ec68a0100"
+        "000000ffffffff02202cb206000000001976a9148280b37df378db99f66f85c95a783a76ac7a6d59"
+        "88ac9093510d000000001976a9143bde42dbee7e4dbe6a21b2d50ce2f0167faa815988ac11000000";
+    static const char *const p2sh_p2wpkh =
+        "0100000001db6b1b20aa0fd7b23880be2ecbd4a98130974cf4748fb66092ac4d3ceb1a5477010000"
+        "0000feffffff02b8b4eb0b000000001976a914a457b684d7f0d539a46a45bbc043f35b59d0d96388"
+        "ac0008af2f000000001976a914fd270b1ee6abcaea97fea7ad0402e8bd8ad6d77c88ac92040000";
+    static const char *const p2wsh =
+        "0100000002fe3dc9208094f3ffd12645477b3dc56f60ec4fa8e6f5d67c565d1c6b9216b36e000000"
+        "0000ffffffff0815cf020f013ed6cf91d29f4202e8a58726b1ac6c79da47c23d1bee0a6925f80000"
+        "000000ffffffff0100f2052a010000001976a914a30741f8145e5acadf23f751864167f32e0963f7"
+        "88ac00000000";
+    static const char *const no_fad =
+        "0100000002e9b542c5176808107ff1df906f46bb1f2583b16112b95ee5380665ba7fcfc001000000"
+        "0000ffffffff80e68831516392fcd100d186b3c2c7b95c80b53c77e77c35ba03a66b429a2a1b0000"
+        "000000ffffffff0280969800000000001976a914de4b231626ef508c9a74a8517e6783c0546d6b28"
+        "88ac80969800000000001976a9146648a8cd4531e1ec47f35916de8e259237294d1e88ac00000000";
+    static const char *const p2sh_p2wsh =
+        "010000000136641869ca081e70f394c6948e8af409e18b619df2ed74aa106c1ca29787b96e010000"
+        "0000ffffffff0200e9a435000000001976a914389ffce9cd9ae88dcc0631e88a821ffdbe9bfe2688"
+        "acc0832f05000000001976a9147480a33f950689af511e6e84c138dbbd3c3ee41588ac00000000";
+    static const char *const ms6 =
+        "cf56210307b8ae49ac90a048e9b53357a2354b3334e9c8bee813ecb98e99a7e07e8c3ba32103b28f"
+        "0c28bfab54554ae8c658ac5c3e0ce6e79ad336331f78c428dd43eea8449b21034b8113d703413d57"
+        "761b8b9781957b8c0ac1dfe69f492580ca4195f50376ba4a21033400f6afecb833092a9a21cfdf1e"
+        "d1376e58c5d1f47de74683123987e967a8f42103a6d48b1131e94ba04d9737d61acdaa1322008af9"
+        "602b3b14862c07a1789aac162102d8b661b0b3302ee2f162b09e07a55ad5dfbe673a9f01d9f0c196"
+        "17681024306b56ae";
+    static const struct {
+        const char *tx;
+        size_t idx;
+        const char *code;
+        int64_t amount;
+        int32_t type;
+        const char *expect;
+    } cases[] = {
+        {p2wpkh, 1, "1976a9141d0f172a0ecb48aee1be1f2687d2963ae33f71a188ac", 600000000, 1,
+         "c37af31116d1b27caf68aae9e3ac82f1477929014d5b917657d0eb49478cb670"},
+        {p2sh_p2wpkh, 0, "1976a91479091972186c449eb1ded22b78e40d009bdf008988ac", 1000000000, 1,
+         "64f3b0f4dd2bb3aa1ce8566d220cc74dda9df97d8490cc81d89d735c92e59fb6"},
+        {p2wsh, 1,
+         "4721026dccc749adc2a9d0d89497ac511f760f45c47dc5ed9cf352a58ac706453880aeadab210255"
+         "a9626aebf5e29c0e6538428ba0d1dcf6ca98ffdf086aa8ced5e0d0215ea465ac",
+         4900000000LL, 3, "82dde6e4f1e94d02c2b7ad03d2115d691f48d064e9d52f58194a6637e4194391"},
+        {p2wsh, 1, "23210255a9626aebf5e29c0e6538428ba0d1dcf6ca98ffdf086aa8ced5e0d0215ea465ac",
+         4900000000LL, 3, "fef7bd749cce710c5c052bd796df1af0d935e59cea63736268bcbe2d2134fc47"},
+        {no_fad, 0,
+         "270063ab68210392972e2eb617b2388771abe27235fd5ac44af8e61693261550447a4c3e39da98ac",
+         16777215, 0x83, "e9071e75e25b8a1e298a72f0d2e9f4f95a0f5cdf86a533cda597eb402ed13b3a"},
+        {no_fad, 1, "2468210392972e2eb617b2388771abe27235fd5ac44af8e61693261550447a4c3e39da98ac",
+         16777215, 0x83, "cd72f1f1a433ee9df816857fad88d8ebd97e09a75cd481583eb841c330275e54"},
+        {p2sh_p2wsh, 0, ms6, 987654321, 0x01,
+         "185c0be5263dce5b4bb50a047973c1b6272bfbd0103a89444597dc40b248ee7c"},
+        {p2sh_p2wsh, 0, ms6, 987654321, 0x02,
+         "e9733bc60ea13c95c6527066bb975a2ff29a925e80aa14c213f686cbae5d2f36"},
+        {p2sh_p2wsh, 0, ms6, 987654321, 0x03,
+         "1e1f1c303dc025bd664acb72e583e933fae4cff9148bf78c157d1e8f78530aea"},
+        {p2sh_p2wsh, 0, ms6, 987654321, 0x81,
+         "2a67f03e63a6a422125878b40b82da593be8d4efaafe88ee528af6e5a9955c6e"},
+        {p2sh_p2wsh, 0, ms6, 987654321, 0x82,
+         "781ba15f3779d5542ce8ecb5c18716733a5ee42a6f51488ec96154934e2c890a"},
+        {p2sh_p2wsh, 0, ms6, 987654321, 0x83,
+         "511e8e52ed574121fc1b654970395502128263f62662e076dc6baf05c2e6a99b"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct buf raw, code;
+        struct tx tx;
+        char perr[160];
+        buf_init(&raw);
+        buf_init(&code);
+        tx_init(&tx);
+        CHECK_EQ_INT(hex_decode(&raw, cases[i].tx), 0);
+        CHECK_EQ_INT(hex_decode(&code, cases[i].code), 0);
+        if (tx_deserialize(&tx, raw.data, raw.len, perr, sizeof(perr)) != 0) {
+            CHECK(0);
+            continue;
+        }
+        /* Both with and without the precomputed hashes. */
+        struct tx_precomputed pd;
+        sighash_precompute(&pd, &tx, NULL, 0);
+        uint8_t h1[32], h2[32];
+        sighash_witness_v0(h1, code.data + 1, code.len - 1, &tx, cases[i].idx, cases[i].type,
+                           cases[i].amount, &pd);
+        sighash_witness_v0(h2, code.data + 1, code.len - 1, &tx, cases[i].idx, cases[i].type,
+                           cases[i].amount, NULL);
+        CHECK(hex_eq(h1, 32, cases[i].expect));
+        CHECK_EQ_MEM(h1, h2, 32);
+        buf_clear(&raw);
+        buf_clear(&code);
+        tx_clear(&tx);
+    }
+}
+
 /* ---- unit cases ------------------------------------------------------------------ */
 
 static void test_scriptnum(void)
@@ -2165,6 +2264,7 @@ int main(void)
     TEST(test_error_names);
     TEST(test_solver);
     TEST(test_find_and_delete);
+    TEST(test_bip143_examples);
     TEST(test_tapscript_checksig);
     TEST(test_tapscript_rules);
     TEST(test_taproot_keypath);

@@ -81,6 +81,8 @@ const struct arg_def args_daemon_defs[] = {
     {"printtoconsole", ARG_BOOL, CAT_DEBUG, "",
      "Send trace/debug info to console (default: 1 when no -daemon. To disable logging to "
      "file, set -nodebuglogfile)"},
+    {"testflushblocks", ARG_INT | ARG_HIDDEN, CAT_DEBUG, "=<n>",
+     "Flush the chainstate after every <n> connected blocks (crash-recovery tests)"},
     {"testwarmupms", ARG_INT | ARG_HIDDEN, CAT_DEBUG, "=<ms>",
      "Stay in RPC warm-up (error -28) for <ms> milliseconds after start-up (for tests)"},
     {"server", ARG_BOOL, CAT_RPC, "", "Accept command line and JSON-RPC commands (default: 1)"},

@@ -281,7 +281,10 @@ static int activate(struct chainstate *cs)
             if (invalid) {
                 break;
             }
-            if ((rc = chainstate_flush(cs, FLUSH_PERIODIC))) {
+            int every = cs->opt.flush_every_blocks;
+            if ((rc = chainstate_flush(cs, every > 0 && cs->counters.blocks_connected % every == 0
+                                               ? FLUSH_ALWAYS
+                                               : FLUSH_PERIODIC))) {
                 free(path);
                 return rc;
             }

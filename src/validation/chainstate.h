@@ -35,6 +35,7 @@ struct chainstate_options {
     int reindex_chainstate;    /* rebuild the chainstate from the stored blocks */
     int64_t stop_at_height;    /* -stopatheight (0: none) */
     const struct kv_ops *kv_ops; /* NULL: the configured backend */
+    int flush_every_blocks;      /* tests: flush after every n connected blocks (0: off) */
 };
 
 struct chainstate;

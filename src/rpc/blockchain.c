@@ -1,5 +1,6 @@
 #include "rpc/blockchain.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
@@ -9,7 +10,9 @@
 #include "rpc/json.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/protocol.h"
+#include "util/shutdown.h"
 #include "util/hex.h"
+#include "util/log.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
@@ -17,6 +20,88 @@
 
 static struct chainstate *g_cs; /* set before warm-up ends, read-only after */
 static int g_left_ibd; /* latches, as Core's IsInitialBlockDownload */
+
+/* The latest tip, for waitfornewblock and friends (not the chain lock: waiting needs a
+ * plain mutex and a condition variable). Lock order: the chain lock, then this one. */
+static pthread_mutex_t g_tip_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_tip_cv = PTHREAD_COND_INITIALIZER;
+static uint8_t g_tip_hash[32];
+static int g_tip_height = -1;
+
+static void on_tip(void *ctx, const struct block_index *tip)
+{
+    pthread_mutex_lock(&g_tip_mu);
+    if (tip) {
+        memcpy(g_tip_hash, tip->hash, 32);
+    }
+    g_tip_height = tip ? tip->height : -1;
+    pthread_cond_broadcast(&g_tip_cv);
+    pthread_mutex_unlock(&g_tip_mu);
+}
+
+/* Waits until done(ctx) holds, the timeout passes (0: none) or shutdown; returns the tip as
+ * {hash, height}. */
+static json_t *wait_tip(int64_t timeout_ms, int (*done)(const void *ctx), const void *ctx)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    int64_t ns = deadline.tv_nsec + (timeout_ms % 1000) * 1000000;
+    deadline.tv_sec += timeout_ms / 1000 + ns / 1000000000;
+    deadline.tv_nsec = ns % 1000000000;
+    pthread_mutex_lock(&g_tip_mu);
+    while (!done(ctx) && !shutdown_requested()) {
+        struct timespec slice;
+        clock_gettime(CLOCK_REALTIME, &slice);
+        slice.tv_nsec += 100 * 1000000; /* wake up to notice shutdown */
+        if (slice.tv_nsec >= 1000000000) {
+            slice.tv_sec++;
+            slice.tv_nsec -= 1000000000;
+        }
+        if (timeout_ms > 0 && (slice.tv_sec > deadline.tv_sec ||
+                               (slice.tv_sec == deadline.tv_sec && slice.tv_nsec > deadline.tv_nsec))) {
+            slice = deadline;
+        }
+        if (pthread_cond_timedwait(&g_tip_cv, &g_tip_mu, &slice) != 0 && timeout_ms > 0) {
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            if (now.tv_sec > deadline.tv_sec ||
+                (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec)) {
+                break;
+            }
+        }
+    }
+    char hx[65];
+    hex_encode_rev(hx, g_tip_hash, 32);
+    json_t *r = json_pack("{s:s,s:i}", "hash", g_tip_height >= 0 ? hx : "", "height",
+                          g_tip_height);
+    pthread_mutex_unlock(&g_tip_mu);
+    return r;
+}
+
+struct wait_new {
+    uint8_t hash[32];
+};
+
+static int tip_changed(const void *ctx)
+{
+    return memcmp(((const struct wait_new *)ctx)->hash, g_tip_hash, 32) != 0;
+}
+
+static int tip_is(const void *ctx)
+{
+    return memcmp(ctx, g_tip_hash, 32) == 0;
+}
+
+static int tip_at_least(const void *ctx)
+{
+    return g_tip_height >= *(const int *)ctx;
+}
+
+static int64_t param_timeout(struct rpc_request *req, size_t i)
+{
+    json_t *t = rpc_param(req, i);
+    return t ? (int64_t)json_integer_value(t) : 0;
+}
 
 static json_t *hash_json(const uint8_t hash32[32])
 {
@@ -636,6 +721,78 @@ out:
     return r;
 }
 
+static json_t *rpc_waitfornewblock(struct rpc_request *req)
+{
+    struct wait_new w;
+    int64_t timeout = param_timeout(req, 0);
+    if (timeout < 0) {
+        return rpc_error(req, RPC_MISC_ERROR, "Negative timeout");
+    }
+    pthread_mutex_lock(&g_tip_mu);
+    memcpy(w.hash, g_tip_hash, 32);
+    pthread_mutex_unlock(&g_tip_mu);
+    return wait_tip(timeout, tip_changed, &w);
+}
+
+static json_t *rpc_waitforblock(struct rpc_request *req)
+{
+    uint8_t h[32];
+    int64_t timeout = param_timeout(req, 1);
+    if (param_hash(req, 0, "blockhash", h)) {
+        return NULL;
+    }
+    if (timeout < 0) {
+        return rpc_error(req, RPC_MISC_ERROR, "Negative timeout");
+    }
+    return wait_tip(timeout, tip_is, h);
+}
+
+static json_t *rpc_waitforblockheight(struct rpc_request *req)
+{
+    int height = (int)json_integer_value(rpc_param(req, 0));
+    int64_t timeout = param_timeout(req, 1);
+    if (timeout < 0) {
+        return rpc_error(req, RPC_MISC_ERROR, "Negative timeout");
+    }
+    return wait_tip(timeout, tip_at_least, &height);
+}
+
+static json_t *rpc_preciousblock(struct rpc_request *req)
+{
+    uint8_t h[32];
+    if (param_hash(req, 0, "blockhash", h)) {
+        return NULL;
+    }
+    int rc = chainstate_precious_block(g_cs, h);
+    if (rc == RC_NOT_FOUND) {
+        return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
+    }
+    if (rc) {
+        return rpc_error(req, RPC_DATABASE_ERROR, "%s", rc_str(rc));
+    }
+    return json_null();
+}
+
+static json_t *rpc_verifychain(struct rpc_request *req)
+{
+    json_t *l = rpc_param(req, 0), *n = rpc_param(req, 1);
+    int level = l ? (int)json_integer_value(l) : 3;
+    int nblocks = n ? (int)json_integer_value(n) : 6;
+    int ok = 0;
+    char why[256];
+    if (level < 0 || level > 4) {
+        return rpc_error(req, RPC_INVALID_PARAMETER, "Verification level must be between 0 and 4");
+    }
+    int rc = chainstate_verify(g_cs, level, nblocks, &ok, why, sizeof(why));
+    if (rc) {
+        return rpc_error(req, RPC_DATABASE_ERROR, "%s", rc_str(rc));
+    }
+    if (!ok) {
+        LOG_WARN("verifychain: %s", why);
+    }
+    return json_boolean(ok);
+}
+
 static json_t *rpc_invalidateblock(struct rpc_request *req)
 {
     uint8_t h[32];
@@ -719,6 +876,23 @@ static const struct rpc_arg args_submitblock[] = {
     {"hexdata", RPC_ARG_STR_HEX, false, NULL, "the hex-encoded block data to submit", false},
     {"dummy", RPC_ARG_ANY, true, "ignored", "dummy value, for compatibility with BIP22", true},
 };
+static const struct rpc_arg args_waitfornewblock[] = {
+    {"timeout", RPC_ARG_NUM, true, "0", "Time in milliseconds to wait for a response. 0 indicates no timeout.", false},
+};
+static const struct rpc_arg args_waitforblock[] = {
+    {"blockhash", RPC_ARG_STR_HEX, false, NULL, "Block hash to wait for.", false},
+    {"timeout", RPC_ARG_NUM, true, "0", "Time in milliseconds to wait for a response. 0 indicates no timeout.", false},
+};
+static const struct rpc_arg args_waitforblockheight[] = {
+    {"height", RPC_ARG_NUM, false, NULL, "Block height to wait for.", false},
+    {"timeout", RPC_ARG_NUM, true, "0", "Time in milliseconds to wait for a response. 0 indicates no timeout.", false},
+};
+static const struct rpc_arg args_verifychain[] = {
+    {"checklevel", RPC_ARG_NUM, true, "3",
+     "How thorough the block verification is: 0 read from disk, 1 block validity, 2 undo "
+     "data, 3 disconnect the blocks in memory, 4 reconnect them", false},
+    {"nblocks", RPC_ARG_NUM, true, "6", "The number of blocks to check (0 = all).", false},
+};
 static const struct rpc_arg args_txoutsetinfo[] = {
     {"hash_type", RPC_ARG_STR, true, "hash_serialized_3",
      "Which UTXO set hash should be calculated. Options: 'hash_serialized_3' (the legacy "
@@ -795,6 +969,24 @@ static const struct rpc_method methods[] = {
      "null if the block became part of the best chain, else a string: \"duplicate\", "
      "\"duplicate-invalid\", \"inconclusive\" or the reason the block was rejected",
      NULL, 0},
+    {"Blockchain", "waitfornewblock", rpc_waitfornewblock, args_waitfornewblock, 1,
+     "Waits for any new block and returns useful info about it.\nReturns the current block "
+     "on timeout or exit.",
+     "{ hash, height }", NULL, 0},
+    {"Blockchain", "waitforblock", rpc_waitforblock, args_waitforblock, 2,
+     "Waits for a specific new block and returns useful info about it.\nReturns the current "
+     "block on timeout or exit.",
+     "{ hash, height }", NULL, 0},
+    {"Blockchain", "waitforblockheight", rpc_waitforblockheight, args_waitforblockheight, 2,
+     "Waits for (at least) block height and returns the height and hash of the current "
+     "tip.\nReturns the current block on timeout or exit.",
+     "{ hash, height }", NULL, 0},
+    {"Blockchain", "preciousblock", rpc_preciousblock, args_blockhash, 1,
+     "Treats a block as if it were received before others with the same work.\nA later "
+     "preciousblock call can override the effect of an earlier one.",
+     NULL, NULL, 0},
+    {"Blockchain", "verifychain", rpc_verifychain, args_verifychain, 2,
+     "Verifies blockchain database.", "true|false", NULL, 0},
     {"Blockchain", "invalidateblock", rpc_invalidateblock, args_blockhash, 1,
      "Permanently marks a block as invalid, as if it violated a consensus rule.", NULL, NULL, 0},
     {"Blockchain", "reconsiderblock", rpc_reconsiderblock, args_blockhash, 1,
@@ -810,5 +1002,11 @@ void rpc_blockchain_register(void)
 
 void rpc_blockchain_set_chainstate(struct chainstate *cs)
 {
+    if (cs) {
+        chainstate_lock(cs);
+        chainstate_set_tip_callback(cs, on_tip, NULL);
+        on_tip(NULL, chainstate_tip(cs));
+        chainstate_unlock(cs);
+    }
     g_cs = cs;
 }

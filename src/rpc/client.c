@@ -31,6 +31,7 @@ static const struct convert_param convert_table[] = {
     {"verifychain", 0, "checklevel"},
     {"verifychain", 1, "nblocks"},
     {"waitfornewblock", 0, "timeout"},
+    {"waitforblock", 1, "timeout"},
     {"waitforblockheight", 0, "height"},
     {"waitforblockheight", 1, "timeout"},
     {"getblockstats", 0, "hash_or_height"},

@@ -1,9 +1,11 @@
 /* Choosing and reaching the best chain (Core's ActivateBestChain, InvalidateBlock,
  * ReconsiderBlock), with the progress log of an import. */
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "util/hex.h"
+#include "validation/block_check.h"
 #include "util/log.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
@@ -368,3 +370,115 @@ int chainstate_reconsider_block(struct chainstate *cs, const uint8_t hash32[32])
     return chainstate_activate_best_chain(cs);
 }
 
+
+int chainstate_precious_block(struct chainstate *cs, const uint8_t hash32[32])
+{
+    chainstate_lock(cs);
+    struct block_index *e = block_tree_find(cs->tree, hash32);
+    if (!e) {
+        chainstate_unlock(cs);
+        return RC_NOT_FOUND;
+    }
+    struct block_index *tip = chainstate_tip(cs);
+    /* Only a block with at least the tip's work can win this way (as in Core). */
+    if (tip && u256_cmp(&e->chain_work, &tip->chain_work) >= 0) {
+        e->sequence_id = --cs->precious_sequence;
+        cs_rebuild_candidates(cs);
+    }
+    int rc = activate(cs);
+    chainstate_unlock(cs);
+    return rc;
+}
+
+int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *ok, char *why,
+                      size_t why_len)
+{
+    int rc = RC_OK;
+    char scratch[8];
+    if (!why) {
+        why = scratch;
+        why_len = sizeof(scratch);
+    }
+    why[0] = '\0';
+    *ok = 1;
+    chainstate_lock(cs);
+    struct block_index *tip = chainstate_tip(cs);
+    if (!tip) {
+        chainstate_unlock(cs);
+        return RC_OK;
+    }
+    if (nblocks <= 0 || nblocks > tip->height) {
+        nblocks = tip->height; /* never genesis */
+    }
+    struct coins_cache *view = coins_cache_new(coins_cache_view(cs->coins));
+    struct block_index *e = tip;
+    int disconnected = 0;
+    for (int i = 0; i < nblocks && *ok && e->prev; i++, e = e->prev) {
+        struct block b;
+        struct vstate st;
+        struct block_undo undo;
+        block_undo_init(&undo);
+        if ((rc = cs_load_block(cs, e, &b))) {
+            snprintf(why, why_len, "block at height %d cannot be read", e->height);
+            *ok = 0;
+            rc = RC_OK;
+            break;
+        }
+        vstate_init(&st);
+        if (checklevel >= 1 && block_check(&st, &b, cs->p, 1)) {
+            snprintf(why, why_len, "block at height %d: %s", e->height, st.reject);
+            *ok = 0;
+        }
+        if (*ok && checklevel >= 2) {
+            struct buf raw;
+            buf_init(&raw);
+            if (blockstore_read_undo(cs->store, e->file, e->undo_pos, e->prev->hash, &raw) ||
+                block_undo_parse(&undo, raw.data, raw.len)) {
+                snprintf(why, why_len, "undo data of height %d is unreadable", e->height);
+                *ok = 0;
+            }
+            buf_clear(&raw);
+        }
+        if (*ok && checklevel >= 3) {
+            int r = cs_disconnect_block(cs, e, &b, &undo, view);
+            if (r) {
+                snprintf(why, why_len, "height %d does not disconnect cleanly (%s)", e->height,
+                         rc_str(r));
+                *ok = 0;
+            } else {
+                disconnected++;
+            }
+        }
+        block_undo_clear(&undo);
+        block_clear(&b);
+    }
+    /* Level 4: connect the blocks again on the disconnected state. */
+    if (*ok && checklevel >= 4) {
+        struct block_index *x = block_index_ancestor(tip, tip->height - disconnected + 1);
+        for (; x && *ok; x = chainstate_at_height(cs, x->height + 1)) {
+            struct block b;
+            struct block_undo undo;
+            struct vstate st;
+            if ((rc = cs_load_block(cs, x, &b))) {
+                break;
+            }
+            vstate_init(&st);
+            rc = cs_connect_block(cs, x, &b, view, &undo, &st);
+            block_undo_clear(&undo);
+            block_clear(&b);
+            if (rc == RC_INVALID) {
+                snprintf(why, why_len, "height %d does not reconnect: %s", x->height, st.reject);
+                *ok = 0;
+                rc = RC_OK;
+            } else if (rc) {
+                break;
+            }
+            if (x == tip) {
+                break;
+            }
+        }
+    }
+    coins_cache_free(view); /* nothing of it reaches the chainstate */
+    chainstate_unlock(cs);
+    return rc;
+}

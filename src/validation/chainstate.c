@@ -108,6 +108,9 @@ static void chain_set_tip(struct chainstate *cs, struct block_index *tip)
         cs->chain[e->height] = e;
     }
     cs->tip_height = h;
+    if (cs->tip_fn) {
+        cs->tip_fn(cs->tip_ctx, tip);
+    }
 }
 
 static int open_store(struct kv **kv, const struct chainstate *cs, const char *name,
@@ -679,4 +682,10 @@ int chainstate_last_invalid(const struct chainstate *cs, const uint8_t hash32[32
     }
     *st = cs->last_invalid;
     return 1;
+}
+
+void chainstate_set_tip_callback(struct chainstate *cs, chainstate_tip_fn fn, void *ctx)
+{
+    cs->tip_fn = fn;
+    cs->tip_ctx = ctx;
 }

@@ -119,6 +119,22 @@ int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
 /** 1 once -stopatheight was reached. */
 int chainstate_stop_requested(const struct chainstate *cs);
 
+/** Called (with the chain lock held) whenever the active tip changes; tip may be NULL.
+ *  One callback; set before anything connects. */
+typedef void (*chainstate_tip_fn)(void *ctx, const struct block_index *tip);
+void chainstate_set_tip_callback(struct chainstate *cs, chainstate_tip_fn fn, void *ctx);
+
+/** preciousblock: among blocks of equal work, treat this one as received first, then
+ *  activate the best chain. 0, RC_NOT_FOUND, or a system error. */
+int chainstate_precious_block(struct chainstate *cs, const uint8_t hash32[32]);
+
+/** verifychain: checks the last nblocks of the active chain (0: all) at checklevel
+ *  (0 read, 1 block rules, 2 undo data readable, 3 disconnect in memory and compare,
+ *  4 reconnect). Touches nothing on disk. Returns 0 with *ok, or a system error; *why
+ *  (may be NULL) names the first problem. */
+int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *ok, char *why,
+                      size_t why_len);
+
 /** If hash32 is the block most recently found invalid while connecting, copies the verdict
  *  into *st and returns 1; else 0. */
 int chainstate_last_invalid(const struct chainstate *cs, const uint8_t hash32[32],

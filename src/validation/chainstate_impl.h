@@ -52,6 +52,10 @@ struct chainstate {
     uint8_t last_invalid_hash[32];
     struct vstate last_invalid;
 
+    chainstate_tip_fn tip_fn;
+    void *tip_ctx;
+    int64_t precious_sequence; /* decreasing: preciousblock ranks ahead of arrivals */
+
     struct chainstate_counters counters;
     struct {
         int64_t time;

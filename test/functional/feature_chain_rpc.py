@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Chain RPCs around the tip: waitfornewblock / waitforblock / waitforblockheight (timeouts
+and wake-ups on submitblock), verifychain at every level (and a damaged undo file found at
+level 2), preciousblock, submitblock's BIP22 answers, getchaintips on a fresh chain."""
+
+import glob
+import json
+import os
+import threading
+import time
+
+from framework import (BitnodeTestFramework, assert_equal, assert_true, assert_raises_rpc_error,
+                       wait_until)
+
+SRC = os.environ.get("BITNODE_SRCDIR") or os.path.abspath(
+    os.path.join(os.path.dirname(__file__), "..", ".."))
+SMALL = os.path.join(SRC, "test", "data", "regtest-small")
+
+
+def block_hex(height):
+    return open(os.path.join(SMALL, "blocks", "block_%06d.hex" % height)).read().strip()
+
+
+class ChainRpcTest(BitnodeTestFramework):
+    def set_test_params(self):
+        self.num_nodes = 1
+
+    def run_test(self):
+        node = self.nodes[0]
+        genesis = node.rpc("getblockhash", 0)
+        self.log("a fresh chain: genesis only")
+        assert_equal(node.rpc("getblockcount"), 0)
+        assert_equal(node.rpc("getchaintips"),
+                     [{"height": 0, "hash": genesis, "branchlen": 0, "status": "active"}])
+
+        self.log("waits time out with the current tip")
+        t0 = time.time()
+        assert_equal(node.rpc("waitfornewblock", 300), {"hash": genesis, "height": 0})
+        assert_equal(node.rpc("waitforblockheight", 5, 200), {"hash": genesis, "height": 0})
+        assert_true(time.time() - t0 >= 0.45, "the waits lasted their timeouts")
+        assert_equal(node.rpc("waitforblock", genesis, 100), {"hash": genesis, "height": 0})
+        assert_raises_rpc_error(-1, "Negative timeout", node.rpc, "waitfornewblock", -1)
+
+        self.log("waitfornewblock wakes up when a block arrives")
+        result = {}
+
+        def waiter():
+            result["new"] = node.rpc("waitfornewblock", 20000)
+
+        th = threading.Thread(target=waiter)
+        th.start()
+        time.sleep(0.5)
+        assert_equal(node.rpc("submitblock", block_hex(1)), None)
+        th.join(30)
+        h1 = node.rpc("getblockhash", 1)
+        assert_equal(result["new"], {"hash": h1, "height": 1})
+        assert_equal(node.rpc("waitforblock", h1, 0), {"hash": h1, "height": 1})
+        assert_equal(node.rpc("waitforblockheight", 1), {"hash": h1, "height": 1})
+
+        self.log("submitblock answers as BIP22")
+        assert_equal(node.rpc("submitblock", block_hex(1)), "duplicate")
+        assert_equal(node.rpc("submitblock", block_hex(101)), "prev-blk-not-found")
+        assert_raises_rpc_error(-22, "Block decode failed", node.rpc, "submitblock", "00")
+        bad = bytearray.fromhex(block_hex(1))
+        bad[40] ^= 1  # inside the merkle root: the block's own hash changes
+        answer = node.rpc("submitblock", bad.hex())
+        assert_true(answer in ("high-hash", "bad-txnmrklroot"), answer)
+
+        self.log("import the rest, then verifychain at every level")
+        node.stop()
+        node.start(["-loadblock=" + os.path.join(SMALL, "blk00000.dat")])
+        wait_until(lambda: node.rpc("getblockcount") == 1300, timeout=120, what="height 1300")
+        for level in range(5):
+            assert_equal(node.rpc("verifychain", level, 50), True)
+        assert_equal(node.rpc("verifychain"), True)
+        assert_equal(node.rpc("verifychain", 4, 0), True)
+        muhash = node.rpc("gettxoutsetinfo", "muhash")["muhash"]
+        assert_raises_rpc_error(-8, "Verification level must be between 0 and 4", node.rpc,
+                                "verifychain", 5)
+        # verifychain touches nothing.
+        assert_equal(node.rpc("gettxoutsetinfo", "muhash")["muhash"], muhash)
+        assert_equal(node.rpc("getblockcount"), 1300)
+
+        self.log("preciousblock on a block with less work changes nothing")
+        tip = node.rpc("getbestblockhash")
+        assert_equal(node.rpc("preciousblock", node.rpc("getblockhash", 1000)), None)
+        assert_equal(node.rpc("getbestblockhash"), tip)
+        assert_raises_rpc_error(-5, "Block not found", node.rpc, "preciousblock", "00" * 32)
+
+        self.log("a damaged undo file is found by verifychain level 2")
+        node.stop()
+        rev = os.path.join(node.net_dir, "blocks", "rev00000.dat")
+        data = bytearray(open(rev, "rb").read())
+        # Damage the last record's payload (the tip's undo data), well inside it.
+        end = len(data.rstrip(b"\0"))
+        data[end - 40] ^= 0xff
+        open(rev, "wb").write(bytes(data))
+        node.start()
+        assert_equal(node.rpc("verifychain", 1, 3), True)
+        assert_equal(node.rpc("verifychain", 2, 3), False)
+        assert_true("undo data of height" in open(node.debug_log).read(), "reason logged")
+
+
+if __name__ == "__main__":
+    ChainRpcTest().main()

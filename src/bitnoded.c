@@ -547,6 +547,7 @@ int main(int argc, char **argv)
             .reindex_chainstate = args_get_bool(n.args, "reindex-chainstate", false),
             .stop_at_height = args_get_int(n.args, "stopatheight", 0),
             .flush_every_blocks = (int)args_get_int(n.args, "testflushblocks", 0),
+            .txindex = args_get_bool(n.args, "txindex", false),
         };
         if (co.reindex) {
             LOG_INFO("-reindex: wiping the block index and the chainstate");

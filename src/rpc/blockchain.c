@@ -540,14 +540,39 @@ static json_t *rpc_getrawtransaction(struct rpc_request *req)
     if (v) {
         verbosity = json_is_boolean(v) ? (json_is_true(v) ? 1 : 0) : json_integer_value(v);
     }
-    if (!rpc_param(req, 2)) {
-        return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY,
-                         "No such mempool transaction. Use -txindex or provide a block hash to "
-                         "enable blockchain transaction queries. Use gettransaction for wallet "
-                         "transactions.");
-    }
     uint8_t bh[32];
-    if (param_hash(req, 2, "parameter 3", bh)) {
+    if (!rpc_param(req, 2)) {
+        /* -txindex: find the block; without it, Core's hint. */
+        struct block_index *found = NULL;
+        int synced = -1;
+        chainstate_lock(g_cs);
+        int have_index = chainstate_txindex_info(g_cs, &synced);
+        int rc = have_index ? chainstate_find_tx(g_cs, txid, &found) : RC_USAGE;
+        struct block_index *tip = chainstate_tip(g_cs);
+        if (rc == RC_OK) {
+            memcpy(bh, found->hash, 32);
+        }
+        chainstate_unlock(g_cs);
+        if (!have_index) {
+            return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY,
+                             "No such mempool transaction. Use -txindex or provide a block hash "
+                             "to enable blockchain transaction queries. Use gettransaction for "
+                             "wallet transactions.");
+        }
+        if (rc == RC_NOT_FOUND) {
+            if (!tip || synced < tip->height) {
+                return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY,
+                                 "No such mempool or blockchain transaction. Blockchain "
+                                 "transactions are still in the process of being indexed.");
+            }
+            return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY,
+                             "No such mempool or blockchain transaction. Use gettransaction for "
+                             "wallet transactions.");
+        }
+        if (rc) {
+            return rpc_error(req, RPC_DATABASE_ERROR, "transaction index: %s", rc_str(rc));
+        }
+    } else if (param_hash(req, 2, "parameter 3", bh)) {
         return NULL;
     }
     struct buf raw;
@@ -592,12 +617,35 @@ static json_t *rpc_getrawtransaction(struct rpc_request *req)
         struct block_index *tip = chainstate_tip(g_cs);
         rpc_tx_json_add_block(r, e->hash, active, active ? tip->height - e->height + 1 : 0,
                               e->header.time);
+        if (rpc_param(req, 2)) {
+            /* Core puts in_active_chain first, and only when the caller named the block. */
+            json_t *o = json_pack("{s:b}", "in_active_chain", active);
+            json_object_update(o, r);
+            json_decref(r);
+            r = o;
+        }
     }
     block_clear(&b);
 out:
     chainstate_unlock(g_cs);
     block_undo_clear(&undo);
     buf_clear(&raw);
+    return r;
+}
+
+static json_t *rpc_getindexinfo(struct rpc_request *req)
+{
+    const char *name = json_string_value(rpc_param(req, 0));
+    json_t *r = json_object();
+    int synced = -1;
+    chainstate_lock(g_cs);
+    struct block_index *tip = chainstate_tip(g_cs);
+    if (chainstate_txindex_info(g_cs, &synced) && (!name || strcmp(name, "txindex") == 0)) {
+        json_object_set_new(r, "txindex",
+                            json_pack("{s:b,s:i}", "synced", tip && synced >= tip->height,
+                                      "best_block_height", synced));
+    }
+    chainstate_unlock(g_cs);
     return r;
 }
 
@@ -869,6 +917,9 @@ static const struct rpc_arg args_decoderawtransaction[] = {
     {"iswitness", RPC_ARG_BOOL, true, "depends on heuristic tests",
      "Whether the transaction hex is a serialized witness transaction.", false},
 };
+static const struct rpc_arg args_getindexinfo[] = {
+    {"index_name", RPC_ARG_STR, true, NULL, "Filter results for an index with a specific name.", false},
+};
 static const struct rpc_arg args_decodescript[] = {
     {"hexstring", RPC_ARG_STR_HEX, false, NULL, "the hex-encoded script", false},
 };
@@ -954,9 +1005,12 @@ static const struct rpc_method methods[] = {
      "such unspent output",
      NULL, 0},
     {"Rawtransactions", "getrawtransaction", rpc_getrawtransaction, args_getrawtransaction, 3,
-     "Return the raw transaction data.\nWithout -txindex (not available yet) a block hash "
-     "must be given: the transaction is looked up in that block.",
+     "Return the raw transaction data.\nWith -txindex any transaction of the chain is found; "
+     "without it a block hash must be given and the transaction is looked up in that block.",
      NULL, NULL, 0},
+    {"Util", "getindexinfo", rpc_getindexinfo, args_getindexinfo, 1,
+     "Returns the status of one or all available indices currently running in the node.",
+     "{ \"txindex\": { synced, best_block_height } }", NULL, 0},
     {"Rawtransactions", "decoderawtransaction", rpc_decoderawtransaction,
      args_decoderawtransaction, 2,
      "Return a JSON object representing the serialized, hex-encoded transaction.", NULL, NULL,

@@ -41,6 +41,8 @@ const struct arg_def args_daemon_defs[] = {
      "Rebuild chain state and block index from the blk*.dat files on disk"},
     {"reindex-chainstate", ARG_BOOL, CAT_OPTIONS, "",
      "Rebuild chain state from the currently indexed blocks"},
+    {"txindex", ARG_BOOL, CAT_OPTIONS, "",
+     "Maintain a full transaction index, used by the getrawtransaction rpc call (default: 0)"},
     {"stopatheight", ARG_INT, CAT_OPTIONS, "=<n>",
      "Stop running after reaching the given height in the main chain (default: 0)"},
     {"assumevalid", ARG_STRING | ARG_NOT_IMPL, CAT_OPTIONS, "=<hex>",

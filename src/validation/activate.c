@@ -10,6 +10,7 @@
 #include "util/rc.h"
 #include "util/xmalloc.h"
 #include "validation/chainstate_impl.h"
+#include "validation/txindex.h"
 
 /* More work wins; on equal work, the block whose data came first. */
 static int better(const struct block_index *a, const struct block_index *b)
@@ -116,6 +117,27 @@ static void log_progress(struct chainstate *cs, int force)
 
 static int activate(struct chainstate *cs);
 
+/* The transaction index is written whenever the tip settles, so lookups see new blocks at
+ * once. It may run ahead of the coins (entries of blocks not on the active chain are never
+ * answered), but never ahead of the block files it points into. */
+static int write_txindex(struct chainstate *cs)
+{
+    struct block_index *tip = chainstate_tip(cs);
+    if (!cs->txindex || !tip || cs->txindex_best == tip) {
+        return RC_OK;
+    }
+    int rc = blockstore_sync(cs->store);
+    if (rc == RC_OK) {
+        rc = txindex_write(cs->txindex, tip->hash);
+    }
+    if (rc) {
+        LOG_ERROR("writing the transaction index failed (%s)", rc_str(rc));
+        return rc;
+    }
+    cs->txindex_best = tip;
+    return RC_OK;
+}
+
 static int connect_tip(struct chainstate *cs, struct block_index *e, int *invalid)
 {
     struct block b;
@@ -162,6 +184,9 @@ static int connect_tip(struct chainstate *cs, struct block_index *e, int *invali
     coins_cache_set_best_block(view, e->hash);
     if ((rc = coins_cache_flush(view, 0))) {
         goto out;
+    }
+    if (cs->txindex && e->height > 0) {
+        txindex_add_block(cs->txindex, e, &b);
     }
     cs_set_tip(cs, e);
     cs->counters.blocks_connected++;
@@ -301,7 +326,7 @@ static int activate(struct chainstate *cs)
             break;
         }
     }
-    return RC_OK;
+    return write_txindex(cs);
 }
 
 static int add_if_candidate(void *ctx, struct block_index *e)

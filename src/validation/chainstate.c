@@ -14,6 +14,7 @@
 #include "validation/block_check.h"
 #include "validation/chainstate_impl.h"
 #include "validation/headers.h"
+#include "validation/txindex.h"
 
 #define FLUSH_INTERVAL_SECONDS 3600
 
@@ -315,6 +316,38 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
         goto fail;
     }
     index_derive(cs);
+    if (opt->txindex) {
+        char ipath[4200];
+        snprintf(ipath, sizeof(ipath), "%s/indexes", cs->datadir);
+        if (mkdir(ipath, 0700) != 0 && errno != EEXIST) {
+            snprintf(err, err_len, "cannot create %s: %s", ipath, strerror(errno));
+            rc = RC_IO;
+            goto fail;
+        }
+        if (opt->reindex || opt->reindex_chainstate) {
+            if ((rc = destroy_store(cs, "indexes/txindex", err, err_len))) {
+                goto fail;
+            }
+        }
+        snprintf(ipath, sizeof(ipath), "%s/indexes/txindex", cs->datadir);
+        if ((rc = txindex_open(&cs->txindex, cs->opt.kv_ops, ipath, err, err_len))) {
+            goto fail;
+        }
+        uint8_t ib[32];
+        rc = txindex_best(cs->txindex, ib);
+        if (rc == RC_OK) {
+            cs->txindex_best = block_tree_find(cs->tree, ib);
+        } else if (rc != RC_NOT_FOUND) {
+            snprintf(err, err_len, "the transaction index does not read: restart with -reindex");
+            goto fail;
+        }
+        /* Catch up with blocks the chainstate connected but the index never recorded. */
+        if ((rc = cs_txindex_catch_up(cs))) {
+            snprintf(err, err_len, "cannot bring the transaction index up to date (%s)",
+                     rc_str(rc));
+            goto fail;
+        }
+    }
     *out = cs;
     return RC_OK;
 fail:
@@ -468,6 +501,14 @@ int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
             return rc;
         }
     }
+    /* 4. The transaction index, behind the coins: if this is lost, it catches up. */
+    if (cs->txindex && cs->tip_height >= 0) {
+        if ((rc = txindex_write(cs->txindex, cs->chain[cs->tip_height]->hash))) {
+            LOG_ERROR("flush: writing the transaction index: %s", kv_last_error(NULL));
+            return rc;
+        }
+        cs->txindex_best = cs->chain[cs->tip_height];
+    }
     LOG(LOG_CAT_COINDB, LOG_LVL_DEBUG, "flushed %zu bytes of coins cache at height %d", mem,
         cs->tip_height);
     cs->last_flush_time = now;
@@ -485,6 +526,7 @@ int chainstate_close(struct chainstate *cs)
         rc = chainstate_flush(cs, FLUSH_ALWAYS);
     }
     block_clear(&cs->recent);
+    txindex_close(cs->txindex);
     coins_cache_free(cs->coins);
     coins_db_free(cs->coins_db);
     blockstore_close(cs->store);
@@ -688,4 +730,62 @@ void chainstate_set_tip_callback(struct chainstate *cs, chainstate_tip_fn fn, vo
 {
     cs->tip_fn = fn;
     cs->tip_ctx = ctx;
+}
+
+int cs_txindex_catch_up(struct chainstate *cs)
+{
+    struct block_index *tip = chainstate_tip(cs);
+    if (!cs->txindex || !tip || cs->txindex_best == tip) {
+        return RC_OK;
+    }
+    struct block_index *from = cs->txindex_best ? block_index_fork_point(cs->txindex_best, tip)
+                                                : NULL;
+    int32_t h = from ? from->height + 1 : 1; /* the genesis coinbase is not indexed */
+    if (tip->height - h > 0) {
+        LOG_INFO("txindex: indexing blocks %d to %d", h, tip->height);
+    }
+    for (; h <= tip->height; h++) {
+        struct block b;
+        int rc = cs_load_block(cs, cs->chain[h], &b);
+        if (rc) {
+            return rc;
+        }
+        txindex_add_block(cs->txindex, cs->chain[h], &b);
+        block_clear(&b);
+    }
+    int rc = txindex_write(cs->txindex, tip->hash);
+    if (rc == RC_OK) {
+        cs->txindex_best = tip;
+    }
+    return rc;
+}
+
+int chainstate_find_tx(struct chainstate *cs, const uint8_t txid32[32], struct block_index **block)
+{
+    struct txindex_pos pos;
+    if (!cs->txindex) {
+        return RC_USAGE;
+    }
+    int rc = txindex_find(cs->txindex, txid32, &pos);
+    if (rc) {
+        return rc;
+    }
+    /* The entry names a block position: find the block at it (active chain first). */
+    for (int32_t h = cs->tip_height; h >= 0; h--) {
+        struct block_index *e = cs->chain[h];
+        if (e->file == pos.file && e->data_pos == pos.block_pos) {
+            *block = e;
+            return RC_OK;
+        }
+    }
+    return RC_NOT_FOUND;
+}
+
+int chainstate_txindex_info(const struct chainstate *cs, int *synced_height)
+{
+    if (!cs->txindex) {
+        return 0;
+    }
+    *synced_height = cs->txindex_best ? cs->txindex_best->height : -1;
+    return 1;
 }

@@ -36,6 +36,7 @@ struct chainstate_options {
     int64_t stop_at_height;    /* -stopatheight (0: none) */
     const struct kv_ops *kv_ops; /* NULL: the configured backend */
     int flush_every_blocks;      /* tests: flush after every n connected blocks (0: off) */
+    int txindex;                 /* -txindex: keep indexes/txindex */
 };
 
 struct chainstate;
@@ -106,6 +107,13 @@ int chainstate_read_block(struct chainstate *cs, const struct block_index *e, st
  *  never connected), or RC_CORRUPT / RC_IO. */
 int chainstate_read_undo(struct chainstate *cs, const struct block_index *e,
                          struct block_undo *undo);
+
+/** -txindex lookup: the block holding txid on the active chain (or a stale one).
+ *  Returns 0 with *block (borrowed entry), RC_NOT_FOUND, RC_USAGE when there is no
+ *  transaction index, or a store error. */
+int chainstate_find_tx(struct chainstate *cs, const uint8_t txid32[32], struct block_index **block);
+/** 1 if the node keeps a transaction index; *synced_height gets how far it is complete. */
+int chainstate_txindex_info(const struct chainstate *cs, int *synced_height);
 
 /** Looks up an unspent output of the active chain. 0 with *out (caller owns: coin_clear),
  *  RC_NOT_FOUND, or an error. */

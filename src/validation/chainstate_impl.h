@@ -11,6 +11,7 @@
 #include "validation/chainstate.h"
 
 struct sigcache;
+struct txindex;
 
 struct chainstate {
     pthread_mutex_t lock; /* recursive: the chain lock */
@@ -52,6 +53,8 @@ struct chainstate {
     uint8_t last_invalid_hash[32];
     struct vstate last_invalid;
 
+    struct txindex *txindex; /* NULL without -txindex */
+    struct block_index *txindex_best; /* how far the stored index is complete */
     chainstate_tip_fn tip_fn;
     void *tip_ctx;
     int64_t precious_sequence; /* decreasing: preciousblock ranks ahead of arrivals */
@@ -72,6 +75,9 @@ int64_t cs_now(void);
 int cs_ensure_genesis(struct chainstate *cs);
 /** Makes tip the active tip (NULL: empty chain), rewriting the active chain array. */
 void cs_set_tip(struct chainstate *cs, struct block_index *tip);
+
+/** Indexes the active blocks the transaction index lacks and writes it. */
+int cs_txindex_catch_up(struct chainstate *cs);
 
 /* activate.c */
 /** Recomputes the set of blocks that could become the tip from the whole tree. */

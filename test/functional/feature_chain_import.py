@@ -53,9 +53,12 @@ class ChainImportTest(BitnodeTestFramework):
         exp = json.load(open(os.path.join(SMALL, "expected.json")))
 
         self.log("-loadblock of regtest-small reaches Core's tip")
-        node.start(["-loadblock=" + os.path.join(SMALL, "blk00000.dat")])
+        node.start(["-loadblock=" + os.path.join(SMALL, "blk00000.dat"), "-txindex"])
         self.wait_height(node, 1300)
         assert_equal(node.rpc("getbestblockhash"), exp["tip"]["hash"])
+        wait_until(lambda: node.rpc("getindexinfo")["txindex"]["synced"], what="txindex")
+        assert_equal(node.rpc("getindexinfo"),
+                     {"txindex": {"synced": True, "best_block_height": 1300}})
         info = node.rpc("getblockchaininfo")
         assert_equal(strip(info), strip(exp["getblockchaininfo"]))
         assert_true(isinstance(info["initialblockdownload"], bool), "initialblockdownload")
@@ -77,19 +80,21 @@ class ChainImportTest(BitnodeTestFramework):
             raw = open(path.replace("getblock_", "block_").replace(".json", ".hex")).read().strip()
             assert_equal(node.rpc("getblock", want["hash"], 0), raw)
 
-        self.log("getrawtransaction <txid> true <blockhash> equals Core's for every sample")
+        self.log("getrawtransaction <txid> true (-txindex) equals Core's for every sample")
         txfiles = sorted(glob.glob(os.path.join(SMALL, "txs", "getrawtransaction_*.json")))
         assert_true(len(txfiles) >= 10, "sample transactions present")
         for path in txfiles:
             want = json.load(open(path))
+            assert_equal(node.rpc("getrawtransaction", want["txid"], True), want)
             got = node.rpc("getrawtransaction", want["txid"], True, want["blockhash"])
-            assert_equal(got, want)
+            assert_equal(list(got)[0], "in_active_chain")
+            assert_equal(got, dict(want, in_active_chain=True))
             dec = node.rpc("decoderawtransaction", want["hex"])
             for k in dec:
                 assert_equal(dec[k], want[k])
             assert_equal(node.rpc("getrawtransaction", want["txid"], 0, want["blockhash"]),
                          want["hex"])
-        assert_raises_rpc_error(-5, "Use -txindex or provide a block hash", node.rpc,
+        assert_raises_rpc_error(-5, "No such mempool or blockchain transaction", node.rpc,
                                 "getrawtransaction", exp["tip"]["hash"])
 
         self.log("gettxout of an unspent output and of a spent one")
@@ -108,6 +113,9 @@ class ChainImportTest(BitnodeTestFramework):
         node.start()
         assert_equal(node.rpc("getblockcount"), 1300)
         self.check_utxo(node, exp["gettxoutsetinfo_tip"])
+        assert_equal(node.rpc("getindexinfo"), {})
+        assert_raises_rpc_error(-5, "Use -txindex or provide a block hash", node.rpc,
+                                "getrawtransaction", exp["tip"]["hash"])
 
         self.log("-reindex-chainstate and -reindex rebuild the same UTXO set")
         for opt in ("-reindex-chainstate", "-reindex"):

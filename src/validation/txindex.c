@@ -1,0 +1,107 @@
+#include "validation/txindex.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "primitives/serialize.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+
+struct txindex {
+    struct kv *kv;
+    struct kv_batch *pending;
+};
+
+int txindex_open(struct txindex **out, const struct kv_ops *ops, const char *path, char *err,
+                 size_t err_len)
+{
+    struct kv_options o;
+    struct txindex *ti = xcalloc(1, sizeof(*ti));
+    kv_options_init(&o);
+    int rc = kv_open(&ti->kv, ops, path, &o);
+    if (rc) {
+        snprintf(err, err_len, "cannot open the transaction index %s: %s", path,
+                 kv_last_error(NULL));
+        free(ti);
+        return rc;
+    }
+    ti->pending = kv_batch_new();
+    *out = ti;
+    return RC_OK;
+}
+
+void txindex_close(struct txindex *ti)
+{
+    if (!ti) {
+        return;
+    }
+    kv_batch_free(ti->pending);
+    kv_close(ti->kv);
+    free(ti);
+}
+
+void txindex_add_block(struct txindex *ti, const struct block_index *e, const struct block *b)
+{
+    uint32_t offset = (uint32_t)ser_compact_len(b->tx_count); /* after the header */
+    for (size_t i = 0; i < b->tx_count; i++) {
+        uint8_t key[33] = {'t'}, val[32];
+        size_t n = 0;
+        memcpy(key + 1, b->txs[i].txid, 32);
+        n += ser_varint_encode(val + n, (uint64_t)e->file);
+        n += ser_varint_encode(val + n, e->data_pos);
+        n += ser_varint_encode(val + n, offset);
+        kv_batch_put(ti->pending, key, sizeof(key), val, n);
+        offset += (uint32_t)b->txs[i].size_total;
+    }
+}
+
+int txindex_write(struct txindex *ti, const uint8_t best32[32])
+{
+    kv_batch_put(ti->pending, "B", 1, best32, 32);
+    int rc = kv_write(ti->kv, ti->pending, 0);
+    if (rc == RC_OK) {
+        kv_batch_clear(ti->pending);
+    }
+    return rc;
+}
+
+int txindex_best(struct txindex *ti, uint8_t best32[32])
+{
+    struct buf v;
+    buf_init(&v);
+    int rc = kv_get(ti->kv, &v, "B", 1);
+    if (rc == RC_OK) {
+        if (v.len == 32) {
+            memcpy(best32, v.data, 32);
+        } else {
+            rc = RC_CORRUPT;
+        }
+    }
+    buf_clear(&v);
+    return rc;
+}
+
+int txindex_find(struct txindex *ti, const uint8_t txid32[32], struct txindex_pos *pos)
+{
+    uint8_t key[33] = {'t'};
+    struct buf v;
+    struct reader r;
+    uint64_t f, bp, off;
+    memcpy(key + 1, txid32, 32);
+    buf_init(&v);
+    int rc = kv_get(ti->kv, &v, key, sizeof(key));
+    if (rc == RC_OK) {
+        reader_init(&r, v.data, v.len);
+        if (ser_get_varint(&r, &f, "file") || ser_get_varint(&r, &bp, "pos") ||
+            ser_get_varint(&r, &off, "offset") || reader_expect_end(&r, "tx position") ||
+            f > INT32_MAX || bp > UINT32_MAX || off > UINT32_MAX) {
+            rc = RC_CORRUPT;
+        } else {
+            pos->file = (int)f;
+            pos->block_pos = (uint32_t)bp;
+            pos->tx_offset = (uint32_t)off;
+        }
+    }
+    buf_clear(&v);
+    return rc;
+}

@@ -1,0 +1,43 @@
+/* -txindex: where every transaction of the active chain is, so getrawtransaction finds it
+ * without a block hash. A store of its own (indexes/txindex, doc/files.md "Transaction
+ * index"):
+ *
+ *   't' txid[32]  ->  varint(file) varint(block_pos) varint(tx_offset)
+ *   'B'           ->  hash[32] of the block the index is complete up to
+ *
+ * (Core's CDiskTxPos: tx_offset counts from the end of the 80-byte header.) Entries are
+ * added as blocks connect and written after the coins at each flush; a crash leaves the
+ * index behind the chain, and it catches up at the next start. Entries of blocks that are
+ * disconnected stay (as in Core): a lookup checks the block is still in the active chain.
+ */
+#ifndef BITNODE_VALIDATION_TXINDEX_H
+#define BITNODE_VALIDATION_TXINDEX_H
+
+#include <stdint.h>
+
+#include "blockstore/blockindex.h"
+#include "kv/kv.h"
+#include "primitives/block.h"
+
+struct txindex;
+
+struct txindex_pos {
+    int file;
+    uint32_t block_pos;
+    uint32_t tx_offset;
+};
+
+/** Opens (creating) the index store at path. 0, or an error with a message in err. */
+int txindex_open(struct txindex **out, const struct kv_ops *ops, const char *path, char *err,
+                 size_t err_len);
+void txindex_close(struct txindex *ti);
+/** Queues the transactions of block b (entry e, which has data) for the next write. */
+void txindex_add_block(struct txindex *ti, const struct block_index *e, const struct block *b);
+/** Writes the queued entries and the marker best32 in one batch. 0 or RC_BACKEND. */
+int txindex_write(struct txindex *ti, const uint8_t best32[32]);
+/** The block the stored index is complete up to: 0, or RC_NOT_FOUND for a new index. */
+int txindex_best(struct txindex *ti, uint8_t best32[32]);
+/** Looks a transaction up. 0 with *pos, RC_NOT_FOUND, or a store error. */
+int txindex_find(struct txindex *ti, const uint8_t txid32[32], struct txindex_pos *pos);
+
+#endif

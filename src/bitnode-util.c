@@ -22,6 +22,11 @@
 
 static const char *progname = "bitnode-util";
 
+/* bitnode-util-script.c */
+int util_cmd_decodescript(int argc, char **argv, const struct chain_params *chain);
+int util_cmd_verify_tx(int argc, char **argv);
+int util_cmd_verify_block(int argc, char **argv, const struct chain_params *chain);
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -32,6 +37,13 @@ static void usage(FILE *f)
             "                         re-serializes, its merkle root, and that every header\n"
             "                         links to its parent; print block and transaction counts\n"
             "                         and the tip\n"
+            "  decodescript HEX       decode a script as the decodescript RPC does\n"
+            "  verify-tx TXHEX PREVOUTS_JSON FLAGS\n"
+            "                         verify every input of a transaction against the outputs\n"
+            "                         it spends (FLAGS: P2SH,WITNESS,... or consensus/standard)\n"
+            "  verify-block BLOCK.bin SPENT.json[.xz] --height H\n"
+            "                         verify every input script of a block with the flags\n"
+            "                         Core applies at height H; print inputs checked / failed\n"
             "\n"
             "Options:\n"
             "  -chain=NAME            main, test, testnet4, signet or regtest (default: taken\n"
@@ -319,6 +331,16 @@ int main(int argc, char **argv)
             return 1;
         }
         return parse_blocks(chain, argc - i, argv + i);
+    }
+    const struct chain_params *p = chain ? chain : chain_params_get("main");
+    if (strcmp(cmd, "decodescript") == 0) {
+        return util_cmd_decodescript(argc - i, argv + i, p);
+    }
+    if (strcmp(cmd, "verify-tx") == 0) {
+        return util_cmd_verify_tx(argc - i, argv + i);
+    }
+    if (strcmp(cmd, "verify-block") == 0) {
+        return util_cmd_verify_block(argc - i, argv + i, p);
     }
     fprintf(stderr, "%s: unknown command '%s' (see -help)\n", progname, cmd);
     return 1;

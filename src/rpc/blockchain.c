@@ -5,7 +5,9 @@
 #include <time.h>
 
 #include "consensus/pow.h"
+#include "consensus/amount.h"
 #include "primitives/block.h"
+#include "primitives/serialize.h"
 #include "rpc/blockjson.h"
 #include "rpc/json.h"
 #include "rpc/jsonrpc.h"
@@ -769,6 +771,231 @@ out:
     return r;
 }
 
+/* getblockstats helpers: Core's CalculateTruncatedMedian and CalculatePercentilesByWeight. */
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int64_t truncated_median(int64_t *v, size_t n)
+{
+    if (n == 0) {
+        return 0;
+    }
+    qsort(v, n, sizeof(*v), cmp_i64);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct feerate_w {
+    int64_t feerate, weight;
+};
+
+static int cmp_feerate(const void *a, const void *b)
+{
+    const struct feerate_w *x = a, *y = b;
+    if (x->feerate != y->feerate) {
+        return (x->feerate > y->feerate) - (x->feerate < y->feerate);
+    }
+    return (x->weight > y->weight) - (x->weight < y->weight);
+}
+
+static void percentiles_by_weight(int64_t out[5], struct feerate_w *v, size_t n, int64_t total_weight)
+{
+    memset(out, 0, 5 * sizeof(*out));
+    if (n == 0) {
+        return;
+    }
+    qsort(v, n, sizeof(*v), cmp_feerate);
+    const double w[5] = {total_weight / 10.0, total_weight / 4.0, total_weight / 2.0,
+                         (total_weight * 3) / 4.0, (total_weight * 9) / 10.0};
+    int64_t cumulative = 0;
+    size_t next = 0;
+    for (size_t i = 0; i < n; i++) {
+        cumulative += v[i].weight;
+        while (next < 5 && (double)cumulative >= w[next]) {
+            out[next++] = v[i].feerate;
+        }
+    }
+    for (; next < 5; next++) {
+        out[next] = v[n - 1].feerate;
+    }
+}
+
+/* GetSerializeSize(CTxOut) + PER_UTXO_OVERHEAD (outpoint 36 + height/coinbase 4 + 1). */
+static int64_t utxo_size(size_t script_len)
+{
+    return 8 + (int64_t)ser_compact_len(script_len) + (int64_t)script_len + 41;
+}
+
+static json_t *rpc_getblockstats(struct rpc_request *req)
+{
+    json_t *which = rpc_param(req, 0);
+    json_t *filter = rpc_param(req, 1);
+    struct block_index *e = NULL;
+    struct buf raw;
+    struct block b;
+    struct block_undo undo;
+    json_t *r = NULL;
+    buf_init(&raw);
+    block_undo_init(&undo);
+    chainstate_lock(g_cs);
+    struct block_index *tip = chainstate_tip(g_cs);
+    if (json_is_integer(which)) {
+        json_int_t h = json_integer_value(which);
+        if (h < 0) {
+            rpc_error(req, RPC_INVALID_PARAMETER, "Target block height %lld is negative",
+                      (long long)h);
+            goto out;
+        }
+        if (!tip || h > tip->height) {
+            rpc_error(req, RPC_INVALID_PARAMETER, "Target block height %lld after current tip %d",
+                      (long long)h, tip ? tip->height : -1);
+            goto out;
+        }
+        e = chainstate_at_height(g_cs, (int32_t)h);
+    } else if (!(e = find_block(req, 0))) {
+        goto out;
+    }
+    if (load_block(req, e, &b, &raw)) {
+        goto out;
+    }
+    if (e->height > 0 && chainstate_read_undo(g_cs, e, &undo) != RC_OK) {
+        block_clear(&b);
+        rpc_error(req, RPC_MISC_ERROR, "Undo data expected but can't be read. This could be due "
+                                       "to disk corruption or a conflict with a pruning event.");
+        goto out;
+    }
+    size_t ntx = b.tx_count;
+    int64_t *fees = xmalloc((ntx + 1) * sizeof(int64_t));
+    int64_t *sizes = xmalloc((ntx + 1) * sizeof(int64_t));
+    struct feerate_w *rates = xmalloc((ntx + 1) * sizeof(*rates));
+    size_t nfees = 0, nsizes = 0, nrates = 0;
+    int64_t inputs = 0, outputs = 0, utxos = 0, total_out = 0, total_size = 0, total_weight = 0;
+    int64_t swtxs = 0, swtotal_size = 0, swtotal_weight = 0, totalfee = 0;
+    int64_t maxfee = 0, minfee = MAX_MONEY, maxfeerate = 0, minfeerate = MAX_MONEY;
+    int64_t maxtxsize = 0, mintxsize = 4000000, utxo_size_inc = 0, utxo_size_inc_actual = 0;
+    for (size_t i = 0; i < ntx; i++) {
+        const struct tx *t = &b.txs[i];
+        int64_t tx_total_out = 0;
+        outputs += (int64_t)t->vout_count;
+        for (size_t o = 0; o < t->vout_count; o++) {
+            const struct bytes *spk = &t->vout[o].script_pubkey;
+            tx_total_out += t->vout[o].value_sat;
+            utxo_size_inc += utxo_size(spk->len);
+            if (coin_script_unspendable(spk->data, spk->len)) {
+                continue;
+            }
+            utxos++;
+            utxo_size_inc_actual += utxo_size(spk->len);
+        }
+        if (i == 0) {
+            continue;
+        }
+        inputs += (int64_t)t->vin_count;
+        total_out += tx_total_out;
+        int64_t size = (int64_t)t->size_total, weight = (int64_t)tx_weight(t);
+        sizes[nsizes++] = size;
+        maxtxsize = size > maxtxsize ? size : maxtxsize;
+        mintxsize = size < mintxsize ? size : mintxsize;
+        total_size += size;
+        total_weight += weight;
+        if (tx_has_witness(t)) {
+            swtxs++;
+            swtotal_size += size;
+            swtotal_weight += weight;
+        }
+        int64_t tx_total_in = 0;
+        if (i - 1 < undo.n) {
+            for (size_t k = 0; k < undo.txs[i - 1].n; k++) {
+                const struct coin *c = &undo.txs[i - 1].prev[k];
+                tx_total_in += c->value_sat;
+                utxo_size_inc -= utxo_size(c->script_pubkey.len);
+                utxo_size_inc_actual -= utxo_size(c->script_pubkey.len);
+            }
+        }
+        int64_t fee = tx_total_in - tx_total_out;
+        fees[nfees++] = fee;
+        maxfee = fee > maxfee ? fee : maxfee;
+        minfee = fee < minfee ? fee : minfee;
+        totalfee += fee;
+        int64_t feerate = weight ? (fee * 4) / weight : 0;
+        rates[nrates].feerate = feerate;
+        rates[nrates++].weight = weight;
+        maxfeerate = feerate > maxfeerate ? feerate : maxfeerate;
+        minfeerate = feerate < minfeerate ? feerate : minfeerate;
+    }
+    int64_t pct[5];
+    percentiles_by_weight(pct, rates, nrates, total_weight);
+    json_t *pa = json_array();
+    for (int k = 0; k < 5; k++) {
+        json_array_append_new(pa, json_integer(pct[k]));
+    }
+    const struct chain_params *p = chainstate_params(g_cs);
+    r = json_object();
+    json_object_set_new(r, "avgfee", json_integer(ntx > 1 ? totalfee / (int64_t)(ntx - 1) : 0));
+    json_object_set_new(r, "avgfeerate", json_integer(total_weight ? (totalfee * 4) / total_weight : 0));
+    json_object_set_new(r, "avgtxsize", json_integer(ntx > 1 ? total_size / (int64_t)(ntx - 1) : 0));
+    json_object_set_new(r, "blockhash", hash_json(e->hash));
+    json_object_set_new(r, "feerate_percentiles", pa);
+    json_object_set_new(r, "height", json_integer(e->height));
+    json_object_set_new(r, "ins", json_integer(inputs));
+    json_object_set_new(r, "maxfee", json_integer(maxfee));
+    json_object_set_new(r, "maxfeerate", json_integer(maxfeerate));
+    json_object_set_new(r, "maxtxsize", json_integer(maxtxsize));
+    json_object_set_new(r, "medianfee", json_integer(truncated_median(fees, nfees)));
+    json_object_set_new(r, "mediantime", json_integer(block_index_median_time_past(e)));
+    json_object_set_new(r, "mediantxsize", json_integer(truncated_median(sizes, nsizes)));
+    json_object_set_new(r, "minfee", json_integer(minfee == MAX_MONEY ? 0 : minfee));
+    json_object_set_new(r, "minfeerate", json_integer(minfeerate == MAX_MONEY ? 0 : minfeerate));
+    json_object_set_new(r, "mintxsize", json_integer(mintxsize == 4000000 ? 0 : mintxsize));
+    json_object_set_new(r, "outs", json_integer(outputs));
+    json_object_set_new(r, "subsidy",
+                        json_integer(amount_block_subsidy(e->height, p->subsidy_halving_interval)));
+    json_object_set_new(r, "swtotal_size", json_integer(swtotal_size));
+    json_object_set_new(r, "swtotal_weight", json_integer(swtotal_weight));
+    json_object_set_new(r, "swtxs", json_integer(swtxs));
+    json_object_set_new(r, "time", json_integer(e->header.time));
+    json_object_set_new(r, "total_out", json_integer(total_out));
+    json_object_set_new(r, "total_size", json_integer(total_size));
+    json_object_set_new(r, "total_weight", json_integer(total_weight));
+    json_object_set_new(r, "totalfee", json_integer(totalfee));
+    json_object_set_new(r, "txs", json_integer((json_int_t)ntx));
+    json_object_set_new(r, "utxo_increase", json_integer(outputs - inputs));
+    json_object_set_new(r, "utxo_size_inc", json_integer(utxo_size_inc));
+    json_object_set_new(r, "utxo_increase_actual", json_integer(utxos - inputs));
+    json_object_set_new(r, "utxo_size_inc_actual", json_integer(utxo_size_inc_actual));
+    free(fees);
+    free(sizes);
+    free(rates);
+    block_clear(&b);
+    if (filter && json_array_size(filter) > 0) {
+        json_t *only = json_object();
+        size_t k;
+        json_t *name;
+        json_array_foreach(filter, k, name)
+        {
+            json_t *v = json_object_get(r, json_string_value(name));
+            if (!v) {
+                json_decref(only);
+                json_decref(r);
+                r = NULL;
+                rpc_error(req, RPC_INVALID_PARAMETER, "Invalid selected statistic '%s'",
+                          json_string_value(name) ? json_string_value(name) : "");
+                goto out;
+            }
+            json_object_set(only, json_string_value(name), v);
+        }
+        json_decref(r);
+        r = only;
+    }
+out:
+    chainstate_unlock(g_cs);
+    block_undo_clear(&undo);
+    buf_clear(&raw);
+    return r;
+}
+
 static json_t *rpc_waitfornewblock(struct rpc_request *req)
 {
     struct wait_new w;
@@ -944,6 +1171,10 @@ static const struct rpc_arg args_verifychain[] = {
      "data, 3 disconnect the blocks in memory, 4 reconnect them", false},
     {"nblocks", RPC_ARG_NUM, true, "6", "The number of blocks to check (0 = all).", false},
 };
+static const struct rpc_arg args_getblockstats[] = {
+    {"hash_or_height", RPC_ARG_ANY, false, NULL, "The block hash or height of the target block", false},
+    {"stats", RPC_ARG_ARR, true, "all values", "Values to plot (see result below)", false},
+};
 static const struct rpc_arg args_txoutsetinfo[] = {
     {"hash_type", RPC_ARG_STR, true, "hash_serialized_3",
      "Which UTXO set hash should be calculated. Options: 'hash_serialized_3' (the legacy "
@@ -1022,6 +1253,15 @@ static const struct rpc_method methods[] = {
      "full specification.",
      "null if the block became part of the best chain, else a string: \"duplicate\", "
      "\"duplicate-invalid\", \"inconclusive\" or the reason the block was rejected",
+     NULL, 0},
+    {"Blockchain", "getblockstats", rpc_getblockstats, args_getblockstats, 2,
+     "Compute per block statistics for a given window. All amounts are in satoshis.\nIt won't "
+     "work for some heights with pruning.",
+     "{ avgfee, avgfeerate, avgtxsize, blockhash, feerate_percentiles, height, ins, maxfee, "
+     "maxfeerate, maxtxsize, medianfee, mediantime, mediantxsize, minfee, minfeerate, "
+     "mintxsize, outs, subsidy, swtotal_size, swtotal_weight, swtxs, time, total_out, "
+     "total_size, total_weight, totalfee, txs, utxo_increase, utxo_size_inc, "
+     "utxo_increase_actual, utxo_size_inc_actual }",
      NULL, 0},
     {"Blockchain", "waitfornewblock", rpc_waitfornewblock, args_waitfornewblock, 1,
      "Waits for any new block and returns useful info about it.\nReturns the current block "

@@ -10,62 +10,68 @@ struct convert_param {
     const char *method;
     int index;
     const char *name;
+    bool also_string; /* JSON if it parses, else the string itself (Core's also_string) */
 };
 
 static const struct convert_param convert_table[] = {
-    {"stop", 0, "wait"},     {"logging", 0, "include"}, {"logging", 1, "exclude"},
-    {"echojson", 0, "arg0"}, {"echojson", 1, "arg1"},   {"echojson", 2, "arg2"},
-    {"echojson", 3, "arg3"}, {"echojson", 4, "arg4"},   {"echojson", 5, "arg5"},
-    {"echojson", 6, "arg6"}, {"echojson", 7, "arg7"},   {"echojson", 8, "arg8"},
-    {"echojson", 9, "arg9"},
+    {"stop", 0, "wait", false},     {"logging", 0, "include", false}, {"logging", 1, "exclude", false},
+    {"echojson", 0, "arg0", false}, {"echojson", 1, "arg1", false},   {"echojson", 2, "arg2", false},
+    {"echojson", 3, "arg3", false}, {"echojson", 4, "arg4", false},   {"echojson", 5, "arg5", false},
+    {"echojson", 6, "arg6", false}, {"echojson", 7, "arg7", false},   {"echojson", 8, "arg8", false},
+    {"echojson", 9, "arg9", false},
     /* Blockchain (Core's vRPCConvertParams). */
-    {"getblockhash", 0, "height"},
-    {"getblock", 1, "verbosity"},
-    {"getblockheader", 1, "verbose"},
-    {"gettxout", 1, "n"},
-    {"gettxout", 2, "include_mempool"},
-    {"gettxoutsetinfo", 1, "hash_or_height"},
-    {"gettxoutsetinfo", 2, "use_index"},
-    {"getrawtransaction", 1, "verbosity"},
-    {"decoderawtransaction", 1, "iswitness"},
-    {"verifychain", 0, "checklevel"},
-    {"verifychain", 1, "nblocks"},
-    {"waitfornewblock", 0, "timeout"},
-    {"waitforblock", 1, "timeout"},
-    {"waitforblockheight", 0, "height"},
-    {"waitforblockheight", 1, "timeout"},
-    {"getblockstats", 0, "hash_or_height"},
-    {"getblockstats", 1, "stats"},
+    {"getblockhash", 0, "height", false},
+    {"getblock", 1, "verbosity", false},
+    {"getblockheader", 1, "verbose", false},
+    {"gettxout", 1, "n", false},
+    {"gettxout", 2, "include_mempool", false},
+    {"gettxoutsetinfo", 1, "hash_or_height", true},
+    {"gettxoutsetinfo", 2, "use_index", false},
+    {"getrawtransaction", 1, "verbosity", false},
+    {"decoderawtransaction", 1, "iswitness", false},
+    {"verifychain", 0, "checklevel", false},
+    {"verifychain", 1, "nblocks", false},
+    {"waitfornewblock", 0, "timeout", false},
+    {"waitforblock", 1, "timeout", false},
+    {"waitforblockheight", 0, "height", false},
+    {"waitforblockheight", 1, "timeout", false},
+    {"getblockstats", 0, "hash_or_height", true},
+    {"getblockstats", 1, "stats", false},
 };
 
-static bool convert_by_index(const char *method, size_t index)
+static const struct convert_param *find_by_index(const char *method, size_t index)
 {
     for (size_t i = 0; i < sizeof(convert_table) / sizeof(convert_table[0]); i++) {
         if (strcmp(convert_table[i].method, method) == 0 &&
             (size_t)convert_table[i].index == index) {
-            return true;
+            return &convert_table[i];
         }
     }
-    return false;
+    return NULL;
 }
 
-static bool convert_by_name(const char *method, const char *name)
+static const struct convert_param *find_by_name(const char *method, const char *name)
 {
     for (size_t i = 0; i < sizeof(convert_table) / sizeof(convert_table[0]); i++) {
         if (strcmp(convert_table[i].method, method) == 0 &&
             strcmp(convert_table[i].name, name) == 0) {
-            return true;
+            return &convert_table[i];
         }
     }
-    return false;
+    return NULL;
 }
 
-static json_t *to_value(const char *s, bool convert, char *err, size_t err_len)
+/* A word on the command line: a string, or JSON for the parameters Core converts (and for
+ * the also_string ones, the string itself when it is not JSON). */
+static json_t *to_value(const char *s, const struct convert_param *cp, char *err, size_t err_len)
 {
-    if (!convert) {
+    if (!cp) {
         return json_string(s);
     }
     json_t *v = rpc_json_parse(s, strlen(s));
+    if (!v && cp->also_string) {
+        return json_string(s);
+    }
     if (!v) {
         snprintf(err, err_len, "Error parsing JSON: %s", s);
     }
@@ -77,7 +83,7 @@ json_t *rpc_client_params_positional(const char *method, char *const *words, siz
 {
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) {
-        json_t *v = to_value(words[i], convert_by_index(method, i), err, err_len);
+        json_t *v = to_value(words[i], find_by_index(method, i), err, err_len);
         if (!v) {
             json_decref(arr);
             return NULL;
@@ -96,7 +102,7 @@ json_t *rpc_client_params_named(const char *method, char *const *words, size_t n
         const char *eq = strchr(words[i], '=');
         json_t *v;
         if (!eq) {
-            v = to_value(words[i], convert_by_index(method, json_array_size(positional)), err,
+            v = to_value(words[i], find_by_index(method, json_array_size(positional)), err,
                          err_len);
             if (!v) {
                 goto fail;
@@ -110,7 +116,7 @@ json_t *rpc_client_params_named(const char *method, char *const *words, size_t n
             snprintf(err, err_len, "Parameter %s specified multiple times", name);
             goto fail;
         }
-        v = to_value(eq + 1, convert_by_name(method, name), err, err_len);
+        v = to_value(eq + 1, find_by_name(method, name), err, err_len);
         if (!v) {
             goto fail;
         }

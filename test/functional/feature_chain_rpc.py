@@ -81,6 +81,37 @@ class ChainRpcTest(BitnodeTestFramework):
         assert_equal(node.rpc("gettxoutsetinfo", "muhash")["muhash"], muhash)
         assert_equal(node.rpc("getblockcount"), 1300)
 
+        self.log("getblockstats agrees with Core's getblock answers for every sample block")
+        for path in sorted(glob.glob(os.path.join(SMALL, "blocks", "getblock_*.json"))):
+            blk = json.load(open(path))
+            st = node.rpc("getblockstats", blk["height"])
+            assert_equal(st, node.rpc("getblockstats", blk["hash"]))
+            txs = blk["tx"][1:]
+            sat = lambda btc: int(round(btc * 1e8))
+            assert_equal(st["txs"], blk["nTx"])
+            assert_equal(st["height"], blk["height"])
+            assert_equal(st["blockhash"], blk["hash"])
+            assert_equal(st["time"], blk["time"])
+            assert_equal(st["mediantime"], blk["mediantime"])
+            assert_equal(st["ins"], sum(len(t["vin"]) for t in txs))
+            assert_equal(st["outs"], sum(len(t["vout"]) for t in blk["tx"]))
+            assert_equal(st["totalfee"], sum(sat(t["fee"]) for t in txs))
+            assert_equal(st["total_out"], sum(sat(o["value"]) for t in txs for o in t["vout"]))
+            assert_equal(st["total_size"], sum(t["size"] for t in txs))
+            assert_equal(st["total_weight"], sum(t["weight"] for t in txs))
+            assert_equal(st["subsidy"], (50 * 10**8) >> (blk["height"] // 150))
+            assert_equal(st["swtxs"], sum(1 for t in txs if any("txinwitness" in i for i in t["vin"])))
+            fees = sorted(sat(t["fee"]) for t in txs)
+            if fees:
+                assert_equal(st["maxfee"], fees[-1])
+                assert_equal(st["minfee"], fees[0])
+        assert_equal(node.rpc("getblockstats", 1300, ["txs", "height"]),
+                     {"txs": node.rpc("getblockstats", 1300)["txs"], "height": 1300})
+        assert_raises_rpc_error(-8, "Invalid selected statistic 'nosuch'", node.rpc,
+                                "getblockstats", 1300, ["nosuch"])
+        assert_raises_rpc_error(-8, "Target block height 1301 after current tip 1300", node.rpc,
+                                "getblockstats", 1301)
+
         self.log("preciousblock on a block with less work changes nothing")
         tip = node.rpc("getbestblockhash")
         assert_equal(node.rpc("preciousblock", node.rpc("getblockhash", 1000)), None)

@@ -64,7 +64,9 @@ void block_clear(struct block *b)
     block_init(b);
 }
 
-int block_parse(struct block *b, const uint8_t *p, size_t len, char *err, size_t err_len)
+/* used: NULL to require that the block fills the input, else where it ends. */
+static int parse_block(struct block *b, const uint8_t *p, size_t len, size_t *used, char *err,
+                       size_t err_len)
 {
     struct reader r;
     uint64_t n;
@@ -101,11 +103,13 @@ int block_parse(struct block *b, const uint8_t *p, size_t len, char *err, size_t
         b->size_stripped += b->txs[i].size_stripped;
     }
     in_tx = 0;
-    if ((rc = reader_expect_end(&r, "block"))) {
+    if (used) {
+        *used = r.pos;
+    } else if ((rc = reader_expect_end(&r, "block"))) {
         goto fail;
     }
     hash_sha256d(b->hash, p, BLOCK_HEADER_SIZE);
-    b->size_total = len;
+    b->size_total = r.pos;
     if (err && err_len) {
         err[0] = '\0';
     }
@@ -121,6 +125,17 @@ fail:
     }
     block_clear(b);
     return rc;
+}
+
+int block_parse(struct block *b, const uint8_t *p, size_t len, char *err, size_t err_len)
+{
+    return parse_block(b, p, len, NULL, err, err_len);
+}
+
+int block_parse_prefix(struct block *b, const uint8_t *p, size_t len, size_t *used, char *err,
+                       size_t err_len)
+{
+    return parse_block(b, p, len, used, err, err_len);
 }
 
 void block_serialize(const struct block *b, struct buf *out, int with_witness)

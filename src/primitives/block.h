@@ -50,6 +50,11 @@ void block_clear(struct block *b);
  */
 int block_parse(struct block *b, const uint8_t *p, size_t len, char *err, size_t err_len);
 
+/** Like block_parse, but the block may be followed by other bytes (Core's DecodeHexBlk
+ *  reads a block and ignores what follows). Out: *used, the block's length. */
+int block_parse_prefix(struct block *b, const uint8_t *p, size_t len, size_t *used, char *err,
+                       size_t err_len);
+
 /** Appends the serialization of b to out (witness serialization when with_witness). */
 void block_serialize(const struct block *b, struct buf *out, int with_witness);
 /** BIP141 block weight: stripped size * 3 + total size. */

@@ -12,6 +12,7 @@
 #include "rpc/json.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/protocol.h"
+#include "validation/block_check.h"
 #include "util/shutdown.h"
 #include "util/hex.h"
 #include "util/log.h"
@@ -716,9 +717,11 @@ static json_t *rpc_submitblock(struct rpc_request *req)
     struct buf raw;
     struct block b;
     char err[256];
+    size_t used = 0;
     buf_init(&raw);
+    /* Core's DecodeHexBlk: a block, and whatever follows it is ignored. */
     if (!hx || hex_decode(&raw, hx) != RC_OK ||
-        block_parse(&b, raw.data, raw.len, err, sizeof(err)) != RC_OK) {
+        block_parse_prefix(&b, raw.data, raw.len, &used, err, sizeof(err)) != RC_OK) {
         buf_clear(&raw);
         return rpc_error(req, RPC_DESERIALIZATION_ERROR, "Block decode failed");
     }
@@ -729,12 +732,29 @@ static json_t *rpc_submitblock(struct rpc_request *req)
     }
     uint8_t hash[32];
     memcpy(hash, b.hash, 32);
-    block_clear(&b);
     json_t *r = NULL;
     struct vstate st;
     int is_new = 0;
     vstate_init(&st);
     chainstate_lock(g_cs);
+    /* Core's UpdateUncommittedBlockStructures: a block with a witness commitment whose
+     * coinbase has no witness gets the 32-byte zero reserved value (what getblocktemplate
+     * leaves to the miner). */
+    struct block_index *parent = block_tree_find(chainstate_tree(g_cs), b.header.prev_hash);
+    if (parent && parent->height + 1 >= chainstate_params(g_cs)->segwit_height &&
+        block_witness_commitment_index(&b) >= 0 && b.txs[0].vin[0].witness_count == 0) {
+        struct tx_in *in = &b.txs[0].vin[0];
+        in->witness = xcalloc(1, sizeof(struct bytes));
+        in->witness[0].data = xcalloc(32, 1);
+        in->witness[0].len = 32;
+        in->witness_count = 1;
+        tx_compute_hashes(&b.txs[0]);
+        buf_reset(&raw);
+        block_serialize(&b, &raw, 1);
+        used = raw.len;
+    }
+    block_clear(&b);
+    raw.len = used;
     struct block_index *known = block_tree_find(chainstate_tree(g_cs), hash);
     if (known && (known->status & BLOCK_HAVE_DATA)) {
         r = json_string(block_index_failed(known) ? "duplicate-invalid" : "duplicate");
@@ -756,10 +776,11 @@ static json_t *rpc_submitblock(struct rpc_request *req)
         rpc_error(req, RPC_DATABASE_ERROR, "%s", rc_str(rc));
         goto out;
     }
+    /* Like Core, speak only of this block: its own verdict if connecting it failed, null if
+     * it is in the best chain, else "inconclusive" (e.g. an ancestor failed first). */
     struct block_index *e = block_tree_find(chainstate_tree(g_cs), hash);
-    if (e && block_index_failed(e)) {
-        r = chainstate_last_invalid(g_cs, hash, &st) ? json_string(st.reject)
-                                                       : json_string("invalid");
+    if (chainstate_last_invalid(g_cs, hash, &st)) {
+        r = json_string(st.reject);
     } else if (e && chainstate_contains(g_cs, e)) {
         r = json_null();
     } else {

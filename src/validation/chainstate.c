@@ -388,6 +388,15 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
     if (block_parse(&b, raw, len, err, sizeof(err)) != RC_OK) {
         return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "%s", err);
     }
+    /* Context-free checks first, as Core's ProcessNewBlock runs CheckBlock before anything
+     * is stored: a block failing them is not remembered at all (its header may belong to a
+     * valid block with another body), so submitting it again gives the reason again. */
+    e = block_tree_find(cs->tree, b.hash);
+    if (!(e && (e->status & BLOCK_HAVE_DATA)) && block_check(st, &b, cs->p, 1)) {
+        rc = RC_INVALID;
+        goto out;
+    }
+    e = NULL;
     if (memcmp(b.hash, cs->p->genesis_hash, 32) == 0) {
         e = block_tree_find(cs->tree, b.hash);
         if (!e) {
@@ -405,9 +414,8 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
         rc = RC_OK; /* already stored */
         goto out;
     }
-    if (block_check(st, &b, cs->p, 0) ||
-        (e->prev &&
-         block_check_contextual(st, &b, e->height, block_index_median_time_past(e->prev), cs->p))) {
+    if (e->prev &&
+        block_check_contextual(st, &b, e->height, block_index_median_time_past(e->prev), cs->p)) {
         if (st->result != VRESULT_MUTATED) {
             e->status |= BLOCK_FAILED_VALID;
             cs_mark_dirty(cs, e);

@@ -4,8 +4,10 @@
   witnesses, block headers, merkle and witness merkle roots, the BIP141 commitment;
 - regtest mining: BIP34 coinbases, solve() loops nonces until the header meets the target
   (or, with valid=False, until it does not);
-- a minimal secp256k1: ECDSA (RFC 6979 nonces, low S, DER), BIP340 Schnorr, BIP341 taproot
-  tweaks, the BIP143 (segwit v0) and BIP341 (taproot key path) signature hashes;
+- a minimal secp256k1: ECDSA (RFC 6979 nonces, low or high S, DER), BIP340 Schnorr, BIP341
+  taproot tweaks and one- or two-leaf script trees, the legacy (with the SIGHASH_SINGLE
+  quirk), BIP143 (segwit v0) and BIP341/342 (key path, script path, annex) signature
+  hashes;
 - ChainBuilder: remembers the blocks it made (height, time) so the next block gets the
   right height, a timestamp after the median time past and the regtest subsidy.
 
@@ -459,13 +461,14 @@ def der_encode(r, s):
     return bytes([0x30, len(body)]) + body
 
 
-def ecdsa_sign(d, msg32):
-    """DER signature (low S) of a 32-byte hash with private key d."""
+def ecdsa_sign(d, msg32, low_s=True):
+    """DER signature of a 32-byte hash with private key d (low S unless low_s=False: then
+    the high S of the same signature)."""
     z = int.from_bytes(msg32, "big")
     k = rfc6979_nonce(d, msg32)
     r = point_mul(G, k)[0] % N
     s = pow(k, -1, N) * (z + r * d) % N
-    if s > N // 2:
+    if (s > N // 2) == low_s:
         s = N - s
     return der_encode(r, s)
 
@@ -512,6 +515,8 @@ class Key:
         self.pt = point_mul(G, secret)
         self.pubkey = pubkey_compressed(self.pt)
         self.p2wpkh = p2wpkh_script(self.pubkey)
+        self.pubkey_uncompressed = b"\x04" + self.pt[0].to_bytes(32, "big") + \
+            self.pt[1].to_bytes(32, "big")
         out, _ = taproot_tweak(self.pt)
         self.p2tr = p2tr_script(xonly(out))  # key path only (no script tree)
 
@@ -536,31 +541,99 @@ def sighash_bip143(tx, n, script_code, amount, hashtype=SIGHASH_ALL):
     return sha256d(pre)
 
 
-def sign_p2wpkh(tx, n, key, amount):
-    """Sets the witness of input n (a P2WPKH output of key, worth amount)."""
-    code = bytes([OP_DUP, OP_HASH160, 20]) + hash160(key.pubkey) + \
+SIGHASH_NONE = 2
+SIGHASH_SINGLE = 3
+
+
+def sighash_legacy(tx, n, script_code, hashtype=SIGHASH_ALL):
+    """The original (pre-segwit) signature hash of input n for SIGHASH_ALL, NONE or SINGLE
+    (no ANYONECANPAY, no OP_CODESEPARATOR in script_code), with its quirk: SIGHASH_SINGLE
+    for an input without a matching output signs the number 1."""
+    base = hashtype & 0x1F
+    if base == SIGHASH_SINGLE and n >= len(tx.vout):
+        return b"\x01" + bytes(31)
+    t = tx.copy()
+    for i, txin in enumerate(t.vin):
+        txin.script_sig = script_code if i == n else b""
+        txin.witness = []
+        if base in (SIGHASH_NONE, SIGHASH_SINGLE) and i != n:
+            txin.sequence = 0
+    if base == SIGHASH_NONE:
+        t.vout = []
+    elif base == SIGHASH_SINGLE:
+        t.vout = [TxOut(-1, b"") for _ in range(n)] + [t.vout[n]]
+    return sha256d(t.serialize(False) + struct.pack("<I", hashtype))
+
+
+def p2pkh_script(pubkey):
+    return bytes([OP_DUP, OP_HASH160, 20]) + hash160(pubkey) + bytes([OP_EQUALVERIFY,
+                                                                      OP_CHECKSIG])
+
+
+def sign_p2pkh(tx, n, key, hashtype=SIGHASH_ALL):
+    """Sets the scriptSig of input n (a P2PKH output of key)."""
+    spk = p2pkh_script(key.pubkey)
+    sig = ecdsa_sign(key.d, sighash_legacy(tx, n, spk, hashtype)) + bytes([hashtype])
+    tx.vin[n].script_sig = push_data(sig) + push_data(key.pubkey)
+
+
+def sign_p2wpkh(tx, n, key, amount, pubkey=None, low_s=True):
+    """Sets the witness of input n (a P2WPKH output of key, worth amount). pubkey: another
+    encoding of key's public key (uncompressed) the output pays to."""
+    pubkey = pubkey or key.pubkey
+    code = bytes([OP_DUP, OP_HASH160, 20]) + hash160(pubkey) + \
         bytes([OP_EQUALVERIFY, OP_CHECKSIG])
-    sig = ecdsa_sign(key.d, sighash_bip143(tx, n, code, amount)) + bytes([SIGHASH_ALL])
-    tx.vin[n].witness = [sig, key.pubkey]
+    sig = ecdsa_sign(key.d, sighash_bip143(tx, n, code, amount), low_s) + bytes([SIGHASH_ALL])
+    tx.vin[n].witness = [sig, pubkey]
 
 
-def sighash_taproot_keypath(tx, n, spent_txouts, hashtype=SIGHASH_DEFAULT):
-    """BIP341 signature hash of input n for a key-path spend without annex. spent_txouts:
-    the TxOut spent by each input, in order."""
+def sighash_taproot(tx, n, spent_txouts, hashtype=SIGHASH_DEFAULT, leaf_hash=None,
+                     annex=None):
+    """BIP341 signature hash of input n, SIGHASH_DEFAULT; a script-path spend when
+    leaf_hash is given (BIP342 extension, no OP_CODESEPARATOR). spent_txouts: the TxOut
+    spent by each input, in order."""
     assert hashtype == SIGHASH_DEFAULT
-    msg = bytes([0x00, hashtype]) + struct.pack("<iI", tx.version, tx.locktime)
+    msg = bytes([hashtype]) + struct.pack("<iI", tx.version, tx.locktime)
     msg += sha256(b"".join(i.prevout.serialize() for i in tx.vin))
     msg += sha256(b"".join(struct.pack("<q", o.value) for o in spent_txouts))
     msg += sha256(b"".join(ser_string(o.script_pubkey) for o in spent_txouts))
     msg += sha256(b"".join(struct.pack("<I", i.sequence) for i in tx.vin))
     msg += sha256(b"".join(o.serialize() for o in tx.vout))
-    msg += bytes([0x00]) + struct.pack("<I", n)  # spend type: key path, no annex
-    return tagged_hash("TapSighash", bytes([0x00]) + msg)
+    spend_type = (2 if leaf_hash is not None else 0) + (1 if annex is not None else 0)
+    msg += bytes([spend_type]) + struct.pack("<I", n)
+    if annex is not None:
+        msg += sha256(ser_string(annex))
+    if leaf_hash is not None:
+        msg += leaf_hash + b"\x00" + struct.pack("<I", 0xFFFFFFFF)
+    return tagged_hash("TapSighash", bytes([0x00]) + msg)  # epoch 0, then SigMsg
+
+
+def sighash_taproot_keypath(tx, n, spent_txouts, hashtype=SIGHASH_DEFAULT):
+    """BIP341 signature hash of input n for a key-path spend without annex."""
+    return sighash_taproot(tx, n, spent_txouts, hashtype)
 
 
 def sign_p2tr_keypath(tx, n, key, spent_txouts):
     sk = taproot_tweak_seckey(key.d)
     tx.vin[n].witness = [schnorr_sign(sk, sighash_taproot_keypath(tx, n, spent_txouts))]
+
+
+def taproot_output(internal_pt, leaves):
+    """A taproot output with one or two tapscript leaves (version 0xc0). Returns
+    (scriptPubKey, [control block of each leaf])."""
+    hashes = [tapleaf_hash(x) for x in leaves]
+    if len(leaves) == 1:
+        root, paths = hashes[0], [b""]
+    else:
+        assert len(leaves) == 2
+        a, b = sorted(hashes)
+        root = tagged_hash("TapBranch", a + b)
+        paths = [hashes[1], hashes[0]]
+    out_pt, _ = taproot_tweak(internal_pt, root)
+    if internal_pt[1] % 2:
+        internal_pt = (internal_pt[0], P - internal_pt[1])
+    controls = [bytes([0xC0 | (out_pt[1] & 1)]) + xonly(internal_pt) + p for p in paths]
+    return p2tr_script(xonly(out_pt)), controls
 
 
 # ---------------------------------------------------------------------------------------------
@@ -577,6 +650,12 @@ class ChainBuilder:
 
     def height(self, h):
         return self.blocks[h][0]
+
+    def ancestor(self, h, height):
+        """The internal hash of h's ancestor at height."""
+        while self.blocks[h][0] > height:
+            h = self.blocks[h][2]
+        return h
 
     def mtp(self, h):
         """Median time past of the block h (its own and its 10 ancestors' times)."""

@@ -14,7 +14,6 @@
  * ({"txid","vout","value_sats","script_pubkey"}); the block's own outputs fill the rest.
  */
 #include <jansson.h>
-#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +32,7 @@
 #include "script/script_error.h"
 #include "script/solver.h"
 #include "util/buf.h"
+#include "util/file.h"
 #include "util/hex.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
@@ -40,65 +40,6 @@
 int util_cmd_decodescript(int argc, char **argv, const struct chain_params *chain);
 int util_cmd_verify_tx(int argc, char **argv);
 int util_cmd_verify_block(int argc, char **argv, const struct chain_params *chain);
-
-static int read_whole(const char *path, struct buf *out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        return RC_IO;
-    }
-    uint8_t tmp[65536];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
-        buf_append(out, tmp, n);
-    }
-    int bad = ferror(f);
-    fclose(f);
-    return bad ? RC_IO : RC_OK;
-}
-
-/* Decompresses an .xz file (or reads a plain file) into out, NUL-terminated. */
-static int read_maybe_xz(const char *path, struct buf *out)
-{
-    struct buf in;
-    buf_init(&in);
-    int rc = read_whole(path, &in);
-    if (rc != RC_OK) {
-        buf_clear(&in);
-        return rc;
-    }
-    size_t l = strlen(path);
-    if (l < 3 || strcmp(path + l - 3, ".xz") != 0) {
-        buf_append(out, in.data, in.len);
-        buf_put_u8(out, 0);
-        out->len--;
-        buf_clear(&in);
-        return RC_OK;
-    }
-    lzma_stream strm = LZMA_STREAM_INIT;
-    if (lzma_stream_decoder(&strm, UINT64_MAX, 0) != LZMA_OK) {
-        buf_clear(&in);
-        return RC_CORRUPT;
-    }
-    strm.next_in = in.data;
-    strm.avail_in = in.len;
-    lzma_ret ret;
-    do {
-        buf_reserve(out, 1 << 20);
-        strm.next_out = out->data + out->len;
-        strm.avail_out = out->cap - out->len;
-        ret = lzma_code(&strm, LZMA_FINISH);
-        out->len = out->cap - strm.avail_out;
-    } while (ret == LZMA_OK);
-    lzma_end(&strm);
-    buf_clear(&in);
-    if (ret != LZMA_STREAM_END) {
-        return RC_CORRUPT;
-    }
-    buf_put_u8(out, 0);
-    out->len--;
-    return RC_OK;
-}
 
 static int parse_flags_arg(const char *s, uint32_t *flags)
 {
@@ -162,7 +103,7 @@ int util_cmd_verify_tx(int argc, char **argv)
         goto out;
     }
     if (argv[1][0] == '@') {
-        if (read_maybe_xz(argv[1] + 1, &jtext) != RC_OK) {
+        if (file_read_all(&jtext, argv[1] + 1, NULL, 0) != RC_OK) {
             fprintf(stderr, "verify-tx: cannot read %s\n", argv[1] + 1);
             goto out;
         }
@@ -273,13 +214,13 @@ int util_cmd_verify_block(int argc, char **argv, const struct chain_params *chai
     size_t *offs = NULL;
     size_t n_spent = 0;
     char err[256];
-    if (read_whole(bpath, &raw) != RC_OK ||
+    if (file_read_all(&raw, bpath, NULL, 0) != RC_OK ||
         block_parse(&b, raw.data, raw.len, err, sizeof(err)) != RC_OK) {
         fprintf(stderr, "verify-block: cannot read or parse %s: %s\n", bpath, err);
         goto out;
     }
     json_error_t jerr;
-    if (read_maybe_xz(spath, &text) != RC_OK ||
+    if (file_read_all(&text, spath, NULL, 0) != RC_OK ||
         !(j = json_loads((const char *)text.data, 0, &jerr)) || !json_is_array(j)) {
         fprintf(stderr, "verify-block: cannot read %s\n", spath);
         goto out;

@@ -7,7 +7,6 @@
  */
 #include <dirent.h>
 #include <jansson.h>
-#include <lzma.h>
 #include <math.h>
 #include <pthread.h>
 #include <secp256k1.h>
@@ -33,6 +32,7 @@
 #include "script/sigops.h"
 #include "script/solver.h"
 #include "test.h"
+#include "util/file.h"
 #include "util/hex.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
@@ -937,40 +937,14 @@ static void test_bip341_vectors(void)
 /* Reads and xz-decompresses a whole file. Returns a NUL-terminated allocation or NULL. */
 static char *read_xz(const char *path, size_t *out_len)
 {
-    size_t in_len;
-    uint8_t *in = test_read_file(path, &in_len);
-    if (!in) {
+    struct buf b;
+    buf_init(&b);
+    if (file_read_all(&b, path, NULL, 0) != RC_OK) {
+        buf_clear(&b);
         return NULL;
     }
-    lzma_stream strm = LZMA_STREAM_INIT;
-    if (lzma_stream_decoder(&strm, UINT64_MAX, 0) != LZMA_OK) {
-        free(in);
-        return NULL;
-    }
-    size_t cap = in_len * 8 + 1024, len = 0;
-    char *out = xmalloc(cap);
-    strm.next_in = in;
-    strm.avail_in = in_len;
-    lzma_ret ret;
-    do {
-        if (len + 1 >= cap) {
-            cap *= 2;
-            out = xrealloc(out, cap);
-        }
-        strm.next_out = (uint8_t *)out + len;
-        strm.avail_out = cap - len - 1;
-        ret = lzma_code(&strm, LZMA_FINISH);
-        len = cap - 1 - strm.avail_out;
-    } while (ret == LZMA_OK);
-    lzma_end(&strm);
-    free(in);
-    if (ret != LZMA_STREAM_END) {
-        free(out);
-        return NULL;
-    }
-    out[len] = 0;
-    *out_len = len;
-    return out;
+    *out_len = b.len;
+    return (char *)b.data; /* NUL-terminated; ownership passes */
 }
 
 struct fail_log {

@@ -8,10 +8,10 @@
 
 #include <dirent.h>
 #include <jansson.h>
-#include <lzma.h>
 
 #include "consensus/amount.h"
 #include "kv/kv.h"
+#include "util/file.h"
 #include "util/hex.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
@@ -19,41 +19,14 @@
 
 static uint8_t *xz_read(const char *path, size_t *out_len)
 {
-    size_t in_len;
-    uint8_t *in = test_read_file(path, &in_len);
-    if (!in) {
+    struct buf b;
+    buf_init(&b);
+    if (file_read_all(&b, path, NULL, 0) != RC_OK) {
+        buf_clear(&b);
         return NULL;
     }
-    lzma_stream strm = LZMA_STREAM_INIT;
-    if (lzma_stream_decoder(&strm, UINT64_MAX, 0) != LZMA_OK) {
-        free(in);
-        return NULL;
-    }
-    size_t cap = in_len * 8 + 1024, len = 0;
-    uint8_t *out = xmalloc(cap);
-    strm.next_in = in;
-    strm.avail_in = in_len;
-    lzma_ret ret;
-    do {
-        if (len == cap) {
-            cap *= 2;
-            out = xrealloc(out, cap);
-        }
-        strm.next_out = out + len;
-        strm.avail_out = cap - len;
-        ret = lzma_code(&strm, LZMA_FINISH);
-        len = cap - strm.avail_out;
-    } while (ret == LZMA_OK);
-    lzma_end(&strm);
-    free(in);
-    if (ret != LZMA_STREAM_END) {
-        free(out);
-        return NULL;
-    }
-    out = xrealloc(out, len + 1);
-    out[len] = 0;
-    *out_len = len;
-    return out;
+    *out_len = b.len;
+    return b.data; /* NUL-terminated; ownership passes */
 }
 
 struct fixture {

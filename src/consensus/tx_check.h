@@ -11,7 +11,6 @@
 
 #define MAX_BLOCK_WEIGHT 4000000
 #define MAX_BLOCK_SIGOPS_COST 80000
-#define LOCKTIME_THRESHOLD 500000000u /* below: a height; at or above: a UNIX time */
 
 /** Core's CheckTransaction: inputs and outputs present, stripped size within the block
  *  weight, output values in range each and in total, no duplicate inputs, a coinbase

@@ -11,6 +11,8 @@
 
 #define WITNESS_SCALE_FACTOR 4
 #define SEQUENCE_FINAL 0xffffffffu
+/* nLockTime below this is a block height, at or above it a UNIX time. */
+#define LOCKTIME_THRESHOLD 500000000u
 
 struct outpoint {
     uint8_t txid[32]; /* internal byte order */

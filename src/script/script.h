@@ -21,7 +21,6 @@
 #define MAX_SCRIPT_SIZE 10000
 #define MAX_STACK_SIZE 1000
 /* nLockTime below this is a block height, at or above a UNIX time. */
-#define LOCKTIME_THRESHOLD 500000000u
 
 /* BIP68/BIP112 sequence bits. */
 #define SEQUENCE_LOCKTIME_DISABLE_FLAG (1u << 31)

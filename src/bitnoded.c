@@ -19,6 +19,7 @@
 #include "util/args.h"
 #include "util/buf.h"
 #include "util/fs.h"
+#include "util/hex.h"
 #include "util/log.h"
 #include "util/rc.h"
 #include "util/shutdown.h"
@@ -57,6 +58,56 @@ static size_t dbcache_bytes(const struct args *a)
         mib = (int64_t)1 << 20;
     }
     return (size_t)mib << 20;
+}
+
+/* -par: script check threads, the validation thread included (checkqueue.h has the rule). */
+static int script_threads(const struct args *a)
+{
+    int64_t par = args_get_int(a, "par", 0);
+    if (par < -1024) {
+        par = -1024;
+    }
+    if (par > 1024) {
+        par = 1024;
+    }
+    return (int)par;
+}
+
+/* -maxsigcachesize in MiB (Core's default 32), clamped to 0..16 GiB; 0 turns it off. */
+static size_t sigcache_bytes(const struct args *a)
+{
+    int64_t mib = args_get_int(a, "maxsigcachesize", 32);
+    if (mib < 0) {
+        mib = 0;
+    }
+    if (mib > (int64_t)16 << 10) {
+        mib = (int64_t)16 << 10;
+    }
+    return (size_t)mib << 20;
+}
+
+/* -assumevalid as Core's uint256::FromUserHex reads it: an optional 0x, then up to 64 hex
+ * digits, zero-padded on the left (so 0 disables). Returns 0 with *set and hash32 (internal
+ * order), or RC_INVALID. */
+static int assume_valid(const struct args *a, int *set, uint8_t hash32[32])
+{
+    const char *v = args_get(a, "assumevalid", NULL);
+    char padded[65];
+    *set = v != NULL;
+    memset(hash32, 0, 32);
+    if (!v) {
+        return RC_OK;
+    }
+    if (v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+        v += 2;
+    }
+    size_t len = strlen(v);
+    if (len > 64) {
+        return RC_INVALID;
+    }
+    memset(padded, '0', 64 - len);
+    memcpy(padded + 64 - len, v, len + 1);
+    return hex_decode_hash32_rev(hash32, padded) == 0 ? RC_OK : RC_INVALID;
 }
 
 static int import_interrupted(void)
@@ -467,6 +518,16 @@ int main(int argc, char **argv)
     if (setup_debug_categories(&n) != RC_OK) {
         goto out;
     }
+    {
+        int set;
+        uint8_t av[32];
+        if (assume_valid(n.args, &set, av) != RC_OK) {
+            init_error("Invalid assumevalid block hash specified (%s), must be up to 64 hex "
+                       "digits (or 0 to disable)",
+                       args_get(n.args, "assumevalid", ""));
+            goto out;
+        }
+    }
     /* 7. Signals and the shutdown pipe. */
     if (shutdown_init() != RC_OK) {
         init_error("cannot create the shutdown pipe: %s", strerror(errno));
@@ -548,7 +609,10 @@ int main(int argc, char **argv)
             .stop_at_height = args_get_int(n.args, "stopatheight", 0),
             .flush_every_blocks = (int)args_get_int(n.args, "testflushblocks", 0),
             .txindex = args_get_bool(n.args, "txindex", false),
+            .par = script_threads(n.args),
+            .sigcache_bytes = sigcache_bytes(n.args),
         };
+        assume_valid(n.args, &co.assume_valid_set, co.assume_valid); /* checked at step 6 */
         if (co.reindex) {
             LOG_INFO("-reindex: wiping the block index and the chainstate");
         }

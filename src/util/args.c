@@ -33,8 +33,11 @@ const struct arg_def args_daemon_defs[] = {
      "(default: bitnoded.pid)"},
     {"dbcache", ARG_INT, CAT_OPTIONS, "=<n>",
      "Maximum database cache size <n> MiB (default: 450)"},
-    {"par", ARG_INT | ARG_NOT_IMPL, CAT_OPTIONS, "=<n>",
-     "Set the number of script verification threads (0 = auto)"},
+    {"par", ARG_INT, CAT_OPTIONS, "=<n>",
+     "Set the number of script verification threads (0 = auto, up to 15, <0 = leave that "
+     "many cores free, default: 0)"},
+    {"maxsigcachesize", ARG_INT, CAT_OPTIONS, "=<n>",
+     "Limit sum of signature cache and script execution cache sizes to <n> MiB (default: 32)"},
     {"loadblock", ARG_STRING | ARG_MULTI, CAT_OPTIONS, "=<file>",
      "Imports blocks from external file on startup"},
     {"reindex", ARG_BOOL, CAT_OPTIONS, "",
@@ -45,7 +48,7 @@ const struct arg_def args_daemon_defs[] = {
      "Maintain a full transaction index, used by the getrawtransaction rpc call (default: 0)"},
     {"stopatheight", ARG_INT, CAT_OPTIONS, "=<n>",
      "Stop running after reaching the given height in the main chain (default: 0)"},
-    {"assumevalid", ARG_STRING | ARG_NOT_IMPL, CAT_OPTIONS, "=<hex>",
+    {"assumevalid", ARG_STRING, CAT_OPTIONS, "=<hex>",
      "If this block is in the chain assume that it and its ancestors are valid and potentially "
      "skip their script verification (0 to verify all)"},
     {"chain", ARG_STRING, CAT_CHAIN, "=<chain>",

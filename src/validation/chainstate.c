@@ -7,12 +7,15 @@
 #include <time.h>
 
 #include "blockstore/indexdb.h"
+#include "consensus/pow.h"
+#include "script/sigcache.h"
 #include "util/hex.h"
 #include "util/log.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 #include "validation/block_check.h"
 #include "validation/chainstate_impl.h"
+#include "validation/checkqueue.h"
 #include "validation/headers.h"
 #include "validation/txindex.h"
 
@@ -245,6 +248,26 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
     block_init(&cs->recent);
     cs->next_sequence = 1;
     cs->last_flush_time = cs_now();
+
+    /* The script check pool and the signature cache its workers share (issue 7). */
+    cs->checkq = checkqueue_new(checkqueue_workers_for_par(opt->par, checkqueue_ncores()));
+    if (opt->sigcache_bytes) {
+        cs->sigcache = sigcache_new(opt->sigcache_bytes, NULL);
+    }
+    LOG_INFO("script verification uses %d additional threads, signature cache %zu entries",
+             checkqueue_workers(cs->checkq), cs->sigcache ? sigcache_capacity(cs->sigcache) : 0);
+    memcpy(cs->assume_valid,
+           opt->assume_valid_set ? opt->assume_valid : opt->params->default_assume_valid, 32);
+    for (int i = 0; i < 32; i++) {
+        cs->have_assume_valid |= cs->assume_valid[i] != 0;
+    }
+    if (cs->have_assume_valid) {
+        char hx[65];
+        hex_encode_rev(hx, cs->assume_valid, 32);
+        LOG_INFO("Assuming ancestors of block %s have valid signatures.", hx);
+    } else {
+        LOG_INFO("Validating signatures for all blocks.");
+    }
 
     /* Core's split of -dbcache: a little for the block index store, up to a quarter plus
      * 8 MiB for the chainstate store's own cache, the rest for the coins cache. */
@@ -524,6 +547,28 @@ int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
     return RC_OK;
 }
 
+/* Core: skip only when the work on top of e is more than two weeks of blocks at the best
+ * header's difficulty, so that a block cannot be buried under assumevalid cheaply. */
+#define ASSUME_VALID_BURY_SECONDS (60 * 60 * 24 * 7 * 2)
+
+int cs_assume_scripts_valid(struct chainstate *cs, struct block_index *e)
+{
+    if (!cs->have_assume_valid) {
+        return 0;
+    }
+    struct block_index *av = block_tree_find(cs->tree, cs->assume_valid);
+    struct block_index *best = cs->best_header;
+    if (!av || !best || block_index_ancestor(av, e->height) != e ||
+        block_index_ancestor(best, e->height) != e) {
+        return 0;
+    }
+    if (u256_cmp(&best->chain_work, &cs->p->minimum_chain_work) < 0) {
+        return 0;
+    }
+    return pow_proof_equivalent_time(&best->chain_work, &e->chain_work, best->header.bits,
+                                     cs->p) > ASSUME_VALID_BURY_SECONDS;
+}
+
 int chainstate_close(struct chainstate *cs)
 {
     int rc = RC_OK;
@@ -533,6 +578,8 @@ int chainstate_close(struct chainstate *cs)
     if (cs->store && cs->coins && cs->index_kv) {
         rc = chainstate_flush(cs, FLUSH_ALWAYS);
     }
+    checkqueue_free(cs->checkq);
+    sigcache_free(cs->sigcache);
     block_clear(&cs->recent);
     txindex_close(cs->txindex);
     coins_cache_free(cs->coins);

@@ -37,6 +37,13 @@ struct chainstate_options {
     const struct kv_ops *kv_ops; /* NULL: the configured backend */
     int flush_every_blocks;      /* tests: flush after every n connected blocks (0: off) */
     int txindex;                 /* -txindex: keep indexes/txindex */
+    int par;                     /* -par: script check threads, the validation thread
+                                    included (0: one per core; negative: leave that many
+                                    cores free; 1: no workers) */
+    size_t sigcache_bytes;       /* -maxsigcachesize: the signature cache (0: none) */
+    int assume_valid_set;        /* -assumevalid given: assume_valid replaces the chain's
+                                    default (all zero: verify every script) */
+    uint8_t assume_valid[32];    /* internal byte order */
 };
 
 struct chainstate;
@@ -166,6 +173,7 @@ const char *chainstate_blocks_dir(const struct chainstate *cs);
 /* Counters for logs and benchmarks. */
 struct chainstate_counters {
     uint64_t blocks_connected, txs_connected, inputs_checked, blocks_disconnected;
+    uint64_t blocks_assumed_valid; /* connected without script checks (-assumevalid) */
     uint64_t flushes;
     size_t coins_cache_bytes, coins_cache_limit;
 };

@@ -9,6 +9,7 @@
 #include "coins/undo.h"
 #include "primitives/block.h"
 #include "validation/chainstate.h"
+#include "validation/checkqueue.h"
 
 struct sigcache;
 struct txindex;
@@ -59,6 +60,13 @@ struct chainstate {
     void *tip_ctx;
     int64_t precious_sequence; /* decreasing: preciousblock ranks ahead of arrivals */
 
+    /* Script checks (issue 7): the check pool and the signature cache its workers share,
+     * created in chainstate_open, freed in chainstate_close. */
+    struct checkqueue *checkq;
+    struct sigcache *sigcache;
+    uint8_t assume_valid[32]; /* -assumevalid or the chain's default; zero: none */
+    int have_assume_valid;
+
     struct chainstate_counters counters;
     struct {
         int64_t time;
@@ -78,6 +86,12 @@ void cs_set_tip(struct chainstate *cs, struct block_index *tip);
 
 /** Indexes the active blocks the transaction index lacks and writes it. */
 int cs_txindex_catch_up(struct chainstate *cs);
+
+/** -assumevalid (Core's ConnectBlock): 1 if the script checks of e (about to be connected)
+ *  may be skipped: e is an ancestor of the assumed-valid block and of the best header, the
+ *  best header has the chain's minimum work, and more than two weeks' worth of work lies on
+ *  top of e. Every other rule is still checked. */
+int cs_assume_scripts_valid(struct chainstate *cs, struct block_index *e);
 
 /* activate.c */
 /** Recomputes the set of blocks that could become the tip from the whole tree. */

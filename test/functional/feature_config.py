@@ -32,8 +32,9 @@ class ConfigTest(BitnodeTestFramework):
                                 "-testnet, -testnet4 and -chain. Can use at most one.")
         node.assert_start_fails(["-debug=nosuch"], "Unsupported logging category -debug=nosuch.")
         node.assert_start_fails(["unexpected"], "Command line contains unexpected token 'unexpected'")
-        for opt in ["-par=2",
-                    "-assumevalid=0", "-listen=0", "-connect=127.0.0.1", "-maxconnections=3"]:
+        node.assert_start_fails(["-assumevalid=xyz"], "Invalid assumevalid block hash "
+                                "specified (xyz), must be up to 64 hex digits (or 0 to disable)")
+        for opt in ["-listen=0", "-connect=127.0.0.1", "-maxconnections=3"]:
             name = opt.split("=")[0]
             node.assert_start_fails([opt], "%s: not implemented yet" % name)
         node.assert_start_fails(["-datadir=" + os.path.join(self.tmpdir, "missing")],

@@ -105,10 +105,10 @@ static void test_validate(void)
     CHECK_EQ_STR(err, "Invalid value for -rpcport: 'abc' (expected an integer)");
     args_free(a);
 
-    const char *argv2[] = {"bitnoded", "-par=2"};
+    const char *argv2[] = {"bitnoded", "-maxconnections=2"};
     a = parse(argv2, 2);
     CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "-par: not implemented yet");
+    CHECK_EQ_STR(err, "-maxconnections: not implemented yet");
     args_free(a);
 
     const char *argv3[] = {"bitnoded", "-dbcache=x"};

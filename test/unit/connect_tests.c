@@ -30,7 +30,8 @@ static uint8_t *xz_read(const char *path, size_t *out_len)
 }
 
 struct fixture {
-    struct chainstate cs; /* only p and counters are used by cs_connect_block */
+    struct chainstate cs; /* cs_connect_block uses p, counters and checkq (NULL: checks on
+                           * the calling thread) */
     struct kv *kv;
     struct coins_db *db;
     struct coins_cache *base;

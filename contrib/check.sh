@@ -16,11 +16,12 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_ROOT=${BITNODE_BUILD_ROOT:-$ROOT/build}
 JOBS=${JOBS:-2}
 CONFIGS=${BITNODE_CHECK_CONFIGS:-leveldb bdb asan tsan}
-# What ThreadSanitizer runs: the tests whose own code has threads (the check pool; the
-# signature cache shared by threads in script_tests). Not kv_tests: Debian's LevelDB is not
+# What ThreadSanitizer runs: the tests whose own code has threads (the check pool, also as
+# real blocks are connected in chainstate_tests; the signature cache shared by threads in
+# script_tests). Not kv_tests: Debian's LevelDB is not
 # built with TSan, so its lock-free memtable shows up as races TSan cannot see the
 # synchronization of.
-TSAN_TESTS="test/unit/checkqueue_tests test/unit/script_tests"
+TSAN_TESTS="test/unit/checkqueue_tests test/unit/script_tests test/unit/chainstate_tests"
 cd "$ROOT"
 
 if [ "${SKIP_DEPS:-0}" != 1 ]; then

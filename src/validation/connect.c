@@ -22,48 +22,6 @@
 #define SEQUENCE_LOCKTIME_GRANULARITY 9
 #define BIP34_IMPLIES_BIP30_LIMIT 1983702
 
-/* The spent outputs of a block, in block order, with their scripts in one arena. */
-struct spent_set {
-    struct tx_out *outs;
-    size_t n, cap;
-    size_t *script_off; /* offsets into arena until finalized */
-    uint32_t *height;   /* height of the coin spent */
-    struct buf arena;
-};
-
-static void spent_add(struct spent_set *s, const struct coin *c)
-{
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 256;
-        s->outs = xrealloc(s->outs, s->cap * sizeof(*s->outs));
-        s->script_off = xrealloc(s->script_off, s->cap * sizeof(*s->script_off));
-        s->height = xrealloc(s->height, s->cap * sizeof(*s->height));
-    }
-    s->outs[s->n].value_sat = c->value_sat;
-    s->outs[s->n].script_pubkey.len = c->script_pubkey.len;
-    s->script_off[s->n] = s->arena.len;
-    s->height[s->n] = c->height;
-    buf_append(&s->arena, c->script_pubkey.data, c->script_pubkey.len);
-    s->n++;
-}
-
-static void spent_finalize(struct spent_set *s)
-{
-    for (size_t i = 0; i < s->n; i++) {
-        s->outs[i].script_pubkey.data = s->outs[i].script_pubkey.len
-                                            ? s->arena.data + s->script_off[i]
-                                            : NULL;
-    }
-}
-
-static void spent_free(struct spent_set *s)
-{
-    free(s->outs);
-    free(s->script_off);
-    free(s->height);
-    buf_clear(&s->arena);
-}
-
 /* Core's CalculateSequenceLocks + EvaluateSequenceLocks for one transaction. */
 static int sequence_locks_ok(const struct tx *tx, const uint32_t *coin_heights,
                              struct block_index *e)
@@ -130,12 +88,15 @@ int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct 
                      struct coins_cache *view, struct block_undo *undo, struct vstate *st)
 {
     const struct chain_params *p = cs->p;
-    struct spent_set spent = {0};
     int64_t fees = 0;
     int rc = RC_OK;
     char txid[65];
+    /* Each transaction's spent outputs, borrowed from the undo coins (which do not move
+     * until the block is done): what the check pool reads while this thread goes on. */
+    struct tx_out **spent = NULL;
+    size_t nspent_tx = 0;
+    int pooled = 0; /* a block is open on the check pool: finish or cancel it */
 
-    buf_init(&spent.arena);
     block_undo_init(undo);
     if (e->height == 0) {
         return RC_OK; /* the genesis outputs are not spendable */
@@ -173,6 +134,17 @@ int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct 
     struct tx_undo *tu = block_undo_resize(undo, nontrivial);
     uint32_t *heights = NULL;
     size_t heights_cap = 0;
+    int64_t sigop_cost = 0;
+    int check_scripts = !cs_assume_scripts_valid(cs, e); /* -assumevalid skips scripts only */
+    spent = xcalloc(nontrivial + 1, sizeof(*spent));
+    /* Script checks run on the pool while this thread does the UTXO work of the next
+     * transactions (Core's CCheckQueueControl). */
+    if (check_scripts && cs->checkq) {
+        if ((rc = checkqueue_block_begin(cs->checkq, b, flags, cs->sigcache, 0))) {
+            goto out_free;
+        }
+        pooled = 1;
+    }
 
     for (size_t t = 0; t < b->tx_count; t++) {
         const struct tx *tx = &b->txs[t];
@@ -214,7 +186,6 @@ int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct 
                     goto out_free;
                 }
                 heights[i] = moved.height;
-                spent_add(&spent, &moved);
             }
             for (size_t o = 0; o < tx->vout_count; o++) {
                 value_out += tx->vout[o].value_sat; /* in range: checked with the block */
@@ -239,6 +210,22 @@ int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct 
                                     "contains a non-BIP68-final transaction %s", txid);
                 goto out_free;
             }
+            struct tx_out *so = xmalloc((tx->vin_count ? tx->vin_count : 1) * sizeof(*so));
+            for (size_t i = 0; i < tx->vin_count; i++) {
+                so[i].value_sat = u->prev[i].value_sat;
+                so[i].script_pubkey = u->prev[i].script_pubkey; /* borrowed */
+            }
+            spent[nspent_tx++] = so;
+        }
+        /* Sigop cost per transaction, as Core counts it before queueing the scripts. */
+        sigop_cost += tx_sigop_cost(tx, coinbase ? NULL : spent[t - 1], flags);
+        if (sigop_cost > MAX_BLOCK_SIGOPS_COST) {
+            rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-sigops", "too many sigops");
+            goto out_free;
+        }
+        if (pooled && !coinbase &&
+            (rc = checkqueue_block_add_tx(cs->checkq, t, spent[t - 1], tx->vin_count))) {
+            goto out_free;
         }
         for (size_t o = 0; o < tx->vout_count; o++) {
             struct outpoint op;
@@ -260,26 +247,6 @@ int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct 
             }
         }
     }
-    spent_finalize(&spent);
-
-    /* Sigop cost, with the spent outputs now known. */
-    {
-        int64_t cost = 0;
-        size_t k = 0;
-        for (size_t t = 0; t < b->tx_count; t++) {
-            const struct tx *tx = &b->txs[t];
-            cost += tx_sigop_cost(tx, t ? spent.outs + k : NULL, flags);
-            if (t) {
-                k += tx->vin_count;
-            }
-            if (cost > MAX_BLOCK_SIGOPS_COST) {
-                rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-sigops",
-                                    "too many sigops");
-                goto out_free;
-            }
-        }
-    }
-
     {
         int64_t reward = fees + amount_block_subsidy(e->height, p->subsidy_halving_interval);
         int64_t cb_out = 0;
@@ -295,14 +262,31 @@ int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct 
     }
 
     {
-        /* On the check pool (checkqueue.h): the verdict is the first failing input in
-         * block order, as serial checking gives. */
+        /* The verdict is the first failing input in block order, as serial checking gives. */
         struct checkqueue_result res = {0};
-        if (cs_assume_scripts_valid(cs, e)) {
-            cs->counters.blocks_assumed_valid++; /* -assumevalid: only scripts are skipped */
-        } else if ((rc = checkqueue_verify_block(cs->checkq, &res, b, spent.outs, spent.n, flags,
-                                                 cs->sigcache, 0))) {
-            goto out_free;
+        if (!check_scripts) {
+            cs->counters.blocks_assumed_valid++;
+        } else if (pooled) {
+            pooled = 0; /* finish closes the block, also when it fails */
+            if ((rc = checkqueue_block_finish(cs->checkq, &res))) {
+                goto out_free;
+            }
+        } else {
+            /* No pool (a chainstate made by hand in a test): one call on this thread. */
+            size_t n = 0, k = 0;
+            for (size_t t = 1; t < b->tx_count; t++) {
+                n += b->txs[t].vin_count;
+            }
+            struct tx_out *all = xmalloc((n + 1) * sizeof(*all));
+            for (size_t t = 1; t < b->tx_count; t++) {
+                memcpy(all + k, spent[t - 1], b->txs[t].vin_count * sizeof(*all));
+                k += b->txs[t].vin_count;
+            }
+            rc = checkqueue_verify_block(NULL, &res, b, all, n, flags, cs->sigcache, 0);
+            free(all);
+            if (rc) {
+                goto out_free;
+            }
         }
         struct first_failure ff = {0};
         if (res.failed) {
@@ -321,9 +305,15 @@ int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct 
     }
     rc = RC_OK;
 out_free:
+    if (pooled) {
+        checkqueue_block_cancel(cs->checkq); /* before the undo coins it reads go away */
+    }
     free(heights);
 out:
-    spent_free(&spent);
+    for (size_t i = 0; i < nspent_tx; i++) {
+        free(spent[i]);
+    }
+    free(spent);
     if (rc) {
         block_undo_clear(undo);
     }

@@ -26,6 +26,8 @@ static const char *progname = "bitnode-util";
 int util_cmd_decodescript(int argc, char **argv, const struct chain_params *chain);
 int util_cmd_verify_tx(int argc, char **argv);
 int util_cmd_verify_block(int argc, char **argv, const struct chain_params *chain);
+/* bitnode-util-genchain.c */
+int util_cmd_genchain(int argc, char **argv);
 
 static void usage(FILE *f)
 {
@@ -44,6 +46,8 @@ static void usage(FILE *f)
             "  verify-block BLOCK.bin SPENT.json[.xz] --height H\n"
             "                         verify every input script of a block with the flags\n"
             "                         Core applies at height H; print inputs checked / failed\n"
+            "  genchain --blocks N --txs M --seed S --out FILE [--mix TYPES] [--expect J]\n"
+            "                         [--verify]  write a deterministic regtest chain\n"
             "\n"
             "Options:\n"
             "  -chain=NAME            main, test, testnet4, signet or regtest (default: taken\n"
@@ -341,6 +345,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "verify-block") == 0) {
         return util_cmd_verify_block(argc - i, argv + i, p);
+    }
+    if (strcmp(cmd, "genchain") == 0) {
+        return util_cmd_genchain(argc - i, argv + i);
     }
     fprintf(stderr, "%s: unknown command '%s' (see -help)\n", progname, cmd);
     return 1;

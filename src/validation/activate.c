@@ -149,7 +149,12 @@ static int connect_tip(struct chainstate *cs, struct block_index *e, int *invali
     }
     struct coins_cache *view = coins_cache_new(coins_cache_view(cs->coins));
     vstate_init(&st);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     rc = cs_connect_block(cs, e, &b, view, &undo, &st);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    cs->counters.connect_ns +=
+        (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
     if (rc == RC_INVALID) {
         char hx[65];
         hex_encode_rev(hx, e->hash, 32);

@@ -175,6 +175,7 @@ struct chainstate_counters {
     uint64_t blocks_connected, txs_connected, inputs_checked, blocks_disconnected;
     uint64_t blocks_assumed_valid; /* connected without script checks (-assumevalid) */
     uint64_t flushes;
+    uint64_t connect_ns; /* the validation thread inside connect_block, in total */
     size_t coins_cache_bytes, coins_cache_limit;
 };
 void chainstate_get_counters(const struct chainstate *cs, struct chainstate_counters *c);

@@ -72,7 +72,8 @@ struct checkqueue {
     struct job cur;  /* the caller's block (between begin and finish/cancel) */
     int open;        /* the caller's thread: begin was called */
     atomic_int interrupted;
-    struct checkqueue_stats stats; /* the caller's thread only */
+    _Atomic uint64_t worker_busy_ns; /* every worker's time inside run_batch */
+    struct checkqueue_stats stats;   /* the caller's thread only */
 };
 
 int checkqueue_ncores(void)
@@ -208,7 +209,9 @@ static void *worker_main(void *arg)
 
         size_t fail_k;
         enum script_error err = SCRIPT_ERR_OK;
+        uint64_t t0 = now_ns();
         size_t ran = run_batch(q, j, s, e, &fail_k, &err);
+        atomic_fetch_add(&q->worker_busy_ns, now_ns() - t0);
 
         pthread_mutex_lock(&q->mu);
         job_finish_batch(j, ran, fail_k, err);
@@ -481,4 +484,5 @@ int checkqueue_verify_block(struct checkqueue *q, struct checkqueue_result *res,
 void checkqueue_get_stats(const struct checkqueue *q, struct checkqueue_stats *out)
 {
     *out = q->stats;
+    out->worker_busy_ns = atomic_load(&((struct checkqueue *)q)->worker_busy_ns);
 }

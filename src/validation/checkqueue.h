@@ -127,6 +127,7 @@ struct checkqueue_stats {
     uint64_t prepare_ns;    /* the caller preparing transactions (precomputed hashes) */
     uint64_t check_ns;      /* the caller checking batches */
     uint64_t wait_ns;       /* the caller waiting for the workers' last batches */
+    uint64_t worker_busy_ns; /* all workers together, checking */
 };
 
 /** Copies the counters. Thread: the validation thread, between calls. */

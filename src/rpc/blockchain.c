@@ -246,6 +246,12 @@ static json_t *rpc_getblockchaininfo(struct rpc_request *req)
     json_object_set_new(r, "size_on_disk", json_integer((json_int_t)chainstate_size_on_disk(g_cs)));
     json_object_set_new(r, "pruned", json_false());
     json_object_set_new(r, "warnings", json_array());
+    uint8_t av[32];
+    if (chainstate_assume_valid(g_cs, av)) {
+        /* Not a Core field (issue 7 asks for it); only present when a block is assumed
+         * valid, so answers without one stay identical to Core's. */
+        json_object_set_new(r, "assumevalid", hash_json(av));
+    }
     chainstate_unlock(g_cs);
     return r;
 }

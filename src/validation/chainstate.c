@@ -865,3 +865,12 @@ int chainstate_txindex_info(const struct chainstate *cs, int *synced_height)
     *synced_height = cs->txindex_best ? cs->txindex_best->height : -1;
     return 1;
 }
+
+int chainstate_assume_valid(const struct chainstate *cs, uint8_t hash32[32])
+{
+    if (!cs->have_assume_valid) {
+        return 0;
+    }
+    memcpy(hash32, cs->assume_valid, 32);
+    return 1;
+}

@@ -139,6 +139,9 @@ int chainstate_stop_requested(const struct chainstate *cs);
 typedef void (*chainstate_tip_fn)(void *ctx, const struct block_index *tip);
 void chainstate_set_tip_callback(struct chainstate *cs, chainstate_tip_fn fn, void *ctx);
 
+/** The -assumevalid block (internal order): 1 with hash32 filled, or 0 when none. */
+int chainstate_assume_valid(const struct chainstate *cs, uint8_t hash32[32]);
+
 /** preciousblock: among blocks of equal work, treat this one as received first, then
  *  activate the best chain. 0, RC_NOT_FOUND, or a system error. */
 int chainstate_precious_block(struct chainstate *cs, const uint8_t hash32[32]);

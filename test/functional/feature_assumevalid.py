@@ -93,6 +93,7 @@ class AssumeValidTest(BitnodeTestFramework):
         self.import_chain(n1, full, ["-assumevalid=" + h102])
         assert_equal(n1.rpc("getblockcount"), 2202)
         assert_equal(n1.rpc("getbestblockhash"), blocks[-1].hash)
+        assert_equal(n1.rpc("getblockchaininfo")["assumevalid"], h102)
         assert_in("Assuming ancestors of block %s have valid signatures." % h102,
                   open(n1.debug_log, errors="replace").read())
         # The spend was applied (only scripts were skipped): its output is in the UTXO set.

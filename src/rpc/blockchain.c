@@ -1059,22 +1059,6 @@ static json_t *rpc_waitforblockheight(struct rpc_request *req)
     return wait_tip(timeout, tip_at_least, &height);
 }
 
-static json_t *rpc_preciousblock(struct rpc_request *req)
-{
-    uint8_t h[32];
-    if (param_hash(req, 0, "blockhash", h)) {
-        return NULL;
-    }
-    int rc = chainstate_precious_block(g_cs, h);
-    if (rc == RC_NOT_FOUND) {
-        return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
-    }
-    if (rc) {
-        return rpc_error(req, RPC_DATABASE_ERROR, "%s", rc_str(rc));
-    }
-    return json_null();
-}
-
 static json_t *rpc_verifychain(struct rpc_request *req)
 {
     json_t *l = rpc_param(req, 0), *n = rpc_param(req, 1);
@@ -1095,15 +1079,16 @@ static json_t *rpc_verifychain(struct rpc_request *req)
     return json_boolean(ok);
 }
 
-static json_t *rpc_invalidateblock(struct rpc_request *req)
+/* invalidateblock, reconsiderblock, preciousblock: one block hash in, a chainstate action,
+ * null out. The action takes the chain lock itself. */
+static json_t *block_action(struct rpc_request *req,
+                            int (*action)(struct chainstate *, const uint8_t *))
 {
     uint8_t h[32];
     if (param_hash(req, 0, "blockhash", h)) {
         return NULL;
     }
-    chainstate_lock(g_cs);
-    int rc = chainstate_invalidate_block(g_cs, h);
-    chainstate_unlock(g_cs);
+    int rc = action(g_cs, h);
     if (rc == RC_NOT_FOUND) {
         return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
     }
@@ -1116,22 +1101,19 @@ static json_t *rpc_invalidateblock(struct rpc_request *req)
     return json_null();
 }
 
+static json_t *rpc_invalidateblock(struct rpc_request *req)
+{
+    return block_action(req, chainstate_invalidate_block);
+}
+
 static json_t *rpc_reconsiderblock(struct rpc_request *req)
 {
-    uint8_t h[32];
-    if (param_hash(req, 0, "blockhash", h)) {
-        return NULL;
-    }
-    chainstate_lock(g_cs);
-    int rc = chainstate_reconsider_block(g_cs, h);
-    chainstate_unlock(g_cs);
-    if (rc == RC_NOT_FOUND) {
-        return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
-    }
-    if (rc) {
-        return rpc_error(req, RPC_DATABASE_ERROR, "%s", rc_str(rc));
-    }
-    return json_null();
+    return block_action(req, chainstate_reconsider_block);
+}
+
+static json_t *rpc_preciousblock(struct rpc_request *req)
+{
+    return block_action(req, chainstate_precious_block);
 }
 
 static const struct rpc_arg args_height[] = {

@@ -350,7 +350,7 @@ void cs_rebuild_candidates(struct chainstate *cs)
     block_tree_foreach(cs->tree, add_if_candidate, cs);
 }
 
-int chainstate_invalidate_block(struct chainstate *cs, const uint8_t hash32[32])
+static int invalidate(struct chainstate *cs, const uint8_t hash32[32])
 {
     struct block_index *e = block_tree_find(cs->tree, hash32);
     int rc;
@@ -368,7 +368,15 @@ int chainstate_invalidate_block(struct chainstate *cs, const uint8_t hash32[32])
     mark_invalid(cs, e);
     /* Blocks that had less work than the old tip may be the best now. */
     cs_rebuild_candidates(cs);
-    return chainstate_activate_best_chain(cs);
+    return activate(cs);
+}
+
+int chainstate_invalidate_block(struct chainstate *cs, const uint8_t hash32[32])
+{
+    chainstate_lock(cs);
+    int rc = invalidate(cs, hash32);
+    chainstate_unlock(cs);
+    return rc;
 }
 
 struct clear_ctx {
@@ -390,16 +398,19 @@ static int clear_marks(void *ctx, struct block_index *e)
 
 int chainstate_reconsider_block(struct chainstate *cs, const uint8_t hash32[32])
 {
+    chainstate_lock(cs);
     struct block_index *e = block_tree_find(cs->tree, hash32);
     if (!e) {
+        chainstate_unlock(cs);
         return RC_NOT_FOUND;
     }
     struct clear_ctx c = {cs, e};
     block_tree_foreach(cs->tree, clear_marks, &c);
     cs_rebuild_candidates(cs);
-    return chainstate_activate_best_chain(cs);
+    int rc = activate(cs);
+    chainstate_unlock(cs);
+    return rc;
 }
-
 
 int chainstate_precious_block(struct chainstate *cs, const uint8_t hash32[32])
 {

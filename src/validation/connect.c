@@ -24,7 +24,7 @@
 
 /* Core's CalculateSequenceLocks + EvaluateSequenceLocks for one transaction. */
 static int sequence_locks_ok(const struct tx *tx, const uint32_t *coin_heights,
-                             struct block_index *e)
+                             struct block_index *e, int64_t prev_mtp)
 {
     int64_t min_height = -1, min_time = -1;
     if (tx->version < 2) {
@@ -51,7 +51,6 @@ static int sequence_locks_ok(const struct tx *tx, const uint32_t *coin_heights,
             }
         }
     }
-    int64_t prev_mtp = block_index_median_time_past(e->prev);
     return !(min_height >= e->height || min_time >= prev_mtp);
 }
 
@@ -130,6 +129,7 @@ int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct 
 
     uint32_t flags = script_block_flags(p, e->height, e->hash);
     int csv = e->height >= p->csv_height;
+    int64_t prev_mtp = csv ? block_index_median_time_past(e->prev) : 0; /* once per block */
     size_t nontrivial = b->tx_count ? b->tx_count - 1 : 0;
     struct tx_undo *tu = block_undo_resize(undo, nontrivial);
     uint32_t *heights = NULL;
@@ -204,7 +204,7 @@ int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct 
                                     "accumulated fee in the block out of range");
                 goto out_free;
             }
-            if (csv && !sequence_locks_ok(tx, heights, e)) {
+            if (csv && !sequence_locks_ok(tx, heights, e, prev_mtp)) {
                 hex_encode_rev(txid, tx->txid, 32);
                 rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-nonfinal",
                                     "contains a non-BIP68-final transaction %s", txid);

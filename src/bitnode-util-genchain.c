@@ -75,8 +75,10 @@ static const char *const gen_type_names[GT_COUNT] = {
     "p2pkh", "p2sh-multisig", "p2wpkh", "p2wsh-multisig", "p2tr-key", "p2tr-script",
 };
 
-/* Signature checks (verifies) one spend of each type needs: the multisigs sign with the
- * first two of their three keys, in order, so CHECKMULTISIG verifies exactly twice. */
+/* Signature checks (verifies) one spend of each type needs. CHECKMULTISIG pairs the last
+ * signature with the last key first and walks back, so the multisigs sign with the last two
+ * of their three keys (k+1, k+2): it verifies exactly twice. Signing with the first two
+ * would cost a third, failing, verify (the last signature tried against key k+2). */
 static const int gen_type_sigs[GT_COUNT] = {1, 2, 1, 2, 1, 1};
 static const int gen_type_schnorr[GT_COUNT] = {0, 0, 0, 0, 1, 1};
 /* Sigop cost of spending one (legacy sigops count 4, witness sigops 1). */
@@ -353,6 +355,7 @@ static void gen_sign(struct gen *g, struct tx *tx, const size_t *ins)
         const struct gen_coin *c = &g->coins[ins[i]];
         const struct gen_key *k = &g->keys[c->key];
         const struct gen_key *k1 = &g->keys[(c->key + 1) % GEN_NKEYS];
+        const struct gen_key *k2 = &g->keys[(c->key + 2) % GEN_NKEYS];
         struct tx_in *in = &tx->vin[i];
         uint8_t h[32], s1[73], s2[73], code[25];
         size_t l1, l2;
@@ -373,8 +376,8 @@ static void gen_sign(struct gen *g, struct tx *tx, const size_t *ins)
             break;
         case GT_P2SH_MS:
             sighash_legacy(h, k->ms, sizeof(k->ms), tx, i, SIGHASH_ALL);
-            l1 = gen_ecdsa(g, s1, h, k);
-            l2 = gen_ecdsa(g, s2, h, k1);
+            l1 = gen_ecdsa(g, s1, h, k1);
+            l2 = gen_ecdsa(g, s2, h, k2);
             buf_put_u8(&ss, 0x00);
             push_data(&ss, s1, l1);
             push_data(&ss, s2, l2);
@@ -390,8 +393,8 @@ static void gen_sign(struct gen *g, struct tx *tx, const size_t *ins)
         }
         case GT_P2WSH_MS: {
             sighash_witness_v0(h, k->ms, sizeof(k->ms), tx, i, SIGHASH_ALL, c->value, &pd);
-            l1 = gen_ecdsa(g, s1, h, k);
-            l2 = gen_ecdsa(g, s2, h, k1);
+            l1 = gen_ecdsa(g, s1, h, k1);
+            l2 = gen_ecdsa(g, s2, h, k2);
             const uint8_t *items[4] = {NULL, s1, s2, k->ms};
             size_t lens[4] = {0, l1, l2, sizeof(k->ms)};
             witness_set(in, 4, items, lens);

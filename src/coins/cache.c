@@ -15,6 +15,8 @@ struct slot {
     uint8_t used;
 };
 
+#define MIN_SLOTS 256 /* a new or flushed cache's table (a power of two) */
+
 struct coins_cache {
     struct coins_view view; /* first: the view pointer is the cache pointer */
     struct coins_view *base;
@@ -245,9 +247,18 @@ int coins_cache_best_block(struct coins_cache *c, uint8_t hash32[32])
     return RC_OK;
 }
 
+/* Empties the cache and gives its table back (Core's ReallocateCache): what the cache
+ * costs is its table too, so a table left at its largest would keep the cache "full" and
+ * make every block flush. */
 static void clear_table(struct coins_cache *c)
 {
-    memset(c->slots, 0, c->nslots * sizeof(struct slot));
+    if (c->nslots > MIN_SLOTS) {
+        free(c->slots);
+        c->nslots = MIN_SLOTS;
+        c->slots = xcalloc(c->nslots, sizeof(struct slot));
+    } else {
+        memset(c->slots, 0, c->nslots * sizeof(struct slot));
+    }
     c->count = 0;
     c->dirty = 0;
     c->script_bytes = 0;
@@ -373,7 +384,7 @@ struct coins_cache *coins_cache_new(struct coins_view *base)
     uint8_t key[16];
     c->view.ops = &coins_cache_ops;
     c->base = base;
-    c->nslots = 256;
+    c->nslots = MIN_SLOTS;
     c->slots = xcalloc(c->nslots, sizeof(struct slot));
     if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
         /* No entropy: the table still works, only its collision resistance is weaker. */

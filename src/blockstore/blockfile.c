@@ -12,10 +12,18 @@
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
+/* Pages of the mapping behind the reading position are handed back to the kernel in steps,
+ * keeping the last RELEASE_KEEP bytes: a file of any size adds at most RELEASE_STEP +
+ * RELEASE_KEEP to the resident set while it is read (a block held for its parent is read
+ * again from the file when it is wanted). */
+#define RELEASE_KEEP (8u << 20)
+#define RELEASE_STEP (16u << 20)
+
 struct blockfile {
     const uint8_t *map; /* NULL for an empty file */
     size_t size;
     size_t pos;
+    size_t released; /* [0, released) was given back (page-aligned) */
     uint8_t magic[4];
     struct blockfile_stats stats;
 };
@@ -121,6 +129,12 @@ int blockfile_next(struct blockfile *bf, struct blockfile_record *rec)
             bf->pos = bf->size;
             break;
         }
+        if (at >= bf->released + RELEASE_STEP + RELEASE_KEEP) {
+            size_t page = (size_t)sysconf(_SC_PAGESIZE);
+            size_t upto = (at - RELEASE_KEEP) / page * page;
+            madvise((void *)(bf->map + bf->released), upto - bf->released, MADV_DONTNEED);
+            bf->released = upto;
+        }
         rec->data = hit + 8;
         rec->len = len;
         rec->offset = at + 8;
@@ -156,6 +170,7 @@ void blockfile_get_stats(const struct blockfile *bf, struct blockfile_stats *sta
 void blockfile_rewind(struct blockfile *bf)
 {
     bf->pos = 0;
+    bf->released = 0; /* what was given back faults in again from the file */
 }
 
 int blockfile_sniff_magic(const char *path, uint8_t magic4[4], char *err, size_t err_len)

@@ -622,6 +622,7 @@ int main(int argc, char **argv)
             goto shutdown;
         }
         step = 14;
+        chainstate_set_interrupt(n.cs, import_interrupted); /* stop connecting on shutdown */
         int was = 0;
         chainstate_is_reindexing(n.cs, &was);
         n.reindexing = co.reindex || was;

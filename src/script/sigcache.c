@@ -143,3 +143,8 @@ size_t sigcache_capacity(const struct sigcache *c)
 {
     return c->nsets * WAYS;
 }
+
+size_t sigcache_memory(const struct sigcache *c)
+{
+    return c->nsets * sizeof(struct sigcache_set);
+}

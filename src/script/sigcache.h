@@ -35,5 +35,7 @@ int sigcache_contains(struct sigcache *c, const uint8_t entry32[32]);
 void sigcache_insert(struct sigcache *c, const uint8_t entry32[32]);
 /** Number of entries the cache can hold. */
 size_t sigcache_capacity(const struct sigcache *c);
+/** Bytes its table takes (at most -maxsigcachesize). */
+size_t sigcache_memory(const struct sigcache *c);
 
 #endif

@@ -2,6 +2,7 @@
 #include "script/sigcheck.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include <secp256k1_extrakeys.h>
@@ -11,6 +12,8 @@
 #include "util/check.h"
 
 static secp256k1_context *g_ctx;
+/* Relaxed counters: one increment per verify (tens of microseconds each). */
+static _Atomic uint64_t g_n_ecdsa, g_n_schnorr, g_n_tweak;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void secp_create(void)
@@ -185,7 +188,15 @@ int script_ecdsa_verify(const uint8_t *sig, size_t sig_len, const uint8_t *pubke
     }
     /* libsecp256k1 only accepts low-S signatures; consensus accepts both. */
     secp256k1_ecdsa_signature_normalize(ctx, &s, &s);
+    atomic_fetch_add_explicit(&g_n_ecdsa, 1, memory_order_relaxed);
     return secp256k1_ecdsa_verify(ctx, &s, hash32, &pk);
+}
+
+void script_verify_counts_get(struct script_verify_counts *out)
+{
+    out->ecdsa = atomic_load_explicit(&g_n_ecdsa, memory_order_relaxed);
+    out->schnorr = atomic_load_explicit(&g_n_schnorr, memory_order_relaxed);
+    out->tweak = atomic_load_explicit(&g_n_tweak, memory_order_relaxed);
 }
 
 int script_ecdsa_is_low_s(const uint8_t *sig, size_t sig_len)
@@ -205,6 +216,7 @@ int script_schnorr_verify(const uint8_t sig64[64], const uint8_t xonly32[32],
     if (!secp256k1_xonly_pubkey_parse(ctx, &pk, xonly32)) {
         return 0;
     }
+    atomic_fetch_add_explicit(&g_n_schnorr, 1, memory_order_relaxed);
     return secp256k1_schnorrsig_verify(ctx, sig64, hash32, 32, &pk);
 }
 
@@ -230,6 +242,7 @@ int script_taproot_check_tweak(const uint8_t output32[32], int parity, const uin
         return 0;
     }
     tap_tweak_hash(tweak, internal32, merkle_root32);
+    atomic_fetch_add_explicit(&g_n_tweak, 1, memory_order_relaxed);
     return secp256k1_xonly_pubkey_tweak_add_check(ctx, output32, parity, &internal, tweak);
 }
 

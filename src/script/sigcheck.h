@@ -34,6 +34,19 @@ int script_ecdsa_is_low_s(const uint8_t *sig, size_t sig_len);
 int script_schnorr_verify(const uint8_t sig64[64], const uint8_t xonly32[32],
                           const uint8_t hash32[32]);
 
+/* How many signature verifications reached libsecp256k1 in this process (keys and
+ * signatures that parsed), on every thread, since it started: what an import's signature
+ * checks really cost, counted where they happen (benchmarks and tests compare them with
+ * what a generated chain needs). */
+struct script_verify_counts {
+    uint64_t ecdsa;   /* secp256k1_ecdsa_verify calls */
+    uint64_t schnorr; /* secp256k1_schnorrsig_verify calls */
+    uint64_t tweak;   /* taproot tweak checks (script-path spends) */
+};
+
+/** Fills *out with the counts so far. */
+void script_verify_counts_get(struct script_verify_counts *out);
+
 /** BIP341: 1 if output32 == internal32 + TapTweak(internal32 || merkle_root)*G with the
  *  given Y parity. merkle_root may be NULL (key-path-only output: tweak over the key
  *  alone). */

@@ -26,13 +26,20 @@ static int better(const struct block_index *a, const struct block_index *b)
     return a < b;
 }
 
+/* The candidate to connect: the best one; while an import reads a file, the best one on
+ * the best header chain (chainstate_set_best_header_only). */
 static struct block_index *best_candidate(struct chainstate *cs)
 {
     struct block_index *best = NULL;
+    struct block_index *bh = cs->best_header_only ? cs->best_header : NULL;
     for (size_t i = 0; i < cs->ncand;) {
         struct block_index *e = cs->cand[i];
         if (block_index_failed(e)) {
             cs->cand[i] = cs->cand[--cs->ncand];
+            continue;
+        }
+        if (bh && block_index_ancestor(bh, e->height) != e) {
+            i++; /* off the best header chain: kept for later */
             continue;
         }
         if (!best || better(e, best)) {
@@ -275,7 +282,12 @@ static int activate(struct chainstate *cs)
     if (!cs->last_log.time) {
         log_progress(cs, 1);
     }
-    for (;;) {
+    for (int round = 0;; round++) {
+        if (round > 0) {
+            /* Let readers in between rounds too (an import connects one block a round). */
+            chainstate_unlock(cs);
+            chainstate_lock(cs);
+        }
         struct block_index *tip = chainstate_tip(cs);
         struct block_index *best = best_candidate(cs);
         if (!best || best == tip || (tip && !better(best, tip))) {
@@ -321,13 +333,13 @@ static int activate(struct chainstate *cs)
                 return rc;
             }
             log_progress(cs, 0);
-            if (cs->stop_requested) {
+            if (cs->stop_requested || (cs->interrupt && cs->interrupt())) {
                 break;
             }
         }
         free(path);
         prune_candidates(cs);
-        if (cs->stop_requested) {
+        if (cs->stop_requested || (cs->interrupt && cs->interrupt())) {
             break;
         }
     }

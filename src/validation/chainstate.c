@@ -8,6 +8,7 @@
 
 #include "blockstore/indexdb.h"
 #include "consensus/pow.h"
+#include "script/sigcheck.h"
 #include "script/sigcache.h"
 #include "util/hex.h"
 #include "util/log.h"
@@ -277,6 +278,7 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
     size_t coins_db_cache = rest / 2 < rest / 4 + ((size_t)8 << 20) ? rest / 2
                                                                      : rest / 4 + ((size_t)8 << 20);
     cs->coins_limit = rest - coins_db_cache;
+    cs->dbcache_total = total;
     cs->counters.coins_cache_limit = cs->coins_limit;
 
     snprintf(path, sizeof(path), "%s/blocks", cs->datadir);
@@ -490,6 +492,9 @@ int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
 {
     int64_t now = cs_now();
     size_t mem = coins_cache_memory(cs->coins);
+    if (mem > cs->counters.coins_cache_peak) {
+        cs->counters.coins_cache_peak = mem;
+    }
     int full = mem > cs->coins_limit;
     int periodic = mode >= FLUSH_PERIODIC && now - cs->last_flush_time >= FLUSH_INTERVAL_SECONDS;
     if (mode != FLUSH_ALWAYS && !full && !periodic) {
@@ -551,6 +556,24 @@ int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
  * header's difficulty, so that a block cannot be buried under assumevalid cheaply. */
 #define ASSUME_VALID_BURY_SECONDS (60 * 60 * 24 * 7 * 2)
 
+int chainstate_accept_header(struct chainstate *cs, const uint8_t raw80[80], struct vstate *st)
+{
+    struct block_header h;
+    struct reader r;
+    struct block_index *e = NULL;
+    reader_init(&r, raw80, 80);
+    if (block_header_parse(&h, &r) != RC_OK) {
+        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "header");
+    }
+    chainstate_lock(cs);
+    int rc = headers_accept(cs->tree, st, &e, &h, cs->p, cs_now());
+    if (rc == RC_OK) {
+        note_header(cs, e);
+    }
+    chainstate_unlock(cs);
+    return rc;
+}
+
 int cs_assume_scripts_valid(struct chainstate *cs, struct block_index *e)
 {
     if (!cs->have_assume_valid) {
@@ -587,9 +610,10 @@ int chainstate_close(struct chainstate *cs)
         double connect = (double)cs->counters.connect_ns;
         int workers = checkqueue_workers(cs->checkq);
         LOG_INFO("check pool: %llu blocks, %llu inputs in %.2f s of connecting; validation "
-                 "thread: %.1f%% preparing, %.1f%% checking, %.1f%% waiting for workers; %d "
-                 "worker(s): busy %.1f%%, idle %.1f%%",
+                 "thread: %.1f%% reading the next block, %.1f%% preparing, %.1f%% checking, "
+                 "%.1f%% waiting for workers; %d worker(s): busy %.1f%%, idle %.1f%%",
                  (unsigned long long)q.blocks, (unsigned long long)q.inputs, connect / 1e9,
+                 connect > 0 ? 100.0 * (double)cs->counters.overlap_ns / connect : 0.0,
                  connect > 0 ? 100.0 * (double)q.prepare_ns / connect : 0.0,
                  connect > 0 ? 100.0 * (double)q.check_ns / connect : 0.0,
                  connect > 0 ? 100.0 * (double)q.wait_ns / connect : 0.0, workers,
@@ -598,6 +622,21 @@ int chainstate_close(struct chainstate *cs)
                  workers && connect > 0
                      ? 100.0 - 100.0 * (double)q.worker_busy_ns / (connect * workers)
                      : 0.0);
+        struct script_verify_counts vc;
+        script_verify_counts_get(&vc);
+        LOG_INFO("signature verifies: %llu ECDSA, %llu Schnorr, %llu taproot tweak checks",
+                 (unsigned long long)vc.ecdsa, (unsigned long long)vc.schnorr,
+                 (unsigned long long)vc.tweak);
+    }
+    if (cs->coins) {
+        /* What the memory bound is made of: the cache -dbcache sizes, and the parts that do
+         * not grow with the chain's UTXO set (benchmarks report peak RSS against these). */
+        LOG_INFO("memory: coins cache peak %.1f MiB of its %.1f MiB limit (-dbcache %.1f MiB "
+                 "with the database caches); signature cache %.1f MiB; block index %zu entries",
+                 (double)cs->counters.coins_cache_peak / 1048576.0,
+                 (double)cs->coins_limit / 1048576.0, (double)cs->dbcache_total / 1048576.0,
+                 cs->sigcache ? (double)sigcache_memory(cs->sigcache) / 1048576.0 : 0.0,
+                 block_tree_size(cs->tree));
     }
     checkqueue_free(cs->checkq);
     sigcache_free(cs->sigcache);
@@ -657,6 +696,28 @@ const struct chain_params *chainstate_params(const struct chainstate *cs)
 int chainstate_stop_requested(const struct chainstate *cs)
 {
     return cs->stop_requested;
+}
+
+void chainstate_set_interrupt(struct chainstate *cs, chainstate_interrupt_fn fn)
+{
+    chainstate_lock(cs);
+    cs->interrupt = fn;
+    chainstate_unlock(cs);
+}
+
+void chainstate_set_best_header_only(struct chainstate *cs, int on)
+{
+    chainstate_lock(cs);
+    cs->best_header_only = on;
+    chainstate_unlock(cs);
+}
+
+void chainstate_set_overlap(struct chainstate *cs, chainstate_overlap_fn fn, void *ctx)
+{
+    chainstate_lock(cs);
+    cs->overlap_fn = fn;
+    cs->overlap_ctx = fn ? ctx : NULL;
+    chainstate_unlock(cs);
 }
 
 int chainstate_read_block(struct chainstate *cs, const struct block_index *e, struct buf *out)

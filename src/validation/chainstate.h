@@ -99,6 +99,12 @@ struct block_index *chainstate_tip(const struct chainstate *cs);
 struct block_index *chainstate_at_height(const struct chainstate *cs, int32_t height);
 /** 1 if e is on the active chain. */
 int chainstate_contains(const struct chainstate *cs, const struct block_index *e);
+/** Takes a block header alone (80 serialized bytes), as headers-first sync does: accepts it
+ *  into the block tree (without data) if it passes the header rules and its parent is known.
+ *  Returns 0 (also for a header already known), RC_INVALID with *st the verdict (nothing is
+ *  remembered of a header that fails), or a system error. Takes the chain lock. */
+int chainstate_accept_header(struct chainstate *cs, const uint8_t raw80[80], struct vstate *st);
+
 /** The entry with the most work among known headers (valid ones). */
 struct block_index *chainstate_best_header(const struct chainstate *cs);
 /** The block index tree (borrowed). */
@@ -133,6 +139,31 @@ int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
 
 /** 1 once -stopatheight was reached. */
 int chainstate_stop_requested(const struct chainstate *cs);
+
+/* Asked between blocks while the best chain is being connected: nonzero stops connecting
+ * (the chain so far stays; the next activation goes on). bitnoded passes its shutdown flag. */
+typedef int (*chainstate_interrupt_fn)(void);
+
+/** Sets (or with NULL clears) the interrupt activation asks between blocks. */
+void chainstate_set_interrupt(struct chainstate *cs, chainstate_interrupt_fn fn);
+
+/* Work to overlap with script checks (issue 7): called on the validation thread, with the
+ * chain lock held, once per connected block whose scripts are checked, after its last
+ * transaction went to the check pool and before the thread joins the pool for the rest.
+ * The import uses it to read, check and store the next block from its file while the
+ * workers check this one. It may accept blocks (chainstate_accept_block); it must not
+ * connect, disconnect or flush. */
+typedef void (*chainstate_overlap_fn)(void *ctx);
+
+/** on: activation connects only blocks on the best header chain (the most-work valid header
+ *  known), leaving other branches for later; off: the best block with data, as always. An
+ *  import that read its file's headers first connects while it reads the blocks, and still
+ *  never connects a branch of the file that a later part of it beats (Core's -loadblock
+ *  connects after the whole file, with the same result). */
+void chainstate_set_best_header_only(struct chainstate *cs, int on);
+
+/** Sets (or with fn NULL clears) the overlap work. */
+void chainstate_set_overlap(struct chainstate *cs, chainstate_overlap_fn fn, void *ctx);
 
 /** Called (with the chain lock held) whenever the active tip changes; tip may be NULL.
  *  One callback; set before anything connects. */
@@ -179,7 +210,9 @@ struct chainstate_counters {
     uint64_t blocks_assumed_valid; /* connected without script checks (-assumevalid) */
     uint64_t flushes;
     uint64_t connect_ns; /* the validation thread inside connect_block, in total */
+    uint64_t overlap_ns; /* of which in the overlap work (chainstate_set_overlap) */
     size_t coins_cache_bytes, coins_cache_limit;
+    size_t coins_cache_peak; /* the most the coins cache held (checked before each flush) */
 };
 void chainstate_get_counters(const struct chainstate *cs, struct chainstate_counters *c);
 

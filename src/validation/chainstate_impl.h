@@ -26,6 +26,7 @@ struct chainstate {
     struct coins_db *coins_db;
     struct coins_cache *coins;
     size_t coins_limit;
+    size_t dbcache_total; /* -dbcache: coins cache + database caches */
 
     struct block_index **chain; /* chain[h] = active block at height h */
     size_t chain_cap;
@@ -45,6 +46,10 @@ struct chainstate {
     int64_t next_sequence;
     int64_t last_flush_time;
     int stop_requested;
+    chainstate_interrupt_fn interrupt;
+    chainstate_overlap_fn overlap_fn;
+    void *overlap_ctx;
+    int best_header_only; /* connect only along the best header chain (an import reading) */
 
     /* The block accept parsed last, kept for the connect that usually follows. */
     struct block recent;

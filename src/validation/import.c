@@ -28,6 +28,11 @@ struct importer {
     struct import_stats stats;
     import_interrupt_fn interrupt;
     int64_t last_log;
+    /* The file being read (an index into files), and where an error met while reading it
+     * from inside a connect (the overlap work) waits to be returned. */
+    int cur;
+    int cur_eof;
+    int deferred_rc;
 };
 
 struct importer *importer_new(struct chainstate *cs, int reindex)
@@ -88,7 +93,8 @@ static void log_reading(struct importer *im)
 }
 
 /* Offers one record; then every held block that was waiting for it, and so on. */
-static int offer(struct importer *im, int file, const struct blockfile_record *first)
+static int offer(struct importer *im, int file, const struct blockfile_record *first,
+                 int in_connect)
 {
     struct blockfile_record *work = xmalloc(sizeof(*work));
     int *work_file = xmalloc(sizeof(*work_file));
@@ -124,9 +130,9 @@ static int offer(struct importer *im, int file, const struct blockfile_record *f
         } else {
             im->stats.known++;
         }
-        /* Keep what was stored safe from time to time; connecting waits for the end, as in
-         * Core, so that blocks of a branch that loses are stored but never connected. */
-        if ((rc = chainstate_flush(im->cs, FLUSH_PERIODIC))) {
+        /* Keep what was stored safe from time to time (not in the middle of connecting a
+         * block: the connect loop flushes after it). */
+        if (!in_connect && (rc = chainstate_flush(im->cs, FLUSH_PERIODIC))) {
             break;
         }
         log_reading(im);
@@ -159,10 +165,85 @@ static int offer(struct importer *im, int file, const struct blockfile_record *f
     return rc;
 }
 
+static int stopping(struct importer *im)
+{
+    return chainstate_stop_requested(im->cs) || (im->interrupt && im->interrupt());
+}
+
+/* Reads the current file's next record and offers it (or holds it for its parent).
+ * Returns 1 when a record was read, 0 at the end of the file, or an error. Takes the chain
+ * lock (recursive: the overlap work already holds it). */
+static int pump(struct importer *im, int in_connect)
+{
+    struct blockfile_record rec;
+    const struct chain_params *p = chainstate_params(im->cs);
+    struct block_tree *tree = chainstate_tree(im->cs);
+    if (im->cur_eof || blockfile_next(im->files[im->cur], &rec) != 1) {
+        im->cur_eof = 1;
+        return 0;
+    }
+    uint8_t hash[32];
+    im->stats.records++;
+    hash_sha256d(hash, rec.data, 80);
+    chainstate_lock(im->cs);
+    struct block_index *known = block_tree_find(tree, hash);
+    int have = known && (known->status & BLOCK_HAVE_DATA);
+    const uint8_t *parent = rec.data + 4;
+    int orphan =
+        !have && memcmp(hash, p->genesis_hash, 32) != 0 && !block_tree_find(tree, parent);
+    int rc = 1;
+    if (have) {
+        im->stats.known++;
+    } else if (orphan) {
+        hold(im, parent, im->cur, rec.offset, (uint32_t)rec.len);
+    } else {
+        rc = offer(im, im->cur, &rec, in_connect);
+        rc = rc ? rc : 1;
+    }
+    chainstate_unlock(im->cs);
+    return rc;
+}
+
+/* The overlap work: while the workers check a block's scripts, read and store the next
+ * record of the file, so that the next block is parsed (and its header and body checked)
+ * by the time its parent is connected. */
+static void overlap(void *ctx)
+{
+    struct importer *im = ctx;
+    if (im->deferred_rc || stopping(im)) {
+        return;
+    }
+    int rc = pump(im, 1);
+    if (rc < 0) {
+        im->deferred_rc = rc;
+    }
+}
+
+/* Reads the file's headers first (in file order; one whose parent is not known yet is
+ * skipped), as headers-first sync has them: the blocks are then connected while they are
+ * read along the best header chain only (a branch that loses later in the file is stored,
+ * never connected), and -assumevalid knows its block. Headers that fail are left for the
+ * block pass to report. */
+static void header_pass(struct importer *im, struct blockfile *bf)
+{
+    struct blockfile_record rec;
+    uint64_t n = 0, ok = 0;
+    while (blockfile_next(bf, &rec) == 1 && !stopping(im)) {
+        struct vstate st;
+        vstate_init(&st);
+        n++;
+        if (chainstate_accept_header(im->cs, rec.data, &st) == RC_OK) {
+            ok++;
+        }
+    }
+    blockfile_rewind(bf);
+    LOG_INFO("import: read %llu headers first (%llu taken)",
+             (unsigned long long)n, (unsigned long long)ok);
+}
+
 int importer_add_file(struct importer *im, const char *path, int file_number)
 {
     struct blockfile *bf = NULL;
-    struct blockfile_record rec;
     char err[512];
     const struct chain_params *p = chainstate_params(im->cs);
     int rc = blockfile_open(&bf, path, p->magic, err, sizeof(err));
@@ -174,37 +255,38 @@ int importer_add_file(struct importer *im, const char *path, int file_number)
     im->file_numbers = xrealloc(im->file_numbers, (size_t)(im->nfiles + 1) * sizeof(int));
     im->files[im->nfiles] = bf;
     im->file_numbers[im->nfiles] = file_number;
-    int f = im->nfiles++;
+    im->cur = im->nfiles++;
+    im->cur_eof = 0;
     LOG_INFO("import: reading %s", path);
-    struct block_tree *tree = chainstate_tree(im->cs);
-    while (blockfile_next(bf, &rec) == 1) {
-        uint8_t hash[32];
-        im->stats.records++;
-        hash_sha256d(hash, rec.data, 80);
-        chainstate_lock(im->cs);
-        struct block_index *known = block_tree_find(tree, hash);
-        int have = known && (known->status & BLOCK_HAVE_DATA);
-        const uint8_t *parent = rec.data + 4;
-        int orphan = !have && memcmp(hash, p->genesis_hash, 32) != 0 &&
-                     !block_tree_find(tree, parent);
-        chainstate_unlock(im->cs);
-        if (have) {
-            im->stats.known++;
-            continue;
-        }
-        if (orphan) {
-            hold(im, parent, f, rec.offset, (uint32_t)rec.len);
-            continue;
-        }
-        chainstate_lock(im->cs);
-        rc = offer(im, f, &rec);
-        chainstate_unlock(im->cs);
-        if (rc) {
-            return rc;
-        }
-        if (chainstate_stop_requested(im->cs) || (im->interrupt && im->interrupt())) {
+    /* Blocks are connected as they are read (as Core's -loadblock did through 0.13): each
+     * connect reads the next record while its scripts are checked, so reading the file
+     * never leaves the check pool idle. */
+    header_pass(im, bf);
+    chainstate_set_best_header_only(im->cs, 1);
+    chainstate_set_overlap(im->cs, overlap, im);
+    while (!stopping(im)) {
+        int got = pump(im, 0);
+        if (got <= 0) {
+            rc = got;
             break;
         }
+        if (stopping(im)) {
+            break;
+        }
+        if ((rc = chainstate_activate_best_chain(im->cs))) {
+            break;
+        }
+        if ((rc = im->deferred_rc)) {
+            break;
+        }
+    }
+    chainstate_set_overlap(im->cs, NULL, NULL);
+    chainstate_set_best_header_only(im->cs, 0);
+    if (rc == RC_OK) {
+        rc = im->deferred_rc;
+    }
+    if (rc) {
+        return rc;
     }
     struct blockfile_stats st;
     blockfile_get_stats(bf, &st);

@@ -27,10 +27,15 @@ struct importer;
 struct importer *importer_new(struct chainstate *cs, int reindex);
 void importer_free(struct importer *im);
 
-/** Imports one file (its records stay mapped while blocks from it are held): every block is
- *  checked as far as it can be without the UTXO set and stored; connecting waits for
- *  importer_finish, as Bitcoin Core's import does (a branch that loses within the files is
- *  stored but never connected). For reindex, file_number is the blk file's number.
+/** Imports one file (its records stay mapped while blocks from it are held). It reads the
+ *  file's headers first (chainstate_accept_header), then its blocks: every block is checked
+ *  as far as it can be without the UTXO set and stored, and blocks are connected as they
+ *  come, along the best header chain only, so a branch that loses within the file is stored
+ *  but never connected (the end state of Bitcoin Core's import, which connects after the
+ *  files). While a block's scripts are checked on the pool, the validation thread reads and
+ *  stores the next record (chainstate_set_overlap). A branch of this file beaten by a later
+ *  file may have been connected meanwhile; importer_finish reorganizes to the best chain.
+ *  For reindex, file_number is the blk file's number.
  *  Returns 0 (bad records are logged and skipped), or a system error / RC_IO for a file
  *  that cannot be read. */
 int importer_add_file(struct importer *im, const char *path, int file_number);

@@ -271,7 +271,8 @@ static void test_reorg_files(void)
                 CHECK(!chainstate_contains(cs, s));
                 CHECK(!block_index_failed(s));
                 CHECK(s->status & BLOCK_HAVE_DATA);
-                /* Stored but never connected, as Core's import leaves it (valid-headers). */
+                /* Stored but never connected, as Core's import leaves it (valid-headers):
+                 * the import connects as it reads, along the file's best header chain. */
                 CHECK(!block_index_is_valid(s, BLOCK_VALID_SCRIPTS));
                 CHECK(block_index_is_valid(s, BLOCK_VALID_TREE));
             }

@@ -556,6 +556,47 @@ int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
  * header's difficulty, so that a block cannot be buried under assumevalid cheaply. */
 #define ASSUME_VALID_BURY_SECONDS (60 * 60 * 24 * 7 * 2)
 
+static int cmp_txid(const void *a, const void *b)
+{
+    return memcmp(a, b, 32);
+}
+
+int chainstate_prefetch_recent(struct chainstate *cs)
+{
+    int rc = RC_OK;
+    chainstate_lock(cs);
+    if (!cs->have_recent || cs->recent.tx_count < 2) {
+        chainstate_unlock(cs);
+        return RC_OK;
+    }
+    const struct block *b = &cs->recent;
+    /* Outputs the block creates itself are skipped (sorted txids, binary search); those
+     * of the block being connected are not in the cache yet: looked up, not found, no
+     * harm (the cache holds what the database holds until the block is flushed into it). */
+    uint8_t(*ids)[32] = xmalloc(b->tx_count * 32);
+    for (size_t t = 0; t < b->tx_count; t++) {
+        memcpy(ids[t], b->txs[t].txid, 32);
+    }
+    qsort(ids, b->tx_count, 32, cmp_txid);
+    for (size_t t = 1; t < b->tx_count && rc == RC_OK; t++) {
+        for (size_t i = 0; i < b->txs[t].vin_count; i++) {
+            const struct outpoint *op = &b->txs[t].vin[i].prevout;
+            if (bsearch(op->txid, ids, b->tx_count, 32, cmp_txid)) {
+                continue;
+            }
+            const struct coin *c;
+            int r = coins_cache_get(cs->coins, op, &c);
+            if (r != RC_OK && r != RC_NOT_FOUND) {
+                rc = r;
+                break;
+            }
+        }
+    }
+    free(ids);
+    chainstate_unlock(cs);
+    return rc;
+}
+
 int chainstate_accept_header(struct chainstate *cs, const uint8_t raw80[80], struct vstate *st)
 {
     struct block_header h;
@@ -614,7 +655,11 @@ int chainstate_close(struct chainstate *cs)
                  "%.1f%% waiting for workers; %d worker(s): busy %.1f%%, idle %.1f%%",
                  (unsigned long long)q.blocks, (unsigned long long)q.inputs, connect / 1e9,
                  connect > 0 ? 100.0 * (double)cs->counters.overlap_ns / connect : 0.0,
-                 connect > 0 ? 100.0 * (double)q.prepare_ns / connect : 0.0,
+                 connect > 0 ? 100.0 * (double)(q.prepare_ns > cs->counters.overlap_pooled_ns
+                                                    ? q.prepare_ns - cs->counters.overlap_pooled_ns
+                                                    : 0) /
+                                   connect
+                             : 0.0,
                  connect > 0 ? 100.0 * (double)q.check_ns / connect : 0.0,
                  connect > 0 ? 100.0 * (double)q.wait_ns / connect : 0.0, workers,
                  workers && connect > 0 ? 100.0 * (double)q.worker_busy_ns / (connect * workers)

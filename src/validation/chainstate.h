@@ -162,6 +162,12 @@ typedef void (*chainstate_overlap_fn)(void *ctx);
  *  connects after the whole file, with the same result). */
 void chainstate_set_best_header_only(struct chainstate *cs, int on);
 
+/** Reads into the coins cache the outputs the block accept parsed last spends (unless the
+ *  block creates them itself), so that connecting it finds them in memory: overlap work
+ *  while the pool checks its parent. Changes nothing but what the cache holds.
+ *  Returns 0 or a database error. */
+int chainstate_prefetch_recent(struct chainstate *cs);
+
 /** Sets (or with fn NULL clears) the overlap work. */
 void chainstate_set_overlap(struct chainstate *cs, chainstate_overlap_fn fn, void *ctx);
 
@@ -211,6 +217,7 @@ struct chainstate_counters {
     uint64_t flushes;
     uint64_t connect_ns; /* the validation thread inside connect_block, in total */
     uint64_t overlap_ns; /* of which in the overlap work (chainstate_set_overlap) */
+    uint64_t overlap_pooled_ns; /* the part of it while a block was open on the pool */
     size_t coins_cache_bytes, coins_cache_limit;
     size_t coins_cache_peak; /* the most the coins cache held (checked before each flush) */
 };

@@ -273,8 +273,12 @@ int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct 
             clock_gettime(CLOCK_MONOTONIC, &o0);
             cs->overlap_fn(cs->overlap_ctx);
             clock_gettime(CLOCK_MONOTONIC, &o1);
-            cs->counters.overlap_ns += (uint64_t)((o1.tv_sec - o0.tv_sec) * 1000000000LL +
-                                                  (o1.tv_nsec - o0.tv_nsec));
+            uint64_t ns = (uint64_t)((o1.tv_sec - o0.tv_sec) * 1000000000LL +
+                                     (o1.tv_nsec - o0.tv_nsec));
+            cs->counters.overlap_ns += ns;
+            if (pooled) {
+                cs->counters.overlap_pooled_ns += ns;
+            }
         }
         if (!check_scripts) {
             cs->counters.blocks_assumed_valid++;

@@ -214,6 +214,9 @@ static void overlap(void *ctx)
         return;
     }
     int rc = pump(im, 1);
+    if (rc == 1) {
+        rc = chainstate_prefetch_recent(im->cs); /* its coins, from the database */
+    }
     if (rc < 0) {
         im->deferred_rc = rc;
     }

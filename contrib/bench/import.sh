@@ -10,17 +10,25 @@
 #    holding only their coinbase, so that every spending block is buried under more than
 #    two weeks of work and -assumevalid=<tip> skips their scripts. It needs at least
 #    200,000 signature checks.
-# 2. Runs contrib/bench/verify-floor on the chain's ECDSA and Schnorr counts: the time
-#    libsecp256k1 alone needs for those verifies, on one thread and divided by the cores.
+# 2. Runs contrib/bench/verify-floor on the chain's counts: the floor is the time
+#    libsecp256k1's verify calls alone need for the chain's ECDSA and Schnorr checks, on one
+#    thread and divided by the cores; the check floor adds every other library call those
+#    checks make (key and DER parsing, S normalisation, the taproot tweak checks).
 # 3. For the build's backend (leveldb or bdb, from BUILDDIR/Makefile) and each -par in LIST
 #    (default "1 2"), without and with -assumevalid=<tip>: imports the chain into a fresh
 #    datadir with -loadblock and -stopatheight=<tip height> (the node exits when the tip is
 #    connected) under /usr/bin/time -v, checks the log says every block was new and valid
-#    and the height was reached, and
-#    prints one row: wall time, user and sys CPU, peak RSS, signature checks per second
+#    and the height was reached, and that the node's own count of the verifies it made (its
+#    log at shutdown) equals the chain's, and
+#    prints one row: wall time, user and sys CPU, peak RSS (time -v: it counts file pages
+#    mapped in too: libraries, the block file, LevelDB's table files), peak anonymous
+#    memory (sampled every 0.1 s: what the node allocated), signature checks per second
 #    (of wall time; the -assumevalid rows skip them, so that column is the import rate
 #    without scripts), the speed-up over -par=1 in the same mode, and the wall time over the
-#    floor.
+#    floor and over the check floor.
+#    After the table: what each node logged at shutdown about its threads (the share of the
+#    connecting time each spent reading the next block, preparing, checking, waiting or
+#    idle) and its memory (the coins cache's peak against its limit, the signature cache).
 #
 # Output: a Markdown table on stdout (progress on stderr), ready for doc/benchmarks.md.
 set -euo pipefail
@@ -95,9 +103,15 @@ fi
 
 # ---- 2. the floor ----
 CORES=$(nproc)
-FLOOR_OUT=$("$FLOOR" --ecdsa "$ECDSA" --schnorr "$SCHNORR" --cores "$CORES")
+FLOOR_OUT=$("$FLOOR" --expect "$EXPECT" --cores "$CORES")
 ST=$(echo "$FLOOR_OUT" | sed -n 's/^single-thread: \([0-9.]*\) s$/\1/p')
 FL=$(echo "$FLOOR_OUT" | sed -n 's/^floor: \([0-9.]*\) s.*/\1/p')
+CST=$(echo "$FLOOR_OUT" | sed -n 's/^check single-thread: \([0-9.]*\) s$/\1/p')
+CFL=$(echo "$FLOOR_OUT" | sed -n 's/^check floor: \([0-9.]*\) s.*/\1/p')
+US_CE=$(echo "$FLOOR_OUT" | sed -n 's/^ecdsa check .*: \([0-9.]*\) us each$/\1/p')
+US_CS=$(echo "$FLOOR_OUT" | sed -n 's/^schnorr check .*: \([0-9.]*\) us each$/\1/p')
+US_T=$(echo "$FLOOR_OUT" | sed -n 's/^tweak check: .*(\([0-9.]*\) us each)$/\1/p')
+NTWEAK=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["spends"].get("p2tr-script", 0))' "$EXPECT")
 US_E=$(echo "$FLOOR_OUT" | sed -n 's/^ecdsa: .*(\([0-9.]*\) us each)$/\1/p')
 US_S=$(echo "$FLOOR_OUT" | sed -n 's/^schnorr: .*(\([0-9.]*\) us each)$/\1/p')
 
@@ -106,11 +120,15 @@ echo "chain: $HEIGHT blocks ($BLOCKS with spends), $NTX transactions, $SIGCHECKS
     "checks ($ECDSA ECDSA, $SCHNORR Schnorr), tip $TIP"
 echo "floor: $ST s on one thread ($US_E us per ECDSA, $US_S us per Schnorr verify), $FL s on" \
     "$CORES cores"
+echo "check floor (every libsecp256k1 call of those checks: key and signature parsing, and" \
+    "$NTWEAK taproot tweak checks): $CST s on one thread ($US_CE us per ECDSA check, $US_CS us" \
+    "per Schnorr check, $US_T us per tweak check), $CFL s on $CORES cores"
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start;" \
     "backend $BACKEND${DBCACHE:+, -dbcache=$DBCACHE}"
 echo
-echo "| backend | -par | assumevalid | wall s | user s | sys s | peak RSS MiB | sigchecks/s | speed-up | wall / floor |"
-echo "|---------|-----:|-------------|-------:|-------:|------:|-------------:|------------:|---------:|-------------:|"
+echo "| backend | -par | assumevalid | wall s | user s | sys s | peak RSS MiB | peak anon MiB | sigchecks/s | speed-up | wall / floor | wall / check floor |"
+echo "|---------|-----:|-------------|-------:|-------:|------:|-------------:|--------------:|------------:|---------:|-------------:|-------------------:|"
+NOTES=()
 declare -A WALL1
 for av in none tip; do
     for par in $PARS; do
@@ -123,7 +141,27 @@ for av in none tip; do
         [ -n "$DBCACHE" ] && args+=(-dbcache="$DBCACHE")
         load=$(cut -d' ' -f1 /proc/loadavg)
         log "backend $BACKEND -par=$par assumevalid=$av: importing (load $load)"
-        if ! /usr/bin/time -v -o "$dd/time.txt" "$NODED" "${args[@]}" >"$dd/stdout.txt" 2>&1; then
+        /usr/bin/time -v -o "$dd/time.txt" "$NODED" "${args[@]}" >"$dd/stdout.txt" 2>&1 &
+        tpid=$!
+        # Peak anonymous memory (the heap: what the process itself allocated), sampled every
+        # 0.1 s without forking; peak RSS (from time -v) also counts file pages mapped in
+        # (the libraries, the block file being read, LevelDB's table files).
+        npid=
+        for _ in $(seq 50); do
+            npid=$(pgrep -P "$tpid" -x bitnoded || true)
+            [ -n "$npid" ] && break
+            sleep 0.02
+        done
+        anon=0
+        while [ -n "$npid" ] && [ -r "/proc/$npid/status" ]; do
+            while read -r k v _; do
+                if [ "$k" = "RssAnon:" ] && [ "$v" -gt "$anon" ]; then
+                    anon=$v
+                fi
+            done <"/proc/$npid/status" 2>/dev/null || true
+            sleep 0.1
+        done
+        if ! wait "$tpid"; then
             log "bitnoded failed; see $dd"
             exit 1
         fi
@@ -137,6 +175,14 @@ for av in none tip; do
             log "-assumevalid was not taken; see $dlog"
             exit 1
         fi
+        # The node counts the verifies it really made: they must be the generator's count.
+        if [ "$av" = none ] &&
+            ! grep -q "signature verifies: $ECDSA ECDSA, $SCHNORR Schnorr, $NTWEAK taproot" "$dlog"; then
+            log "the node's signature verifies differ from the chain's count; see $dlog"
+            exit 1
+        fi
+        NOTES+=("$BACKEND -par=$par assumevalid=$av: $(sed -n 's/.*check pool: //p' "$dlog")")
+        NOTES+=("$BACKEND -par=$par assumevalid=$av: $(sed -n 's/.*memory: //p' "$dlog")")
         wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$dd/time.txt" |
             awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }')
         user=$(sed -n 's/.*User time (seconds): //p' "$dd/time.txt")
@@ -152,11 +198,19 @@ for av in none tip; do
             speedup=$(awk -v a="${WALL1[$key]}" -v b="$wall" 'BEGIN { printf "%.2f", a / b }')
         fi
         overfloor=$(awk -v w="$wall" -v f="$FL" 'BEGIN { printf "%.2f", w / f }')
-        printf '| %s | %s | %s | %s | %s | %s | %.0f | %s | %s | %s |\n' "$BACKEND" "$par" \
-            "$([ "$av" = tip ] && echo "tip" || echo "-")" "$wall" "$user" "$sys" \
-            "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" "$rate" "$speedup" "$overfloor"
+        overcheck=$(awk -v w="$wall" -v f="$CFL" 'BEGIN { printf "%.2f", w / f }')
+        printf '| %s | %s | %s | %s | %s | %s | %.0f | %.0f | %s | %s | %s | %s |\n' "$BACKEND" \
+            "$par" "$([ "$av" = tip ] && echo "tip" || echo "-")" "$wall" "$user" "$sys" \
+            "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')" \
+            "$(awk -v k="$anon" 'BEGIN { print k / 1024 }')" "$rate" "$speedup" "$overfloor" \
+            "$overcheck"
         rm -rf "$dd/regtest/blocks" "$dd/regtest/chainstate"
     done
 done
 echo
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "What each run's node logged at shutdown:"
+for n in "${NOTES[@]}"; do
+    echo "- $n"
+done

@@ -1,17 +1,21 @@
 /* verify-floor: the time libsecp256k1 alone needs for a chain's signature checks (issue 7).
  *
- *   contrib/bench/verify-floor --ecdsa N --schnorr N [--cores C]
+ *   contrib/bench/verify-floor --ecdsa N --schnorr N [--tweak N] [--cores C]
  *   contrib/bench/verify-floor --expect FILE.json [--cores C]
  *
  * FILE.json is what `bitnode-util genchain --expect` writes (its "ecdsa" and "schnorr"
- * counts). The program signs 1,000 distinct messages with 1,000 keys of each kind, then
- * times N ECDSA verifies (secp256k1_ecdsa_verify on parsed compressed keys and signatures)
- * and N Schnorr verifies (secp256k1_schnorrsig_verify with x-only keys) on one thread,
- * cycling through the set. It prints the time per verify of each kind, the single-thread
- * total, and the floor: that total divided by the cores (default: online processors).
- * Parsing keys and signatures is left out: the floor is the verifies alone. For comparison it
- * also prints the cost of an ECDSA verify with the parsing a script check adds (compressed
- * key, DER signature, low-S normalisation), over up to 20,000 of them.
+ * counts, and its taproot script-path spends: one tweak check each). The program signs
+ * 1,000 distinct messages with 1,000 keys of each kind, then, on one thread, cycling
+ * through the set:
+ *   1. the floor: N ECDSA verifies (secp256k1_ecdsa_verify on parsed compressed keys and
+ *      signatures) and N Schnorr verifies (secp256k1_schnorrsig_verify on parsed x-only
+ *      keys): the verify calls alone. It prints the time per verify of each kind, the
+ *      single-thread total, and that total divided by the cores (default: online processors).
+ *   2. the check floor: the same checks with every libsecp256k1 call a script check makes
+ *      for them: an ECDSA check parses the compressed key and the DER signature and
+ *      normalises S before the verify; a Schnorr check parses the x-only key; a taproot
+ *      script-path spend also parses its internal key and checks the output key's tweak
+ *      (secp256k1_xonly_pubkey_tweak_add_check). Printed the same way.
  * Built by make, never run by the tests; contrib/bench/import.sh runs it.
  */
 #include <stdint.h>
@@ -53,17 +57,24 @@ struct schnorr_item {
     secp256k1_xonly_pubkey pk;
     uint8_t sig[64];
     uint8_t msg[32];
+    uint8_t xonly[32];
+    /* a taproot output: this key tweaked by tweak gives out (with its Y parity) */
+    uint8_t tweak[32];
+    uint8_t out[32];
+    int parity;
 };
 
 int main(int argc, char **argv)
 {
-    long long necdsa = -1, nschnorr = -1;
+    long long necdsa = -1, nschnorr = -1, ntweak = 0;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--ecdsa") == 0 && i + 1 < argc) {
             necdsa = atoll(argv[++i]);
         } else if (strcmp(argv[i], "--schnorr") == 0 && i + 1 < argc) {
             nschnorr = atoll(argv[++i]);
+        } else if (strcmp(argv[i], "--tweak") == 0 && i + 1 < argc) {
+            ntweak = atoll(argv[++i]);
         } else if (strcmp(argv[i], "--cores") == 0 && i + 1 < argc) {
             cores = atol(argv[++i]);
         } else if (strcmp(argv[i], "--expect") == 0 && i + 1 < argc) {
@@ -75,14 +86,16 @@ int main(int argc, char **argv)
             }
             necdsa = json_integer_value(json_object_get(j, "ecdsa"));
             nschnorr = json_integer_value(json_object_get(j, "schnorr"));
+            ntweak = json_integer_value(
+                json_object_get(json_object_get(j, "spends"), "p2tr-script"));
             json_decref(j);
         } else {
-            fprintf(stderr, "usage: verify-floor (--ecdsa N --schnorr N | --expect FILE.json) "
-                            "[--cores C]\n");
+            fprintf(stderr, "usage: verify-floor (--ecdsa N --schnorr N [--tweak N] | --expect "
+                            "FILE.json) [--cores C]\n");
             return 2;
         }
     }
-    if (necdsa < 0 || nschnorr < 0 || cores < 1) {
+    if (necdsa < 0 || nschnorr < 0 || ntweak < 0 || cores < 1) {
         fprintf(stderr, "verify-floor: give --ecdsa and --schnorr (or --expect)\n");
         return 2;
     }
@@ -110,6 +123,13 @@ int main(int argc, char **argv)
         CHECK_ALWAYS(secp256k1_keypair_create(ctx, &kp, sec));
         CHECK_ALWAYS(secp256k1_keypair_xonly_pub(ctx, &sv[i].pk, NULL, &kp));
         CHECK_ALWAYS(secp256k1_schnorrsig_sign32(ctx, sv[i].sig, sv[i].msg, &kp, NULL));
+        CHECK_ALWAYS(secp256k1_xonly_pubkey_serialize(ctx, sv[i].xonly, &sv[i].pk));
+        secp256k1_pubkey tweaked;
+        secp256k1_xonly_pubkey tx;
+        hash_sha256(sv[i].tweak, sv[i].msg, 32);
+        CHECK_ALWAYS(secp256k1_xonly_pubkey_tweak_add(ctx, &tweaked, &sv[i].pk, sv[i].tweak));
+        CHECK_ALWAYS(secp256k1_xonly_pubkey_from_pubkey(ctx, &tx, &sv[i].parity, &tweaked));
+        CHECK_ALWAYS(secp256k1_xonly_pubkey_serialize(ctx, sv[i].out, &tx));
     }
     long long ok = 0;
     double t0 = now_s();
@@ -123,10 +143,8 @@ int main(int argc, char **argv)
         ok += secp256k1_schnorrsig_verify(ctx, s->sig, s->msg, 32, &s->pk);
     }
     double t2 = now_s();
-    /* For comparison, not part of the floor: what a script check adds on top, parsing the
-     * compressed key and the DER signature and normalising S (as script_ecdsa_verify). */
-    long long nparse = necdsa < 20000 ? necdsa : 20000;
-    for (long long n = 0; n < nparse; n++) {
+    /* The check floor: every library call a script check makes. */
+    for (long long n = 0; n < necdsa; n++) {
         const struct ecdsa_item *e = &ev[n % SET];
         secp256k1_pubkey pk;
         secp256k1_ecdsa_signature sig;
@@ -136,18 +154,38 @@ int main(int argc, char **argv)
               secp256k1_ecdsa_verify(ctx, &sig, e->msg, &pk);
     }
     double t3 = now_s();
-    CHECK_ALWAYS(ok == necdsa + nschnorr + nparse);
+    for (long long n = 0; n < nschnorr; n++) {
+        const struct schnorr_item *x = &sv[n % SET];
+        secp256k1_xonly_pubkey pk;
+        ok += secp256k1_xonly_pubkey_parse(ctx, &pk, x->xonly) &&
+              secp256k1_schnorrsig_verify(ctx, x->sig, x->msg, 32, &pk);
+    }
+    double t4 = now_s();
+    for (long long n = 0; n < ntweak; n++) {
+        const struct schnorr_item *x = &sv[n % SET];
+        secp256k1_xonly_pubkey internal;
+        ok += secp256k1_xonly_pubkey_parse(ctx, &internal, x->xonly) &&
+              secp256k1_xonly_pubkey_tweak_add_check(ctx, x->out, x->parity, &internal,
+                                                     x->tweak);
+    }
+    double t5 = now_s();
+    CHECK_ALWAYS(ok == 2 * (necdsa + nschnorr) + ntweak);
     double te = t1 - t0, ts = t2 - t1;
     printf("ecdsa: %lld verifies in %.3f s (%.1f us each)\n", necdsa, te,
            necdsa ? te / (double)necdsa * 1e6 : 0.0);
     printf("schnorr: %lld verifies in %.3f s (%.1f us each)\n", nschnorr, ts,
            nschnorr ? ts / (double)nschnorr * 1e6 : 0.0);
-    if (nparse) {
-        printf("ecdsa with key and DER parsing (not in the floor): %.1f us each\n",
-               (t3 - t2) / (double)nparse * 1e6);
-    }
     printf("single-thread: %.3f s\n", te + ts);
     printf("floor: %.3f s on %ld cores\n", (te + ts) / (double)cores, cores);
+    double ce = t3 - t2, cs = t4 - t3, ct = t5 - t4;
+    printf("ecdsa check (key and DER parsing, normalise, verify): %.1f us each\n",
+           necdsa ? ce / (double)necdsa * 1e6 : 0.0);
+    printf("schnorr check (x-only key parsing, verify): %.1f us each\n",
+           nschnorr ? cs / (double)nschnorr * 1e6 : 0.0);
+    printf("tweak check: %lld in %.3f s (%.1f us each)\n", ntweak, ct,
+           ntweak ? ct / (double)ntweak * 1e6 : 0.0);
+    printf("check single-thread: %.3f s\n", ce + cs + ct);
+    printf("check floor: %.3f s on %ld cores\n", (ce + cs + ct) / (double)cores, cores);
     free(ev);
     free(sv);
     secp256k1_context_destroy(ctx);

@@ -762,6 +762,7 @@ void chainstate_set_overlap(struct chainstate *cs, chainstate_overlap_fn fn, voi
     chainstate_lock(cs);
     cs->overlap_fn = fn;
     cs->overlap_ctx = fn ? ctx : NULL;
+    cs->overlap_thread = pthread_self();
     chainstate_unlock(cs);
 }
 

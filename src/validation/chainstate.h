@@ -147,9 +147,10 @@ typedef int (*chainstate_interrupt_fn)(void);
 /** Sets (or with NULL clears) the interrupt activation asks between blocks. */
 void chainstate_set_interrupt(struct chainstate *cs, chainstate_interrupt_fn fn);
 
-/* Work to overlap with script checks (issue 7): called on the validation thread, with the
- * chain lock held, once per connected block whose scripts are checked, after its last
- * transaction went to the check pool and before the thread joins the pool for the rest.
+/* Work to overlap with script checks (issue 7): called with the chain lock held, once per
+ * block connected by the thread that set it (an RPC thread's connects never run it),
+ * after the block's last transaction went to the check pool and before the thread joins
+ * the pool for the rest (also when -assumevalid skips the scripts).
  * The import uses it to read, check and store the next block from its file while the
  * workers check this one. It may accept blocks (chainstate_accept_block); it must not
  * connect, disconnect or flush. */

@@ -49,6 +49,7 @@ struct chainstate {
     chainstate_interrupt_fn interrupt;
     chainstate_overlap_fn overlap_fn;
     void *overlap_ctx;
+    pthread_t overlap_thread; /* the thread that set it: only its connects run it */
     int best_header_only; /* connect only along the best header chain (an import reading) */
 
     /* The block accept parsed last, kept for the connect that usually follows. */

@@ -3,6 +3,7 @@
  * cost, the coinbase amount, and every input script with the flags of the block's height.
  * Everything the block changes goes into a view the caller throws away if the block is
  * invalid. */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -265,7 +266,7 @@ int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct 
     {
         /* The verdict is the first failing input in block order, as serial checking gives. */
         struct checkqueue_result res = {0};
-        if (cs->overlap_fn) {
+        if (cs->overlap_fn && pthread_equal(cs->overlap_thread, pthread_self())) {
             /* The workers check this block while this thread does the caller's work
              * (the import reads and stores the next block), then joins them. Called
              * without script checks too (-assumevalid): the import's order stays the same. */

@@ -178,14 +178,15 @@ static int pump(struct importer *im, int in_connect)
     struct blockfile_record rec;
     const struct chain_params *p = chainstate_params(im->cs);
     struct block_tree *tree = chainstate_tree(im->cs);
+    chainstate_lock(im->cs); /* the file's cursor too: one reader at a time */
     if (im->cur_eof || blockfile_next(im->files[im->cur], &rec) != 1) {
         im->cur_eof = 1;
+        chainstate_unlock(im->cs);
         return 0;
     }
     uint8_t hash[32];
     im->stats.records++;
     hash_sha256d(hash, rec.data, 80);
-    chainstate_lock(im->cs);
     struct block_index *known = block_tree_find(tree, hash);
     int have = known && (known->status & BLOCK_HAVE_DATA);
     const uint8_t *parent = rec.data + 4;

@@ -79,15 +79,28 @@ static int mark_descendant(void *ctx, struct block_index *e)
     return 0;
 }
 
-/* The block is invalid: mark it and everything built on it; none of it may be connected. */
-static void mark_invalid(struct chainstate *cs, struct block_index *bad)
+static int best_valid_header(void *ctx, struct block_index *e)
+{
+    struct block_index **best = ctx;
+    if (!block_index_failed(e) &&
+        (!*best || u256_cmp(&e->chain_work, &(*best)->chain_work) > 0)) {
+        *best = e;
+    }
+    return 0;
+}
+
+void cs_mark_invalid(struct chainstate *cs, struct block_index *bad)
 {
     struct mark_ctx m = {cs, bad};
     bad->status |= BLOCK_FAILED_VALID;
     cs_mark_dirty(cs, bad);
     block_tree_foreach(cs->tree, mark_descendant, &m);
     if (cs->best_header && block_index_failed(cs->best_header)) {
-        cs->best_header = NULL;
+        /* The most-work header that is still valid (Core's m_best_header after
+         * InvalidBlockFound); a walk of the tree, once per invalid block. */
+        struct block_index *best = NULL;
+        block_tree_foreach(cs->tree, best_valid_header, &best);
+        cs->best_header = best;
     }
 }
 
@@ -168,7 +181,7 @@ static int connect_tip(struct chainstate *cs, struct block_index *e, int *invali
         LOG_WARN("connect block %s height %d: %s (%s)", hx, e->height, st.reject, st.debug);
         coins_cache_free(view);
         block_clear(&b);
-        mark_invalid(cs, e);
+        cs_mark_invalid(cs, e);
         memcpy(cs->last_invalid_hash, e->hash, 32);
         cs->last_invalid = st;
         *invalid = 1;
@@ -377,7 +390,7 @@ static int invalidate(struct chainstate *cs, const uint8_t hash32[32])
             return rc;
         }
     }
-    mark_invalid(cs, e);
+    cs_mark_invalid(cs, e);
     /* Blocks that had less work than the old tip may be the best now. */
     cs_rebuild_candidates(cs);
     return activate(cs);

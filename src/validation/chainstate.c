@@ -418,6 +418,12 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
      * valid block with another body), so submitting it again gives the reason again. */
     e = block_tree_find(cs->tree, b.hash);
     if (!(e && (e->status & BLOCK_HAVE_DATA)) && block_check(st, &b, cs->p, 1)) {
+        if (e && !block_index_failed(e) && st->result != VRESULT_MUTATED) {
+            /* Its header came first (an import reads headers first): this body is what the
+             * header commits to (not mutated), so the block is invalid, as Core's
+             * AcceptBlock marks it. */
+            cs_mark_invalid(cs, e);
+        }
         rc = RC_INVALID;
         goto out;
     }

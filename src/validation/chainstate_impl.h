@@ -102,6 +102,9 @@ int cs_assume_scripts_valid(struct chainstate *cs, struct block_index *e);
 /* activate.c */
 /** Recomputes the set of blocks that could become the tip from the whole tree. */
 void cs_rebuild_candidates(struct chainstate *cs);
+/* bad is invalid: marks it and everything built on it (none of it may be connected), and
+ * moves the best header to the most-work header still valid. */
+void cs_mark_invalid(struct chainstate *cs, struct block_index *bad);
 
 /* connect.c */
 /** Connects block b (entry e, a child of the tip) into view, filling undo.

@@ -282,6 +282,8 @@ static int open_log(struct node *n)
     struct log_options lo = {
         .file_path = path,
         .print_to_console = args_get_bool(n->args, "printtoconsole", !daemon_mode),
+        .no_timestamps = !args_get_bool(n->args, "logtimestamps", true),
+        .time_micros = args_get_bool(n->args, "logtimemicros", false),
     };
     int rc = log_open(&lo, err, sizeof(err));
     if (rc != RC_OK) {

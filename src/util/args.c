@@ -83,6 +83,10 @@ const struct arg_def args_daemon_defs[] = {
      "Specify location of debug log file (default: debug.log). Relative paths will be prefixed "
      "by a net-specific datadir location. Pass -nodebuglogfile to disable writing the log to a "
      "file."},
+    {"logtimestamps", ARG_BOOL, CAT_DEBUG, "",
+     "Prepend debug output with timestamp (default: 1)"},
+    {"logtimemicros", ARG_BOOL | ARG_HIDDEN, CAT_DEBUG, "",
+     "Add microsecond precision to debug timestamps (default: 0)"},
     {"printtoconsole", ARG_BOOL, CAT_DEBUG, "",
      "Send trace/debug info to console (default: 1 when no -daemon. To disable logging to "
      "file, set -nodebuglogfile)"},

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/buf.h"
 #include "util/check.h"
@@ -33,6 +34,8 @@ static pthread_mutex_t log_mutex = PTHREAD_MUTEX_INITIALIZER;
 static FILE *log_file;         /* guarded by log_mutex */
 static char *log_path;         /* guarded by log_mutex */
 static bool log_console;       /* guarded by log_mutex */
+static bool log_no_stamps;     /* guarded by log_mutex */
+static bool log_micros;        /* guarded by log_mutex */
 static bool log_is_open;       /* guarded by log_mutex */
 static struct buf log_preopen; /* guarded by log_mutex */
 static atomic_bool log_reopen_flag;
@@ -77,13 +80,13 @@ static void write_line(const char *line, size_t len)
 
 void log_print(uint32_t cat, int level, const char *fmt, ...)
 {
-    char stamp[TIME_ISO_LEN];
     char prefix[48] = "";
     char msg[4096];
     const char *cname = category_name(cat);
     const char *lname = level == LOG_LVL_WARN ? "warning" : level == LOG_LVL_ERROR ? "error" : NULL;
 
-    time_format_iso(stamp, time_now_s());
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
     if (cname && lname) {
         snprintf(prefix, sizeof(prefix), "[%s:%s] ", cname, lname);
     } else if (cname) {
@@ -97,15 +100,25 @@ void log_print(uint32_t cat, int level, const char *fmt, ...)
     va_end(ap);
 
     char line[4200];
-    int n = snprintf(line, sizeof(line), "%s %s%s\n", stamp, prefix, msg);
+    char stamp[TIME_ISO_LEN + 8] = "";
+    pthread_mutex_lock(&log_mutex);
+    if (!log_no_stamps) {
+        time_format_iso(stamp, (int64_t)now.tv_sec);
+        if (log_micros) {
+            /* Core's -logtimemicros: 2026-11-30T01:02:03.123456Z */
+            unsigned us = (unsigned)(now.tv_nsec / 1000) % 1000000u;
+            snprintf(stamp + TIME_ISO_LEN - 2, sizeof(stamp) - (TIME_ISO_LEN - 2), ".%06uZ", us);
+        }
+    }
+    int n = snprintf(line, sizeof(line), "%s%s%s%s\n", stamp, stamp[0] ? " " : "", prefix, msg);
     if (n < 0) {
+        pthread_mutex_unlock(&log_mutex);
         return;
     }
     size_t len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
     if (line[len - 1] != '\n') {
         line[len - 1] = '\n';
     }
-    pthread_mutex_lock(&log_mutex);
     write_line(line, len);
     pthread_mutex_unlock(&log_mutex);
 }
@@ -115,6 +128,8 @@ int log_open(const struct log_options *opt, char *err, size_t err_len)
     int rc = RC_OK;
     pthread_mutex_lock(&log_mutex);
     log_console = opt->print_to_console;
+    log_no_stamps = opt->no_timestamps;
+    log_micros = opt->time_micros;
     free(log_path);
     log_path = NULL;
     if (opt->file_path) {

@@ -68,6 +68,8 @@ void log_print(uint32_t cat, int level, const char *fmt, ...) __attribute__((for
 struct log_options {
     const char *file_path; /* debug.log path, or NULL for no file; borrowed for the call */
     bool print_to_console; /* also write each line to stdout */
+    bool no_timestamps;    /* -nologtimestamps: lines without the time */
+    bool time_micros;      /* -logtimemicros: the time to the microsecond */
 };
 
 /** Opens the log as configured and writes the lines buffered so far.

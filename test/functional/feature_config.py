@@ -3,6 +3,7 @@
 options outside their section, and start-up refusals for bad or unimplemented options."""
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -98,6 +99,19 @@ class ConfigTest(BitnodeTestFramework):
         node.stop()
         assert_true(not os.path.exists(os.path.join(node.net_dir, "my.pid")), "pid removed")
         assert_in("Shutdown: done", open(os.path.join(self.tmpdir, "custom.log")).read())
+
+        self.log("Core's log options: -logtimemicros, -nologtimestamps (in bitcoin.conf files)")
+        micro_log = os.path.join(self.tmpdir, "micros.log")
+        node.start(["-chain=regtest", "-logtimemicros", "-debuglogfile=" + micro_log])
+        node.stop()
+        lines = [l for l in open(micro_log).read().splitlines() if "Shutdown: done" in l]
+        assert_true(re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z Shutdown: done$",
+                             lines[-1]), lines)
+        plain_log = os.path.join(self.tmpdir, "plain.log")
+        node.start(["-chain=regtest", "-nologtimestamps", "-debuglogfile=" + plain_log])
+        node.stop()
+        lines = [l for l in open(plain_log).read().splitlines() if "Shutdown: done" in l]
+        assert_equal(lines[-1], "Shutdown: done")
 
         self.log("datadir= in a -conf file moves the datadir (default datadir under $HOME)")
         other = os.path.join(self.tmpdir, "other_datadir")

@@ -13,6 +13,7 @@
 struct slot {
     struct coins_entry e;
     uint8_t used;
+    uint32_t h; /* hash_of(e.op) */
 };
 
 #define MIN_SLOTS 256 /* a new or flushed cache's table (a power of two) */
@@ -43,9 +44,12 @@ static void coin_set_spent(struct coin *c)
     c->value_sat = -1;
 }
 
-static size_t bucket(const struct coins_cache *c, const struct outpoint *op)
+/* The low 32 bits of the outpoint's SipHash: kept in its slot, so that probing compares
+ * it before the outpoint, and growing or closing gaps never hashes again (tables stay far
+ * below 2^32 slots). */
+static uint32_t hash_of(const struct coins_cache *c, const struct outpoint *op)
 {
-    return (size_t)siphash24_uint256_extra(c->k0, c->k1, op->txid, op->n) & (c->nslots - 1);
+    return (uint32_t)siphash24_uint256_extra(c->k0, c->k1, op->txid, op->n);
 }
 
 static int same(const struct outpoint *a, const struct outpoint *b)
@@ -53,12 +57,12 @@ static int same(const struct outpoint *a, const struct outpoint *b)
     return a->n == b->n && memcmp(a->txid, b->txid, 32) == 0;
 }
 
-/* Index of op's slot, or of the empty slot where it would go. */
-static size_t probe(const struct coins_cache *c, const struct outpoint *op)
+/* Index of op's slot (h = hash_of(op)), or of the empty slot where it would go. */
+static size_t probe(const struct coins_cache *c, const struct outpoint *op, uint32_t h)
 {
-    size_t i = bucket(c, op);
-    while (c->slots[i].used && !same(&c->slots[i].e.op, op)) {
-        i = (i + 1) & (c->nslots - 1);
+    size_t mask = c->nslots - 1, i = h & mask;
+    while (c->slots[i].used && !(c->slots[i].h == h && same(&c->slots[i].e.op, op))) {
+        i = (i + 1) & mask;
     }
     return i;
 }
@@ -66,26 +70,31 @@ static size_t probe(const struct coins_cache *c, const struct outpoint *op)
 static void rehash(struct coins_cache *c, size_t nslots)
 {
     struct slot *old = c->slots;
-    size_t n = c->nslots;
+    size_t n = c->nslots, mask = nslots - 1;
     c->slots = xcalloc(nslots, sizeof(struct slot));
     c->nslots = nslots;
     for (size_t i = 0; i < n; i++) {
         if (old[i].used) {
-            c->slots[probe(c, &old[i].e.op)] = old[i];
+            size_t j = old[i].h & mask; /* keys are distinct: the first free slot */
+            while (c->slots[j].used) {
+                j = (j + 1) & mask;
+            }
+            c->slots[j] = old[i];
         }
     }
     free(old);
 }
 
-/* A new slot for op (absent), holding a spent coin with no flags. */
-static struct slot *insert(struct coins_cache *c, const struct outpoint *op)
+/* A new slot for op (absent; h = hash_of(op)), holding a spent coin with no flags. */
+static struct slot *insert_h(struct coins_cache *c, const struct outpoint *op, uint32_t h)
 {
     if (2 * (c->count + 1) > c->nslots) {
         rehash(c, c->nslots * 2);
     }
-    struct slot *s = &c->slots[probe(c, op)];
+    struct slot *s = &c->slots[probe(c, op, h)];
     memset(s, 0, sizeof(*s));
     s->used = 1;
+    s->h = h;
     s->e.op = *op;
     s->e.coin.value_sat = -1;
     c->count++;
@@ -103,7 +112,7 @@ static void erase_at(struct coins_cache *c, size_t i)
         if (!c->slots[j].used) {
             break;
         }
-        size_t home = bucket(c, &c->slots[j].e.op);
+        size_t home = c->slots[j].h & mask;
         /* Move j back into the hole at i unless its home lies cyclically in (i, j]. */
         int stays = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
         if (!stays) {
@@ -114,9 +123,14 @@ static void erase_at(struct coins_cache *c, size_t i)
     }
 }
 
-static struct slot *find(struct coins_cache *c, const struct outpoint *op)
+/* op's slot, or NULL; *h_out (may be NULL) gets hash_of(op) for a following insert_h. */
+static struct slot *find_h(struct coins_cache *c, const struct outpoint *op, uint32_t *h_out)
 {
-    struct slot *s = &c->slots[probe(c, op)];
+    uint32_t h = hash_of(c, op);
+    if (h_out) {
+        *h_out = h;
+    }
+    struct slot *s = &c->slots[probe(c, op, h)];
     return s->used ? s : NULL;
 }
 
@@ -141,7 +155,8 @@ static void drop(struct coins_cache *c, struct slot *s)
 /* The slot of op, fetched from the base on a miss. *s is NULL when nobody has the coin. */
 static int fetch(struct coins_cache *c, const struct outpoint *op, struct slot **out)
 {
-    struct slot *s = find(c, op);
+    uint32_t h;
+    struct slot *s = find_h(c, op, &h);
     struct coin coin;
     if (s) {
         *out = s;
@@ -155,7 +170,7 @@ static int fetch(struct coins_cache *c, const struct outpoint *op, struct slot *
     if (rc) {
         return rc;
     }
-    s = insert(c, op);
+    s = insert_h(c, op, h);
     s->e.coin = coin;
     c->script_bytes += script_cost(coin.script_pubkey.len);
     *out = s;
@@ -183,9 +198,10 @@ int coins_cache_add(struct coins_cache *c, const struct outpoint *op, struct coi
         coin_clear(coin);
         return RC_OK;
     }
-    struct slot *s = find(c, op);
+    uint32_t h;
+    struct slot *s = find_h(c, op, &h);
     if (!s) {
-        s = insert(c, op);
+        s = insert_h(c, op, h);
     }
     int fresh = 0;
     if (!possible_overwrite) {
@@ -323,12 +339,13 @@ static int cache_batch_write(struct coins_view *v, struct coins_entry *entries, 
             continue;
         }
         int child_spent = coins_entry_spent(e), child_fresh = (e->flags & COINS_FRESH) != 0;
-        struct slot *s = find(c, &e->op);
+        uint32_t h;
+        struct slot *s = find_h(c, &e->op, &h);
         if (!s) {
             if (child_fresh && child_spent) {
                 continue;
             }
-            s = insert(c, &e->op);
+            s = insert_h(c, &e->op, h);
             s->e.coin = e->coin;
             e->coin.script_pubkey.data = NULL; /* moved */
             c->script_bytes += script_cost(s->e.coin.script_pubkey.len);

@@ -120,6 +120,7 @@ static int import_interrupted(void)
 static void *import_main(void *arg)
 {
     struct node *n = arg;
+    log_thread_rename("loadblk");
     struct import_stats st;
     const char **files = NULL;
     size_t nload = args_get_list(n->args, "loadblock", &files);
@@ -284,6 +285,7 @@ static int open_log(struct node *n)
         .print_to_console = args_get_bool(n->args, "printtoconsole", !daemon_mode),
         .no_timestamps = !args_get_bool(n->args, "logtimestamps", true),
         .time_micros = args_get_bool(n->args, "logtimemicros", false),
+        .thread_names = args_get_bool(n->args, "logthreadnames", false),
     };
     int rc = log_open(&lo, err, sizeof(err));
     if (rc != RC_OK) {
@@ -457,6 +459,7 @@ int main(int argc, char **argv)
     char err[1024];
     int exit_code = 1;
     int step = 0; /* how far start-up got, for the shutdown in reverse */
+    log_thread_rename("main");
 
     /* 1. Parse the command line. */
     n.args = args_new(args_daemon_defs, args_daemon_defs_len);

@@ -45,6 +45,7 @@ struct work_item {
 
 struct rpc_server {
     struct rpc_server_options opt; /* the pointers inside are not used after bind */
+    atomic_int names;              /* numbers the workers' thread names */
     struct rpc_auth *auth;
     struct rpc_subnet *allow;
     size_t n_allow;
@@ -413,6 +414,9 @@ static void process(struct work_item *w)
 static void *worker_main(void *arg)
 {
     struct rpc_server *s = arg;
+    char name[32];
+    snprintf(name, sizeof(name), "httpworker.%d", atomic_fetch_add(&s->names, 1));
+    log_thread_rename(name);
     for (;;) {
         pthread_mutex_lock(&s->queue_mutex);
         while (s->q_len == 0 && !s->q_stop) {
@@ -533,6 +537,7 @@ static void http_request_cb(struct evhttp_request *req, void *arg)
 static void *http_thread_main(void *arg)
 {
     struct rpc_server *s = arg;
+    log_thread_rename("http");
     event_base_dispatch(s->base);
     return NULL;
 }

@@ -87,6 +87,8 @@ const struct arg_def args_daemon_defs[] = {
      "Prepend debug output with timestamp (default: 1)"},
     {"logtimemicros", ARG_BOOL | ARG_HIDDEN, CAT_DEBUG, "",
      "Add microsecond precision to debug timestamps (default: 0)"},
+    {"logthreadnames", ARG_BOOL, CAT_DEBUG, "",
+     "Prepend debug output with name of the originating thread (default: 0)"},
     {"printtoconsole", ARG_BOOL, CAT_DEBUG, "",
      "Send trace/debug info to console (default: 1 when no -daemon. To disable logging to "
      "file, set -nodebuglogfile)"},

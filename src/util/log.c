@@ -36,6 +36,16 @@ static char *log_path;         /* guarded by log_mutex */
 static bool log_console;       /* guarded by log_mutex */
 static bool log_no_stamps;     /* guarded by log_mutex */
 static bool log_micros;        /* guarded by log_mutex */
+static bool log_thread_names;  /* guarded by log_mutex */
+static _Thread_local char thread_name[32];
+
+void log_thread_rename(const char *name)
+{
+    char sys[16];
+    snprintf(thread_name, sizeof(thread_name), "%s", name);
+    snprintf(sys, sizeof(sys), "b-%s", name);
+    pthread_setname_np(pthread_self(), sys);
+}
 static bool log_is_open;       /* guarded by log_mutex */
 static struct buf log_preopen; /* guarded by log_mutex */
 static atomic_bool log_reopen_flag;
@@ -110,7 +120,12 @@ void log_print(uint32_t cat, int level, const char *fmt, ...)
             snprintf(stamp + TIME_ISO_LEN - 2, sizeof(stamp) - (TIME_ISO_LEN - 2), ".%06uZ", us);
         }
     }
-    int n = snprintf(line, sizeof(line), "%s%s%s%s\n", stamp, stamp[0] ? " " : "", prefix, msg);
+    char tname[40] = "";
+    if (log_thread_names) {
+        snprintf(tname, sizeof(tname), "[%s] ", thread_name[0] ? thread_name : "unknown");
+    }
+    int n = snprintf(line, sizeof(line), "%s%s%s%s%s\n", stamp, stamp[0] ? " " : "", tname,
+                     prefix, msg);
     if (n < 0) {
         pthread_mutex_unlock(&log_mutex);
         return;
@@ -130,6 +145,7 @@ int log_open(const struct log_options *opt, char *err, size_t err_len)
     log_console = opt->print_to_console;
     log_no_stamps = opt->no_timestamps;
     log_micros = opt->time_micros;
+    log_thread_names = opt->thread_names;
     free(log_path);
     log_path = NULL;
     if (opt->file_path) {

@@ -70,7 +70,13 @@ struct log_options {
     bool print_to_console; /* also write each line to stdout */
     bool no_timestamps;    /* -nologtimestamps: lines without the time */
     bool time_micros;      /* -logtimemicros: the time to the microsecond */
+    bool thread_names;     /* -logthreadnames: each line names its thread */
 };
+
+/** Names the calling thread, as Core's util::ThreadRename: the name -logthreadnames prints
+ *  ("scriptch.0"), and "b-<name>" for the system (ps, top, gdb; cut to 15 characters).
+ *  name is copied (up to 31 characters). */
+void log_thread_rename(const char *name);
 
 /** Opens the log as configured and writes the lines buffered so far.
  *  Returns: 0, or RC_IO with err filled ("cannot open debug log <path>: <reason>"). */

@@ -23,6 +23,7 @@
 #include "script/interpreter.h"
 #include "script/sighash.h"
 #include "util/check.h"
+#include "util/log.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
@@ -72,6 +73,7 @@ struct checkqueue {
     struct job cur;  /* the caller's block (between begin and finish/cancel) */
     int open;        /* the caller's thread: begin was called */
     atomic_int interrupted;
+    atomic_int names; /* numbers the workers' thread names */
     _Atomic uint64_t worker_busy_ns; /* every worker's time inside run_batch */
     struct checkqueue_stats stats;   /* the caller's thread only */
 };
@@ -191,6 +193,9 @@ static void job_finish_batch(struct job *j, size_t ran, size_t fail_k, enum scri
 static void *worker_main(void *arg)
 {
     struct checkqueue *q = arg;
+    char name[32];
+    snprintf(name, sizeof(name), "scriptch.%d", atomic_fetch_add(&q->names, 1));
+    log_thread_rename(name);
     pthread_mutex_lock(&q->mu);
     for (;;) {
         size_t s, e;
@@ -237,6 +242,7 @@ struct checkqueue *checkqueue_new(int n_workers)
     CHECK_ALWAYS(pthread_cond_init(&q->work_cv, NULL) == 0);
     CHECK_ALWAYS(pthread_cond_init(&q->done_cv, NULL) == 0);
     atomic_init(&q->interrupted, 0);
+    atomic_init(&q->names, 0);
     q->threads = xcalloc((size_t)n_workers + 1, sizeof(pthread_t));
     for (int i = 0; i < n_workers; i++) {
         CHECK_ALWAYS(pthread_create(&q->threads[i], NULL, worker_main, q) == 0);

@@ -100,7 +100,7 @@ class ConfigTest(BitnodeTestFramework):
         assert_true(not os.path.exists(os.path.join(node.net_dir, "my.pid")), "pid removed")
         assert_in("Shutdown: done", open(os.path.join(self.tmpdir, "custom.log")).read())
 
-        self.log("Core's log options: -logtimemicros, -nologtimestamps (in bitcoin.conf files)")
+        self.log("Core's log options: -logtimemicros, -nologtimestamps, -logthreadnames")
         micro_log = os.path.join(self.tmpdir, "micros.log")
         node.start(["-chain=regtest", "-logtimemicros", "-debuglogfile=" + micro_log])
         node.stop()
@@ -112,6 +112,14 @@ class ConfigTest(BitnodeTestFramework):
         node.stop()
         lines = [l for l in open(plain_log).read().splitlines() if "Shutdown: done" in l]
         assert_equal(lines[-1], "Shutdown: done")
+        names_log = os.path.join(self.tmpdir, "names.log")
+        node.start(["-chain=regtest", "-nologtimestamps", "-logthreadnames", "-par=2",
+                    "-debug=rpc", "-debuglogfile=" + names_log])
+        node.rpc("getblockcount")
+        node.stop()
+        text = open(names_log).read()
+        assert_in("\n[main] Shutdown: done\n", text)
+        assert_true(re.search(r"\n\[httpworker\.\d+\] ", text), "no line from an RPC worker")
 
         self.log("datadir= in a -conf file moves the datadir (default datadir under $HOME)")
         other = os.path.join(self.tmpdir, "other_datadir")

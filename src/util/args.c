@@ -58,19 +58,57 @@ const struct arg_def args_daemon_defs[] = {
     {"testnet", ARG_BOOL, CAT_CHAIN, "", "Use the testnet3 chain. Equivalent to -chain=test"},
     {"testnet4", ARG_BOOL, CAT_CHAIN, "", "Use the testnet4 chain. Equivalent to -chain=testnet4"},
     {"signet", ARG_BOOL, CAT_CHAIN, "", "Use the signet chain. Equivalent to -chain=signet"},
-    {"listen", ARG_BOOL | ARG_NOT_IMPL, CAT_CONN, "",
-     "Accept connections from outside (default: 1 if no -connect)"},
+    {"listen", ARG_BOOL | ARG_ONLY_OFF, CAT_CONN, "",
+     "Accept connections from outside (default: 1 if no -connect; bitnode has no P2P network "
+     "yet: only -listen=0 is accepted)"},
+    {"dnsseed", ARG_BOOL | ARG_ONLY_OFF, CAT_CONN, "",
+     "Query for peer addresses via DNS lookup (only -dnsseed=0 is accepted yet)"},
+    {"fixedseeds", ARG_BOOL | ARG_ONLY_OFF, CAT_CONN, "",
+     "Allow fixed seeds if DNS seeds don't provide peers (only -fixedseeds=0 is accepted yet)"},
+    {"discover", ARG_BOOL | ARG_ONLY_OFF, CAT_CONN, "",
+     "Discover own IP addresses (only -discover=0 is accepted yet)"},
+    {"upnp", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, CAT_CONN, "",
+     "Use UPnP to map the listening port (only -upnp=0 is accepted)"},
+    {"natpmp", ARG_BOOL | ARG_ONLY_OFF, CAT_CONN, "",
+     "Use PCP or NAT-PMP to map the listening port (only -natpmp=0 is accepted yet)"},
+    {"listenonion", ARG_BOOL | ARG_ONLY_OFF, CAT_CONN, "",
+     "Automatically create Tor onion service (only -listenonion=0 is accepted yet)"},
     {"port", ARG_INT | ARG_NETWORK_ONLY | ARG_NOT_IMPL, CAT_CONN, "=<port>",
      "Listen for connections on <port> (default: 8333, testnet3: 18333, testnet4: 48333, "
      "signet: 38333, regtest: 18444)"},
     {"bind", ARG_STRING | ARG_MULTI | ARG_NETWORK_ONLY | ARG_NOT_IMPL, CAT_CONN, "=<addr>[:<port>]",
      "Bind to given address for P2P connections"},
-    {"connect", ARG_STRING | ARG_MULTI | ARG_NOT_IMPL, CAT_CONN, "=<ip>",
-     "Connect only to the specified node"},
+    {"connect", ARG_STRING | ARG_MULTI | ARG_ONLY_OFF, CAT_CONN, "=<ip>",
+     "Connect only to the specified node; -noconnect or -connect=0 disables automatic "
+     "connections (the only form accepted yet)"},
     {"addnode", ARG_STRING | ARG_MULTI | ARG_NOT_IMPL, CAT_CONN, "=<ip>",
      "Add a node to connect to and attempt to keep the connection open"},
-    {"maxconnections", ARG_INT | ARG_NOT_IMPL, CAT_CONN, "=<n>",
-     "Maintain at most <n> automatic connections to peers (default: 125)"},
+    {"maxconnections", ARG_INT | ARG_ONLY_OFF, CAT_CONN, "=<n>",
+     "Maintain at most <n> automatic connections to peers (default: 125; only 0 is accepted "
+     "yet)"},
+    {"zmqpubhashblock", ARG_STRING | ARG_NOT_IMPL, CAT_CONN, "=<address>",
+     "Enable publish hash block in <address>"},
+    {"zmqpubhashtx", ARG_STRING | ARG_NOT_IMPL, CAT_CONN, "=<address>",
+     "Enable publish hash transaction in <address>"},
+    {"zmqpubrawblock", ARG_STRING | ARG_NOT_IMPL, CAT_CONN, "=<address>",
+     "Enable publish raw block in <address>"},
+    {"zmqpubrawtx", ARG_STRING | ARG_NOT_IMPL, CAT_CONN, "=<address>",
+     "Enable publish raw transaction in <address>"},
+    {"zmqpubsequence", ARG_STRING | ARG_NOT_IMPL, CAT_CONN, "=<address>",
+     "Enable publish hash block and tx sequence in <address>"},
+    {"blocknotify", ARG_STRING | ARG_NOT_IMPL, CAT_OPTIONS, "=<cmd>",
+     "Execute command when the best block changes (%s in cmd is replaced by block hash)"},
+    {"prune", ARG_INT | ARG_ONLY_OFF, CAT_OPTIONS, "=<n>",
+     "Reduce storage requirements by pruning old blocks (only -prune=0, the default, is "
+     "accepted yet)"},
+    {"maxmempool", ARG_INT | ARG_NOT_IMPL, CAT_OPTIONS, "=<n>",
+     "Keep the transaction memory pool below <n> megabytes"},
+    {"mempoolexpiry", ARG_INT | ARG_NOT_IMPL, CAT_OPTIONS, "=<n>",
+     "Do not keep transactions in the mempool longer than <n> hours"},
+    {"minrelaytxfee", ARG_STRING | ARG_NOT_IMPL, CAT_OPTIONS, "=<amt>",
+     "Fees (in BTC/kvB) smaller than this are considered zero fee for relaying"},
+    {"disablewallet", ARG_BOOL | ARG_HIDDEN, CAT_OPTIONS, "",
+     "Accepted and ignored, as by a Bitcoin Core built without a wallet: bitnode has none"},
     {"debug", ARG_STRING | ARG_MULTI, CAT_DEBUG, "=<category>",
      "Output debug and trace logging (default: -nodebug). If <category> is not supplied or if "
      "<category> is 1 or all, output all debug logging. <category> can be: net, validation, "
@@ -720,6 +758,31 @@ int args_validate(const struct args *a, char *err, size_t err_len)
     }
     for (size_t d = 0; d < a->n_defs; d++) {
         const struct arg_def *def = &a->defs[d];
+        if (def->flags & ARG_ONLY_OFF) {
+            const char **vals;
+            size_t n;
+            if (def->flags & ARG_MULTI) {
+                n = args_get_list(a, def->name, &vals);
+            } else {
+                const struct entry *e = lookup_in(a, def, a->chain);
+                vals = xmalloc(sizeof(*vals));
+                n = 0;
+                if (e && !e->negated) {
+                    vals[n++] = e->value;
+                }
+            }
+            int on = 0;
+            for (size_t i = 0; i < n && !on; i++) {
+                int64_t iv;
+                on = args_parse_int64(vals[i], &iv) != RC_OK || iv != 0;
+            }
+            free(vals);
+            if (on) {
+                snprintf(err, err_len, "-%s: not implemented yet (only -%s=0 is accepted)",
+                         def->name, def->name);
+                return RC_INVALID;
+            }
+        }
         if ((def->flags & ARG_NOT_IMPL) && lookup_in(a, def, a->chain)) {
             snprintf(err, err_len, "-%s: not implemented yet", def->name);
             return RC_INVALID;

@@ -32,6 +32,8 @@ enum arg_flags {
     ARG_NOT_IMPL = 1u << 5,     /* parsed and checked, but args_validate refuses it */
     ARG_CMDLINE_ONLY = 1u << 6, /* refused in the config file (-conf) */
     ARG_HIDDEN = 1u << 7,       /* left out of -help */
+    ARG_ONLY_OFF = 1u << 8,     /* accepted only as 0 / -noX (what bitnode does anyway: e.g.
+                                   -listen=0, -prune=0); args_validate refuses other values */
 };
 
 struct arg_def {
@@ -88,7 +90,8 @@ bool args_get_bool(const struct args *a, const char *name, bool def);
  *  (caller frees it; the strings are borrowed from a). Returns the count. */
 size_t args_get_list(const struct args *a, const char *name, const char ***out);
 
-/** Checks every effective value: integers parse, flags are 0/1, options marked ARG_NOT_IMPL
+/** Checks every effective value: integers parse, flags are 0/1, options marked ARG_ONLY_OFF
+ *  are off, options marked ARG_NOT_IMPL
  *  are not given ("-loadblock: not implemented yet"). Returns 0 or RC_INVALID with err. */
 int args_validate(const struct args *a, char *err, size_t err_len);
 

@@ -35,12 +35,24 @@ class ConfigTest(BitnodeTestFramework):
         node.assert_start_fails(["unexpected"], "Command line contains unexpected token 'unexpected'")
         node.assert_start_fails(["-assumevalid=xyz"], "Invalid assumevalid block hash "
                                 "specified (xyz), must be up to 64 hex digits (or 0 to disable)")
-        for opt in ["-listen=0", "-connect=127.0.0.1", "-maxconnections=3"]:
+        for opt in ["-listen=1", "-connect=127.0.0.1", "-maxconnections=3", "-prune=550"]:
             name = opt.split("=")[0]
-            node.assert_start_fails([opt], "%s: not implemented yet" % name)
+            node.assert_start_fails([opt], "%s: not implemented yet (only %s=0 is accepted)"
+                                    % (name, name))
+        node.assert_start_fails(["-zmqpubrawblock=tcp://127.0.0.1:28332"],
+                                "-zmqpubrawblock: not implemented yet")
         node.assert_start_fails(["-datadir=" + os.path.join(self.tmpdir, "missing")],
                                 "does not exist")
         node.assert_start_fails(["-conf=nosuch.conf"], "could not be opened")
+
+        self.log("an operator's bitcoin.conf asking for what bitnode does anyway starts")
+        original = open(os.path.join(node.datadir, "bitnode.conf")).read()
+        self.write_conf(node, "listen=0\ndnsseed=0\nupnp=0\nprune=0\ndisablewallet=1\n"
+                        "connect=0\n" + original)
+        node.start([])
+        assert_equal(node.rpc("getblockcount"), 0)
+        node.stop()
+        self.write_conf(node, original)
 
         self.log("unknown config keys and parse errors")
         good = open(os.path.join(node.datadir, "bitnode.conf")).read()

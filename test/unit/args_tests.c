@@ -108,7 +108,7 @@ static void test_validate(void)
     const char *argv2[] = {"bitnoded", "-maxconnections=2"};
     a = parse(argv2, 2);
     CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "-maxconnections: not implemented yet");
+    CHECK_EQ_STR(err, "-maxconnections: not implemented yet (only -maxconnections=0 is accepted)");
     args_free(a);
 
     const char *argv3[] = {"bitnoded", "-dbcache=x"};
@@ -131,7 +131,25 @@ static void test_validate(void)
     const char *argv6[] = {"bitnoded", "-listen"};
     a = parse(argv6, 2);
     CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "-listen: not implemented yet");
+    CHECK_EQ_STR(err, "-listen: not implemented yet (only -listen=0 is accepted)");
+    args_free(a);
+
+    /* What bitnode does anyway: accepted (Core's "off" forms, a wallet-less build's
+     * -disablewallet); ZMQ is refused by name. */
+    const char *argv8[] = {"bitnoded", "-listen=0", "-noconnect", "-prune=0", "-disablewallet",
+                           "-maxconnections=0", "-nodnsseed"};
+    a = parse(argv8, 7);
+    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), 0);
+    args_free(a);
+    const char *argv9[] = {"bitnoded", "-connect=0", "-connect=127.0.0.1"};
+    a = parse(argv9, 3);
+    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
+    CHECK_EQ_STR(err, "-connect: not implemented yet (only -connect=0 is accepted)");
+    args_free(a);
+    const char *argv10[] = {"bitnoded", "-zmqpubrawblock=tcp://127.0.0.1:28332"};
+    a = parse(argv10, 2);
+    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
+    CHECK_EQ_STR(err, "-zmqpubrawblock: not implemented yet");
     args_free(a);
 
     /* Implemented since the chainstate: accepted. */

@@ -721,22 +721,29 @@ size_t args_get_list(const struct args *a, const char *name, const char ***out)
     return n;
 }
 
+/* The values in effect for def (every value of a multi-value option; the one that wins
+ * otherwise; none when negated). *out is allocated; the strings are borrowed. */
+static size_t effective_values(const struct args *a, const struct arg_def *def,
+                               const char ***out)
+{
+    if (def->flags & ARG_MULTI) {
+        return args_get_list(a, def->name, out);
+    }
+    const struct entry *e = lookup_in(a, def, a->chain);
+    *out = xmalloc(sizeof(**out));
+    if (e && !e->negated) {
+        (*out)[0] = e->value;
+        return 1;
+    }
+    return 0;
+}
+
 int args_validate(const struct args *a, char *err, size_t err_len)
 {
     for (size_t d = 0; d < a->n_defs; d++) {
         const struct arg_def *def = &a->defs[d];
         const char **vals;
-        size_t n;
-        if (def->flags & ARG_MULTI) {
-            n = args_get_list(a, def->name, &vals);
-        } else {
-            vals = xmalloc(sizeof(*vals));
-            const struct entry *e = lookup_in(a, def, a->chain);
-            n = 0;
-            if (e && !e->negated) {
-                vals[n++] = e->value;
-            }
-        }
+        size_t n = effective_values(a, def, &vals);
         int rc = RC_OK;
         for (size_t i = 0; i < n && rc == RC_OK; i++) {
             int64_t iv;
@@ -760,17 +767,7 @@ int args_validate(const struct args *a, char *err, size_t err_len)
         const struct arg_def *def = &a->defs[d];
         if (def->flags & ARG_ONLY_OFF) {
             const char **vals;
-            size_t n;
-            if (def->flags & ARG_MULTI) {
-                n = args_get_list(a, def->name, &vals);
-            } else {
-                const struct entry *e = lookup_in(a, def, a->chain);
-                vals = xmalloc(sizeof(*vals));
-                n = 0;
-                if (e && !e->negated) {
-                    vals[n++] = e->value;
-                }
-            }
+            size_t n = effective_values(a, def, &vals);
             int on = 0;
             for (size_t i = 0; i < n && !on; i++) {
                 int64_t iv;

@@ -18,6 +18,13 @@ int64_t time_mono_us(void)
     return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+uint64_t time_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 void time_format_iso(char out[TIME_ISO_LEN], int64_t t)
 {
     time_t tt = (time_t)t;

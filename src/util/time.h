@@ -10,6 +10,8 @@
 int64_t time_now_s(void);
 /** Returns a monotonic clock in microseconds (only differences mean anything). */
 int64_t time_mono_us(void);
+/** The same clock in nanoseconds (for timing the work of threads). */
+uint64_t time_mono_ns(void);
 /** Writes t (seconds since the epoch, UTC) as "YYYY-MM-DDTHH:MM:SSZ" into out. */
 void time_format_iso(char out[TIME_ISO_LEN], int64_t t);
 /** Sleeps for ms milliseconds (restarting after signals). */

@@ -8,6 +8,7 @@
 #include "validation/block_check.h"
 #include "util/log.h"
 #include "util/rc.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 #include "validation/chainstate_impl.h"
 #include "validation/txindex.h"
@@ -169,12 +170,9 @@ static int connect_tip(struct chainstate *cs, struct block_index *e, int *invali
     }
     struct coins_cache *view = coins_cache_new(coins_cache_view(cs->coins));
     vstate_init(&st);
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t t0 = time_mono_ns();
     rc = cs_connect_block(cs, e, &b, view, &undo, &st);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    cs->counters.connect_ns +=
-        (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
+    cs->counters.connect_ns += time_mono_ns() - t0;
     if (rc == RC_INVALID) {
         char hx[65];
         hex_encode_rev(hx, e->hash, 32);

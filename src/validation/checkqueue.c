@@ -17,13 +17,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "script/interpreter.h"
 #include "script/sighash.h"
 #include "util/check.h"
 #include "util/log.h"
+#include "util/time.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
@@ -98,13 +98,6 @@ int checkqueue_workers_for_par(int par, int ncores)
         workers = CHECKQUEUE_MAX_WORKERS;
     }
     return workers;
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* The end of what may be handed out now. Caller holds mu. */
@@ -214,9 +207,9 @@ static void *worker_main(void *arg)
 
         size_t fail_k;
         enum script_error err = SCRIPT_ERR_OK;
-        uint64_t t0 = now_ns();
+        uint64_t t0 = time_mono_ns();
         size_t ran = run_batch(q, j, s, e, &fail_k, &err);
-        atomic_fetch_add(&q->worker_busy_ns, now_ns() - t0);
+        atomic_fetch_add(&q->worker_busy_ns, time_mono_ns() - t0);
 
         pthread_mutex_lock(&q->mu);
         job_finish_batch(j, ran, fail_k, err);
@@ -319,7 +312,7 @@ int checkqueue_block_begin(struct checkqueue *q, const struct block *b, uint32_t
     j->next_tx = 1;
     atomic_init(&j->first_fail, SIZE_MAX);
     atomic_init(&j->cancelled, 0);
-    j->t_start = now_ns();
+    j->t_start = time_mono_ns();
     q->open = 1;
     if (q->n_workers > 0 && j->n > 0) {
         pthread_mutex_lock(&q->mu);
@@ -408,7 +401,7 @@ int checkqueue_block_finish(struct checkqueue *q, struct checkqueue_result *res)
     int threads = q->n_workers + 1;
 
     /* Work through the queue alongside the workers, then wait for them to leave it. */
-    uint64_t t_prepared = now_ns();
+    uint64_t t_prepared = time_mono_ns();
     pthread_mutex_lock(&q->mu);
     for (;;) {
         size_t s, e;
@@ -424,9 +417,9 @@ int checkqueue_block_finish(struct checkqueue *q, struct checkqueue_result *res)
         job_finish_batch(j, ran, fail_k, err);
     }
     pthread_mutex_unlock(&q->mu);
-    uint64_t t_checked = now_ns();
+    uint64_t t_checked = time_mono_ns();
     job_join(q, j);
-    uint64_t t_end = now_ns();
+    uint64_t t_end = time_mono_ns();
     q->stats.prepare_ns += t_prepared - j->t_start;
     q->stats.check_ns += t_checked - t_prepared;
     q->stats.wait_ns += t_end - t_checked;

@@ -6,7 +6,6 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "consensus/amount.h"
 #include "consensus/tx_check.h"
@@ -15,6 +14,7 @@
 #include "script/sigops.h"
 #include "util/hex.h"
 #include "util/rc.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 #include "validation/chainstate_impl.h"
 
@@ -270,12 +270,9 @@ int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct 
             /* The workers check this block while this thread does the caller's work
              * (the import reads and stores the next block), then joins them. Called
              * without script checks too (-assumevalid): the import's order stays the same. */
-            struct timespec o0, o1;
-            clock_gettime(CLOCK_MONOTONIC, &o0);
+            uint64_t o0 = time_mono_ns();
             cs->overlap_fn(cs->overlap_ctx);
-            clock_gettime(CLOCK_MONOTONIC, &o1);
-            uint64_t ns = (uint64_t)((o1.tv_sec - o0.tv_sec) * 1000000000LL +
-                                     (o1.tv_nsec - o0.tv_nsec));
+            uint64_t ns = time_mono_ns() - o0;
             cs->counters.overlap_ns += ns;
             if (pooled) {
                 cs->counters.overlap_pooled_ns += ns;

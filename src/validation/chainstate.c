@@ -656,16 +656,16 @@ int chainstate_close(struct chainstate *cs)
         checkqueue_get_stats(cs->checkq, &q);
         double connect = (double)cs->counters.connect_ns;
         int workers = checkqueue_workers(cs->checkq);
+        /* The pool counts the overlap work inside its 'preparing' window: take it out. */
+        uint64_t prepare = q.prepare_ns > cs->counters.overlap_pooled_ns
+                               ? q.prepare_ns - cs->counters.overlap_pooled_ns
+                               : 0;
         LOG_INFO("check pool: %llu blocks, %llu inputs in %.2f s of connecting; validation "
                  "thread: %.1f%% reading the next block, %.1f%% preparing, %.1f%% checking, "
                  "%.1f%% waiting for workers; %d worker(s): busy %.1f%%, idle %.1f%%",
                  (unsigned long long)q.blocks, (unsigned long long)q.inputs, connect / 1e9,
                  connect > 0 ? 100.0 * (double)cs->counters.overlap_ns / connect : 0.0,
-                 connect > 0 ? 100.0 * (double)(q.prepare_ns > cs->counters.overlap_pooled_ns
-                                                    ? q.prepare_ns - cs->counters.overlap_pooled_ns
-                                                    : 0) /
-                                   connect
-                             : 0.0,
+                 connect > 0 ? 100.0 * (double)prepare / connect : 0.0,
                  connect > 0 ? 100.0 * (double)q.check_ns / connect : 0.0,
                  connect > 0 ? 100.0 * (double)q.wait_ns / connect : 0.0, workers,
                  workers && connect > 0 ? 100.0 * (double)q.worker_busy_ns / (connect * workers)

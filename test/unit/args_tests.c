@@ -97,67 +97,55 @@ static void test_cmdline_errors(void)
     args_free(a);
 }
 
+/* Parses argv (NULL-terminated, after "bitnoded") and checks args_validate: accepted when
+ * want_err is NULL, else refused with exactly want_err. */
+static void expect_validate(const char *const *argv, const char *want_err)
+{
+    const char *full[16] = {"bitnoded"};
+    int n = 1;
+    while (argv[n - 1] && n < 16) {
+        full[n] = argv[n - 1];
+        n++;
+    }
+    struct args *a = parse(full, n);
+    if (!want_err) {
+        CHECK_EQ_INT(args_validate(a, err, sizeof(err)), 0);
+    } else {
+        CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
+        CHECK_EQ_STR(err, want_err);
+    }
+    args_free(a);
+}
+
 static void test_validate(void)
 {
-    const char *argv1[] = {"bitnoded", "-rpcport=abc"};
-    struct args *a = parse(argv1, 2);
-    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "Invalid value for -rpcport: 'abc' (expected an integer)");
-    args_free(a);
-
-    const char *argv2[] = {"bitnoded", "-maxconnections=2"};
-    a = parse(argv2, 2);
-    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "-maxconnections: not implemented yet (only -maxconnections=0 is accepted)");
-    args_free(a);
-
-    const char *argv3[] = {"bitnoded", "-dbcache=x"};
-    a = parse(argv3, 2);
-    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "Invalid value for -dbcache: 'x' (expected an integer)");
-    args_free(a);
-
-    const char *argv4[] = {"bitnoded", "-daemon=yes"};
-    a = parse(argv4, 2);
-    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "Invalid value for -daemon: 'yes' (expected 0 or 1)");
-    args_free(a);
-
-    const char *argv5[] = {"bitnoded", "-regtest", "-rpcport=5", "-rpcthreads=2", "-server"};
-    a = parse(argv5, 5);
-    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), 0);
-    args_free(a);
-
-    const char *argv6[] = {"bitnoded", "-listen"};
-    a = parse(argv6, 2);
-    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "-listen: not implemented yet (only -listen=0 is accepted)");
-    args_free(a);
+    expect_validate((const char *[]){"-rpcport=abc", NULL},
+                    "Invalid value for -rpcport: 'abc' (expected an integer)");
+    expect_validate((const char *[]){"-maxconnections=2", NULL},
+                    "-maxconnections: not implemented yet (only -maxconnections=0 is accepted)");
+    expect_validate((const char *[]){"-dbcache=x", NULL},
+                    "Invalid value for -dbcache: 'x' (expected an integer)");
+    expect_validate((const char *[]){"-daemon=yes", NULL},
+                    "Invalid value for -daemon: 'yes' (expected 0 or 1)");
+    expect_validate((const char *[]){"-regtest", "-rpcport=5", "-rpcthreads=2", "-server", NULL},
+                    NULL);
+    expect_validate((const char *[]){"-listen", NULL},
+                    "-listen: not implemented yet (only -listen=0 is accepted)");
 
     /* What bitnode does anyway: accepted (Core's "off" forms, a wallet-less build's
      * -disablewallet); ZMQ is refused by name. */
-    const char *argv8[] = {"bitnoded", "-listen=0", "-noconnect", "-prune=0", "-disablewallet",
-                           "-maxconnections=0", "-nodnsseed"};
-    a = parse(argv8, 7);
-    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), 0);
-    args_free(a);
-    const char *argv9[] = {"bitnoded", "-connect=0", "-connect=127.0.0.1"};
-    a = parse(argv9, 3);
-    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "-connect: not implemented yet (only -connect=0 is accepted)");
-    args_free(a);
-    const char *argv10[] = {"bitnoded", "-zmqpubrawblock=tcp://127.0.0.1:28332"};
-    a = parse(argv10, 2);
-    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "-zmqpubrawblock: not implemented yet");
-    args_free(a);
+    expect_validate((const char *[]){"-listen=0", "-noconnect", "-prune=0", "-disablewallet",
+                                     "-maxconnections=0", "-nodnsseed", NULL},
+                    NULL);
+    expect_validate((const char *[]){"-connect=0", "-connect=127.0.0.1", NULL},
+                    "-connect: not implemented yet (only -connect=0 is accepted)");
+    expect_validate((const char *[]){"-zmqpubrawblock=tcp://127.0.0.1:28332", NULL},
+                    "-zmqpubrawblock: not implemented yet");
 
     /* Implemented since the chainstate: accepted. */
-    const char *argv7[] = {"bitnoded", "-loadblock=/tmp/x.dat", "-reindex", "-dbcache=100",
-                           "-stopatheight=5"};
-    a = parse(argv7, 5);
-    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), 0);
-    args_free(a);
+    expect_validate((const char *[]){"-loadblock=/tmp/x.dat", "-reindex", "-dbcache=100",
+                                     "-stopatheight=5", NULL},
+                    NULL);
 }
 
 static void test_config_precedence(void)

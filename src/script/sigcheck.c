@@ -59,6 +59,51 @@ static int lax_long_len(const uint8_t *in, size_t len, size_t *pos, size_t lenby
     return 1;
 }
 
+/* One INTEGER element of a lax DER signature at *pos: the 0x02 tag, a length (the long form
+ * read as lax_long_len does), then that many bytes. Returns 1 with the bytes at
+ * [*start, *start + *n) and *pos past them, or 0. */
+static int lax_integer(const uint8_t *in, size_t len, size_t *pos, size_t *start, size_t *n)
+{
+    if (*pos == len || in[*pos] != 0x02) {
+        return 0;
+    }
+    (*pos)++;
+    if (*pos == len) {
+        return 0;
+    }
+    size_t lenbyte = in[(*pos)++];
+    if (lenbyte & 0x80) {
+        if (!lax_long_len(in, len, pos, lenbyte, n)) {
+            return 0;
+        }
+    } else {
+        *n = lenbyte;
+    }
+    if (*n > len - *pos) {
+        return 0;
+    }
+    *start = *pos;
+    *pos += *n;
+    return 1;
+}
+
+/* Puts the big-endian integer p[0..n) right-aligned into out32, leading zero bytes
+ * ignored. Returns 0 if it is longer than 32 bytes (an overflow). */
+static int lax_put32(uint8_t out32[32], const uint8_t *p, size_t n)
+{
+    while (n > 0 && *p == 0) {
+        n--;
+        p++;
+    }
+    if (n > 32) {
+        return 0;
+    }
+    if (n > 0) {
+        memcpy(out32 + 32 - n, p, n);
+    }
+    return 1;
+}
+
 int script_ecdsa_parse_der_lax(secp256k1_ecdsa_signature *sig, const uint8_t *in, size_t len)
 {
     size_t rpos, rlen, spos, slen, pos = 0, lenbyte;
@@ -86,68 +131,14 @@ int script_ecdsa_parse_der_lax(secp256k1_ecdsa_signature *sig, const uint8_t *in
         pos += lenbyte;
     }
 
-    /* Integer tag byte for R. */
-    if (pos == len || in[pos] != 0x02) {
+    /* R, then S (what follows S is ignored). */
+    if (!lax_integer(in, len, &pos, &rpos, &rlen) || !lax_integer(in, len, &pos, &spos, &slen)) {
         return 0;
     }
-    pos++;
-    if (pos == len) {
-        return 0;
-    }
-    lenbyte = in[pos++];
-    if (lenbyte & 0x80) {
-        if (!lax_long_len(in, len, &pos, lenbyte, &rlen)) {
-            return 0;
-        }
-    } else {
-        rlen = lenbyte;
-    }
-    if (rlen > len - pos) {
-        return 0;
-    }
-    rpos = pos;
-    pos += rlen;
 
-    /* Integer tag byte for S. */
-    if (pos == len || in[pos] != 0x02) {
-        return 0;
-    }
-    pos++;
-    if (pos == len) {
-        return 0;
-    }
-    lenbyte = in[pos++];
-    if (lenbyte & 0x80) {
-        if (!lax_long_len(in, len, &pos, lenbyte, &slen)) {
-            return 0;
-        }
-    } else {
-        slen = lenbyte;
-    }
-    if (slen > len - pos) {
-        return 0;
-    }
-    spos = pos;
-
-    /* Ignore leading zeroes in R and S; a value longer than 32 bytes overflows. */
-    while (rlen > 0 && in[rpos] == 0) {
-        rlen--;
-        rpos++;
-    }
-    if (rlen > 32) {
-        overflow = 1;
-    } else if (rlen > 0) {
-        memcpy(tmpsig + 32 - rlen, in + rpos, rlen);
-    }
-    while (slen > 0 && in[spos] == 0) {
-        slen--;
-        spos++;
-    }
-    if (slen > 32) {
-        overflow = 1;
-    } else if (slen > 0) {
-        memcpy(tmpsig + 64 - slen, in + spos, slen);
-    }
+    /* A value longer than 32 bytes (after leading zeroes) overflows. */
+    overflow = !lax_put32(tmpsig, in + rpos, rlen);
+    overflow |= !lax_put32(tmpsig + 32, in + spos, slen);
     if (!overflow) {
         overflow = !secp256k1_ecdsa_signature_parse_compact(secp256k1_context_static, sig, tmpsig);
     }

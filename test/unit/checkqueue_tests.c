@@ -119,32 +119,17 @@ static void free_block(struct real_block *rb)
     buf_clear(&rb->scripts);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int load_all(void)
 {
     char dir[1024];
     snprintf(dir, sizeof(dir), "%s%s", test_shared_dir(), DATA_DIR);
-    DIR *d = opendir(dir);
-    if (!d) {
+    char *names[8];
+    int n = test_list_dir(dir, ".bin", names, 8);
+    if (n < 0) {
         return 0;
     }
-    char *names[8];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 8) {
-        size_t l = strlen(e->d_name);
-        if (l > 4 && strcmp(e->d_name + l - 4, ".bin") == 0) {
-            names[n++] = xstrdup(e->d_name);
-        }
-    }
-    closedir(d);
-    qsort(names, n, sizeof(names[0]), cmp_str);
     int ok = n > 0;
-    for (size_t i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++) {
         if (ok && load_block(&blocks[nblocks], dir, names[i])) {
             nblocks++;
         } else {

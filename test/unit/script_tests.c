@@ -1206,16 +1206,12 @@ static void run_block_file(const char *dir, const char *name, const char *chain_
     block_clear(&b);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void test_block_dir(const char *sub, const char *chain_name)
 {
     char *dir = str3(test_shared_dir(), "/data/", 6, sub);
-    DIR *d = opendir(dir);
-    if (!d) {
+    char *names[64];
+    int n = test_list_dir(dir, ".bin", names, 64);
+    if (n < 0) {
         test_report(0, "%s: missing", dir);
         free(dir);
         return;
@@ -1223,18 +1219,7 @@ static void test_block_dir(const char *sub, const char *chain_name)
     char *vpath = str3(dir, "/sigops-weight-vectors.json", 27, "");
     json_t *vectors = json_load_file(vpath, 0, NULL); /* optional */
     free(vpath);
-    char *names[64];
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) && n < 64) {
-        size_t l = strlen(e->d_name);
-        if (l > 4 && strcmp(e->d_name + l - 4, ".bin") == 0) {
-            names[n++] = xstrdup(e->d_name);
-        }
-    }
-    closedir(d);
-    qsort(names, n, sizeof(names[0]), cmp_str);
-    for (size_t i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++) {
         run_block_file(dir, names[i], chain_name, vectors);
         free(names[i]);
     }

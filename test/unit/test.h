@@ -10,6 +10,7 @@
 #ifndef BITNODE_TEST_H
 #define BITNODE_TEST_H
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -106,6 +107,33 @@ static inline void test_report(int ok, const char *fmt, ...)
         fn();                                                                                \
         test_report(!test_case_failed, "%s", #fn);                                           \
     } while (0)
+
+static inline int test_cmp_str_(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names of dir's entries that end in suffix, sorted, at most max of them, each
+ * allocated into names (the caller frees them). Returns how many, or -1 if dir cannot be
+ * opened. */
+static inline int test_list_dir(const char *dir, const char *suffix, char **names, size_t max)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        return -1;
+    }
+    size_t n = 0, ls = strlen(suffix);
+    struct dirent *e;
+    while (n < max && (e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l > ls && strcmp(e->d_name + l - ls, suffix) == 0) {
+            names[n++] = strdup(e->d_name);
+        }
+    }
+    closedir(d);
+    qsort(names, n, sizeof(names[0]), test_cmp_str_);
+    return (int)n;
+}
 
 /* Where the shared data lives: $BITNODE_SHARED, else $BITNODE_SRCDIR/../shared, else
  * ../shared. Returns a static string. */

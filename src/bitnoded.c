@@ -13,6 +13,10 @@
 #include "consensus/params.h"
 #include "rpc/auth.h"
 #include "rpc/blockchain.h"
+#include "rpc/blockstats.h"
+#include "rpc/mining.h"
+#include "rpc/rawtransaction.h"
+#include "rpc/util.h"
 #include "rpc/control.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/server.h"
@@ -40,6 +44,7 @@ struct node {
     char *cookie_path; /* set once the cookie exists */
     struct rpc_auth *auth;
     struct rpc_server *rpc;
+    struct rpc_context *rpc_ctx; /* the RPC methods' state; outlives the server */
     int ready_fd; /* -daemon: the pipe to the waiting parent, else -1 */
     struct chainstate *cs;
     int reindexing;          /* -reindex, or one that was interrupted */
@@ -354,6 +359,8 @@ static int bind_rpc(struct node *n)
     const char **binds, **allow;
     size_t n_bind = args_get_list(n->args, "rpcbind", &binds);
     size_t n_allow = args_get_list(n->args, "rpcallowip", &allow);
+    n->rpc_ctx = rpc_context_new();
+    rpc_set_doccheck(n->rpc_ctx, args_get_bool(n->args, "rpcdoccheck", false));
     struct rpc_server_options opt = {
         .bind = binds,
         .n_bind = n_bind,
@@ -370,6 +377,7 @@ static int bind_rpc(struct node *n)
                      : timeout > 3600 ? 3600
                                       : (int)timeout,
         .auth = n->auth,
+        .ctx = n->rpc_ctx,
     };
     int rc = rpc_server_bind(&opt, &n->rpc, err, sizeof(err));
     if (rc != RC_OK) {
@@ -583,10 +591,14 @@ int main(int argc, char **argv)
     n.pid_path = pid_path;
     step = 12;
     /* 13. The RPC server: methods, event loop, workers. Warm-up until start-up is done. */
-    rpc_warmup_set("Loading block index...");
     if (server) {
-        rpc_control_register();
-        rpc_blockchain_register();
+        rpc_warmup_set(n.rpc_ctx, "Loading block index...");
+        rpc_control_register(n.rpc_ctx);
+        rpc_blockchain_register(n.rpc_ctx);
+        rpc_blockstats_register(n.rpc_ctx);
+        rpc_rawtransaction_register(n.rpc_ctx);
+        rpc_mining_register(n.rpc_ctx);
+        rpc_util_register(n.rpc_ctx);
         if (rpc_server_start(n.rpc, err, sizeof(err)) != RC_OK) {
             init_error("Unable to start HTTP server: %s", err);
             goto shutdown;
@@ -640,7 +652,9 @@ int main(int argc, char **argv)
             goto shutdown;
         }
         if (!n.reindexing) {
-            rpc_warmup_set("Verifying blocks...");
+            if (n.rpc_ctx) {
+                rpc_warmup_set(n.rpc_ctx, "Verifying blocks...");
+            }
             if (chainstate_activate_best_chain(n.cs) != RC_OK) {
                 init_error("cannot connect the stored blocks; see debug.log");
                 exit_code = 1;
@@ -650,9 +664,13 @@ int main(int argc, char **argv)
         struct block_index *tip = chainstate_tip(n.cs);
         LOG_INFO("block index %zu entries, tip height %d", block_tree_size(chainstate_tree(n.cs)),
                  tip ? tip->height : -1);
-        rpc_blockchain_set_chainstate(n.cs);
+        if (n.rpc_ctx) {
+            rpc_blockchain_set_chainstate(n.rpc_ctx, n.cs);
+        }
     }
-    rpc_warmup_finished();
+    if (n.rpc_ctx) {
+        rpc_warmup_finished(n.rpc_ctx);
+    }
     LOG_INFO("init message: Done loading");
     /* 15. Import block files in the background (-reindex, -loadblock). */
     if (n.reindexing || args_is_set(n.args, "loadblock")) {
@@ -676,7 +694,9 @@ shutdown:
     if (step >= 13 && n.rpc) {
         rpc_server_stop(n.rpc);
     }
-    rpc_blockchain_set_chainstate(NULL);
+    if (n.rpc_ctx) {
+        rpc_blockchain_set_chainstate(n.rpc_ctx, NULL);
+    }
     if (n.cs) {
         if (chainstate_close(n.cs) != RC_OK) {
             LOG_ERROR("Shutdown: flushing the chainstate failed; it stays consistent on disk");
@@ -686,9 +706,10 @@ shutdown:
     }
     if (step >= 10) {
         rpc_server_free(n.rpc);
-        rpc_table_clear();
         n.rpc = NULL;
     }
+    rpc_context_free(n.rpc_ctx);
+    n.rpc_ctx = NULL;
     if (n.cookie_path) {
         unlink(n.cookie_path);
     }

@@ -1,16 +1,36 @@
-/* The Blockchain RPC group (getblockcount, getblockchaininfo, getchaintips, gettxoutsetinfo,
- * getblock, ...), answering in Bitcoin Core's shapes from the chainstate. Reference:
- * doc/rpc.md. */
+/* The blockchain RPC group (getblockcount, getblockchaininfo, getchaintips, gettxoutsetinfo,
+ * getblock, the waits, invalidateblock, ...), answering in Bitcoin Core's shapes from the
+ * chainstate, and the helpers the other chain-reading groups share. Reference: doc/rpc.md. */
 #ifndef BITNODE_RPC_BLOCKCHAIN_H
 #define BITNODE_RPC_BLOCKCHAIN_H
 
+#include <jansson.h>
+#include <stdint.h>
+
+#include "primitives/block.h"
+#include "rpc/blockjson.h"
+#include "rpc/jsonrpc.h"
+#include "util/buf.h"
 #include "validation/chainstate.h"
 
-/** Registers the methods (before the server starts). They answer from the chainstate set
- *  with rpc_blockchain_set_chainstate, which must happen before warm-up ends (until then the
- *  dispatcher answers -28). Each handler takes the chain lock while it reads. */
-void rpc_blockchain_register(void);
-/** The chainstate to answer from (borrowed; must outlive the RPC server), or NULL. */
-void rpc_blockchain_set_chainstate(struct chainstate *cs);
+/** Registers the group's methods in ctx (before the server starts). They answer from the
+ *  chainstate set with rpc_blockchain_set_chainstate, which must happen before warm-up ends
+ *  (until then the dispatcher answers -28). Each handler takes the chain lock while it
+ *  reads. */
+void rpc_blockchain_register(struct rpc_context *ctx);
+/** The chainstate to answer from (borrowed; must outlive the RPC server), or NULL; installs
+ *  the tip callback that wakes the waits. */
+void rpc_blockchain_set_chainstate(struct rpc_context *ctx, struct chainstate *cs);
+
+/** A hash in Core's display order (reversed hex), as a new JSON string. */
+json_t *rpc_hash_json(const uint8_t hash32[32]);
+/** What the block index knows about e (confirmations, median time, next block).
+ *  Caller holds the chain lock. */
+void rpc_block_facts_of(struct chainstate *cs, struct rpc_block_facts *f, struct block_index *e);
+/** Reads and parses the stored block of e into b (caller clears b) and raw.
+ *  Returns 0, or an error code after rpc_error with Core's message ("Block not available
+ *  (not fully downloaded)", "Block not found on disk"). Caller holds the chain lock. */
+int rpc_load_block(struct rpc_request *req, struct block_index *e, struct block *b,
+                   struct buf *raw);
 
 #endif

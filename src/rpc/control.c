@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpc/context.h"
+#include "rpc/json.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/protocol.h"
 #include "util/check.h"
@@ -12,18 +14,16 @@
 
 #define CLIENT_NAME "bitnode"
 
-static int64_t start_time_s;
-
 static json_t *rpc_help(struct rpc_request *req)
 {
     json_t *cmd = rpc_param(req, 0);
     if (!cmd) {
-        char *text = rpc_help_overview();
+        char *text = rpc_help_overview(req->ctx);
         json_t *r = json_string(text);
         free(text);
         return r;
     }
-    const struct rpc_method *m = rpc_table_find(json_string_value(cmd));
+    const struct rpc_method *m = rpc_find(req->ctx, json_string_value(cmd));
     if (!m) {
         return json_sprintf("help: unknown command: %s", json_string_value(cmd));
     }
@@ -47,12 +47,12 @@ static json_t *rpc_stop(struct rpc_request *req)
 
 static json_t *rpc_uptime(struct rpc_request *req)
 {
-    return json_integer(time_now_s() - start_time_s);
+    return json_integer(time_now_s() - req->ctx->start_time_s);
 }
 
 static json_t *rpc_getrpcinfo(struct rpc_request *req)
 {
-    return json_pack("{s:o,s:s}", "active_commands", rpc_active_commands(), "logpath",
+    return json_pack("{s:o,s:s}", "active_commands", rpc_active_commands(req->ctx), "logpath",
                      log_file_path());
 }
 
@@ -65,10 +65,13 @@ static int apply_categories(struct rpc_request *req, json_t *list, bool enable)
         uint32_t mask;
         if (!json_is_string(v)) {
             rpc_error(req, RPC_TYPE_ERROR, "JSON value of type %s is not of expected type string",
-                      json_is_integer(v) || json_is_real(v) ? "number" : "non-string");
+                      rpc_json_type_name(v));
             return -1;
         }
-        if (log_category_parse(json_string_value(v), &mask) != 0) {
+        /* "none" and "0" mean something to -debug only; the RPC takes categories. */
+        const char *name = json_string_value(v);
+        if (strcmp(name, "none") == 0 || strcmp(name, "0") == 0 ||
+            log_category_parse(name, &mask) != 0) {
             rpc_error(req, RPC_INVALID_PARAMETER, "unknown logging category %s",
                       json_string_value(v));
             return -1;
@@ -115,85 +118,162 @@ static json_t *rpc_logging(struct rpc_request *req)
 
 static json_t *rpc_echo(struct rpc_request *req)
 {
+    /* Core's internal-bug report, for tests of what clients do with one. */
+    json_t *a9 = rpc_param(req, 9);
+    if (a9 && json_is_string(a9) && strcmp(json_string_value(a9), "trigger_internal_bug") == 0) {
+        return rpc_error(req, RPC_MISC_ERROR,
+                         "Internal bug detected: request.params[9].get_str() != "
+                         "\"trigger_internal_bug\"\n%s:%d (rpc_echo)\nPlease report this issue "
+                         "here: https://github.com/bitcoin/bitcoin/issues\n",
+                         __FILE__, __LINE__);
+    }
     return json_deep_copy(req->params);
 }
 
-static const struct rpc_arg help_args[] = {
-    {"command", RPC_ARG_STR, true, "all commands", "The command to get help on", false},
+/* ---- declarations -------------------------------------------------------------------- */
+
+#define ECHO_ARG(n)                                                                                \
+    {.names = n, .type = RPC_ARG_STR, .fallback = RPC_ARG_OMITTED, .description = "",            \
+     .skip_type_check = true}
+#define ECHO_ARGS                                                                                  \
+    RPC_LIST(struct rpc_arg, ECHO_ARG("arg0"), ECHO_ARG("arg1"), ECHO_ARG("arg2"),              \
+             ECHO_ARG("arg3"), ECHO_ARG("arg4"), ECHO_ARG("arg5"), ECHO_ARG("arg6"),             \
+             ECHO_ARG("arg7"), ECHO_ARG("arg8"), ECHO_ARG("arg9"))
+#define ECHO_DESCRIPTION                                                                           \
+    "Simply echo back the input arguments. This command is for testing.\n"                       \
+    "\nIt will return an internal bug report when arg9='trigger_internal_bug' is passed.\n"      \
+    "\nThe difference between echo and echojson is that echojson has argument conversion "       \
+    "enabled in the client-side table in bitnode-cli and the GUI. There is no server-side "       \
+    "difference."
+
+static const struct rpc_result echo_results[] = {
+    {.type = RPC_RES_ANY, .description = "Returns whatever was passed in"},
 };
-static const struct rpc_arg stop_args[] = {
-    {"wait", RPC_ARG_NUM, true, NULL, "how long to wait in ms", true},
-};
-static const struct rpc_arg logging_args[] = {
-    {"include", RPC_ARG_ARR, true, NULL, "The categories to add to debug logging", false},
-    {"exclude", RPC_ARG_ARR, true, NULL, "The categories to remove from debug logging", false},
-};
-static const struct rpc_arg echo_args[] = {
-    {"arg0", RPC_ARG_ANY, true, NULL, "", false}, {"arg1", RPC_ARG_ANY, true, NULL, "", false},
-    {"arg2", RPC_ARG_ANY, true, NULL, "", false}, {"arg3", RPC_ARG_ANY, true, NULL, "", false},
-    {"arg4", RPC_ARG_ANY, true, NULL, "", false}, {"arg5", RPC_ARG_ANY, true, NULL, "", false},
-    {"arg6", RPC_ARG_ANY, true, NULL, "", false}, {"arg7", RPC_ARG_ANY, true, NULL, "", false},
-    {"arg8", RPC_ARG_ANY, true, NULL, "", false}, {"arg9", RPC_ARG_ANY, true, NULL, "", false},
-};
+
+#define LOG_CATEGORY_ARRAY(name, item, what)                                                       \
+    {.names = name,                                                                                \
+     .type = RPC_ARG_ARR,                                                                          \
+     .fallback = RPC_ARG_OMITTED,                                                                  \
+     .description = what,                                                                          \
+     .inner = RPC_LIST(struct rpc_arg, {.names = item,                                            \
+                                        .type = RPC_ARG_STR,                                      \
+                                        .fallback = RPC_ARG_OMITTED,                              \
+                                        .description = "the valid logging category"})}
 
 static const struct rpc_method control_methods[] = {
-    {"Control", "help", rpc_help, help_args, 1,
-     "List all commands, or get help for a specified command.",
-     "\"text\"    (string) The help text", NULL, RPC_METHOD_IN_WARMUP},
-    {"Control", "stop", rpc_stop, stop_args, 1, "Request a graceful shutdown of bitnode.",
-     "\"str\"    (string) A string with the content 'bitnode stopping'", NULL,
-     RPC_METHOD_IN_WARMUP},
-    {"Control", "uptime", rpc_uptime, NULL, 0, "Returns the total uptime of the server.",
-     "n    (numeric) The number of seconds that the server has been running", NULL, 0},
-    {"Control", "getrpcinfo", rpc_getrpcinfo, NULL, 0, "Returns details of the RPC server.",
-     "{                          (json object)\n"
-     "  \"active_commands\" : [    (json array) All active commands\n"
-     "    {                      (json object) Information about an active command\n"
-     "      \"method\" : \"str\",    (string) The name of the RPC command\n"
-     "      \"duration\" : n       (numeric) The running time in microseconds\n"
-     "    },\n"
-     "    ...\n"
-     "  ],\n"
-     "  \"logpath\" : \"str\"       (string) The complete file path to the debug log\n"
-     "}",
-     NULL, 0},
-    {"Control", "logging", rpc_logging, logging_args, 2,
-     "Gets and sets the logging configuration.\n"
-     "When called without an argument, returns the list of categories with status that are "
-     "currently being debug logged or not.\n"
-     "When called with arguments, adds or removes categories from debug logging and return "
-     "the lists above.\n"
-     "The arguments are evaluated in order \"include\", \"exclude\".\n"
-     "If an item is both included and excluded, it will thus end up being excluded.\n"
-     "The valid logging categories are: blockstorage, bench, coindb, http, kv, net, reindex, "
-     "rpc, validation\n"
-     "In addition, the following are available as category names with special meanings:\n"
-     "  - \"all\",  \"1\" : represent all logging categories.",
-     "{                   (json object) keys are the logging categories, and values indicates "
-     "its status\n"
-     "  \"category\" : true|false,    (boolean) if being debug logged or not. false:inactive, "
-     "true:active\n"
-     "  ...\n"
-     "}",
-     "> bitnode-cli logging \"[\\\"all\\\"]\" \"[\\\"http\\\"]\"\n"
-     "> curl --user myusername --data-binary '{\"jsonrpc\": \"2.0\", \"id\": \"curltest\", "
-     "\"method\": \"logging\", \"params\": [[\"all\"], [\"libevent\"]]}' -H 'content-type: "
-     "application/json' http://127.0.0.1:8332/\n",
-     0},
-    {"Hidden", "echo", rpc_echo, echo_args, 10,
-     "Simply echo back the input arguments. This command is for testing.\n"
-     "The difference between echo and echojson is that echojson has argument conversion "
-     "enabled in the client-side table in bitnode-cli.",
-     "any    (any) Returns whatever was passed in", NULL, RPC_METHOD_HIDDEN},
-    {"Hidden", "echojson", rpc_echo, echo_args, 10,
-     "Simply echo back the input arguments. This command is for testing.\n"
-     "The difference between echo and echojson is that echojson has argument conversion "
-     "enabled in the client-side table in bitnode-cli.",
-     "any    (any) Returns whatever was passed in", NULL, RPC_METHOD_HIDDEN},
+    {.category = "control",
+     .name = "help",
+     .handler = rpc_help,
+     .description = "List all commands, or get help for a specified command.\n",
+     .args = RPC_LIST(struct rpc_arg, {.names = "command",
+                                       .type = RPC_ARG_STR,
+                                       .fallback = RPC_ARG_DEFAULT_HINT,
+                                       .default_value = "all commands",
+                                       .description = "The command to get help on"}),
+     .results = RPC_LIST(struct rpc_result,
+                         {.type = RPC_RES_STR, .description = "The help text"}),
+     .flags = RPC_METHOD_IN_WARMUP},
+    {.category = "control",
+     .name = "stop",
+     .handler = rpc_stop,
+     .description = "Request a graceful shutdown of " CLIENT_NAME ".",
+     .args = RPC_LIST(struct rpc_arg, {.names = "wait",
+                                       .type = RPC_ARG_NUM,
+                                       .fallback = RPC_ARG_OMITTED,
+                                       .description = "how long to wait in ms",
+                                       .hidden = true}),
+     .results = RPC_LIST(struct rpc_result,
+                         {.type = RPC_RES_STR,
+                          .description = "A string with the content '" CLIENT_NAME
+                                         " stopping'"}),
+     .flags = RPC_METHOD_IN_WARMUP},
+    {.category = "control",
+     .name = "uptime",
+     .handler = rpc_uptime,
+     .description = "Returns the total uptime of the server.\n",
+     .results = RPC_LIST(struct rpc_result,
+                         {.type = RPC_RES_NUM,
+                          .description = "The number of seconds that the server has been running"}),
+     .examples = RPC_EXAMPLES("uptime", "", "")},
+    {.category = "control",
+     .name = "getrpcinfo",
+     .handler = rpc_getrpcinfo,
+     .description = "Returns details of the RPC server.\n",
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(
+              struct rpc_result,
+              {.type = RPC_RES_ARR,
+               .key = "active_commands",
+               .description = "All active commands",
+               .inner = RPC_LIST(
+                   struct rpc_result,
+                   {.type = RPC_RES_OBJ,
+                    .description = "Information about an active command",
+                    .inner = RPC_LIST(struct rpc_result,
+                                      {.type = RPC_RES_STR,
+                                       .key = "method",
+                                       .description = "The name of the RPC command"},
+                                      {.type = RPC_RES_NUM,
+                                       .key = "duration",
+                                       .description = "The running time in microseconds"})})},
+              {.type = RPC_RES_STR,
+               .key = "logpath",
+               .description = "The complete file path to the debug log"})}),
+     .examples = RPC_EXAMPLES("getrpcinfo", "", "")},
+    {.category = "control",
+     .name = "logging",
+     .handler = rpc_logging,
+     .description =
+         "Gets and sets the logging configuration.\n"
+         "When called without an argument, returns the list of categories with status that are "
+         "currently being debug logged or not.\n"
+         "When called with arguments, adds or removes categories from debug logging and return "
+         "the lists above.\n"
+         "The arguments are evaluated in order \"include\", \"exclude\".\n"
+         "If an item is both included and excluded, it will thus end up being excluded.\n"
+         "The valid logging categories are: addrman, bench, blockstorage, cmpctblock, coindb, "
+         "estimatefee, http, i2p, ipc, kernel, leveldb, mempool, mempoolrej, net, "
+         "privatebroadcast, proxy, prune, qt, rand, reindex, rpc, scan, selectcoins, tor, "
+         "txpackages, txreconciliation, validation, walletdb, zmq\n"
+         "In addition, the following are available as category names with special meanings:\n"
+         "  - \"all\",  \"1\" : represent all logging categories.\n",
+     .args = RPC_LIST(struct rpc_arg,
+                      LOG_CATEGORY_ARRAY("include", "include_category",
+                                         "The categories to add to debug logging"),
+                      LOG_CATEGORY_ARRAY("exclude", "exclude_category",
+                                         "The categories to remove from debug logging")),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ_DYN,
+          .description = "keys are the logging categories, and values indicates its status",
+          .inner = RPC_LIST(struct rpc_result,
+                            {.type = RPC_RES_BOOL,
+                             .key = "category",
+                             .description = "if being debug logged or not. false:inactive, "
+                                            "true:active"})}),
+     .examples = RPC_EXAMPLE_CLI("logging", "\"[\\\"all\\\"]\" \"[\\\"http\\\"]\"")
+         RPC_EXAMPLE_RPC("logging", "[\"all\"], [\"leveldb\"]")},
+    {.category = "hidden",
+     .name = "echo",
+     .handler = rpc_echo,
+     .description = ECHO_DESCRIPTION,
+     .args = ECHO_ARGS,
+     .results = echo_results,
+     .n_results = 1,
+     .flags = RPC_METHOD_HIDDEN},
+    {.category = "hidden",
+     .name = "echojson",
+     .handler = rpc_echo,
+     .description = ECHO_DESCRIPTION,
+     .args = ECHO_ARGS,
+     .results = echo_results,
+     .n_results = 1,
+     .flags = RPC_METHOD_HIDDEN},
 };
 
-void rpc_control_register(void)
+void rpc_control_register(struct rpc_context *ctx)
 {
-    start_time_s = time_now_s();
-    rpc_table_register(control_methods, sizeof(control_methods) / sizeof(control_methods[0]));
+    rpc_register(ctx, control_methods, sizeof(control_methods) / sizeof(control_methods[0]));
 }

@@ -1,10 +1,12 @@
-/* The control methods: help, stop, uptime, getrpcinfo, logging, and the hidden echo and
+/* The control RPC group: help, stop, uptime, getrpcinfo, logging, and the hidden echo and
  * echojson (for tests). Bitcoin Core's names, arguments and results. */
 #ifndef BITNODE_RPC_CONTROL_H
 #define BITNODE_RPC_CONTROL_H
 
-/** Registers the control methods in the RPC table and records the start time that `uptime`
- *  counts from. Call once at start-up, before the server starts. */
-void rpc_control_register(void);
+#include "rpc/jsonrpc.h"
+
+/** Registers the control methods in ctx. Call once at start-up, before the server starts;
+ *  `uptime` counts from the context's creation. */
+void rpc_control_register(struct rpc_context *ctx);
 
 #endif

@@ -191,7 +191,12 @@ json_t *rpc_json_parse_exact(const char *text, size_t len)
     while (i < len) {
         char c = text[i];
         if (c == '"') {
-            /* Copy a string as it is, escapes included. */
+            /* Copy a string as it is, escapes included. One that starts with the amount tag
+             * would pass for a number: refused. */
+            if (len - i > 7 && memcmp(text + i + 1, "\\u0000", 6) == 0) {
+                buf_clear(&out);
+                return NULL;
+            }
             size_t j = i + 1;
             while (j < len && text[j] != '"') {
                 j += (text[j] == '\\') ? 2 : 1;
@@ -202,11 +207,13 @@ json_t *rpc_json_parse_exact(const char *text, size_t len)
         } else if (c == '-' || (c >= '0' && c <= '9')) {
             size_t j = i;
             int real = 0;
-            while (j < len && (strchr("+-0123456789.eE", text[j]) != NULL)) {
+            while (j < len && text[j] != 0 && (strchr("+-0123456789.eE", text[j]) != NULL)) {
                 real |= text[j] == '.' || text[j] == 'e' || text[j] == 'E';
                 j++;
             }
-            if (real) {
+            /* Integers too long for 64 bits are kept as text too (a number, but no integer
+             * the RPC could read: Core answers "JSON integer out of range" for them). */
+            if (real || j - i > 18) {
                 put_str(&out, "\"\\u0000AMT");
                 buf_append(&out, text + i, j - i);
                 buf_put_u8(&out, '"');
@@ -283,7 +290,11 @@ int rpc_json_amount_parse(const json_t *v, int64_t *value_sat, const char **err)
         }
         sat = (int64_t)r;
     } else if (json_is_string(v)) {
-        if (parse_decimal_btc(json_string_value(v), &sat) != RC_OK) {
+        const char *text = json_string_value(v);
+        if (rpc_json_is_amount(v)) {
+            text += AMOUNT_TAG_LEN; /* a number kept as its text */
+        }
+        if (parse_decimal_btc(text, &sat) != RC_OK) {
             *err = "Invalid amount";
             return RC_INVALID;
         }
@@ -299,8 +310,16 @@ int rpc_json_amount_parse(const json_t *v, int64_t *value_sat, const char **err)
     return RC_OK;
 }
 
+bool rpc_json_is_number(const json_t *v)
+{
+    return json_is_number(v) || rpc_json_is_amount(v);
+}
+
 const char *rpc_json_type_name(const json_t *v)
 {
+    if (rpc_json_is_amount(v)) {
+        return "number";
+    }
     switch (json_typeof(v)) {
     case JSON_NULL:
         return "null";

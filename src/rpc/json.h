@@ -33,10 +33,12 @@ char *rpc_json_dumps(const json_t *v, int indent);
  *  garbage. Returns a new reference, or NULL if it is not valid JSON. */
 json_t *rpc_json_parse(const char *text, size_t len);
 
-/** Like rpc_json_parse, but every number with a fraction or exponent keeps the exact text it
- *  had (as an amount-tagged value that rpc_json_write prints verbatim), so that a client
- *  re-printing a reply shows "14911.13258250", not what a double makes of it.
- *  Returns NULL on malformed JSON. */
+/** Like rpc_json_parse, but every number with a fraction or exponent, or with more than 18
+ *  digits, keeps the exact text it had (as an amount-tagged value that rpc_json_write prints
+ *  verbatim and rpc_json_type_name calls a number), so that a client re-printing a reply
+ *  shows "14911.13258250", not what a double makes of it, and the server echoes "1000.0" as
+ *  Core does. Returns NULL on malformed JSON, and for a string starting with "\u0000" (which
+ *  could pass for such a number). */
 json_t *rpc_json_parse_exact(const char *text, size_t len);
 /** Reads an amount in BTC from a number or a numeric string, as Core's AmountFromValue:
  *  at most 8 decimals and 0 <= amount <= MAX_MONEY.
@@ -44,8 +46,11 @@ json_t *rpc_json_parse_exact(const char *text, size_t len);
  *  ("Amount is not a number or string", "Invalid amount", "Amount out of range"). */
 int rpc_json_amount_parse(const json_t *v, int64_t *value_sat, const char **err);
 
-/** The type name Core uses in messages: "null", "bool", "number", "string", "array",
- *  "object". */
+/** True for a JSON number: an integer, a real, or a number kept as its text
+ *  (rpc_json_parse_exact, rpc_json_amount). */
+bool rpc_json_is_number(const json_t *v);
+/** The type name Core uses in messages: "null", "bool", "number" (also for a number kept as
+ *  its text), "string", "array", "object". */
 const char *rpc_json_type_name(const json_t *v);
 
 #endif

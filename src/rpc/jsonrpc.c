@@ -6,211 +6,155 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rpc/context.h"
 #include "rpc/json.h"
 #include "rpc/protocol.h"
 #include "util/buf.h"
 #include "util/check.h"
+#include "util/hex.h"
 #include "util/log.h"
+#include "util/rc.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
-/* ---- the method table ---------------------------------------------------------------- */
+/* ---- the context and the method table ------------------------------------------------ */
 
-static const struct rpc_method **table;
-static size_t table_len;
+struct active_cmd {
+    const char *method; /* borrowed from the running request */
+    int64_t start_us;
+    struct active_cmd *next;
+};
 
-void rpc_table_register(const struct rpc_method *methods, size_t n)
+struct rpc_context *rpc_context_new(void)
 {
-    table = xrealloc(table, (table_len + n) * sizeof(*table));
-    for (size_t i = 0; i < n; i++) {
-        CHECK_ALWAYS(rpc_table_find(methods[i].name) == NULL);
-        table[table_len++] = &methods[i];
+    struct rpc_context *ctx = xcalloc(1, sizeof(*ctx));
+    pthread_mutex_init(&ctx->warmup_mu, NULL);
+    pthread_mutex_init(&ctx->active_mu, NULL);
+    pthread_mutex_init(&ctx->tip_mu, NULL);
+    pthread_cond_init(&ctx->tip_cv, NULL);
+    ctx->warmup_active = true;
+    snprintf(ctx->warmup_status, sizeof(ctx->warmup_status), "%s", "Starting up...");
+    ctx->start_time_s = time_now_s();
+    ctx->tip_height = -1;
+    atomic_init(&ctx->left_ibd, 0);
+    return ctx;
+}
+
+void rpc_context_free(struct rpc_context *ctx)
+{
+    if (!ctx) {
+        return;
+    }
+    CHECK_ALWAYS(ctx->active_head == NULL);
+    pthread_mutex_destroy(&ctx->warmup_mu);
+    pthread_mutex_destroy(&ctx->active_mu);
+    pthread_mutex_destroy(&ctx->tip_mu);
+    pthread_cond_destroy(&ctx->tip_cv);
+    free(ctx->methods);
+    free(ctx);
+}
+
+/* Whether a declared default's JSON type may stand for the argument's type (Core's
+ * RPCMethod constructor check). */
+static bool default_fits(const struct rpc_arg *a, const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return a->type == RPC_ARG_OBJ;
+    case JSON_ARRAY:
+        return a->type == RPC_ARG_ARR;
+    case JSON_STRING:
+        return a->type == RPC_ARG_STR || a->type == RPC_ARG_STR_HEX || a->type == RPC_ARG_AMOUNT;
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return a->type == RPC_ARG_NUM || a->type == RPC_ARG_AMOUNT || a->type == RPC_ARG_RANGE;
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return a->type == RPC_ARG_BOOL;
+    case JSON_NULL:
+        return true;
+    }
+    return false;
+}
+
+/* True if name is one of the '|'-separated names of a. */
+static bool arg_has_name(const struct rpc_arg *a, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = a->names; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && memcmp(p, name, n) == 0) {
+            return true;
+        }
+        p += len + (bar ? 1 : 0);
+    }
+    return false;
+}
+
+/* A declaration that contradicts itself is a bug: found at start-up, not by a caller. */
+static void check_declaration(const struct rpc_method *m)
+{
+    CHECK_ALWAYS(m->n_args <= RPC_MAX_ARGS);
+    for (size_t i = 0; i < m->n_args; i++) {
+        const struct rpc_arg *a = &m->args[i];
+        CHECK_ALWAYS(a->names && *a->names);
+        CHECK_ALWAYS(!a->type_str[0] == !a->type_str[1]);
+        CHECK_ALWAYS(a->conv != RPC_CONV_HASH || a->conv_name);
+        if (a->fallback == RPC_ARG_DEFAULT || a->fallback == RPC_ARG_DEFAULT_HINT) {
+            CHECK_ALWAYS(a->default_value);
+        }
+        if (a->fallback == RPC_ARG_DEFAULT) {
+            json_t *v = rpc_json_parse(a->default_value, strlen(a->default_value));
+            CHECK_ALWAYS(v && default_fits(a, v));
+            json_decref(v);
+        }
+        for (size_t k = 0; k < i; k++) {
+            for (const char *p = a->names; *p;) {
+                const char *bar = strchr(p, '|');
+                size_t len = bar ? (size_t)(bar - p) : strlen(p);
+                char name[64];
+                CHECK_ALWAYS(len < sizeof(name));
+                memcpy(name, p, len);
+                name[len] = 0;
+                CHECK_ALWAYS(!arg_has_name(&m->args[k], name));
+                p += len + (bar ? 1 : 0);
+            }
+        }
     }
 }
 
-void rpc_table_clear(void)
+void rpc_register(struct rpc_context *ctx, const struct rpc_method *methods, size_t n)
 {
-    free(table);
-    table = NULL;
-    table_len = 0;
+    ctx->methods = xrealloc(ctx->methods, (ctx->n_methods + n) * sizeof(*ctx->methods));
+    for (size_t i = 0; i < n; i++) {
+        CHECK_ALWAYS(rpc_find(ctx, methods[i].name) == NULL);
+        check_declaration(&methods[i]);
+        ctx->methods[ctx->n_methods++] = &methods[i];
+    }
 }
 
-const struct rpc_method *rpc_table_find(const char *name)
+const struct rpc_method *rpc_find(const struct rpc_context *ctx, const char *name)
 {
-    for (size_t i = 0; i < table_len; i++) {
-        if (strcmp(table[i]->name, name) == 0) {
-            return table[i];
+    for (size_t i = 0; i < ctx->n_methods; i++) {
+        if (strcmp(ctx->methods[i]->name, name) == 0) {
+            return ctx->methods[i];
         }
     }
     return NULL;
 }
 
-/* ---- help text ----------------------------------------------------------------------- */
-
-static void put(struct buf *b, const char *s)
+void rpc_foreach(const struct rpc_context *ctx, void (*fn)(void *arg, const struct rpc_method *m),
+                 void *arg)
 {
-    buf_append(b, s, strlen(s));
-}
-
-static void putf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(struct buf *b, const char *fmt, ...)
-{
-    char tmp[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-    va_end(ap);
-    if (n > 0) {
-        buf_append(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+    for (size_t i = 0; i < ctx->n_methods; i++) {
+        fn(arg, ctx->methods[i]);
     }
 }
 
-static void put_arg_signature(struct buf *b, const struct rpc_arg *a)
+void rpc_set_doccheck(struct rpc_context *ctx, bool on)
 {
-    switch (a->type) {
-    case RPC_ARG_STR:
-    case RPC_ARG_STR_HEX:
-        putf(b, "\"%s\"", a->name);
-        break;
-    case RPC_ARG_OBJ:
-        put(b, "{...}");
-        break;
-    case RPC_ARG_ARR:
-        putf(b, "[\"%s\",...]", a->name);
-        break;
-    default:
-        put(b, a->name);
-    }
-}
-
-/* Appends "name ( args )" to b. */
-static void put_signature(struct buf *b, const struct rpc_method *m)
-{
-    put(b, m->name);
-    bool in_optional = false;
-    for (size_t i = 0; i < m->n_args; i++) {
-        const struct rpc_arg *a = &m->args[i];
-        if (a->hidden) {
-            continue;
-        }
-        put(b, " ");
-        if (a->optional && !in_optional) {
-            put(b, "( ");
-            in_optional = true;
-        }
-        put_arg_signature(b, a);
-    }
-    if (in_optional) {
-        put(b, " )");
-    }
-}
-
-static const char *type_help(enum rpc_arg_type t)
-{
-    switch (t) {
-    case RPC_ARG_STR:
-        return "string";
-    case RPC_ARG_STR_HEX:
-        return "string";
-    case RPC_ARG_NUM:
-        return "numeric";
-    case RPC_ARG_BOOL:
-        return "boolean";
-    case RPC_ARG_AMOUNT:
-        return "numeric or string";
-    case RPC_ARG_OBJ:
-        return "json object";
-    case RPC_ARG_ARR:
-        return "json array";
-    case RPC_ARG_ANY:
-        return "any";
-    }
-    return "any";
-}
-
-char *rpc_method_help(const struct rpc_method *m)
-{
-    struct buf b;
-    buf_init(&b);
-    put_signature(&b, m);
-    put(&b, "\n\n");
-    if (m->description) {
-        put(&b, m->description);
-        put(&b, "\n");
-    }
-    size_t shown = 0;
-    for (size_t i = 0; i < m->n_args; i++) {
-        shown += !m->args[i].hidden;
-    }
-    if (shown > 0) {
-        put(&b, "\nArguments:\n");
-        for (size_t i = 0; i < m->n_args; i++) {
-            const struct rpc_arg *a = &m->args[i];
-            if (a->hidden) {
-                continue;
-            }
-            putf(&b, "%zu. %s    (%s, %s%s%s) %s\n", i + 1, a->name, type_help(a->type),
-                 a->optional ? "optional" : "required", a->default_text ? ", default=" : "",
-                 a->default_text ? a->default_text : "", a->help ? a->help : "");
-        }
-    }
-    if (m->result) {
-        put(&b, "\nResult:\n");
-        put(&b, m->result);
-        put(&b, "\n");
-    }
-    put(&b, "\nExamples:\n");
-    if (m->examples) {
-        put(&b, m->examples);
-    } else {
-        putf(&b,
-             "> bitnode-cli %s\n"
-             "> curl --user myusername --data-binary '{\"jsonrpc\": \"2.0\", \"id\": "
-             "\"curltest\", \"method\": \"%s\", \"params\": []}' -H 'content-type: "
-             "application/json' http://127.0.0.1:8332/\n",
-             m->name, m->name);
-    }
-    buf_put_u8(&b, 0);
-    return (char *)b.data;
-}
-
-static int cmp_method(const void *pa, const void *pb)
-{
-    const struct rpc_method *a = *(const struct rpc_method *const *)pa;
-    const struct rpc_method *b = *(const struct rpc_method *const *)pb;
-    int c = strcmp(a->category, b->category);
-    return c ? c : strcmp(a->name, b->name);
-}
-
-char *rpc_help_overview(void)
-{
-    const struct rpc_method **sorted = xmalloc((table_len + 1) * sizeof(*sorted));
-    if (table_len > 0) {
-        memcpy(sorted, table, table_len * sizeof(*sorted));
-    }
-    qsort(sorted, table_len, sizeof(*sorted), cmp_method);
-    struct buf b;
-    buf_init(&b);
-    const char *cat = NULL;
-    for (size_t i = 0; i < table_len; i++) {
-        const struct rpc_method *m = sorted[i];
-        if (m->flags & RPC_METHOD_HIDDEN) {
-            continue;
-        }
-        if (!cat || strcmp(cat, m->category) != 0) {
-            putf(&b, "%s== %s ==\n", cat ? "\n" : "", m->category);
-            cat = m->category;
-        }
-        put_signature(&b, m);
-        put(&b, "\n");
-    }
-    /* Core's overview has no trailing newline. */
-    if (b.len > 0 && b.data[b.len - 1] == '\n') {
-        b.len--;
-    }
-    buf_put_u8(&b, 0);
-    free(sorted);
-    return (char *)b.data;
+    ctx->doccheck = on;
 }
 
 /* ---- requests ------------------------------------------------------------------------ */
@@ -234,79 +178,84 @@ json_t *rpc_param(const struct rpc_request *req, size_t i)
     return json_is_null(v) ? NULL : v;
 }
 
+int64_t rpc_arg_int(const struct rpc_request *req, size_t i)
+{
+    CHECK_ALWAYS(i < RPC_MAX_ARGS);
+    return req->argv[i].i;
+}
+
+int64_t rpc_arg_int_or(const struct rpc_request *req, size_t i, int64_t dflt)
+{
+    CHECK_ALWAYS(i < RPC_MAX_ARGS);
+    return req->argv[i].given ? req->argv[i].i : dflt;
+}
+
+const uint8_t *rpc_arg_hash(const struct rpc_request *req, size_t i)
+{
+    CHECK_ALWAYS(i < RPC_MAX_ARGS);
+    return req->argv[i].given ? req->argv[i].hash32 : NULL;
+}
+
 /* ---- warm-up ------------------------------------------------------------------------- */
 
-static pthread_mutex_t warmup_mutex = PTHREAD_MUTEX_INITIALIZER;
-static bool warmup_active = true;                  /* guarded by warmup_mutex */
-static char warmup_status[256] = "Starting up..."; /* guarded by warmup_mutex */
-
-void rpc_warmup_set(const char *status)
+void rpc_warmup_set(struct rpc_context *ctx, const char *status)
 {
-    pthread_mutex_lock(&warmup_mutex);
-    snprintf(warmup_status, sizeof(warmup_status), "%s", status);
-    warmup_active = true;
-    pthread_mutex_unlock(&warmup_mutex);
+    pthread_mutex_lock(&ctx->warmup_mu);
+    snprintf(ctx->warmup_status, sizeof(ctx->warmup_status), "%s", status);
+    ctx->warmup_active = true;
+    pthread_mutex_unlock(&ctx->warmup_mu);
 }
 
-void rpc_warmup_finished(void)
+void rpc_warmup_finished(struct rpc_context *ctx)
 {
-    pthread_mutex_lock(&warmup_mutex);
-    warmup_active = false;
-    pthread_mutex_unlock(&warmup_mutex);
+    pthread_mutex_lock(&ctx->warmup_mu);
+    ctx->warmup_active = false;
+    pthread_mutex_unlock(&ctx->warmup_mu);
 }
 
-bool rpc_warmup_get(char *status, size_t status_len)
+bool rpc_warmup_get(struct rpc_context *ctx, char *status, size_t status_len)
 {
-    pthread_mutex_lock(&warmup_mutex);
-    bool active = warmup_active;
+    pthread_mutex_lock(&ctx->warmup_mu);
+    bool active = ctx->warmup_active;
     if (status && status_len > 0) {
-        snprintf(status, status_len, "%s", warmup_status);
+        snprintf(status, status_len, "%s", ctx->warmup_status);
     }
-    pthread_mutex_unlock(&warmup_mutex);
+    pthread_mutex_unlock(&ctx->warmup_mu);
     return active;
 }
 
 /* ---- active commands (getrpcinfo) ---------------------------------------------------- */
 
-struct active_cmd {
-    const char *method; /* borrowed from the running request */
-    int64_t start_us;
-    struct active_cmd *next;
-};
-
-static pthread_mutex_t active_mutex = PTHREAD_MUTEX_INITIALIZER;
-static struct active_cmd *active_head; /* guarded by active_mutex */
-
-static void active_add(struct active_cmd *c)
+static void active_add(struct rpc_context *ctx, struct active_cmd *c)
 {
-    pthread_mutex_lock(&active_mutex);
-    c->next = active_head;
-    active_head = c;
-    pthread_mutex_unlock(&active_mutex);
+    pthread_mutex_lock(&ctx->active_mu);
+    c->next = ctx->active_head;
+    ctx->active_head = c;
+    pthread_mutex_unlock(&ctx->active_mu);
 }
 
-static void active_remove(struct active_cmd *c)
+static void active_remove(struct rpc_context *ctx, struct active_cmd *c)
 {
-    pthread_mutex_lock(&active_mutex);
-    for (struct active_cmd **p = &active_head; *p; p = &(*p)->next) {
+    pthread_mutex_lock(&ctx->active_mu);
+    for (struct active_cmd **p = &ctx->active_head; *p; p = &(*p)->next) {
         if (*p == c) {
             *p = c->next;
             break;
         }
     }
-    pthread_mutex_unlock(&active_mutex);
+    pthread_mutex_unlock(&ctx->active_mu);
 }
 
-json_t *rpc_active_commands(void)
+json_t *rpc_active_commands(struct rpc_context *ctx)
 {
     json_t *arr = json_array();
     int64_t now = time_mono_us();
-    pthread_mutex_lock(&active_mutex);
-    for (struct active_cmd *c = active_head; c; c = c->next) {
+    pthread_mutex_lock(&ctx->active_mu);
+    for (struct active_cmd *c = ctx->active_head; c; c = c->next) {
         json_array_append_new(arr, json_pack("{s:s,s:I}", "method", c->method, "duration",
                                              (json_int_t)(now - c->start_us)));
     }
-    pthread_mutex_unlock(&active_mutex);
+    pthread_mutex_unlock(&ctx->active_mu);
     return arr;
 }
 
@@ -329,6 +278,7 @@ static int parse_request(struct rpc_request *req, json_t *v)
         return -1;
     }
     req->id = json_object_get(v, "id");
+    req->id_absent = req->id == NULL;
     json_t *ver = json_object_get(v, "jsonrpc");
     if (ver && !json_is_null(ver)) {
         if (!json_is_string(ver)) {
@@ -364,28 +314,49 @@ static int parse_request(struct rpc_request *req, json_t *v)
     return 0;
 }
 
-/* Core's transformNamedArguments: maps an object of named parameters (and an optional
- * "args" array of leading positional ones) onto the method's argument positions. */
+/* Finds the value named by one of a's names in obj; returns it and its key, or NULL. */
+static json_t *named_value(json_t *obj, const struct rpc_arg *a, const char **key)
+{
+    for (const char *p = a->names; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        char name[64];
+        CHECK_ALWAYS(len < sizeof(name));
+        memcpy(name, p, len);
+        name[len] = 0;
+        void *it = json_object_iter_at(obj, name);
+        if (it) {
+            *key = json_object_iter_key(it);
+            return json_object_iter_value(it);
+        }
+        p += len + (bar ? 1 : 0);
+    }
+    return NULL;
+}
+
+/* Core's transformNamedArguments: maps an object of named parameters (any of each
+ * argument's names, and an optional "args" array of leading positional ones) onto the
+ * method's argument positions. */
 static int transform_named(struct rpc_request *req, const struct rpc_method *m)
 {
-    json_t *in = req->params;
-    json_t *left = json_copy(in);
+    json_t *left = json_copy(req->params);
     json_t *out = json_array();
     int hole = 0, initial_hole = 0;
     const char *initial_param = NULL;
     int rc = 0;
     for (size_t i = 0; i < m->n_args; i++) {
-        json_t *v = json_object_get(left, m->args[i].name);
+        const char *key = NULL;
+        json_t *v = named_value(left, &m->args[i], &key);
         if (v) {
             for (int k = 0; k < hole; k++) {
                 json_array_append_new(out, json_null());
             }
             hole = 0;
             if (!initial_param) {
-                initial_param = m->args[i].name;
+                initial_param = m->args[i].names;
             }
             json_array_append(out, v);
-            json_object_del(left, m->args[i].name);
+            json_object_del(left, key);
         } else {
             hole++;
             if (json_array_size(out) == 0) {
@@ -424,6 +395,8 @@ out:
     return rc;
 }
 
+/* Core's ExpectedType(RPCArg::Type): the JSON type an argument must have, or NULL when the
+ * handler checks it (amounts, ranges). */
 static const char *expected_type(enum rpc_arg_type t)
 {
     switch (t) {
@@ -435,21 +408,26 @@ static const char *expected_type(enum rpc_arg_type t)
     case RPC_ARG_BOOL:
         return "bool";
     case RPC_ARG_OBJ:
+    case RPC_ARG_OBJ_NAMED_PARAMS:
+    case RPC_ARG_OBJ_USER_KEYS:
         return "object";
     case RPC_ARG_ARR:
         return "array";
-    default:
-        return NULL; /* amount and any are checked by the handler */
+    case RPC_ARG_AMOUNT:
+    case RPC_ARG_RANGE:
+        return NULL;
     }
+    return NULL;
 }
 
-/* Core's RPCHelpMan::HandleRequest checks: the argument count, then every type. */
+/* Core's RPCMethod::HandleRequest checks: the argument count (a wrong count answers the
+ * help text), then every type (all mismatches in one -3 answer). */
 static int check_args(struct rpc_request *req, const struct rpc_method *m)
 {
     size_t n = json_array_size(req->params);
     size_t required = 0;
     for (size_t i = 0; i < m->n_args; i++) {
-        if (!m->args[i].optional) {
+        if (m->args[i].fallback == RPC_ARG_REQUIRED) {
             required = i + 1;
         }
     }
@@ -461,15 +439,17 @@ static int check_args(struct rpc_request *req, const struct rpc_method *m)
     }
     json_t *mismatch = json_object();
     for (size_t i = 0; i < m->n_args; i++) {
+        const struct rpc_arg *a = &m->args[i];
         json_t *v = json_array_get(req->params, i);
-        const char *exp = expected_type(m->args[i].type);
-        if (!exp || ((!v || json_is_null(v)) && m->args[i].optional)) {
+        const char *exp = expected_type(a->type);
+        bool omitted = !v || json_is_null(v);
+        if (a->skip_type_check || !exp || (omitted && a->fallback != RPC_ARG_REQUIRED)) {
             continue;
         }
         const char *got = v ? rpc_json_type_name(v) : "null";
         if (strcmp(got, exp) != 0) {
             char key[128], val[160];
-            snprintf(key, sizeof(key), "Position %zu (%s)", i + 1, m->args[i].name);
+            snprintf(key, sizeof(key), "Position %zu (%s)", i + 1, a->names);
             snprintf(val, sizeof(val), "JSON value of type %s is not of expected type %s", got,
                      exp);
             json_object_set_new(mismatch, key, json_string(val));
@@ -486,12 +466,106 @@ static int check_args(struct rpc_request *req, const struct rpc_method *m)
     return rc;
 }
 
+/* Core's UniValue::getInt<T>: a number whose text is a plain integer within [lo, hi]. */
+int rpc_value_int(struct rpc_request *req, const json_t *v, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!rpc_json_is_number(v)) {
+        rpc_error(req, RPC_TYPE_ERROR, "JSON value of type %s is not of expected type number",
+                  rpc_json_type_name(v));
+        return -1;
+    }
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
+        rpc_error(req, RPC_MISC_ERROR, "JSON integer out of range");
+        return -1;
+    }
+    *out = json_integer_value(v);
+    return 0;
+}
+
+/* Core's ParseHashV(v, name). */
+int rpc_value_hash(struct rpc_request *req, const json_t *v, const char *name, uint8_t out32[32])
+{
+    if (!json_is_string(v)) {
+        rpc_error(req, RPC_TYPE_ERROR, "JSON value of type %s is not of expected type string",
+                  rpc_json_type_name(v));
+        return -1;
+    }
+    const char *s = json_string_value(v);
+    size_t len = json_string_length(v);
+    if (len == 64 && strlen(s) == 64 && hex_decode_hash32_rev(out32, s) == RC_OK) {
+        return 0;
+    }
+    if (len != 64) {
+        rpc_error(req, RPC_INVALID_PARAMETER, "%s must be of length 64 (not %zu, for '%s')", name,
+                  len, s);
+    } else {
+        rpc_error(req, RPC_INVALID_PARAMETER, "%s must be hexadecimal string (not '%s')", name, s);
+    }
+    return -1;
+}
+
+/* Fills in declared defaults and converts the arguments, in order, as Core's handlers read
+ * them (so the first bad argument is the one reported). */
+static int convert_args(struct rpc_request *req, const struct rpc_method *m)
+{
+    for (size_t i = 0; i < m->n_args; i++) {
+        const struct rpc_arg *a = &m->args[i];
+        struct rpc_value *out = &req->argv[i];
+        json_t *v = json_array_get(req->params, i);
+        if ((!v || json_is_null(v)) && a->fallback == RPC_ARG_DEFAULT) {
+            while (json_array_size(req->params) <= i) {
+                json_array_append_new(req->params, json_null());
+            }
+            v = rpc_json_parse(a->default_value, strlen(a->default_value));
+            json_array_set_new(req->params, i, v);
+        }
+        if (!v || json_is_null(v)) {
+            continue;
+        }
+        out->given = true;
+        switch (a->conv) {
+        case RPC_CONV_NONE:
+            break;
+        case RPC_CONV_INT:
+            if (rpc_value_int(req, v, INT32_MIN, INT32_MAX, &out->i) != 0) {
+                return -1;
+            }
+            break;
+        case RPC_CONV_INT64:
+            if (rpc_value_int(req, v, INT64_MIN, INT64_MAX, &out->i) != 0) {
+                return -1;
+            }
+            break;
+        case RPC_CONV_UINT32:
+            if (rpc_value_int(req, v, 0, UINT32_MAX, &out->i) != 0) {
+                return -1;
+            }
+            break;
+        case RPC_CONV_VERBOSITY:
+            if (json_is_boolean(v)) {
+                out->i = json_is_true(v);
+            } else if (rpc_value_int(req, v, INT32_MIN, INT32_MAX, &out->i) != 0) {
+                return -1;
+            }
+            break;
+        case RPC_CONV_HASH:
+            if (rpc_value_hash(req, v, a->conv_name, out->hash32) != 0) {
+                return -1;
+            }
+            break;
+        }
+    }
+    return 0;
+}
+
 /* Core's CRPCTable::execute. Returns the result or NULL with the error recorded. */
 static json_t *execute(struct rpc_request *req)
 {
-    const struct rpc_method *m = rpc_table_find(req->method);
+    struct rpc_context *ctx = req->ctx;
+    const struct rpc_method *m = rpc_find(ctx, req->method);
     char status[256];
-    if (rpc_warmup_get(status, sizeof(status)) && !(m && (m->flags & RPC_METHOD_IN_WARMUP))) {
+    if (rpc_warmup_get(ctx, status, sizeof(status)) &&
+        !(m && (m->flags & RPC_METHOD_IN_WARMUP))) {
         return rpc_error(req, RPC_IN_WARMUP, "%s", status);
     }
     if (!m) {
@@ -500,23 +574,34 @@ static json_t *execute(struct rpc_request *req)
     if (json_is_object(req->params) && transform_named(req, m) != 0) {
         return NULL;
     }
-    if (check_args(req, m) != 0) {
+    if (check_args(req, m) != 0 || convert_args(req, m) != 0) {
         return NULL;
     }
     LOG(LOG_CAT_RPC, LOG_LVL_DEBUG, "ThreadRPCServer method=%s user=%s", m->name,
         req->auth_user ? req->auth_user : "");
     struct active_cmd cmd = {.method = m->name, .start_us = time_mono_us()};
-    active_add(&cmd);
+    active_add(ctx, &cmd);
     json_t *result = m->handler(req);
-    active_remove(&cmd);
+    active_remove(ctx, &cmd);
     if (!result && !req->err_msg) {
         rpc_error(req, RPC_INTERNAL_ERROR, "Internal error: %s returned no result", m->name);
+    }
+    if (result && ctx->doccheck) {
+        char why[2048];
+        if (rpc_result_check(m, result, why, sizeof(why)) != RC_OK) {
+            LOG_ERROR("RPC call \"%s\" returned incorrect type:\n%s", m->name, why);
+            json_decref(result);
+            return rpc_error(req, RPC_MISC_ERROR,
+                             "Internal bug detected: RPC call \"%s\" returned incorrect type:\n%s",
+                             m->name, why);
+        }
     }
     return result;
 }
 
-/* Core's JSONRPCReplyObj. Steals result and error. */
-static json_t *reply_obj(json_t *result, json_t *error, json_t *id, int version)
+/* Core's JSONRPCReplyObj. Steals result and error. An id of NULL is written as null, unless
+ * id_absent: then the reply has no "id" (a 1.0 request without one). */
+static json_t *reply_obj(json_t *result, json_t *error, json_t *id, bool id_absent, int version)
 {
     json_t *r = json_object();
     if (version == RPC_JSON_V2) {
@@ -537,7 +622,9 @@ static json_t *reply_obj(json_t *result, json_t *error, json_t *id, int version)
             json_object_set_new(r, "error", json_null());
         }
     }
-    json_object_set(r, "id", id ? id : json_null());
+    if (!id_absent) {
+        json_object_set(r, "id", id ? id : json_null());
+    }
     return r;
 }
 
@@ -548,7 +635,8 @@ static json_t *error_obj(int code, const char *msg)
 
 static json_t *error_reply(const struct rpc_request *req)
 {
-    return reply_obj(NULL, error_obj(req->err_code, req->err_msg), req->id, req->json_version);
+    return reply_obj(NULL, error_obj(req->err_code, req->err_msg), req->id, req->id_absent,
+                     req->json_version);
 }
 
 /* Core's JSONErrorReply status mapping for requests that fail as HTTP errors. */
@@ -579,19 +667,20 @@ static bool is_notification(const struct rpc_request *req)
     return req->json_version == RPC_JSON_V2 && req->id == NULL;
 }
 
-void rpc_handle_body(const char *body, size_t len, const char *auth_user, const char *uri,
-                     struct rpc_reply *reply)
+void rpc_handle_body(struct rpc_context *ctx, const char *body, size_t len, const char *auth_user,
+                     const char *uri, struct rpc_reply *reply)
 {
     reply->body = NULL;
-    json_t *root = rpc_json_parse(body, len);
+    /* Numbers keep their text: "1e3" is no integer, and echo answers what it was sent. */
+    json_t *root = rpc_json_parse_exact(body, len);
     if (!root) {
         reply->http_status = RPC_HTTP_INTERNAL_SERVER_ERROR;
         reply->body = finish_body(
-            reply_obj(NULL, error_obj(RPC_PARSE_ERROR, "Parse error"), NULL, RPC_JSON_V1));
+            reply_obj(NULL, error_obj(RPC_PARSE_ERROR, "Parse error"), NULL, false, RPC_JSON_V1));
         return;
     }
     if (json_is_object(root)) {
-        struct rpc_request req = {.auth_user = auth_user, .uri = uri};
+        struct rpc_request req = {.ctx = ctx, .auth_user = auth_user, .uri = uri};
         if (parse_request(&req, root) != 0) {
             reply->http_status = error_status(req.err_code);
             reply->body = finish_body(error_reply(&req));
@@ -606,20 +695,20 @@ void rpc_handle_body(const char *body, size_t len, const char *auth_user, const 
                 reply->body = finish_body(error_reply(&req));
             } else {
                 reply->http_status = RPC_HTTP_OK;
-                reply->body = finish_body(reply_obj(result, NULL, req.id, req.json_version));
+                reply->body = finish_body(reply_obj(result, NULL, req.id, req.id_absent, req.json_version));
             }
         }
         request_clear(&req);
     } else if (json_is_array(root)) {
         json_t *out = json_array();
         for (size_t i = 0; i < json_array_size(root); i++) {
-            struct rpc_request req = {.auth_user = auth_user, .uri = uri};
+            struct rpc_request req = {.ctx = ctx, .auth_user = auth_user, .uri = uri};
             json_t *r;
             if (parse_request(&req, json_array_get(root, i)) != 0) {
                 r = error_reply(&req);
             } else {
                 json_t *result = execute(&req);
-                r = result ? reply_obj(result, NULL, req.id, req.json_version) : error_reply(&req);
+                r = result ? reply_obj(result, NULL, req.id, req.id_absent, req.json_version) : error_reply(&req);
             }
             if (is_notification(&req)) {
                 json_decref(r);
@@ -638,7 +727,7 @@ void rpc_handle_body(const char *body, size_t len, const char *auth_user, const 
     } else {
         reply->http_status = RPC_HTTP_INTERNAL_SERVER_ERROR;
         reply->body = finish_body(reply_obj(
-            NULL, error_obj(RPC_PARSE_ERROR, "Top-level object parse error"), NULL, RPC_JSON_V1));
+            NULL, error_obj(RPC_PARSE_ERROR, "Top-level object parse error"), NULL, false, RPC_JSON_V1));
     }
     json_decref(root);
 }

@@ -47,6 +47,7 @@ struct rpc_server {
     struct rpc_server_options opt; /* the pointers inside are not used after bind */
     atomic_int names;              /* numbers the workers' thread names */
     struct rpc_auth *auth;
+    struct rpc_context *ctx; /* borrowed */
     struct rpc_subnet *allow;
     size_t n_allow;
     int listen_fd[MAX_LISTEN];
@@ -242,6 +243,7 @@ int rpc_server_bind(const struct rpc_server_options *opt, struct rpc_server **ou
     struct rpc_server *s = xcalloc(1, sizeof(*s));
     s->opt = *opt;
     s->auth = opt->auth;
+    s->ctx = opt->ctx;
     if (s->opt.threads < 1) {
         s->opt.threads = 1;
     }
@@ -405,7 +407,7 @@ static void process(struct work_item *w)
         return;
     }
     struct rpc_reply r;
-    rpc_handle_body(w->body, w->body_len, user, w->uri, &r);
+    rpc_handle_body(s->ctx, w->body, w->body_len, user, w->uri, &r);
     w->status = r.http_status;
     w->reply_body = r.body;
     free(user);
@@ -495,7 +497,8 @@ static void http_request_cb(struct evhttp_request *req, void *arg)
         return;
     }
     const char *path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
-    if (!path || (strcmp(path, "/") != 0 && strncmp(path, "/wallet/", 8) != 0)) {
+    /* Only "/": like a Core built without a wallet, there is no "/wallet/<name>" endpoint. */
+    if (!path || strcmp(path, "/") != 0) {
         send_reply(s, req, RPC_HTTP_NOT_FOUND, NULL, false, false);
         return;
     }

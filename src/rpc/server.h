@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "rpc/auth.h"
+#include "rpc/jsonrpc.h"
 
 struct rpc_server_options {
     const char *const *bind; /* -rpcbind values ("addr", "addr:port", "[v6]:port"); borrowed */
@@ -29,6 +30,7 @@ struct rpc_server_options {
     int work_queue;        /* -rpcworkqueue (default 16) */
     int timeout_s;         /* -rpcservertimeout (default 30) */
     struct rpc_auth *auth; /* borrowed; must outlive the server */
+    struct rpc_context *ctx; /* borrowed: the methods and their state; must outlive the server */
 };
 
 struct rpc_server;

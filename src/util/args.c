@@ -162,6 +162,9 @@ const struct arg_def args_daemon_defs[] = {
      "Set the maximum depth of the work queue to service RPC calls (default: 16)"},
     {"rpcservertimeout", ARG_INT | ARG_HIDDEN, CAT_RPC, "=<n>",
      "Timeout during HTTP requests (default: 30)"},
+    {"rpcdoccheck", ARG_BOOL | ARG_HIDDEN, CAT_RPC, "",
+     "Throw a non-fatal error at runtime if the documentation for an RPC is incorrect (default: "
+     "0)"},
 };
 const size_t args_daemon_defs_len = ARRAY_LEN(args_daemon_defs);
 

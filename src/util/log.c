@@ -15,16 +15,43 @@
 
 atomic_uint log_categories_mask;
 
+#define CORE_ONLY(n) (LOG_CAT_CORE_ONLY_FIRST << (n))
+
 static const struct {
     const char *name;
     uint32_t bit;
 } categories[] = {
-    {"net", LOG_CAT_NET},         {"validation", LOG_CAT_VALIDATION},
-    {"coindb", LOG_CAT_COINDB},   {"blockstorage", LOG_CAT_BLOCKSTORAGE},
-    {"rpc", LOG_CAT_RPC},         {"http", LOG_CAT_HTTP},
-    {"kv", LOG_CAT_KV},           {"bench", LOG_CAT_BENCH},
+    {"addrman", CORE_ONLY(0)},
+    {"bench", LOG_CAT_BENCH},
+    {"blockstorage", LOG_CAT_BLOCKSTORAGE},
+    {"cmpctblock", CORE_ONLY(1)},
+    {"coindb", LOG_CAT_COINDB},
+    {"estimatefee", CORE_ONLY(2)},
+    {"http", LOG_CAT_HTTP},
+    {"i2p", CORE_ONLY(3)},
+    {"ipc", CORE_ONLY(4)},
+    {"kernel", CORE_ONLY(5)},
+    {"leveldb", LOG_CAT_KV},
+    {"mempool", CORE_ONLY(6)},
+    {"mempoolrej", CORE_ONLY(7)},
+    {"net", LOG_CAT_NET},
+    {"privatebroadcast", CORE_ONLY(8)},
+    {"proxy", CORE_ONLY(9)},
+    {"prune", CORE_ONLY(10)},
+    {"qt", CORE_ONLY(11)},
+    {"rand", CORE_ONLY(12)},
     {"reindex", LOG_CAT_REINDEX},
+    {"rpc", LOG_CAT_RPC},
+    {"scan", CORE_ONLY(13)},
+    {"selectcoins", CORE_ONLY(14)},
+    {"tor", CORE_ONLY(15)},
+    {"txpackages", CORE_ONLY(16)},
+    {"txreconciliation", CORE_ONLY(17)},
+    {"validation", LOG_CAT_VALIDATION},
+    {"walletdb", CORE_ONLY(18)},
+    {"zmq", CORE_ONLY(19)},
 };
+_Static_assert(LOG_CAT_ALL == (LOG_CAT_CORE_ONLY_FIRST << 20) - 1, "every bit has a name");
 
 /* Lines before log_open() are buffered up to this many bytes (Core does the same), so
  * that start-up messages reach debug.log. */
@@ -208,6 +235,10 @@ int log_category_parse(const char *name, uint32_t *mask)
     }
     if (strcmp(name, "none") == 0 || strcmp(name, "0") == 0) {
         *mask = 0;
+        return RC_OK;
+    }
+    if (strcmp(name, "kv") == 0) {
+        *mask = LOG_CAT_KV;
         return RC_OK;
     }
     for (size_t i = 0; i < ARRAY_LEN(categories); i++) {

@@ -32,7 +32,10 @@ enum log_cat {
     LOG_CAT_KV = 1u << 6,
     LOG_CAT_BENCH = 1u << 7,
     LOG_CAT_REINDEX = 1u << 8,
-    LOG_CAT_ALL = (1u << 9) - 1,
+    /* Bitcoin Core's other categories: accepted and listed (so that -debug=mempool and the
+     * logging RPC answer as Core's do), written to as the parts that use them land. */
+    LOG_CAT_CORE_ONLY_FIRST = 1u << 9,
+    LOG_CAT_ALL = (1u << 29) - 1,
 };
 
 enum log_level {
@@ -89,15 +92,18 @@ void log_reopen_request(void);
 /** Returns the open log's file path, "" if none. Borrowed until log_close(). */
 const char *log_file_path(void);
 
-/** Looks up a category by its -debug name ("net", ..., "all" or "1" for all, "none" or "0"
- *  for none). Returns 0 with *mask set, or RC_INVALID for an unknown name. */
+/** Looks up a category by its -debug name: Bitcoin Core's names ("net", "leveldb", ...; "kv"
+ *  is bitnode's name for "leveldb", the key-value backend whichever it is), "all", "1" or ""
+ *  for all, "none" or "0" for none. Returns 0 with *mask set, or RC_INVALID for an unknown
+ *  name. */
 int log_category_parse(const char *name, uint32_t *mask);
 /** Enables / disables categories (a mask). */
 void log_categories_enable(uint32_t mask);
 void log_categories_disable(uint32_t mask);
 /** Returns the mask of enabled categories. */
 uint32_t log_categories_get(void);
-/** The category table, for the `logging` RPC and -help: count, then name and bit by index. */
+/** The category table, Core's 29 names in Core's (alphabetical) order, for the `logging` RPC
+ *  and -help: count, then name and bit by index. */
 size_t log_category_count(void);
 const char *log_category_name(size_t i);
 uint32_t log_category_bit(size_t i);

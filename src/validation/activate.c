@@ -380,10 +380,12 @@ static int invalidate(struct chainstate *cs, const uint8_t hash32[32])
     if (!e) {
         return RC_NOT_FOUND;
     }
+    /* The genesis block can't be invalidated: refused before anything is disconnected, and
+     * not an error (Core's InvalidateBlock returns with the state still valid). */
+    if (e->height == 0) {
+        return RC_USAGE;
+    }
     while (chainstate_contains(cs, e)) {
-        if (!chainstate_tip(cs)->prev) {
-            return RC_USAGE; /* genesis */
-        }
         if ((rc = disconnect_tip(cs))) {
             return rc;
         }

@@ -87,7 +87,8 @@ enum chainstate_flush_mode {
 int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode);
 
 /** Marks a block invalid (and its descendants), disconnecting it if active, then activates
- *  the best remaining chain (invalidateblock). 0, RC_NOT_FOUND, or a system error. */
+ *  the best remaining chain (invalidateblock). 0, RC_NOT_FOUND, RC_USAGE for the genesis
+ *  block (nothing changes), or a system error. */
 int chainstate_invalidate_block(struct chainstate *cs, const uint8_t hash32[32]);
 /** Clears the invalid marks of a block, its ancestors and descendants, then activates the
  *  best chain (reconsiderblock). 0, RC_NOT_FOUND, or a system error. */

@@ -108,7 +108,10 @@ class TestNode:
         self.stdout_path = os.path.join(self.datadir, "stdout.txt")
         self.auth = None  # (user, password); None: the cookie
         with open(os.path.join(self.datadir, "bitnode.conf"), "w") as f:
-            f.write("regtest=1\n[regtest]\nrpcport=%d\nprinttoconsole=0\n" % self.rpc_port)
+            # rpcdoccheck: every RPC result is checked against its method's declared result
+            # (as in Core's test framework); a mismatch fails the call.
+            f.write("regtest=1\nrpcdoccheck=1\n[regtest]\nrpcport=%d\nprinttoconsole=0\n" %
+                    self.rpc_port)
 
     @property
     def bitnoded(self):

@@ -16,6 +16,9 @@
 #include "test.h"
 #include "util/rc.h"
 
+/* The dispatcher under test, with the control methods registered. */
+static struct rpc_context *ctx;
+
 /* Bitcoin Core's test/functional/rpc_users.py vector for user rt2. */
 #define RT2_LINE                                                                                   \
     "rt2:f8607b1a88861fac29dfccf9b52ff9f$"                                                         \
@@ -206,7 +209,7 @@ static void test_amount_parse(void)
 static void expect(const char *body, int status, const char *want)
 {
     struct rpc_reply r;
-    rpc_handle_body(body, strlen(body), "user", "/", &r);
+    rpc_handle_body(ctx, body, strlen(body), "user", "/", &r);
     CHECK_EQ_INT(r.http_status, status);
     if (want) {
         CHECK_EQ_STR(r.body, want);
@@ -254,7 +257,7 @@ static void test_dispatch_errors(void)
     /* Too many arguments: -1 with the method's help as the message. */
     struct rpc_reply r;
     const char *b = "{\"method\":\"uptime\",\"params\":[1],\"id\":1}";
-    rpc_handle_body(b, strlen(b), "u", "/", &r);
+    rpc_handle_body(ctx, b, strlen(b), "u", "/", &r);
     CHECK_EQ_INT(r.http_status, RPC_HTTP_INTERNAL_SERVER_ERROR);
     CHECK(strncmp(r.body,
                   "{\"result\":null,\"error\":{\"code\":-1,\"message\":\"uptime\\n\\n"
@@ -316,7 +319,7 @@ static void test_batch(void)
 
 static void test_warmup(void)
 {
-    rpc_warmup_set("Loading block index...");
+    rpc_warmup_set(ctx, "Loading block index...");
     expect("{\"method\":\"uptime\",\"id\":1}", RPC_HTTP_INTERNAL_SERVER_ERROR,
            "{\"result\":null,\"error\":{\"code\":-28,\"message\":\"Loading block index...\"},"
            "\"id\":1}\n");
@@ -326,30 +329,30 @@ static void test_warmup(void)
     expect("{\"method\":\"help\",\"params\":[\"nosuch\"],\"id\":1}", RPC_HTTP_OK,
            "{\"result\":\"help: unknown command: nosuch\",\"error\":null,\"id\":1}\n");
     char status[64];
-    CHECK(rpc_warmup_get(status, sizeof(status)));
+    CHECK(rpc_warmup_get(ctx, status, sizeof(status)));
     CHECK_EQ_STR(status, "Loading block index...");
-    rpc_warmup_finished();
-    CHECK(!rpc_warmup_get(NULL, 0));
+    rpc_warmup_finished(ctx);
+    CHECK(!rpc_warmup_get(ctx, NULL, 0));
 }
 
 static void test_help(void)
 {
-    char *o = rpc_help_overview();
+    char *o = rpc_help_overview(ctx);
     CHECK_EQ_STR(o, "== Control ==\n"
                     "getrpcinfo\n"
                     "help ( \"command\" )\n"
-                    "logging ( [\"include\",...] [\"exclude\",...] )\n"
+                    "logging ( [\"include_category\",...] [\"exclude_category\",...] )\n"
                     "stop\n"
                     "uptime");
     free(o);
-    char *h = rpc_method_help(rpc_table_find("help"));
+    char *h = rpc_method_help(rpc_find(ctx, "help"));
     CHECK(strncmp(h,
                   "help ( \"command\" )\n\nList all commands, or get help for a specified "
                   "command.\n\nArguments:\n1. command    (string, optional, default=all "
                   "commands) The command to get help on\n",
                   100) == 0);
     free(h);
-    h = rpc_method_help(rpc_table_find("stop"));
+    h = rpc_method_help(rpc_find(ctx, "stop"));
     const char *want_stop = "stop\n\nRequest a graceful shutdown of bitnode.\n\nResult:\n";
     CHECK(strncmp(h, want_stop, strlen(want_stop)) == 0);
     CHECK(strstr(h, "wait") == NULL); /* the hidden argument is not shown */
@@ -358,15 +361,34 @@ static void test_help(void)
 
 static void test_logging_rpc(void)
 {
+    /* Core's 29 categories, whatever of them bitnode writes to yet. */
     expect("{\"method\":\"logging\",\"params\":[[\"net\",\"rpc\"],[\"rpc\"]],\"id\":1}",
            RPC_HTTP_OK,
-           "{\"result\":{\"bench\":false,\"blockstorage\":false,\"coindb\":false,\"http\":false,"
-           "\"kv\":false,\"net\":true,\"reindex\":false,\"rpc\":false,\"validation\":false},"
-           "\"error\":null,\"id\":1}\n");
+           "{\"result\":{"
+           "\"addrman\":false,\"bench\":false,\"blockstorage\":false,\"cmpctblock\""
+           ":false,\"coindb\":false,\"estimatefee\":false,\"http\":false,\"i2p\":f"
+           "alse,\"ipc\":false,\"kernel\":false,\"leveldb\":false,\"mempool\":fals"
+           "e,\"mempoolrej\":false,\"net\":true,\"privatebroadcast\":false,\"proxy"
+           "\":false,\"prune\":false,\"qt\":false,\"rand\":false,\"reindex\":false"
+           ",\"rpc\":false,\"scan\":false,\"selectcoins\":false,\"tor\":false,\"tx"
+           "packages\":false,\"txreconciliation\":false,\"validation\":false,\"wal"
+           "letdb\":false,\"zmq\":false"
+           "},\"error\":null,\"id\":1}\n");
     expect("{\"method\":\"logging\",\"params\":[[],[\"all\"]],\"id\":1}", RPC_HTTP_OK,
-           "{\"result\":{\"bench\":false,\"blockstorage\":false,\"coindb\":false,\"http\":false,"
-           "\"kv\":false,\"net\":false,\"reindex\":false,\"rpc\":false,\"validation\":false},"
-           "\"error\":null,\"id\":1}\n");
+           "{\"result\":{"
+           "\"addrman\":false,\"bench\":false,\"blockstorage\":false,\"cmpctblock\""
+           ":false,\"coindb\":false,\"estimatefee\":false,\"http\":false,\"i2p\":f"
+           "alse,\"ipc\":false,\"kernel\":false,\"leveldb\":false,\"mempool\":fals"
+           "e,\"mempoolrej\":false,\"net\":false,\"privatebroadcast\":false,\"prox"
+           "y\":false,\"prune\":false,\"qt\":false,\"rand\":false,\"reindex\":fals"
+           "e,\"rpc\":false,\"scan\":false,\"selectcoins\":false,\"tor\":false,\"t"
+           "xpackages\":false,\"txreconciliation\":false,\"validation\":false,\"wa"
+           "lletdb\":false,\"zmq\":false"
+           "},\"error\":null,\"id\":1}\n");
+    expect("{\"method\":\"logging\",\"params\":[[\"none\"]],\"id\":1}",
+           RPC_HTTP_INTERNAL_SERVER_ERROR,
+           "{\"result\":null,\"error\":{\"code\":-8,\"message\":\"unknown logging category "
+           "none\"},\"id\":1}\n");
 }
 
 static void test_subnets(void)
@@ -417,8 +439,9 @@ static void test_client_conversion(void)
 
 int main(void)
 {
-    rpc_control_register();
-    rpc_warmup_finished();
+    ctx = rpc_context_new();
+    rpc_control_register(ctx);
+    rpc_warmup_finished(ctx);
     TEST(test_rpcauth_hmac);
     TEST(test_constant_time_equal);
     TEST(test_base64);
@@ -434,6 +457,6 @@ int main(void)
     TEST(test_logging_rpc);
     TEST(test_subnets);
     TEST(test_client_conversion);
-    rpc_table_clear();
+    rpc_context_free(ctx);
     return test_done();
 }

@@ -1,0 +1,389 @@
+/* The blockstats RPC group: getblockstats, Core's per-block statistics from a block and its
+ * undo data. */
+#include "rpc/blockstats.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "coins/coin.h"
+#include "consensus/amount.h"
+#include "primitives/serialize.h"
+#include "rpc/blockchain.h"
+#include "rpc/context.h"
+#include "rpc/json.h"
+#include "rpc/protocol.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+
+/* getblockstats helpers: Core's CalculateTruncatedMedian and CalculatePercentilesByWeight. */
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int64_t truncated_median(int64_t *v, size_t n)
+{
+    if (n == 0) {
+        return 0;
+    }
+    qsort(v, n, sizeof(*v), cmp_i64);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct feerate_w {
+    int64_t feerate, weight;
+};
+
+static int cmp_feerate(const void *a, const void *b)
+{
+    const struct feerate_w *x = a, *y = b;
+    if (x->feerate != y->feerate) {
+        return (x->feerate > y->feerate) - (x->feerate < y->feerate);
+    }
+    return (x->weight > y->weight) - (x->weight < y->weight);
+}
+
+static void percentiles_by_weight(int64_t out[5], struct feerate_w *v, size_t n, int64_t total_weight)
+{
+    memset(out, 0, 5 * sizeof(*out));
+    if (n == 0) {
+        return;
+    }
+    qsort(v, n, sizeof(*v), cmp_feerate);
+    const double w[5] = {total_weight / 10.0, total_weight / 4.0, total_weight / 2.0,
+                         (total_weight * 3) / 4.0, (total_weight * 9) / 10.0};
+    int64_t cumulative = 0;
+    size_t next = 0;
+    for (size_t i = 0; i < n; i++) {
+        cumulative += v[i].weight;
+        while (next < 5 && (double)cumulative >= w[next]) {
+            out[next++] = v[i].feerate;
+        }
+    }
+    for (; next < 5; next++) {
+        out[next] = v[n - 1].feerate;
+    }
+}
+
+/* Core's GetSerializeSize(CTxOut) + PER_UTXO_OVERHEAD (the outpoint, 36 bytes, and the
+ * height/coinbase code, 4). */
+static int64_t utxo_size(size_t script_len)
+{
+    return 8 + (int64_t)ser_compact_len(script_len) + (int64_t)script_len + 40;
+}
+
+/* Core's ParseHashOrHeight: a height on the active chain, or the hash of any known block.
+ * Caller holds the chain lock. NULL after rpc_error. */
+static struct block_index *hash_or_height(struct rpc_request *req, const json_t *v)
+{
+    struct chainstate *cs = req->ctx->cs;
+    struct block_index *tip = chainstate_tip(cs);
+    if (rpc_json_is_number(v)) {
+        int64_t h;
+        if (rpc_value_int(req, v, INT32_MIN, INT32_MAX, &h) != 0) {
+            return NULL;
+        }
+        if (h < 0) {
+            rpc_error(req, RPC_INVALID_PARAMETER, "Target block height %d is negative", (int)h);
+            return NULL;
+        }
+        if (!tip || h > tip->height) {
+            rpc_error(req, RPC_INVALID_PARAMETER, "Target block height %d after current tip %d",
+                      (int)h, tip ? tip->height : -1);
+            return NULL;
+        }
+        return chainstate_at_height(cs, (int32_t)h);
+    }
+    uint8_t hash[32];
+    if (rpc_value_hash(req, v, "hash_or_height", hash) != 0) {
+        return NULL;
+    }
+    struct block_index *e = block_tree_find(chainstate_tree(cs), hash);
+    if (!e) {
+        rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
+    }
+    return e;
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static json_t *rpc_getblockstats(struct rpc_request *req)
+{
+    struct chainstate *cs = req->ctx->cs;
+    json_t *filter = rpc_param(req, 1);
+    struct buf raw;
+    struct block b;
+    struct block_undo undo;
+    json_t *r = NULL;
+    /* Core reads the selection into a std::set: sorted, each name once. */
+    size_t n_sel = filter ? json_array_size(filter) : 0;
+    const char **sel = xmalloc((n_sel + 1) * sizeof(*sel));
+    for (size_t i = 0; i < n_sel; i++) {
+        json_t *name = json_array_get(filter, i);
+        if (!json_is_string(name)) {
+            free(sel);
+            return rpc_error(req, RPC_TYPE_ERROR,
+                             "JSON value of type %s is not of expected type string",
+                             rpc_json_type_name(name));
+        }
+        sel[i] = json_string_value(name);
+    }
+    qsort(sel, n_sel, sizeof(*sel), cmp_cstr);
+    buf_init(&raw);
+    block_undo_init(&undo);
+    chainstate_lock(cs);
+    struct block_index *e = hash_or_height(req, json_array_get(req->params, 0));
+    if (!e) {
+        goto out;
+    }
+    if (rpc_load_block(req, e, &b, &raw)) {
+        goto out;
+    }
+    if (e->height > 0 && chainstate_read_undo(cs, e, &undo) != RC_OK) {
+        block_clear(&b);
+        rpc_error(req, RPC_MISC_ERROR, "Undo data expected but can't be read. This could be due "
+                                       "to disk corruption or a conflict with a pruning event.");
+        goto out;
+    }
+    size_t ntx = b.tx_count;
+    int64_t *fees = xmalloc((ntx + 1) * sizeof(int64_t));
+    int64_t *sizes = xmalloc((ntx + 1) * sizeof(int64_t));
+    struct feerate_w *rates = xmalloc((ntx + 1) * sizeof(*rates));
+    size_t nfees = 0, nsizes = 0, nrates = 0;
+    int64_t inputs = 0, outputs = 0, utxos = 0, total_out = 0, total_size = 0, total_weight = 0;
+    int64_t swtxs = 0, swtotal_size = 0, swtotal_weight = 0, totalfee = 0;
+    int64_t maxfee = 0, minfee = MAX_MONEY, maxfeerate = 0, minfeerate = MAX_MONEY;
+    int64_t maxtxsize = 0, mintxsize = 4000000, utxo_size_inc = 0, utxo_size_inc_actual = 0;
+    const struct chain_params *p = chainstate_params(cs);
+    int bip30_repeat = chain_params_is_bip30_exception(p, e->height, e->hash);
+    for (size_t i = 0; i < ntx; i++) {
+        const struct tx *t = &b.txs[i];
+        int64_t tx_total_out = 0;
+        outputs += (int64_t)t->vout_count;
+        for (size_t o = 0; o < t->vout_count; o++) {
+            const struct bytes *spk = &t->vout[o].script_pubkey;
+            tx_total_out += t->vout[o].value_sat;
+            utxo_size_inc += utxo_size(spk->len);
+            /* The genesis block and the repeated BIP30 coinbases do not change the UTXO set;
+             * unspendable outputs never enter it. */
+            if (e->height == 0 || (i == 0 && bip30_repeat) ||
+                coin_script_unspendable(spk->data, spk->len)) {
+                continue;
+            }
+            utxos++;
+            utxo_size_inc_actual += utxo_size(spk->len);
+        }
+        if (i == 0) {
+            continue;
+        }
+        inputs += (int64_t)t->vin_count;
+        total_out += tx_total_out;
+        int64_t size = (int64_t)t->size_total, weight = (int64_t)tx_weight(t);
+        sizes[nsizes++] = size;
+        maxtxsize = size > maxtxsize ? size : maxtxsize;
+        mintxsize = size < mintxsize ? size : mintxsize;
+        total_size += size;
+        total_weight += weight;
+        if (tx_has_witness(t)) {
+            swtxs++;
+            swtotal_size += size;
+            swtotal_weight += weight;
+        }
+        int64_t tx_total_in = 0;
+        if (i - 1 < undo.n) {
+            for (size_t k = 0; k < undo.txs[i - 1].n; k++) {
+                const struct coin *c = &undo.txs[i - 1].prev[k];
+                tx_total_in += c->value_sat;
+                utxo_size_inc -= utxo_size(c->script_pubkey.len);
+                utxo_size_inc_actual -= utxo_size(c->script_pubkey.len);
+            }
+        }
+        int64_t fee = tx_total_in - tx_total_out;
+        fees[nfees++] = fee;
+        maxfee = fee > maxfee ? fee : maxfee;
+        minfee = fee < minfee ? fee : minfee;
+        totalfee += fee;
+        int64_t feerate = weight ? (fee * 4) / weight : 0;
+        rates[nrates].feerate = feerate;
+        rates[nrates++].weight = weight;
+        maxfeerate = feerate > maxfeerate ? feerate : maxfeerate;
+        minfeerate = feerate < minfeerate ? feerate : minfeerate;
+    }
+    int64_t pct[5];
+    percentiles_by_weight(pct, rates, nrates, total_weight);
+    json_t *pa = json_array();
+    for (int k = 0; k < 5; k++) {
+        json_array_append_new(pa, json_integer(pct[k]));
+    }
+    r = json_object();
+    json_object_set_new(r, "avgfee", json_integer(ntx > 1 ? totalfee / (int64_t)(ntx - 1) : 0));
+    json_object_set_new(r, "avgfeerate", json_integer(total_weight ? (totalfee * 4) / total_weight : 0));
+    json_object_set_new(r, "avgtxsize", json_integer(ntx > 1 ? total_size / (int64_t)(ntx - 1) : 0));
+    json_object_set_new(r, "blockhash", rpc_hash_json(e->hash));
+    json_object_set_new(r, "feerate_percentiles", pa);
+    json_object_set_new(r, "height", json_integer(e->height));
+    json_object_set_new(r, "ins", json_integer(inputs));
+    json_object_set_new(r, "maxfee", json_integer(maxfee));
+    json_object_set_new(r, "maxfeerate", json_integer(maxfeerate));
+    json_object_set_new(r, "maxtxsize", json_integer(maxtxsize));
+    json_object_set_new(r, "medianfee", json_integer(truncated_median(fees, nfees)));
+    json_object_set_new(r, "mediantime", json_integer(block_index_median_time_past(e)));
+    json_object_set_new(r, "mediantxsize", json_integer(truncated_median(sizes, nsizes)));
+    json_object_set_new(r, "minfee", json_integer(minfee == MAX_MONEY ? 0 : minfee));
+    json_object_set_new(r, "minfeerate", json_integer(minfeerate == MAX_MONEY ? 0 : minfeerate));
+    json_object_set_new(r, "mintxsize", json_integer(mintxsize == 4000000 ? 0 : mintxsize));
+    json_object_set_new(r, "outs", json_integer(outputs));
+    json_object_set_new(r, "subsidy",
+                        json_integer(amount_block_subsidy(e->height, p->subsidy_halving_interval)));
+    json_object_set_new(r, "swtotal_size", json_integer(swtotal_size));
+    json_object_set_new(r, "swtotal_weight", json_integer(swtotal_weight));
+    json_object_set_new(r, "swtxs", json_integer(swtxs));
+    json_object_set_new(r, "time", json_integer(e->header.time));
+    json_object_set_new(r, "total_out", json_integer(total_out));
+    json_object_set_new(r, "total_size", json_integer(total_size));
+    json_object_set_new(r, "total_weight", json_integer(total_weight));
+    json_object_set_new(r, "totalfee", json_integer(totalfee));
+    json_object_set_new(r, "txs", json_integer((json_int_t)ntx));
+    json_object_set_new(r, "utxo_increase", json_integer(outputs - inputs));
+    json_object_set_new(r, "utxo_size_inc", json_integer(utxo_size_inc));
+    json_object_set_new(r, "utxo_increase_actual", json_integer(utxos - inputs));
+    json_object_set_new(r, "utxo_size_inc_actual", json_integer(utxo_size_inc_actual));
+    free(fees);
+    free(sizes);
+    free(rates);
+    block_clear(&b);
+    if (n_sel > 0) {
+        json_t *only = json_object();
+        for (size_t k = 0; k < n_sel; k++) {
+            json_t *v = json_object_get(r, sel[k]);
+            if (!v) {
+                json_decref(only);
+                json_decref(r);
+                r = NULL;
+                rpc_error(req, RPC_INVALID_PARAMETER, "Invalid selected statistic '%s'", sel[k]);
+                goto out;
+            }
+            json_object_set(only, sel[k], v);
+        }
+        json_decref(r);
+        r = only;
+    }
+out:
+    chainstate_unlock(cs);
+    block_undo_clear(&undo);
+    buf_clear(&raw);
+    free(sel);
+    return r;
+}
+
+
+#define STAT(k, d) {.type = RPC_RES_NUM, .key = k, .optional = true, .description = d}
+
+static const struct rpc_method methods[] = {
+    {.category = "blockchain",
+     .name = "getblockstats",
+     .handler = rpc_getblockstats,
+     .description = "Compute per block statistics for a given window. All amounts are in "
+                    "satoshis.\n"
+                    "It won't work for some heights with pruning.\n",
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "hash_or_height",
+          .type = RPC_ARG_NUM,
+          .description = "The block hash or height of the target block",
+          .type_str = {"", "string or numeric"},
+          .skip_type_check = true},
+         {.names = "stats",
+          .type = RPC_ARG_ARR,
+          .fallback = RPC_ARG_DEFAULT_HINT,
+          .default_value = "all values",
+          .description = "Values to plot (see result below)",
+          .inner = RPC_LIST(struct rpc_arg,
+                            {.names = "height",
+                             .type = RPC_ARG_STR,
+                             .fallback = RPC_ARG_OMITTED,
+                             .description = "Selected statistic"},
+                            {.names = "time",
+                             .type = RPC_ARG_STR,
+                             .fallback = RPC_ARG_OMITTED,
+                             .description = "Selected statistic"}),
+          .oneline = "stats"}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(
+              struct rpc_result, STAT("avgfee", "Average fee in the block"),
+              STAT("avgfeerate", "Average feerate (in satoshis per virtual byte)"),
+              STAT("avgtxsize", "Average transaction size"),
+              {.type = RPC_RES_STR_HEX,
+               .key = "blockhash",
+               .optional = true,
+               .description = "The block hash (to check for potential reorgs)"},
+              {.type = RPC_RES_ARR_FIXED,
+               .key = "feerate_percentiles",
+               .optional = true,
+               .description = "Feerates at the 10th, 25th, 50th, 75th, and 90th percentile "
+                              "weight unit (in satoshis per virtual byte)",
+               .inner = RPC_LIST(struct rpc_result,
+                                 {.type = RPC_RES_NUM,
+                                  .key = "10th_percentile_feerate",
+                                  .description = "The 10th percentile feerate"},
+                                 {.type = RPC_RES_NUM,
+                                  .key = "25th_percentile_feerate",
+                                  .description = "The 25th percentile feerate"},
+                                 {.type = RPC_RES_NUM,
+                                  .key = "50th_percentile_feerate",
+                                  .description = "The 50th percentile feerate"},
+                                 {.type = RPC_RES_NUM,
+                                  .key = "75th_percentile_feerate",
+                                  .description = "The 75th percentile feerate"},
+                                 {.type = RPC_RES_NUM,
+                                  .key = "90th_percentile_feerate",
+                                  .description = "The 90th percentile feerate"})},
+              STAT("height", "The height of the block"),
+              STAT("ins", "The number of inputs (excluding coinbase)"),
+              STAT("maxfee", "Maximum fee in the block"),
+              STAT("maxfeerate", "Maximum feerate (in satoshis per virtual byte)"),
+              STAT("maxtxsize", "Maximum transaction size"),
+              STAT("medianfee", "Truncated median fee in the block"),
+              STAT("mediantime", "The block median time past"),
+              STAT("mediantxsize", "Truncated median transaction size"),
+              STAT("minfee", "Minimum fee in the block"),
+              STAT("minfeerate", "Minimum feerate (in satoshis per virtual byte)"),
+              STAT("mintxsize", "Minimum transaction size"),
+              STAT("outs", "The number of outputs"), STAT("subsidy", "The block subsidy"),
+              STAT("swtotal_size", "Total size of all segwit transactions"),
+              STAT("swtotal_weight", "Total weight of all segwit transactions"),
+              STAT("swtxs", "The number of segwit transactions"),
+              STAT("time", "The block time"),
+              STAT("total_out", "Total amount in all outputs (excluding coinbase and thus "
+                                "reward [ie subsidy + totalfee])"),
+              STAT("total_size", "Total size of all non-coinbase transactions"),
+              STAT("total_weight", "Total weight of all non-coinbase transactions"),
+              STAT("totalfee", "The fee total"),
+              STAT("txs", "The number of transactions (including coinbase)"),
+              STAT("utxo_increase", "The increase/decrease in the number of unspent outputs "
+                                    "(not discounting op_return and similar)"),
+              STAT("utxo_size_inc", "The increase/decrease in size for the utxo index (not "
+                                    "discounting op_return and similar)"),
+              STAT("utxo_increase_actual", "The increase/decrease in the number of unspent "
+                                           "outputs, not counting unspendables"),
+              STAT("utxo_size_inc_actual", "The increase/decrease in size for the utxo index, "
+                                           "not counting unspendables"))}),
+     .examples =
+         "> bitnode-cli getblockstats '\"00000000c937983704a73af28acdec37b049d214adbda81d7e2a3dd1"
+         "46f6ed09\"' '[\"minfeerate\",\"avgfeerate\"]'\n"
+         "> bitnode-cli getblockstats 1000 '[\"minfeerate\",\"avgfeerate\"]'\n"
+         RPC_EXAMPLE_RPC("getblockstats", "\"00000000c937983704a73af28acdec37b049d214adbda81d7e2a"
+                                          "3dd146f6ed09\", [\"minfeerate\",\"avgfeerate\"]")
+         RPC_EXAMPLE_RPC("getblockstats", "1000, [\"minfeerate\",\"avgfeerate\"]")},
+};
+
+void rpc_blockstats_register(struct rpc_context *ctx)
+{
+    rpc_register(ctx, methods, sizeof(methods) / sizeof(methods[0]));
+}

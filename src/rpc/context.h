@@ -1,0 +1,51 @@
+/* The RPC context's insides, for the files of src/rpc/ only: the dispatcher's state and what
+ * the method groups answer from. bitnoded owns the context (rpc_context_new/free) and hands
+ * it to the server; handlers reach it as req->ctx.
+ *
+ * Lock order: the chain lock (chainstate_lock), then tip_mu; warmup_mu and active_mu are
+ * leaves (nothing else is taken while one is held).
+ */
+#ifndef BITNODE_RPC_CONTEXT_H
+#define BITNODE_RPC_CONTEXT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rpc/jsonrpc.h"
+
+struct chainstate;
+struct active_cmd;
+
+struct rpc_context {
+    /* The method table: filled before the server starts, read-only after. */
+    const struct rpc_method **methods;
+    size_t n_methods;
+    bool doccheck; /* -rpcdoccheck; set before the server starts */
+
+    pthread_mutex_t warmup_mu;
+    bool warmup_active;     /* guarded by warmup_mu */
+    char warmup_status[256]; /* guarded by warmup_mu */
+
+    pthread_mutex_t active_mu;
+    struct active_cmd *active_head; /* guarded by active_mu */
+
+    /* Control: when `uptime` counts from (set at creation). */
+    int64_t start_time_s;
+
+    /* Blockchain: the chainstate the handlers answer from (borrowed; set before warm-up
+     * ends, read-only after), and whether the node has left initial block download (latches,
+     * as Core's IsInitialBlockDownload). */
+    struct chainstate *cs;
+    atomic_int left_ibd;
+
+    /* The latest tip, for waitfornewblock and friends: the chainstate's tip callback writes
+     * it; waiting needs a plain mutex and a condition variable, not the chain lock. */
+    pthread_mutex_t tip_mu;
+    pthread_cond_t tip_cv;
+    uint8_t tip_hash[32]; /* guarded by tip_mu */
+    int tip_height;       /* guarded by tip_mu; -1 before the first tip */
+};
+
+#endif

@@ -1,0 +1,61 @@
+/* The util RPC group: getindexinfo. */
+#include "rpc/util.h"
+
+#include <string.h>
+
+#include "rpc/context.h"
+#include "validation/chainstate.h"
+
+static json_t *rpc_getindexinfo(struct rpc_request *req)
+{
+    struct chainstate *cs = req->ctx->cs;
+    const char *name = json_string_value(rpc_param(req, 0));
+    json_t *r = json_object();
+    int synced = -1;
+    chainstate_lock(cs);
+    struct block_index *tip = chainstate_tip(cs);
+    /* An empty name filters nothing, as Core's. */
+    if (chainstate_txindex_info(cs, &synced) && (!name || !*name || strcmp(name, "txindex") == 0)) {
+        json_object_set_new(r, "txindex",
+                            json_pack("{s:b,s:i}", "synced", tip && synced >= tip->height,
+                                      "best_block_height", synced));
+    }
+    chainstate_unlock(cs);
+    return r;
+}
+
+
+static const struct rpc_method methods[] = {
+    {.category = "util",
+     .name = "getindexinfo",
+     .handler = rpc_getindexinfo,
+     .description =
+         "Returns the status of one or all available indices currently running in the node.\n",
+     .args = RPC_LIST(struct rpc_arg,
+                      {.names = "index_name",
+                       .type = RPC_ARG_STR,
+                       .fallback = RPC_ARG_OMITTED,
+                       .description = "Filter results for an index with a specific name."}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ_DYN,
+          .inner = RPC_LIST(struct rpc_result,
+                            {.type = RPC_RES_OBJ,
+                             .key = "name",
+                             .description = "The name of the index",
+                             .inner = RPC_LIST(struct rpc_result,
+                                               {.type = RPC_RES_BOOL,
+                                                .key = "synced",
+                                                .description = "Whether the index is synced or not"},
+                                               {.type = RPC_RES_NUM,
+                                                .key = "best_block_height",
+                                                .description = "The block height to which the "
+                                                               "index is synced"})})}),
+     .examples = RPC_EXAMPLES("getindexinfo", "", "") RPC_EXAMPLES("getindexinfo", "txindex",
+                                                                  "txindex")},
+};
+
+void rpc_util_register(struct rpc_context *ctx)
+{
+    rpc_register(ctx, methods, sizeof(methods) / sizeof(methods[0]));
+}

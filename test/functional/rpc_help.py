@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""`help METHOD` against Bitcoin Core's, and the method declarations against doc/rpc.md.
+
+For every method Core's help was recorded for (test/functional/data/core_help/METHOD.txt,
+written by contrib/devtools/record-core-answers.py from Bitcoin Core), the node's `help
+METHOD` must be the same text, section for section (signature, description, Arguments,
+Result, Examples), once the client is named: "bitcoin-cli" is "bitnode-cli" and "Bitcoin
+Core" is "bitnode" here. A difference is shown as a diff of the two texts.
+
+Then every method of the overview `help` must have a "### METHOD" section in doc/rpc.md,
+and every such section a method, so that the reference cannot drift from the declarations.
+"""
+
+import difflib
+import os
+import re
+
+from framework import BitnodeTestFramework, FailedCheck, assert_equal
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("BITNODE_SRCDIR") or os.path.abspath(os.path.join(HERE, "..", ".."))
+CORE_HELP = os.path.join(HERE, "data", "core_help")
+RPC_DOC = os.path.join(SRC, "doc", "rpc.md")
+HIDDEN = ["echo", "echojson"]  # not in the overview, nor in doc/rpc.md
+
+
+def normalise(text):
+    return text.replace("bitcoin-cli", "bitnode-cli").replace("Bitcoin Core", "bitnode")
+
+
+def sections(text):
+    """The help text cut at its section headings: {"signature": ..., "Arguments:": ...}."""
+    out, name = {}, "signature"
+    for line in text.split("\n"):
+        if re.match(r"^(Arguments|Named Arguments|Result|Result \(.*\)|Examples):$", line):
+            name = line
+            continue
+        out.setdefault(name, []).append(line)
+    return {k: "\n".join(v) for k, v in out.items()}
+
+
+class HelpTest(BitnodeTestFramework):
+    def set_test_params(self):
+        self.num_nodes = 1
+
+    def run_test(self):
+        node = self.nodes[0]
+        methods = sorted(f[:-4] for f in os.listdir(CORE_HELP)
+                         if f.endswith(".txt") and not f.startswith("_"))
+        self.log("help METHOD for %d methods against Bitcoin Core's" % len(methods))
+        bad = []
+        for m in methods:
+            want = normalise(open(os.path.join(CORE_HELP, m + ".txt")).read())
+            got = node.rpc("help", m)
+            if got == want:
+                continue
+            ws, gs = sections(want), sections(got)
+            differing = [k for k in list(ws) + [k for k in gs if k not in ws]
+                         if ws.get(k) != gs.get(k)]
+            diff = "\n".join(difflib.unified_diff(want.split("\n"), got.split("\n"),
+                                                  "core", "bitnode", lineterm="", n=1))
+            bad.append("%s: sections %s differ\n%s" % (m, differing, diff))
+        for b in bad:
+            print(b)
+        if bad:
+            raise FailedCheck("%d of %d help texts differ from Core's" % (len(bad), len(methods)))
+
+        self.log("doc/rpc.md has a section for every method, and no other")
+        overview = node.rpc("help")
+        listed = sorted(line.split(" ")[0] for line in overview.split("\n")
+                        if line and not line.startswith("=="))
+        documented = sorted(re.findall(r"^### (\w+)", open(RPC_DOC).read(), re.M))
+        assert_equal([m for m in listed if m not in documented], [])
+        assert_equal([m for m in documented if m not in listed + HIDDEN], [])
+
+
+if __name__ == "__main__":
+    HelpTest().main()

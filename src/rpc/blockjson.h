@@ -28,21 +28,6 @@
 #define RPC_VERBOSITY_DETAILS 2 /* full transactions, "fee" when spent outputs are known */
 #define RPC_VERBOSITY_PREVOUT 3 /* ... and each input's "prevout" */
 
-/* Length of a descriptor checksum and its NUL. */
-#define RPC_DESC_CHECKSUM_SIZE 9
-
-/** Core's DescriptorChecksum (BIP380): the 8-character checksum of desc[0..len).
- *  Returns: 0 with out filled (8 characters and a NUL); RC_INVALID if desc holds a
- *           character outside the descriptor character set. */
-int rpc_descriptor_checksum(char out[RPC_DESC_CHECKSUM_SIZE], const char *desc, size_t len);
-
-/** Core's InferDescriptor(script, empty provider)->ToString() with its "#checksum":
- *  "pk(HEX)" for P2PK with a non-hybrid key, "multi(k,HEX,...)" for bare multisig with
- *  non-hybrid keys, "rawtr(XONLY)" for P2TR with a valid x-only key, "addr(ADDRESS)" for
- *  every other script with an address, else "raw(HEX)".
- *  Returns a new NUL-terminated string (caller frees). */
-char *rpc_descriptor_infer(const uint8_t *spk, size_t len, const struct chain_params *p);
-
 /** Core's ScriptToAsmStr: opcode names, pushes of at most 4 bytes as numbers, longer pushes
  *  as hex, "[error]" at a bad push. With sighash_decode (scriptSigs), a push that is a
  *  strictly DER-encoded signature with a defined hash type prints as hex without the

@@ -159,3 +159,28 @@ enum script_type script_solve(const uint8_t *s, size_t len, int *required, int *
     }
     return SCRIPT_TYPE_NONSTANDARD;
 }
+
+void script_multisig_keys(const uint8_t *s, size_t len, int *m, const uint8_t **keys,
+                          size_t *key_lens, int *count)
+{
+    size_t pc = 0;
+    uint8_t op;
+    const uint8_t *d;
+    size_t dl;
+    int n = 0;
+    int required = 0, total = 0;
+    script_solve(s, len, &required, &total);
+    *m = required;
+    script_get_op(s, len, &pc, &op, &d, &dl); /* m */
+    while (n < total && script_get_op(s, len, &pc, &op, &d, &dl)) {
+        keys[n] = d;
+        key_lens[n] = dl;
+        n++;
+    }
+    *count = n;
+}
+
+int script_pubkey_is_compressed(const uint8_t *k, size_t n)
+{
+    return n == 33 && (k[0] == 2 || k[0] == 3);
+}

@@ -24,6 +24,13 @@ enum script_type {
  *  (may be NULL) receive m and n; otherwise they are left alone. */
 enum script_type script_solve(const uint8_t *script, size_t len, int *required, int *keys);
 
+/** The keys of a script script_solve() classified as multisig: pointers and lengths into the
+ *  script (at most MAX_PUBKEYS_PER_MULTISIG, *count of them), and *m the number required. */
+void script_multisig_keys(const uint8_t *s, size_t len, int *m, const uint8_t **keys,
+                          size_t *key_lens, int *count);
+/** CPubKey::IsCompressed for a key of n bytes. */
+int script_pubkey_is_compressed(const uint8_t *k, size_t n);
+
 /** Core's GetTxnOutputType names: "pubkeyhash", "witness_v1_taproot", "nonstandard"... */
 const char *script_type_name(enum script_type t);
 

@@ -391,6 +391,197 @@ static void test_logging_rpc(void)
            "none\"},\"id\":1}\n");
 }
 
+/* A method declared with every conversion, for the dispatcher tests: echoes what the
+ * handler received. */
+static json_t *conv_handler(struct rpc_request *req)
+{
+    char hx[65] = "";
+    if (rpc_arg_hash(req, 2)) {
+        for (int i = 0; i < 32; i++) {
+            snprintf(hx + 2 * i, 3, "%02x", rpc_arg_hash(req, 2)[31 - i]);
+        }
+    }
+    return json_pack("{s:I,s:I,s:s,s:I,s:o}", "height", (json_int_t)rpc_arg_int(req, 0),
+                     "verbosity", (json_int_t)rpc_arg_int(req, 1), "hash", hx, "n",
+                     (json_int_t)rpc_arg_int_or(req, 3, -7), "flag",
+                     json_incref(rpc_param(req, 4)));
+}
+
+static const struct rpc_method conv_methods[] = {
+    {.category = "test",
+     .name = "convtest",
+     .handler = conv_handler,
+     .description = "Converts.",
+     .args = RPC_LIST(struct rpc_arg,
+                      {.names = "height", .type = RPC_ARG_NUM, .conv = RPC_CONV_INT},
+                      {.names = "verbosity|verbose",
+                       .type = RPC_ARG_NUM,
+                       .fallback = RPC_ARG_DEFAULT,
+                       .default_value = "1",
+                       .skip_type_check = true,
+                       .conv = RPC_CONV_VERBOSITY},
+                      {.names = "blockhash",
+                       .type = RPC_ARG_STR_HEX,
+                       .fallback = RPC_ARG_OMITTED,
+                       .conv = RPC_CONV_HASH,
+                       .conv_name = "hash"},
+                      {.names = "n",
+                       .type = RPC_ARG_NUM,
+                       .fallback = RPC_ARG_DEFAULT_HINT,
+                       .default_value = "-7",
+                       .conv = RPC_CONV_UINT32},
+                      {.names = "flag",
+                       .type = RPC_ARG_BOOL,
+                       .fallback = RPC_ARG_DEFAULT,
+                       .default_value = "true"}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(struct rpc_result, {.type = RPC_RES_NUM, .key = "height"},
+                            {.type = RPC_RES_NUM, .key = "verbosity"},
+                            {.type = RPC_RES_STR_HEX, .key = "hash"},
+                            {.type = RPC_RES_NUM, .key = "n"},
+                            {.type = RPC_RES_BOOL, .key = "flag"})})},
+};
+
+static void expect_error(const char *params, int code, const char *message)
+{
+    char body[512], want[1024];
+    snprintf(body, sizeof(body), "{\"method\":\"convtest\",\"params\":%s,\"id\":1}", params);
+    snprintf(want, sizeof(want),
+             "{\"result\":null,\"error\":{\"code\":%d,\"message\":\"%s\"},\"id\":1}\n", code,
+             message);
+    expect(body, RPC_HTTP_INTERNAL_SERVER_ERROR, want);
+}
+
+static void expect_result(const char *params, const char *result)
+{
+    char body[512], want[1024];
+    snprintf(body, sizeof(body), "{\"method\":\"convtest\",\"params\":%s,\"id\":1}", params);
+    snprintf(want, sizeof(want), "{\"result\":%s,\"error\":null,\"id\":1}\n", result);
+    expect(body, RPC_HTTP_OK, want);
+}
+
+#define H64 "00000000000000000000000000000000000000000000000000000000000000ab"
+
+static void test_dispatch_conversion(void)
+{
+    rpc_register(ctx, conv_methods, 1);
+    /* Defaults filled in, a hint-only default left to the handler. */
+    expect_result("[5]", "{\"height\":5,\"verbosity\":1,\"hash\":\"\",\"n\":-7,\"flag\":true}");
+    expect_result("[5,true,\"" H64 "\",4294967295,false]",
+                  "{\"height\":5,\"verbosity\":1,\"hash\":\"" H64 "\",\"n\":4294967295,"
+                  "\"flag\":false}");
+    expect_result("{\"height\":-2147483648,\"verbose\":false}",
+                  "{\"height\":-2147483648,\"verbosity\":0,\"hash\":\"\",\"n\":-7,\"flag\":true}");
+    /* Core's getInt<int>: no fraction, no exponent, in range. */
+    expect_error("[1.5]", -1, "JSON integer out of range");
+    expect_error("[1e3]", -1, "JSON integer out of range");
+    expect_error("[1300.0]", -1, "JSON integer out of range");
+    expect_error("[2147483648]", -1, "JSON integer out of range");
+    expect_error("[99999999999999999999999]", -1, "JSON integer out of range");
+    expect_error("[0,0,null,-1]", -1, "JSON integer out of range");
+    expect_error("[0,0,null,4294967296]", -1, "JSON integer out of range");
+    /* The declared type first (every mismatch at once), then the conversions in order. */
+    expect_error("[\"5\",0,null,null,1]", -3,
+                 "Wrong type passed:\\n{\\n    \\\"Position 1 (height)\\\": \\\"JSON value of "
+                 "type string is not of expected type number\\\",\\n    \\\"Position 5 "
+                 "(flag)\\\": \\\"JSON value of type number is not of expected type bool\\\"\\n}");
+    expect_error("[0,\"1\"]", -3, "JSON value of type string is not of expected type number");
+    expect_error("[0,1.5,\"x\"]", -1, "JSON integer out of range");
+    expect_error("[0,1,\"ab\"]", -8, "hash must be of length 64 (not 2, for 'ab')");
+    expect_error("[0,1,\"" "zz" "000000000000000000000000000000000000000000000000000000000000ab"
+                 "\"]",
+                 -8, "hash must be hexadecimal string (not 'zz000000000000000000000000000000000"
+                     "000000000000000000000000000ab')");
+    expect_error("{\"args\":[1],\"height\":2}", -8,
+                 "Parameter height specified twice both as positional and named argument");
+    expect_error("{\"args\":[1,2],\"verbose\":2}", -8,
+                 "Parameter verbosity|verbose specified twice both as positional and named "
+                 "argument");
+
+    /* The declared result holds: the check passes; a result of another shape fails. */
+    const struct rpc_method *m = rpc_find(ctx, "convtest");
+    char why[512];
+    json_t *ok = json_pack("{s:i,s:i,s:s,s:i,s:b}", "height", 1, "verbosity", 1, "hash", "",
+                           "n", 2, "flag", 1);
+    CHECK_EQ_INT(rpc_result_check(m, ok, why, sizeof(why)), RC_OK);
+    json_object_set_new(ok, "extra", json_true());
+    json_object_del(ok, "n");
+    json_object_set_new(ok, "flag", json_integer(1));
+    CHECK_EQ_INT(rpc_result_check(m, ok, why, sizeof(why)), RC_INVALID);
+    CHECK(strstr(why, "result.extra: key returned that was not in doc") != NULL);
+    CHECK(strstr(why, "result.n: key missing, despite not being optional in doc") != NULL);
+    CHECK(strstr(why, "result.flag: returned type is number, but declared as bool in doc") !=
+          NULL);
+    json_decref(ok);
+}
+
+static const struct rpc_method layout_method = {
+    .category = "test",
+    .name = "layout",
+    .description = "\nLays out.\n",
+    .args = RPC_LIST(struct rpc_arg, {.names = "a", .type = RPC_ARG_STR, .description = "A"},
+                     {.names = "list",
+                      .type = RPC_ARG_ARR,
+                      .fallback = RPC_ARG_DEFAULT_HINT,
+                      .default_value = "all",
+                      .description = "L",
+                      .inner = RPC_LIST(struct rpc_arg, {.names = "item",
+                                                         .type = RPC_ARG_STR,
+                                                         .fallback = RPC_ARG_OMITTED,
+                                                         .description = "I"})},
+                     {.names = "h", .type = RPC_ARG_NUM, .hidden = true}),
+    .results = RPC_LIST(
+        struct rpc_result,
+        {.type = RPC_RES_OBJ,
+         .inner = RPC_LIST(
+             struct rpc_result, {.type = RPC_RES_STR_AMOUNT, .key = "v", .description = "V"},
+             {.type = RPC_RES_ARR,
+              .key = "xs",
+              .optional = true,
+              .inner = RPC_LIST(struct rpc_result, {.type = RPC_RES_NUM_TIME})})},
+        {.cond = "otherwise", .type = RPC_RES_NONE}),
+    .examples = RPC_EXAMPLES("layout", "\"x\"", "\"x\""),
+};
+
+/* Help in Core's layout: the signature with its optional part, aligned argument lines, a
+ * nested result with the last comma dropped, an array continued with "...". */
+static void test_help_layout(void)
+{
+    char *h = rpc_method_help(&layout_method);
+    CHECK_EQ_STR(h, "layout \"a\" ( [\"item\",...] )\n"
+                    "\n"
+                    "Lays out.\n"
+                    "\n"
+                    "Arguments:\n"
+                    "1. a              (string, required) A\n"
+                    "2. list           (json array, optional, default=all) L\n"
+                    "     [\n"
+                    "       \"item\",    (string) I\n"
+                    "       ...\n"
+                    "     ]\n"
+                    "\n"
+                    "Result:\n"
+                    "{             (json object)\n"
+                    "  \"v\" : n,    (numeric) V\n"
+                    "  \"xs\" : [    (json array, optional)\n"
+                    "    xxx,      (numeric)\n"
+                    "    ...\n"
+                    "  ]\n"
+                    "}\n"
+                    "\n"
+                    "Result (otherwise):\n"
+                    "null    (json null)\n"
+                    "\n"
+                    "Examples:\n"
+                    "> bitnode-cli layout \"x\"\n"
+                    "> curl --user myusername --data-binary '{\"jsonrpc\": \"2.0\", \"id\": "
+                    "\"curltest\", \"method\": \"layout\", \"params\": [\"x\"]}' -H "
+                    "'content-type: application/json' http://127.0.0.1:8332/\n");
+    free(h);
+}
+
 static void test_subnets(void)
 {
     struct rpc_subnet s;
@@ -455,6 +646,8 @@ int main(void)
     TEST(test_warmup);
     TEST(test_help);
     TEST(test_logging_rpc);
+    TEST(test_dispatch_conversion);
+    TEST(test_help_layout);
     TEST(test_subnets);
     TEST(test_client_conversion);
     rpc_context_free(ctx);

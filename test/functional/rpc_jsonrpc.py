@@ -109,10 +109,10 @@ class JSONRPCTest(BitnodeTestFramework):
         assert_equal(len(socks), 1)
         conn.close()
 
-        self.log("only POST, only / and /wallet/")
+        self.log("only POST, only / (no /wallet/: Core built without a wallet has none)")
         assert_equal(node.http("", method="GET")[0], 405)
         assert_equal(node.http('{"method":"uptime","id":1}', path="/other")[0], 404)
-        assert_equal(node.http('{"method":"uptime","id":1}', path="/wallet/w1")[0], 200)
+        assert_equal(node.http('{"method":"uptime","id":1}', path="/wallet/w1")[0], 404)
 
         self.log("a body over the limit gets 413")
         s = socket.create_connection(("127.0.0.1", node.rpc_port), timeout=30)

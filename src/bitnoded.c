@@ -115,6 +115,16 @@ static int assume_valid(const struct args *a, int *set, uint8_t hash32[32])
     return hex_decode_hash32_rev(hash32, padded) == 0 ? RC_OK : RC_INVALID;
 }
 
+/* -stopatheight: once the chain reached it (wherever it was connected: start-up, import),
+ * the node shuts down, as Core's. */
+static void stop_if_at_height(struct node *n)
+{
+    if (chainstate_stop_requested(n->cs)) {
+        LOG_INFO("-stopatheight reached: shutting down");
+        shutdown_request();
+    }
+}
+
 static int import_interrupted(void)
 {
     return shutdown_requested();
@@ -173,10 +183,7 @@ static void *import_main(void *arg)
         LOG_ERROR("import failed: %s; shutting down", rc_str(rc));
         shutdown_request();
     }
-    if (chainstate_stop_requested(n->cs)) {
-        LOG_INFO("-stopatheight reached: shutting down");
-        shutdown_request();
-    }
+    stop_if_at_height(n);
     return NULL;
 }
 
@@ -531,6 +538,11 @@ int main(int argc, char **argv)
     if (setup_debug_categories(&n) != RC_OK) {
         goto out;
     }
+    /* -port: the P2P port; checked now, used once the node has peers. */
+    uint16_t p2p_port;
+    if (args_is_set(n.args, "port") && check_port(n.args, "port", 0, &p2p_port) != RC_OK) {
+        goto out;
+    }
     {
         int set;
         uint8_t av[32];
@@ -664,6 +676,7 @@ int main(int argc, char **argv)
         struct block_index *tip = chainstate_tip(n.cs);
         LOG_INFO("block index %zu entries, tip height %d", block_tree_size(chainstate_tree(n.cs)),
                  tip ? tip->height : -1);
+        stop_if_at_height(&n);
         if (n.rpc_ctx) {
             rpc_blockchain_set_chainstate(n.rpc_ctx, n.cs);
         }

@@ -73,7 +73,7 @@ const struct arg_def args_daemon_defs[] = {
      "Use PCP or NAT-PMP to map the listening port (only -natpmp=0 is accepted yet)"},
     {"listenonion", ARG_BOOL | ARG_ONLY_OFF, CAT_CONN, "",
      "Automatically create Tor onion service (only -listenonion=0 is accepted yet)"},
-    {"port", ARG_INT | ARG_NETWORK_ONLY | ARG_NOT_IMPL, CAT_CONN, "=<port>",
+    {"port", ARG_INT | ARG_NETWORK_ONLY, CAT_CONN, "=<port>",
      "Listen for connections on <port> (default: 8333, testnet3: 18333, testnet4: 48333, "
      "signet: 38333, regtest: 18444)"},
     {"bind", ARG_STRING | ARG_MULTI | ARG_NETWORK_ONLY | ARG_NOT_IMPL, CAT_CONN, "=<addr>[:<port>]",

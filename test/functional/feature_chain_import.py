@@ -11,7 +11,7 @@ import glob
 import json
 import os
 
-from framework import (BitnodeTestFramework, assert_equal, assert_true, wait_until,
+from framework import (assert_in, BitnodeTestFramework, assert_equal, assert_true, wait_until,
                        assert_raises_rpc_error)
 
 SRC = os.environ.get("BITNODE_SRCDIR") or os.path.abspath(
@@ -123,6 +123,16 @@ class ChainImportTest(BitnodeTestFramework):
             node.start([opt])
             self.wait_height(node, 1300)
             self.check_utxo(node, exp["gettxoutsetinfo_tip"])
+        node.stop()
+
+        self.log("-stopatheight stops the node when start-up itself connects past it")
+        node.start(["-reindex-chainstate", "-stopatheight=1000"], wait=False)
+        node.wait_exit(timeout=120)
+        log = open(node.debug_log).read()
+        assert_in("-stopatheight reached: shutting down", log)
+        assert_in("tip height 1000\n", log)
+        node.start()
+        assert_equal(node.rpc("getblockcount"), 1300)
         node.stop()
 
         if not os.path.isdir(REORG):

@@ -29,6 +29,7 @@ class ConfigTest(BitnodeTestFramework):
         node.assert_start_fails(["-rpcthreads=many"],
                                 "Invalid value for -rpcthreads: 'many' (expected an integer)")
         node.assert_start_fails(["-rpcport=70000"], "Invalid port specified in -rpcport: '70000'")
+        node.assert_start_fails(["-port=0"], "Invalid port specified in -port: '0'")
         node.assert_start_fails(["-testnet"], "Invalid combination of -regtest, -signet, "
                                 "-testnet, -testnet4 and -chain. Can use at most one.")
         node.assert_start_fails(["-debug=nosuch"], "Unsupported logging category -debug=nosuch.")
@@ -48,7 +49,7 @@ class ConfigTest(BitnodeTestFramework):
         self.log("an operator's bitcoin.conf asking for what bitnode does anyway starts")
         original = open(os.path.join(node.datadir, "bitnode.conf")).read()
         self.write_conf(node, "listen=0\ndnsseed=0\nupnp=0\nprune=0\ndisablewallet=1\n"
-                        "connect=0\n" + original)
+                        "connect=0\n" + original + "port=%d\n" % free_port())
         node.start([])
         assert_equal(node.rpc("getblockcount"), 0)
         node.stop()

@@ -87,17 +87,30 @@ int blockfile_open(struct blockfile **out, const char *path, const uint8_t magic
     return RC_OK;
 }
 
+/* Counts [from, to) as skipped, and its non-zero bytes as garbage. */
+static void skip(struct blockfile *bf, size_t from, size_t to)
+{
+    bf->stats.skipped_bytes += to - from;
+    for (size_t i = from; i < to; i++) {
+        if (bf->map[i] != 0) {
+            if (bf->stats.garbage_bytes++ == 0) {
+                bf->stats.first_garbage_at = i;
+            }
+        }
+    }
+}
+
 int blockfile_next(struct blockfile *bf, struct blockfile_record *rec)
 {
     while (bf->pos < bf->size) {
         const uint8_t *hit = memchr(bf->map + bf->pos, bf->magic[0], bf->size - bf->pos);
         if (!hit) {
-            bf->stats.skipped_bytes += bf->size - bf->pos;
+            skip(bf, bf->pos, bf->size);
             bf->pos = bf->size;
             break;
         }
         size_t at = (size_t)(hit - bf->map);
-        bf->stats.skipped_bytes += at - bf->pos;
+        skip(bf, bf->pos, at);
         bf->pos = at;
         if (bf->size - at < 8) {
             /* Not enough room for a frame: whatever is left is not a record. */
@@ -105,21 +118,23 @@ int blockfile_next(struct blockfile *bf, struct blockfile_record *rec)
                 bf->stats.truncated_tail = 1;
                 bf->stats.truncated_at = at;
             } else {
-                bf->stats.skipped_bytes += bf->size - at;
+                skip(bf, at, bf->size);
             }
             bf->pos = bf->size;
             break;
         }
         if (memcmp(hit, bf->magic, 4) != 0) {
             /* Core resumes one byte after the candidate. */
+            skip(bf, at, at + 1);
             bf->pos = at + 1;
-            bf->stats.skipped_bytes++;
             continue;
         }
         uint32_t len = rd_u32le(hit + 4);
         if (len < BLOCKFILE_MIN_RECORD || len > BLOCKFILE_MAX_RECORD) {
-            bf->stats.bad_frames++;
-            bf->stats.skipped_bytes++;
+            if (bf->stats.bad_frames++ == 0) {
+                bf->stats.first_bad_frame_at = at;
+            }
+            skip(bf, at, at + 1);
             bf->pos = at + 1;
             continue;
         }

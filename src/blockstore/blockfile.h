@@ -30,7 +30,10 @@ struct blockfile_record {
 struct blockfile_stats {
     uint64_t records;       /* records returned so far */
     uint64_t skipped_bytes; /* bytes passed over looking for a magic (padding, garbage) */
-    uint64_t bad_frames;    /* magic found but the size was out of range */
+    uint64_t garbage_bytes; /* of which not zero (zeros are pre-allocation padding) */
+    uint64_t first_garbage_at;   /* offset of the first of them */
+    uint64_t bad_frames;         /* magic found but the size was out of range */
+    uint64_t first_bad_frame_at; /* offset of the first such magic */
     int truncated_tail;     /* 1 if the file ended inside a record (its bytes are not returned) */
     uint64_t truncated_at;  /* offset of that record's magic */
 };

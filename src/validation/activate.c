@@ -180,6 +180,7 @@ static int connect_tip(struct chainstate *cs, struct block_index *e, int *invali
         coins_cache_free(view);
         block_clear(&b);
         cs_mark_invalid(cs, e);
+        cs->counters.blocks_failed++;
         memcpy(cs->last_invalid_hash, e->hash, 32);
         cs->last_invalid = st;
         *invalid = 1;

@@ -215,6 +215,7 @@ const char *chainstate_blocks_dir(const struct chainstate *cs);
 /* Counters for logs and benchmarks. */
 struct chainstate_counters {
     uint64_t blocks_connected, txs_connected, inputs_checked, blocks_disconnected;
+    uint64_t blocks_failed; /* stored blocks found invalid while connecting them */
     uint64_t blocks_assumed_valid; /* connected without script checks (-assumevalid) */
     uint64_t flushes;
     uint64_t connect_ns; /* the validation thread inside connect_block, in total */

@@ -28,6 +28,7 @@ struct importer {
     struct import_stats stats;
     import_interrupt_fn interrupt;
     int64_t last_log;
+    uint64_t failed_before; /* the chainstate's blocks_failed when last counted */
     /* The file being read (an index into files), and where an error met while reading it
      * from inside a connect (the overlap work) waits to be returned. */
     int cur;
@@ -41,6 +42,9 @@ struct importer *importer_new(struct chainstate *cs, int reindex)
     im->cs = cs;
     im->reindex = reindex;
     im->last_log = (int64_t)time(NULL);
+    struct chainstate_counters c;
+    chainstate_get_counters(cs, &c);
+    im->failed_before = c.blocks_failed;
     return im;
 }
 
@@ -245,6 +249,31 @@ static void header_pass(struct importer *im, struct blockfile *bf)
              (unsigned long long)n, (unsigned long long)ok);
 }
 
+/* What a file held besides blocks, once it was read through (the header pass): logged, so
+ * that an operator learns that bytes were passed over and where. */
+static void log_file_damage(const char *path, const struct blockfile *bf)
+{
+    struct blockfile_stats st;
+    blockfile_get_stats(bf, &st);
+    if (st.garbage_bytes) {
+        LOG_WARN("import: %s: skipped %llu bytes that are no record of this network (first at "
+                 "offset %llu)",
+                 path, (unsigned long long)st.garbage_bytes,
+                 (unsigned long long)st.first_garbage_at);
+    }
+    if (st.bad_frames) {
+        LOG_WARN("import: %s: %llu record headers with a length outside [%u, %u] skipped (first "
+                 "at offset %llu)",
+                 path, (unsigned long long)st.bad_frames, BLOCKFILE_MIN_RECORD,
+                 BLOCKFILE_MAX_RECORD, (unsigned long long)st.first_bad_frame_at);
+    }
+    if (st.records == 0 && blockfile_size(bf) > 0) {
+        LOG_WARN("import: %s holds no block of this network (another network's magic, or not "
+                 "a block file)",
+                 path);
+    }
+}
+
 int importer_add_file(struct importer *im, const char *path, int file_number)
 {
     struct blockfile *bf = NULL;
@@ -266,6 +295,9 @@ int importer_add_file(struct importer *im, const char *path, int file_number)
      * connect reads the next record while its scripts are checked, so reading the file
      * never leaves the check pool idle. */
     header_pass(im, bf);
+    if (!stopping(im)) {
+        log_file_damage(path, bf);
+    }
     chainstate_set_best_header_only(im->cs, 1);
     chainstate_set_overlap(im->cs, overlap, im);
     while (!stopping(im)) {
@@ -308,6 +340,12 @@ int importer_finish(struct importer *im, struct import_stats *stats)
         rc = chainstate_activate_best_chain(im->cs);
     }
     im->stats.orphans = im->nheld;
+    /* Blocks stored, then found invalid when connected (a bad signature, a spent input):
+     * invalid too, as much as those refused when read. */
+    struct chainstate_counters c;
+    chainstate_get_counters(im->cs, &c);
+    im->stats.invalid += c.blocks_failed - im->failed_before;
+    im->failed_before = c.blocks_failed;
     if (im->nheld) {
         char hx[65];
         hex_encode_rev(hx, im->held[0].parent, 32);

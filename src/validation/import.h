@@ -15,7 +15,7 @@ struct import_stats {
     uint64_t records;  /* framed records found */
     uint64_t accepted; /* new blocks stored */
     uint64_t known;    /* already stored */
-    uint64_t invalid;  /* rejected (logged with the reason) */
+    uint64_t invalid;  /* rejected when read, or when connected (both logged with the reason) */
     uint64_t held;     /* waited for their parent at some point */
     uint64_t orphans;  /* still without a parent at the end */
 };

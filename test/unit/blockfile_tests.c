@@ -102,6 +102,11 @@ static void test_padding_and_garbage(void)
     blockfile_get_stats(bf, &st);
     CHECK_EQ_U64(st.records, 2);
     CHECK_EQ_U64(st.bad_frames, 1);
+    CHECK_EQ_U64(st.first_bad_frame_at, 100 + 88 + 9);
+    /* Zero padding is no garbage; "garbage", the partial magic and the bad frame's non-zero
+     * header bytes (fa bf b5 da 10) are. */
+    CHECK_EQ_U64(st.garbage_bytes, 9 + 5);
+    CHECK_EQ_U64(st.first_garbage_at, 100 + 88);
     CHECK_EQ_INT(st.truncated_tail, 0);
     /* Remembered positions can be read back. */
     CHECK_EQ_INT(blockfile_read_at(bf, off, 200, &rec), RC_OK);

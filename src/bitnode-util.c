@@ -13,6 +13,7 @@
 
 #include "blockstore/blockfile.h"
 #include "consensus/merkle.h"
+#include "consensus/pow.h"
 #include "consensus/params.h"
 #include "primitives/block.h"
 #include "util/buf.h"
@@ -28,6 +29,8 @@ int util_cmd_verify_tx(int argc, char **argv);
 int util_cmd_verify_block(int argc, char **argv, const struct chain_params *chain);
 /* bitnode-util-genchain.c */
 int util_cmd_genchain(int argc, char **argv);
+/* bitnode-util-headers.c */
+int util_cmd_check_headers(int argc, char **argv, const struct chain_params *chain);
 
 static void usage(FILE *f)
 {
@@ -36,9 +39,13 @@ static void usage(FILE *f)
             "\n"
             "Commands:\n"
             "  parse-blocks FILE...   parse block files (-loadblock format): check every block\n"
-            "                         re-serializes, its merkle root, and that every header\n"
-            "                         links to its parent; print block and transaction counts\n"
-            "                         and the tip\n"
+            "                         re-serializes, its merkle root, its proof of work, and\n"
+            "                         that every header links to its parent; print block and\n"
+            "                         transaction counts and the tip\n"
+            "  check-headers FILE [--height H]\n"
+            "                         check a file of 80-byte headers (the first at height H,\n"
+            "                         default 0): links, proof of work, the chain's retarget\n"
+            "                         rules, median time past; print the tip and chain work\n"
             "  decodescript HEX       decode a script as the decodescript RPC does\n"
             "  verify-tx TXHEX PREVOUTS_JSON FLAGS\n"
             "                         verify every input of a transaction against the outputs\n"
@@ -198,6 +205,12 @@ static int parse_blocks(const struct chain_params *chain, int nfiles, char **fil
                        (unsigned long long)rec.offset, hashhex);
                 failures++;
             }
+            if (!pow_check(b.hash, b.header.bits, chain)) {
+                printf("%s offset %llu: block %s does not meet its proof of work %08x "
+                       "(high-hash)\n",
+                       path, (unsigned long long)rec.offset, hashhex, b.header.bits);
+                failures++;
+            }
             merkle_block_root(root, &mutated, &b);
             if (memcmp(root, b.header.merkle_root, 32) != 0) {
                 printf("%s offset %llu: block %s: merkle root mismatch (bad-txnmrklroot)\n", path,
@@ -258,15 +271,22 @@ static int parse_blocks(const struct chain_params *chain, int nfiles, char **fil
         }
     }
     const struct entry *tip = NULL;
-    uint64_t unlinked = 0;
+    uint64_t unlinked = 0, missing = 0;
     for (size_t i = 0; i < map.n; i++) {
         const struct entry *e = &map.v[i];
         if (e->height < 0) {
-            char h[65], p[65];
-            hex_encode_rev(h, e->hash, 32);
-            hex_encode_rev(p, e->prev, 32);
-            if (unlinked < 10) {
-                printf("block %s: parent %s is not in the files\n", h, p);
+            /* Name only the blocks whose parent is really absent: the others descend from
+             * one of them. */
+            if (!map_find(&map, e->prev) && missing++ < 10) {
+                char h[65], p[65];
+                hex_encode_rev(h, e->hash, 32);
+                hex_encode_rev(p, e->prev, 32);
+                if (memcmp(e->prev, zero, 32) == 0) {
+                    printf("block %s: has no parent and is not the %s genesis block\n", h,
+                           chain->name);
+                } else {
+                    printf("block %s: parent %s is not in the files\n", h, p);
+                }
             }
             unlinked++;
         } else if (!tip || e->height > tip->height) {
@@ -345,6 +365,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "verify-block") == 0) {
         return util_cmd_verify_block(argc - i, argv + i, p);
+    }
+    if (strcmp(cmd, "check-headers") == 0) {
+        return util_cmd_check_headers(argc - i, argv + i, chain);
     }
     if (strcmp(cmd, "genchain") == 0) {
         return util_cmd_genchain(argc - i, argv + i);

@@ -96,6 +96,29 @@ if [ $rc -ne 0 ] && grep -q "800 blocks do not link" "$TMP/out"; then
 else
     notok "missing block 500 leaves its 800 descendants unlinked (rc $rc)"; tail -3 "$TMP/out" | sed 's/^/#   /'
 fi
+# Only block 501 lacks its parent; 502 and on have theirs in the file.
+if [ "$(grep -c 'is not in the files' "$TMP/out")" = 1 ]; then
+    ok "only the block whose parent is absent is said to miss it"
+else
+    notok "only the block whose parent is absent is said to miss it"; grep 'not in the files' "$TMP/out" | head -3 | sed 's/^/#   /'
+fi
+if [ -d "$SHARED/data/mainnet-blocks-0-438" ]; then
+    python3 - "$SHARED/data/mainnet-blocks-0-438/blk-mainnet-0-438.dat" "$TMP/pow.dat" <<'PY'
+import sys, struct
+d = bytearray(open(sys.argv[1], 'rb').read())
+size = struct.unpack('<I', d[4:8])[0]
+nonce = 8 + size + 8 + 76   # block 1's header nonce
+d[nonce] ^= 0x01
+open(sys.argv[2], 'wb').write(bytes(d))
+PY
+    "$UTIL" parse-blocks "$TMP/pow.dat" >"$TMP/out" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] && grep -q "does not meet its proof of work 1d00ffff (high-hash)" "$TMP/out"; then
+        ok "a mainnet block whose nonce changed fails its proof of work"
+    else
+        notok "a mainnet block whose nonce changed fails its proof of work (rc $rc)"; tail -3 "$TMP/out" | sed 's/^/#   /'
+    fi
+fi
 "$UTIL" parse-blocks /nonexistent.dat >"$TMP/out" 2>&1
 rc=$?
 if [ $rc -ne 0 ] && grep -q "/nonexistent.dat: No such file" "$TMP/out"; then

@@ -50,6 +50,7 @@ struct node {
     int reindexing;          /* -reindex, or one that was interrupted */
     pthread_t import_thread; /* -loadblock / -reindex files */
     int import_started;
+    int import_failed; /* a system error stopped the import: the node exits with 1 */
 };
 
 /* -dbcache in MiB, clamped as Core does to at least 4 MiB. */
@@ -169,7 +170,7 @@ static void *import_main(void *arg)
         for (size_t i = 0; i < nload && rc == RC_OK && !shutdown_requested(); i++) {
             LOG_INFO("Importing blocks file %s...", files[i]);
             rc = importer_add_file(im, files[i], 0);
-            if (rc == RC_IO) {
+            if (rc == RC_NOT_FOUND) {
                 rc = RC_OK; /* an unreadable file is logged and skipped, as in Core */
             }
         }
@@ -180,7 +181,10 @@ static void *import_main(void *arg)
     }
     free(files);
     if (rc) {
+        /* Core's AbortNode: a storage failure (a full disk) stops the node cleanly; what was
+         * written stays consistent, and a restart with space goes on from there. */
         LOG_ERROR("import failed: %s; shutting down", rc_str(rc));
+        n->import_failed = 1;
         shutdown_request();
     }
     stop_if_at_height(n);
@@ -703,6 +707,9 @@ shutdown:
     if (n.import_started) {
         shutdown_request(); /* the import stops between two blocks */
         pthread_join(n.import_thread, NULL);
+        if (n.import_failed) {
+            exit_code = 1;
+        }
     }
     if (step >= 13 && n.rpc) {
         rpc_server_stop(n.rpc);

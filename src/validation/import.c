@@ -282,7 +282,7 @@ int importer_add_file(struct importer *im, const char *path, int file_number)
     int rc = blockfile_open(&bf, path, p->magic, err, sizeof(err));
     if (rc) {
         LOG_ERROR("import: %s", err);
-        return rc;
+        return RC_NOT_FOUND; /* an input to skip, not a failure of the node's own storage */
     }
     im->files = xrealloc(im->files, (size_t)(im->nfiles + 1) * sizeof(*im->files));
     im->file_numbers = xrealloc(im->file_numbers, (size_t)(im->nfiles + 1) * sizeof(int));

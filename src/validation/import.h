@@ -36,8 +36,9 @@ void importer_free(struct importer *im);
  *  stores the next record (chainstate_set_overlap). A branch of this file beaten by a later
  *  file may have been connected meanwhile; importer_finish reorganizes to the best chain.
  *  For reindex, file_number is the blk file's number.
- *  Returns 0 (bad records are logged and skipped), or a system error / RC_IO for a file
- *  that cannot be read. */
+ *  Returns 0 (bad records are logged and skipped), RC_NOT_FOUND for a file that cannot be
+ *  opened (logged), or a system error of the node's own storage (RC_IO for a disk that is
+ *  full or failing), which must stop the node. */
 int importer_add_file(struct importer *im, const char *path, int file_number);
 
 /** Finishes: connects the best chain, logs blocks whose parent never came.

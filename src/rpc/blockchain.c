@@ -14,6 +14,7 @@
 #include "rpc/json.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/protocol.h"
+#include "rpc/resultdoc.h"
 #include "validation/block_check.h"
 #include "util/shutdown.h"
 #include "util/hex.h"
@@ -653,7 +654,112 @@ static const struct rpc_method methods[] = {
      .handler = rpc_getblockchaininfo,
      .description =
          "Returns an object containing various state info regarding blockchain processing.\n",
-     .results = RPC_LIST(struct rpc_result, {.type = RPC_RES_OBJ, .skip_type_check = true}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(
+              struct rpc_result,
+              {.type = RPC_RES_STR,
+               .key = "chain",
+               .description = "current network name (main, test, testnet4, signet, regtest)"},
+              {.type = RPC_RES_NUM,
+               .key = "blocks",
+               .description = "the height of the most-work fully-validated chain. The genesis "
+                              "block has height 0"},
+              {.type = RPC_RES_NUM,
+               .key = "headers",
+               .description = "the current number of headers we have validated"},
+              {.type = RPC_RES_STR,
+               .key = "bestblockhash",
+               .description = "the hash of the currently best block"},
+              {.type = RPC_RES_STR_HEX,
+               .key = "bits",
+               .description = "nBits: compact representation of the block difficulty target"},
+              {.type = RPC_RES_STR_HEX, .key = "target", .description = "the difficulty target"},
+              {.type = RPC_RES_NUM, .key = "difficulty", .description = "the current difficulty"},
+              {.type = RPC_RES_NUM_TIME,
+               .key = "time",
+               .description = "the block time expressed in UNIX epoch time"},
+              {.type = RPC_RES_NUM_TIME,
+               .key = "mediantime",
+               .description = "the median block time expressed in UNIX epoch time"},
+              {.type = RPC_RES_NUM,
+               .key = "verificationprogress",
+               .description = "estimate of verification progress [0..1]"},
+              {.type = RPC_RES_BOOL,
+               .key = "initialblockdownload",
+               .description = "(debug information) estimate of whether this node is in Initial "
+                              "Block Download mode"},
+              {.type = RPC_RES_OBJ,
+               .key = "backgroundvalidation",
+               .optional = true,
+               .description = "state info regarding background validation process",
+               .inner = RPC_LIST(
+                   struct rpc_result,
+                   {.type = RPC_RES_NUM,
+                    .key = "snapshotheight",
+                    .description = "the height of the snapshot block. Background validation "
+                                   "verifies the chain from genesis up to this height"},
+                   {.type = RPC_RES_NUM,
+                    .key = "blocks",
+                    .description = "the height of the most-work background fully-validated "
+                                   "chain. The genesis block has height 0"},
+                   {.type = RPC_RES_STR,
+                    .key = "bestblockhash",
+                    .description = "the hash of the currently best block validated in the "
+                                   "background"},
+                   {.type = RPC_RES_NUM_TIME,
+                    .key = "mediantime",
+                    .description = "the median block time expressed in UNIX epoch time"},
+                   {.type = RPC_RES_NUM,
+                    .key = "verificationprogress",
+                    .description = "estimate of background verification progress [0..1]"},
+                   {.type = RPC_RES_STR_HEX,
+                    .key = "chainwork",
+                    .description = "total amount of work in background validated chain, in "
+                                   "hexadecimal"})},
+              {.type = RPC_RES_STR_HEX,
+               .key = "chainwork",
+               .description = "total amount of work in active chain, in hexadecimal"},
+              {.type = RPC_RES_NUM,
+               .key = "size_on_disk",
+               .description = "the estimated size of the block and undo files on disk"},
+              {.type = RPC_RES_BOOL,
+               .key = "pruned",
+               .description = "if the blocks are subject to pruning"},
+              {.type = RPC_RES_NUM,
+               .key = "pruneheight",
+               .optional = true,
+               .description = "the first block unpruned, all previous blocks were pruned (only "
+                              "present if pruning is enabled)"},
+              {.type = RPC_RES_BOOL,
+               .key = "automatic_pruning",
+               .optional = true,
+               .description = "whether automatic pruning is enabled (only present if pruning is "
+                              "enabled)"},
+              {.type = RPC_RES_NUM,
+               .key = "prune_target_size",
+               .optional = true,
+               .description = "the target size used by pruning (only present if automatic "
+                              "pruning is enabled)"},
+              {.type = RPC_RES_STR_HEX,
+               .key = "signet_challenge",
+               .optional = true,
+               .description = "the block challenge (aka. block script), in hexadecimal (only "
+                              "present if the current network is a signet)"},
+              {.type = RPC_RES_ARR,
+               .key = "warnings",
+               .description = "any network and blockchain warnings (run with "
+                              "`-deprecatedrpc=warnings` to return the latest warning as a "
+                              "single string)",
+               .inner = RPC_LIST(struct rpc_result,
+                                 {.type = RPC_RES_STR, .description = "warning"})},
+              /* Not Core's: checked, but left out of help so that it stays Core's. */
+              {.type = RPC_RES_STR_HEX,
+               .key = "assumevalid",
+               .optional = true,
+               .description = "the block assumed valid (only present with -assumevalid)",
+               .elision = RPC_ELIDE_SKIP})}),
      .examples = RPC_EXAMPLES("getblockchaininfo", "", "")},
     {.category = "blockchain",
      .name = "getchaintips",
@@ -717,8 +823,105 @@ static const struct rpc_method methods[] = {
           .fallback = RPC_ARG_DEFAULT,
           .default_value = "true",
           .description = "Use coinstatsindex, if available."}),
-     .results = RPC_LIST(struct rpc_result, {.type = RPC_RES_OBJ, .skip_type_check = true}),
-     .examples = RPC_EXAMPLES("gettxoutsetinfo", "", "")},
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(
+              struct rpc_result,
+              {.type = RPC_RES_NUM,
+               .key = "height",
+               .description = "The block height (index) of the returned statistics"},
+              {.type = RPC_RES_STR_HEX,
+               .key = "bestblock",
+               .description = "The hash of the block at which these statistics are calculated"},
+              {.type = RPC_RES_NUM,
+               .key = "txouts",
+               .description = "The number of unspent transaction outputs"},
+              {.type = RPC_RES_NUM,
+               .key = "bogosize",
+               .description = "Database-independent, meaningless metric indicating the UTXO set "
+                              "size"},
+              {.type = RPC_RES_STR_HEX,
+               .key = "hash_serialized_3",
+               .optional = true,
+               .description = "The serialized hash (only present if 'hash_serialized_3' "
+                              "hash_type is chosen)"},
+              {.type = RPC_RES_STR_HEX,
+               .key = "muhash",
+               .optional = true,
+               .description = "The serialized hash (only present if 'muhash' hash_type is "
+                              "chosen)"},
+              {.type = RPC_RES_NUM,
+               .key = "transactions",
+               .optional = true,
+               .description = "The number of transactions with unspent outputs (not available "
+                              "when coinstatsindex is used)"},
+              {.type = RPC_RES_NUM,
+               .key = "disk_size",
+               .optional = true,
+               .description = "The estimated size of the chainstate on disk (not available when "
+                              "coinstatsindex is used)"},
+              {.type = RPC_RES_STR_AMOUNT,
+               .key = "total_amount",
+               .description = "The total amount of coins in the UTXO set"},
+              {.type = RPC_RES_STR_AMOUNT,
+               .key = "total_unspendable_amount",
+               .optional = true,
+               .description = "The total amount of coins permanently excluded from the UTXO set "
+                              "(only available if coinstatsindex is used)"},
+              {.type = RPC_RES_OBJ,
+               .key = "block_info",
+               .optional = true,
+               .description = "Info on amounts in the block at this block height (only "
+                              "available if coinstatsindex is used)",
+               .inner = RPC_LIST(
+                   struct rpc_result,
+                   {.type = RPC_RES_STR_AMOUNT,
+                    .key = "prevout_spent",
+                    .description = "Total amount of all prevouts spent in this block"},
+                   {.type = RPC_RES_STR_AMOUNT,
+                    .key = "coinbase",
+                    .description = "Coinbase subsidy amount of this block"},
+                   {.type = RPC_RES_STR_AMOUNT,
+                    .key = "new_outputs_ex_coinbase",
+                    .description = "Total amount of new outputs created by this block"},
+                   {.type = RPC_RES_STR_AMOUNT,
+                    .key = "unspendable",
+                    .description = "Total amount of unspendable outputs created in this block"},
+                   {.type = RPC_RES_OBJ,
+                    .key = "unspendables",
+                    .description = "Detailed view of the unspendable categories",
+                    .inner = RPC_LIST(
+                        struct rpc_result,
+                        {.type = RPC_RES_STR_AMOUNT,
+                         .key = "genesis_block",
+                         .description = "The unspendable amount of the Genesis block subsidy"},
+                        {.type = RPC_RES_STR_AMOUNT,
+                         .key = "bip30",
+                         .description = "Transactions overridden by duplicates (no longer "
+                                        "possible with BIP30)"},
+                        {.type = RPC_RES_STR_AMOUNT,
+                         .key = "scripts",
+                         .description = "Amounts sent to scripts that are unspendable (for "
+                                        "example OP_RETURN outputs)"},
+                        {.type = RPC_RES_STR_AMOUNT,
+                         .key = "unclaimed_rewards",
+                         .description = "Fee rewards that miners did not claim in their "
+                                        "coinbase transaction"})})})}),
+     .examples =
+         RPC_EXAMPLE_CLI("gettxoutsetinfo", "")
+         RPC_EXAMPLE_CLI("gettxoutsetinfo", "\"none\"")
+         RPC_EXAMPLE_CLI("gettxoutsetinfo", "\"none\" 1000")
+         RPC_EXAMPLE_CLI(
+             "gettxoutsetinfo",
+             "\"none\" '\"00000000c937983704a73af28acdec37b049d214adbda81d7e2a3dd146f6ed09\"'")
+         RPC_EXAMPLE_CLI("-named gettxoutsetinfo", "hash_type='muhash' use_index='false'")
+         RPC_EXAMPLE_RPC("gettxoutsetinfo", "")
+         RPC_EXAMPLE_RPC("gettxoutsetinfo", "\"none\"")
+         RPC_EXAMPLE_RPC("gettxoutsetinfo", "\"none\", 1000")
+         RPC_EXAMPLE_RPC(
+             "gettxoutsetinfo",
+             "\"none\", \"00000000c937983704a73af28acdec37b049d214adbda81d7e2a3dd146f6ed09\"")},
     {.category = "blockchain",
      .name = "getblock",
      .handler = rpc_getblock,
@@ -746,7 +949,75 @@ static const struct rpc_method methods[] = {
                                       "transaction data including prevout information for inputs",
                        .skip_type_check = true,
                        .conv = RPC_CONV_VERBOSITY}),
-     .results = RPC_LIST(struct rpc_result, {.type = RPC_RES_ANY}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_STR_HEX,
+          .description = "A string that is serialized, hex-encoded data for block 'hash'",
+          .cond = "for verbosity = 0"},
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(struct rpc_result,
+                            RPC_DOC_BLOCK_FIELDS(RPC_ELIDE_NONE, NULL, RPC_ELIDE_NONE,
+                                                 {.type = RPC_RES_ARR,
+                                                  .key = "tx",
+                                                  .description = "The transaction ids",
+                                                  .inner = RPC_LIST(struct rpc_result,
+                                                                    {.type = RPC_RES_STR_HEX,
+                                                                     .description =
+                                                                         "The transaction id"})})),
+          .cond = "for verbosity = 1"},
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(
+              struct rpc_result,
+              RPC_DOC_BLOCK_FIELDS(
+                  RPC_ELIDE_TEXT, "Same output as verbosity = 1", RPC_ELIDE_SKIP,
+                  {.type = RPC_RES_ARR,
+                   .key = "tx",
+                   .inner = RPC_LIST(
+                       struct rpc_result,
+                       {.type = RPC_RES_OBJ,
+                        .inner = RPC_LIST(
+                            struct rpc_result,
+                            RPC_DOC_TX_FIELDS("The transaction id", RPC_ELIDE_TEXT,
+                                              "The transactions in the format of the "
+                                              "getrawtransaction RPC. Different from "
+                                              "verbosity = 1 \"tx\" result",
+                                              RPC_ELIDE_SKIP, RPC_ELIDE_SKIP, rpc_doc_vin),
+                            {.type = RPC_RES_NUM,
+                             .key = "fee",
+                             .optional = true,
+                             .description = "The transaction fee in BTC, omitted if block undo "
+                                            "data is not available"},
+                            {.type = RPC_RES_STR_HEX,
+                             .key = "hex",
+                             .description = "The hex-encoded transaction data",
+                             .elision = RPC_ELIDE_SKIP})})})),
+          .cond = "for verbosity = 2"},
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(
+              struct rpc_result,
+              RPC_DOC_BLOCK_FIELDS(
+                  RPC_ELIDE_TEXT, "Same output as verbosity = 2", RPC_ELIDE_SKIP,
+                  {.type = RPC_RES_ARR,
+                   .key = "tx",
+                   .inner = RPC_LIST(
+                       struct rpc_result,
+                       {.type = RPC_RES_OBJ,
+                        .inner = RPC_LIST(
+                            struct rpc_result,
+                            RPC_DOC_TX_FIELDS("The transaction id", RPC_ELIDE_SKIP, NULL,
+                                              RPC_ELIDE_SKIP, RPC_ELIDE_NONE,
+                                              rpc_doc_vin_prevout_block),
+                            {.type = RPC_RES_NUM,
+                             .key = "fee",
+                             .optional = true,
+                             .description = "The transaction fee in BTC, omitted if block undo "
+                                            "data is not available",
+                             .elision = RPC_ELIDE_SKIP},
+                            {.type = RPC_RES_STR_HEX,
+                             .key = "hex",
+                             .description = "The hex-encoded transaction data",
+                             .elision = RPC_ELIDE_SKIP})})})),
+          .cond = "for verbosity = 3"}),
      .examples = RPC_EXAMPLES(
          "getblock", "\"00000000c937983704a73af28acdec37b049d214adbda81d7e2a3dd146f6ed09\"",
          "\"00000000c937983704a73af28acdec37b049d214adbda81d7e2a3dd146f6ed09\"")},
@@ -768,7 +1039,14 @@ static const struct rpc_method methods[] = {
                        .fallback = RPC_ARG_DEFAULT,
                        .default_value = "true",
                        .description = "true for a json object, false for the hex-encoded data"}),
-     .results = RPC_LIST(struct rpc_result, {.type = RPC_RES_ANY}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(struct rpc_result, RPC_DOC_HEADER_FIELDS),
+          .cond = "for verbose = true"},
+         {.type = RPC_RES_STR_HEX,
+          .description = "A string that is serialized, hex-encoded data for block 'hash'",
+          .cond = "for verbose=false"}),
      .examples = RPC_EXAMPLES(
          "getblockheader", "\"00000000c937983704a73af28acdec37b049d214adbda81d7e2a3dd146f6ed09\"",
          "\"00000000c937983704a73af28acdec37b049d214adbda81d7e2a3dd146f6ed09\"")},
@@ -792,8 +1070,45 @@ static const struct rpc_method methods[] = {
                        .default_value = "true",
                        .description = "Whether to include the mempool. Note that an unspent "
                                       "output that is spent in the mempool won't appear."}),
-     .results = RPC_LIST(struct rpc_result, {.type = RPC_RES_ANY}),
-     .examples = RPC_EXAMPLES("gettxout", "\"txid\" 1", "\"txid\", 1")},
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_NONE, .description = "", .cond = "If the UTXO was not found"},
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(
+              struct rpc_result,
+              {.type = RPC_RES_STR_HEX,
+               .key = "bestblock",
+               .description = "The hash of the block at the tip of the chain"},
+              {.type = RPC_RES_NUM,
+               .key = "confirmations",
+               .description = "The number of confirmations"},
+              {.type = RPC_RES_STR_AMOUNT,
+               .key = "value",
+               .description = "The transaction value in BTC"},
+              {.type = RPC_RES_OBJ,
+               .key = "scriptPubKey",
+               .inner = RPC_LIST(
+                   struct rpc_result,
+                   {.type = RPC_RES_STR,
+                    .key = "asm",
+                    .description = "Disassembly of the output script"},
+                   {.type = RPC_RES_STR,
+                    .key = "desc",
+                    .description = "Inferred descriptor for the output"},
+                   {.type = RPC_RES_STR_HEX,
+                    .key = "hex",
+                    .description = "The raw output script bytes, hex-encoded"},
+                   {.type = RPC_RES_STR, .key = "type", .description = "The type, eg pubkeyhash"},
+                   {.type = RPC_RES_STR,
+                    .key = "address",
+                    .optional = true,
+                    .description = "The Bitcoin address (only if a well-defined address "
+                                   "exists)"})},
+              {.type = RPC_RES_BOOL, .key = "coinbase", .description = "Coinbase or not"}),
+          .cond = "Otherwise"}),
+     .examples = "\nGet unspent transactions\n" RPC_EXAMPLE_CLI("listunspent", "")
+         "\nView the details\n" RPC_EXAMPLE_CLI("gettxout", "\"txid\" 1")
+         "\nAs a JSON-RPC call\n" RPC_EXAMPLE_RPC("gettxout", "\"txid\", 1")},
     {.category = "blockchain",
      .name = "waitfornewblock",
      .handler = rpc_waitfornewblock,

@@ -12,6 +12,7 @@
 #include "rpc/context.h"
 #include "rpc/json.h"
 #include "rpc/protocol.h"
+#include "rpc/resultdoc.h"
 #include "util/hex.h"
 #include "util/rc.h"
 
@@ -218,7 +219,31 @@ static const struct rpc_method methods[] = {
                        .description = "The block in which to look for the transaction",
                        .conv = RPC_CONV_HASH,
                        .conv_name = "parameter 3"}),
-     .results = RPC_LIST(struct rpc_result, {.type = RPC_RES_ANY}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_STR,
+          .description = "The serialized transaction as a hex-encoded string for 'txid'",
+          .cond = "if verbosity is not set or set to 0"},
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(struct rpc_result,
+                            RPC_DOC_TX_BLOCK_FIELDS(RPC_ELIDE_NONE, NULL, RPC_ELIDE_NONE),
+                            RPC_DOC_TX_FIELDS("The transaction id (same as provided)",
+                                              RPC_ELIDE_NONE, NULL, RPC_ELIDE_NONE,
+                                              RPC_ELIDE_NONE, rpc_doc_vin)),
+          .cond = "if verbosity is set to 1"},
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(struct rpc_result,
+                            RPC_DOC_TX_BLOCK_FIELDS(RPC_ELIDE_TEXT, "Same output as verbosity = 1",
+                                                    RPC_ELIDE_SKIP),
+                            {.type = RPC_RES_NUM,
+                             .key = "fee",
+                             .optional = true,
+                             .description = "transaction fee in BTC, omitted if block undo data "
+                                            "is not available"},
+                            RPC_DOC_TX_FIELDS("The transaction id", RPC_ELIDE_SKIP, NULL,
+                                              RPC_ELIDE_SKIP, RPC_ELIDE_NONE,
+                                              rpc_doc_vin_prevout_rawtx)),
+          .cond = "for verbosity = 2"}),
      .examples = RPC_EXAMPLE_CLI("getrawtransaction", "\"mytxid\"")
          RPC_EXAMPLE_CLI("getrawtransaction", "\"mytxid\" 1")
          RPC_EXAMPLE_RPC("getrawtransaction", "\"mytxid\", 1")
@@ -248,7 +273,12 @@ static const struct rpc_method methods[] = {
                                       "inputs\n"
                                       "(e.g. fully valid, or on-chain transactions), if known by "
                                       "the caller."}),
-     .results = RPC_LIST(struct rpc_result, {.type = RPC_RES_ANY}),
+     .results = RPC_LIST(struct rpc_result,
+                         {.type = RPC_RES_OBJ,
+                          .inner = RPC_LIST(struct rpc_result,
+                                            RPC_DOC_TX_FIELDS("The transaction id", RPC_ELIDE_NONE,
+                                                              NULL, RPC_ELIDE_NONE, RPC_ELIDE_NONE,
+                                                              rpc_doc_vin))}),
      .examples = RPC_EXAMPLES("decoderawtransaction", "\"hexstring\"", "\"hexstring\"")},
     {.category = "rawtransactions",
      .name = "decodescript",
@@ -257,7 +287,55 @@ static const struct rpc_method methods[] = {
      .args = RPC_LIST(struct rpc_arg, {.names = "hexstring",
                                        .type = RPC_ARG_STR_HEX,
                                        .description = "the hex-encoded script"}),
-     .results = RPC_LIST(struct rpc_result, {.type = RPC_RES_ANY}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(
+              struct rpc_result,
+              {.type = RPC_RES_STR, .key = "asm", .description = "Disassembly of the script"},
+              {.type = RPC_RES_STR,
+               .key = "desc",
+               .description = "Inferred descriptor for the script"},
+              {.type = RPC_RES_STR,
+               .key = "type",
+               .description = "The output type (e.g. " RPC_DOC_OUTPUT_TYPES ")"},
+              {.type = RPC_RES_STR,
+               .key = "address",
+               .optional = true,
+               .description = "The Bitcoin address (only if a well-defined address exists)"},
+              {.type = RPC_RES_STR,
+               .key = "p2sh",
+               .optional = true,
+               .description = "address of P2SH script wrapping this redeem script (not returned "
+                              "for types that should not be wrapped)"},
+              {.type = RPC_RES_OBJ,
+               .key = "segwit",
+               .optional = true,
+               .description = "Result of a witness output script wrapping this redeem script "
+                              "(not returned for types that should not be wrapped)",
+               .inner = RPC_LIST(
+                   struct rpc_result,
+                   {.type = RPC_RES_STR,
+                    .key = "asm",
+                    .description = "Disassembly of the output script"},
+                   {.type = RPC_RES_STR_HEX,
+                    .key = "hex",
+                    .description = "The raw output script bytes, hex-encoded"},
+                   {.type = RPC_RES_STR,
+                    .key = "type",
+                    .description = "The type of the output script (e.g. witness_v0_keyhash or "
+                                   "witness_v0_scripthash)"},
+                   {.type = RPC_RES_STR,
+                    .key = "address",
+                    .optional = true,
+                    .description = "The Bitcoin address (only if a well-defined address exists)"},
+                   {.type = RPC_RES_STR,
+                    .key = "desc",
+                    .description = "Inferred descriptor for the script"},
+                   {.type = RPC_RES_STR,
+                    .key = "p2sh-segwit",
+                    .description = "address of the P2SH script wrapping this witness redeem "
+                                   "script"})})}),
      .examples = RPC_EXAMPLES("decodescript", "\"hexstring\"", "\"hexstring\"")},
 };
 

@@ -46,6 +46,7 @@ struct block_index {
     int64_t sequence_id; /* order in which block data arrived: ties in work go to the first */
     int64_t time_max;    /* max header time up to here */
     uint8_t dirty;       /* changed since last written to the index store (not stored) */
+    uint8_t stored;      /* has a record in the index store (a flag in memory only) */
 };
 
 struct block_tree;

@@ -101,7 +101,8 @@ int indexdb_load_tree(struct kv *kv, struct block_tree *t, char *err, size_t err
         if (v[i].e.height > 0) {
             prev = block_tree_find(t, v[i].prev);
             if (!prev || prev->height != v[i].e.height - 1) {
-                snprintf(err, err_len, "block index: entry at height %d has no parent",
+                snprintf(err, err_len,
+                         "block index: entry at height %d has no parent: restart with -reindex",
                          v[i].e.height);
                 rc = RC_CORRUPT;
                 goto out;
@@ -112,6 +113,7 @@ int indexdb_load_tree(struct kv *kv, struct block_tree *t, char *err, size_t err
         e->file = v[i].e.file;
         e->data_pos = v[i].e.data_pos;
         e->undo_pos = v[i].e.undo_pos;
+        e->stored = 1;
     }
     rc = RC_OK;
 out:

@@ -521,6 +521,16 @@ int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
                              blockstore_file_count(cs->store) - 1);
         }
     }
+    /* Every record must load with its parent. A header that is merely known is not
+     * written, but once an entry built on it is (a block stored on a header whose own body
+     * failed, a block marked invalid), the headers below it without a record are written
+     * with it (doc/files.md, "Block index"). */
+    for (size_t i = 0; i < cs->ndirty; i++) {
+        for (struct block_index *a = cs->dirty[i]->prev; a && !a->stored && !a->dirty;
+             a = a->prev) {
+            cs_mark_dirty(cs, a);
+        }
+    }
     for (size_t i = 0; i < cs->ndirty; i++) {
         indexdb_put_entry(b, cs->dirty[i]);
     }
@@ -532,6 +542,7 @@ int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
     }
     for (size_t i = 0; i < cs->ndirty; i++) {
         cs->dirty[i]->dirty = 0;
+        cs->dirty[i]->stored = 1;
     }
     cs->ndirty = 0;
     /* 3. The coins and the best block, atomically. */

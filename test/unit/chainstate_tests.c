@@ -2,7 +2,8 @@
  * in-memory B-tree, as kv_tests runs its suite) in a temporary datadir: import the
  * bundled regtest chain and reach Core's tip and UTXO set hashes (hash_serialized_3 and
  * muhash, txouts, amounts); stop and reopen to the same state; -stopatheight; the reorg chain
- * in arrival order and shuffled; -reindex and -reindex-chainstate; invalidate and reconsider. */
+ * in arrival order and shuffled; -reindex and -reindex-chainstate; invalidate and reconsider;
+ * a block with bad data under stored blocks leaves a datadir that opens again. */
 #include "test.h"
 
 #include <jansson.h>
@@ -10,9 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crypto/hash.h"
 #include "kv/kv.h"
 #include "util/hex.h"
 #include "util/rc.h"
+#include "util/xmalloc.h"
 #include "validation/chainstate.h"
 #include "validation/import.h"
 
@@ -310,6 +313,101 @@ static void test_reorg_files(void)
     }
 }
 
+/* Bad block data under good blocks: a file of blocks 0-60 in which block 50 is its valid
+ * header followed by a body that does not match the header's merkle root (mode 0) or does
+ * not parse (mode 1), and blocks 51-60 build on that header. The import ends at block 49
+ * with 51-60 stored; block 50 stays a header without data, not marked invalid (as Core
+ * leaves a mutated block). The datadir must open again to the same state: a record is never
+ * written without its parent's (it used to be: "entry at height 51 has no parent"). */
+static void test_bad_block_data_reopens(void)
+{
+    char src[4200], bad[4200];
+    size_t len = 0;
+    snprintf(src, sizeof(src), "%s/regtest-small/blk00000.dat", test_data_dir());
+    snprintf(bad, sizeof(bad), "%s-bad.dat", datadir);
+    uint8_t *raw = test_read_file(src, &len);
+    CHECK(raw != NULL);
+    if (!raw) {
+        return;
+    }
+    for (int mode = 0; mode < 2; mode++) {
+        uint8_t hash50[32], hash60[32];
+        struct import_stats ist;
+        FILE *f = fopen(bad, "wb");
+        CHECK(f != NULL);
+        if (!f) {
+            break;
+        }
+        size_t off = 0;
+        for (int h = 0; h <= 60 && off + 8 <= len; h++) {
+            uint32_t n = (uint32_t)raw[off + 4] | (uint32_t)raw[off + 5] << 8 |
+                         (uint32_t)raw[off + 6] << 16 | (uint32_t)raw[off + 7] << 24;
+            uint8_t *rec = raw + off + 8;
+            if (h == 50) {
+                hash_sha256d(hash50, rec, 80);
+            }
+            if (h == 60) {
+                hash_sha256d(hash60, rec, 80);
+            }
+            if (h == 50 && mode == 0) {
+                uint8_t *copy = xmemdup(rec, n);
+                copy[n - 1] ^= 1; /* the last transaction's lock time: another txid */
+                fwrite(raw + off, 1, 8, f);
+                fwrite(copy, 1, n, f);
+                free(copy);
+            } else if (h == 50) {
+                static const uint8_t garbage[] = {0x01, 0xde, 0xad, 0xbe, 0xef};
+                uint8_t frame[8];
+                memcpy(frame, raw + off, 4);
+                uint32_t m = 80 + sizeof(garbage);
+                for (int i = 0; i < 4; i++) {
+                    frame[4 + i] = (uint8_t)(m >> (8 * i));
+                }
+                fwrite(frame, 1, 8, f);
+                fwrite(rec, 1, 80, f);
+                fwrite(garbage, 1, sizeof(garbage), f);
+            } else {
+                fwrite(raw + off, 1, 8 + n, f);
+            }
+            off += 8 + n;
+        }
+        CHECK_EQ_INT(fclose(f), 0);
+
+        wipe();
+        struct chainstate *cs = open_cs(0, 0, 0);
+        CHECK(cs != NULL);
+        if (!cs) {
+            break;
+        }
+        CHECK_EQ_INT(import_file(cs, bad, &ist), RC_OK);
+        CHECK_EQ_U64(ist.invalid, 1);
+        CHECK_EQ_INT(chainstate_tip(cs)->height, 49);
+        CHECK_EQ_INT(chainstate_close(cs), RC_OK);
+
+        cs = open_cs(0, 0, 0);
+        test_report(cs != NULL, "%s block 50 under blocks 51-60: the datadir opens again",
+                    mode == 0 ? "merkle-mutated" : "undecodable");
+        if (!cs) {
+            continue;
+        }
+        CHECK_EQ_INT(chainstate_activate_best_chain(cs), RC_OK);
+        CHECK_EQ_INT(chainstate_tip(cs)->height, 49);
+        struct block_index *e50 = block_tree_find(chainstate_tree(cs), hash50);
+        struct block_index *e60 = block_tree_find(chainstate_tree(cs), hash60);
+        CHECK(e50 != NULL && e60 != NULL);
+        if (e50 && e60) {
+            CHECK(!(e50->status & BLOCK_HAVE_DATA));
+            CHECK(!block_index_failed(e50));
+            CHECK(e60->status & BLOCK_HAVE_DATA);
+            CHECK(block_index_ancestor(e60, 50) == e50);
+            CHECK(chainstate_best_header(cs) == e60);
+        }
+        CHECK_EQ_INT(chainstate_close(cs), RC_OK);
+    }
+    free(raw);
+    unlink(bad);
+}
+
 int main(void)
 {
     char path[4200];
@@ -333,6 +431,7 @@ int main(void)
         TEST(test_import_regtest_small);
         TEST(test_every_recorded_height);
         TEST(test_reorg_files);
+        TEST(test_bad_block_data_reopens);
         wipe();
     }
     rmdir(datadir);

@@ -51,6 +51,8 @@ struct node {
     pthread_t import_thread; /* -loadblock / -reindex files */
     int import_started;
     int import_failed; /* a system error stopped the import: the node exits with 1 */
+    struct chain_params custom_signet; /* -signetchallenge's network */
+    const struct chain_params *params;  /* the network: built-in, or &custom_signet */
 };
 
 /* -dbcache in MiB, clamped as Core does to at least 4 MiB. */
@@ -542,6 +544,40 @@ int main(int argc, char **argv)
     if (setup_debug_categories(&n) != RC_OK) {
         goto out;
     }
+    /* The network's parameters; -signetchallenge makes a signet of its own (Core's messages). */
+    n.params = chain_params_get(args_chain(n.args));
+    {
+        const char **ch;
+        size_t nch = args_get_list(n.args, "signetchallenge", &ch);
+        if (nch > 1) {
+            init_error("-signetchallenge cannot be multiple values.");
+            free(ch);
+            goto out;
+        }
+        if (nch == 1 && n.params->signet_blocks) {
+            struct buf bin;
+            buf_init(&bin);
+            int bad = hex_decode(&bin, ch[0]) != RC_OK;
+            if (bad) {
+                init_error("-signetchallenge must be hex, not '%s'.", ch[0]);
+            } else if (chain_params_signet_custom(&n.custom_signet, bin.data, bin.len) != RC_OK) {
+                init_error("-signetchallenge: a challenge of %zu bytes is longer than %d", bin.len,
+                           CHAIN_SIGNET_CHALLENGE_MAX);
+                bad = 1;
+            }
+            buf_clear(&bin);
+            free(ch);
+            if (bad) {
+                goto out;
+            }
+            n.params = &n.custom_signet;
+            char hx[2 * CHAIN_SIGNET_CHALLENGE_MAX + 1];
+            hex_encode(hx, n.params->signet_challenge, n.params->signet_challenge_len);
+            LOG_INFO("Signet with challenge %s", hx);
+        } else {
+            free(ch);
+        }
+    }
     /* -port: the P2P port; checked now, used once the node has peers. */
     uint16_t p2p_port;
     if (args_is_set(n.args, "port") && check_port(n.args, "port", 0, &p2p_port) != RC_OK) {
@@ -634,7 +670,7 @@ int main(int argc, char **argv)
     }
     {
         struct chainstate_options co = {
-            .params = chain_params_get(args_chain(n.args)),
+            .params = n.params,
             .datadir = n.net_dir,
             .dbcache_bytes = dbcache_bytes(n.args),
             .reindex = args_get_bool(n.args, "reindex", false),

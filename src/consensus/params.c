@@ -359,6 +359,26 @@ static void decode_hash_rev(uint8_t out32[32], const char *hex)
     CHECK_ALWAYS(hex_decode_hash32_rev(out32, hex) == RC_OK);
 }
 
+
+/* A signet's challenge, and the message start BIP325 derives from it: the first 4 bytes of
+ * SHA-256d of the challenge serialized as a script (CompactSize length, then the bytes). */
+static int set_signet_challenge(struct chain_params *p, const uint8_t *challenge, size_t len)
+{
+    if (len > sizeof(p->signet_challenge)) {
+        return RC_TOO_LARGE;
+    }
+    struct buf ser;
+    uint8_t h[32];
+    memcpy(p->signet_challenge, challenge, len);
+    p->signet_challenge_len = len;
+    buf_init(&ser);
+    ser_put_varbytes(&ser, challenge, len);
+    hash_sha256d(h, ser.data, ser.len);
+    memcpy(p->magic, h, 4);
+    buf_clear(&ser);
+    return RC_OK;
+}
+
 static void init_one(struct chain_params *p)
 {
     struct block genesis;
@@ -380,22 +400,26 @@ static void init_one(struct chain_params *p)
     decode_hash_rev(p->default_assume_valid, p->default_assume_valid_hex);
 
     if (p->signet_blocks) {
-        struct buf ch, ser;
-        uint8_t h[32];
+        struct buf ch;
         buf_init(&ch);
         CHECK_ALWAYS(hex_decode(&ch, p->signet_challenge_hex) == RC_OK);
-        CHECK_ALWAYS(ch.len <= sizeof(p->signet_challenge));
-        memcpy(p->signet_challenge, ch.data, ch.len);
-        p->signet_challenge_len = ch.len;
-        /* BIP325: the message start is the first 4 bytes of SHA-256d of the challenge
-         * serialized as a script (CompactSize length, then the bytes). */
-        buf_init(&ser);
-        ser_put_varbytes(&ser, ch.data, ch.len);
-        hash_sha256d(h, ser.data, ser.len);
-        memcpy(p->magic, h, 4);
-        buf_clear(&ser);
+        CHECK_ALWAYS(set_signet_challenge(p, ch.data, ch.len) == RC_OK);
         buf_clear(&ch);
     }
+}
+
+int chain_params_signet_custom(struct chain_params *out, const uint8_t *challenge, size_t len)
+{
+    *out = *chain_params_get("signet");
+    if (set_signet_challenge(out, challenge, len) != RC_OK) {
+        return RC_TOO_LARGE;
+    }
+    out->signet_challenge_hex = NULL;
+    out->minimum_chain_work_hex = ZERO_HASH_HEX;
+    memset(&out->minimum_chain_work, 0, sizeof(out->minimum_chain_work));
+    out->default_assume_valid_hex = ZERO_HASH_HEX;
+    memset(out->default_assume_valid, 0, 32);
+    return RC_OK;
 }
 
 static void init_all(void)

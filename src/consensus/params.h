@@ -82,6 +82,10 @@ struct chain_genesis_spec {
     int64_t reward_sat;
 };
 
+/* The longest signet challenge script accepted (Core has no limit; a script longer than this
+ * could not be spent within the standard limits anyway). */
+#define CHAIN_SIGNET_CHALLENGE_MAX 1650
+
 struct chain_params {
     enum chain_id id;
     const char *name;           /* Core's -chain= name: main, test, testnet4, signet, regtest */
@@ -137,10 +141,17 @@ struct chain_params {
 
     /* Signet (BIP325): blocks carry a solution to this challenge script. */
     int signet_blocks;
-    const char *signet_challenge_hex;
-    uint8_t signet_challenge[128]; /* filled at init */
+    const char *signet_challenge_hex; /* the built-in challenge; NULL for a custom signet */
+    uint8_t signet_challenge[CHAIN_SIGNET_CHALLENGE_MAX]; /* filled at init */
     size_t signet_challenge_len;
 };
+
+/** A custom signet (-signetchallenge): the default signet's parameters (genesis block, proof
+ *  of work limit, deployments) with challenge as its block challenge, the message start
+ *  derived from it, and no minimum chain work nor assumed-valid block, as Core's
+ *  SigNetParams with a challenge. out is the caller's.
+ *  Returns 0, or RC_TOO_LARGE when challenge is longer than CHAIN_SIGNET_CHALLENGE_MAX. */
+int chain_params_signet_custom(struct chain_params *out, const uint8_t *challenge, size_t len);
 
 /** Returns the parameters for a chain name: Core's -chain= spellings "main", "test",
  *  "testnet4", "signet", "regtest"; "testnet3" is accepted as a synonym of "test".

@@ -58,6 +58,9 @@ const struct arg_def args_daemon_defs[] = {
     {"testnet", ARG_BOOL, CAT_CHAIN, "", "Use the testnet3 chain. Equivalent to -chain=test"},
     {"testnet4", ARG_BOOL, CAT_CHAIN, "", "Use the testnet4 chain. Equivalent to -chain=testnet4"},
     {"signet", ARG_BOOL, CAT_CHAIN, "", "Use the signet chain. Equivalent to -chain=signet"},
+    {"signetchallenge", ARG_STRING | ARG_MULTI | ARG_NETWORK_ONLY, CAT_CHAIN, "",
+     "Blocks must satisfy the given script to be considered valid (only for signet networks; "
+     "defaults to the global default signet test network challenge)"},
     {"listen", ARG_BOOL | ARG_ONLY_OFF, CAT_CONN, "",
      "Accept connections from outside (default: 1 if no -connect; bitnode has no P2P network "
      "yet: only -listen=0 is accepted)"},

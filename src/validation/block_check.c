@@ -10,6 +10,7 @@
 #include "script/sigops.h"
 #include "util/hex.h"
 #include "util/rc.h"
+#include "validation/signet.h"
 
 int block_check_header(struct vstate *s, const struct block_header *h,
                        const struct chain_params *p)
@@ -30,6 +31,11 @@ int block_check(struct vstate *s, const struct block *b, const struct chain_para
 
     if (check_pow && block_check_header(s, &b->header, p)) {
         return RC_INVALID;
+    }
+    /* Signet: the block's signature, with its proof of work (Core's CheckBlock order). */
+    if (check_pow && p->signet_blocks && !signet_check_block_solution(b, p)) {
+        return vstate_invalid(s, VRESULT_CONSENSUS, "bad-signet-blksig",
+                              "signet block signature validation failure");
     }
     merkle_block_root(root, &mutated, b);
     if (memcmp(root, b->header.merkle_root, 32) != 0) {

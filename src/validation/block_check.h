@@ -29,7 +29,8 @@ struct header_context {
 int block_check_header(struct vstate *s, const struct block_header *h,
                        const struct chain_params *p);
 
-/** Core's CheckBlock, without the proof-of-work part when check_pow is 0: merkle root
+/** Core's CheckBlock, without the proof-of-work part when check_pow is 0: on signet the
+ *  block's signature ("bad-signet-blksig", validation/signet.h, with the proof of work), merkle root
  *  ("bad-txnmrklroot") and mutation ("bad-txns-duplicate"), size ("bad-blk-length"),
  *  coinbase first and only ("bad-cb-missing", "bad-cb-multiple"), every transaction's
  *  context-free rules, legacy sigops ("bad-blk-sigops").

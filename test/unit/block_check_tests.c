@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "blockstore/blockfile.h"
+#include "consensus/arith256.h"
 #include "consensus/merkle.h"
 #include "consensus/params.h"
 #include "consensus/pow.h"
@@ -17,6 +18,7 @@
 #include "util/rc.h"
 #include "util/xmalloc.h"
 #include "validation/block_check.h"
+#include "validation/signet.h"
 
 /* ---- helpers -------------------------------------------------------------------------- */
 
@@ -734,6 +736,92 @@ static void test_height_push(void)
     }
 }
 
+/* BIP325 on the real default signet: blocks 1-10 (test/data/signet-blocks-1-10) carry valid
+ * solutions to the 1-of-2 challenge; a changed signature byte, another challenge, or a
+ * solution cut out fail. */
+static void test_signet_solutions(void)
+{
+    const struct chain_params *sig = chain_params_get("signet");
+    struct chain_params any, none;
+    static const uint8_t op_true = 0x51, op_false = 0x00;
+    CHECK_EQ_INT(chain_params_signet_custom(&any, &op_true, 1), RC_OK);
+    CHECK_EQ_INT(chain_params_signet_custom(&none, &op_false, 1), RC_OK);
+    /* BIP325's message start: sha256d(0x01 0x51)[0..4); the default's is 0a03cf40. */
+    CHECK_EQ_INT(memcmp(any.magic, "\x54\xd2\x6f\xbd", 4), 0);
+    CHECK_EQ_INT(memcmp(sig->magic, "\x0a\x03\xcf\x40", 4), 0);
+    CHECK(u256_is_zero(&any.minimum_chain_work));
+    CHECK_EQ_INT(memcmp(any.genesis_hash, sig->genesis_hash, 32), 0);
+    uint8_t big[CHAIN_SIGNET_CHALLENGE_MAX + 1] = {0};
+    CHECK_EQ_INT(chain_params_signet_custom(&none, big, sizeof(big)), RC_TOO_LARGE);
+    CHECK_EQ_INT(chain_params_signet_custom(&none, &op_false, 1), RC_OK);
+
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/signet-blocks-1-10/blocks.hex", test_data_dir());
+    size_t len;
+    char *text = (char *)test_read_file(path, &len);
+    CHECK(text != NULL);
+    if (!text) {
+        return;
+    }
+    int n = 0;
+    uint8_t prev[32];
+    memcpy(prev, sig->genesis_hash, 32);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        struct buf raw;
+        struct block b;
+        struct vstate st;
+        char err[256];
+        buf_init(&raw);
+        CHECK_EQ_INT(hex_decode(&raw, line), RC_OK);
+        CHECK_EQ_INT(block_parse(&b, raw.data, raw.len, err, sizeof(err)), RC_OK);
+        CHECK_EQ_INT(memcmp(b.header.prev_hash, prev, 32), 0); /* heights 1, 2, ... */
+        memcpy(prev, b.hash, 32);
+        CHECK_EQ_INT(signet_check_block_solution(&b, sig), 1);
+        vstate_init(&st);
+        CHECK_EQ_INT(block_check(&st, &b, sig, 1), RC_OK);
+        /* The solution satisfies OP_TRUE too, and never OP_FALSE. */
+        CHECK_EQ_INT(signet_check_block_solution(&b, &any), 1);
+        CHECK_EQ_INT(signet_check_block_solution(&b, &none), 0);
+        vstate_init(&st);
+        CHECK_EQ_INT(block_check(&st, &b, &none, 1), RC_INVALID);
+        CHECK_EQ_STR(st.reject, "bad-signet-blksig");
+        /* The solution's signature is excluded from what it signs, so a changed byte in it
+         * leaves the signed data alone and fails only the signature. */
+        int cidx = block_witness_commitment_index(&b);
+        CHECK(cidx >= 0);
+        struct bytes *spk = &b.txs[0].vout[cidx].script_pubkey;
+        CHECK(spk->len > 60);
+        spk->data[spk->len - 20] ^= 0x01;
+        CHECK_EQ_INT(signet_check_block_solution(&b, sig), 0);
+        spk->data[spk->len - 20] ^= 0x01;
+        CHECK_EQ_INT(signet_check_block_solution(&b, sig), 1);
+        /* Cut the solution: the header push alone ends the script ("no solution"). */
+        size_t keep = spk->len;
+        spk->len = 38; /* 6a24aa21a9ed + the 32-byte commitment */
+        CHECK_EQ_INT(signet_check_block_solution(&b, sig), 0);
+        CHECK_EQ_INT(signet_check_block_solution(&b, &any), 1); /* OP_TRUE needs none */
+        spk->len = keep;
+        /* A byte after the witness stack makes the solution malformed. */
+        CHECK_EQ_INT(spk->data[38], 0x4c); /* OP_PUSHDATA1 <len> ecc7daa2 <solution> */
+        uint8_t *longer = xmalloc(keep + 1);
+        memcpy(longer, spk->data, keep);
+        longer[39]++;
+        longer[keep] = 0x00;
+        uint8_t *orig = spk->data;
+        spk->data = longer;
+        spk->len = keep + 1;
+        CHECK_EQ_INT(signet_check_block_solution(&b, &any), 0);
+        spk->data = orig;
+        spk->len = keep;
+        free(longer);
+        block_clear(&b);
+        buf_clear(&raw);
+        n++;
+    }
+    CHECK_EQ_INT(n, 10);
+    free(text);
+}
+
 int main(void)
 {
     char probe[4200];
@@ -755,6 +843,7 @@ int main(void)
     TEST(test_finality);
     TEST(test_header_rules);
     TEST(test_height_push);
+    TEST(test_signet_solutions);
     block_clear(&base);
     return test_done();
 }

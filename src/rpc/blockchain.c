@@ -606,6 +606,11 @@ static const struct rpc_result result_hash_height[] = {
 };
 static const struct rpc_result result_none[] = {{.type = RPC_RES_NONE, .description = ""}};
 
+/* A block hash argument, converted with Core's "blockhash" in its messages. */
+#define ARG_BLOCKHASH(what)                                                                        \
+    {.names = "blockhash", .type = RPC_ARG_STR_HEX, .description = what,                        \
+     .conv = RPC_CONV_HASH, .conv_name = "blockhash"}
+
 #define ARG_TIMEOUT                                                                                \
     {.names = "timeout", .type = RPC_ARG_NUM, .fallback = RPC_ARG_DEFAULT, .default_value = "0",   \
      .description = "Time in milliseconds to wait for a response. 0 indicates no timeout.",      \
@@ -935,11 +940,7 @@ static const struct rpc_method methods[] = {
          "information about each transaction, including prevout information for inputs (only "
          "for unpruned blocks in the current best chain).\n",
      .args = RPC_LIST(struct rpc_arg,
-                      {.names = "blockhash",
-                       .type = RPC_ARG_STR_HEX,
-                       .description = "The block hash",
-                       .conv = RPC_CONV_HASH,
-                       .conv_name = "blockhash"},
+                      ARG_BLOCKHASH("The block hash"),
                       {.names = "verbosity|verbose",
                        .type = RPC_ARG_NUM,
                        .fallback = RPC_ARG_DEFAULT,
@@ -1132,11 +1133,7 @@ static const struct rpc_method methods[] = {
                     "\nReturns the current block on timeout or exit.\n"
                     "\nMake sure to use no RPC timeout (bitnode-cli -rpcclienttimeout=0)",
      .args = RPC_LIST(struct rpc_arg,
-                      {.names = "blockhash",
-                       .type = RPC_ARG_STR_HEX,
-                       .description = "Block hash to wait for.",
-                       .conv = RPC_CONV_HASH,
-                       .conv_name = "blockhash"},
+                      ARG_BLOCKHASH("Block hash to wait for."),
                       ARG_TIMEOUT),
      .results = result_hash_height,
      .n_results = 1,
@@ -1167,11 +1164,7 @@ static const struct rpc_method methods[] = {
                     "\nA later preciousblock call can override the effect of an earlier one.\n"
                     "\nThe effects of preciousblock are not retained across restarts.\n",
      .args = RPC_LIST(struct rpc_arg,
-                      {.names = "blockhash",
-                       .type = RPC_ARG_STR_HEX,
-                       .description = "the hash of the block to mark as precious",
-                       .conv = RPC_CONV_HASH,
-                       .conv_name = "blockhash"}),
+                      ARG_BLOCKHASH("the hash of the block to mark as precious")),
      .results = result_none,
      .n_results = 1,
      .examples = RPC_EXAMPLES("preciousblock", "\"blockhash\"", "\"blockhash\"")},
@@ -1209,11 +1202,7 @@ static const struct rpc_method methods[] = {
      .handler = rpc_invalidateblock,
      .description = "Permanently marks a block as invalid, as if it violated a consensus rule.\n",
      .args = RPC_LIST(struct rpc_arg,
-                      {.names = "blockhash",
-                       .type = RPC_ARG_STR_HEX,
-                       .description = "the hash of the block to mark as invalid",
-                       .conv = RPC_CONV_HASH,
-                       .conv_name = "blockhash"}),
+                      ARG_BLOCKHASH("the hash of the block to mark as invalid")),
      .results = result_none,
      .n_results = 1,
      .examples = RPC_EXAMPLES("invalidateblock", "\"blockhash\"", "\"blockhash\"")},
@@ -1224,11 +1213,7 @@ static const struct rpc_method methods[] = {
                     "reconsider them for activation.\n"
                     "This can be used to undo the effects of invalidateblock.\n",
      .args = RPC_LIST(struct rpc_arg,
-                      {.names = "blockhash",
-                       .type = RPC_ARG_STR_HEX,
-                       .description = "the hash of the block to reconsider",
-                       .conv = RPC_CONV_HASH,
-                       .conv_name = "blockhash"}),
+                      ARG_BLOCKHASH("the hash of the block to reconsider")),
      .results = result_none,
      .n_results = 1,
      .examples = RPC_EXAMPLES("reconsiderblock", "\"blockhash\"", "\"blockhash\"")},

@@ -146,6 +146,11 @@ static json_t *rpc_echo(struct rpc_request *req)
     "enabled in the client-side table in bitnode-cli and the GUI. There is no server-side "       \
     "difference."
 
+/* echo and echojson differ only in bitnode-cli's conversion table. */
+#define ECHO_METHOD(n)                                                                             \
+    {.category = "hidden", .name = n, .handler = rpc_echo, .description = ECHO_DESCRIPTION,      \
+     .args = ECHO_ARGS, .results = echo_results, .n_results = 1, .flags = RPC_METHOD_HIDDEN}
+
 static const struct rpc_result echo_results[] = {
     {.type = RPC_RES_ANY, .description = "Returns whatever was passed in"},
 };
@@ -255,22 +260,8 @@ static const struct rpc_method control_methods[] = {
                                             "true:active"})}),
      .examples = RPC_EXAMPLE_CLI("logging", "\"[\\\"all\\\"]\" \"[\\\"http\\\"]\"")
          RPC_EXAMPLE_RPC("logging", "[\"all\"], [\"leveldb\"]")},
-    {.category = "hidden",
-     .name = "echo",
-     .handler = rpc_echo,
-     .description = ECHO_DESCRIPTION,
-     .args = ECHO_ARGS,
-     .results = echo_results,
-     .n_results = 1,
-     .flags = RPC_METHOD_HIDDEN},
-    {.category = "hidden",
-     .name = "echojson",
-     .handler = rpc_echo,
-     .description = ECHO_DESCRIPTION,
-     .args = ECHO_ARGS,
-     .results = echo_results,
-     .n_results = 1,
-     .flags = RPC_METHOD_HIDDEN},
+    ECHO_METHOD("echo"),
+    ECHO_METHOD("echojson"),
 };
 
 void rpc_control_register(struct rpc_context *ctx)

@@ -192,6 +192,17 @@ static bool arg_optional(const struct rpc_arg *a)
 
 static void arg_oneline(struct str *out, const struct rpc_arg *a, bool oneline);
 
+/* An array argument's elements as the signature shows them: "[elem,...]". */
+static void put_array_items(struct str *out, const struct rpc_arg *a, bool oneline)
+{
+    str_add(out, "[");
+    for (size_t i = 0; i < a->n_inner; i++) {
+        arg_oneline(out, &a->inner[i], oneline);
+        str_add(out, ",");
+    }
+    str_add(out, "...]");
+}
+
 /* Core's RPCArg::ToStringObj: "\"name\": type" for a member of an object. */
 static void arg_obj_member(struct str *out, const struct rpc_arg *a, bool oneline)
 {
@@ -217,12 +228,7 @@ static void arg_obj_member(struct str *out, const struct rpc_arg *a, bool onelin
         str_add(out, "bool");
         break;
     case RPC_ARG_ARR:
-        str_add(out, "[");
-        for (size_t i = 0; i < a->n_inner; i++) {
-            arg_oneline(out, &a->inner[i], oneline);
-            str_add(out, ",");
-        }
-        str_add(out, "...]");
+        put_array_items(out, a, oneline);
         break;
     case RPC_ARG_OBJ:
     case RPC_ARG_OBJ_NAMED_PARAMS:
@@ -263,12 +269,7 @@ static void arg_oneline(struct str *out, const struct rpc_arg *a, bool oneline)
         str_add(out, a->type == RPC_ARG_OBJ ? "}" : ",...}");
         return;
     case RPC_ARG_ARR:
-        str_add(out, "[");
-        for (size_t i = 0; i < a->n_inner; i++) {
-            arg_oneline(out, &a->inner[i], oneline);
-            str_add(out, ",");
-        }
-        str_add(out, "...]");
+        put_array_items(out, a, oneline);
         return;
     }
 }

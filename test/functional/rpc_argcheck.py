@@ -25,6 +25,7 @@ import http.client
 import json
 import os
 
+from jsontext import dump, loads
 from framework import (BitnodeTestFramework, FailedCheck, TestNode, free_port, wait_until)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -41,32 +42,6 @@ KNOWN = {
 }
 CALL_TIMEOUT = 30  # seconds; the waits in the table use 10 ms timeouts
 SHOWN = 1500       # characters of one value printed in a mismatch
-
-
-class RawFloat(float):
-    """A JSON number with a fraction or exponent, remembering its text (1e3 stays 1e3)."""
-
-    def __new__(cls, text):
-        f = float.__new__(cls, text)
-        f.text = text
-        return f
-
-
-def loads(text):
-    return json.loads(text, parse_float=RawFloat)
-
-
-def dump(v):
-    """Compact JSON text of v; numbers read from the table are sent as written there."""
-    if isinstance(v, float) and hasattr(v, "text"):
-        return v.text
-    if v is None or isinstance(v, (bool, int, float, str)):
-        return json.dumps(v)
-    if isinstance(v, list):
-        return "[" + ", ".join(dump(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(json.dumps(k) + ": " + dump(x) for k, x in v.items()) + "}"
-    raise TypeError(repr(v))
 
 
 def kind(v):

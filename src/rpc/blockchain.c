@@ -223,6 +223,11 @@ static json_t *rpc_getblockchaininfo(struct rpc_request *req)
     json_object_set_new(r, "chainwork", u256_json(&tip->chain_work));
     json_object_set_new(r, "size_on_disk", json_integer((json_int_t)chainstate_size_on_disk(cs)));
     json_object_set_new(r, "pruned", json_false());
+    if (p->signet_blocks) {
+        char *hx = hex_encode_alloc(p->signet_challenge, p->signet_challenge_len);
+        json_object_set_new(r, "signet_challenge", json_string(hx));
+        free(hx);
+    }
     json_object_set_new(r, "warnings", json_array());
     uint8_t av[32];
     if (chainstate_assume_valid(cs, av)) {

@@ -143,7 +143,15 @@ static void *import_main(void *arg)
     const char **files = NULL;
     size_t nload = args_get_list(n->args, "loadblock", &files);
     int rc = RC_OK;
-    if (n->reindexing) {
+    if (!n->reindexing) {
+        /* Blocks stored past the chainstate's tip (-reindex-chainstate rebuilds from all of
+         * them; after a crash, the ones not yet connected) are connected here, with RPC up,
+         * as Core's import thread does: getblockcount shows the progress. */
+        rc = chainstate_activate_best_chain(n->cs);
+        struct block_index *tip = chainstate_tip(n->cs);
+        LOG_INFO("stored blocks connected: tip height %d", tip ? tip->height : -1);
+    }
+    if (n->reindexing && rc == RC_OK) {
         struct importer *im = importer_new(n->cs, 1);
         importer_set_interrupt(im, import_interrupted);
         for (int f = 0; rc == RC_OK && !shutdown_requested(); f++) {
@@ -703,20 +711,9 @@ int main(int argc, char **argv)
             exit_code = 1;
             goto shutdown;
         }
-        if (!n.reindexing) {
-            if (n.rpc_ctx) {
-                rpc_warmup_set(n.rpc_ctx, "Verifying blocks...");
-            }
-            if (chainstate_activate_best_chain(n.cs) != RC_OK) {
-                init_error("cannot connect the stored blocks; see debug.log");
-                exit_code = 1;
-                goto shutdown;
-            }
-        }
         struct block_index *tip = chainstate_tip(n.cs);
         LOG_INFO("block index %zu entries, tip height %d", block_tree_size(chainstate_tree(n.cs)),
                  tip ? tip->height : -1);
-        stop_if_at_height(&n);
         if (n.rpc_ctx) {
             rpc_blockchain_set_chainstate(n.rpc_ctx, n.cs);
         }
@@ -725,8 +722,9 @@ int main(int argc, char **argv)
         rpc_warmup_finished(n.rpc_ctx);
     }
     LOG_INFO("init message: Done loading");
-    /* 15. Import block files in the background (-reindex, -loadblock). */
-    if (n.reindexing || args_is_set(n.args, "loadblock")) {
+    /* 15. In the background: connect the stored blocks past the tip, then import block
+     * files (-reindex, -loadblock). */
+    {
         if (pthread_create(&n.import_thread, NULL, import_main, &n) != 0) {
             init_error("cannot start the import thread");
             exit_code = 1;

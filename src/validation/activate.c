@@ -75,7 +75,7 @@ static int mark_descendant(void *ctx, struct block_index *e)
     if (e != m->bad && e->height > m->bad->height &&
         block_index_ancestor(e, m->bad->height) == m->bad && !(e->status & BLOCK_FAILED_CHILD)) {
         e->status |= BLOCK_FAILED_CHILD;
-        cs_mark_dirty(m->cs, e);
+        chainstate_mark_dirty(m->cs, e);
     }
     return 0;
 }
@@ -90,11 +90,11 @@ static int best_valid_header(void *ctx, struct block_index *e)
     return 0;
 }
 
-void cs_mark_invalid(struct chainstate *cs, struct block_index *bad)
+void chainstate_mark_invalid(struct chainstate *cs, struct block_index *bad)
 {
     struct mark_ctx m = {cs, bad};
     bad->status |= BLOCK_FAILED_VALID;
-    cs_mark_dirty(cs, bad);
+    chainstate_mark_dirty(cs, bad);
     block_tree_foreach(cs->tree, mark_descendant, &m);
     if (cs->best_header && block_index_failed(cs->best_header)) {
         /* The most-work header that is still valid (Core's m_best_header after
@@ -107,7 +107,7 @@ void cs_mark_invalid(struct chainstate *cs, struct block_index *bad)
 
 static void log_progress(struct chainstate *cs, int force)
 {
-    int64_t now = cs_now();
+    int64_t now = chainstate_now();
     struct block_index *tip = chainstate_tip(cs);
     if (!tip || (!force && now - cs->last_log.time < 10)) {
         return;
@@ -164,14 +164,14 @@ static int connect_tip(struct chainstate *cs, struct block_index *e, int *invali
     struct block b;
     struct block_undo undo;
     struct vstate st;
-    int rc = cs_load_block(cs, e, &b);
+    int rc = chainstate_load_block(cs, e, &b);
     if (rc) {
         return rc;
     }
     struct coins_cache *view = coins_cache_new(coins_cache_view(cs->coins));
     vstate_init(&st);
     uint64_t t0 = time_mono_ns();
-    rc = cs_connect_block(cs, e, &b, view, &undo, &st);
+    rc = chainstate_connect_block(cs, e, &b, view, &undo, &st);
     cs->counters.connect_ns += time_mono_ns() - t0;
     if (rc == RC_INVALID) {
         char hx[65];
@@ -179,7 +179,7 @@ static int connect_tip(struct chainstate *cs, struct block_index *e, int *invali
         LOG_WARN("connect block %s height %d: %s (%s)", hx, e->height, st.reject, st.debug);
         coins_cache_free(view);
         block_clear(&b);
-        cs_mark_invalid(cs, e);
+        chainstate_mark_invalid(cs, e);
         cs->counters.blocks_failed++;
         memcpy(cs->last_invalid_hash, e->hash, 32);
         cs->last_invalid = st;
@@ -204,7 +204,7 @@ static int connect_tip(struct chainstate *cs, struct block_index *e, int *invali
         e->status |= BLOCK_HAVE_UNDO;
     }
     block_index_raise_validity(e, BLOCK_VALID_SCRIPTS);
-    cs_mark_dirty(cs, e);
+    chainstate_mark_dirty(cs, e);
     coins_cache_set_best_block(view, e->hash);
     if ((rc = coins_cache_flush(view, 0))) {
         goto out;
@@ -212,7 +212,7 @@ static int connect_tip(struct chainstate *cs, struct block_index *e, int *invali
     if (cs->txindex && e->height > 0) {
         txindex_add_block(cs->txindex, e, &b);
     }
-    cs_set_tip(cs, e);
+    chainstate_set_tip(cs, e);
     cs->counters.blocks_connected++;
     cs->counters.txs_connected += b.tx_count;
     if (cs->opt.stop_at_height && e->height >= cs->opt.stop_at_height) {
@@ -235,7 +235,7 @@ static int disconnect_tip(struct chainstate *cs)
     if (!e || !e->prev) {
         return RC_USAGE; /* genesis is never disconnected */
     }
-    if ((rc = cs_load_block(cs, e, &b))) {
+    if ((rc = chainstate_load_block(cs, e, &b))) {
         return rc;
     }
     buf_init(&raw);
@@ -255,7 +255,7 @@ static int disconnect_tip(struct chainstate *cs)
         goto out;
     }
     struct coins_cache *view = coins_cache_new(coins_cache_view(cs->coins));
-    rc = cs_disconnect_block(cs, e, &b, &undo, view);
+    rc = chainstate_disconnect_block(cs, e, &b, &undo, view);
     if (rc == RC_OK) {
         coins_cache_set_best_block(view, e->prev->hash);
         rc = coins_cache_flush(view, 0);
@@ -267,9 +267,9 @@ static int disconnect_tip(struct chainstate *cs)
                   e->height, rc_str(rc));
         goto out;
     }
-    cs_set_tip(cs, e->prev);
+    chainstate_set_tip(cs, e->prev);
     cs->counters.blocks_disconnected++;
-    cs_add_candidate(cs, e); /* it may win again */
+    chainstate_add_candidate(cs, e); /* it may win again */
 out:
     block_undo_clear(&undo);
     buf_clear(&raw);
@@ -287,7 +287,7 @@ int chainstate_activate_best_chain(struct chainstate *cs)
 
 static int activate(struct chainstate *cs)
 {
-    int rc = cs_ensure_genesis(cs);
+    int rc = chainstate_ensure_genesis(cs);
     if (rc && rc != RC_INVALID) {
         return rc;
     }
@@ -363,12 +363,12 @@ static int add_if_candidate(void *ctx, struct block_index *e)
     struct chainstate *cs = ctx;
     struct block_index *tip = chainstate_tip(cs);
     if (e->chain_tx && !block_index_failed(e) && (!tip || !better(tip, e) || e == tip)) {
-        cs_add_candidate(cs, e);
+        chainstate_add_candidate(cs, e);
     }
     return 0;
 }
 
-void cs_rebuild_candidates(struct chainstate *cs)
+void chainstate_rebuild_candidates(struct chainstate *cs)
 {
     cs->ncand = 0;
     block_tree_foreach(cs->tree, add_if_candidate, cs);
@@ -391,9 +391,9 @@ static int invalidate(struct chainstate *cs, const uint8_t hash32[32])
             return rc;
         }
     }
-    cs_mark_invalid(cs, e);
+    chainstate_mark_invalid(cs, e);
     /* Blocks that had less work than the old tip may be the best now. */
-    cs_rebuild_candidates(cs);
+    chainstate_rebuild_candidates(cs);
     return activate(cs);
 }
 
@@ -417,7 +417,7 @@ static int clear_marks(void *ctx, struct block_index *e)
                   block_index_ancestor(c->target, e->height) == e;
     if (related && block_index_failed(e)) {
         e->status &= ~(uint32_t)BLOCK_FAILED_MASK;
-        cs_mark_dirty(c->cs, e);
+        chainstate_mark_dirty(c->cs, e);
     }
     return 0;
 }
@@ -432,7 +432,7 @@ int chainstate_reconsider_block(struct chainstate *cs, const uint8_t hash32[32])
     }
     struct clear_ctx c = {cs, e};
     block_tree_foreach(cs->tree, clear_marks, &c);
-    cs_rebuild_candidates(cs);
+    chainstate_rebuild_candidates(cs);
     int rc = activate(cs);
     chainstate_unlock(cs);
     return rc;
@@ -450,7 +450,7 @@ int chainstate_precious_block(struct chainstate *cs, const uint8_t hash32[32])
     /* Only a block with at least the tip's work can win this way (as in Core). */
     if (tip && u256_cmp(&e->chain_work, &tip->chain_work) >= 0) {
         e->sequence_id = --cs->precious_sequence;
-        cs_rebuild_candidates(cs);
+        chainstate_rebuild_candidates(cs);
     }
     int rc = activate(cs);
     chainstate_unlock(cs);
@@ -485,7 +485,7 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
         struct vstate st;
         struct block_undo undo;
         block_undo_init(&undo);
-        if ((rc = cs_load_block(cs, e, &b))) {
+        if ((rc = chainstate_load_block(cs, e, &b))) {
             snprintf(why, why_len, "block at height %d cannot be read", e->height);
             *ok = 0;
             rc = RC_OK;
@@ -507,7 +507,7 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
             buf_clear(&raw);
         }
         if (*ok && checklevel >= 3) {
-            int r = cs_disconnect_block(cs, e, &b, &undo, view);
+            int r = chainstate_disconnect_block(cs, e, &b, &undo, view);
             if (r) {
                 snprintf(why, why_len, "height %d does not disconnect cleanly (%s)", e->height,
                          rc_str(r));
@@ -526,11 +526,11 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
             struct block b;
             struct block_undo undo;
             struct vstate st;
-            if ((rc = cs_load_block(cs, x, &b))) {
+            if ((rc = chainstate_load_block(cs, x, &b))) {
                 break;
             }
             vstate_init(&st);
-            rc = cs_connect_block(cs, x, &b, view, &undo, &st);
+            rc = chainstate_connect_block(cs, x, &b, view, &undo, &st);
             block_undo_clear(&undo);
             block_clear(&b);
             if (rc == RC_INVALID) {

@@ -22,12 +22,12 @@
 
 #define FLUSH_INTERVAL_SECONDS 3600
 
-int64_t cs_now(void)
+int64_t chainstate_now(void)
 {
     return (int64_t)time(NULL);
 }
 
-void cs_mark_dirty(struct chainstate *cs, struct block_index *e)
+void chainstate_mark_dirty(struct chainstate *cs, struct block_index *e)
 {
     if (e->dirty) {
         return;
@@ -40,7 +40,7 @@ void cs_mark_dirty(struct chainstate *cs, struct block_index *e)
     cs->dirty[cs->ndirty++] = e;
 }
 
-void cs_add_candidate(struct chainstate *cs, struct block_index *e)
+void chainstate_add_candidate(struct chainstate *cs, struct block_index *e)
 {
     for (size_t i = 0; i < cs->ncand; i++) {
         if (cs->cand[i] == e) {
@@ -72,7 +72,7 @@ static void link_block(struct chainstate *cs, struct block_index *e)
         struct block_index *x = queue[--n];
         x->chain_tx = (x->prev ? x->prev->chain_tx : 0) + x->tx_count;
         if (!block_index_failed(x)) {
-            cs_add_candidate(cs, x);
+            chainstate_add_candidate(cs, x);
         }
         for (size_t i = 0; i < cs->nunlinked;) {
             if (cs->unlinked[i].parent == x) {
@@ -189,13 +189,13 @@ static void index_derive(struct chainstate *cs)
         struct block_index *e = c.v[i];
         if (e->chain_tx && !block_index_failed(e) &&
             (!tip || u256_cmp(&e->chain_work, &tip->chain_work) >= 0)) {
-            cs_add_candidate(cs, e);
+            chainstate_add_candidate(cs, e);
         }
     }
     free(c.v);
 }
 
-int cs_load_block(struct chainstate *cs, const struct block_index *e, struct block *b)
+int chainstate_load_block(struct chainstate *cs, const struct block_index *e, struct block *b)
 {
     char err[256];
     struct buf raw;
@@ -248,7 +248,7 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
     cs->tree = block_tree_new();
     block_init(&cs->recent);
     cs->next_sequence = 1;
-    cs->last_flush_time = cs_now();
+    cs->last_flush_time = chainstate_now();
 
     /* The script check pool and the signature cache its workers share (issue 7). */
     cs->checkq = checkqueue_new(checkqueue_workers_for_par(opt->par, checkqueue_ncores()));
@@ -367,7 +367,7 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
             goto fail;
         }
         /* Catch up with blocks the chainstate connected but the index never recorded. */
-        if ((rc = cs_txindex_catch_up(cs))) {
+        if ((rc = chainstate_txindex_catch_up(cs))) {
             snprintf(err, err_len, "cannot bring the transaction index up to date (%s)",
                      rc_str(rc));
             goto fail;
@@ -422,7 +422,7 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
             /* Its header came first (an import reads headers first): this body is what the
              * header commits to (not mutated), so the block is invalid, as Core's
              * AcceptBlock marks it. */
-            cs_mark_invalid(cs, e);
+            chainstate_mark_invalid(cs, e);
         }
         rc = RC_INVALID;
         goto out;
@@ -434,7 +434,7 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
             e = block_tree_add(cs->tree, &b.header, NULL, BLOCK_VALID_TREE);
         }
     } else {
-        int64_t now = cs_now();
+        int64_t now = chainstate_now();
         rc = headers_accept(cs->tree, st, &e, &b.header, cs->p, now);
         if (rc) {
             goto out;
@@ -449,7 +449,7 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
         block_check_contextual(st, &b, e->height, block_index_median_time_past(e->prev), cs->p)) {
         if (st->result != VRESULT_MUTATED) {
             e->status |= BLOCK_FAILED_VALID;
-            cs_mark_dirty(cs, e);
+            chainstate_mark_dirty(cs, e);
         }
         rc = RC_INVALID;
         goto out;
@@ -475,7 +475,7 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
     e->status |= BLOCK_HAVE_DATA;
     block_index_raise_validity(e, BLOCK_VALID_TRANSACTIONS);
     e->sequence_id = cs->next_sequence++;
-    cs_mark_dirty(cs, e);
+    chainstate_mark_dirty(cs, e);
     if (!e->prev || e->prev->chain_tx) {
         link_block(cs, e);
     } else {
@@ -496,7 +496,7 @@ out:
 
 int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
 {
-    int64_t now = cs_now();
+    int64_t now = chainstate_now();
     size_t mem = coins_cache_memory(cs->coins);
     if (mem > cs->counters.coins_cache_peak) {
         cs->counters.coins_cache_peak = mem;
@@ -528,7 +528,7 @@ int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
     for (size_t i = 0; i < cs->ndirty; i++) {
         for (struct block_index *a = cs->dirty[i]->prev; a && !a->stored && !a->dirty;
              a = a->prev) {
-            cs_mark_dirty(cs, a);
+            chainstate_mark_dirty(cs, a);
         }
     }
     for (size_t i = 0; i < cs->ndirty; i++) {
@@ -624,7 +624,7 @@ int chainstate_accept_header(struct chainstate *cs, const uint8_t raw80[80], str
         return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "header");
     }
     chainstate_lock(cs);
-    int rc = headers_accept(cs->tree, st, &e, &h, cs->p, cs_now());
+    int rc = headers_accept(cs->tree, st, &e, &h, cs->p, chainstate_now());
     if (rc == RC_OK) {
         note_header(cs, e);
     }
@@ -632,7 +632,7 @@ int chainstate_accept_header(struct chainstate *cs, const uint8_t raw80[80], str
     return rc;
 }
 
-int cs_assume_scripts_valid(struct chainstate *cs, struct block_index *e)
+int chainstate_assume_scripts_valid(struct chainstate *cs, struct block_index *e)
 {
     if (!cs->have_assume_valid) {
         return 0;
@@ -871,12 +871,12 @@ void chainstate_get_counters(const struct chainstate *cs, struct chainstate_coun
     c->coins_cache_bytes = coins_cache_memory(cs->coins);
 }
 
-int cs_ensure_genesis(struct chainstate *cs)
+int chainstate_ensure_genesis(struct chainstate *cs)
 {
     return ensure_genesis(cs);
 }
 
-void cs_set_tip(struct chainstate *cs, struct block_index *tip)
+void chainstate_set_tip(struct chainstate *cs, struct block_index *tip)
 {
     chain_set_tip(cs, tip);
 }
@@ -932,7 +932,7 @@ void chainstate_set_tip_callback(struct chainstate *cs, chainstate_tip_fn fn, vo
     cs->tip_ctx = ctx;
 }
 
-int cs_txindex_catch_up(struct chainstate *cs)
+int chainstate_txindex_catch_up(struct chainstate *cs)
 {
     struct block_index *tip = chainstate_tip(cs);
     if (!cs->txindex || !tip || cs->txindex_best == tip) {
@@ -946,7 +946,7 @@ int cs_txindex_catch_up(struct chainstate *cs)
     }
     for (; h <= tip->height; h++) {
         struct block b;
-        int rc = cs_load_block(cs, cs->chain[h], &b);
+        int rc = chainstate_load_block(cs, cs->chain[h], &b);
         if (rc) {
             return rc;
         }

@@ -81,39 +81,39 @@ struct chainstate {
 };
 
 /* chainstate.c */
-void cs_mark_dirty(struct chainstate *cs, struct block_index *e);
-void cs_add_candidate(struct chainstate *cs, struct block_index *e);
-int cs_load_block(struct chainstate *cs, const struct block_index *e, struct block *b);
-int64_t cs_now(void);
+void chainstate_mark_dirty(struct chainstate *cs, struct block_index *e);
+void chainstate_add_candidate(struct chainstate *cs, struct block_index *e);
+int chainstate_load_block(struct chainstate *cs, const struct block_index *e, struct block *b);
+int64_t chainstate_now(void);
 /** Stores the genesis block if the index lacks it. */
-int cs_ensure_genesis(struct chainstate *cs);
+int chainstate_ensure_genesis(struct chainstate *cs);
 /** Makes tip the active tip (NULL: empty chain), rewriting the active chain array. */
-void cs_set_tip(struct chainstate *cs, struct block_index *tip);
+void chainstate_set_tip(struct chainstate *cs, struct block_index *tip);
 
 /** Indexes the active blocks the transaction index lacks and writes it. */
-int cs_txindex_catch_up(struct chainstate *cs);
+int chainstate_txindex_catch_up(struct chainstate *cs);
 
 /** -assumevalid (Core's ConnectBlock): 1 if the script checks of e (about to be connected)
  *  may be skipped: e is an ancestor of the assumed-valid block and of the best header, the
  *  best header has the chain's minimum work, and more than two weeks' worth of work lies on
  *  top of e. Every other rule is still checked. */
-int cs_assume_scripts_valid(struct chainstate *cs, struct block_index *e);
+int chainstate_assume_scripts_valid(struct chainstate *cs, struct block_index *e);
 
 /* activate.c */
 /** Recomputes the set of blocks that could become the tip from the whole tree. */
-void cs_rebuild_candidates(struct chainstate *cs);
+void chainstate_rebuild_candidates(struct chainstate *cs);
 /* bad is invalid: marks it and everything built on it (none of it may be connected), and
  * moves the best header to the most-work header still valid. */
-void cs_mark_invalid(struct chainstate *cs, struct block_index *bad);
+void chainstate_mark_invalid(struct chainstate *cs, struct block_index *bad);
 
 /* connect.c */
 /** Connects block b (entry e, a child of the tip) into view, filling undo.
  *  Returns 0 with st VALID, RC_INVALID with the verdict, or a system error. */
-int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
+int chainstate_connect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
                      struct coins_cache *view, struct block_undo *undo, struct vstate *st);
 /** Undoes block b (entry e, the tip) in view with its undo data.
  *  Returns 0, or RC_CORRUPT / a system error (undo data that does not fit is corruption). */
-int cs_disconnect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
+int chainstate_disconnect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
                         const struct block_undo *undo, struct coins_cache *view);
 
 #endif

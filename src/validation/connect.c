@@ -85,7 +85,7 @@ static int have_coin(struct coins_cache *view, const struct outpoint *op, int *h
     return rc;
 }
 
-int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
+int chainstate_connect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
                      struct coins_cache *view, struct block_undo *undo, struct vstate *st)
 {
     const struct chain_params *p = cs->p;
@@ -137,7 +137,7 @@ int cs_connect_block(struct chainstate *cs, struct block_index *e, const struct 
     uint32_t *heights = NULL;
     size_t heights_cap = 0;
     int64_t sigop_cost = 0;
-    int check_scripts = !cs_assume_scripts_valid(cs, e); /* -assumevalid skips scripts only */
+    int check_scripts = !chainstate_assume_scripts_valid(cs, e); /* -assumevalid skips scripts only */
     spent = xcalloc(nontrivial + 1, sizeof(*spent));
     /* Script checks run on the pool while this thread does the UTXO work of the next
      * transactions (Core's CCheckQueueControl). */
@@ -343,7 +343,7 @@ static int same_coin(const struct coin *a, const struct tx_out *out, uint32_t he
             memcmp(a->script_pubkey.data, out->script_pubkey.data, out->script_pubkey.len) == 0);
 }
 
-int cs_disconnect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
+int chainstate_disconnect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
                         const struct block_undo *undo, struct coins_cache *view)
 {
     if (e->height == 0) {

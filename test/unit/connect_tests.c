@@ -30,7 +30,7 @@ static uint8_t *xz_read(const char *path, size_t *out_len)
 }
 
 struct fixture {
-    struct chainstate cs; /* cs_connect_block uses p, counters and checkq (NULL: checks on
+    struct chainstate cs; /* chainstate_connect_block uses p, counters and checkq (NULL: checks on
                            * the calling thread) */
     struct kv *kv;
     struct coins_db *db;
@@ -123,7 +123,7 @@ static int connect(struct fixture *f, struct vstate *st)
     struct coins_cache *view = coins_cache_new(coins_cache_view(f->base));
     struct block_undo undo;
     vstate_init(st);
-    int rc = cs_connect_block(&f->cs, f->e, &f->block, view, &undo, st);
+    int rc = chainstate_connect_block(&f->cs, f->e, &f->block, view, &undo, st);
     block_undo_clear(&undo);
     coins_cache_free(view);
     return rc;

@@ -16,6 +16,7 @@
 #include "rpc/client.h"
 #include "rpc/json.h"
 #include "rpc/protocol.h"
+#include "options.h"
 #include "util/args.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -327,7 +328,7 @@ static char *read_line(FILE *f)
 static int setup(struct cli *c, int argc, char **argv, int *first)
 {
     char err[1024];
-    c->args = args_new(args_cli_defs, args_cli_defs_len);
+    c->args = args_new(bitnode_cli_options, bitnode_cli_options_len);
     if (args_parse_cmdline(c->args, argc, argv, first, err, sizeof(err)) != RC_OK) {
         fprintf(stderr, "Error parsing command line arguments: %s\n", err);
         return 1;

@@ -20,6 +20,7 @@
 #include "rpc/control.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/server.h"
+#include "options.h"
 #include "util/args.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -491,7 +492,7 @@ int main(int argc, char **argv)
     log_thread_rename("main");
 
     /* 1. Parse the command line. */
-    n.args = args_new(args_daemon_defs, args_daemon_defs_len);
+    n.args = args_new(bitnoded_options, bitnoded_options_len);
     if (args_parse_cmdline(n.args, argc, argv, NULL, err, sizeof(err)) != RC_OK) {
         fprintf(stderr, "Error parsing command line arguments: %s\n", err);
         goto out;

@@ -44,11 +44,13 @@ struct arg_def {
     const char *help;     /* one paragraph */
 };
 
-/* The option tables of bitnoded and bitnode-cli. */
-extern const struct arg_def args_daemon_defs[];
-extern const size_t args_daemon_defs_len;
-extern const struct arg_def args_cli_defs[];
-extern const size_t args_cli_defs_len;
+/* The -help section titles the programs' option tables use (src/bitnoded-options.c). */
+#define ARGS_CAT_OPTIONS "Options"
+#define ARGS_CAT_CHAIN "Chain selection options"
+#define ARGS_CAT_CONN "Connection options"
+#define ARGS_CAT_DEBUG "Debugging/Testing options"
+#define ARGS_CAT_RPC "RPC server options"
+#define ARGS_CAT_CLI "RPC client options"
 
 struct args;
 

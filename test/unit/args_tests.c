@@ -8,6 +8,7 @@
 
 #include "consensus/params.h"
 #include "test.h"
+#include "options.h"
 #include "util/args.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -19,7 +20,7 @@ static char err[1024];
 
 static struct args *parse(const char *const *argv, int argc)
 {
-    struct args *a = args_new(args_daemon_defs, args_daemon_defs_len);
+    struct args *a = args_new(bitnoded_options, bitnoded_options_len);
     CHECK_EQ_INT(args_parse_cmdline(a, argc, (char *const *)argv, NULL, err, sizeof(err)), 0);
     return a;
 }
@@ -73,13 +74,13 @@ static void test_cmdline_last_wins_and_negation(void)
 
 static void test_cmdline_errors(void)
 {
-    struct args *a = args_new(args_daemon_defs, args_daemon_defs_len);
+    struct args *a = args_new(bitnoded_options, bitnoded_options_len);
     const char *bad[] = {"bitnoded", "-rpcport=1", "-frobnicate=2"};
     CHECK_EQ_INT(args_parse_cmdline(a, 3, (char *const *)bad, NULL, err, sizeof(err)), RC_INVALID);
     CHECK_EQ_STR(err, "Invalid parameter -frobnicate");
     args_free(a);
 
-    a = args_new(args_daemon_defs, args_daemon_defs_len);
+    a = args_new(bitnoded_options, bitnoded_options_len);
     const char *stray[] = {"bitnoded", "uptime"};
     CHECK_EQ_INT(args_parse_cmdline(a, 2, (char *const *)stray, NULL, err, sizeof(err)),
                  RC_INVALID);
@@ -88,7 +89,7 @@ static void test_cmdline_errors(void)
     args_free(a);
 
     /* bitnode-cli: options stop at the first word. */
-    a = args_new(args_cli_defs, args_cli_defs_len);
+    a = args_new(bitnode_cli_options, bitnode_cli_options_len);
     const char *cli[] = {"bitnode-cli", "-named", "echo", "-x", "arg0=1"};
     int first = -1;
     CHECK_EQ_INT(args_parse_cmdline(a, 5, (char *const *)cli, &first, err, sizeof(err)), 0);
@@ -246,7 +247,7 @@ static void test_config_errors(void)
         CHECK_EQ_STR(args_warning(a, 0), "bitnode.conf:1 Section [mainnet] is not recognized.");
     }
     /* bitnode-cli reads the daemon's file and skips what it does not know. */
-    struct args *c = args_new(args_cli_defs, args_cli_defs_len);
+    struct args *c = args_new(bitnode_cli_options, bitnode_cli_options_len);
     CHECK_EQ_INT(args_read_config(c, "server=1\nrpcport=5\n", 19, "x", true, err, sizeof(err)), 0);
     CHECK_EQ_INT(args_get_int(c, "rpcport", 0), 5);
     args_free(c);
@@ -427,7 +428,7 @@ static void test_fs(void)
 
 static void test_help_text(void)
 {
-    struct args *a = args_new(args_daemon_defs, args_daemon_defs_len);
+    struct args *a = args_new(bitnoded_options, bitnoded_options_len);
     char *text = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);

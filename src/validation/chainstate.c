@@ -1,5 +1,6 @@
-/* Opening, accepting blocks, flushing, and queries. Connect/disconnect: connect.c; choosing
- * the best chain: activate.c. */
+/* Opening and closing the chainstate, its queries, the chain lock and the transaction
+ * index's catch-up. Accepting headers and blocks: accept.c; flushing: flush.c;
+ * connect/disconnect: connect.c; choosing the best chain: activate.c. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,8 +20,6 @@
 #include "validation/checkqueue.h"
 #include "validation/headers.h"
 #include "validation/txindex.h"
-
-#define FLUSH_INTERVAL_SECONDS 3600
 
 int64_t chainstate_now(void)
 {
@@ -52,53 +51,6 @@ void chainstate_add_candidate(struct chainstate *cs, struct block_index *e)
         cs->cand = xrealloc(cs->cand, cs->capcand * sizeof(*cs->cand));
     }
     cs->cand[cs->ncand++] = e;
-}
-
-static void note_header(struct chainstate *cs, struct block_index *e)
-{
-    if (!block_index_failed(e) &&
-        (!cs->best_header || u256_cmp(&e->chain_work, &cs->best_header->chain_work) > 0)) {
-        cs->best_header = e;
-    }
-}
-
-/* e has data and all its ancestors do: it may become the tip; so may its waiting children. */
-static void link_block(struct chainstate *cs, struct block_index *e)
-{
-    struct block_index **queue = xmalloc(sizeof(*queue));
-    size_t n = 1, cap = 1;
-    queue[0] = e;
-    while (n) {
-        struct block_index *x = queue[--n];
-        x->chain_tx = (x->prev ? x->prev->chain_tx : 0) + x->tx_count;
-        if (!block_index_failed(x)) {
-            chainstate_add_candidate(cs, x);
-        }
-        for (size_t i = 0; i < cs->nunlinked;) {
-            if (cs->unlinked[i].parent == x) {
-                if (n == cap) {
-                    cap *= 2;
-                    queue = xrealloc(queue, cap * sizeof(*queue));
-                }
-                queue[n++] = cs->unlinked[i].child;
-                cs->unlinked[i] = cs->unlinked[--cs->nunlinked];
-            } else {
-                i++;
-            }
-        }
-    }
-    free(queue);
-}
-
-static void add_unlinked(struct chainstate *cs, struct block_index *e)
-{
-    if (cs->nunlinked == cs->capunlinked) {
-        cs->capunlinked = cs->capunlinked ? 2 * cs->capunlinked : 64;
-        cs->unlinked = xrealloc(cs->unlinked, cs->capunlinked * sizeof(*cs->unlinked));
-    }
-    cs->unlinked[cs->nunlinked].parent = e->prev;
-    cs->unlinked[cs->nunlinked].child = e;
-    cs->nunlinked++;
 }
 
 static void chain_set_tip(struct chainstate *cs, struct block_index *tip)
@@ -179,10 +131,10 @@ static void index_derive(struct chainstate *cs)
             if (!e->prev || e->prev->chain_tx) {
                 e->chain_tx = (e->prev ? e->prev->chain_tx : 0) + e->tx_count;
             } else if (e->prev) {
-                add_unlinked(cs, e);
+                chainstate_add_unlinked(cs, e);
             }
         }
-        note_header(cs, e);
+        chainstate_note_header(cs, e);
     }
     struct block_index *tip = chainstate_tip(cs);
     for (size_t i = 0; i < c.n; i++) {
@@ -380,257 +332,9 @@ fail:
     return rc;
 }
 
-/* The genesis block goes in like any other block, once (unless a reindex will find it). */
-static int ensure_genesis(struct chainstate *cs)
-{
-    if (block_tree_find(cs->tree, cs->p->genesis_hash)) {
-        return RC_OK;
-    }
-    struct block g;
-    struct buf raw;
-    struct vstate st;
-    buf_init(&raw);
-    chain_params_genesis_block(&g, cs->p);
-    block_serialize(&g, &raw, 1);
-    block_clear(&g);
-    vstate_init(&st);
-    int rc = chainstate_accept_block(cs, raw.data, raw.len, NULL, &st, NULL);
-    buf_clear(&raw);
-    return rc;
-}
-
-int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
-                            const struct block_pos *known_pos, struct vstate *st, int *is_new)
-{
-    struct block b;
-    struct block_index *e = NULL;
-    char err[256];
-    int rc;
-
-    if (is_new) {
-        *is_new = 0;
-    }
-    if (block_parse(&b, raw, len, err, sizeof(err)) != RC_OK) {
-        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "%s", err);
-    }
-    /* Context-free checks first, as Core's ProcessNewBlock runs CheckBlock before anything
-     * is stored: a block failing them is not remembered at all (its header may belong to a
-     * valid block with another body), so submitting it again gives the reason again. */
-    e = block_tree_find(cs->tree, b.hash);
-    if (!(e && (e->status & BLOCK_HAVE_DATA)) && block_check(st, &b, cs->p, 1)) {
-        if (e && !block_index_failed(e) && st->result != VRESULT_MUTATED) {
-            /* Its header came first (an import reads headers first): this body is what the
-             * header commits to (not mutated), so the block is invalid, as Core's
-             * AcceptBlock marks it. */
-            chainstate_mark_invalid(cs, e);
-        }
-        rc = RC_INVALID;
-        goto out;
-    }
-    e = NULL;
-    if (memcmp(b.hash, cs->p->genesis_hash, 32) == 0) {
-        e = block_tree_find(cs->tree, b.hash);
-        if (!e) {
-            e = block_tree_add(cs->tree, &b.header, NULL, BLOCK_VALID_TREE);
-        }
-    } else {
-        int64_t now = chainstate_now();
-        rc = headers_accept(cs->tree, st, &e, &b.header, cs->p, now);
-        if (rc) {
-            goto out;
-        }
-    }
-    note_header(cs, e);
-    if (e->status & BLOCK_HAVE_DATA) {
-        rc = RC_OK; /* already stored */
-        goto out;
-    }
-    if (e->prev &&
-        block_check_contextual(st, &b, e->height, block_index_median_time_past(e->prev), cs->p)) {
-        if (st->result != VRESULT_MUTATED) {
-            e->status |= BLOCK_FAILED_VALID;
-            chainstate_mark_dirty(cs, e);
-        }
-        rc = RC_INVALID;
-        goto out;
-    }
-    if (known_pos) {
-        e->file = known_pos->file;
-        e->data_pos = known_pos->pos;
-        blockstore_note_block(cs->store, known_pos->file, known_pos->pos, len,
-                              (uint32_t)e->height, b.header.time);
-    } else {
-        int file;
-        uint32_t pos;
-        rc = blockstore_append_block(cs->store, raw, len, (uint32_t)e->height, b.header.time,
-                                     &file, &pos);
-        if (rc) {
-            LOG_ERROR("storing block at height %d: %s", e->height, blockstore_error(cs->store));
-            goto out;
-        }
-        e->file = file;
-        e->data_pos = pos;
-    }
-    e->tx_count = (uint32_t)b.tx_count;
-    e->status |= BLOCK_HAVE_DATA;
-    block_index_raise_validity(e, BLOCK_VALID_TRANSACTIONS);
-    e->sequence_id = cs->next_sequence++;
-    chainstate_mark_dirty(cs, e);
-    if (!e->prev || e->prev->chain_tx) {
-        link_block(cs, e);
-    } else {
-        add_unlinked(cs, e);
-    }
-    if (is_new) {
-        *is_new = 1;
-    }
-    /* Keep the parsed block for the connect that usually follows. */
-    block_clear(&cs->recent);
-    cs->recent = b;
-    cs->have_recent = 1;
-    return RC_OK;
-out:
-    block_clear(&b);
-    return rc;
-}
-
-int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
-{
-    int64_t now = chainstate_now();
-    size_t mem = coins_cache_memory(cs->coins);
-    if (mem > cs->counters.coins_cache_peak) {
-        cs->counters.coins_cache_peak = mem;
-    }
-    int full = mem > cs->coins_limit;
-    int periodic = mode >= FLUSH_PERIODIC && now - cs->last_flush_time >= FLUSH_INTERVAL_SECONDS;
-    if (mode != FLUSH_ALWAYS && !full && !periodic) {
-        return RC_OK;
-    }
-    /* 1. Block and undo data reach the disk before anything refers to them. */
-    int rc = blockstore_sync(cs->store);
-    if (rc) {
-        LOG_ERROR("flush: %s", blockstore_error(cs->store));
-        return rc;
-    }
-    /* 2. The block index. */
-    struct kv_batch *b = kv_batch_new();
-    int files[256], nf;
-    while ((nf = blockstore_take_dirty_files(cs->store, files, 256)) > 0) {
-        for (int i = 0; i < nf; i++) {
-            indexdb_put_file(b, files[i], blockstore_file_info(cs->store, files[i]),
-                             blockstore_file_count(cs->store) - 1);
-        }
-    }
-    /* Every record must load with its parent. A header that is merely known is not
-     * written, but once an entry built on it is (a block stored on a header whose own body
-     * failed, a block marked invalid), the headers below it without a record are written
-     * with it (doc/files.md, "Block index"). */
-    for (size_t i = 0; i < cs->ndirty; i++) {
-        for (struct block_index *a = cs->dirty[i]->prev; a && !a->stored && !a->dirty;
-             a = a->prev) {
-            chainstate_mark_dirty(cs, a);
-        }
-    }
-    for (size_t i = 0; i < cs->ndirty; i++) {
-        indexdb_put_entry(b, cs->dirty[i]);
-    }
-    rc = kv_write(cs->index_kv, b, 1);
-    kv_batch_free(b);
-    if (rc) {
-        LOG_ERROR("flush: writing the block index: %s", kv_last_error(cs->index_kv));
-        return rc;
-    }
-    for (size_t i = 0; i < cs->ndirty; i++) {
-        cs->dirty[i]->dirty = 0;
-        cs->dirty[i]->stored = 1;
-    }
-    cs->ndirty = 0;
-    /* 3. The coins and the best block, atomically. */
-    if (cs->tip_height >= 0) {
-        coins_cache_set_best_block(cs->coins, cs->chain[cs->tip_height]->hash);
-        rc = coins_cache_flush(cs->coins, 1);
-        if (rc) {
-            LOG_ERROR("flush: writing the chainstate: %s", kv_last_error(cs->coins_kv));
-            return rc;
-        }
-    }
-    /* 4. The transaction index, behind the coins: if this is lost, it catches up. */
-    if (cs->txindex && cs->tip_height >= 0) {
-        if ((rc = txindex_write(cs->txindex, cs->chain[cs->tip_height]->hash))) {
-            LOG_ERROR("flush: writing the transaction index: %s", kv_last_error(NULL));
-            return rc;
-        }
-        cs->txindex_best = cs->chain[cs->tip_height];
-    }
-    LOG(LOG_CAT_COINDB, LOG_LVL_DEBUG, "flushed %zu bytes of coins cache at height %d", mem,
-        cs->tip_height);
-    cs->last_flush_time = now;
-    cs->counters.flushes++;
-    return RC_OK;
-}
-
 /* Core: skip only when the work on top of e is more than two weeks of blocks at the best
  * header's difficulty, so that a block cannot be buried under assumevalid cheaply. */
 #define ASSUME_VALID_BURY_SECONDS (60 * 60 * 24 * 7 * 2)
-
-static int cmp_txid(const void *a, const void *b)
-{
-    return memcmp(a, b, 32);
-}
-
-int chainstate_prefetch_recent(struct chainstate *cs)
-{
-    int rc = RC_OK;
-    chainstate_lock(cs);
-    if (!cs->have_recent || cs->recent.tx_count < 2) {
-        chainstate_unlock(cs);
-        return RC_OK;
-    }
-    const struct block *b = &cs->recent;
-    /* Outputs the block creates itself are skipped (sorted txids, binary search); those
-     * of the block being connected are not in the cache yet: looked up, not found, no
-     * harm (the cache holds what the database holds until the block is flushed into it). */
-    uint8_t(*ids)[32] = xmalloc(b->tx_count * 32);
-    for (size_t t = 0; t < b->tx_count; t++) {
-        memcpy(ids[t], b->txs[t].txid, 32);
-    }
-    qsort(ids, b->tx_count, 32, cmp_txid);
-    for (size_t t = 1; t < b->tx_count && rc == RC_OK; t++) {
-        for (size_t i = 0; i < b->txs[t].vin_count; i++) {
-            const struct outpoint *op = &b->txs[t].vin[i].prevout;
-            if (bsearch(op->txid, ids, b->tx_count, 32, cmp_txid)) {
-                continue;
-            }
-            const struct coin *c;
-            int r = coins_cache_get(cs->coins, op, &c);
-            if (r != RC_OK && r != RC_NOT_FOUND) {
-                rc = r;
-                break;
-            }
-        }
-    }
-    free(ids);
-    chainstate_unlock(cs);
-    return rc;
-}
-
-int chainstate_accept_header(struct chainstate *cs, const uint8_t raw80[80], struct vstate *st)
-{
-    struct block_header h;
-    struct reader r;
-    struct block_index *e = NULL;
-    reader_init(&r, raw80, 80);
-    if (block_header_parse(&h, &r) != RC_OK) {
-        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "header");
-    }
-    chainstate_lock(cs);
-    int rc = headers_accept(cs->tree, st, &e, &h, cs->p, chainstate_now());
-    if (rc == RC_OK) {
-        note_header(cs, e);
-    }
-    chainstate_unlock(cs);
-    return rc;
-}
 
 int chainstate_assume_scripts_valid(struct chainstate *cs, struct block_index *e)
 {
@@ -869,11 +573,6 @@ void chainstate_get_counters(const struct chainstate *cs, struct chainstate_coun
 {
     *c = cs->counters;
     c->coins_cache_bytes = coins_cache_memory(cs->coins);
-}
-
-int chainstate_ensure_genesis(struct chainstate *cs)
-{
-    return ensure_genesis(cs);
 }
 
 void chainstate_set_tip(struct chainstate *cs, struct block_index *tip)

@@ -85,8 +85,16 @@ void chainstate_mark_dirty(struct chainstate *cs, struct block_index *e);
 void chainstate_add_candidate(struct chainstate *cs, struct block_index *e);
 int chainstate_load_block(struct chainstate *cs, const struct block_index *e, struct block *b);
 int64_t chainstate_now(void);
+
+/* accept.c */
 /** Stores the genesis block if the index lacks it. */
 int chainstate_ensure_genesis(struct chainstate *cs);
+/** Makes e the best header if it has more work than the best (and is not failed). */
+void chainstate_note_header(struct chainstate *cs, struct block_index *e);
+/** Remembers e, which has data but an ancestor without, until that ancestor's data comes. */
+void chainstate_add_unlinked(struct chainstate *cs, struct block_index *e);
+
+/* chainstate.c */
 /** Makes tip the active tip (NULL: empty chain), rewriting the active chain array. */
 void chainstate_set_tip(struct chainstate *cs, struct block_index *tip);
 

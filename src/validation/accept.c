@@ -1,0 +1,236 @@
+/* Accepting headers and blocks into the block index and the block store (Core's
+ * AcceptBlockHeader / AcceptBlock): the checks a block passes without the UTXO set, where it
+ * is stored, which blocks may become the tip once their data is there, and the prefetch of
+ * the coins the most recently accepted block spends. Choosing the best chain: activate.c;
+ * connecting: connect.c. */
+#include <string.h>
+
+#include "blockstore/indexdb.h"
+#include "consensus/pow.h"
+#include "util/log.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+#include "validation/block_check.h"
+#include "validation/chainstate_impl.h"
+#include "validation/headers.h"
+#include "validation/txindex.h"
+
+void chainstate_note_header(struct chainstate *cs, struct block_index *e)
+{
+    if (!block_index_failed(e) &&
+        (!cs->best_header || u256_cmp(&e->chain_work, &cs->best_header->chain_work) > 0)) {
+        cs->best_header = e;
+    }
+}
+
+/* e has data and all its ancestors do: it may become the tip; so may its waiting children. */
+static void link_block(struct chainstate *cs, struct block_index *e)
+{
+    struct block_index **queue = xmalloc(sizeof(*queue));
+    size_t n = 1, cap = 1;
+    queue[0] = e;
+    while (n) {
+        struct block_index *x = queue[--n];
+        x->chain_tx = (x->prev ? x->prev->chain_tx : 0) + x->tx_count;
+        if (!block_index_failed(x)) {
+            chainstate_add_candidate(cs, x);
+        }
+        for (size_t i = 0; i < cs->nunlinked;) {
+            if (cs->unlinked[i].parent == x) {
+                if (n == cap) {
+                    cap *= 2;
+                    queue = xrealloc(queue, cap * sizeof(*queue));
+                }
+                queue[n++] = cs->unlinked[i].child;
+                cs->unlinked[i] = cs->unlinked[--cs->nunlinked];
+            } else {
+                i++;
+            }
+        }
+    }
+    free(queue);
+}
+
+void chainstate_add_unlinked(struct chainstate *cs, struct block_index *e)
+{
+    if (cs->nunlinked == cs->capunlinked) {
+        cs->capunlinked = cs->capunlinked ? 2 * cs->capunlinked : 64;
+        cs->unlinked = xrealloc(cs->unlinked, cs->capunlinked * sizeof(*cs->unlinked));
+    }
+    cs->unlinked[cs->nunlinked].parent = e->prev;
+    cs->unlinked[cs->nunlinked].child = e;
+    cs->nunlinked++;
+}
+
+/* The genesis block goes in like any other block, once (unless a reindex will find it). */
+int chainstate_ensure_genesis(struct chainstate *cs)
+{
+    if (block_tree_find(cs->tree, cs->p->genesis_hash)) {
+        return RC_OK;
+    }
+    struct block g;
+    struct buf raw;
+    struct vstate st;
+    buf_init(&raw);
+    chain_params_genesis_block(&g, cs->p);
+    block_serialize(&g, &raw, 1);
+    block_clear(&g);
+    vstate_init(&st);
+    int rc = chainstate_accept_block(cs, raw.data, raw.len, NULL, &st, NULL);
+    buf_clear(&raw);
+    return rc;
+}
+
+int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
+                            const struct block_pos *known_pos, struct vstate *st, int *is_new)
+{
+    struct block b;
+    struct block_index *e = NULL;
+    char err[256];
+    int rc;
+
+    if (is_new) {
+        *is_new = 0;
+    }
+    if (block_parse(&b, raw, len, err, sizeof(err)) != RC_OK) {
+        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "%s", err);
+    }
+    /* Context-free checks first, as Core's ProcessNewBlock runs CheckBlock before anything
+     * is stored: a block failing them is not remembered at all (its header may belong to a
+     * valid block with another body), so submitting it again gives the reason again. */
+    e = block_tree_find(cs->tree, b.hash);
+    if (!(e && (e->status & BLOCK_HAVE_DATA)) && block_check(st, &b, cs->p, 1)) {
+        if (e && !block_index_failed(e) && st->result != VRESULT_MUTATED) {
+            /* Its header came first (an import reads headers first): this body is what the
+             * header commits to (not mutated), so the block is invalid, as Core's
+             * AcceptBlock marks it. */
+            chainstate_mark_invalid(cs, e);
+        }
+        rc = RC_INVALID;
+        goto out;
+    }
+    e = NULL;
+    if (memcmp(b.hash, cs->p->genesis_hash, 32) == 0) {
+        e = block_tree_find(cs->tree, b.hash);
+        if (!e) {
+            e = block_tree_add(cs->tree, &b.header, NULL, BLOCK_VALID_TREE);
+        }
+    } else {
+        int64_t now = chainstate_now();
+        rc = headers_accept(cs->tree, st, &e, &b.header, cs->p, now);
+        if (rc) {
+            goto out;
+        }
+    }
+    chainstate_note_header(cs, e);
+    if (e->status & BLOCK_HAVE_DATA) {
+        rc = RC_OK; /* already stored */
+        goto out;
+    }
+    if (e->prev &&
+        block_check_contextual(st, &b, e->height, block_index_median_time_past(e->prev), cs->p)) {
+        if (st->result != VRESULT_MUTATED) {
+            e->status |= BLOCK_FAILED_VALID;
+            chainstate_mark_dirty(cs, e);
+        }
+        rc = RC_INVALID;
+        goto out;
+    }
+    if (known_pos) {
+        e->file = known_pos->file;
+        e->data_pos = known_pos->pos;
+        blockstore_note_block(cs->store, known_pos->file, known_pos->pos, len,
+                              (uint32_t)e->height, b.header.time);
+    } else {
+        int file;
+        uint32_t pos;
+        rc = blockstore_append_block(cs->store, raw, len, (uint32_t)e->height, b.header.time,
+                                     &file, &pos);
+        if (rc) {
+            LOG_ERROR("storing block at height %d: %s", e->height, blockstore_error(cs->store));
+            goto out;
+        }
+        e->file = file;
+        e->data_pos = pos;
+    }
+    e->tx_count = (uint32_t)b.tx_count;
+    e->status |= BLOCK_HAVE_DATA;
+    block_index_raise_validity(e, BLOCK_VALID_TRANSACTIONS);
+    e->sequence_id = cs->next_sequence++;
+    chainstate_mark_dirty(cs, e);
+    if (!e->prev || e->prev->chain_tx) {
+        link_block(cs, e);
+    } else {
+        chainstate_add_unlinked(cs, e);
+    }
+    if (is_new) {
+        *is_new = 1;
+    }
+    /* Keep the parsed block for the connect that usually follows. */
+    block_clear(&cs->recent);
+    cs->recent = b;
+    cs->have_recent = 1;
+    return RC_OK;
+out:
+    block_clear(&b);
+    return rc;
+}
+
+static int cmp_txid(const void *a, const void *b)
+{
+    return memcmp(a, b, 32);
+}
+
+int chainstate_prefetch_recent(struct chainstate *cs)
+{
+    int rc = RC_OK;
+    chainstate_lock(cs);
+    if (!cs->have_recent || cs->recent.tx_count < 2) {
+        chainstate_unlock(cs);
+        return RC_OK;
+    }
+    const struct block *b = &cs->recent;
+    /* Outputs the block creates itself are skipped (sorted txids, binary search); those
+     * of the block being connected are not in the cache yet: looked up, not found, no
+     * harm (the cache holds what the database holds until the block is flushed into it). */
+    uint8_t(*ids)[32] = xmalloc(b->tx_count * 32);
+    for (size_t t = 0; t < b->tx_count; t++) {
+        memcpy(ids[t], b->txs[t].txid, 32);
+    }
+    qsort(ids, b->tx_count, 32, cmp_txid);
+    for (size_t t = 1; t < b->tx_count && rc == RC_OK; t++) {
+        for (size_t i = 0; i < b->txs[t].vin_count; i++) {
+            const struct outpoint *op = &b->txs[t].vin[i].prevout;
+            if (bsearch(op->txid, ids, b->tx_count, 32, cmp_txid)) {
+                continue;
+            }
+            const struct coin *c;
+            int r = coins_cache_get(cs->coins, op, &c);
+            if (r != RC_OK && r != RC_NOT_FOUND) {
+                rc = r;
+                break;
+            }
+        }
+    }
+    free(ids);
+    chainstate_unlock(cs);
+    return rc;
+}
+
+int chainstate_accept_header(struct chainstate *cs, const uint8_t raw80[80], struct vstate *st)
+{
+    struct block_header h;
+    struct reader r;
+    struct block_index *e = NULL;
+    reader_init(&r, raw80, 80);
+    if (block_header_parse(&h, &r) != RC_OK) {
+        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "header");
+    }
+    chainstate_lock(cs);
+    int rc = headers_accept(cs->tree, st, &e, &h, cs->p, chainstate_now());
+    if (rc == RC_OK) {
+        chainstate_note_header(cs, e);
+    }
+    chainstate_unlock(cs);
+    return rc;
+}

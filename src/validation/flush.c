@@ -1,0 +1,92 @@
+/* Writing the chainstate down (chainstate_flush): block and undo files first, then the
+ * block index, then the coins and the best block in one atomic batch, then the transaction
+ * index behind them. How this stays crash-safe: doc/architecture.md. */
+#include <string.h>
+
+#include "blockstore/indexdb.h"
+#include "consensus/pow.h"
+#include "util/log.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+#include "validation/block_check.h"
+#include "validation/chainstate_impl.h"
+#include "validation/headers.h"
+#include "validation/txindex.h"
+
+#define FLUSH_INTERVAL_SECONDS 3600
+
+int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
+{
+    int64_t now = chainstate_now();
+    size_t mem = coins_cache_memory(cs->coins);
+    if (mem > cs->counters.coins_cache_peak) {
+        cs->counters.coins_cache_peak = mem;
+    }
+    int full = mem > cs->coins_limit;
+    int periodic = mode >= FLUSH_PERIODIC && now - cs->last_flush_time >= FLUSH_INTERVAL_SECONDS;
+    if (mode != FLUSH_ALWAYS && !full && !periodic) {
+        return RC_OK;
+    }
+    /* 1. Block and undo data reach the disk before anything refers to them. */
+    int rc = blockstore_sync(cs->store);
+    if (rc) {
+        LOG_ERROR("flush: %s", blockstore_error(cs->store));
+        return rc;
+    }
+    /* 2. The block index. */
+    struct kv_batch *b = kv_batch_new();
+    int files[256], nf;
+    while ((nf = blockstore_take_dirty_files(cs->store, files, 256)) > 0) {
+        for (int i = 0; i < nf; i++) {
+            indexdb_put_file(b, files[i], blockstore_file_info(cs->store, files[i]),
+                             blockstore_file_count(cs->store) - 1);
+        }
+    }
+    /* Every record must load with its parent. A header that is merely known is not
+     * written, but once an entry built on it is (a block stored on a header whose own body
+     * failed, a block marked invalid), the headers below it without a record are written
+     * with it (doc/files.md, "Block index"). */
+    for (size_t i = 0; i < cs->ndirty; i++) {
+        for (struct block_index *a = cs->dirty[i]->prev; a && !a->stored && !a->dirty;
+             a = a->prev) {
+            chainstate_mark_dirty(cs, a);
+        }
+    }
+    for (size_t i = 0; i < cs->ndirty; i++) {
+        indexdb_put_entry(b, cs->dirty[i]);
+    }
+    rc = kv_write(cs->index_kv, b, 1);
+    kv_batch_free(b);
+    if (rc) {
+        LOG_ERROR("flush: writing the block index: %s", kv_last_error(cs->index_kv));
+        return rc;
+    }
+    for (size_t i = 0; i < cs->ndirty; i++) {
+        cs->dirty[i]->dirty = 0;
+        cs->dirty[i]->stored = 1;
+    }
+    cs->ndirty = 0;
+    /* 3. The coins and the best block, atomically. */
+    if (cs->tip_height >= 0) {
+        coins_cache_set_best_block(cs->coins, cs->chain[cs->tip_height]->hash);
+        rc = coins_cache_flush(cs->coins, 1);
+        if (rc) {
+            LOG_ERROR("flush: writing the chainstate: %s", kv_last_error(cs->coins_kv));
+            return rc;
+        }
+    }
+    /* 4. The transaction index, behind the coins: if this is lost, it catches up. */
+    if (cs->txindex && cs->tip_height >= 0) {
+        if ((rc = txindex_write(cs->txindex, cs->chain[cs->tip_height]->hash))) {
+            LOG_ERROR("flush: writing the transaction index: %s", kv_last_error(NULL));
+            return rc;
+        }
+        cs->txindex_best = cs->chain[cs->tip_height];
+    }
+    LOG(LOG_CAT_COINDB, LOG_LVL_DEBUG, "flushed %zu bytes of coins cache at height %d", mem,
+        cs->tip_height);
+    cs->last_flush_time = now;
+    cs->counters.flushes++;
+    return RC_OK;
+}
+

@@ -119,6 +119,10 @@ const struct arg_def bitnoded_options[] = {
     {"printtoconsole", ARG_BOOL, ARGS_CAT_DEBUG, "",
      "Send trace/debug info to console (default: 1 when no -daemon. To disable logging to "
      "file, set -nodebuglogfile)"},
+    {"dbbatchsize", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
+     "Maximum database write batch size in bytes (default: 16777216)"},
+    {"dbcrashratio", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
+     "Randomly crash while writing data at a given rate (0-32767, 0 = never; default: 0)"},
     {"testflushblocks", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Flush the chainstate after every <n> connected blocks (crash-recovery tests)"},
     {"testwarmupms", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<ms>",

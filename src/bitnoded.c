@@ -587,6 +587,12 @@ int main(int argc, char **argv)
             free(ch);
         }
     }
+    if (args_get_int(n.args, "dbbatchsize", 0) < 0 ||
+        args_get_int(n.args, "dbcrashratio", 0) < 0 ||
+        args_get_int(n.args, "dbcrashratio", 0) > 32767) {
+        init_error("-dbbatchsize must not be negative, -dbcrashratio must be in 0-32767");
+        goto out;
+    }
     /* -port: the P2P port; checked now, used once the node has peers. */
     uint16_t p2p_port;
     if (args_is_set(n.args, "port") && check_port(n.args, "port", 0, &p2p_port) != RC_OK) {
@@ -689,6 +695,8 @@ int main(int argc, char **argv)
             .txindex = args_get_bool(n.args, "txindex", false),
             .par = script_threads(n.args),
             .sigcache_bytes = sigcache_bytes(n.args),
+            .coins_batch_bytes = (size_t)args_get_int(n.args, "dbbatchsize", 0),
+            .db_crash_ratio = (uint32_t)args_get_int(n.args, "dbcrashratio", 0),
         };
         assume_valid(n.args, &co.assume_valid_set, co.assume_valid); /* checked at step 6 */
         if (co.reindex) {

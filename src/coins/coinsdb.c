@@ -1,18 +1,25 @@
 /* The base coins view: one record per unspent output in the chainstate kv store, plus the
- * best-block marker. Formats: doc/files.md, "Chainstate". */
+ * best-block marker, and while a flush is written in parts the head-blocks marker. Formats:
+ * doc/files.md, "Chainstate". */
+#include <stdlib.h>
 #include <string.h>
 
 #include "coins/view.h"
+#include "util/log.h"
+#include "util/random.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
 #define BEST_BLOCK_KEY "B"
+#define HEAD_BLOCKS_KEY "H"
 
 struct coins_db {
     struct coins_view view; /* first: the view pointer is the db pointer */
     struct kv *kv;
     struct buf val;
-    uint64_t reads, writes, deletes, batches;
+    size_t batch_bytes;   /* a flush larger than this is written in parts */
+    uint32_t crash_ratio; /* tests (-dbcrashratio): 1 in n parts ends the process */
+    uint64_t reads, writes, deletes, batches, parts;
 };
 
 static struct coins_db *db_of(struct coins_view *v)
@@ -47,6 +54,48 @@ static int db_best_block(struct coins_view *v, uint8_t hash32[32])
     return RC_OK;
 }
 
+int coins_db_head_blocks(struct coins_db *db, uint8_t new32[32], uint8_t old32[32])
+{
+    int rc = kv_get(db->kv, &db->val, HEAD_BLOCKS_KEY, 1);
+    if (rc) {
+        return rc;
+    }
+    if (db->val.len != 64) {
+        return RC_CORRUPT;
+    }
+    memcpy(new32, db->val.data, 32);
+    memcpy(old32, db->val.data + 32, 32);
+    return RC_OK;
+}
+
+/* Writes b as one part of a flush that does not fit one batch; the first part marks the
+ * store as between old32 and best32 (Core's DB_HEAD_BLOCKS). */
+static int write_part(struct coins_db *db, struct kv_batch *b, int first, const uint8_t best32[32],
+                      const uint8_t old32[32])
+{
+    if (first) {
+        uint8_t heads[64];
+        memcpy(heads, best32, 32);
+        memcpy(heads + 32, old32, 32);
+        kv_batch_delete(b, BEST_BLOCK_KEY, 1);
+        kv_batch_put(b, HEAD_BLOCKS_KEY, 1, heads, 64);
+    }
+    int rc = kv_write(db->kv, b, 0);
+    if (rc) {
+        return rc;
+    }
+    db->parts++;
+    if (db->crash_ratio) {
+        uint32_t r;
+        random_bytes((uint8_t *)&r, sizeof(r));
+        if (r % db->crash_ratio == 0) {
+            LOG_INFO("Simulating a crash. Goodbye.");
+            _Exit(0);
+        }
+    }
+    return RC_OK;
+}
+
 static int db_batch_write(struct coins_view *v, struct coins_entry *entries, size_t n,
                           const uint8_t best32[32], int sync)
 {
@@ -54,7 +103,28 @@ static int db_batch_write(struct coins_view *v, struct coins_entry *entries, siz
     struct kv_batch *b = kv_batch_new();
     struct buf val;
     uint64_t writes = 0, deletes = 0;
+    size_t bytes = 0;
+    int parts = 0, rc = RC_OK;
+    uint8_t old[32];
     buf_init(&val);
+    /* The block the store holds now: the old end of a flush written in parts (zero for the
+     * first flush, as Core). */
+    int brc = db_best_block(v, old);
+    if (brc == RC_NOT_FOUND) {
+        /* No best block: a first flush, or the replay of one cut short, which keeps that
+         * flush's old end (Core's BatchWrite). */
+        uint8_t heads_new[32];
+        brc = coins_db_head_blocks(db, heads_new, old);
+        if (brc == RC_NOT_FOUND) {
+            memset(old, 0, 32);
+        } else if (brc == RC_OK && memcmp(heads_new, best32, 32) != 0) {
+            brc = RC_CORRUPT; /* a flush towards another block than the one cut short */
+        }
+    }
+    if (brc && brc != RC_NOT_FOUND) {
+        rc = brc;
+        goto out;
+    }
     for (size_t i = 0; i < n; i++) {
         const struct coins_entry *e = &entries[i];
         uint8_t key[COIN_KEY_MAX];
@@ -69,17 +139,36 @@ static int db_batch_write(struct coins_view *v, struct coins_entry *entries, siz
         if (coins_entry_spent(e)) {
             kv_batch_delete(b, key, klen);
             deletes++;
+            bytes += klen;
         } else {
             buf_reset(&val);
             coin_serialize(&val, &e->coin);
             kv_batch_put(b, key, klen, val.data, val.len);
             writes++;
+            bytes += klen + val.len;
+        }
+        /* A flush that does not fit one batch goes in parts under the head-blocks marker:
+         * a crash between them leaves coins of both ends, which the next open replays to
+         * the new end (chainstate_open, validation/replay.c). */
+        if (bytes > db->batch_bytes) {
+            if ((rc = write_part(db, b, parts == 0, best32, old))) {
+                goto out;
+            }
+            parts++;
+            kv_batch_free(b);
+            b = kv_batch_new();
+            bytes = 0;
         }
     }
-    /* The marker goes in the same atomic batch: after a crash the store holds either the
-     * old coins with the old marker or the new coins with the new one. */
+    /* The last part (the only one, usually) makes the store whole again: the best block
+     * with it, the head-blocks marker gone. One atomic batch: after a crash the store holds
+     * either what it held or all of this. */
+    if (parts > 0) {
+        kv_batch_delete(b, HEAD_BLOCKS_KEY, 1);
+    }
     kv_batch_put(b, BEST_BLOCK_KEY, 1, best32, 32);
-    int rc = kv_write(db->kv, b, sync);
+    rc = kv_write(db->kv, b, sync);
+out:
     kv_batch_free(b);
     buf_clear(&val);
     if (rc == RC_OK) {
@@ -101,8 +190,15 @@ struct coins_db *coins_db_new(struct kv *kv)
     struct coins_db *db = xcalloc(1, sizeof(*db));
     db->view.ops = &coins_db_ops;
     db->kv = kv;
+    db->batch_bytes = COINS_DB_BATCH_BYTES;
     buf_init(&db->val);
     return db;
+}
+
+void coins_db_set_batch(struct coins_db *db, size_t batch_bytes, uint32_t crash_ratio)
+{
+    db->batch_bytes = batch_bytes ? batch_bytes : COINS_DB_BATCH_BYTES;
+    db->crash_ratio = crash_ratio;
 }
 
 void coins_db_free(struct coins_db *db)
@@ -117,6 +213,11 @@ void coins_db_free(struct coins_db *db)
 struct coins_view *coins_db_view(struct coins_db *db)
 {
     return &db->view;
+}
+
+uint64_t coins_db_parts(const struct coins_db *db)
+{
+    return db->parts;
 }
 
 void coins_db_counters(const struct coins_db *db, uint64_t *reads, uint64_t *writes,

@@ -68,6 +68,19 @@ struct coins_db *coins_db_new(struct kv *kv);
 void coins_db_free(struct coins_db *db);
 /** The generic view of db. */
 struct coins_view *coins_db_view(struct coins_db *db);
+/* Core's -dbbatchsize default: a flush past this many bytes of records is written in parts. */
+#define COINS_DB_BATCH_BYTES (16u << 20)
+
+/** Sets the size past which a flush is written in parts (0: the default) and, for tests,
+ *  Core's -dbcrashratio: after each part but the last, the process ends (_Exit(0), "Simulating
+ *  a crash") with probability 1/crash_ratio (0: never). */
+void coins_db_set_batch(struct coins_db *db, size_t batch_bytes, uint32_t crash_ratio);
+/** The head-blocks marker a flush written in parts leaves until its last part: the block it
+ *  was writing (new32) and the one the store held before (old32; zero for a first flush).
+ *  Returns 0 with both filled, RC_NOT_FOUND when the store is whole, or an error. */
+int coins_db_head_blocks(struct coins_db *db, uint8_t new32[32], uint8_t old32[32]);
+/** Parts written (flushes that did not fit one batch, every part but the last). */
+uint64_t coins_db_parts(const struct coins_db *db);
 /** Counters since open: coins read, written, deleted, batches. */
 void coins_db_counters(const struct coins_db *db, uint64_t *reads, uint64_t *writes,
                        uint64_t *deletes, uint64_t *batches);

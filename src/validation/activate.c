@@ -255,7 +255,7 @@ static int disconnect_tip(struct chainstate *cs)
         goto out;
     }
     struct coins_cache *view = coins_cache_new(coins_cache_view(cs->coins));
-    rc = chainstate_disconnect_block(cs, e, &b, &undo, view);
+    rc = chainstate_disconnect_block(cs, e, &b, &undo, view, 0);
     if (rc == RC_OK) {
         coins_cache_set_best_block(view, e->prev->hash);
         rc = coins_cache_flush(view, 0);
@@ -507,7 +507,7 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
             buf_clear(&raw);
         }
         if (*ok && checklevel >= 3) {
-            int r = chainstate_disconnect_block(cs, e, &b, &undo, view);
+            int r = chainstate_disconnect_block(cs, e, &b, &undo, view, 0);
             if (r) {
                 snprintf(why, why_len, "height %d does not disconnect cleanly (%s)", e->height,
                          rc_str(r));

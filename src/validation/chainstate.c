@@ -270,11 +270,18 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
         goto fail;
     }
     cs->coins_db = coins_db_new(cs->coins_kv);
+    coins_db_set_batch(cs->coins_db, opt->coins_batch_bytes, opt->db_crash_ratio);
     cs->coins = coins_cache_new(coins_db_view(cs->coins_db));
 
-    /* The active chain is the coins' best block and its ancestors. */
-    uint8_t best[32];
+    /* The active chain is the coins' best block and its ancestors. A flush cut short between
+     * its parts left the head-blocks marker instead: replay to its new end first. */
+    uint8_t best[32], old[32];
     rc = coins_cache_best_block(cs->coins, best);
+    if (rc == RC_NOT_FOUND && (rc = coins_db_head_blocks(cs->coins_db, best, old)) == RC_OK) {
+        if ((rc = chainstate_replay_blocks(cs, best, old, err, err_len))) {
+            goto fail;
+        }
+    }
     if (rc == RC_OK) {
         struct block_index *tip = block_tree_find(cs->tree, best);
         if (!tip) {

@@ -120,8 +120,21 @@ void chainstate_mark_invalid(struct chainstate *cs, struct block_index *bad);
 int chainstate_connect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
                      struct coins_cache *view, struct block_undo *undo, struct vstate *st);
 /** Undoes block b (entry e, the tip) in view with its undo data.
+ *  With unclean (a replay after a flush cut short, Core's DISCONNECT_UNCLEAN), outputs that
+ *  are missing or differ are passed over: the block's effects may have been written only in
+ *  part, and removing and restoring coins are idempotent.
  *  Returns 0, or RC_CORRUPT / a system error (undo data that does not fit is corruption). */
 int chainstate_disconnect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
-                        const struct block_undo *undo, struct coins_cache *view);
+                                const struct block_undo *undo, struct coins_cache *view,
+                                int unclean);
+
+/* replay.c */
+/** Core's ReplayBlocks: brings the coins store, left between old32 and new32 by a flush cut
+ *  short (coins_db_head_blocks), to new32: the blocks from old32 back to the fork point are
+ *  undone (unclean), those from there to new32 applied again, and the result flushed whole.
+ *  Returns 0, or RC_CORRUPT with err filled (an end unknown to the block index, unreadable
+ *  block or undo data), or a system error. */
+int chainstate_replay_blocks(struct chainstate *cs, const uint8_t new32[32],
+                             const uint8_t old32[32], char *err, size_t err_len);
 
 #endif

@@ -344,7 +344,8 @@ static int same_coin(const struct coin *a, const struct tx_out *out, uint32_t he
 }
 
 int chainstate_disconnect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
-                        const struct block_undo *undo, struct coins_cache *view)
+                                const struct block_undo *undo, struct coins_cache *view,
+                                int unclean)
 {
     if (e->height == 0) {
         return RC_OK;
@@ -366,9 +367,9 @@ int chainstate_disconnect_block(struct chainstate *cs, struct block_index *e, co
             op.n = (uint32_t)o;
             int rc = coins_cache_spend(view, &op, &moved);
             if (rc == RC_NOT_FOUND) {
-                /* Core tolerates this only for the BIP30 duplicates; anything else means
-                 * the UTXO set does not match the chain. */
-                if (chain_params_is_bip30_exception(cs->p, e->height, e->hash)) {
+                /* Core tolerates this only for the BIP30 duplicates (and in a replay);
+                 * anything else means the UTXO set does not match the chain. */
+                if (unclean || chain_params_is_bip30_exception(cs->p, e->height, e->hash)) {
                     continue;
                 }
                 return RC_CORRUPT;
@@ -378,7 +379,7 @@ int chainstate_disconnect_block(struct chainstate *cs, struct block_index *e, co
             }
             int ok = same_coin(&moved, out, (uint32_t)e->height, t == 0);
             coin_clear(&moved);
-            if (!ok) {
+            if (!ok && !unclean) {
                 return RC_CORRUPT;
             }
         }

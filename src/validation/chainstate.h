@@ -6,12 +6,14 @@
  *
  *   1. block and undo files are fsync'd,
  *   2. the block index entries and file infos are written (one synced batch),
- *   3. the coins and the best-block marker are written (one atomic batch).
+ *   3. the coins and the best-block marker are written (one atomic batch, or parts under a
+ *      head-blocks marker that the next open replays: doc/architecture.md).
  *
  * At start the active chain is the coins' best block and its ancestors; blocks stored past
  * it are connected again by chainstate_activate_best_chain.
  *
- * Thread: one thread drives a chainstate; readers elsewhere take chainstate_lock().
+ * Thread: the import thread and RPC workers both change it, each under chainstate_lock()
+ *   (a recursive mutex, which readers take too); one owner thread is issue 11's next step.
  */
 #ifndef BITNODE_VALIDATION_CHAINSTATE_H
 #define BITNODE_VALIDATION_CHAINSTATE_H

@@ -159,25 +159,14 @@ static int is_disabled(uint8_t op)
     }
 }
 
-#define FAIL(e)                                                                                    \
-    do {                                                                                           \
-        *err = (e);                                                                                \
-        goto out;                                                                                  \
-    } while (0)
-
-#define NEED(k)                                                                                    \
-    do {                                                                                           \
-        if (stack->n < (size_t)(k)) {                                                              \
-            FAIL(SCRIPT_ERR_INVALID_STACK_OPERATION);                                              \
-        }                                                                                          \
-    } while (0)
-
-#define NUM(dst, item, maxsz)                                                                      \
-    do {                                                                                           \
-        if (!scriptnum_decode(&(dst), (item)->data, (item)->len, require_minimal, (maxsz))) {      \
-            FAIL(SCRIPT_ERR_SCRIPTNUM);                                                            \
-        }                                                                                          \
-    } while (0)
+/* The stack item at depth i (top: -1) as a script number of at most maxsz bytes (Core's
+ * CScriptNum(stacktop(i), fRequireMinimal, maxsz)). Returns 0 if it is not one. */
+static int top_num(struct script_stack *stack, long i, int require_minimal, size_t maxsz,
+                   int64_t *out)
+{
+    const struct script_item *it = top(stack, i);
+    return scriptnum_decode(out, it->data, it->len, require_minimal, maxsz);
+}
 
 /* Core's CScriptNum::getint: clamps to the int range. */
 static int num_getint(int64_t v)
@@ -191,707 +180,835 @@ static int num_getint(int64_t v)
     return (int)v;
 }
 
-int script_eval(struct script_stack *stack, const uint8_t *script, size_t len, uint32_t flags,
-                const struct script_checker *chk, enum sig_version sigversion,
-                struct script_execdata *ed, enum script_error *err)
-{
+/* The interpreter's state for one script (Core's EvalScript locals). */
+struct machine {
+    struct script_stack *stack; /* the caller's */
     struct script_stack alt;
-    struct cond_stack vexec = {0, COND_NO_FALSE};
-    struct buf scratch, scratch2;
-    size_t pc = 0, pbegincodehash = 0;
-    int op_count = 0;
-    int require_minimal = (flags & SCRIPT_VERIFY_MINIMALDATA) != 0;
-    uint32_t opcode_pos = 0;
-    int ok = 0;
-    int legacy = sigversion == SIGVERSION_BASE || sigversion == SIGVERSION_WITNESS_V0;
+    struct cond_stack vexec;
+    struct buf scratch, scratch2; /* scriptCode with signatures deleted (FindAndDelete) */
+    const uint8_t *script;
+    size_t len;
+    size_t pc;             /* the next opcode */
+    size_t pbegincodehash; /* where the signed scriptCode starts (after OP_CODESEPARATOR) */
+    int op_count;
+    uint32_t opcode_pos;
+    uint32_t flags;
+    int require_minimal;
+    int legacy; /* base or witness v0, not tapscript */
+    enum sig_version sigversion;
+    const struct script_checker *chk;
+    struct script_execdata *ed;
+};
 
-    script_stack_init(&alt);
-    buf_init(&scratch);
-    buf_init(&scratch2);
-    *err = SCRIPT_ERR_UNKNOWN_ERROR;
+/* One executed opcode (Core's EvalScript switch): SCRIPT_ERR_OK to go on, else the error
+ * that ends the script. The opcodes of the pushes, and the conditionals of branches not
+ * taken, are handled by run(). */
+static enum script_error exec_opcode(struct machine *m, uint8_t opcode, int fexec)
+{
+    struct script_stack *stack = m->stack;
+    struct script_stack *alt = &m->alt;
+    struct cond_stack *vexec = &m->vexec;
+    const uint32_t flags = m->flags;
+    const enum sig_version sigversion = m->sigversion;
+    const struct script_checker *chk = m->chk;
+    struct script_execdata *ed = m->ed;
+    const int require_minimal = m->require_minimal;
+    const int legacy = m->legacy;
+    const uint8_t *script = m->script;
+    const size_t len = m->len;
+    enum script_error err = SCRIPT_ERR_UNKNOWN_ERROR;
 
-    if (legacy && len > MAX_SCRIPT_SIZE) {
-        FAIL(SCRIPT_ERR_SCRIPT_SIZE);
+    switch (opcode) {
+    case OP_1NEGATE:
+    case OP_1:
+    case OP_2:
+    case OP_3:
+    case OP_4:
+    case OP_5:
+    case OP_6:
+    case OP_7:
+    case OP_8:
+    case OP_9:
+    case OP_10:
+    case OP_11:
+    case OP_12:
+    case OP_13:
+    case OP_14:
+    case OP_15:
+    case OP_16:
+        push_num(stack, (int)opcode - (int)(OP_1 - 1));
+        break;
+
+    case OP_NOP:
+        break;
+
+    case OP_CHECKLOCKTIMEVERIFY: {
+        if (!(flags & SCRIPT_VERIFY_CHECKLOCKTIMEVERIFY)) {
+            break; /* NOP2 */
+        }
+        if (stack->n < 1) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        int64_t lt;
+        /* 5-byte operands: lock times go up to 2^32-1. */
+        if (!top_num(stack, -1, require_minimal, 5, &lt)) {
+            return SCRIPT_ERR_SCRIPTNUM;
+        }
+        if (lt < 0) {
+            return SCRIPT_ERR_NEGATIVE_LOCKTIME;
+        }
+        if (!script_checker_locktime(chk, lt)) {
+            return SCRIPT_ERR_UNSATISFIED_LOCKTIME;
+        }
+        break;
     }
-    ed->codeseparator_pos = 0xffffffffu;
-    ed->codeseparator_pos_init = 1;
 
-    for (; pc < len; ++opcode_pos) {
-        int fexec = vexec.first_false == COND_NO_FALSE;
+    case OP_CHECKSEQUENCEVERIFY: {
+        if (!(flags & SCRIPT_VERIFY_CHECKSEQUENCEVERIFY)) {
+            break; /* NOP3 */
+        }
+        if (stack->n < 1) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        int64_t seq;
+        if (!top_num(stack, -1, require_minimal, 5, &seq)) {
+            return SCRIPT_ERR_SCRIPTNUM;
+        }
+        if (seq < 0) {
+            return SCRIPT_ERR_NEGATIVE_LOCKTIME;
+        }
+        /* The disable flag makes CSV a NOP (room for future soft forks). */
+        if (seq & SEQUENCE_LOCKTIME_DISABLE_FLAG) {
+            break;
+        }
+        if (!script_checker_sequence(chk, seq)) {
+            return SCRIPT_ERR_UNSATISFIED_LOCKTIME;
+        }
+        break;
+    }
+
+    case OP_NOP1:
+    case OP_NOP4:
+    case OP_NOP5:
+    case OP_NOP6:
+    case OP_NOP7:
+    case OP_NOP8:
+    case OP_NOP9:
+    case OP_NOP10:
+        if (flags & SCRIPT_VERIFY_DISCOURAGE_UPGRADABLE_NOPS) {
+            return SCRIPT_ERR_DISCOURAGE_UPGRADABLE_NOPS;
+        }
+        break;
+
+    case OP_IF:
+    case OP_NOTIF: {
+        int value = 0;
+        if (fexec) {
+            if (stack->n < 1) {
+                return SCRIPT_ERR_INVALID_STACK_OPERATION;
+            }
+            struct script_item *v = top(stack, -1);
+            if (sigversion == SIGVERSION_TAPSCRIPT) {
+                /* Consensus in tapscript: exactly empty or exactly 0x01. */
+                if (v->len > 1 || (v->len == 1 && v->data[0] != 1)) {
+                    return SCRIPT_ERR_TAPSCRIPT_MINIMALIF;
+                }
+            }
+            if (sigversion == SIGVERSION_WITNESS_V0 && (flags & SCRIPT_VERIFY_MINIMALIF)) {
+                if (v->len > 1) {
+                    return SCRIPT_ERR_MINIMALIF;
+                }
+                if (v->len == 1 && v->data[0] != 1) {
+                    return SCRIPT_ERR_MINIMALIF;
+                }
+            }
+            value = script_cast_to_bool(v->data, v->len);
+            if (opcode == OP_NOTIF) {
+                value = !value;
+            }
+            pop(stack);
+        }
+        cond_push(vexec, value);
+        break;
+    }
+
+    case OP_ELSE:
+        if (vexec->size == 0) {
+            return SCRIPT_ERR_UNBALANCED_CONDITIONAL;
+        }
+        cond_toggle(vexec);
+        break;
+
+    case OP_ENDIF:
+        if (vexec->size == 0) {
+            return SCRIPT_ERR_UNBALANCED_CONDITIONAL;
+        }
+        cond_pop(vexec);
+        break;
+
+    case OP_VERIFY:
+        if (stack->n < 1) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        if (script_cast_to_bool(top(stack, -1)->data, top(stack, -1)->len)) {
+            pop(stack);
+        } else {
+            return SCRIPT_ERR_VERIFY;
+        }
+        break;
+
+    case OP_RETURN:
+        return SCRIPT_ERR_OP_RETURN;
+
+    case OP_TOALTSTACK:
+        if (stack->n < 1) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        script_stack_push(alt, top(stack, -1)->data, top(stack, -1)->len);
+        pop(stack);
+        break;
+
+    case OP_FROMALTSTACK:
+        if (alt->n < 1) {
+            return SCRIPT_ERR_INVALID_ALTSTACK_OPERATION;
+        }
+        script_stack_push(stack, top(alt, -1)->data, top(alt, -1)->len);
+        pop(alt);
+        break;
+
+    case OP_2DROP:
+        if (stack->n < 2) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        pop(stack);
+        pop(stack);
+        break;
+
+    case OP_2DUP: {
+        if (stack->n < 2) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        struct script_item a = *top(stack, -2), b = *top(stack, -1);
+        script_stack_push(stack, a.data, a.len);
+        script_stack_push(stack, b.data, b.len);
+        break;
+    }
+
+    case OP_3DUP: {
+        if (stack->n < 3) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        struct script_item a = *top(stack, -3), b = *top(stack, -2), c = *top(stack, -1);
+        script_stack_push(stack, a.data, a.len);
+        script_stack_push(stack, b.data, b.len);
+        script_stack_push(stack, c.data, c.len);
+        break;
+    }
+
+    case OP_2OVER: {
+        if (stack->n < 4) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        struct script_item a = *top(stack, -4), b = *top(stack, -3);
+        script_stack_push(stack, a.data, a.len);
+        script_stack_push(stack, b.data, b.len);
+        break;
+    }
+
+    case OP_2ROT: {
+        /* (x1 x2 x3 x4 x5 x6 -- x3 x4 x5 x6 x1 x2): rotate the item structs. */
+        if (stack->n < 6) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        struct script_item x1 = *top(stack, -6), x2 = *top(stack, -5);
+        memmove(top(stack, -6), top(stack, -4), 4 * sizeof(struct script_item));
+        *top(stack, -2) = x1;
+        *top(stack, -1) = x2;
+        break;
+    }
+
+    case OP_2SWAP:
+        if (stack->n < 4) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        swap_items(stack, -4, -2);
+        swap_items(stack, -3, -1);
+        break;
+
+    case OP_IFDUP: {
+        if (stack->n < 1) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        struct script_item a = *top(stack, -1);
+        if (script_cast_to_bool(a.data, a.len)) {
+            script_stack_push(stack, a.data, a.len);
+        }
+        break;
+    }
+
+    case OP_DEPTH:
+        push_num(stack, (int64_t)stack->n);
+        break;
+
+    case OP_DROP:
+        if (stack->n < 1) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        pop(stack);
+        break;
+
+    case OP_DUP: {
+        if (stack->n < 1) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        struct script_item a = *top(stack, -1);
+        script_stack_push(stack, a.data, a.len);
+        break;
+    }
+
+    case OP_NIP:
+        if (stack->n < 2) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        erase_at(stack, stack->n - 2);
+        break;
+
+    case OP_OVER: {
+        if (stack->n < 2) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        struct script_item a = *top(stack, -2);
+        script_stack_push(stack, a.data, a.len);
+        break;
+    }
+
+    case OP_PICK:
+    case OP_ROLL: {
+        /* (xn ... x2 x1 x0 n - xn ... x2 x1 x0 xn) */
+        if (stack->n < 2) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        int64_t nv;
+        if (!top_num(stack, -1, require_minimal, SCRIPTNUM_DEFAULT_MAX_SIZE, &nv)) {
+            return SCRIPT_ERR_SCRIPTNUM;
+        }
+        int n = num_getint(nv);
+        pop(stack);
+        if (n < 0 || (size_t)n >= stack->n) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        size_t idx = stack->n - 1 - (size_t)n;
+        if (opcode == OP_ROLL) {
+            /* Move the item struct to the top (no copy). */
+            struct script_item t = stack->v[idx];
+            memmove(stack->v + idx, stack->v + idx + 1,
+                    (stack->n - idx - 1) * sizeof(stack->v[0]));
+            stack->v[stack->n - 1] = t;
+        } else {
+            struct script_item a = stack->v[idx];
+            script_stack_push(stack, a.data, a.len);
+        }
+        break;
+    }
+
+    case OP_ROT:
+        /* (x1 x2 x3 -- x2 x3 x1) */
+        if (stack->n < 3) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        swap_items(stack, -3, -2);
+        swap_items(stack, -2, -1);
+        break;
+
+    case OP_SWAP:
+        if (stack->n < 2) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        swap_items(stack, -2, -1);
+        break;
+
+    case OP_TUCK: {
+        /* (x1 x2 -- x2 x1 x2) */
+        if (stack->n < 2) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        struct script_item a = *top(stack, -1);
+        script_stack_push(stack, a.data, a.len);
+        /* Move the new top below the two items under it. */
+        struct script_item t = *top(stack, -1);
+        *top(stack, -1) = *top(stack, -2);
+        *top(stack, -2) = *top(stack, -3);
+        *top(stack, -3) = t;
+        break;
+    }
+
+    case OP_SIZE:
+        if (stack->n < 1) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        push_num(stack, (int64_t)top(stack, -1)->len);
+        break;
+
+    case OP_EQUAL:
+    case OP_EQUALVERIFY: {
+        if (stack->n < 2) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        struct script_item *a = top(stack, -2), *b = top(stack, -1);
+        int eq = a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
+        pop(stack);
+        pop(stack);
+        push_bool(stack, eq);
+        if (opcode == OP_EQUALVERIFY) {
+            if (eq) {
+                pop(stack);
+            } else {
+                return SCRIPT_ERR_EQUALVERIFY;
+            }
+        }
+        break;
+    }
+
+    case OP_1ADD:
+    case OP_1SUB:
+    case OP_NEGATE:
+    case OP_ABS:
+    case OP_NOT:
+    case OP_0NOTEQUAL: {
+        if (stack->n < 1) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        int64_t bn;
+        if (!top_num(stack, -1, require_minimal, SCRIPTNUM_DEFAULT_MAX_SIZE, &bn)) {
+            return SCRIPT_ERR_SCRIPTNUM;
+        }
+        switch (opcode) {
+        case OP_1ADD:
+            bn += 1;
+            break;
+        case OP_1SUB:
+            bn -= 1;
+            break;
+        case OP_NEGATE:
+            bn = -bn;
+            break;
+        case OP_ABS:
+            if (bn < 0) {
+                bn = -bn;
+            }
+            break;
+        case OP_NOT:
+            bn = bn == 0;
+            break;
+        default: /* OP_0NOTEQUAL */
+            bn = bn != 0;
+            break;
+        }
+        pop(stack);
+        push_num(stack, bn);
+        break;
+    }
+
+    case OP_ADD:
+    case OP_SUB:
+    case OP_BOOLAND:
+    case OP_BOOLOR:
+    case OP_NUMEQUAL:
+    case OP_NUMEQUALVERIFY:
+    case OP_NUMNOTEQUAL:
+    case OP_LESSTHAN:
+    case OP_GREATERTHAN:
+    case OP_LESSTHANOREQUAL:
+    case OP_GREATERTHANOREQUAL:
+    case OP_MIN:
+    case OP_MAX: {
+        if (stack->n < 2) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        int64_t a, b, r = 0;
+        if (!top_num(stack, -2, require_minimal, SCRIPTNUM_DEFAULT_MAX_SIZE, &a)) {
+            return SCRIPT_ERR_SCRIPTNUM;
+        }
+        if (!top_num(stack, -1, require_minimal, SCRIPTNUM_DEFAULT_MAX_SIZE, &b)) {
+            return SCRIPT_ERR_SCRIPTNUM;
+        }
+        switch (opcode) {
+        case OP_ADD:
+            r = a + b;
+            break;
+        case OP_SUB:
+            r = a - b;
+            break;
+        case OP_BOOLAND:
+            r = a != 0 && b != 0;
+            break;
+        case OP_BOOLOR:
+            r = a != 0 || b != 0;
+            break;
+        case OP_NUMEQUAL:
+        case OP_NUMEQUALVERIFY:
+            r = a == b;
+            break;
+        case OP_NUMNOTEQUAL:
+            r = a != b;
+            break;
+        case OP_LESSTHAN:
+            r = a < b;
+            break;
+        case OP_GREATERTHAN:
+            r = a > b;
+            break;
+        case OP_LESSTHANOREQUAL:
+            r = a <= b;
+            break;
+        case OP_GREATERTHANOREQUAL:
+            r = a >= b;
+            break;
+        case OP_MIN:
+            r = a < b ? a : b;
+            break;
+        default: /* OP_MAX */
+            r = a > b ? a : b;
+            break;
+        }
+        pop(stack);
+        pop(stack);
+        push_num(stack, r);
+        if (opcode == OP_NUMEQUALVERIFY) {
+            if (script_cast_to_bool(top(stack, -1)->data, top(stack, -1)->len)) {
+                pop(stack);
+            } else {
+                return SCRIPT_ERR_NUMEQUALVERIFY;
+            }
+        }
+        break;
+    }
+
+    case OP_WITHIN: {
+        /* (x min max -- out) */
+        if (stack->n < 3) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        int64_t x, lo, hi;
+        if (!top_num(stack, -3, require_minimal, SCRIPTNUM_DEFAULT_MAX_SIZE, &x)) {
+            return SCRIPT_ERR_SCRIPTNUM;
+        }
+        if (!top_num(stack, -2, require_minimal, SCRIPTNUM_DEFAULT_MAX_SIZE, &lo)) {
+            return SCRIPT_ERR_SCRIPTNUM;
+        }
+        if (!top_num(stack, -1, require_minimal, SCRIPTNUM_DEFAULT_MAX_SIZE, &hi)) {
+            return SCRIPT_ERR_SCRIPTNUM;
+        }
+        int v = lo <= x && x < hi;
+        pop(stack);
+        pop(stack);
+        pop(stack);
+        push_bool(stack, v);
+        break;
+    }
+
+    case OP_RIPEMD160:
+    case OP_SHA1:
+    case OP_SHA256:
+    case OP_HASH160:
+    case OP_HASH256: {
+        if (stack->n < 1) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        uint8_t h[32];
+        size_t hl = 32;
+        struct script_item *a = top(stack, -1);
+        if (opcode == OP_RIPEMD160) {
+            hash_ripemd160(h, a->data, a->len);
+            hl = 20;
+        } else if (opcode == OP_SHA1) {
+            sha1(h, a->data, a->len);
+            hl = 20;
+        } else if (opcode == OP_SHA256) {
+            hash_sha256(h, a->data, a->len);
+        } else if (opcode == OP_HASH160) {
+            hash_hash160(h, a->data, a->len);
+            hl = 20;
+        } else {
+            hash_sha256d(h, a->data, a->len);
+        }
+        pop(stack);
+        script_stack_push(stack, h, hl);
+        break;
+    }
+
+    case OP_CODESEPARATOR:
+        /* The signed script starts after the code separator. */
+        m->pbegincodehash = m->pc;
+        ed->codeseparator_pos = m->opcode_pos;
+        break;
+
+    case OP_CHECKSIG:
+    case OP_CHECKSIGVERIFY: {
+        if (stack->n < 2) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        struct script_item *sig = top(stack, -2), *pk = top(stack, -1);
+        int success = 1;
+        if (sigversion == SIGVERSION_TAPSCRIPT) {
+            if (!script_eval_checksig_tapscript(sig->data, sig->len, pk->data, pk->len, ed,
+                                                flags, chk, &err, &success)) {
+                return err;
+            }
+        } else {
+            if (!script_eval_checksig_pre_tapscript(sig->data, sig->len, pk->data, pk->len,
+                                                    script + m->pbegincodehash,
+                                                    len - m->pbegincodehash, flags, chk,
+                                                    sigversion, &m->scratch, &err, &success)) {
+                return err;
+            }
+        }
+        pop(stack);
+        pop(stack);
+        push_bool(stack, success);
+        if (opcode == OP_CHECKSIGVERIFY) {
+            if (success) {
+                pop(stack);
+            } else {
+                return SCRIPT_ERR_CHECKSIGVERIFY;
+            }
+        }
+        break;
+    }
+
+    case OP_CHECKSIGADD: {
+        /* Tapscript only. (sig num pubkey -- num) */
+        if (legacy) {
+            return SCRIPT_ERR_BAD_OPCODE;
+        }
+        if (stack->n < 3) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        int64_t num;
+        if (!top_num(stack, -2, require_minimal, SCRIPTNUM_DEFAULT_MAX_SIZE, &num)) {
+            return SCRIPT_ERR_SCRIPTNUM;
+        }
+        struct script_item *sig = top(stack, -3), *pk = top(stack, -1);
+        int success = 1;
+        if (!script_eval_checksig_tapscript(sig->data, sig->len, pk->data, pk->len, ed,
+                                            flags, chk, &err, &success)) {
+            return err;
+        }
+        pop(stack);
+        pop(stack);
+        pop(stack);
+        push_num(stack, num + (success ? 1 : 0));
+        break;
+    }
+
+    case OP_CHECKMULTISIG:
+    case OP_CHECKMULTISIGVERIFY: {
+        if (sigversion == SIGVERSION_TAPSCRIPT) {
+            return SCRIPT_ERR_TAPSCRIPT_CHECKMULTISIG;
+        }
+        /* ([sig ...] num_of_signatures [pubkey ...] num_of_pubkeys -- bool) */
+        long i = 1;
+        if ((long)stack->n < i) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        int64_t kv;
+        if (!top_num(stack, -i, require_minimal, SCRIPTNUM_DEFAULT_MAX_SIZE, &kv)) {
+            return SCRIPT_ERR_SCRIPTNUM;
+        }
+        int nkeys = num_getint(kv);
+        if (nkeys < 0 || nkeys > MAX_PUBKEYS_PER_MULTISIG) {
+            return SCRIPT_ERR_PUBKEY_COUNT;
+        }
+        m->op_count += nkeys;
+        if (m->op_count > MAX_OPS_PER_SCRIPT) {
+            return SCRIPT_ERR_OP_COUNT;
+        }
+        long ikey = ++i;
+        /* ikey2: position of the last non-signature item (top = 1), used for the
+         * NULLFAIL clean-up. */
+        long ikey2 = nkeys + 2;
+        i += nkeys;
+        if ((long)stack->n < i) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        int64_t sv;
+        if (!top_num(stack, -i, require_minimal, SCRIPTNUM_DEFAULT_MAX_SIZE, &sv)) {
+            return SCRIPT_ERR_SCRIPTNUM;
+        }
+        int nsigs = num_getint(sv);
+        if (nsigs < 0 || nsigs > nkeys) {
+            return SCRIPT_ERR_SIG_COUNT;
+        }
+        long isig = ++i;
+        i += nsigs;
+        if ((long)stack->n < i) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+
+        /* scriptCode: from the last code separator, without the signatures (in
+         * pre-segwit scripts). */
+        const uint8_t *code = script + m->pbegincodehash;
+        size_t code_len = len - m->pbegincodehash;
+        if (sigversion == SIGVERSION_BASE) {
+            struct buf pat;
+            buf_init(&pat);
+            for (int k = 0; k < nsigs; k++) {
+                struct script_item *s = top(stack, -isig - k);
+                buf_reset(&pat);
+                script_push_data(&pat, s->data, s->len);
+                struct buf *dst = code == m->scratch.data ? &m->scratch2 : &m->scratch;
+                int found = script_find_and_delete(dst, code, code_len, pat.data, pat.len);
+                if (found > 0) {
+                    if (flags & SCRIPT_VERIFY_CONST_SCRIPTCODE) {
+                        buf_clear(&pat);
+                        return SCRIPT_ERR_SIG_FINDANDDELETE;
+                    }
+                    code = dst->data;
+                    code_len = dst->len;
+                }
+            }
+            buf_clear(&pat);
+        }
+
+        int success = 1;
+        while (success && nsigs > 0) {
+            struct script_item *s = top(stack, -isig), *k = top(stack, -ikey);
+            /* The exact order of pubkey/signature evaluation is observable with
+             * STRICTENC (CHECKMULTISIG NOT). */
+            if (!script_check_sig_encoding(s->data, s->len, flags, &err) ||
+                !script_check_pubkey_encoding(k->data, k->len, flags, sigversion, &err)) {
+                return err;
+            }
+            int fok = script_checker_ecdsa(chk, s->data, s->len, k->data, k->len, code,
+                                           code_len, sigversion);
+            if (fok) {
+                isig++;
+                nsigs--;
+            }
+            ikey++;
+            nkeys--;
+            /* More signatures left than keys: too many failed already. */
+            if (nsigs > nkeys) {
+                success = 0;
+            }
+        }
+
+        /* Clean up the arguments. */
+        while (i-- > 1) {
+            /* On failure, NULLFAIL requires every signature to be empty. */
+            if (!success && (flags & SCRIPT_VERIFY_NULLFAIL) && !ikey2 &&
+                top(stack, -1)->len) {
+                return SCRIPT_ERR_SIG_NULLFAIL;
+            }
+            if (ikey2 > 0) {
+                ikey2--;
+            }
+            pop(stack);
+        }
+        /* The extra, unchecked argument (the CHECKMULTISIG bug). */
+        if (stack->n < 1) {
+            return SCRIPT_ERR_INVALID_STACK_OPERATION;
+        }
+        if ((flags & SCRIPT_VERIFY_NULLDUMMY) && top(stack, -1)->len) {
+            return SCRIPT_ERR_SIG_NULLDUMMY;
+        }
+        pop(stack);
+        push_bool(stack, success);
+        if (opcode == OP_CHECKMULTISIGVERIFY) {
+            if (success) {
+                pop(stack);
+            } else {
+                return SCRIPT_ERR_CHECKMULTISIGVERIFY;
+            }
+        }
+        break;
+    }
+
+    default:
+        return SCRIPT_ERR_BAD_OPCODE;
+    }
+    return SCRIPT_ERR_OK;
+}
+
+/* Core's EvalScript loop: every opcode read, counted and checked, pushes pushed, the rest
+ * executed (or only tracked for branches not taken). SCRIPT_ERR_OK at the end of a script
+ * with its conditionals balanced, else the first error. */
+static enum script_error run(struct machine *m)
+{
+    if (m->legacy && m->len > MAX_SCRIPT_SIZE) {
+        return SCRIPT_ERR_SCRIPT_SIZE;
+    }
+    m->ed->codeseparator_pos = 0xffffffffu;
+    m->ed->codeseparator_pos_init = 1;
+
+    for (; m->pc < m->len; ++m->opcode_pos) {
+        int fexec = m->vexec.first_false == COND_NO_FALSE;
         uint8_t opcode;
         const uint8_t *push = NULL;
         size_t push_len = 0;
 
-        if (!script_get_op(script, len, &pc, &opcode, &push, &push_len)) {
-            FAIL(SCRIPT_ERR_BAD_OPCODE);
+        if (!script_get_op(m->script, m->len, &m->pc, &opcode, &push, &push_len)) {
+            return SCRIPT_ERR_BAD_OPCODE;
         }
         if (push_len > MAX_SCRIPT_ELEMENT_SIZE) {
-            FAIL(SCRIPT_ERR_PUSH_SIZE);
+            return SCRIPT_ERR_PUSH_SIZE;
         }
-        if (legacy) {
-            /* OP_RESERVED does not count towards the opcode limit. */
-            if (opcode > OP_16 && ++op_count > MAX_OPS_PER_SCRIPT) {
-                FAIL(SCRIPT_ERR_OP_COUNT);
-            }
+        /* OP_RESERVED does not count towards the opcode limit; tapscript has none. */
+        if (m->legacy && opcode > OP_16 && ++m->op_count > MAX_OPS_PER_SCRIPT) {
+            return SCRIPT_ERR_OP_COUNT;
         }
         if (is_disabled(opcode)) {
-            FAIL(SCRIPT_ERR_DISABLED_OPCODE); /* CVE-2010-5137: even when not executed */
+            return SCRIPT_ERR_DISABLED_OPCODE; /* CVE-2010-5137: even when not executed */
         }
-        if (opcode == OP_CODESEPARATOR && sigversion == SIGVERSION_BASE &&
-            (flags & SCRIPT_VERIFY_CONST_SCRIPTCODE)) {
-            FAIL(SCRIPT_ERR_OP_CODESEPARATOR);
+        if (opcode == OP_CODESEPARATOR && m->sigversion == SIGVERSION_BASE &&
+            (m->flags & SCRIPT_VERIFY_CONST_SCRIPTCODE)) {
+            return SCRIPT_ERR_OP_CODESEPARATOR;
         }
 
         if (fexec && opcode <= OP_PUSHDATA4) {
-            if (require_minimal && !script_check_minimal_push(push, push_len, opcode)) {
-                FAIL(SCRIPT_ERR_MINIMALDATA);
+            if (m->require_minimal && !script_check_minimal_push(push, push_len, opcode)) {
+                return SCRIPT_ERR_MINIMALDATA;
             }
-            script_stack_push(stack, push, push_len);
+            script_stack_push(m->stack, push, push_len);
         } else if (fexec || (OP_IF <= opcode && opcode <= OP_ENDIF)) {
-            switch (opcode) {
-            case OP_1NEGATE:
-            case OP_1:
-            case OP_2:
-            case OP_3:
-            case OP_4:
-            case OP_5:
-            case OP_6:
-            case OP_7:
-            case OP_8:
-            case OP_9:
-            case OP_10:
-            case OP_11:
-            case OP_12:
-            case OP_13:
-            case OP_14:
-            case OP_15:
-            case OP_16:
-                push_num(stack, (int)opcode - (int)(OP_1 - 1));
-                break;
-
-            case OP_NOP:
-                break;
-
-            case OP_CHECKLOCKTIMEVERIFY: {
-                if (!(flags & SCRIPT_VERIFY_CHECKLOCKTIMEVERIFY)) {
-                    break; /* NOP2 */
-                }
-                NEED(1);
-                int64_t lt;
-                /* 5-byte operands: lock times go up to 2^32-1. */
-                NUM(lt, top(stack, -1), 5);
-                if (lt < 0) {
-                    FAIL(SCRIPT_ERR_NEGATIVE_LOCKTIME);
-                }
-                if (!script_checker_locktime(chk, lt)) {
-                    FAIL(SCRIPT_ERR_UNSATISFIED_LOCKTIME);
-                }
-                break;
-            }
-
-            case OP_CHECKSEQUENCEVERIFY: {
-                if (!(flags & SCRIPT_VERIFY_CHECKSEQUENCEVERIFY)) {
-                    break; /* NOP3 */
-                }
-                NEED(1);
-                int64_t seq;
-                NUM(seq, top(stack, -1), 5);
-                if (seq < 0) {
-                    FAIL(SCRIPT_ERR_NEGATIVE_LOCKTIME);
-                }
-                /* The disable flag makes CSV a NOP (room for future soft forks). */
-                if (seq & SEQUENCE_LOCKTIME_DISABLE_FLAG) {
-                    break;
-                }
-                if (!script_checker_sequence(chk, seq)) {
-                    FAIL(SCRIPT_ERR_UNSATISFIED_LOCKTIME);
-                }
-                break;
-            }
-
-            case OP_NOP1:
-            case OP_NOP4:
-            case OP_NOP5:
-            case OP_NOP6:
-            case OP_NOP7:
-            case OP_NOP8:
-            case OP_NOP9:
-            case OP_NOP10:
-                if (flags & SCRIPT_VERIFY_DISCOURAGE_UPGRADABLE_NOPS) {
-                    FAIL(SCRIPT_ERR_DISCOURAGE_UPGRADABLE_NOPS);
-                }
-                break;
-
-            case OP_IF:
-            case OP_NOTIF: {
-                int value = 0;
-                if (fexec) {
-                    NEED(1);
-                    struct script_item *v = top(stack, -1);
-                    if (sigversion == SIGVERSION_TAPSCRIPT) {
-                        /* Consensus in tapscript: exactly empty or exactly 0x01. */
-                        if (v->len > 1 || (v->len == 1 && v->data[0] != 1)) {
-                            FAIL(SCRIPT_ERR_TAPSCRIPT_MINIMALIF);
-                        }
-                    }
-                    if (sigversion == SIGVERSION_WITNESS_V0 && (flags & SCRIPT_VERIFY_MINIMALIF)) {
-                        if (v->len > 1) {
-                            FAIL(SCRIPT_ERR_MINIMALIF);
-                        }
-                        if (v->len == 1 && v->data[0] != 1) {
-                            FAIL(SCRIPT_ERR_MINIMALIF);
-                        }
-                    }
-                    value = script_cast_to_bool(v->data, v->len);
-                    if (opcode == OP_NOTIF) {
-                        value = !value;
-                    }
-                    pop(stack);
-                }
-                cond_push(&vexec, value);
-                break;
-            }
-
-            case OP_ELSE:
-                if (vexec.size == 0) {
-                    FAIL(SCRIPT_ERR_UNBALANCED_CONDITIONAL);
-                }
-                cond_toggle(&vexec);
-                break;
-
-            case OP_ENDIF:
-                if (vexec.size == 0) {
-                    FAIL(SCRIPT_ERR_UNBALANCED_CONDITIONAL);
-                }
-                cond_pop(&vexec);
-                break;
-
-            case OP_VERIFY:
-                NEED(1);
-                if (script_cast_to_bool(top(stack, -1)->data, top(stack, -1)->len)) {
-                    pop(stack);
-                } else {
-                    FAIL(SCRIPT_ERR_VERIFY);
-                }
-                break;
-
-            case OP_RETURN:
-                FAIL(SCRIPT_ERR_OP_RETURN);
-
-            case OP_TOALTSTACK:
-                NEED(1);
-                script_stack_push(&alt, top(stack, -1)->data, top(stack, -1)->len);
-                pop(stack);
-                break;
-
-            case OP_FROMALTSTACK:
-                if (alt.n < 1) {
-                    FAIL(SCRIPT_ERR_INVALID_ALTSTACK_OPERATION);
-                }
-                script_stack_push(stack, top(&alt, -1)->data, top(&alt, -1)->len);
-                pop(&alt);
-                break;
-
-            case OP_2DROP:
-                NEED(2);
-                pop(stack);
-                pop(stack);
-                break;
-
-            case OP_2DUP: {
-                NEED(2);
-                struct script_item a = *top(stack, -2), b = *top(stack, -1);
-                script_stack_push(stack, a.data, a.len);
-                script_stack_push(stack, b.data, b.len);
-                break;
-            }
-
-            case OP_3DUP: {
-                NEED(3);
-                struct script_item a = *top(stack, -3), b = *top(stack, -2), c = *top(stack, -1);
-                script_stack_push(stack, a.data, a.len);
-                script_stack_push(stack, b.data, b.len);
-                script_stack_push(stack, c.data, c.len);
-                break;
-            }
-
-            case OP_2OVER: {
-                NEED(4);
-                struct script_item a = *top(stack, -4), b = *top(stack, -3);
-                script_stack_push(stack, a.data, a.len);
-                script_stack_push(stack, b.data, b.len);
-                break;
-            }
-
-            case OP_2ROT: {
-                /* (x1 x2 x3 x4 x5 x6 -- x3 x4 x5 x6 x1 x2): rotate the item structs. */
-                NEED(6);
-                struct script_item x1 = *top(stack, -6), x2 = *top(stack, -5);
-                memmove(top(stack, -6), top(stack, -4), 4 * sizeof(struct script_item));
-                *top(stack, -2) = x1;
-                *top(stack, -1) = x2;
-                break;
-            }
-
-            case OP_2SWAP:
-                NEED(4);
-                swap_items(stack, -4, -2);
-                swap_items(stack, -3, -1);
-                break;
-
-            case OP_IFDUP: {
-                NEED(1);
-                struct script_item a = *top(stack, -1);
-                if (script_cast_to_bool(a.data, a.len)) {
-                    script_stack_push(stack, a.data, a.len);
-                }
-                break;
-            }
-
-            case OP_DEPTH:
-                push_num(stack, (int64_t)stack->n);
-                break;
-
-            case OP_DROP:
-                NEED(1);
-                pop(stack);
-                break;
-
-            case OP_DUP: {
-                NEED(1);
-                struct script_item a = *top(stack, -1);
-                script_stack_push(stack, a.data, a.len);
-                break;
-            }
-
-            case OP_NIP:
-                NEED(2);
-                erase_at(stack, stack->n - 2);
-                break;
-
-            case OP_OVER: {
-                NEED(2);
-                struct script_item a = *top(stack, -2);
-                script_stack_push(stack, a.data, a.len);
-                break;
-            }
-
-            case OP_PICK:
-            case OP_ROLL: {
-                /* (xn ... x2 x1 x0 n - xn ... x2 x1 x0 xn) */
-                NEED(2);
-                int64_t nv;
-                NUM(nv, top(stack, -1), SCRIPTNUM_DEFAULT_MAX_SIZE);
-                int n = num_getint(nv);
-                pop(stack);
-                if (n < 0 || (size_t)n >= stack->n) {
-                    FAIL(SCRIPT_ERR_INVALID_STACK_OPERATION);
-                }
-                size_t idx = stack->n - 1 - (size_t)n;
-                if (opcode == OP_ROLL) {
-                    /* Move the item struct to the top (no copy). */
-                    struct script_item t = stack->v[idx];
-                    memmove(stack->v + idx, stack->v + idx + 1,
-                            (stack->n - idx - 1) * sizeof(stack->v[0]));
-                    stack->v[stack->n - 1] = t;
-                } else {
-                    struct script_item a = stack->v[idx];
-                    script_stack_push(stack, a.data, a.len);
-                }
-                break;
-            }
-
-            case OP_ROT:
-                /* (x1 x2 x3 -- x2 x3 x1) */
-                NEED(3);
-                swap_items(stack, -3, -2);
-                swap_items(stack, -2, -1);
-                break;
-
-            case OP_SWAP:
-                NEED(2);
-                swap_items(stack, -2, -1);
-                break;
-
-            case OP_TUCK: {
-                /* (x1 x2 -- x2 x1 x2) */
-                NEED(2);
-                struct script_item a = *top(stack, -1);
-                script_stack_push(stack, a.data, a.len);
-                /* Move the new top below the two items under it. */
-                struct script_item t = *top(stack, -1);
-                *top(stack, -1) = *top(stack, -2);
-                *top(stack, -2) = *top(stack, -3);
-                *top(stack, -3) = t;
-                break;
-            }
-
-            case OP_SIZE:
-                NEED(1);
-                push_num(stack, (int64_t)top(stack, -1)->len);
-                break;
-
-            case OP_EQUAL:
-            case OP_EQUALVERIFY: {
-                NEED(2);
-                struct script_item *a = top(stack, -2), *b = top(stack, -1);
-                int eq = a->len == b->len && (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
-                pop(stack);
-                pop(stack);
-                push_bool(stack, eq);
-                if (opcode == OP_EQUALVERIFY) {
-                    if (eq) {
-                        pop(stack);
-                    } else {
-                        FAIL(SCRIPT_ERR_EQUALVERIFY);
-                    }
-                }
-                break;
-            }
-
-            case OP_1ADD:
-            case OP_1SUB:
-            case OP_NEGATE:
-            case OP_ABS:
-            case OP_NOT:
-            case OP_0NOTEQUAL: {
-                NEED(1);
-                int64_t bn;
-                NUM(bn, top(stack, -1), SCRIPTNUM_DEFAULT_MAX_SIZE);
-                switch (opcode) {
-                case OP_1ADD:
-                    bn += 1;
-                    break;
-                case OP_1SUB:
-                    bn -= 1;
-                    break;
-                case OP_NEGATE:
-                    bn = -bn;
-                    break;
-                case OP_ABS:
-                    if (bn < 0) {
-                        bn = -bn;
-                    }
-                    break;
-                case OP_NOT:
-                    bn = bn == 0;
-                    break;
-                default: /* OP_0NOTEQUAL */
-                    bn = bn != 0;
-                    break;
-                }
-                pop(stack);
-                push_num(stack, bn);
-                break;
-            }
-
-            case OP_ADD:
-            case OP_SUB:
-            case OP_BOOLAND:
-            case OP_BOOLOR:
-            case OP_NUMEQUAL:
-            case OP_NUMEQUALVERIFY:
-            case OP_NUMNOTEQUAL:
-            case OP_LESSTHAN:
-            case OP_GREATERTHAN:
-            case OP_LESSTHANOREQUAL:
-            case OP_GREATERTHANOREQUAL:
-            case OP_MIN:
-            case OP_MAX: {
-                NEED(2);
-                int64_t a, b, r = 0;
-                NUM(a, top(stack, -2), SCRIPTNUM_DEFAULT_MAX_SIZE);
-                NUM(b, top(stack, -1), SCRIPTNUM_DEFAULT_MAX_SIZE);
-                switch (opcode) {
-                case OP_ADD:
-                    r = a + b;
-                    break;
-                case OP_SUB:
-                    r = a - b;
-                    break;
-                case OP_BOOLAND:
-                    r = a != 0 && b != 0;
-                    break;
-                case OP_BOOLOR:
-                    r = a != 0 || b != 0;
-                    break;
-                case OP_NUMEQUAL:
-                case OP_NUMEQUALVERIFY:
-                    r = a == b;
-                    break;
-                case OP_NUMNOTEQUAL:
-                    r = a != b;
-                    break;
-                case OP_LESSTHAN:
-                    r = a < b;
-                    break;
-                case OP_GREATERTHAN:
-                    r = a > b;
-                    break;
-                case OP_LESSTHANOREQUAL:
-                    r = a <= b;
-                    break;
-                case OP_GREATERTHANOREQUAL:
-                    r = a >= b;
-                    break;
-                case OP_MIN:
-                    r = a < b ? a : b;
-                    break;
-                default: /* OP_MAX */
-                    r = a > b ? a : b;
-                    break;
-                }
-                pop(stack);
-                pop(stack);
-                push_num(stack, r);
-                if (opcode == OP_NUMEQUALVERIFY) {
-                    if (script_cast_to_bool(top(stack, -1)->data, top(stack, -1)->len)) {
-                        pop(stack);
-                    } else {
-                        FAIL(SCRIPT_ERR_NUMEQUALVERIFY);
-                    }
-                }
-                break;
-            }
-
-            case OP_WITHIN: {
-                /* (x min max -- out) */
-                NEED(3);
-                int64_t x, lo, hi;
-                NUM(x, top(stack, -3), SCRIPTNUM_DEFAULT_MAX_SIZE);
-                NUM(lo, top(stack, -2), SCRIPTNUM_DEFAULT_MAX_SIZE);
-                NUM(hi, top(stack, -1), SCRIPTNUM_DEFAULT_MAX_SIZE);
-                int v = lo <= x && x < hi;
-                pop(stack);
-                pop(stack);
-                pop(stack);
-                push_bool(stack, v);
-                break;
-            }
-
-            case OP_RIPEMD160:
-            case OP_SHA1:
-            case OP_SHA256:
-            case OP_HASH160:
-            case OP_HASH256: {
-                NEED(1);
-                uint8_t h[32];
-                size_t hl = 32;
-                struct script_item *a = top(stack, -1);
-                if (opcode == OP_RIPEMD160) {
-                    hash_ripemd160(h, a->data, a->len);
-                    hl = 20;
-                } else if (opcode == OP_SHA1) {
-                    sha1(h, a->data, a->len);
-                    hl = 20;
-                } else if (opcode == OP_SHA256) {
-                    hash_sha256(h, a->data, a->len);
-                } else if (opcode == OP_HASH160) {
-                    hash_hash160(h, a->data, a->len);
-                    hl = 20;
-                } else {
-                    hash_sha256d(h, a->data, a->len);
-                }
-                pop(stack);
-                script_stack_push(stack, h, hl);
-                break;
-            }
-
-            case OP_CODESEPARATOR:
-                /* The signed script starts after the code separator. */
-                pbegincodehash = pc;
-                ed->codeseparator_pos = opcode_pos;
-                break;
-
-            case OP_CHECKSIG:
-            case OP_CHECKSIGVERIFY: {
-                NEED(2);
-                struct script_item *sig = top(stack, -2), *pk = top(stack, -1);
-                int success = 1;
-                if (sigversion == SIGVERSION_TAPSCRIPT) {
-                    if (!script_eval_checksig_tapscript(sig->data, sig->len, pk->data, pk->len, ed,
-                                                        flags, chk, err, &success)) {
-                        goto out;
-                    }
-                } else {
-                    if (!script_eval_checksig_pre_tapscript(sig->data, sig->len, pk->data, pk->len,
-                                                            script + pbegincodehash,
-                                                            len - pbegincodehash, flags, chk,
-                                                            sigversion, &scratch, err, &success)) {
-                        goto out;
-                    }
-                }
-                pop(stack);
-                pop(stack);
-                push_bool(stack, success);
-                if (opcode == OP_CHECKSIGVERIFY) {
-                    if (success) {
-                        pop(stack);
-                    } else {
-                        FAIL(SCRIPT_ERR_CHECKSIGVERIFY);
-                    }
-                }
-                break;
-            }
-
-            case OP_CHECKSIGADD: {
-                /* Tapscript only. (sig num pubkey -- num) */
-                if (legacy) {
-                    FAIL(SCRIPT_ERR_BAD_OPCODE);
-                }
-                NEED(3);
-                int64_t num;
-                NUM(num, top(stack, -2), SCRIPTNUM_DEFAULT_MAX_SIZE);
-                struct script_item *sig = top(stack, -3), *pk = top(stack, -1);
-                int success = 1;
-                if (!script_eval_checksig_tapscript(sig->data, sig->len, pk->data, pk->len, ed,
-                                                    flags, chk, err, &success)) {
-                    goto out;
-                }
-                pop(stack);
-                pop(stack);
-                pop(stack);
-                push_num(stack, num + (success ? 1 : 0));
-                break;
-            }
-
-            case OP_CHECKMULTISIG:
-            case OP_CHECKMULTISIGVERIFY: {
-                if (sigversion == SIGVERSION_TAPSCRIPT) {
-                    FAIL(SCRIPT_ERR_TAPSCRIPT_CHECKMULTISIG);
-                }
-                /* ([sig ...] num_of_signatures [pubkey ...] num_of_pubkeys -- bool) */
-                long i = 1;
-                if ((long)stack->n < i) {
-                    FAIL(SCRIPT_ERR_INVALID_STACK_OPERATION);
-                }
-                int64_t kv;
-                NUM(kv, top(stack, -i), SCRIPTNUM_DEFAULT_MAX_SIZE);
-                int nkeys = num_getint(kv);
-                if (nkeys < 0 || nkeys > MAX_PUBKEYS_PER_MULTISIG) {
-                    FAIL(SCRIPT_ERR_PUBKEY_COUNT);
-                }
-                op_count += nkeys;
-                if (op_count > MAX_OPS_PER_SCRIPT) {
-                    FAIL(SCRIPT_ERR_OP_COUNT);
-                }
-                long ikey = ++i;
-                /* ikey2: position of the last non-signature item (top = 1), used for the
-                 * NULLFAIL clean-up. */
-                long ikey2 = nkeys + 2;
-                i += nkeys;
-                if ((long)stack->n < i) {
-                    FAIL(SCRIPT_ERR_INVALID_STACK_OPERATION);
-                }
-                int64_t sv;
-                NUM(sv, top(stack, -i), SCRIPTNUM_DEFAULT_MAX_SIZE);
-                int nsigs = num_getint(sv);
-                if (nsigs < 0 || nsigs > nkeys) {
-                    FAIL(SCRIPT_ERR_SIG_COUNT);
-                }
-                long isig = ++i;
-                i += nsigs;
-                if ((long)stack->n < i) {
-                    FAIL(SCRIPT_ERR_INVALID_STACK_OPERATION);
-                }
-
-                /* scriptCode: from the last code separator, without the signatures (in
-                 * pre-segwit scripts). */
-                const uint8_t *code = script + pbegincodehash;
-                size_t code_len = len - pbegincodehash;
-                if (sigversion == SIGVERSION_BASE) {
-                    struct buf pat;
-                    buf_init(&pat);
-                    for (int k = 0; k < nsigs; k++) {
-                        struct script_item *s = top(stack, -isig - k);
-                        buf_reset(&pat);
-                        script_push_data(&pat, s->data, s->len);
-                        struct buf *dst = code == scratch.data ? &scratch2 : &scratch;
-                        int found = script_find_and_delete(dst, code, code_len, pat.data, pat.len);
-                        if (found > 0) {
-                            if (flags & SCRIPT_VERIFY_CONST_SCRIPTCODE) {
-                                buf_clear(&pat);
-                                FAIL(SCRIPT_ERR_SIG_FINDANDDELETE);
-                            }
-                            code = dst->data;
-                            code_len = dst->len;
-                        }
-                    }
-                    buf_clear(&pat);
-                }
-
-                int success = 1;
-                while (success && nsigs > 0) {
-                    struct script_item *s = top(stack, -isig), *k = top(stack, -ikey);
-                    /* The exact order of pubkey/signature evaluation is observable with
-                     * STRICTENC (CHECKMULTISIG NOT). */
-                    if (!script_check_sig_encoding(s->data, s->len, flags, err) ||
-                        !script_check_pubkey_encoding(k->data, k->len, flags, sigversion, err)) {
-                        goto out;
-                    }
-                    int fok = script_checker_ecdsa(chk, s->data, s->len, k->data, k->len, code,
-                                                   code_len, sigversion);
-                    if (fok) {
-                        isig++;
-                        nsigs--;
-                    }
-                    ikey++;
-                    nkeys--;
-                    /* More signatures left than keys: too many failed already. */
-                    if (nsigs > nkeys) {
-                        success = 0;
-                    }
-                }
-
-                /* Clean up the arguments. */
-                while (i-- > 1) {
-                    /* On failure, NULLFAIL requires every signature to be empty. */
-                    if (!success && (flags & SCRIPT_VERIFY_NULLFAIL) && !ikey2 &&
-                        top(stack, -1)->len) {
-                        FAIL(SCRIPT_ERR_SIG_NULLFAIL);
-                    }
-                    if (ikey2 > 0) {
-                        ikey2--;
-                    }
-                    pop(stack);
-                }
-                /* The extra, unchecked argument (the CHECKMULTISIG bug). */
-                if (stack->n < 1) {
-                    FAIL(SCRIPT_ERR_INVALID_STACK_OPERATION);
-                }
-                if ((flags & SCRIPT_VERIFY_NULLDUMMY) && top(stack, -1)->len) {
-                    FAIL(SCRIPT_ERR_SIG_NULLDUMMY);
-                }
-                pop(stack);
-                push_bool(stack, success);
-                if (opcode == OP_CHECKMULTISIGVERIFY) {
-                    if (success) {
-                        pop(stack);
-                    } else {
-                        FAIL(SCRIPT_ERR_CHECKMULTISIGVERIFY);
-                    }
-                }
-                break;
-            }
-
-            default:
-                FAIL(SCRIPT_ERR_BAD_OPCODE);
+            enum script_error e = exec_opcode(m, opcode, fexec);
+            if (e != SCRIPT_ERR_OK) {
+                return e;
             }
         }
 
-        if (stack->n + alt.n > MAX_STACK_SIZE) {
-            FAIL(SCRIPT_ERR_STACK_SIZE);
+        if (m->stack->n + m->alt.n > MAX_STACK_SIZE) {
+            return SCRIPT_ERR_STACK_SIZE;
         }
     }
-
-    if (vexec.size != 0) {
-        FAIL(SCRIPT_ERR_UNBALANCED_CONDITIONAL);
+    if (m->vexec.size != 0) {
+        return SCRIPT_ERR_UNBALANCED_CONDITIONAL;
     }
-    *err = SCRIPT_ERR_OK;
-    ok = 1;
-out:
-    script_stack_clear(&alt);
-    buf_clear(&scratch);
-    buf_clear(&scratch2);
-    return ok;
+    return SCRIPT_ERR_OK;
+}
+
+int script_eval(struct script_stack *stack, const uint8_t *script, size_t len, uint32_t flags,
+                const struct script_checker *chk, enum sig_version sigversion,
+                struct script_execdata *ed, enum script_error *err)
+{
+    struct machine m = {
+        .stack = stack,
+        .vexec = {0, COND_NO_FALSE},
+        .script = script,
+        .len = len,
+        .flags = flags,
+        .require_minimal = (flags & SCRIPT_VERIFY_MINIMALDATA) != 0,
+        .legacy = sigversion == SIGVERSION_BASE || sigversion == SIGVERSION_WITNESS_V0,
+        .sigversion = sigversion,
+        .chk = chk,
+        .ed = ed,
+    };
+    script_stack_init(&m.alt);
+    buf_init(&m.scratch);
+    buf_init(&m.scratch2);
+    *err = run(&m);
+    script_stack_clear(&m.alt);
+    buf_clear(&m.scratch);
+    buf_clear(&m.scratch2);
+    return *err == SCRIPT_ERR_OK;
 }

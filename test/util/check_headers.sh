@@ -4,16 +4,7 @@
 # the 20-minute rule), signet 0-2015, mainnet's retarget boundaries with Core's chain work,
 # and damaged copies (a broken link, a changed nonce, wrong bits, a time below the median)
 # that must fail naming Core's reject reason. Speaks TAP.
-set -u
-SRC=${BITNODE_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BITNODE_BUILDDIR:-.}
-SHARED=${BITNODE_SHARED:-$SRC/../shared}
-UTIL="$BUILD/bitnode-util"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-n=0; failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+. "$(dirname "$0")/tap.sh"
 # check <name> <want-rc> <line...> : the last run's output must hold every line
 check() {
     local name=$1 want=$2; shift 2

@@ -3,17 +3,7 @@
 # blocks and transactions, tip), the shared regtest reorg files (in arrival order and
 # shuffled), mainnet blocks 0-438, and damaged copies that must fail with a reason.
 # Speaks TAP.
-set -u
-SRC=${BITNODE_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BITNODE_BUILDDIR:-.}
-SHARED=${BITNODE_SHARED:-$SRC/../shared}
-UTIL="$BUILD/bitnode-util"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-n=0; failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+. "$(dirname "$0")/tap.sh"
 # expect <name> <output-file> <line...>: every line must appear in the output
 expect() {
     local name=$1 out=$2; shift 2

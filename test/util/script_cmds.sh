@@ -3,16 +3,7 @@
 # that comes with its spent outputs (zero failures, and one failure after a flipped
 # signature byte), verify-tx on a transaction of Core's tx_valid.json, decodescript.
 # Speaks TAP.
-set -u
-SRC=${BITNODE_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-BUILD=${BITNODE_BUILDDIR:-.}
-SHARED=${BITNODE_SHARED:-$SRC/../shared}
-UTIL="$BUILD/bitnode-util"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-n=0; failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+. "$(dirname "$0")/tap.sh"
 
 D="$SHARED/data/mainnet-blocks-with-spent-outputs"
 if [ ! -d "$D" ]; then

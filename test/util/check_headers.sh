@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bitnode-util check-headers against the shared header chains: mainnet 0-10236 (from genesis,
 # 5 retargets clamped at the limit), testnet4 141120-143136 (BIP94's retarget at 143136 and
-# the 20-minute rule), signet 0-2015 (and that it is not the main chain), and damaged copies (a broken link, a changed nonce, wrong bits, a time below the median)
-# that must fail naming Core's reject reason. Speaks TAP.
+# the 20-minute rule), signet 0-2015 (and that it is not the main chain), and damaged
+# copies (a broken link, a changed nonce, wrong bits, a time below the median) that must
+# fail naming Core's reject reason. Speaks TAP.
 . "$(dirname "$0")/tap.sh"
 # check <name> <want-rc> <line...> : the last run's output must hold every line
 check() {

@@ -85,65 +85,260 @@ static int have_coin(struct coins_cache *view, const struct outpoint *op, int *h
     return rc;
 }
 
+/* BIP30: no transaction may overwrite an unspent output of an earlier one, except in the
+ * two historical blocks; BIP34 made it impossible until its height wraps. */
+static int check_bip30(const struct chain_params *p, struct block_index *e, const struct block *b,
+                       struct coins_cache *view, struct vstate *st)
+{
+    int enforce = !chain_params_is_bip30_exception(p, e->height, e->hash);
+    struct block_index *bip34 = block_index_ancestor(e->prev, p->bip34_height);
+    if (bip34 && memcmp(bip34->hash, p->bip34_hash, 32) == 0) {
+        enforce = 0;
+    }
+    if (!enforce && e->height < BIP34_IMPLIES_BIP30_LIMIT) {
+        return RC_OK;
+    }
+    for (size_t t = 0; t < b->tx_count; t++) {
+        for (size_t o = 0; o < b->txs[t].vout_count; o++) {
+            struct outpoint op;
+            int have, rc;
+            memcpy(op.txid, b->txs[t].txid, 32);
+            op.n = (uint32_t)o;
+            if ((rc = have_coin(view, &op, &have))) {
+                return rc;
+            }
+            if (have) {
+                return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-BIP30",
+                                      "tried to overwrite transaction");
+            }
+        }
+    }
+    return RC_OK;
+}
+
+/* What a block's inputs need: the heights of the coins one transaction spends (BIP68),
+ * grown as needed, and the block's fees so far. */
+struct spend_ctx {
+    struct block_index *e;
+    int csv;          /* BIP68 active */
+    int64_t prev_mtp; /* the parent's median time past (once per block) */
+    uint32_t *heights;
+    size_t heights_cap;
+    int64_t fees;
+};
+
+/* Spends the inputs of tx (not a coinbase) into u (its undo coins), checking maturity,
+ * value ranges, value in >= value out, the accumulated fees, and BIP68. */
+static int spend_inputs(struct spend_ctx *sc, const struct tx *tx, struct coins_cache *view,
+                        struct tx_undo *u, struct vstate *st)
+{
+    struct block_index *e = sc->e;
+    int64_t value_in = 0, value_out = 0;
+    char txid[65];
+    if (sc->heights_cap < tx->vin_count) {
+        sc->heights_cap = tx->vin_count;
+        sc->heights = xrealloc(sc->heights, sc->heights_cap * sizeof(*sc->heights));
+    }
+    u->prev = xcalloc(tx->vin_count ? tx->vin_count : 1, sizeof(struct coin));
+    for (size_t i = 0; i < tx->vin_count; i++) {
+        struct coin moved;
+        int rc = coins_cache_spend(view, &tx->vin[i].prevout, &moved);
+        if (rc == RC_NOT_FOUND) {
+            hex_encode_rev(txid, tx->txid, 32);
+            return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-inputs-missingorspent",
+                                  "tx %s input %zu", txid, i);
+        }
+        if (rc) {
+            return rc;
+        }
+        u->prev[i] = moved;
+        u->n = i + 1;
+        if (moved.coinbase && e->height - (int32_t)moved.height < COINBASE_MATURITY) {
+            hex_encode_rev(txid, tx->txid, 32);
+            return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-premature-spend-of-coinbase",
+                                  "tx %s tried to spend coinbase at depth %d", txid,
+                                  e->height - (int32_t)moved.height);
+        }
+        value_in += moved.value_sat;
+        if (!amount_in_range(moved.value_sat) || !amount_in_range(value_in)) {
+            return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-inputvalues-outofrange",
+                                  "input %zu", i);
+        }
+        sc->heights[i] = moved.height;
+    }
+    for (size_t o = 0; o < tx->vout_count; o++) {
+        value_out += tx->vout[o].value_sat; /* in range: checked with the block */
+    }
+    if (value_in < value_out) {
+        hex_encode_rev(txid, tx->txid, 32);
+        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-in-belowout",
+                              "tx %s value in %lld < value out %lld", txid, (long long)value_in,
+                              (long long)value_out);
+    }
+    int64_t fee = value_in - value_out;
+    sc->fees += fee;
+    if (!amount_in_range(fee) || !amount_in_range(sc->fees)) {
+        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-accumulated-fee-outofrange",
+                              "accumulated fee in the block out of range");
+    }
+    if (sc->csv && !sequence_locks_ok(tx, sc->heights, e, sc->prev_mtp)) {
+        hex_encode_rev(txid, tx->txid, 32);
+        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-nonfinal",
+                              "contains a non-BIP68-final transaction %s", txid);
+    }
+    return RC_OK;
+}
+
+/* The outputs tx's inputs spend, borrowed from its undo coins (which do not move until the
+ * block is done): what the check pool reads. Caller frees the array. */
+static struct tx_out *spent_outputs(const struct tx *tx, const struct tx_undo *u)
+{
+    struct tx_out *so = xmalloc((tx->vin_count ? tx->vin_count : 1) * sizeof(*so));
+    for (size_t i = 0; i < tx->vin_count; i++) {
+        so[i].value_sat = u->prev[i].value_sat;
+        so[i].script_pubkey = u->prev[i].script_pubkey; /* borrowed */
+    }
+    return so;
+}
+
+/* Adds tx's spendable outputs as coins at the block's height; only a coinbase may
+ * overwrite (the BIP30 exceptions). */
+static int add_outputs(const struct tx *tx, int height, int coinbase, struct coins_cache *view)
+{
+    for (size_t o = 0; o < tx->vout_count; o++) {
+        struct outpoint op;
+        struct coin c = {0};
+        const struct bytes *spk = &tx->vout[o].script_pubkey;
+        if (coin_script_unspendable(spk->data, spk->len)) {
+            continue;
+        }
+        memcpy(op.txid, tx->txid, 32);
+        op.n = (uint32_t)o;
+        c.value_sat = tx->vout[o].value_sat;
+        c.height = (uint32_t)height;
+        c.coinbase = coinbase;
+        c.script_pubkey.len = spk->len;
+        c.script_pubkey.data = spk->len ? xmemdup(spk->data, spk->len) : NULL;
+        int rc = coins_cache_add(view, &op, &c, coinbase);
+        if (rc) {
+            return rc;
+        }
+    }
+    return RC_OK;
+}
+
+/* The coinbase may pay at most the subsidy and the fees. */
+static int check_coinbase_amount(const struct chain_params *p, int height, const struct block *b,
+                                 int64_t fees, struct vstate *st)
+{
+    int64_t reward = fees + amount_block_subsidy(height, p->subsidy_halving_interval);
+    int64_t cb_out = 0;
+    for (size_t o = 0; o < b->txs[0].vout_count; o++) {
+        cb_out += b->txs[0].vout[o].value_sat;
+    }
+    if (cb_out > reward) {
+        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-cb-amount",
+                              "coinbase pays too much (actual=%lld vs limit=%lld)",
+                              (long long)cb_out, (long long)reward);
+    }
+    return RC_OK;
+}
+
+/* The scripts' verdict: the overlap work runs while the pool checks (the import reads and
+ * stores the next block), then the pool is joined (*pooled cleared: finish closes the block,
+ * also when it fails), or the checks run here when there is no pool. The verdict is the
+ * first failing input in block order, as serial checking gives. */
+static int finish_scripts(struct chainstate *cs, const struct block *b, struct tx_out **spent,
+                          uint32_t flags, int check_scripts, int *pooled, struct vstate *st)
+{
+    struct checkqueue_result res = {0};
+    int rc;
+    if (cs->overlap_fn && pthread_equal(cs->overlap_thread, pthread_self())) {
+        /* Called without script checks too (-assumevalid): the import's order stays the
+         * same. */
+        uint64_t o0 = time_mono_ns();
+        cs->overlap_fn(cs->overlap_ctx);
+        uint64_t ns = time_mono_ns() - o0;
+        cs->counters.overlap_ns += ns;
+        if (*pooled) {
+            cs->counters.overlap_pooled_ns += ns;
+        }
+    }
+    if (!check_scripts) {
+        cs->counters.blocks_assumed_valid++;
+        return RC_OK;
+    }
+    if (*pooled) {
+        *pooled = 0;
+        if ((rc = checkqueue_block_finish(cs->checkq, &res))) {
+            return rc;
+        }
+    } else {
+        /* No pool (a chainstate made by hand in a test): one call on this thread. */
+        size_t n = 0, k = 0;
+        for (size_t t = 1; t < b->tx_count; t++) {
+            n += b->txs[t].vin_count;
+        }
+        struct tx_out *all = xmalloc((n + 1) * sizeof(*all));
+        for (size_t t = 1; t < b->tx_count; t++) {
+            memcpy(all + k, spent[t - 1], b->txs[t].vin_count * sizeof(*all));
+            k += b->txs[t].vin_count;
+        }
+        rc = checkqueue_verify_block(NULL, &res, b, all, n, flags, cs->sigcache, 0);
+        free(all);
+        if (rc) {
+            return rc;
+        }
+    }
+    struct first_failure ff = {0};
+    if (res.failed) {
+        on_script_fail(&ff, res.fail_tx, res.fail_in, res.err);
+    }
+    cs->counters.inputs_checked += res.inputs_checked;
+    if (ff.failed) {
+        char txid[65], reject[VSTATE_REJECT_LEN + 64];
+        hex_encode_rev(txid, b->txs[ff.tx].txid, 32);
+        snprintf(reject, sizeof(reject), "block-script-verify-flag-failed (%s)",
+                 script_error_string(ff.err));
+        return vstate_invalid(st, VRESULT_CONSENSUS, reject, "tx %s input %zu: %s", txid, ff.in,
+                              script_error_name(ff.err));
+    }
+    return RC_OK;
+}
+
 int chainstate_connect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
-                     struct coins_cache *view, struct block_undo *undo, struct vstate *st)
+                             struct coins_cache *view, struct block_undo *undo, struct vstate *st)
 {
     const struct chain_params *p = cs->p;
-    int64_t fees = 0;
     int rc = RC_OK;
-    char txid[65];
-    /* Each transaction's spent outputs, borrowed from the undo coins (which do not move
-     * until the block is done): what the check pool reads while this thread goes on. */
+    /* Each transaction's spent outputs: what the check pool reads while this thread goes on
+     * with the next transactions. */
     struct tx_out **spent = NULL;
     size_t nspent_tx = 0;
     int pooled = 0; /* a block is open on the check pool: finish or cancel it */
+    struct spend_ctx sc = {.e = e};
 
     block_undo_init(undo);
     if (e->height == 0) {
         return RC_OK; /* the genesis outputs are not spendable */
     }
-
-    /* BIP30: no transaction may overwrite an unspent output of an earlier one, except in
-     * the two historical blocks; BIP34 made it impossible until its height wraps. */
-    int enforce_bip30 = !chain_params_is_bip30_exception(p, e->height, e->hash);
-    struct block_index *bip34 = block_index_ancestor(e->prev, p->bip34_height);
-    if (bip34 && memcmp(bip34->hash, p->bip34_hash, 32) == 0) {
-        enforce_bip30 = 0;
-    }
-    if (enforce_bip30 || e->height >= BIP34_IMPLIES_BIP30_LIMIT) {
-        for (size_t t = 0; t < b->tx_count; t++) {
-            for (size_t o = 0; o < b->txs[t].vout_count; o++) {
-                struct outpoint op;
-                int have;
-                memcpy(op.txid, b->txs[t].txid, 32);
-                op.n = (uint32_t)o;
-                if ((rc = have_coin(view, &op, &have))) {
-                    goto out;
-                }
-                if (have) {
-                    rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-BIP30",
-                                        "tried to overwrite transaction");
-                    goto out;
-                }
-            }
-        }
+    if ((rc = check_bip30(p, e, b, view, st))) {
+        goto out;
     }
 
     uint32_t flags = script_block_flags(p, e->height, e->hash);
-    int csv = e->height >= p->csv_height;
-    int64_t prev_mtp = csv ? block_index_median_time_past(e->prev) : 0; /* once per block */
+    sc.csv = e->height >= p->csv_height;
+    sc.prev_mtp = sc.csv ? block_index_median_time_past(e->prev) : 0;
     size_t nontrivial = b->tx_count ? b->tx_count - 1 : 0;
     struct tx_undo *tu = block_undo_resize(undo, nontrivial);
-    uint32_t *heights = NULL;
-    size_t heights_cap = 0;
     int64_t sigop_cost = 0;
-    int check_scripts = !chainstate_assume_scripts_valid(cs, e); /* -assumevalid skips scripts only */
+    int check_scripts = !chainstate_assume_scripts_valid(cs, e); /* -assumevalid: scripts only */
     spent = xcalloc(nontrivial + 1, sizeof(*spent));
     /* Script checks run on the pool while this thread does the UTXO work of the next
      * transactions (Core's CCheckQueueControl). */
     if (check_scripts && cs->checkq) {
         if ((rc = checkqueue_block_begin(cs->checkq, b, flags, cs->sigcache, 0))) {
-            goto out_free;
+            goto out;
         }
         pooled = 1;
     }
@@ -152,178 +347,34 @@ int chainstate_connect_block(struct chainstate *cs, struct block_index *e, const
         const struct tx *tx = &b->txs[t];
         int coinbase = (t == 0);
         if (!coinbase) {
-            int64_t value_in = 0, value_out = 0;
-            if (heights_cap < tx->vin_count) {
-                heights_cap = tx->vin_count;
-                heights = xrealloc(heights, heights_cap * sizeof(*heights));
+            if ((rc = spend_inputs(&sc, tx, view, &tu[t - 1], st))) {
+                goto out;
             }
-            struct tx_undo *u = &tu[t - 1];
-            u->prev = xcalloc(tx->vin_count ? tx->vin_count : 1, sizeof(struct coin));
-            for (size_t i = 0; i < tx->vin_count; i++) {
-                struct coin moved;
-                rc = coins_cache_spend(view, &tx->vin[i].prevout, &moved);
-                if (rc == RC_NOT_FOUND) {
-                    hex_encode_rev(txid, tx->txid, 32);
-                    rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-inputs-missingorspent",
-                                        "tx %s input %zu", txid, i);
-                    goto out_free;
-                }
-                if (rc) {
-                    goto out_free;
-                }
-                u->prev[i] = moved;
-                u->n = i + 1;
-                if (moved.coinbase && e->height - (int32_t)moved.height < COINBASE_MATURITY) {
-                    hex_encode_rev(txid, tx->txid, 32);
-                    rc = vstate_invalid(st, VRESULT_CONSENSUS,
-                                        "bad-txns-premature-spend-of-coinbase",
-                                        "tx %s tried to spend coinbase at depth %d", txid,
-                                        e->height - (int32_t)moved.height);
-                    goto out_free;
-                }
-                value_in += moved.value_sat;
-                if (!amount_in_range(moved.value_sat) || !amount_in_range(value_in)) {
-                    rc = vstate_invalid(st, VRESULT_CONSENSUS,
-                                        "bad-txns-inputvalues-outofrange", "input %zu", i);
-                    goto out_free;
-                }
-                heights[i] = moved.height;
-            }
-            for (size_t o = 0; o < tx->vout_count; o++) {
-                value_out += tx->vout[o].value_sat; /* in range: checked with the block */
-            }
-            if (value_in < value_out) {
-                hex_encode_rev(txid, tx->txid, 32);
-                rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-in-belowout",
-                                    "tx %s value in %lld < value out %lld", txid,
-                                    (long long)value_in, (long long)value_out);
-                goto out_free;
-            }
-            int64_t fee = value_in - value_out;
-            fees += fee;
-            if (!amount_in_range(fee) || !amount_in_range(fees)) {
-                rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-accumulated-fee-outofrange",
-                                    "accumulated fee in the block out of range");
-                goto out_free;
-            }
-            if (csv && !sequence_locks_ok(tx, heights, e, prev_mtp)) {
-                hex_encode_rev(txid, tx->txid, 32);
-                rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-nonfinal",
-                                    "contains a non-BIP68-final transaction %s", txid);
-                goto out_free;
-            }
-            struct tx_out *so = xmalloc((tx->vin_count ? tx->vin_count : 1) * sizeof(*so));
-            for (size_t i = 0; i < tx->vin_count; i++) {
-                so[i].value_sat = u->prev[i].value_sat;
-                so[i].script_pubkey = u->prev[i].script_pubkey; /* borrowed */
-            }
-            spent[nspent_tx++] = so;
+            spent[nspent_tx++] = spent_outputs(tx, &tu[t - 1]);
         }
         /* Sigop cost per transaction, as Core counts it before queueing the scripts. */
         sigop_cost += tx_sigop_cost(tx, coinbase ? NULL : spent[t - 1], flags);
         if (sigop_cost > MAX_BLOCK_SIGOPS_COST) {
             rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-sigops", "too many sigops");
-            goto out_free;
+            goto out;
         }
         if (pooled && !coinbase &&
             (rc = checkqueue_block_add_tx(cs->checkq, t, spent[t - 1], tx->vin_count))) {
-            goto out_free;
+            goto out;
         }
-        for (size_t o = 0; o < tx->vout_count; o++) {
-            struct outpoint op;
-            struct coin c = {0};
-            const struct bytes *spk = &tx->vout[o].script_pubkey;
-            if (coin_script_unspendable(spk->data, spk->len)) {
-                continue;
-            }
-            memcpy(op.txid, tx->txid, 32);
-            op.n = (uint32_t)o;
-            c.value_sat = tx->vout[o].value_sat;
-            c.height = (uint32_t)e->height;
-            c.coinbase = coinbase;
-            c.script_pubkey.len = spk->len;
-            c.script_pubkey.data = spk->len ? xmemdup(spk->data, spk->len) : NULL;
-            /* Only a coinbase may overwrite (the BIP30 exceptions). */
-            if ((rc = coins_cache_add(view, &op, &c, coinbase))) {
-                goto out_free;
-            }
+        if ((rc = add_outputs(tx, e->height, coinbase, view))) {
+            goto out;
         }
     }
-    {
-        int64_t reward = fees + amount_block_subsidy(e->height, p->subsidy_halving_interval);
-        int64_t cb_out = 0;
-        for (size_t o = 0; o < b->txs[0].vout_count; o++) {
-            cb_out += b->txs[0].vout[o].value_sat;
-        }
-        if (cb_out > reward) {
-            rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-cb-amount",
-                                "coinbase pays too much (actual=%lld vs limit=%lld)",
-                                (long long)cb_out, (long long)reward);
-            goto out_free;
-        }
+    if ((rc = check_coinbase_amount(p, e->height, b, sc.fees, st))) {
+        goto out;
     }
-
-    {
-        /* The verdict is the first failing input in block order, as serial checking gives. */
-        struct checkqueue_result res = {0};
-        if (cs->overlap_fn && pthread_equal(cs->overlap_thread, pthread_self())) {
-            /* The workers check this block while this thread does the caller's work
-             * (the import reads and stores the next block), then joins them. Called
-             * without script checks too (-assumevalid): the import's order stays the same. */
-            uint64_t o0 = time_mono_ns();
-            cs->overlap_fn(cs->overlap_ctx);
-            uint64_t ns = time_mono_ns() - o0;
-            cs->counters.overlap_ns += ns;
-            if (pooled) {
-                cs->counters.overlap_pooled_ns += ns;
-            }
-        }
-        if (!check_scripts) {
-            cs->counters.blocks_assumed_valid++;
-        } else if (pooled) {
-            pooled = 0; /* finish closes the block, also when it fails */
-            if ((rc = checkqueue_block_finish(cs->checkq, &res))) {
-                goto out_free;
-            }
-        } else {
-            /* No pool (a chainstate made by hand in a test): one call on this thread. */
-            size_t n = 0, k = 0;
-            for (size_t t = 1; t < b->tx_count; t++) {
-                n += b->txs[t].vin_count;
-            }
-            struct tx_out *all = xmalloc((n + 1) * sizeof(*all));
-            for (size_t t = 1; t < b->tx_count; t++) {
-                memcpy(all + k, spent[t - 1], b->txs[t].vin_count * sizeof(*all));
-                k += b->txs[t].vin_count;
-            }
-            rc = checkqueue_verify_block(NULL, &res, b, all, n, flags, cs->sigcache, 0);
-            free(all);
-            if (rc) {
-                goto out_free;
-            }
-        }
-        struct first_failure ff = {0};
-        if (res.failed) {
-            on_script_fail(&ff, res.fail_tx, res.fail_in, res.err);
-        }
-        cs->counters.inputs_checked += res.inputs_checked;
-        if (ff.failed) {
-            hex_encode_rev(txid, b->txs[ff.tx].txid, 32);
-            char reject[VSTATE_REJECT_LEN + 64];
-            snprintf(reject, sizeof(reject), "block-script-verify-flag-failed (%s)",
-                     script_error_string(ff.err));
-            rc = vstate_invalid(st, VRESULT_CONSENSUS, reject, "tx %s input %zu: %s", txid, ff.in,
-                                script_error_name(ff.err));
-            goto out_free;
-        }
-    }
-    rc = RC_OK;
-out_free:
+    rc = finish_scripts(cs, b, spent, flags, check_scripts, &pooled, st);
+out:
     if (pooled) {
         checkqueue_block_cancel(cs->checkq); /* before the undo coins it reads go away */
     }
-    free(heights);
-out:
+    free(sc.heights);
     for (size_t i = 0; i < nspent_tx; i++) {
         free(spent[i]);
     }

@@ -1,5 +1,6 @@
 /* VerifyScript: scriptSig then scriptPubKey, BIP16 P2SH, BIP141 witness programs, BIP341
- * taproot (key path and script path) and the BIP342 tapscript entry checks. */
+ * taproot (key path and script path) and the BIP342 tapscript entry checks. Taproot's own
+ * hashes and tapscript's OP_SUCCESS set: taproot.c. */
 #include "script/interpreter.h"
 
 #include <string.h>
@@ -9,54 +10,6 @@
 #include "script/script.h"
 #include "script/sigcheck.h"
 #include "util/xmalloc.h"
-
-int script_is_op_success(uint8_t op)
-{
-    return op == 80 || op == 98 || (op >= 126 && op <= 129) || (op >= 131 && op <= 134) ||
-           (op >= 137 && op <= 138) || (op >= 141 && op <= 142) || (op >= 149 && op <= 153) ||
-           (op >= 187 && op <= 254);
-}
-
-void script_tapleaf_hash(uint8_t out32[32], uint8_t leaf_version, const uint8_t *script, size_t len)
-{
-    struct hash_sha256_ctx h;
-    struct buf b;
-    buf_init(&b);
-    buf_put_u8(&b, leaf_version);
-    ser_put_compact(&b, len);
-    hash_tagged_init(&h, "TapLeaf");
-    hash_sha256_write(&h, b.data, b.len);
-    hash_sha256_write(&h, script, len);
-    hash_sha256_final(&h, out32);
-    buf_clear(&b);
-}
-
-void script_tapbranch_hash(uint8_t out32[32], const uint8_t a32[32], const uint8_t b32[32])
-{
-    struct hash_sha256_ctx h;
-    hash_tagged_init(&h, "TapBranch");
-    if (memcmp(a32, b32, 32) < 0) {
-        hash_sha256_write(&h, a32, 32);
-        hash_sha256_write(&h, b32, 32);
-    } else {
-        hash_sha256_write(&h, b32, 32);
-        hash_sha256_write(&h, a32, 32);
-    }
-    hash_sha256_final(&h, out32);
-}
-
-void script_taproot_merkle_root(uint8_t out32[32], const uint8_t *control, size_t control_len,
-                                const uint8_t leaf32[32])
-{
-    uint8_t k[32];
-    memcpy(k, leaf32, 32);
-    size_t path_len = (control_len - TAPROOT_CONTROL_BASE_SIZE) / TAPROOT_CONTROL_NODE_SIZE;
-    for (size_t i = 0; i < path_len; i++) {
-        const uint8_t *node = control + TAPROOT_CONTROL_BASE_SIZE + TAPROOT_CONTROL_NODE_SIZE * i;
-        script_tapbranch_hash(k, k, node);
-    }
-    memcpy(out32, k, 32);
-}
 
 /* Loads witness items into a fresh interpreter stack. */
 static void stack_from_items(struct script_stack *st, const struct bytes *items, size_t n)

@@ -21,6 +21,21 @@ import struct
 
 COIN = 100_000_000
 REGTEST_BITS = 0x207FFFFF
+REGTEST_GENESIS = "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206"
+REGTEST_GENESIS_TIME = 1296688602
+REGTEST_MAGIC = bytes.fromhex("fabfb5da")
+
+
+def block_file_record(raw, magic=REGTEST_MAGIC):
+    """One record of a block file (doc/files.md, "Block files"): magic, size, the bytes."""
+    return magic + struct.pack("<I", len(raw)) + raw
+
+
+def write_block_file(path, raws, magic=REGTEST_MAGIC):
+    """A block file holding the serialized blocks raws, in order."""
+    with open(path, "wb") as f:
+        for raw in raws:
+            f.write(block_file_record(raw, magic))
 HALVING_INTERVAL = 150
 MAX_BLOCK_WEIGHT = 4_000_000
 MAX_BLOCK_SIGOPS_COST = 80_000

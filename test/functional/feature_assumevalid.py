@@ -15,23 +15,16 @@ valid blocks on top: more than two weeks' worth of work, Core's bar for skipping
 """
 
 import os
-import struct
 
-from blocktools import (OP_0, SCRIPT_TRUE, ChainBuilder, OutPoint, Tx, TxIn, TxOut,
-                        block_subsidy)
+from blocktools import (OP_0, REGTEST_GENESIS, REGTEST_GENESIS_TIME, SCRIPT_TRUE, ChainBuilder,
+                        OutPoint, Tx, TxIn, TxOut, block_subsidy, write_block_file)
 from framework import BitnodeTestFramework, assert_equal, assert_in, wait_until
 
-REGTEST_GENESIS = "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206"
-REGTEST_GENESIS_TIME = 1296688602
-REGTEST_MAGIC = bytes.fromhex("fabfb5da")
 EVAL_FALSE = "Script evaluated without error but finished with a false/empty top stack element"
 
 
 def write_blocks(path, blocks):
-    with open(path, "wb") as f:
-        for b in blocks:
-            raw = b.serialize()
-            f.write(REGTEST_MAGIC + struct.pack("<I", len(raw)) + raw)
+    write_block_file(path, [b.serialize() for b in blocks])
 
 
 class AssumeValidTest(BitnodeTestFramework):

@@ -25,20 +25,13 @@ knows the branch (12-15 wait for a parent that never comes); a last restart keep
 """
 
 import os
-import struct
 
-from blocktools import ChainBuilder, create_coinbase
+from blocktools import (REGTEST_GENESIS, REGTEST_GENESIS_TIME, ChainBuilder, create_coinbase,
+                        write_block_file)
 from framework import BitnodeTestFramework, assert_equal, assert_in, wait_until
 
-REGTEST_GENESIS = "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206"
-REGTEST_GENESIS_TIME = 1296688602
-REGTEST_MAGIC = bytes.fromhex("fabfb5da")
 
 
-def write_records(path, records):
-    with open(path, "wb") as f:
-        for raw in records:
-            f.write(REGTEST_MAGIC + struct.pack("<I", len(raw)) + raw)
 
 
 class ImportBadDataTest(BitnodeTestFramework):
@@ -60,7 +53,7 @@ class ImportBadDataTest(BitnodeTestFramework):
         records[10] = corrupt(blocks[10])
         assert_equal(records[10][:80], blocks[10].header())
         path = os.path.join(self.tmpdir, name)
-        write_records(path, records)
+        write_block_file(path, records)
         return path, blocks[9], blocks[14]
 
     def run_test(self):

@@ -14,18 +14,15 @@ gets a line saying it holds no block of this network.
 import os
 import struct
 
-from blocktools import (ChainBuilder, OutPoint, Tx, TxIn, TxOut, SCRIPT_TRUE)
+from blocktools import (REGTEST_GENESIS, REGTEST_GENESIS_TIME, REGTEST_MAGIC, ChainBuilder,
+                        OutPoint, SCRIPT_TRUE, Tx, TxIn, TxOut, block_file_record)
 from framework import BitnodeTestFramework, assert_equal, assert_in, wait_until
 
-REGTEST_GENESIS = "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206"
-REGTEST_GENESIS_TIME = 1296688602
-REGTEST_MAGIC = bytes.fromhex("fabfb5da")
 MAIN_MAGIC = bytes.fromhex("f9beb4d9")
 
 
 def record(block, magic=REGTEST_MAGIC):
-    raw = block.serialize()
-    return magic + struct.pack("<I", len(raw)) + raw
+    return block_file_record(block.serialize(), magic)
 
 
 class ImportLogTest(BitnodeTestFramework):

@@ -17,21 +17,15 @@ header's commitment); blocks 22-30 on top of it (the most work in the file); the
 """
 
 import os
-import struct
 
-from blocktools import ChainBuilder, create_coinbase
+from blocktools import (REGTEST_GENESIS, REGTEST_GENESIS_TIME, write_block_file,
+                        ChainBuilder, create_coinbase)
 from framework import BitnodeTestFramework, assert_equal, assert_in, wait_until
 
-REGTEST_GENESIS = "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206"
-REGTEST_GENESIS_TIME = 1296688602
-REGTEST_MAGIC = bytes.fromhex("fabfb5da")
 
 
 def write_blocks(path, blocks):
-    with open(path, "wb") as f:
-        for b in blocks:
-            raw = b.serialize()
-            f.write(REGTEST_MAGIC + struct.pack("<I", len(raw)) + raw)
+    write_block_file(path, [b.serialize() for b in blocks])
 
 
 class ImportOrderTest(BitnodeTestFramework):

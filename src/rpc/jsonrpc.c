@@ -77,17 +77,27 @@ static bool default_fits(const struct rpc_arg *a, const json_t *v)
     return false;
 }
 
+/* Copies the name at p in an argument's '|'-separated names into name; returns where the
+ * next one starts, or NULL after the last. */
+static const char *next_name(const char *p, char name[64])
+{
+    const char *bar = strchr(p, '|');
+    size_t len = bar ? (size_t)(bar - p) : strlen(p);
+    CHECK_ALWAYS(len < 64);
+    memcpy(name, p, len);
+    name[len] = 0;
+    return bar ? bar + 1 : NULL;
+}
+
 /* True if name is one of the '|'-separated names of a. */
 static bool arg_has_name(const struct rpc_arg *a, const char *name)
 {
-    size_t n = strlen(name);
-    for (const char *p = a->names; *p;) {
-        const char *bar = strchr(p, '|');
-        size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        if (len == n && memcmp(p, name, n) == 0) {
+    char n[64];
+    for (const char *p = a->names; p;) {
+        p = next_name(p, n);
+        if (strcmp(n, name) == 0) {
             return true;
         }
-        p += len + (bar ? 1 : 0);
     }
     return false;
 }
@@ -110,15 +120,10 @@ static void check_declaration(const struct rpc_method *m)
             json_decref(v);
         }
         for (size_t k = 0; k < i; k++) {
-            for (const char *p = a->names; *p;) {
-                const char *bar = strchr(p, '|');
-                size_t len = bar ? (size_t)(bar - p) : strlen(p);
-                char name[64];
-                CHECK_ALWAYS(len < sizeof(name));
-                memcpy(name, p, len);
-                name[len] = 0;
+            char name[64];
+            for (const char *p = a->names; p;) {
+                p = next_name(p, name);
                 CHECK_ALWAYS(!arg_has_name(&m->args[k], name));
-                p += len + (bar ? 1 : 0);
             }
         }
     }
@@ -317,19 +322,14 @@ static int parse_request(struct rpc_request *req, json_t *v)
 /* Finds the value named by one of a's names in obj; returns it and its key, or NULL. */
 static json_t *named_value(json_t *obj, const struct rpc_arg *a, const char **key)
 {
-    for (const char *p = a->names; *p;) {
-        const char *bar = strchr(p, '|');
-        size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        char name[64];
-        CHECK_ALWAYS(len < sizeof(name));
-        memcpy(name, p, len);
-        name[len] = 0;
+    char name[64];
+    for (const char *p = a->names; p;) {
+        p = next_name(p, name);
         void *it = json_object_iter_at(obj, name);
         if (it) {
             *key = json_object_iter_key(it);
             return json_object_iter_value(it);
         }
-        p += len + (bar ? 1 : 0);
     }
     return NULL;
 }

@@ -128,6 +128,11 @@ int chainstate_disconnect_block(struct chainstate *cs, struct block_index *e, co
                                 const struct block_undo *undo, struct coins_cache *view,
                                 int unclean);
 
+/** Adds tx's spendable outputs to view as coins at height (unspendable ones are dropped);
+ *  possible_overwrite as coins_cache_add's. Returns 0 or a system error. */
+int chainstate_add_outputs(struct coins_cache *view, const struct tx *tx, int height, int coinbase,
+                           int possible_overwrite);
+
 /* replay.c */
 /** Core's ReplayBlocks: brings the coins store, left between old32 and new32 by a flush cut
  *  short (coins_db_head_blocks), to new32: the blocks from old32 back to the fork point are

@@ -201,9 +201,8 @@ static struct tx_out *spent_outputs(const struct tx *tx, const struct tx_undo *u
     return so;
 }
 
-/* Adds tx's spendable outputs as coins at the block's height; only a coinbase may
- * overwrite (the BIP30 exceptions). */
-static int add_outputs(const struct tx *tx, int height, int coinbase, struct coins_cache *view)
+int chainstate_add_outputs(struct coins_cache *view, const struct tx *tx, int height, int coinbase,
+                           int possible_overwrite)
 {
     for (size_t o = 0; o < tx->vout_count; o++) {
         struct outpoint op;
@@ -219,7 +218,7 @@ static int add_outputs(const struct tx *tx, int height, int coinbase, struct coi
         c.coinbase = coinbase;
         c.script_pubkey.len = spk->len;
         c.script_pubkey.data = spk->len ? xmemdup(spk->data, spk->len) : NULL;
-        int rc = coins_cache_add(view, &op, &c, coinbase);
+        int rc = coins_cache_add(view, &op, &c, possible_overwrite);
         if (rc) {
             return rc;
         }
@@ -362,7 +361,8 @@ int chainstate_connect_block(struct chainstate *cs, struct block_index *e, const
             (rc = checkqueue_block_add_tx(cs->checkq, t, spent[t - 1], tx->vin_count))) {
             goto out;
         }
-        if ((rc = add_outputs(tx, e->height, coinbase, view))) {
+        /* Only a coinbase may overwrite (the BIP30 exceptions). */
+        if ((rc = chainstate_add_outputs(view, tx, e->height, coinbase, coinbase))) {
             goto out;
         }
     }

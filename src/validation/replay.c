@@ -25,22 +25,10 @@ static int rollforward(struct coins_cache *view, const struct block *b, int heig
                 }
             }
         }
-        for (size_t o = 0; o < tx->vout_count; o++) {
-            const struct tx_out *out = &tx->vout[o];
-            struct outpoint op;
-            struct coin c = {.value_sat = out->value_sat, .height = (uint32_t)height,
-                             .coinbase = t == 0};
-            memcpy(op.txid, tx->txid, 32);
-            op.n = (uint32_t)o;
-            c.script_pubkey.len = out->script_pubkey.len;
-            c.script_pubkey.data =
-                out->script_pubkey.len ? xmemdup(out->script_pubkey.data, out->script_pubkey.len)
-                                       : NULL;
-            int rc = coins_cache_add(view, &op, &c, 1); /* drops unspendable outputs */
-            if (rc) {
-                coin_clear(&c);
-                return rc;
-            }
+        /* Outputs already there are overwritten. */
+        int rc = chainstate_add_outputs(view, tx, height, t == 0, 1);
+        if (rc) {
+            return rc;
         }
     }
     return RC_OK;

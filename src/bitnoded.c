@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +32,7 @@
 #include "util/xmalloc.h"
 #include "validation/chainstate.h"
 #include "validation/import.h"
+#include "validation/validator.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.1.0"
@@ -48,10 +50,11 @@ struct node {
     struct rpc_context *rpc_ctx; /* the RPC methods' state; outlives the server */
     int ready_fd; /* -daemon: the pipe to the waiting parent, else -1 */
     struct chainstate *cs;
+    struct validator *val;   /* the validation thread: every change to cs goes through it */
     int reindexing;          /* -reindex, or one that was interrupted */
     pthread_t import_thread; /* -loadblock / -reindex files */
     int import_started;
-    int import_failed; /* a system error stopped the import: the node exits with 1 */
+    atomic_int failed; /* a system error stopped validation: the node exits with 1 */
     struct chain_params custom_signet; /* -signetchallenge's network */
     const struct chain_params *params;  /* the network: built-in, or &custom_signet */
 };
@@ -119,14 +122,20 @@ static int assume_valid(const struct args *a, int *set, uint8_t hash32[32])
     return hex_decode_hash32_rev(hash32, padded) == 0 ? RC_OK : RC_INVALID;
 }
 
-/* -stopatheight: once the chain reached it (wherever it was connected: start-up, import),
- * the node shuts down, as Core's. */
-static void stop_if_at_height(struct node *n)
+/* The validation thread stopped connecting for good: -stopatheight was reached (wherever the
+ * chain was connected: start-up, import, submitblock), or a storage failure (a full disk):
+ * Core's AbortNode, a clean stop; what was written stays consistent, and a restart with
+ * space goes on from there. Runs on the validation thread. */
+static void on_validation_halt(void *ctx, int rc)
 {
-    if (chainstate_stop_requested(n->cs)) {
+    struct node *n = ctx;
+    if (rc) {
+        LOG_ERROR("validation failed: %s; shutting down", rc_str(rc));
+        atomic_store(&n->failed, 1);
+    } else {
         LOG_INFO("-stopatheight reached: shutting down");
-        shutdown_request();
     }
+    shutdown_request();
 }
 
 static int import_interrupted(void)
@@ -134,8 +143,14 @@ static int import_interrupted(void)
     return shutdown_requested();
 }
 
-/* The import thread: our own blk files for a reindex, then every -loadblock file, then
- * connect the best chain. Stops between blocks when shutdown is requested. */
+static int clear_reindexing(struct chainstate *cs, void *ctx)
+{
+    return chainstate_set_reindexing(cs, 0);
+}
+
+/* The import thread: waits for the blocks stored past the tip to be connected, then reads
+ * our own blk files for a reindex, then every -loadblock file, handing their blocks to the
+ * validation thread. Stops between blocks when shutdown is requested. */
 static void *import_main(void *arg)
 {
     struct node *n = arg;
@@ -146,14 +161,19 @@ static void *import_main(void *arg)
     int rc = RC_OK;
     if (!n->reindexing) {
         /* Blocks stored past the chainstate's tip (-reindex-chainstate rebuilds from all of
-         * them; after a crash, the ones not yet connected) are connected here, with RPC up,
-         * as Core's import thread does: getblockcount shows the progress. */
-        rc = chainstate_activate_best_chain(n->cs);
+         * them; after a crash, the ones not yet connected) are connected by the validation
+         * thread as soon as it starts, with RPC up, as Core's import thread does:
+         * getblockcount shows the progress. */
+        struct validator_job j = {.work = VALIDATOR_ACTIVATE};
+        rc = validator_run(n->val, &j);
+        chainstate_read_lock(n->cs);
         struct block_index *tip = chainstate_tip(n->cs);
-        LOG_INFO("stored blocks connected: tip height %d", tip ? tip->height : -1);
+        int height = tip ? tip->height : -1;
+        chainstate_read_unlock(n->cs);
+        LOG_INFO("stored blocks connected: tip height %d", height);
     }
     if (n->reindexing && rc == RC_OK) {
-        struct importer *im = importer_new(n->cs, 1);
+        struct importer *im = importer_new(n->val, 1);
         importer_set_interrupt(im, import_interrupted);
         for (int f = 0; rc == RC_OK && !shutdown_requested(); f++) {
             char path[4300];
@@ -166,17 +186,16 @@ static void *import_main(void *arg)
         }
         if (rc == RC_OK && !shutdown_requested()) {
             rc = importer_finish(im, &st);
-            if (rc == RC_OK) {
-                chainstate_lock(n->cs);
-                rc = chainstate_set_reindexing(n->cs, 0);
-                chainstate_unlock(n->cs);
+            if (rc == RC_OK && !shutdown_requested()) {
+                struct validator_job j = {.work = VALIDATOR_CALL, .fn = clear_reindexing};
+                rc = validator_run(n->val, &j);
                 LOG_INFO("Reindexing finished");
             }
         }
         importer_free(im);
     }
     if (nload && rc == RC_OK && !shutdown_requested()) {
-        struct importer *im = importer_new(n->cs, 0);
+        struct importer *im = importer_new(n->val, 0);
         importer_set_interrupt(im, import_interrupted);
         for (size_t i = 0; i < nload && rc == RC_OK && !shutdown_requested(); i++) {
             LOG_INFO("Importing blocks file %s...", files[i]);
@@ -191,14 +210,13 @@ static void *import_main(void *arg)
         importer_free(im);
     }
     free(files);
-    if (rc) {
-        /* Core's AbortNode: a storage failure (a full disk) stops the node cleanly; what was
-         * written stays consistent, and a restart with space goes on from there. */
+    if (rc && rc != RC_STOPPED) {
+        /* The validation thread has logged it and asked for the shutdown already when the
+         * error was its own; an error of the import thread itself is the same failure. */
         LOG_ERROR("import failed: %s; shutting down", rc_str(rc));
-        n->import_failed = 1;
+        atomic_store(&n->failed, 1);
         shutdown_request();
     }
-    stop_if_at_height(n);
     return NULL;
 }
 
@@ -724,7 +742,16 @@ int main(int argc, char **argv)
         LOG_INFO("block index %zu entries, tip height %d", block_tree_size(chainstate_tree(n.cs)),
                  tip ? tip->height : -1);
         if (n.rpc_ctx) {
-            rpc_blockchain_set_chainstate(n.rpc_ctx, n.cs);
+            rpc_blockchain_set_chainstate(n.rpc_ctx, n.cs); /* its tip callback, first */
+        }
+        /* From here on only the validation thread changes the chainstate. */
+        if (validator_new(&n.val, n.cs, 0, on_validation_halt, &n) != RC_OK) {
+            init_error("cannot start the validation thread");
+            exit_code = 1;
+            goto shutdown;
+        }
+        if (n.rpc_ctx) {
+            rpc_blockchain_set_validator(n.rpc_ctx, n.val);
         }
     }
     if (n.rpc_ctx) {
@@ -750,15 +777,18 @@ shutdown:
     if (n.import_started) {
         shutdown_request(); /* the import stops between two blocks */
         pthread_join(n.import_thread, NULL);
-        if (n.import_failed) {
-            exit_code = 1;
-        }
     }
     if (step >= 13 && n.rpc) {
         rpc_server_stop(n.rpc);
     }
+    validator_free(n.val); /* the block open on the pool is finished first */
+    n.val = NULL;
     if (n.rpc_ctx) {
+        rpc_blockchain_set_validator(n.rpc_ctx, NULL);
         rpc_blockchain_set_chainstate(n.rpc_ctx, NULL);
+    }
+    if (atomic_load(&n.failed)) {
+        exit_code = 1;
     }
     if (n.cs) {
         if (chainstate_close(n.cs) != RC_OK) {

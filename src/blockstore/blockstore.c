@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,7 @@ struct blockstore {
     char err[512];
     int fault_n, fault_err;
     uint32_t max_file_size;
+    pthread_mutex_t read_mu; /* reads from several threads: the lazily opened fds; a leaf */
 };
 
 void blockfile_info_serialize(struct buf *out, const struct blockfile_info *i)
@@ -105,6 +107,7 @@ int blockstore_open(struct blockstore **out, const char *dir, const uint8_t magi
     snprintf(bs->dir, sizeof(bs->dir), "%s", dir);
     memcpy(bs->magic, magic4, 4);
     bs->max_file_size = BLOCKSTORE_MAX_FILE_SIZE;
+    pthread_mutex_init(&bs->read_mu, NULL);
     for (int i = 0; i < nfiles; i++) {
         add_file(bs, &infos[i]);
     }
@@ -310,7 +313,10 @@ static int read_record(struct blockstore *bs, int file, uint32_t pos, int undo, 
 
 int blockstore_read_block(struct blockstore *bs, int file, uint32_t pos, struct buf *out)
 {
-    return read_record(bs, file, pos, 0, 0, out);
+    pthread_mutex_lock(&bs->read_mu);
+    int rc = read_record(bs, file, pos, 0, 0, out);
+    pthread_mutex_unlock(&bs->read_mu);
+    return rc;
 }
 
 static void undo_checksum(uint8_t out32[32], const uint8_t prev_hash32[32], const uint8_t *undo,
@@ -364,7 +370,9 @@ int blockstore_read_undo(struct blockstore *bs, int file, uint32_t pos,
                          const uint8_t prev_hash32[32], struct buf *out)
 {
     uint8_t sum[32];
+    pthread_mutex_lock(&bs->read_mu);
     int rc = read_record(bs, file, pos, 1, 32, out);
+    pthread_mutex_unlock(&bs->read_mu);
     if (rc) {
         return rc;
     }
@@ -419,6 +427,7 @@ void blockstore_close(struct blockstore *bs)
         }
     }
     free(bs->files);
+    pthread_mutex_destroy(&bs->read_mu);
     free(bs);
 }
 

@@ -11,7 +11,8 @@
  *
  * Writes are not durable until blockstore_sync(): the chainstate syncs the files before it
  * writes a state that refers to them (design.md, "Flushing and crash safety").
- * Thread: one thread (the validation thread).
+ * Threads: the validation thread writes; readers (blockstore_read_block, _read_undo) may run
+ * on other threads while it does not write (the chainstate's read lock keeps them apart).
  */
 #ifndef BITNODE_BLOCKSTORE_BLOCKSTORE_H
 #define BITNODE_BLOCKSTORE_BLOCKSTORE_H

@@ -191,6 +191,22 @@ int coins_cache_get(struct coins_cache *c, const struct outpoint *op, const stru
     return RC_OK;
 }
 
+int coins_cache_peek(const struct coins_cache *c, const struct outpoint *op, struct coin *out,
+                     int *cached)
+{
+    struct slot *s = find_h((struct coins_cache *)c, op, NULL); /* reads only */
+    *cached = s != NULL;
+    if (!s || s->e.coin.value_sat < 0) {
+        return RC_NOT_FOUND;
+    }
+    *out = s->e.coin;
+    out->script_pubkey.data = s->e.coin.script_pubkey.len
+                                  ? xmemdup(s->e.coin.script_pubkey.data,
+                                            s->e.coin.script_pubkey.len)
+                                  : NULL;
+    return RC_OK;
+}
+
 int coins_cache_add(struct coins_cache *c, const struct outpoint *op, struct coin *coin,
                     int possible_overwrite)
 {

@@ -40,6 +40,20 @@ static int db_get(struct coins_view *v, const struct outpoint *op, struct coin *
     return coin_deserialize(out, db->val.data, db->val.len) ? RC_CORRUPT : RC_OK;
 }
 
+int coins_db_read(struct coins_db *db, const struct outpoint *op, struct coin *out)
+{
+    uint8_t key[COIN_KEY_MAX];
+    size_t klen = coin_key(key, op);
+    struct buf val;
+    buf_init(&val);
+    int rc = kv_get(db->kv, &val, key, klen);
+    if (rc == RC_OK && coin_deserialize(out, val.data, val.len)) {
+        rc = RC_CORRUPT;
+    }
+    buf_clear(&val);
+    return rc;
+}
+
 static int db_best_block(struct coins_view *v, uint8_t hash32[32])
 {
     struct coins_db *db = db_of(v);

@@ -11,7 +11,9 @@
  *
  * Errors: a view that cannot read or write (store failure, corrupt record) returns a negative
  * RC_* other than RC_NOT_FOUND; callers treat it as fatal, never as a missing coin.
- * Threads: one thread at a time per view (the validation thread).
+ * Threads: one thread at a time per view (the validation thread), except coins_cache_peek
+ * and coins_db_read, which other threads may call while that thread does not change the
+ * cache (the chainstate's read lock).
  */
 #ifndef BITNODE_COINS_VIEW_H
 #define BITNODE_COINS_VIEW_H
@@ -68,6 +70,9 @@ struct coins_db *coins_db_new(struct kv *kv);
 void coins_db_free(struct coins_db *db);
 /** The generic view of db. */
 struct coins_view *coins_db_view(struct coins_db *db);
+/** Reads a coin straight from the store into *out (caller owns), with no shared buffer or
+ *  counter: safe beside the validation thread's use of db. 0, RC_NOT_FOUND, or an error. */
+int coins_db_read(struct coins_db *db, const struct outpoint *op, struct coin *out);
 /* Core's -dbbatchsize default: a flush past this many bytes of records is written in parts. */
 #define COINS_DB_BATCH_BYTES (16u << 20)
 
@@ -100,6 +105,13 @@ struct coins_view *coins_cache_view(struct coins_cache *c);
  *  Returns: 0 with *out borrowed (valid until the next call that changes c); RC_NOT_FOUND if
  *           there is no unspent coin; a system error from the base. */
 int coins_cache_get(struct coins_cache *c, const struct outpoint *op, const struct coin **out);
+
+/** Reads a coin from the cache alone, changing nothing (the cache is not filled on a miss):
+ *  for readers beside the validation thread. *cached: 1 if the cache knows the outpoint
+ *  (then the answer is final), 0 if only the base can tell (then RC_NOT_FOUND).
+ *  Returns 0 with *out (caller owns: coin_clear) or RC_NOT_FOUND. */
+int coins_cache_peek(const struct coins_cache *c, const struct outpoint *op, struct coin *out,
+                     int *cached);
 
 /** Adds a coin (ownership of coin->script_pubkey passes to the cache; *coin is zeroed).
  *  Provably unspendable outputs are dropped. possible_overwrite: 0 when the coin cannot

@@ -140,20 +140,20 @@ static int in_ibd(struct rpc_context *ctx)
 static json_t *rpc_getblockcount(struct rpc_request *req)
 {
     struct chainstate *cs = req->ctx->cs;
-    chainstate_lock(cs);
+    chainstate_read_lock(cs);
     struct block_index *tip = chainstate_tip(cs);
     json_t *r = json_integer(tip ? tip->height : -1);
-    chainstate_unlock(cs);
+    chainstate_read_unlock(cs);
     return r;
 }
 
 static json_t *rpc_getbestblockhash(struct rpc_request *req)
 {
     struct chainstate *cs = req->ctx->cs;
-    chainstate_lock(cs);
+    chainstate_read_lock(cs);
     struct block_index *tip = chainstate_tip(cs);
     json_t *r = tip ? rpc_hash_json(tip->hash) : json_null();
-    chainstate_unlock(cs);
+    chainstate_read_unlock(cs);
     return r;
 }
 
@@ -161,10 +161,10 @@ static json_t *rpc_getblockhash(struct rpc_request *req)
 {
     struct chainstate *cs = req->ctx->cs;
     int64_t h = rpc_arg_int(req, 0);
-    chainstate_lock(cs);
+    chainstate_read_lock(cs);
     struct block_index *e = h >= 0 ? chainstate_at_height(cs, (int32_t)h) : NULL;
     json_t *r = e ? rpc_hash_json(e->hash) : NULL;
-    chainstate_unlock(cs);
+    chainstate_read_unlock(cs);
     if (!r) {
         return rpc_error(req, RPC_INVALID_PARAMETER, "Block height out of range");
     }
@@ -174,10 +174,10 @@ static json_t *rpc_getblockhash(struct rpc_request *req)
 static json_t *rpc_getdifficulty(struct rpc_request *req)
 {
     struct chainstate *cs = req->ctx->cs;
-    chainstate_lock(cs);
+    chainstate_read_lock(cs);
     struct block_index *tip = chainstate_tip(cs);
     double d = tip ? rpc_difficulty(tip->header.bits) : 1.0;
-    chainstate_unlock(cs);
+    chainstate_read_unlock(cs);
     return json_real(d);
 }
 
@@ -194,12 +194,12 @@ static json_t *rpc_getblockchaininfo(struct rpc_request *req)
     struct chainstate *cs = req->ctx->cs;
     const struct chain_params *p;
     char bits[9];
-    chainstate_lock(cs);
+    chainstate_read_lock(cs);
     p = chainstate_params(cs);
     struct block_index *tip = chainstate_tip(cs);
     struct block_index *hdr = chainstate_best_header(cs);
     if (!tip) {
-        chainstate_unlock(cs);
+        chainstate_read_unlock(cs);
         return rpc_error(req, RPC_MISC_ERROR, "The chain has no blocks yet");
     }
     snprintf(bits, sizeof(bits), "%08x", tip->header.bits);
@@ -235,7 +235,7 @@ static json_t *rpc_getblockchaininfo(struct rpc_request *req)
          * valid, so answers without one stay identical to Core's. */
         json_object_set_new(r, "assumevalid", rpc_hash_json(av));
     }
-    chainstate_unlock(cs);
+    chainstate_read_unlock(cs);
     return r;
 }
 
@@ -272,7 +272,7 @@ static json_t *rpc_getchaintips(struct rpc_request *req)
     struct chainstate *cs = req->ctx->cs;
     struct tips t = {0};
     json_t *r = json_array();
-    chainstate_lock(cs);
+    chainstate_read_lock(cs);
     block_tree_foreach(chainstate_tree(cs), collect_all, &t);
     /* A tip is an entry nobody names as parent: mark parents through a hash lookup. */
     struct block_index *tip = chainstate_tip(cs);
@@ -324,15 +324,35 @@ static json_t *rpc_getchaintips(struct rpc_request *req)
         json_object_set_new(o, "status", json_string(status));
         json_array_append_new(r, o);
     }
-    chainstate_unlock(cs);
+    chainstate_read_unlock(cs);
     free(is_parent);
     free(t.v);
     return r;
 }
 
+/* gettxoutsetinfo on the validation thread: the flush its statistics need is a change, and
+ * the tip it reports must be the one the statistics are of. */
+struct utxo_stats_call {
+    enum coins_stats_hash kind;
+    struct coins_stats stats;
+    uint8_t hash[32], tip_hash[32];
+    int height;
+};
+
+static int utxo_stats_call(struct chainstate *cs, void *ctx)
+{
+    struct utxo_stats_call *c = ctx;
+    struct block_index *tip = chainstate_tip(cs);
+    if (!tip) {
+        return RC_NOT_FOUND;
+    }
+    c->height = tip->height;
+    memcpy(c->tip_hash, tip->hash, 32);
+    return chainstate_utxo_stats(cs, c->kind, &c->stats, c->hash);
+}
+
 static json_t *rpc_gettxoutsetinfo(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
     const char *type = json_string_value(rpc_param(req, 0));
     enum coins_stats_hash kind;
     if (strcmp(type, "hash_serialized_3") == 0) {
@@ -348,18 +368,17 @@ static json_t *rpc_gettxoutsetinfo(struct rpc_request *req)
         return rpc_error(req, RPC_INVALID_PARAMETER,
                          "Querying specific block heights requires coinstatsindex");
     }
-    struct coins_stats st;
-    uint8_t h[32];
-    chainstate_lock(cs);
-    struct block_index *tip = chainstate_tip(cs);
-    int rc = tip ? chainstate_utxo_stats(cs, kind, &st, h) : RC_NOT_FOUND;
+    struct utxo_stats_call c = {.kind = kind};
+    struct validator_job j = {.work = VALIDATOR_CALL, .fn = utxo_stats_call, .ctx = &c};
+    int rc = validator_run(req->ctx->val, &j);
     if (rc) {
-        chainstate_unlock(cs);
         return rpc_error(req, RPC_INTERNAL_ERROR, "Unable to read UTXO set (%s)", rc_str(rc));
     }
+    struct coins_stats st = c.stats;
+    uint8_t *h = c.hash;
     json_t *r = json_object();
-    json_object_set_new(r, "height", json_integer(tip->height));
-    json_object_set_new(r, "bestblock", rpc_hash_json(tip->hash));
+    json_object_set_new(r, "height", json_integer(c.height));
+    json_object_set_new(r, "bestblock", rpc_hash_json(c.tip_hash));
     json_object_set_new(r, "txouts", json_integer((json_int_t)st.txouts));
     json_object_set_new(r, "bogosize", json_integer((json_int_t)st.bogosize));
     if (kind == COINS_STATS_HASH_SERIALIZED) {
@@ -370,7 +389,6 @@ static json_t *rpc_gettxoutsetinfo(struct rpc_request *req)
     json_object_set_new(r, "total_amount", rpc_json_amount(st.total_amount_sat));
     json_object_set_new(r, "transactions", json_integer((json_int_t)st.transactions));
     json_object_set_new(r, "disk_size", json_integer(0));
-    chainstate_unlock(cs);
     coins_stats_clear(&st);
     return r;
 }
@@ -418,7 +436,7 @@ static json_t *rpc_getblock(struct rpc_request *req)
     json_t *r = NULL;
     buf_init(&raw);
     block_undo_init(&undo);
-    chainstate_lock(cs);
+    chainstate_read_lock(cs);
     struct block_index *e = find_block(req, 0);
     if (!e) {
         goto out;
@@ -451,7 +469,7 @@ static json_t *rpc_getblock(struct rpc_request *req)
     }
     block_clear(&b);
 out:
-    chainstate_unlock(cs);
+    chainstate_read_unlock(cs);
     block_undo_clear(&undo);
     buf_clear(&raw);
     return r;
@@ -462,7 +480,7 @@ static json_t *rpc_getblockheader(struct rpc_request *req)
     struct chainstate *cs = req->ctx->cs;
     int verbose = json_is_true(rpc_param(req, 1));
     json_t *r = NULL;
-    chainstate_lock(cs);
+    chainstate_read_lock(cs);
     struct block_index *e = find_block(req, 0);
     if (e && !verbose) {
         uint8_t h[80];
@@ -475,7 +493,7 @@ static json_t *rpc_getblockheader(struct rpc_request *req)
         rpc_block_facts_of(cs, &f, e);
         r = rpc_block_header_json(&e->header, &f, chainstate_params(cs));
     }
-    chainstate_unlock(cs);
+    chainstate_read_unlock(cs);
     return r;
 }
 
@@ -486,15 +504,15 @@ static json_t *rpc_gettxout(struct rpc_request *req)
     struct coin c;
     memcpy(op.txid, rpc_arg_hash(req, 0), 32);
     op.n = (uint32_t)rpc_arg_int(req, 1);
-    chainstate_lock(cs);
+    chainstate_read_lock(cs);
     struct block_index *tip = chainstate_tip(cs);
     int rc = tip ? chainstate_get_coin(cs, &op, &c) : RC_NOT_FOUND;
     if (rc == RC_NOT_FOUND) {
-        chainstate_unlock(cs);
+        chainstate_read_unlock(cs);
         return json_null();
     }
     if (rc) {
-        chainstate_unlock(cs);
+        chainstate_read_unlock(cs);
         return rpc_error(req, RPC_DATABASE_ERROR, "Unable to read the UTXO set (%s)", rc_str(rc));
     }
     json_t *r = json_object();
@@ -505,7 +523,7 @@ static json_t *rpc_gettxout(struct rpc_request *req)
                         rpc_script_pubkey_json(c.script_pubkey.data, c.script_pubkey.len,
                                                chainstate_params(cs), 1));
     json_object_set_new(r, "coinbase", json_boolean(c.coinbase));
-    chainstate_unlock(cs);
+    chainstate_read_unlock(cs);
     coin_clear(&c);
     return r;
 }
@@ -548,31 +566,44 @@ static json_t *rpc_waitforblockheight(struct rpc_request *req)
     return wait_tip(req->ctx, timeout, tip_at_least, &height);
 }
 
+/* verifychain on the validation thread (its in-memory disconnects read through the coins
+ * cache, which only that thread may fill). */
+struct verify_call {
+    int level, nblocks, ok;
+    char why[256];
+};
+
+static int verify_call(struct chainstate *cs, void *ctx)
+{
+    struct verify_call *c = ctx;
+    return chainstate_verify(cs, c->level, c->nblocks, &c->ok, c->why, sizeof(c->why));
+}
+
 static json_t *rpc_verifychain(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
     /* Core's VerifyDB clamps the level into 0..4. */
     int64_t level = rpc_arg_int_or(req, 0, 3);
     level = level < 0 ? 0 : level > 4 ? 4 : level;
     int nblocks = (int)rpc_arg_int_or(req, 1, 6);
-    int ok = 0;
-    char why[256];
-    int rc = chainstate_verify(cs, (int)level, nblocks, &ok, why, sizeof(why));
+    struct verify_call c = {.level = (int)level, .nblocks = nblocks};
+    struct validator_job j = {.work = VALIDATOR_CALL, .fn = verify_call, .ctx = &c};
+    int rc = validator_run(req->ctx->val, &j);
     if (rc) {
         return rpc_error(req, RPC_DATABASE_ERROR, "%s", rc_str(rc));
     }
-    if (!ok) {
-        LOG_WARN("verifychain: %s", why);
+    if (!c.ok) {
+        LOG_WARN("verifychain: %s", c.why);
     }
-    return json_boolean(ok);
+    return json_boolean(c.ok);
 }
 
-/* invalidateblock, reconsiderblock, preciousblock: one block hash in, a chainstate action,
- * null out. The action takes the chain lock itself. */
-static json_t *block_action(struct rpc_request *req,
-                            int (*action)(struct chainstate *, const uint8_t *))
+/* invalidateblock, reconsiderblock, preciousblock: one block hash in, a job for the
+ * validation thread, null out. */
+static json_t *block_action(struct rpc_request *req, enum validator_work work)
 {
-    int rc = action(req->ctx->cs, rpc_arg_hash(req, 0));
+    struct validator_job j = {.work = work};
+    memcpy(j.hash, rpc_arg_hash(req, 0), 32);
+    int rc = validator_run(req->ctx->val, &j);
     if (rc == RC_NOT_FOUND) {
         return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
     }
@@ -588,17 +619,17 @@ static json_t *block_action(struct rpc_request *req,
 
 static json_t *rpc_invalidateblock(struct rpc_request *req)
 {
-    return block_action(req, chainstate_invalidate_block);
+    return block_action(req, VALIDATOR_INVALIDATE);
 }
 
 static json_t *rpc_reconsiderblock(struct rpc_request *req)
 {
-    return block_action(req, chainstate_reconsider_block);
+    return block_action(req, VALIDATOR_RECONSIDER);
 }
 
 static json_t *rpc_preciousblock(struct rpc_request *req)
 {
-    return block_action(req, chainstate_precious_block);
+    return block_action(req, VALIDATOR_PRECIOUS);
 }
 
 /* ---- declarations -------------------------------------------------------------------- */
@@ -1232,15 +1263,16 @@ void rpc_blockchain_register(struct rpc_context *ctx)
 void rpc_blockchain_set_chainstate(struct rpc_context *ctx, struct chainstate *cs)
 {
     if (ctx->cs) {
-        chainstate_lock(ctx->cs);
         chainstate_set_tip_callback(ctx->cs, NULL, NULL);
-        chainstate_unlock(ctx->cs);
     }
     if (cs) {
-        chainstate_lock(cs);
         chainstate_set_tip_callback(cs, on_tip, ctx);
         on_tip(ctx, chainstate_tip(cs));
-        chainstate_unlock(cs);
     }
     ctx->cs = cs;
+}
+
+void rpc_blockchain_set_validator(struct rpc_context *ctx, struct validator *val)
+{
+    ctx->val = val;
 }

@@ -12,15 +12,20 @@
 #include "rpc/jsonrpc.h"
 #include "util/buf.h"
 #include "validation/chainstate.h"
+#include "validation/validator.h"
 
 /** Registers the group's methods in ctx (before the server starts). They answer from the
  *  chainstate set with rpc_blockchain_set_chainstate, which must happen before warm-up ends
- *  (until then the dispatcher answers -28). Each handler takes the chain lock while it
- *  reads. */
+ *  (until then the dispatcher answers -28). A handler that reads takes the chain's read
+ *  lock; one that changes the chain queues a job for the validation thread. */
 void rpc_blockchain_register(struct rpc_context *ctx);
 /** The chainstate to answer from (borrowed; must outlive the RPC server), or NULL; installs
- *  the tip callback that wakes the waits. */
+ *  the tip callback that wakes the waits. Call it while no thread changes cs (before the
+ *  validation thread starts, after it stopped). */
 void rpc_blockchain_set_chainstate(struct rpc_context *ctx, struct chainstate *cs);
+/** The validation thread that owns the chainstate (borrowed), or NULL: the methods that
+ *  change the chain (invalidateblock, submitblock, ...) hand it their work and wait. */
+void rpc_blockchain_set_validator(struct rpc_context *ctx, struct validator *val);
 
 /** A hash in Core's display order (reversed hex), as a new JSON string. */
 json_t *rpc_hash_json(const uint8_t hash32[32]);

@@ -135,7 +135,7 @@ static json_t *rpc_getblockstats(struct rpc_request *req)
     qsort(sel, n_sel, sizeof(*sel), cmp_cstr);
     buf_init(&raw);
     block_undo_init(&undo);
-    chainstate_lock(cs);
+    chainstate_read_lock(cs);
     struct block_index *e = hash_or_height(req, json_array_get(req->params, 0));
     if (!e) {
         goto out;
@@ -273,7 +273,7 @@ static json_t *rpc_getblockstats(struct rpc_request *req)
         r = only;
     }
 out:
-    chainstate_unlock(cs);
+    chainstate_read_unlock(cs);
     block_undo_clear(&undo);
     buf_clear(&raw);
     free(sel);

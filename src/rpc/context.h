@@ -2,8 +2,10 @@
  * the method groups answer from. bitnoded owns the context (rpc_context_new/free) and hands
  * it to the server; handlers reach it as req->ctx.
  *
- * Lock order: the chain lock (chainstate_lock), then tip_mu; warmup_mu and active_mu are
- * leaves (nothing else is taken while one is held).
+ * Lock order: the chain's read lock (chainstate_read_lock), then tip_mu (the validation
+ * thread takes it inside the chain's write lock, from the tip callback); warmup_mu and
+ * active_mu are leaves (nothing else is taken while one is held). A handler never holds the
+ * read lock while it waits for a validator job.
  */
 #ifndef BITNODE_RPC_CONTEXT_H
 #define BITNODE_RPC_CONTEXT_H
@@ -16,6 +18,7 @@
 #include "rpc/jsonrpc.h"
 
 struct chainstate;
+struct validator;
 struct active_cmd;
 
 struct rpc_context {
@@ -38,6 +41,7 @@ struct rpc_context {
      * ends, read-only after), and whether the node has left initial block download (latches,
      * as Core's IsInitialBlockDownload). */
     struct chainstate *cs;
+    struct validator *val; /* the chainstate's owner: changes go to it as jobs */
     atomic_int left_ibd;
 
     /* The latest tip, for waitfornewblock and friends: the chainstate's tip callback writes

@@ -42,9 +42,8 @@ static json_t *rpc_submitblock(struct rpc_request *req)
     memcpy(hash, b.hash, 32);
     json_t *r = NULL;
     struct vstate st;
-    int is_new = 0;
     vstate_init(&st);
-    chainstate_lock(cs);
+    chainstate_read_lock(cs);
     /* Core's UpdateUncommittedBlockStructures: a block with a witness commitment whose
      * coinbase has no witness gets the 32-byte zero reserved value (what getblocktemplate
      * leaves to the miner). */
@@ -72,16 +71,22 @@ static json_t *rpc_submitblock(struct rpc_request *req)
         r = json_string("duplicate-invalid");
         goto out;
     }
-    int rc = chainstate_accept_block(cs, raw.data, raw.len, NULL, &st, &is_new);
+    chainstate_read_unlock(cs);
+    /* The validation thread stores it and connects the best chain before answering. */
+    struct validator_job j = {
+        .work = VALIDATOR_BLOCK, .data = raw.data, .len = raw.len, .connect = 1};
+    int rc = validator_run(req->ctx->val, &j);
+    chainstate_read_lock(cs);
     if (rc == RC_INVALID) {
-        r = json_string(st.reject);
+        r = json_string(j.st.reject);
         goto out;
-    }
-    if (rc == RC_OK) {
-        rc = chainstate_activate_best_chain(cs);
     }
     if (rc) {
         rpc_error(req, RPC_DATABASE_ERROR, "%s", rc_str(rc));
+        goto out;
+    }
+    if (!j.is_new) {
+        r = json_string("duplicate"); /* another caller stored it first */
         goto out;
     }
     /* Like Core, speak only of this block: its own verdict if connecting it failed, null if
@@ -95,7 +100,7 @@ static json_t *rpc_submitblock(struct rpc_request *req)
         r = json_string("inconclusive");
     }
 out:
-    chainstate_unlock(cs);
+    chainstate_read_unlock(cs);
     buf_clear(&raw);
     return r;
 }
@@ -117,21 +122,20 @@ static json_t *rpc_submitheader(struct rpc_request *req)
     reader_init(&r, raw.data, 80);
     int rc = block_header_parse(&h, &r);
     CHECK_ALWAYS(rc == RC_OK); /* 80 bytes always parse */
-    chainstate_lock(cs);
+    chainstate_read_lock(cs);
     int have_parent = block_tree_find(chainstate_tree(cs), h.prev_hash) != NULL;
-    chainstate_unlock(cs);
+    chainstate_read_unlock(cs);
     if (!have_parent) {
         char prev[65];
         hex_encode_rev(prev, h.prev_hash, 32);
         buf_clear(&raw);
         return rpc_error(req, RPC_VERIFY_ERROR, "Must submit previous header (%s) first", prev);
     }
-    struct vstate st;
-    vstate_init(&st);
-    rc = chainstate_accept_header(cs, raw.data, &st);
+    struct validator_job j = {.work = VALIDATOR_HEADERS, .data = raw.data, .len = 80};
+    rc = validator_run(req->ctx->val, &j);
     buf_clear(&raw);
     if (rc == RC_INVALID) {
-        return rpc_error(req, RPC_VERIFY_ERROR, "%s", st.reject);
+        return rpc_error(req, RPC_VERIFY_ERROR, "%s", j.st.reject);
     }
     if (rc != RC_OK) {
         return rpc_error(req, RPC_VERIFY_ERROR, "%s", rc_str(rc));

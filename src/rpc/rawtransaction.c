@@ -33,14 +33,14 @@ static json_t *rpc_getrawtransaction(struct rpc_request *req)
         /* -txindex: find the block; without it, Core's hint. */
         struct block_index *found = NULL;
         int synced = -1;
-        chainstate_lock(cs);
+        chainstate_read_lock(cs);
         int have_index = chainstate_txindex_info(cs, &synced);
         int rc = have_index ? chainstate_find_tx(cs, txid, &found) : RC_USAGE;
         struct block_index *tip = chainstate_tip(cs);
         if (rc == RC_OK) {
             memcpy(bh, found->hash, 32);
         }
-        chainstate_unlock(cs);
+        chainstate_read_unlock(cs);
         if (!have_index) {
             return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY,
                              "No such mempool transaction. Use -txindex or provide a block hash "
@@ -69,7 +69,7 @@ static json_t *rpc_getrawtransaction(struct rpc_request *req)
     json_t *r = NULL;
     buf_init(&raw);
     block_undo_init(&undo);
-    chainstate_lock(cs);
+    chainstate_read_lock(cs);
     struct block_index *e = block_tree_find(chainstate_tree(cs), bh);
     if (!e) {
         rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block hash not found");
@@ -115,7 +115,7 @@ static json_t *rpc_getrawtransaction(struct rpc_request *req)
     }
     block_clear(&b);
 out:
-    chainstate_unlock(cs);
+    chainstate_read_unlock(cs);
     block_undo_clear(&undo);
     buf_clear(&raw);
     return r;

@@ -12,7 +12,7 @@ static json_t *rpc_getindexinfo(struct rpc_request *req)
     const char *name = json_string_value(rpc_param(req, 0));
     json_t *r = json_object();
     int synced = -1;
-    chainstate_lock(cs);
+    chainstate_read_lock(cs);
     struct block_index *tip = chainstate_tip(cs);
     /* An empty name filters nothing, as Core's. */
     if (chainstate_txindex_info(cs, &synced) && (!name || !*name || strcmp(name, "txindex") == 0)) {
@@ -20,7 +20,7 @@ static json_t *rpc_getindexinfo(struct rpc_request *req)
                             json_pack("{s:b,s:i}", "synced", tip && synced >= tip->height,
                                       "best_block_height", synced));
     }
-    chainstate_unlock(cs);
+    chainstate_read_unlock(cs);
     return r;
 }
 

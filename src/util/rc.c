@@ -23,6 +23,8 @@ const char *rc_str(int rc)
         return "not found";
     case RC_BACKEND:
         return "storage backend error";
+    case RC_STOPPED:
+        return "stopped before it was done";
     case RC_USAGE:
         return "bad usage";
     default:

@@ -19,6 +19,7 @@ enum rc {
     RC_NOT_FOUND = -8,    /* a lookup found nothing (only where that is not a verdict) */
     RC_BACKEND = -9,      /* a storage backend reported an error */
     RC_USAGE = -10,       /* the caller passed arguments the contract forbids */
+    RC_STOPPED = -11,     /* not done: the thread that does it is stopping (shutdown) */
 };
 
 /** Returns a short static description of a return code ("truncated input", ...). */

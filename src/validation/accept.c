@@ -65,7 +65,8 @@ void chainstate_add_unlinked(struct chainstate *cs, struct block_index *e)
 /* The genesis block goes in like any other block, once (unless a reindex will find it). */
 int chainstate_ensure_genesis(struct chainstate *cs)
 {
-    if (block_tree_find(cs->tree, cs->p->genesis_hash)) {
+    struct block_index *g0 = block_tree_find(cs->tree, cs->p->genesis_hash);
+    if (g0 && (g0->status & BLOCK_HAVE_DATA)) {
         return RC_OK;
     }
     struct block g;
@@ -81,79 +82,53 @@ int chainstate_ensure_genesis(struct chainstate *cs)
     return rc;
 }
 
-int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
-                            const struct block_pos *known_pos, struct vstate *st, int *is_new)
+/* The part of accepting block b that changes the index and the store; chain lock held. */
+static int accept_locked(struct chainstate *cs, struct block *b, const uint8_t *raw, size_t len,
+                         const struct block_pos *known_pos, struct vstate *st, int *is_new)
 {
-    struct block b;
     struct block_index *e = NULL;
-    char err[256];
     int rc;
-
-    if (is_new) {
-        *is_new = 0;
-    }
-    if (block_parse(&b, raw, len, err, sizeof(err)) != RC_OK) {
-        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "%s", err);
-    }
-    /* Context-free checks first, as Core's ProcessNewBlock runs CheckBlock before anything
-     * is stored: a block failing them is not remembered at all (its header may belong to a
-     * valid block with another body), so submitting it again gives the reason again. */
-    e = block_tree_find(cs->tree, b.hash);
-    if (!(e && (e->status & BLOCK_HAVE_DATA)) && block_check(st, &b, cs->p, 1)) {
-        if (e && !block_index_failed(e) && st->result != VRESULT_MUTATED) {
-            /* Its header came first (an import reads headers first): this body is what the
-             * header commits to (not mutated), so the block is invalid, as Core's
-             * AcceptBlock marks it. */
-            chainstate_mark_invalid(cs, e);
-        }
-        rc = RC_INVALID;
-        goto out;
-    }
-    e = NULL;
-    if (memcmp(b.hash, cs->p->genesis_hash, 32) == 0) {
-        e = block_tree_find(cs->tree, b.hash);
+    if (memcmp(b->hash, cs->p->genesis_hash, 32) == 0) {
+        e = block_tree_find(cs->tree, b->hash);
         if (!e) {
-            e = block_tree_add(cs->tree, &b.header, NULL, BLOCK_VALID_TREE);
+            e = block_tree_add(cs->tree, &b->header, NULL, BLOCK_VALID_TREE);
         }
     } else {
         int64_t now = chainstate_now();
-        rc = headers_accept(cs->tree, st, &e, &b.header, cs->p, now);
-        if (rc) {
-            goto out;
+        if ((rc = headers_accept(cs->tree, st, &e, &b->header, cs->p, now))) {
+            return rc;
         }
     }
     chainstate_note_header(cs, e);
     if (e->status & BLOCK_HAVE_DATA) {
-        rc = RC_OK; /* already stored */
-        goto out;
+        return RC_OK; /* already stored */
     }
     if (e->prev &&
-        block_check_contextual(st, &b, e->height, block_index_median_time_past(e->prev), cs->p)) {
+        block_check_contextual(st, b, e->height, block_index_median_time_past(e->prev), cs->p)) {
         if (st->result != VRESULT_MUTATED) {
             e->status |= BLOCK_FAILED_VALID;
             chainstate_mark_dirty(cs, e);
         }
-        rc = RC_INVALID;
-        goto out;
+        return RC_INVALID;
     }
     if (known_pos) {
         e->file = known_pos->file;
         e->data_pos = known_pos->pos;
         blockstore_note_block(cs->store, known_pos->file, known_pos->pos, len,
-                              (uint32_t)e->height, b.header.time);
+                              (uint32_t)e->height, b->header.time);
     } else {
         int file;
         uint32_t pos;
-        rc = blockstore_append_block(cs->store, raw, len, (uint32_t)e->height, b.header.time,
+        rc = blockstore_append_block(cs->store, raw, len, (uint32_t)e->height, b->header.time,
                                      &file, &pos);
         if (rc) {
             LOG_ERROR("storing block at height %d: %s", e->height, blockstore_error(cs->store));
-            goto out;
+            return rc;
         }
         e->file = file;
         e->data_pos = pos;
     }
-    e->tx_count = (uint32_t)b.tx_count;
+    e->tx_count = (uint32_t)b->tx_count;
     e->status |= BLOCK_HAVE_DATA;
     block_index_raise_validity(e, BLOCK_VALID_TRANSACTIONS);
     e->sequence_id = cs->next_sequence++;
@@ -168,10 +143,44 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
     }
     /* Keep the parsed block for the connect that usually follows. */
     block_clear(&cs->recent);
-    cs->recent = b;
+    cs->recent = *b;
+    block_init(b);
     cs->have_recent = 1;
     return RC_OK;
-out:
+}
+
+int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
+                            const struct block_pos *known_pos, struct vstate *st, int *is_new)
+{
+    struct block b;
+    char err[256];
+    int rc;
+
+    if (is_new) {
+        *is_new = 0;
+    }
+    if (block_parse(&b, raw, len, err, sizeof(err)) != RC_OK) {
+        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "%s", err);
+    }
+    /* Context-free checks first, as Core's ProcessNewBlock runs CheckBlock before anything
+     * is stored: a block failing them is not remembered at all (its header may belong to a
+     * valid block with another body), so submitting it again gives the reason again. They
+     * need no lock: only this thread changes the tree. */
+    struct block_index *e = block_tree_find(cs->tree, b.hash);
+    int bad = !(e && (e->status & BLOCK_HAVE_DATA)) && block_check(st, &b, cs->p, 1);
+    pthread_rwlock_wrlock(&cs->lock);
+    if (bad) {
+        if (e && !block_index_failed(e) && st->result != VRESULT_MUTATED) {
+            /* Its header came first (an import reads headers first): this body is what the
+             * header commits to (not mutated), so the block is invalid, as Core's
+             * AcceptBlock marks it. */
+            chainstate_mark_invalid(cs, e);
+        }
+        rc = RC_INVALID;
+    } else {
+        rc = accept_locked(cs, &b, raw, len, known_pos, st, is_new);
+    }
+    pthread_rwlock_unlock(&cs->lock);
     block_clear(&b);
     return rc;
 }
@@ -184,11 +193,10 @@ static int cmp_txid(const void *a, const void *b)
 int chainstate_prefetch_recent(struct chainstate *cs)
 {
     int rc = RC_OK;
-    chainstate_lock(cs);
     if (!cs->have_recent || cs->recent.tx_count < 2) {
-        chainstate_unlock(cs);
         return RC_OK;
     }
+    pthread_rwlock_wrlock(&cs->lock); /* it fills the coins cache */
     const struct block *b = &cs->recent;
     /* Outputs the block creates itself are skipped (sorted txids, binary search); those
      * of the block being connected are not in the cache yet: looked up, not found, no
@@ -213,7 +221,7 @@ int chainstate_prefetch_recent(struct chainstate *cs)
         }
     }
     free(ids);
-    chainstate_unlock(cs);
+    pthread_rwlock_unlock(&cs->lock);
     return rc;
 }
 
@@ -226,11 +234,23 @@ int chainstate_accept_header(struct chainstate *cs, const uint8_t raw80[80], str
     if (block_header_parse(&h, &r) != RC_OK) {
         return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "header");
     }
-    chainstate_lock(cs);
-    int rc = headers_accept(cs->tree, st, &e, &h, cs->p, chainstate_now());
+    uint8_t hash[32];
+    block_header_hash(&h, hash);
+    pthread_rwlock_wrlock(&cs->lock);
+    int rc = RC_OK;
+    if (memcmp(hash, cs->p->genesis_hash, 32) == 0) {
+        /* The genesis header has no parent to connect to: it is the root (a reindex reads it
+         * first from blk00000.dat, before its block). */
+        e = block_tree_find(cs->tree, hash);
+        if (!e) {
+            e = block_tree_add(cs->tree, &h, NULL, BLOCK_VALID_TREE);
+        }
+    } else {
+        rc = headers_accept(cs->tree, st, &e, &h, cs->p, chainstate_now());
+    }
     if (rc == RC_OK) {
         chainstate_note_header(cs, e);
     }
-    chainstate_unlock(cs);
+    pthread_rwlock_unlock(&cs->lock);
     return rc;
 }

@@ -96,6 +96,7 @@ void chainstate_mark_invalid(struct chainstate *cs, struct block_index *bad)
     bad->status |= BLOCK_FAILED_VALID;
     chainstate_mark_dirty(cs, bad);
     block_tree_foreach(cs->tree, mark_descendant, &m);
+    cs->target_stale = 1;
     if (cs->best_header && block_index_failed(cs->best_header)) {
         /* The most-work header that is still valid (Core's m_best_header after
          * InvalidBlockFound); a walk of the tree, once per invalid block. */
@@ -136,7 +137,6 @@ static void log_progress(struct chainstate *cs, int force)
     cs->last_log.txs = cs->counters.txs_connected;
 }
 
-static int activate(struct chainstate *cs);
 
 /* The transaction index is written whenever the tip settles, so lookups see new blocks at
  * once. It may run ahead of the coins (entries of blocks not on the active chain are never
@@ -159,70 +159,74 @@ static int write_txindex(struct chainstate *cs)
     return RC_OK;
 }
 
-static int connect_tip(struct chainstate *cs, struct block_index *e, int *invalid)
-{
+/* A block on its way to the tip: begun by chainstate_connect_begin, committed (or marked
+ * invalid) by chainstate_connect_finish. */
+struct chainstate_pending {
+    struct block_index *e;
     struct block b;
+    struct coins_cache *view; /* over the coins cache: what the block changes */
     struct block_undo undo;
     struct vstate st;
-    int rc = chainstate_load_block(cs, e, &b);
-    if (rc) {
-        return rc;
-    }
-    struct coins_cache *view = coins_cache_new(coins_cache_view(cs->coins));
-    vstate_init(&st);
-    uint64_t t0 = time_mono_ns();
-    rc = chainstate_connect_block(cs, e, &b, view, &undo, &st);
-    cs->counters.connect_ns += time_mono_ns() - t0;
-    if (rc == RC_INVALID) {
-        char hx[65];
-        hex_encode_rev(hx, e->hash, 32);
-        LOG_WARN("connect block %s height %d: %s (%s)", hx, e->height, st.reject, st.debug);
-        coins_cache_free(view);
-        block_clear(&b);
-        chainstate_mark_invalid(cs, e);
-        cs->counters.blocks_failed++;
-        memcpy(cs->last_invalid_hash, e->hash, 32);
-        cs->last_invalid = st;
-        *invalid = 1;
-        return RC_OK;
-    }
-    if (rc) {
-        goto out;
-    }
+    struct chainstate_block_connect *c;
+};
+
+static void pending_free(struct chainstate_pending *s)
+{
+    coins_cache_free(s->view);
+    block_undo_clear(&s->undo);
+    block_clear(&s->b);
+    free(s);
+}
+
+/* e failed while being connected: it and everything built on it are marked; submitblock
+ * reports the verdict. Chain lock held. */
+static void connect_failed(struct chainstate *cs, struct block_index *e, const struct vstate *st)
+{
+    char hx[65];
+    hex_encode_rev(hx, e->hash, 32);
+    LOG_WARN("connect block %s height %d: %s (%s)", hx, e->height, st->reject, st->debug);
+    chainstate_mark_invalid(cs, e);
+    cs->counters.blocks_failed++;
+    memcpy(cs->last_invalid_hash, e->hash, 32);
+    cs->last_invalid = *st;
+}
+
+/* Makes the connected block s->e the tip: its undo data, its index entry, its coins into the
+ * coins cache. Chain lock held. */
+static int commit(struct chainstate *cs, struct chainstate_pending *s)
+{
+    struct block_index *e = s->e;
+    int rc;
     if (e->height > 0 && !(e->status & BLOCK_HAVE_UNDO)) {
         struct buf ser;
         uint32_t pos;
         buf_init(&ser);
-        block_undo_serialize(&ser, &undo);
+        block_undo_serialize(&ser, &s->undo);
         rc = blockstore_append_undo(cs->store, e->file, e->prev->hash, ser.data, ser.len, &pos);
         buf_clear(&ser);
         if (rc) {
             LOG_ERROR("writing undo data: %s", blockstore_error(cs->store));
-            goto out;
+            return rc;
         }
         e->undo_pos = pos;
         e->status |= BLOCK_HAVE_UNDO;
     }
     block_index_raise_validity(e, BLOCK_VALID_SCRIPTS);
     chainstate_mark_dirty(cs, e);
-    coins_cache_set_best_block(view, e->hash);
-    if ((rc = coins_cache_flush(view, 0))) {
-        goto out;
+    coins_cache_set_best_block(s->view, e->hash);
+    if ((rc = coins_cache_flush(s->view, 0))) {
+        return rc;
     }
     if (cs->txindex && e->height > 0) {
-        txindex_add_block(cs->txindex, e, &b);
+        txindex_add_block(cs->txindex, e, &s->b);
     }
     chainstate_set_tip(cs, e);
     cs->counters.blocks_connected++;
-    cs->counters.txs_connected += b.tx_count;
+    cs->counters.txs_connected += s->b.tx_count;
     if (cs->opt.stop_at_height && e->height >= cs->opt.stop_at_height) {
         cs->stop_requested = 1;
     }
-out:
-    coins_cache_free(view);
-    block_undo_clear(&undo);
-    block_clear(&b);
-    return rc;
+    return RC_OK;
 }
 
 static int disconnect_tip(struct chainstate *cs)
@@ -277,85 +281,163 @@ out:
     return rc;
 }
 
-int chainstate_activate_best_chain(struct chainstate *cs)
+/* The block the chain is heading for: recomputed (the candidates pruned first) only when the
+ * candidates changed, so a long path costs one pass over them, not one per block. Chain lock
+ * held. */
+static struct block_index *target(struct chainstate *cs)
 {
-    chainstate_lock(cs);
-    int rc = activate(cs);
-    chainstate_unlock(cs);
-    return rc;
+    if (cs->target_stale || !cs->target || block_index_failed(cs->target)) {
+        prune_candidates(cs);
+        cs->target = best_candidate(cs);
+        cs->target_stale = 0;
+    }
+    return cs->target;
 }
 
-static int activate(struct chainstate *cs)
+/* The next step with the chain lock held: disconnects down to the fork point, then begins the
+ * next block. A block found invalid on the way is marked, and the step goes on towards the
+ * best remaining chain. */
+static int begin_locked(struct chainstate *cs, struct chainstate_pending **out)
 {
+    if (!cs->last_log.time) {
+        log_progress(cs, 1);
+    }
+    for (;;) {
+        struct block_index *tip = chainstate_tip(cs);
+        struct block_index *best = target(cs);
+        if (!best || best == tip || (tip && !better(best, tip))) {
+            return write_txindex(cs); /* settled */
+        }
+        int rc;
+        if (tip && block_index_ancestor(best, tip->height) != tip) {
+            if ((rc = disconnect_tip(cs))) {
+                return rc;
+            }
+            continue;
+        }
+        struct chainstate_pending *s = xcalloc(1, sizeof(*s));
+        s->e = block_index_ancestor(best, tip ? tip->height + 1 : 0);
+        block_undo_init(&s->undo);
+        if ((rc = chainstate_load_block(cs, s->e, &s->b))) {
+            block_init(&s->b);
+            pending_free(s);
+            return rc;
+        }
+        s->view = coins_cache_new(coins_cache_view(cs->coins));
+        vstate_init(&s->st);
+        uint64_t t0 = time_mono_ns();
+        rc = chainstate_block_begin(cs, s->e, &s->b, s->view, &s->undo, &s->st, &s->c);
+        cs->counters.connect_ns += time_mono_ns() - t0;
+        if (rc == RC_INVALID) {
+            connect_failed(cs, s->e, &s->st);
+            pending_free(s);
+            continue;
+        }
+        if (rc) {
+            pending_free(s);
+            return rc;
+        }
+        *out = s;
+        return RC_OK;
+    }
+}
+
+int chainstate_connect_begin(struct chainstate *cs, struct chainstate_pending **out)
+{
+    *out = NULL;
     int rc = chainstate_ensure_genesis(cs);
     if (rc && rc != RC_INVALID) {
         return rc;
     }
-    if (!cs->last_log.time) {
-        log_progress(cs, 1);
+    pthread_rwlock_wrlock(&cs->lock);
+    rc = begin_locked(cs, out);
+    pthread_rwlock_unlock(&cs->lock);
+    return rc;
+}
+
+void chainstate_add_overlap(struct chainstate *cs, const struct chainstate_pending *s, uint64_t ns)
+{
+    pthread_rwlock_wrlock(&cs->lock);
+    cs->counters.overlap_ns += ns;
+    if (chainstate_block_pooled(s->c)) {
+        cs->counters.overlap_pooled_ns += ns;
     }
-    for (int round = 0;; round++) {
-        if (round > 0) {
-            /* Let readers in between rounds too (an import connects one block a round). */
-            chainstate_unlock(cs);
-            chainstate_lock(cs);
+    pthread_rwlock_unlock(&cs->lock);
+}
+
+const struct block_index *chainstate_pending_block(const struct chainstate_pending *s)
+{
+    return s->e;
+}
+
+int chainstate_connect_finish(struct chainstate *cs, struct chainstate_pending *s)
+{
+    /* The join: the validation thread checks beside the workers, without the chain lock
+     * (the pool reads only the block and its undo coins, both owned by s). */
+    uint64_t t0 = time_mono_ns();
+    int rc = chainstate_block_finish(cs, s->c, &s->st);
+    uint64_t join_ns = time_mono_ns() - t0;
+    pthread_rwlock_wrlock(&cs->lock);
+    cs->counters.connect_ns += join_ns;
+    cs->counters.inputs_checked += cs->scratch.inputs_checked;
+    cs->counters.blocks_assumed_valid += cs->scratch.blocks_assumed_valid;
+    memset(&cs->scratch, 0, sizeof(cs->scratch));
+    if (rc == RC_INVALID) {
+        connect_failed(cs, s->e, &s->st);
+        rc = RC_OK;
+    } else if (rc == RC_OK) {
+        t0 = time_mono_ns();
+        rc = commit(cs, s);
+        cs->counters.connect_ns += time_mono_ns() - t0;
+        int every = cs->opt.flush_every_blocks;
+        if (rc == RC_OK) {
+            rc = chainstate_flush_locked(cs, every > 0 &&
+                                                     cs->counters.blocks_connected % every == 0
+                                                 ? FLUSH_ALWAYS
+                                                 : FLUSH_PERIODIC);
         }
-        struct block_index *tip = chainstate_tip(cs);
-        struct block_index *best = best_candidate(cs);
-        if (!best || best == tip || (tip && !better(best, tip))) {
-            break;
-        }
-        struct block_index *fork = tip ? block_index_fork_point(tip, best) : NULL;
-        while (chainstate_tip(cs) && chainstate_tip(cs) != fork) {
-            if ((rc = disconnect_tip(cs))) {
-                return rc;
-            }
-        }
-        /* Connect fork+1 .. best in order. */
-        int32_t from = fork ? fork->height + 1 : 0;
-        size_t n = (size_t)(best->height - from + 1);
-        struct block_index **path = xmalloc(n * sizeof(*path));
-        struct block_index *x = best;
-        for (size_t i = n; i-- > 0; x = x->prev) {
-            path[i] = x;
-        }
-        for (size_t i = 0; i < n; i++) {
-            int invalid = 0;
-            if (i > 0) {
-                /* Let readers in between blocks; if the chain moved meanwhile (another
-                 * thread invalidated a block), start over from the new tip. */
-                chainstate_unlock(cs);
-                chainstate_lock(cs);
-                if (chainstate_tip(cs) != path[i]->prev) {
-                    break;
-                }
-            }
-            if ((rc = connect_tip(cs, path[i], &invalid))) {
-                free(path);
-                return rc;
-            }
-            if (invalid) {
-                break;
-            }
-            int every = cs->opt.flush_every_blocks;
-            if ((rc = chainstate_flush(cs, every > 0 && cs->counters.blocks_connected % every == 0
-                                               ? FLUSH_ALWAYS
-                                               : FLUSH_PERIODIC))) {
-                free(path);
-                return rc;
-            }
+        if (rc == RC_OK) {
             log_progress(cs, 0);
-            if (cs->stop_requested || (cs->interrupt && cs->interrupt())) {
-                break;
-            }
         }
-        free(path);
-        prune_candidates(cs);
-        if (cs->stop_requested || (cs->interrupt && cs->interrupt())) {
+    }
+    pthread_rwlock_unlock(&cs->lock);
+    pending_free(s);
+    return rc;
+}
+
+int chainstate_prepare_next(struct chainstate *cs, const struct chainstate_pending *s)
+{
+    struct block_index *best = cs->target;
+    if (best && best->height > s->e->height) {
+        struct block_index *next = block_index_ancestor(best, s->e->height + 1);
+        if (next->prev == s->e && (next->status & BLOCK_HAVE_DATA) &&
+            !(cs->have_recent && memcmp(cs->recent.hash, next->hash, 32) == 0)) {
+            struct block b;
+            int rc = chainstate_load_block(cs, next, &b);
+            if (rc) {
+                return rc;
+            }
+            block_clear(&cs->recent);
+            cs->recent = b;
+            cs->have_recent = 1;
+        }
+    }
+    return chainstate_prefetch_recent(cs);
+}
+
+int chainstate_activate_best_chain(struct chainstate *cs)
+{
+    int rc = RC_OK;
+    while (!cs->stop_requested && !(cs->interrupt && cs->interrupt())) {
+        struct chainstate_pending *s;
+        if ((rc = chainstate_connect_begin(cs, &s)) || !s) {
+            break;
+        }
+        if ((rc = chainstate_connect_finish(cs, s))) {
             break;
         }
     }
-    return write_txindex(cs);
+    return rc;
 }
 
 static int add_if_candidate(void *ctx, struct block_index *e)
@@ -371,10 +453,11 @@ static int add_if_candidate(void *ctx, struct block_index *e)
 void chainstate_rebuild_candidates(struct chainstate *cs)
 {
     cs->ncand = 0;
+    cs->target_stale = 1;
     block_tree_foreach(cs->tree, add_if_candidate, cs);
 }
 
-static int invalidate(struct chainstate *cs, const uint8_t hash32[32])
+static int invalidate_locked(struct chainstate *cs, const uint8_t hash32[32])
 {
     struct block_index *e = block_tree_find(cs->tree, hash32);
     int rc;
@@ -394,15 +477,15 @@ static int invalidate(struct chainstate *cs, const uint8_t hash32[32])
     chainstate_mark_invalid(cs, e);
     /* Blocks that had less work than the old tip may be the best now. */
     chainstate_rebuild_candidates(cs);
-    return activate(cs);
+    return RC_OK;
 }
 
 int chainstate_invalidate_block(struct chainstate *cs, const uint8_t hash32[32])
 {
-    chainstate_lock(cs);
-    int rc = invalidate(cs, hash32);
-    chainstate_unlock(cs);
-    return rc;
+    pthread_rwlock_wrlock(&cs->lock);
+    int rc = invalidate_locked(cs, hash32);
+    pthread_rwlock_unlock(&cs->lock);
+    return rc ? rc : chainstate_activate_best_chain(cs);
 }
 
 struct clear_ctx {
@@ -424,26 +507,25 @@ static int clear_marks(void *ctx, struct block_index *e)
 
 int chainstate_reconsider_block(struct chainstate *cs, const uint8_t hash32[32])
 {
-    chainstate_lock(cs);
+    pthread_rwlock_wrlock(&cs->lock);
     struct block_index *e = block_tree_find(cs->tree, hash32);
     if (!e) {
-        chainstate_unlock(cs);
+        pthread_rwlock_unlock(&cs->lock);
         return RC_NOT_FOUND;
     }
     struct clear_ctx c = {cs, e};
     block_tree_foreach(cs->tree, clear_marks, &c);
     chainstate_rebuild_candidates(cs);
-    int rc = activate(cs);
-    chainstate_unlock(cs);
-    return rc;
+    pthread_rwlock_unlock(&cs->lock);
+    return chainstate_activate_best_chain(cs);
 }
 
 int chainstate_precious_block(struct chainstate *cs, const uint8_t hash32[32])
 {
-    chainstate_lock(cs);
+    pthread_rwlock_wrlock(&cs->lock);
     struct block_index *e = block_tree_find(cs->tree, hash32);
     if (!e) {
-        chainstate_unlock(cs);
+        pthread_rwlock_unlock(&cs->lock);
         return RC_NOT_FOUND;
     }
     struct block_index *tip = chainstate_tip(cs);
@@ -452,9 +534,8 @@ int chainstate_precious_block(struct chainstate *cs, const uint8_t hash32[32])
         e->sequence_id = --cs->precious_sequence;
         chainstate_rebuild_candidates(cs);
     }
-    int rc = activate(cs);
-    chainstate_unlock(cs);
-    return rc;
+    pthread_rwlock_unlock(&cs->lock);
+    return chainstate_activate_best_chain(cs);
 }
 
 int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *ok, char *why,
@@ -468,10 +549,10 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
     }
     why[0] = '\0';
     *ok = 1;
-    chainstate_lock(cs);
+    pthread_rwlock_wrlock(&cs->lock); /* it reads through the coins cache */
     struct block_index *tip = chainstate_tip(cs);
     if (!tip) {
-        chainstate_unlock(cs);
+        pthread_rwlock_unlock(&cs->lock);
         return RC_OK;
     }
     if (nblocks <= 0 || nblocks > tip->height) {
@@ -546,6 +627,6 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
         }
     }
     coins_cache_free(view); /* nothing of it reaches the chainstate */
-    chainstate_unlock(cs);
+    pthread_rwlock_unlock(&cs->lock);
     return rc;
 }

@@ -51,6 +51,7 @@ void chainstate_add_candidate(struct chainstate *cs, struct block_index *e)
         cs->cand = xrealloc(cs->cand, cs->capcand * sizeof(*cs->cand));
     }
     cs->cand[cs->ncand++] = e;
+    cs->target_stale = 1;
 }
 
 static void chain_set_tip(struct chainstate *cs, struct block_index *tip)
@@ -185,11 +186,12 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
     int nfiles = 0, rc;
     char path[4200];
 
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&cs->lock, &attr);
-    pthread_mutexattr_destroy(&attr);
+    /* Writers first: a stream of readers must not hold the validation thread off. */
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&cs->lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
     cs->opt = *opt;
     if (!cs->opt.kv_ops) {
         cs->opt.kv_ops = kv_default_ops();
@@ -431,7 +433,7 @@ int chainstate_close(struct chainstate *cs)
     free(cs->cand);
     free(cs->unlinked);
     free(cs->dirty);
-    pthread_mutex_destroy(&cs->lock);
+    pthread_rwlock_destroy(&cs->lock);
     free(cs);
     return rc;
 }
@@ -473,25 +475,20 @@ int chainstate_stop_requested(const struct chainstate *cs)
 
 void chainstate_set_interrupt(struct chainstate *cs, chainstate_interrupt_fn fn)
 {
-    chainstate_lock(cs);
     cs->interrupt = fn;
-    chainstate_unlock(cs);
+}
+
+int chainstate_interrupted(const struct chainstate *cs)
+{
+    return cs->interrupt && cs->interrupt();
 }
 
 void chainstate_set_best_header_only(struct chainstate *cs, int on)
 {
-    chainstate_lock(cs);
-    cs->best_header_only = on;
-    chainstate_unlock(cs);
-}
-
-void chainstate_set_overlap(struct chainstate *cs, chainstate_overlap_fn fn, void *ctx)
-{
-    chainstate_lock(cs);
-    cs->overlap_fn = fn;
-    cs->overlap_ctx = fn ? ctx : NULL;
-    cs->overlap_thread = pthread_self();
-    chainstate_unlock(cs);
+    if (cs->best_header_only != on) {
+        cs->best_header_only = on;
+        cs->target_stale = 1;
+    }
 }
 
 int chainstate_read_block(struct chainstate *cs, const struct block_index *e, struct buf *out)
@@ -527,15 +524,11 @@ int chainstate_read_undo(struct chainstate *cs, const struct block_index *e,
 
 int chainstate_get_coin(struct chainstate *cs, const struct outpoint *op, struct coin *out)
 {
-    const struct coin *c;
-    int rc = coins_cache_get(cs->coins, op, &c);
-    if (rc) {
-        return rc;
-    }
-    *out = *c;
-    out->script_pubkey.data =
-        c->script_pubkey.len ? xmemdup(c->script_pubkey.data, c->script_pubkey.len) : NULL;
-    return RC_OK;
+    /* A reader must not fill the cache (the validation thread owns it): the cache's answer if
+     * it has one, else the store's. */
+    int cached;
+    int rc = coins_cache_peek(cs->coins, op, out, &cached);
+    return cached ? rc : coins_db_read(cs->coins_db, op, out);
 }
 
 int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
@@ -587,14 +580,14 @@ void chainstate_set_tip(struct chainstate *cs, struct block_index *tip)
     chain_set_tip(cs, tip);
 }
 
-void chainstate_lock(struct chainstate *cs)
+void chainstate_read_lock(struct chainstate *cs)
 {
-    pthread_mutex_lock(&cs->lock);
+    pthread_rwlock_rdlock(&cs->lock);
 }
 
-void chainstate_unlock(struct chainstate *cs)
+void chainstate_read_unlock(struct chainstate *cs)
 {
-    pthread_mutex_unlock(&cs->lock);
+    pthread_rwlock_unlock(&cs->lock);
 }
 
 int chainstate_is_reindexing(struct chainstate *cs, int *reindexing)

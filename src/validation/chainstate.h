@@ -12,8 +12,13 @@
  * At start the active chain is the coins' best block and its ancestors; blocks stored past
  * it are connected again by chainstate_activate_best_chain.
  *
- * Thread: the import thread and RPC workers both change it, each under chainstate_lock()
- *   (a recursive mutex, which readers take too); one owner thread is issue 11's next step.
+ * Threads: one thread changes it - the validation thread (validator.h), or a test's own
+ *   thread - and takes the chain lock for writing around each change. Other threads only
+ *   read, holding chainstate_read_lock(), and call only the readers: the getters (tip,
+ *   at_height, contains, best_header, tree, params, assume_valid, stop_requested,
+ *   last_invalid, size_on_disk, blocks_dir, txindex_info, get_counters) and read_block,
+ *   read_undo, get_coin, find_tx. The functions that change it take the lock themselves:
+ *   the changing thread calls them without it.
  */
 #ifndef BITNODE_VALIDATION_CHAINSTATE_H
 #define BITNODE_VALIDATION_CHAINSTATE_H
@@ -80,9 +85,40 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
                             const struct block_pos *known_pos, struct vstate *st, int *is_new);
 
 /** Connects and disconnects until the tip is the valid block with the most work (ties: the
- *  one received first). Invalid blocks found on the way are marked and skipped.
- *  Returns 0, or a system error (the state on disk stays consistent). */
+ *  one received first), one block at a time (connect_begin then connect_finish), stopping
+ *  early at -stopatheight or when the interrupt asks. Invalid blocks found on the way are
+ *  marked and skipped. Returns 0, or a system error (the state on disk stays consistent). */
 int chainstate_activate_best_chain(struct chainstate *cs);
+
+/* The pipeline the validation thread runs (doc/architecture.md, "The pipeline"):
+ *
+ *     chainstate_connect_begin(cs, &p);      block N: inputs spent, scripts to the pool
+ *     ... prepare N+1: accept it from the queue, or chainstate_prepare_next(cs, p) ...
+ *     chainstate_connect_finish(cs, p);      join the pool, commit N (or mark it invalid)
+ *
+ * Commits happen in chain order with the verdicts of serial checking: N+1 is only read,
+ * checked without the UTXO set, stored and prefetched while N is open, never connected. */
+struct chainstate_pending;
+
+/** One step towards the best chain: disconnects blocks down to the fork point if needed,
+ *  then begins the next block of the best chain (its inputs spent, its scripts handed to the
+ *  check pool) and returns. A block found invalid on the way is marked and the step goes on
+ *  with the best remaining chain. Returns 0 with *out (NULL when the tip is already the best:
+ *  nothing to finish), or a system error. */
+int chainstate_connect_begin(struct chainstate *cs, struct chainstate_pending **out);
+/** The block p connects (borrowed until chainstate_connect_finish). */
+const struct block_index *chainstate_pending_block(const struct chainstate_pending *p);
+/** Prepares the block after p while p's scripts are checked: if it is stored and not parsed
+ *  yet, reads and parses it, then reads into the coins cache the outputs it spends. Changes
+ *  nothing a reader sees but what the cache holds. Returns 0 or a system error (p must still
+ *  be finished). */
+int chainstate_prepare_next(struct chainstate *cs, const struct chainstate_pending *p);
+/** Joins the check pool for p's block (without the chain lock: readers go on meanwhile),
+ *  then commits it as the new tip, or marks it invalid; flushes if needed. Frees p.
+ *  Returns 0 (also for an invalid block: see chainstate_last_invalid) or a system error. */
+int chainstate_connect_finish(struct chainstate *cs, struct chainstate_pending *p);
+/** Counts ns of preparing work done while p was open (the threads' shares logged at close). */
+void chainstate_add_overlap(struct chainstate *cs, const struct chainstate_pending *p, uint64_t ns);
 
 enum chainstate_flush_mode {
     FLUSH_IF_NEEDED = 0, /* when the coins cache is over its limit */
@@ -153,15 +189,8 @@ typedef int (*chainstate_interrupt_fn)(void);
 
 /** Sets (or with NULL clears) the interrupt activation asks between blocks. */
 void chainstate_set_interrupt(struct chainstate *cs, chainstate_interrupt_fn fn);
-
-/* Work to overlap with script checks (issue 7): called with the chain lock held, once per
- * block connected by the thread that set it (an RPC thread's connects never run it),
- * after the block's last transaction went to the check pool and before the thread joins
- * the pool for the rest (also when -assumevalid skips the scripts).
- * The import uses it to read, check and store the next block from its file while the
- * workers check this one. It may accept blocks (chainstate_accept_block); it must not
- * connect, disconnect or flush. */
-typedef void (*chainstate_overlap_fn)(void *ctx);
+/** 1 if the interrupt asks to stop connecting now. */
+int chainstate_interrupted(const struct chainstate *cs);
 
 /** on: activation connects only blocks on the best header chain (the most-work valid header
  *  known), leaving other branches for later; off: the best block with data, as always. An
@@ -176,10 +205,8 @@ void chainstate_set_best_header_only(struct chainstate *cs, int on);
  *  Returns 0 or a database error. */
 int chainstate_prefetch_recent(struct chainstate *cs);
 
-/** Sets (or with fn NULL clears) the overlap work. */
-void chainstate_set_overlap(struct chainstate *cs, chainstate_overlap_fn fn, void *ctx);
-
-/** Called (with the chain lock held) whenever the active tip changes; tip may be NULL.
+/** Called (on the validation thread, with the chain lock held for writing) whenever the
+ *  active tip changes; tip may be NULL.
  *  One callback; set before anything connects. */
 typedef void (*chainstate_tip_fn)(void *ctx, const struct block_index *tip);
 void chainstate_set_tip_callback(struct chainstate *cs, chainstate_tip_fn fn, void *ctx);
@@ -203,11 +230,13 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
 int chainstate_last_invalid(const struct chainstate *cs, const uint8_t hash32[32],
                             struct vstate *st);
 
-/** The chain lock (recursive): the thread driving the chainstate holds it while it changes
- *  anything; RPC threads hold it while they read. Lock order: the chain lock before any
- *  lock of the layers below. */
-void chainstate_lock(struct chainstate *cs);
-void chainstate_unlock(struct chainstate *cs);
+/** The chain lock for reading (a reader thread: RPC, the importer's lookups). The
+ *  validation thread holds it for writing only while it changes something, at most one
+ *  block's accept, connect step or flush at a time, so a reader waits at most that long.
+ *  Not recursive: a reader never calls a function that changes the chainstate. Lock order:
+ *  the chain lock, then the locks of the layers below and the tip callback's. */
+void chainstate_read_lock(struct chainstate *cs);
+void chainstate_read_unlock(struct chainstate *cs);
 
 /** The reindex-in-progress flag kept in the block index store: set when a reindex starts,
  *  cleared when it has read every file, so that a reindex killed half way resumes. */
@@ -224,9 +253,10 @@ struct chainstate_counters {
     uint64_t blocks_failed; /* stored blocks found invalid while connecting them */
     uint64_t blocks_assumed_valid; /* connected without script checks (-assumevalid) */
     uint64_t flushes;
-    uint64_t connect_ns; /* the validation thread inside connect_block, in total */
-    uint64_t overlap_ns; /* of which in the overlap work (chainstate_set_overlap) */
-    uint64_t overlap_pooled_ns; /* the part of it while a block was open on the pool */
+    uint64_t connect_ns; /* the validation thread connecting blocks (begin, join, commit) */
+    uint64_t overlap_ns; /* preparing the next block while one was open (the validator) */
+    uint64_t overlap_pooled_ns; /* the part of it while the open block's scripts were on the
+                                   pool */
     size_t coins_cache_bytes, coins_cache_limit;
     size_t coins_cache_peak; /* the most the coins cache held (checked before each flush) */
 };

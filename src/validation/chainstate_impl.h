@@ -15,7 +15,11 @@ struct sigcache;
 struct txindex;
 
 struct chainstate {
-    pthread_mutex_t lock; /* recursive: the chain lock */
+    /* The chain lock: the validation thread takes it for writing around each change; readers
+     * (RPC, the importer's lookups) for reading. Never held while waiting for the check pool
+     * or for a job. Lock order: this lock, then the locks of the layers below (blockstore's,
+     * the check pool's, a tip callback's). */
+    pthread_rwlock_t lock;
     const struct chain_params *p;
     struct chainstate_options opt;
     char datadir[4096];
@@ -34,6 +38,8 @@ struct chainstate {
 
     struct block_index **cand; /* blocks that could become the tip: data all the way */
     size_t ncand, capcand;
+    struct block_index *target; /* the best candidate the chain is heading for */
+    int target_stale;           /* the candidates changed since target was chosen */
     struct unlinked {
         struct block_index *parent, *child;
     } *unlinked; /* blocks with data whose ancestors lack some */
@@ -47,9 +53,6 @@ struct chainstate {
     int64_t last_flush_time;
     int stop_requested;
     chainstate_interrupt_fn interrupt;
-    chainstate_overlap_fn overlap_fn;
-    void *overlap_ctx;
-    pthread_t overlap_thread; /* the thread that set it: only its connects run it */
     int best_header_only; /* connect only along the best header chain (an import reading) */
 
     /* The block accept parsed last, kept for the connect that usually follows. */
@@ -73,7 +76,11 @@ struct chainstate {
     uint8_t assume_valid[32]; /* -assumevalid or the chain's default; zero: none */
     int have_assume_valid;
 
-    struct chainstate_counters counters;
+    struct chainstate_counters counters; /* written under the chain lock */
+    struct {
+        uint64_t inputs_checked, blocks_assumed_valid;
+    } scratch; /* counted by chainstate_block_finish without the lock, moved into counters
+                  when the block is committed */
     struct {
         int64_t time;
         uint64_t blocks, txs;
@@ -114,8 +121,29 @@ void chainstate_rebuild_candidates(struct chainstate *cs);
  * moves the best header to the most-work header still valid. */
 void chainstate_mark_invalid(struct chainstate *cs, struct block_index *bad);
 
+/* flush.c */
+/** chainstate_flush with the chain lock held for writing. */
+int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode);
+
 /* connect.c */
-/** Connects block b (entry e, a child of the tip) into view, filling undo.
+/* A block begun and not yet finished (connect.c's). */
+struct chainstate_block_connect;
+/** The first half of connecting block b (entry e, a child of the tip) into view: BIP30, the
+ *  inputs spent into undo, sigops, the coinbase amount; the scripts handed to the check pool.
+ *  view, undo and st must stay until chainstate_block_finish.
+ *  Returns 0 with *out (finish it), RC_INVALID with the verdict, or a system error (no *out:
+ *  undo is cleared). */
+int chainstate_block_begin(struct chainstate *cs, struct block_index *e, const struct block *b,
+                           struct coins_cache *view, struct block_undo *undo, struct vstate *st,
+                           struct chainstate_block_connect **out);
+/** 1 if c's scripts are on the check pool. */
+int chainstate_block_pooled(const struct chainstate_block_connect *c);
+/** The second half: joins the check pool for b's scripts (or checks them here without one)
+ *  and frees c. Needs no chain lock. Returns 0, RC_INVALID with the first failing input in
+ *  block order, or a system error (undo is cleared on any failure). */
+int chainstate_block_finish(struct chainstate *cs, struct chainstate_block_connect *c,
+                            struct vstate *st);
+/** Connects block b (entry e, a child of the tip) into view, filling undo: begin then finish.
  *  Returns 0 with st VALID, RC_INVALID with the verdict, or a system error. */
 int chainstate_connect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
                      struct coins_cache *view, struct block_undo *undo, struct vstate *st);

@@ -3,7 +3,6 @@
  * cost, the coinbase amount, and every input script with the flags of the block's height.
  * Everything the block changes goes into a view the caller throws away if the block is
  * invalid. */
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -243,32 +242,45 @@ static int check_coinbase_amount(const struct chain_params *p, int height, const
     return RC_OK;
 }
 
-/* The scripts' verdict: the overlap work runs while the pool checks (the import reads and
- * stores the next block), then the pool is joined (*pooled cleared: finish closes the block,
- * also when it fails), or the checks run here when there is no pool. The verdict is the
- * first failing input in block order, as serial checking gives. */
-static int finish_scripts(struct chainstate *cs, const struct block *b, struct tx_out **spent,
-                          uint32_t flags, int check_scripts, int *pooled, struct vstate *st)
+/* A block between chainstate_block_begin and chainstate_block_finish: its inputs spent into
+ * the caller's view, its scripts on the pool (or left for finish when there is none). */
+struct chainstate_block_connect {
+    const struct block *b;
+    struct block_undo *undo;
+    struct tx_out **spent; /* per transaction, borrowed from undo: what the pool reads */
+    size_t nspent_tx;
+    uint32_t flags;
+    int check_scripts;
+    int pooled; /* a block is open on the check pool: finish or cancel it */
+};
+
+static void connect_free(struct chainstate *cs, struct chainstate_block_connect *c)
 {
+    if (c->pooled) {
+        checkqueue_block_cancel(cs->checkq); /* before the undo coins it reads go away */
+    }
+    for (size_t i = 0; i < c->nspent_tx; i++) {
+        free(c->spent[i]);
+    }
+    free(c->spent);
+    free(c);
+}
+
+/* The scripts' verdict: the pool is joined (the validation thread checks beside the
+ * workers), or the checks run here when there is no pool. The verdict is the first failing
+ * input in block order, as serial checking gives. */
+static int finish_scripts(struct chainstate *cs, struct chainstate_block_connect *c,
+                          struct vstate *st)
+{
+    const struct block *b = c->b;
     struct checkqueue_result res = {0};
     int rc;
-    if (cs->overlap_fn && pthread_equal(cs->overlap_thread, pthread_self())) {
-        /* Called without script checks too (-assumevalid): the import's order stays the
-         * same. */
-        uint64_t o0 = time_mono_ns();
-        cs->overlap_fn(cs->overlap_ctx);
-        uint64_t ns = time_mono_ns() - o0;
-        cs->counters.overlap_ns += ns;
-        if (*pooled) {
-            cs->counters.overlap_pooled_ns += ns;
-        }
-    }
-    if (!check_scripts) {
-        cs->counters.blocks_assumed_valid++;
+    if (!c->check_scripts) {
+        cs->scratch.blocks_assumed_valid++;
         return RC_OK;
     }
-    if (*pooled) {
-        *pooled = 0;
+    if (c->pooled) {
+        c->pooled = 0;
         if ((rc = checkqueue_block_finish(cs->checkq, &res))) {
             return rc;
         }
@@ -280,10 +292,10 @@ static int finish_scripts(struct chainstate *cs, const struct block *b, struct t
         }
         struct tx_out *all = xmalloc((n + 1) * sizeof(*all));
         for (size_t t = 1; t < b->tx_count; t++) {
-            memcpy(all + k, spent[t - 1], b->txs[t].vin_count * sizeof(*all));
+            memcpy(all + k, c->spent[t - 1], b->txs[t].vin_count * sizeof(*all));
             k += b->txs[t].vin_count;
         }
-        rc = checkqueue_verify_block(NULL, &res, b, all, n, flags, cs->sigcache, 0);
+        rc = checkqueue_verify_block(NULL, &res, b, all, n, c->flags, cs->sigcache, 0);
         free(all);
         if (rc) {
             return rc;
@@ -293,7 +305,7 @@ static int finish_scripts(struct chainstate *cs, const struct block *b, struct t
     if (res.failed) {
         on_script_fail(&ff, res.fail_tx, res.fail_in, res.err);
     }
-    cs->counters.inputs_checked += res.inputs_checked;
+    cs->scratch.inputs_checked += res.inputs_checked;
     if (ff.failed) {
         char txid[65], reject[VSTATE_REJECT_LEN + 64];
         hex_encode_rev(txid, b->txs[ff.tx].txid, 32);
@@ -305,84 +317,102 @@ static int finish_scripts(struct chainstate *cs, const struct block *b, struct t
     return RC_OK;
 }
 
-int chainstate_connect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
-                             struct coins_cache *view, struct block_undo *undo, struct vstate *st)
+int chainstate_block_begin(struct chainstate *cs, struct block_index *e, const struct block *b,
+                           struct coins_cache *view, struct block_undo *undo, struct vstate *st,
+                           struct chainstate_block_connect **out)
 {
     const struct chain_params *p = cs->p;
     int rc = RC_OK;
-    /* Each transaction's spent outputs: what the check pool reads while this thread goes on
-     * with the next transactions. */
-    struct tx_out **spent = NULL;
-    size_t nspent_tx = 0;
-    int pooled = 0; /* a block is open on the check pool: finish or cancel it */
     struct spend_ctx sc = {.e = e};
+    struct chainstate_block_connect *c = xcalloc(1, sizeof(*c));
+    c->b = b;
+    c->undo = undo;
+    c->check_scripts = 0; /* the genesis block: nothing to check */
+    *out = NULL;
 
     block_undo_init(undo);
     if (e->height == 0) {
-        return RC_OK; /* the genesis outputs are not spendable */
+        *out = c; /* the genesis outputs are not spendable */
+        return RC_OK;
     }
     if ((rc = check_bip30(p, e, b, view, st))) {
-        goto out;
+        goto fail;
     }
-
-    uint32_t flags = script_block_flags(p, e->height, e->hash);
+    c->flags = script_block_flags(p, e->height, e->hash);
     sc.csv = e->height >= p->csv_height;
     sc.prev_mtp = sc.csv ? block_index_median_time_past(e->prev) : 0;
     size_t nontrivial = b->tx_count ? b->tx_count - 1 : 0;
     struct tx_undo *tu = block_undo_resize(undo, nontrivial);
     int64_t sigop_cost = 0;
-    int check_scripts = !chainstate_assume_scripts_valid(cs, e); /* -assumevalid: scripts only */
-    spent = xcalloc(nontrivial + 1, sizeof(*spent));
+    c->check_scripts = !chainstate_assume_scripts_valid(cs, e); /* -assumevalid: scripts only */
+    c->spent = xcalloc(nontrivial + 1, sizeof(*c->spent));
     /* Script checks run on the pool while this thread does the UTXO work of the next
      * transactions (Core's CCheckQueueControl). */
-    if (check_scripts && cs->checkq) {
-        if ((rc = checkqueue_block_begin(cs->checkq, b, flags, cs->sigcache, 0))) {
-            goto out;
+    if (c->check_scripts && cs->checkq) {
+        if ((rc = checkqueue_block_begin(cs->checkq, b, c->flags, cs->sigcache, 0))) {
+            goto fail;
         }
-        pooled = 1;
+        c->pooled = 1;
     }
-
     for (size_t t = 0; t < b->tx_count; t++) {
         const struct tx *tx = &b->txs[t];
         int coinbase = (t == 0);
         if (!coinbase) {
             if ((rc = spend_inputs(&sc, tx, view, &tu[t - 1], st))) {
-                goto out;
+                goto fail;
             }
-            spent[nspent_tx++] = spent_outputs(tx, &tu[t - 1]);
+            c->spent[c->nspent_tx++] = spent_outputs(tx, &tu[t - 1]);
         }
         /* Sigop cost per transaction, as Core counts it before queueing the scripts. */
-        sigop_cost += tx_sigop_cost(tx, coinbase ? NULL : spent[t - 1], flags);
+        sigop_cost += tx_sigop_cost(tx, coinbase ? NULL : c->spent[t - 1], c->flags);
         if (sigop_cost > MAX_BLOCK_SIGOPS_COST) {
             rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-sigops", "too many sigops");
-            goto out;
+            goto fail;
         }
-        if (pooled && !coinbase &&
-            (rc = checkqueue_block_add_tx(cs->checkq, t, spent[t - 1], tx->vin_count))) {
-            goto out;
+        if (c->pooled && !coinbase &&
+            (rc = checkqueue_block_add_tx(cs->checkq, t, c->spent[t - 1], tx->vin_count))) {
+            goto fail;
         }
         /* Only a coinbase may overwrite (the BIP30 exceptions). */
         if ((rc = chainstate_add_outputs(view, tx, e->height, coinbase, coinbase))) {
-            goto out;
+            goto fail;
         }
     }
     if ((rc = check_coinbase_amount(p, e->height, b, sc.fees, st))) {
-        goto out;
-    }
-    rc = finish_scripts(cs, b, spent, flags, check_scripts, &pooled, st);
-out:
-    if (pooled) {
-        checkqueue_block_cancel(cs->checkq); /* before the undo coins it reads go away */
+        goto fail;
     }
     free(sc.heights);
-    for (size_t i = 0; i < nspent_tx; i++) {
-        free(spent[i]);
-    }
-    free(spent);
-    if (rc) {
-        block_undo_clear(undo);
-    }
+    *out = c;
+    return RC_OK;
+fail:
+    free(sc.heights);
+    connect_free(cs, c);
+    block_undo_clear(undo);
     return rc;
+}
+
+int chainstate_block_pooled(const struct chainstate_block_connect *c)
+{
+    return c->pooled;
+}
+
+int chainstate_block_finish(struct chainstate *cs, struct chainstate_block_connect *c,
+                            struct vstate *st)
+{
+    int rc = finish_scripts(cs, c, st);
+    if (rc) {
+        block_undo_clear(c->undo);
+    }
+    connect_free(cs, c);
+    return rc;
+}
+
+int chainstate_connect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
+                             struct coins_cache *view, struct block_undo *undo, struct vstate *st)
+{
+    struct chainstate_block_connect *c;
+    int rc = chainstate_block_begin(cs, e, b, view, undo, st, &c);
+    return rc ? rc : chainstate_block_finish(cs, c, st);
 }
 
 static int same_coin(const struct coin *a, const struct tx_out *out, uint32_t height,

@@ -15,7 +15,7 @@
 
 #define FLUSH_INTERVAL_SECONDS 3600
 
-int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
+int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode)
 {
     int64_t now = chainstate_now();
     size_t mem = coins_cache_memory(cs->coins);
@@ -90,3 +90,11 @@ int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
     return RC_OK;
 }
 
+
+int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
+{
+    pthread_rwlock_wrlock(&cs->lock);
+    int rc = chainstate_flush_locked(cs, mode);
+    pthread_rwlock_unlock(&cs->lock);
+    return rc;
+}

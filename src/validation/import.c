@@ -9,6 +9,10 @@
 #include "util/log.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
+#include "validation/validator.h"
+
+#define IMPORT_WINDOW 8          /* blocks handed to the validation thread, not yet done */
+#define IMPORT_HEADER_BATCH 2000 /* headers per job in the header pass */
 
 struct held {
     uint8_t parent[32];
@@ -17,48 +21,70 @@ struct held {
     uint32_t len;
 };
 
+/* A block in flight to the validation thread. */
+struct slot {
+    struct validator_job job;
+    struct block_pos pos;
+    uint8_t hash[32], parent[32];
+    int file;
+    uint64_t offset;
+};
+
 struct importer {
+    struct validator *v;
     struct chainstate *cs;
     int reindex;
     struct blockfile **files;
     int *file_numbers;
     int nfiles;
-    struct held *held;
+    struct held *held; /* blocks whose parent is not known yet */
     size_t nheld, capheld;
+    struct held *ready; /* blocks whose parent came: to be handed over next */
+    size_t nready, capready;
+    struct slot ring[IMPORT_WINDOW]; /* in flight, oldest at ring_head */
+    size_t ring_head, ring_n;
     struct import_stats stats;
     import_interrupt_fn interrupt;
     int64_t last_log;
     uint64_t failed_before; /* the chainstate's blocks_failed when last counted */
-    /* The file being read (an index into files), and where an error met while reading it
-     * from inside a connect (the overlap work) waits to be returned. */
-    int cur;
-    int cur_eof;
-    int deferred_rc;
+    int rc;                 /* the first system error a job met */
 };
 
-struct importer *importer_new(struct chainstate *cs, int reindex)
+static uint64_t blocks_failed(struct chainstate *cs)
+{
+    struct chainstate_counters c;
+    chainstate_read_lock(cs);
+    chainstate_get_counters(cs, &c);
+    chainstate_read_unlock(cs);
+    return c.blocks_failed;
+}
+
+struct importer *importer_new(struct validator *v, int reindex)
 {
     struct importer *im = xcalloc(1, sizeof(*im));
-    im->cs = cs;
+    im->v = v;
+    im->cs = validator_chainstate(v);
     im->reindex = reindex;
     im->last_log = (int64_t)time(NULL);
-    struct chainstate_counters c;
-    chainstate_get_counters(cs, &c);
-    im->failed_before = c.blocks_failed;
+    im->failed_before = blocks_failed(im->cs);
     return im;
 }
+
+static void drain(struct importer *im);
 
 void importer_free(struct importer *im)
 {
     if (!im) {
         return;
     }
+    drain(im); /* no job may outlive its slot */
     for (int i = 0; i < im->nfiles; i++) {
         blockfile_close(im->files[i]);
     }
     free(im->files);
     free(im->file_numbers);
     free(im->held);
+    free(im->ready);
     free(im);
 }
 
@@ -67,19 +93,33 @@ void importer_set_interrupt(struct importer *im, import_interrupt_fn fn)
     im->interrupt = fn;
 }
 
-static void hold(struct importer *im, const uint8_t parent[32], int file, uint64_t offset,
-                 uint32_t len)
+static void push_held(struct held **list, size_t *n, size_t *cap, const uint8_t parent[32],
+                      int file, uint64_t offset, uint32_t len)
 {
-    if (im->nheld == im->capheld) {
-        im->capheld = im->capheld ? 2 * im->capheld : 64;
-        im->held = xrealloc(im->held, im->capheld * sizeof(*im->held));
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        *list = xrealloc(*list, *cap * sizeof(**list));
     }
-    struct held *h = &im->held[im->nheld++];
+    struct held *h = &(*list)[(*n)++];
     memcpy(h->parent, parent, 32);
     h->file = file;
     h->offset = offset;
     h->len = len;
+}
+
+static void hold(struct importer *im, const uint8_t parent[32], int file, uint64_t offset,
+                 uint32_t len)
+{
+    push_held(&im->held, &im->nheld, &im->capheld, parent, file, offset, len);
     im->stats.held++;
+}
+
+static int stopping(struct importer *im)
+{
+    chainstate_read_lock(im->cs);
+    int stop = chainstate_stop_requested(im->cs);
+    chainstate_read_unlock(im->cs);
+    return stop || (im->interrupt && im->interrupt());
 }
 
 static void log_reading(struct importer *im)
@@ -88,143 +128,171 @@ static void log_reading(struct importer *im)
     if (now - im->last_log < 10) {
         return;
     }
+    chainstate_read_lock(im->cs);
     struct block_index *best = chainstate_best_header(im->cs);
+    int height = best ? best->height : -1;
+    chainstate_read_unlock(im->cs);
     LOG_INFO("import: read %llu blocks (%llu new, %zu waiting for a parent), best header "
              "height %d",
              (unsigned long long)im->stats.records, (unsigned long long)im->stats.accepted,
-             im->nheld, best ? best->height : -1);
+             im->nheld, height);
     im->last_log = now;
 }
 
-/* Offers one record; then every held block that was waiting for it, and so on. */
-static int offer(struct importer *im, int file, const struct blockfile_record *first,
-                 int in_connect)
+/* What the validation thread said about the oldest block in flight. */
+static void collect(struct importer *im, struct slot *s)
 {
-    struct blockfile_record *work = xmalloc(sizeof(*work));
-    int *work_file = xmalloc(sizeof(*work_file));
-    size_t n = 1, cap = 1;
-    int rc = RC_OK;
-    work[0] = *first;
-    work_file[0] = file;
-    while (n) {
-        struct blockfile_record rec = work[--n];
-        int f = work_file[n];
-        struct vstate st;
-        struct block_pos pos = {im->file_numbers[f], (uint32_t)rec.offset};
-        int is_new = 0;
-        uint8_t hash[32];
-        vstate_init(&st);
-        hash_sha256d(hash, rec.data, 80);
-        rc = chainstate_accept_block(im->cs, rec.data, rec.len, im->reindex ? &pos : NULL, &st,
-                                     &is_new);
-        if (rc == RC_INVALID) {
-            char hx[65];
-            hex_encode_rev(hx, hash, 32);
-            LOG_WARN("import: block %s at offset %llu rejected: %s (%s)", hx,
-                     (unsigned long long)rec.offset, st.reject, st.debug);
-            im->stats.invalid++;
-            rc = RC_OK;
-            continue;
+    struct validator_job *j = &s->job;
+    if (j->rc == RC_INVALID && j->st.result == VRESULT_MISSING_PREV) {
+        /* Its parent was not known when it was read, nor when it was taken: wait for it. */
+        hold(im, s->parent, s->file, s->offset, (uint32_t)j->len);
+        return;
+    }
+    if (j->rc == RC_INVALID) {
+        char hx[65];
+        hex_encode_rev(hx, s->hash, 32);
+        LOG_WARN("import: block %s at offset %llu rejected: %s (%s)", hx,
+                 (unsigned long long)s->offset, j->st.reject, j->st.debug);
+        im->stats.invalid++;
+        return;
+    }
+    if (j->rc) {
+        if (!im->rc) {
+            im->rc = j->rc;
         }
-        if (rc) {
-            break;
-        }
-        if (is_new) {
-            im->stats.accepted++;
+        return;
+    }
+    if (j->is_new) {
+        im->stats.accepted++;
+    } else {
+        im->stats.known++;
+    }
+    /* Children that were waiting for this block go next. */
+    for (size_t i = 0; i < im->nheld;) {
+        struct held *h = &im->held[i];
+        if (memcmp(h->parent, s->hash, 32) == 0) {
+            push_held(&im->ready, &im->nready, &im->capready, h->parent, h->file, h->offset,
+                      h->len);
+            im->held[i] = im->held[--im->nheld];
         } else {
-            im->stats.known++;
-        }
-        /* Keep what was stored safe from time to time (not in the middle of connecting a
-         * block: the connect loop flushes after it). */
-        if (!in_connect && (rc = chainstate_flush(im->cs, FLUSH_PERIODIC))) {
-            break;
-        }
-        log_reading(im);
-        /* Children that were waiting for this block. */
-        for (size_t i = 0; i < im->nheld;) {
-            if (memcmp(im->held[i].parent, hash, 32) == 0) {
-                struct blockfile_record child;
-                if (blockfile_read_at(im->files[im->held[i].file], im->held[i].offset,
-                                      im->held[i].len, &child) == RC_OK) {
-                    if (n == cap) {
-                        cap *= 2;
-                        work = xrealloc(work, cap * sizeof(*work));
-                        work_file = xrealloc(work_file, cap * sizeof(*work_file));
-                    }
-                    work[n] = child;
-                    work_file[n] = im->held[i].file;
-                    n++;
-                }
-                im->held[i] = im->held[--im->nheld];
-            } else {
-                i++;
-            }
-        }
-        if (chainstate_stop_requested(im->cs) || (im->interrupt && im->interrupt())) {
-            break;
+            i++;
         }
     }
-    free(work);
-    free(work_file);
-    return rc;
 }
 
-static int stopping(struct importer *im)
+/* Collects the blocks in flight that are done, oldest first; with wait, waits for the
+ * oldest at least. */
+static void reap(struct importer *im, int wait)
 {
-    return chainstate_stop_requested(im->cs) || (im->interrupt && im->interrupt());
+    while (im->ring_n) {
+        struct slot *s = &im->ring[im->ring_head];
+        if (wait) {
+            validator_wait(im->v, &s->job);
+            wait = 0;
+        } else if (!validator_done(im->v, &s->job)) {
+            break;
+        }
+        collect(im, s);
+        im->ring_head = (im->ring_head + 1) % IMPORT_WINDOW;
+        im->ring_n--;
+    }
 }
 
-/* Reads the current file's next record and offers it (or holds it for its parent).
- * Returns 1 when a record was read, 0 at the end of the file, or an error. Takes the chain
- * lock (recursive: the overlap work already holds it). */
-static int pump(struct importer *im, int in_connect)
+/* Hands one record to the validation thread (a slot freed first if all are in flight). */
+static void submit(struct importer *im, int file, const struct blockfile_record *rec,
+                   const uint8_t hash[32])
+{
+    while (im->ring_n == IMPORT_WINDOW) {
+        reap(im, 1);
+    }
+    struct slot *s = &im->ring[(im->ring_head + im->ring_n) % IMPORT_WINDOW];
+    memset(s, 0, sizeof(*s));
+    memcpy(s->hash, hash, 32);
+    memcpy(s->parent, rec->data + 4, 32);
+    s->file = file;
+    s->offset = rec->offset;
+    s->pos.file = im->file_numbers[file];
+    s->pos.pos = (uint32_t)rec->offset;
+    s->job.work = VALIDATOR_BLOCK;
+    s->job.data = rec->data;
+    s->job.len = rec->len;
+    s->job.pos = im->reindex ? &s->pos : NULL;
+    if (validator_submit(im->v, &s->job) != RC_OK) {
+        if (!im->rc) {
+            im->rc = RC_STOPPED;
+        }
+        return; /* done already, with RC_STOPPED */
+    }
+    im->ring_n++;
+}
+
+/* Hands over the blocks whose parent came. */
+static void submit_ready(struct importer *im)
+{
+    while (im->nready && !im->rc) {
+        struct held h = im->ready[--im->nready];
+        struct blockfile_record rec;
+        uint8_t hash[32];
+        if (blockfile_read_at(im->files[h.file], h.offset, h.len, &rec) == RC_OK) {
+            hash_sha256d(hash, rec.data, 80);
+            submit(im, h.file, &rec, hash);
+        }
+    }
+}
+
+/* Waits for every block in flight, and those they release, to be done. */
+static void drain(struct importer *im)
+{
+    while (im->ring_n || (im->nready && !im->rc)) {
+        reap(im, 1);
+        submit_ready(im);
+    }
+}
+
+/* Reads the current file's next record: hands it over, holds it for its parent, or counts
+ * it known. Returns 1 when a record was read, 0 at the end of the file. */
+static int pump(struct importer *im, int cur)
 {
     struct blockfile_record rec;
     const struct chain_params *p = chainstate_params(im->cs);
-    struct block_tree *tree = chainstate_tree(im->cs);
-    chainstate_lock(im->cs); /* the file's cursor too: one reader at a time */
-    if (im->cur_eof || blockfile_next(im->files[im->cur], &rec) != 1) {
-        im->cur_eof = 1;
-        chainstate_unlock(im->cs);
+    if (blockfile_next(im->files[cur], &rec) != 1) {
         return 0;
     }
     uint8_t hash[32];
     im->stats.records++;
     hash_sha256d(hash, rec.data, 80);
+    const uint8_t *parent = rec.data + 4;
+    chainstate_read_lock(im->cs);
+    struct block_tree *tree = chainstate_tree(im->cs);
     struct block_index *known = block_tree_find(tree, hash);
     int have = known && (known->status & BLOCK_HAVE_DATA);
-    const uint8_t *parent = rec.data + 4;
     int orphan =
         !have && memcmp(hash, p->genesis_hash, 32) != 0 && !block_tree_find(tree, parent);
-    int rc = 1;
+    chainstate_read_unlock(im->cs);
     if (have) {
         im->stats.known++;
     } else if (orphan) {
-        hold(im, parent, im->cur, rec.offset, (uint32_t)rec.len);
+        hold(im, parent, cur, rec.offset, (uint32_t)rec.len);
     } else {
-        rc = offer(im, im->cur, &rec, in_connect);
-        rc = rc ? rc : 1;
+        submit(im, cur, &rec, hash);
     }
-    chainstate_unlock(im->cs);
-    return rc;
+    reap(im, 0);
+    submit_ready(im);
+    log_reading(im);
+    return 1;
 }
 
-/* The overlap work: while the workers check a block's scripts, read and store the next
- * record of the file, so that the next block is parsed (and its header and body checked)
- * by the time its parent is connected. */
-static void overlap(void *ctx)
+static int set_header_only(struct chainstate *cs, void *ctx)
 {
-    struct importer *im = ctx;
-    if (im->deferred_rc || stopping(im)) {
-        return;
-    }
-    int rc = pump(im, 1);
-    if (rc == 1) {
-        rc = chainstate_prefetch_recent(im->cs); /* its coins, from the database */
-    }
-    if (rc < 0) {
-        im->deferred_rc = rc;
-    }
+    chainstate_set_best_header_only(cs, ctx != NULL);
+    return RC_OK;
+}
+
+/* Runs a setting on the validation thread, in order with the blocks handed over. */
+static int header_only(struct importer *im, int on)
+{
+    struct validator_job j = {.work = VALIDATOR_CALL, .fn = set_header_only, .ctx = on ? im : NULL};
+    return validator_run(im->v, &j);
 }
 
 /* Reads the file's headers first (in file order; one whose parent is not known yet is
@@ -232,21 +300,33 @@ static void overlap(void *ctx)
  * read along the best header chain only (a branch that loses later in the file is stored,
  * never connected), and -assumevalid knows its block. Headers that fail are left for the
  * block pass to report. */
-static void header_pass(struct importer *im, struct blockfile *bf)
+static int header_pass(struct importer *im, struct blockfile *bf)
 {
     struct blockfile_record rec;
     uint64_t n = 0, ok = 0;
-    while (blockfile_next(bf, &rec) == 1 && !stopping(im)) {
-        struct vstate st;
-        vstate_init(&st);
-        n++;
-        if (chainstate_accept_header(im->cs, rec.data, &st) == RC_OK) {
-            ok++;
+    uint8_t *batch = xmalloc(IMPORT_HEADER_BATCH * 80);
+    size_t nb = 0;
+    int rc = RC_OK, more = 1;
+    while (more && rc == RC_OK && !stopping(im)) {
+        more = blockfile_next(bf, &rec) == 1;
+        if (more) {
+            memcpy(batch + nb * 80, rec.data, 80);
+            nb++;
+            n++;
+        }
+        if (nb == IMPORT_HEADER_BATCH || (!more && nb)) {
+            struct validator_job j = {.work = VALIDATOR_HEADERS, .data = batch, .len = nb * 80};
+            rc = validator_run(im->v, &j);
+            ok += j.accepted;
+            rc = rc == RC_INVALID ? RC_OK : rc; /* reported by the block pass */
+            nb = 0;
         }
     }
+    free(batch);
     blockfile_rewind(bf);
     LOG_INFO("import: read %llu headers first (%llu taken)",
              (unsigned long long)n, (unsigned long long)ok);
+    return rc;
 }
 
 /* What a file held besides blocks, once it was read through (the header pass): logged, so
@@ -288,38 +368,24 @@ int importer_add_file(struct importer *im, const char *path, int file_number)
     im->file_numbers = xrealloc(im->file_numbers, (size_t)(im->nfiles + 1) * sizeof(int));
     im->files[im->nfiles] = bf;
     im->file_numbers[im->nfiles] = file_number;
-    im->cur = im->nfiles++;
-    im->cur_eof = 0;
+    int cur = im->nfiles++;
     LOG_INFO("import: reading %s", path);
-    /* Blocks are connected as they are read (as Core's -loadblock did through 0.13): each
-     * connect reads the next record while its scripts are checked, so reading the file
-     * never leaves the check pool idle. */
-    header_pass(im, bf);
-    if (!stopping(im)) {
+    /* Blocks are connected as they are read (as Core's -loadblock did through 0.13): the
+     * validation thread accepts each next block while the pool checks the one before. */
+    rc = header_pass(im, bf);
+    if (rc == RC_OK && !stopping(im)) {
         log_file_damage(path, bf);
     }
-    chainstate_set_best_header_only(im->cs, 1);
-    chainstate_set_overlap(im->cs, overlap, im);
-    while (!stopping(im)) {
-        int got = pump(im, 0);
-        if (got <= 0) {
-            rc = got;
-            break;
-        }
-        if (stopping(im)) {
-            break;
-        }
-        if ((rc = chainstate_activate_best_chain(im->cs))) {
-            break;
-        }
-        if ((rc = im->deferred_rc)) {
-            break;
-        }
-    }
-    chainstate_set_overlap(im->cs, NULL, NULL);
-    chainstate_set_best_header_only(im->cs, 0);
     if (rc == RC_OK) {
-        rc = im->deferred_rc;
+        rc = header_only(im, 1);
+    }
+    while (rc == RC_OK && !im->rc && !stopping(im) && pump(im, cur)) {
+    }
+    drain(im);
+    int r2 = header_only(im, 0);
+    rc = rc ? rc : im->rc ? im->rc : r2;
+    if (rc == RC_STOPPED) {
+        rc = RC_OK; /* shutting down: not a failure of the import */
     }
     if (rc) {
         return rc;
@@ -335,17 +401,19 @@ int importer_add_file(struct importer *im, const char *path, int file_number)
 
 int importer_finish(struct importer *im, struct import_stats *stats)
 {
-    int rc = RC_OK;
-    if (!chainstate_stop_requested(im->cs) && !(im->interrupt && im->interrupt())) {
-        rc = chainstate_activate_best_chain(im->cs);
+    drain(im);
+    int rc = im->rc == RC_STOPPED ? RC_OK : im->rc;
+    if (rc == RC_OK && !stopping(im)) {
+        struct validator_job j = {.work = VALIDATOR_ACTIVATE};
+        rc = validator_run(im->v, &j);
+        rc = rc == RC_STOPPED ? RC_OK : rc;
     }
     im->stats.orphans = im->nheld;
     /* Blocks stored, then found invalid when connected (a bad signature, a spent input):
      * invalid too, as much as those refused when read. */
-    struct chainstate_counters c;
-    chainstate_get_counters(im->cs, &c);
-    im->stats.invalid += c.blocks_failed - im->failed_before;
-    im->failed_before = c.blocks_failed;
+    uint64_t failed = blocks_failed(im->cs);
+    im->stats.invalid += failed - im->failed_before;
+    im->failed_before = failed;
     if (im->nheld) {
         char hx[65];
         hex_encode_rev(hx, im->held[0].parent, 32);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "validation/chainstate.h"
+#include "validation/validator.h"
 
 struct import_stats {
     uint64_t records;  /* framed records found */
@@ -22,9 +23,12 @@ struct import_stats {
 
 struct importer;
 
-/** A new importer for cs (borrowed). reindex: the files are this node's own blocks/blk*.dat,
- *  so blocks are recorded where they already are instead of being copied. */
-struct importer *importer_new(struct chainstate *cs, int reindex);
+/** A new importer handing its blocks to v's validation thread (borrowed); it runs on the
+ *  caller's thread (bitnoded's import thread), reading files and looking blocks up under
+ *  the chain's read lock. reindex: the files are this node's own blocks/blk*.dat, so blocks
+ *  are recorded where they already are instead of being copied. */
+struct importer *importer_new(struct validator *v, int reindex);
+/** Waits for the blocks still in flight, then frees im. */
 void importer_free(struct importer *im);
 
 /** Imports one file (its records stay mapped while blocks from it are held). It reads the
@@ -32,8 +36,8 @@ void importer_free(struct importer *im);
  *  as far as it can be without the UTXO set and stored, and blocks are connected as they
  *  come, along the best header chain only, so a branch that loses within the file is stored
  *  but never connected (the end state of Bitcoin Core's import, which connects after the
- *  files). While a block's scripts are checked on the pool, the validation thread reads and
- *  stores the next record (chainstate_set_overlap). A branch of this file beaten by a later
+ *  files). Up to 8 blocks are in flight to the validation thread, which accepts the next
+ *  one while the pool checks the one before (validator.h). A branch of this file beaten by a later
  *  file may have been connected meanwhile; importer_finish reorganizes to the best chain.
  *  For reindex, file_number is the blk file's number.
  *  Returns 0 (bad records are logged and skipped), RC_NOT_FOUND for a file that cannot be

@@ -59,16 +59,25 @@ static struct chainstate *open_cs(int reindex, int reindex_cs, int64_t stop)
     return cs;
 }
 
+/* Imports one file as bitnoded does: the importer on this thread, the chainstate owned by a
+ * validation thread for the length of the import. */
 static int import_file(struct chainstate *cs, const char *path, struct import_stats *st)
 {
-    struct importer *im = importer_new(cs, 0);
-    int rc = chainstate_activate_best_chain(cs);
+    struct validator *v = NULL;
+    int rc = validator_new(&v, cs, 0, NULL, NULL);
+    if (rc) {
+        return rc;
+    }
+    struct importer *im = importer_new(v, 0);
+    struct validator_job j = {.work = VALIDATOR_ACTIVATE};
+    rc = validator_run(v, &j);
     if (rc == RC_OK) {
         rc = importer_add_file(im, path, 0);
     }
     int rc2 = importer_finish(im, st);
     rc = rc ? rc : rc2;
     importer_free(im);
+    validator_free(v);
     return rc;
 }
 
@@ -185,11 +194,14 @@ static void test_import_regtest_small(void)
     cs = open_cs(1, 0, 0);
     CHECK(cs != NULL);
     if (cs) {
-        struct importer *im = importer_new(cs, 1);
+        struct validator *val = NULL;
+        CHECK_EQ_INT(validator_new(&val, cs, 0, NULL, NULL), RC_OK);
+        struct importer *im = importer_new(val, 1);
         snprintf(path, sizeof(path), "%s/blocks/blk00000.dat", datadir);
         CHECK_EQ_INT(importer_add_file(im, path, 0), RC_OK);
         CHECK_EQ_INT(importer_finish(im, &ist), RC_OK);
         importer_free(im);
+        validator_free(val);
         CHECK_EQ_INT(chainstate_activate_best_chain(cs), RC_OK);
         tip_hex(cs, tip);
         test_report(strcmp(tip, json_string_value(json_object_get(t, "hash"))) == 0 &&

@@ -1,0 +1,395 @@
+/* The validation thread and its queue (validator.h). */
+#include "validation/validator.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "util/log.h"
+#include "util/rc.h"
+#include "util/time.h"
+#include "util/xmalloc.h"
+
+struct validator {
+    struct chainstate *cs;
+    pthread_t thread;
+    validator_halt_fn on_halt;
+    void *halt_ctx;
+
+    pthread_mutex_t mu;      /* guards everything below; a leaf */
+    pthread_cond_t work_cv;  /* the thread: a job came, or stop */
+    pthread_cond_t space_cv; /* submitters: the queue has room */
+    pthread_cond_t done_cv;  /* waiters: a job is done */
+    struct validator_job *head, *tail;
+    size_t queued, max_queue;
+    struct validator_job *deferred; /* done when the chain settles (ACTIVATE, BLOCK+connect) */
+    int stop;
+
+    /* The thread's own (no lock): */
+    int may_connect; /* something may have made a better chain connectable */
+    int halted;      /* on_halt was called: no more connecting */
+    int fatal;       /* the system error that stopped it, or 0 */
+};
+
+static void finish_job(struct validator *v, struct validator_job *j, int rc)
+{
+    pthread_mutex_lock(&v->mu);
+    j->rc = rc;
+    j->done_ = 1;
+    pthread_cond_broadcast(&v->done_cv);
+    pthread_mutex_unlock(&v->mu);
+}
+
+static void finish_deferred(struct validator *v)
+{
+    pthread_mutex_lock(&v->mu);
+    struct validator_job *j = v->deferred;
+    v->deferred = NULL;
+    for (; j; j = j->next_) {
+        j->done_ = 1; /* rc was set when the job ran */
+    }
+    pthread_cond_broadcast(&v->done_cv);
+    pthread_mutex_unlock(&v->mu);
+}
+
+static void defer(struct validator *v, struct validator_job *j, int rc)
+{
+    pthread_mutex_lock(&v->mu);
+    j->rc = rc;
+    j->next_ = v->deferred;
+    v->deferred = j;
+    pthread_mutex_unlock(&v->mu);
+}
+
+/* A block or headers job may be accepted while a block is open; anything else waits for a
+ * settled chain, so it runs between blocks. */
+static int preparable(const struct validator_job *j)
+{
+    return j->work == VALIDATOR_BLOCK || j->work == VALIDATOR_HEADERS;
+}
+
+/* Takes the queue's head if want(head); mu held. */
+static struct validator_job *pop_if(struct validator *v, int (*want)(const struct validator_job *))
+{
+    struct validator_job *j = v->head;
+    if (!j || (want && !want(j))) {
+        return NULL;
+    }
+    v->head = j->next_;
+    if (!v->head) {
+        v->tail = NULL;
+    }
+    j->next_ = NULL;
+    v->queued--;
+    pthread_cond_signal(&v->space_cv);
+    return j;
+}
+
+/* Every header is offered (one that fails does not stop the rest: a block file's headers
+ * are in arrival order, not always parents first); st gets the first verdict. */
+static int run_headers(struct chainstate *cs, struct validator_job *j)
+{
+    int failed = 0;
+    j->accepted = 0;
+    for (size_t off = 0; off + 80 <= j->len; off += 80) {
+        struct vstate st;
+        vstate_init(&st);
+        int rc = chainstate_accept_header(cs, j->data + off, &st);
+        if (rc == RC_OK) {
+            j->accepted++;
+        } else if (rc == RC_INVALID) {
+            if (!failed++) {
+                j->st = st;
+            }
+        } else {
+            return rc;
+        }
+    }
+    return failed ? RC_INVALID : RC_OK;
+}
+
+/* Runs j; returns its rc, or 1 when j waits for the chain to settle (deferred). */
+static int run_job(struct validator *v, struct validator_job *j)
+{
+    struct chainstate *cs = v->cs;
+    int rc;
+    vstate_init(&j->st);
+    j->is_new = 0;
+    if (v->fatal) {
+        return v->fatal;
+    }
+    switch (j->work) {
+    case VALIDATOR_BLOCK:
+        rc = chainstate_accept_block(cs, j->data, j->len, j->pos, &j->st, &j->is_new);
+        if (rc == RC_OK) {
+            v->may_connect = 1;
+            if (j->connect) {
+                defer(v, j, RC_OK);
+                return 1;
+            }
+        }
+        return rc;
+    case VALIDATOR_HEADERS:
+        return run_headers(cs, j); /* blocks, not headers, make a chain connectable */
+    case VALIDATOR_INVALIDATE:
+        rc = chainstate_invalidate_block(cs, j->hash);
+        break;
+    case VALIDATOR_RECONSIDER:
+        rc = chainstate_reconsider_block(cs, j->hash);
+        break;
+    case VALIDATOR_PRECIOUS:
+        rc = chainstate_precious_block(cs, j->hash);
+        break;
+    case VALIDATOR_ACTIVATE:
+        v->may_connect = 1;
+        defer(v, j, RC_OK);
+        return 1;
+    case VALIDATOR_CALL:
+        return j->fn(cs, j->ctx); /* connects nothing by itself */
+    default:
+        return RC_USAGE;
+    }
+    v->may_connect = 1; /* the candidates changed; those calls connected already */
+    return rc;
+}
+
+/* An error of the node itself (storage), as opposed to an answer about the work. */
+static int system_error(int rc)
+{
+    return rc < 0 && rc != RC_INVALID && rc != RC_NOT_FOUND && rc != RC_USAGE &&
+           rc != RC_STOPPED;
+}
+
+/* A system error: nothing more is connected or accepted; bitnoded is told and shuts down. */
+static void halt(struct validator *v, int rc)
+{
+    if (system_error(rc) && !v->fatal) {
+        LOG_ERROR("validation stopped: %s", rc_str(rc));
+        v->fatal = rc;
+    }
+    v->may_connect = 0;
+    if (!v->halted && (v->fatal || chainstate_stop_requested(v->cs))) {
+        v->halted = 1;
+        if (v->on_halt) {
+            v->on_halt(v->halt_ctx, v->fatal);
+        }
+    }
+}
+
+/* One step of the pipeline: begin the next block, prepare the one after it, finish. */
+static void connect_step(struct validator *v)
+{
+    struct chainstate *cs = v->cs;
+    struct chainstate_pending *p = NULL;
+    int rc = chainstate_connect_begin(cs, &p);
+    if (rc || !p) {
+        v->may_connect = 0; /* settled (or failed) */
+        if (rc) {
+            halt(v, rc);
+        }
+        finish_deferred(v);
+        return;
+    }
+    /* Prepare N+1 while N's scripts are checked: the next block or headers from the queue
+     * (read, checked without the UTXO set, stored, its coins prefetched), else the next
+     * stored block of the chain. */
+    uint64_t t0 = time_mono_ns();
+    pthread_mutex_lock(&v->mu);
+    struct validator_job *j = pop_if(v, preparable);
+    pthread_mutex_unlock(&v->mu);
+    int prc = RC_OK;
+    if (j) {
+        int jrc = run_job(v, j);
+        if (jrc != 1) {
+            finish_job(v, j, jrc);
+        }
+        if (system_error(jrc)) {
+            prc = jrc;
+        }
+    }
+    if (prc == RC_OK) {
+        prc = chainstate_prepare_next(cs, p);
+    }
+    chainstate_add_overlap(cs, p, time_mono_ns() - t0);
+    rc = chainstate_connect_finish(cs, p);
+    if (rc || prc) {
+        halt(v, rc ? rc : prc);
+        finish_deferred(v);
+        return;
+    }
+    if (chainstate_stop_requested(cs)) {
+        halt(v, RC_OK);
+        finish_deferred(v);
+    }
+}
+
+static int interrupted(struct validator *v)
+{
+    return v->halted || chainstate_interrupted(v->cs);
+}
+
+static void *thread_main(void *arg)
+{
+    struct validator *v = arg;
+    log_thread_rename("validation");
+    /* Nothing is connected until a job asks: blocks stored past the tip (a restart,
+     * -reindex-chainstate) wait for an ACTIVATE, so that a reindex reads the genesis block
+     * from its own file first. */
+    for (;;) {
+        pthread_mutex_lock(&v->mu);
+        if (v->may_connect && interrupted(v)) {
+            v->may_connect = 0;
+            pthread_mutex_unlock(&v->mu);
+            finish_deferred(v);
+            continue;
+        }
+        while (!v->stop && !v->head && !v->may_connect) {
+            pthread_cond_wait(&v->work_cv, &v->mu);
+        }
+        if (v->stop) {
+            pthread_mutex_unlock(&v->mu);
+            break;
+        }
+        /* Changes of the chain (and anything while nothing is to be connected) first; block
+         * and headers jobs go through the pipeline while there is a chain to connect. */
+        struct validator_job *j = v->may_connect && v->head && preparable(v->head)
+                                      ? NULL
+                                      : pop_if(v, NULL);
+        if (!j && !v->may_connect) {
+            pthread_mutex_unlock(&v->mu);
+            continue;
+        }
+        pthread_mutex_unlock(&v->mu);
+        if (j) {
+            enum validator_work work = j->work; /* j is the caller's again once done */
+            int rc = run_job(v, j);
+            if (rc != 1) {
+                finish_job(v, j, rc);
+            }
+            if (system_error(rc) && !v->fatal) {
+                halt(v, rc);
+            } else if (rc == RC_OK && work != VALIDATOR_CALL &&
+                       (rc = chainstate_flush(v->cs, FLUSH_PERIODIC))) {
+                halt(v, rc);
+            }
+            if (chainstate_stop_requested(v->cs)) {
+                halt(v, RC_OK);
+            }
+            continue;
+        }
+        connect_step(v);
+    }
+    return NULL;
+}
+
+int validator_new(struct validator **out, struct chainstate *cs, size_t max_queue,
+                  validator_halt_fn on_halt, void *halt_ctx)
+{
+    struct validator *v = xcalloc(1, sizeof(*v));
+    v->cs = cs;
+    v->max_queue = max_queue ? max_queue : 16;
+    v->on_halt = on_halt;
+    v->halt_ctx = halt_ctx;
+    pthread_mutex_init(&v->mu, NULL);
+    pthread_cond_init(&v->work_cv, NULL);
+    pthread_cond_init(&v->space_cv, NULL);
+    pthread_cond_init(&v->done_cv, NULL);
+    if (pthread_create(&v->thread, NULL, thread_main, v) != 0) {
+        pthread_mutex_destroy(&v->mu);
+        pthread_cond_destroy(&v->work_cv);
+        pthread_cond_destroy(&v->space_cv);
+        pthread_cond_destroy(&v->done_cv);
+        free(v);
+        return RC_IO;
+    }
+    *out = v;
+    return RC_OK;
+}
+
+void validator_free(struct validator *v)
+{
+    if (!v) {
+        return;
+    }
+    pthread_mutex_lock(&v->mu);
+    v->stop = 1;
+    pthread_cond_broadcast(&v->work_cv);
+    pthread_mutex_unlock(&v->mu);
+    pthread_join(v->thread, NULL);
+    /* What was never done: queued jobs and those waiting for the chain to settle. */
+    pthread_mutex_lock(&v->mu);
+    struct validator_job *lists[2] = {v->head, v->deferred};
+    for (int i = 0; i < 2; i++) {
+        for (struct validator_job *j = lists[i], *next; j; j = next) {
+            next = j->next_;
+            j->rc = i == 0 ? RC_STOPPED : j->rc;
+            j->done_ = 1;
+        }
+    }
+    v->head = v->tail = v->deferred = NULL;
+    pthread_cond_broadcast(&v->done_cv);
+    pthread_cond_broadcast(&v->space_cv);
+    pthread_mutex_unlock(&v->mu);
+    /* Waiters woken above return before their job's memory or v goes: the caller frees v
+     * only after the threads that submit have stopped (bitnoded joins them first). */
+    pthread_mutex_destroy(&v->mu);
+    pthread_cond_destroy(&v->work_cv);
+    pthread_cond_destroy(&v->space_cv);
+    pthread_cond_destroy(&v->done_cv);
+    free(v);
+}
+
+int validator_submit(struct validator *v, struct validator_job *job)
+{
+    pthread_mutex_lock(&v->mu);
+    job->done_ = 0;
+    job->next_ = NULL;
+    while (!v->stop && v->queued >= v->max_queue) {
+        pthread_cond_wait(&v->space_cv, &v->mu);
+    }
+    if (v->stop) {
+        job->rc = RC_STOPPED;
+        job->done_ = 1;
+        pthread_mutex_unlock(&v->mu);
+        return RC_STOPPED;
+    }
+    if (v->tail) {
+        v->tail->next_ = job;
+    } else {
+        v->head = job;
+    }
+    v->tail = job;
+    v->queued++;
+    pthread_cond_signal(&v->work_cv);
+    pthread_mutex_unlock(&v->mu);
+    return RC_OK;
+}
+
+int validator_wait(struct validator *v, struct validator_job *job)
+{
+    pthread_mutex_lock(&v->mu);
+    while (!job->done_) {
+        pthread_cond_wait(&v->done_cv, &v->mu);
+    }
+    int rc = job->rc;
+    pthread_mutex_unlock(&v->mu);
+    return rc;
+}
+
+int validator_done(struct validator *v, struct validator_job *job)
+{
+    pthread_mutex_lock(&v->mu);
+    int done = job->done_;
+    pthread_mutex_unlock(&v->mu);
+    return done;
+}
+
+int validator_run(struct validator *v, struct validator_job *job)
+{
+    int rc = validator_submit(v, job);
+    return rc ? rc : validator_wait(v, job);
+}
+
+struct chainstate *validator_chainstate(const struct validator *v)
+{
+    return v->cs;
+}

@@ -1,5 +1,7 @@
-/* The chainstate's private parts, shared by chainstate.c (open, accept, flush), connect.c
- * (connect and disconnect one block) and activate.c (best chain, invalidate). */
+/* The chainstate's private parts, shared by its files: chainstate.c (open, close, queries),
+ * accept.c, activate.c (the pipeline's steps, best chain, invalidate), connect.c (one block),
+ * flush.c and replay.c; and test/unit/connect_tests.c, which drives one block by hand. The
+ * validator and the importer use chainstate.h only. */
 #ifndef BITNODE_VALIDATION_CHAINSTATE_IMPL_H
 #define BITNODE_VALIDATION_CHAINSTATE_IMPL_H
 
@@ -14,29 +16,53 @@
 struct sigcache;
 struct txindex;
 
+/* Three kinds of field: fixed at open; what readers see (changed by the validation thread
+ * under the write lock, read by others under the read lock); and the validation thread's
+ * own (no reader touches them, so it needs no lock for them). */
 struct chainstate {
     /* The chain lock: the validation thread takes it for writing around each change; readers
      * (RPC, the importer's lookups) for reading. Never held while waiting for the check pool
      * or for a job. Lock order: this lock, then the locks of the layers below (blockstore's,
      * the check pool's, a tip callback's). */
     pthread_rwlock_t lock;
+
+    /* ---- fixed at open (chainstate.c) ---- */
     const struct chain_params *p;
     struct chainstate_options opt;
     char datadir[4096];
     char blocks_dir[4200];
     struct kv *index_kv, *coins_kv;
-    struct block_tree *tree;
-    struct blockstore *store;
-    struct coins_db *coins_db;
-    struct coins_cache *coins;
     size_t coins_limit;
     size_t dbcache_total; /* -dbcache: coins cache + database caches */
+    /* Script checks (issue 7): the check pool and the signature cache its workers share. */
+    struct checkqueue *checkq;
+    struct sigcache *sigcache;
+    uint8_t assume_valid[32]; /* -assumevalid or the chain's default; zero: none */
+    int have_assume_valid;
+    chainstate_tip_fn tip_fn; /* set while nothing else runs */
+    void *tip_ctx;
+    chainstate_interrupt_fn interrupt;
 
-    struct block_index **chain; /* chain[h] = active block at height h */
+    /* ---- what readers see: written under the write lock ---- */
+    struct block_tree *tree;   /* accept.c adds, activate.c marks */
+    struct blockstore *store;  /* accept.c stores blocks, activate.c undo data */
+    struct coins_db *coins_db;
+    struct coins_cache *coins; /* connect steps, prefetch, flush */
+    struct block_index **chain; /* chain[h] = active block at height h (chainstate_set_tip) */
     size_t chain_cap;
     int32_t tip_height; /* -1: nothing connected */
+    struct block_index *best_header;
+    int stop_requested; /* -stopatheight reached */
+    /* The last block found invalid while connecting, and why (submitblock reports it). */
+    uint8_t last_invalid_hash[32];
+    struct vstate last_invalid;
+    struct txindex *txindex;          /* NULL without -txindex */
+    struct block_index *txindex_best; /* how far the stored index is complete */
+    struct chainstate_counters counters;
 
-    struct block_index **cand; /* blocks that could become the tip: data all the way */
+    /* ---- the validation thread's own ---- */
+    /* Candidates (accept.c adds, activate.c chooses): blocks that could become the tip. */
+    struct block_index **cand; /* data all the way */
     size_t ncand, capcand;
     struct block_index *target; /* the best candidate the chain is heading for */
     int target_stale;           /* the candidates changed since target was chosen */
@@ -44,39 +70,16 @@ struct chainstate {
         struct block_index *parent, *child;
     } *unlinked; /* blocks with data whose ancestors lack some */
     size_t nunlinked, capunlinked;
-
-    struct block_index **dirty; /* index entries to write */
-    size_t ndirty, capdirty;
-
-    struct block_index *best_header;
-    int64_t next_sequence;
-    int64_t last_flush_time;
-    int stop_requested;
-    chainstate_interrupt_fn interrupt;
     int best_header_only; /* connect only along the best header chain (an import reading) */
-
-    /* The block accept parsed last, kept for the connect that usually follows. */
+    int64_t next_sequence;     /* arrival order of block data */
+    int64_t precious_sequence; /* decreasing: preciousblock ranks ahead of arrivals */
+    /* Index entries to write at the next flush (flush.c). */
+    struct block_index **dirty;
+    size_t ndirty, capdirty;
+    int64_t last_flush_time;
+    /* The block accept parsed last (or prepare read), kept for the connect that follows. */
     struct block recent;
     int have_recent;
-
-    /* The last block found invalid while connecting, and why (submitblock reports it). */
-    uint8_t last_invalid_hash[32];
-    struct vstate last_invalid;
-
-    struct txindex *txindex; /* NULL without -txindex */
-    struct block_index *txindex_best; /* how far the stored index is complete */
-    chainstate_tip_fn tip_fn;
-    void *tip_ctx;
-    int64_t precious_sequence; /* decreasing: preciousblock ranks ahead of arrivals */
-
-    /* Script checks (issue 7): the check pool and the signature cache its workers share,
-     * created in chainstate_open, freed in chainstate_close. */
-    struct checkqueue *checkq;
-    struct sigcache *sigcache;
-    uint8_t assume_valid[32]; /* -assumevalid or the chain's default; zero: none */
-    int have_assume_valid;
-
-    struct chainstate_counters counters; /* written under the chain lock */
     struct {
         uint64_t inputs_checked, blocks_assumed_valid;
     } scratch; /* counted by chainstate_block_finish without the lock, moved into counters

@@ -235,13 +235,13 @@ static void *thread_main(void *arg)
      * -reindex-chainstate) wait for an ACTIVATE, so that a reindex reads the genesis block
      * from its own file first. */
     for (;;) {
-        pthread_mutex_lock(&v->mu);
         if (v->may_connect && interrupted(v)) {
             v->may_connect = 0;
-            pthread_mutex_unlock(&v->mu);
-            finish_deferred(v);
-            continue;
         }
+        if (!v->may_connect) {
+            finish_deferred(v); /* the chain is settled, or will not be connected further */
+        }
+        pthread_mutex_lock(&v->mu);
         while (!v->stop && !v->head && !v->may_connect) {
             pthread_cond_wait(&v->work_cv, &v->mu);
         }

@@ -29,7 +29,7 @@ static void wipe(void)
     CHECK_EQ_INT(system(cmd), 0);
 }
 
-static struct chainstate *open_cs(int par)
+static struct chainstate *open_cs_stop(int par, int64_t stop_at_height)
 {
     struct chainstate *cs = NULL;
     struct chainstate_options o = {
@@ -37,6 +37,7 @@ static struct chainstate *open_cs(int par)
         .datadir = datadir,
         .dbcache_bytes = 16u << 20,
         .par = par,
+        .stop_at_height = stop_at_height,
     };
     char err[512] = "";
     if (chainstate_open(&cs, &o, err, sizeof(err)) != RC_OK) {
@@ -44,6 +45,11 @@ static struct chainstate *open_cs(int par)
         return NULL;
     }
     return cs;
+}
+
+static struct chainstate *open_cs(int par)
+{
+    return open_cs_stop(par, 0);
 }
 
 /* ---- a chain with a bad signature ------------------------------------------------------ */
@@ -192,10 +198,23 @@ static int import_serial(struct chainstate *cs, const char *path, uint64_t *reje
     return rc;
 }
 
-static int import_pipelined(struct chainstate *cs, const char *path, struct import_stats *ist)
+struct halts {
+    atomic_int calls;
+    atomic_int last_rc;
+};
+
+static void count_halt(void *ctx, int rc)
+{
+    struct halts *h = ctx;
+    atomic_fetch_add(&h->calls, 1);
+    atomic_store(&h->last_rc, rc);
+}
+
+static int import_pipelined_halts(struct chainstate *cs, const char *path,
+                                  struct import_stats *ist, struct halts *h)
 {
     struct validator *v = NULL;
-    int rc = validator_new(&v, cs, 0, NULL, NULL);
+    int rc = validator_new(&v, cs, 0, h ? count_halt : NULL, h);
     if (rc) {
         return rc;
     }
@@ -207,8 +226,19 @@ static int import_pipelined(struct chainstate *cs, const char *path, struct impo
     }
     int rc2 = importer_finish(im, ist);
     importer_free(im);
+    if (h) {
+        /* A job that waits for the chain to settle, after connecting stopped for good: it
+         * must still be done (it hung once). */
+        struct validator_job late = {.work = VALIDATOR_ACTIVATE};
+        rc2 = rc2 ? rc2 : validator_run(v, &late);
+    }
     validator_free(v);
     return rc ? rc : rc2;
+}
+
+static int import_pipelined(struct chainstate *cs, const char *path, struct import_stats *ist)
+{
+    return import_pipelined_halts(cs, path, ist, NULL);
 }
 
 struct outcome {
@@ -383,6 +413,31 @@ static void test_readers_during_import(void)
                 (unsigned long long)r[0].bad, (unsigned long long)r[1].bad);
     CHECK_EQ_INT(chainstate_tip(cs)->height, 1300);
     CHECK_EQ_INT(chainstate_close(cs), RC_OK);
+}
+
+/* -stopatheight during an import: connecting stops at the height, the halt callback is told
+ * once with 0, and the importer's jobs (its final ACTIVATE too) are all done. */
+static void test_stop_at_height(void)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/regtest-small/blk00000.dat", test_data_dir());
+    for (int round = 0; round < 3; round++) {
+        wipe();
+        struct chainstate *cs = open_cs_stop(2, 700);
+        CHECK(cs != NULL);
+        if (!cs) {
+            return;
+        }
+        struct halts h = {0};
+        struct import_stats ist;
+        CHECK_EQ_INT(import_pipelined_halts(cs, path, &ist, &h), RC_OK);
+        test_report(chainstate_tip(cs)->height == 700 && atomic_load(&h.calls) == 1 &&
+                        atomic_load(&h.last_rc) == 0,
+                    "-stopatheight=700: tip %d, halt told %d time(s); the import and a later "
+                    "activate job returned",
+                    chainstate_tip(cs)->height, atomic_load(&h.calls));
+        CHECK_EQ_INT(chainstate_close(cs), RC_OK);
+    }
 }
 
 /* ---- jobs from several threads ------------------------------------------------------ */
@@ -583,9 +638,11 @@ static void test_bounded_queue_and_stop(void)
 int main(void)
 {
     snprintf(datadir, sizeof(datadir), "/tmp/bitnode-validator-test-%d", (int)getpid());
+    alarm(600); /* a job never done would hang the suite: end it instead (SIGALRM fails it) */
     TEST(test_pipeline_same_as_serial);
     TEST(test_readers_during_import);
     TEST(test_jobs_from_threads);
+    TEST(test_stop_at_height);
     TEST(test_bounded_queue_and_stop);
     wipe();
     rmdir(datadir);

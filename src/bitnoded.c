@@ -184,13 +184,13 @@ static void *import_main(void *arg)
             LOG_INFO("Reindexing block file blk%05d.dat...", f);
             rc = importer_add_file(im, path, f);
         }
+        /* The summary is logged also when stopped early (as Core's "Loaded N blocks"). */
+        int frc = importer_finish(im, &st);
+        rc = rc ? rc : frc;
         if (rc == RC_OK && !shutdown_requested()) {
-            rc = importer_finish(im, &st);
-            if (rc == RC_OK && !shutdown_requested()) {
-                struct validator_job j = {.work = VALIDATOR_CALL, .fn = clear_reindexing};
-                rc = validator_run(n->val, &j);
-                LOG_INFO("Reindexing finished");
-            }
+            struct validator_job j = {.work = VALIDATOR_CALL, .fn = clear_reindexing};
+            rc = validator_run(n->val, &j);
+            LOG_INFO("Reindexing finished");
         }
         importer_free(im);
     }
@@ -204,9 +204,8 @@ static void *import_main(void *arg)
                 rc = RC_OK; /* an unreadable file is logged and skipped, as in Core */
             }
         }
-        if (rc == RC_OK && !shutdown_requested()) {
-            rc = importer_finish(im, &st);
-        }
+        int frc = importer_finish(im, &st); /* logs its summary also when stopped early */
+        rc = rc ? rc : frc;
         importer_free(im);
     }
     free(files);

@@ -14,6 +14,7 @@
 #include "primitives/block.h"
 #include "util/hex.h"
 #include "util/rc.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 #include "validation/block_check.h"
 #include "validation/chainstate.h"
@@ -331,6 +332,7 @@ struct reader_ctx {
     struct chainstate *cs;
     atomic_int stop;
     uint64_t reads, bad;
+    uint64_t max_wait_ns; /* the longest wait for the read lock (printed, not asserted) */
     int last_height;
 };
 
@@ -342,7 +344,12 @@ static void *reader_main(void *arg)
     struct buf raw;
     buf_init(&raw);
     while (!atomic_load(&r->stop)) {
+        uint64_t t0 = time_mono_ns();
         chainstate_read_lock(r->cs);
+        uint64_t waited = time_mono_ns() - t0;
+        if (waited > r->max_wait_ns) {
+            r->max_wait_ns = waited;
+        }
         struct block_index *tip = chainstate_tip(r->cs);
         if (tip) {
             if (tip->height < r->last_height || chainstate_at_height(r->cs, tip->height) != tip ||
@@ -408,9 +415,12 @@ static void test_readers_during_import(void)
     }
     test_report(r[0].bad == 0 && r[1].bad == 0 && r[0].reads > 0 && r[1].reads > 0,
                 "two readers saw a consistent, advancing tip throughout the import (%llu and "
-                "%llu reads, %llu and %llu inconsistent)",
+                "%llu reads, %llu and %llu inconsistent; longest wait for the lock %.1f ms)",
                 (unsigned long long)r[0].reads, (unsigned long long)r[1].reads,
-                (unsigned long long)r[0].bad, (unsigned long long)r[1].bad);
+                (unsigned long long)r[0].bad, (unsigned long long)r[1].bad,
+                (double)(r[0].max_wait_ns > r[1].max_wait_ns ? r[0].max_wait_ns
+                                                              : r[1].max_wait_ns) /
+                    1e6);
     CHECK_EQ_INT(chainstate_tip(cs)->height, 1300);
     CHECK_EQ_INT(chainstate_close(cs), RC_OK);
 }

@@ -224,7 +224,7 @@ static int commit(struct chainstate *cs, struct chainstate_pending *s)
     cs->counters.blocks_connected++;
     cs->counters.txs_connected += s->b.tx_count;
     if (cs->opt.stop_at_height && e->height >= cs->opt.stop_at_height) {
-        cs->stop_requested = 1;
+        atomic_store(&cs->stop_requested, 1);
     }
     return RC_OK;
 }
@@ -428,7 +428,7 @@ int chainstate_prepare_next(struct chainstate *cs, const struct chainstate_pendi
 int chainstate_activate_best_chain(struct chainstate *cs)
 {
     int rc = RC_OK;
-    while (!cs->stop_requested && !(cs->interrupt && cs->interrupt())) {
+    while (!atomic_load(&cs->stop_requested) && !(cs->interrupt && cs->interrupt())) {
         struct chainstate_pending *s;
         if ((rc = chainstate_connect_begin(cs, &s)) || !s) {
             break;

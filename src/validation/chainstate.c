@@ -470,7 +470,7 @@ const struct chain_params *chainstate_params(const struct chainstate *cs)
 
 int chainstate_stop_requested(const struct chainstate *cs)
 {
-    return cs->stop_requested;
+    return atomic_load(&cs->stop_requested);
 }
 
 void chainstate_set_interrupt(struct chainstate *cs, chainstate_interrupt_fn fn)

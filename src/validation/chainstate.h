@@ -180,7 +180,7 @@ int chainstate_get_coin(struct chainstate *cs, const struct outpoint *op, struct
 int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
                           struct coins_stats *stats, uint8_t hash32[32]);
 
-/** 1 once -stopatheight was reached. */
+/** 1 once -stopatheight was reached. Any thread, without the lock. */
 int chainstate_stop_requested(const struct chainstate *cs);
 
 /* Asked between blocks while the best chain is being connected: nonzero stops connecting

@@ -6,6 +6,7 @@
 #define BITNODE_VALIDATION_CHAINSTATE_IMPL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "blockstore/blockstore.h"
 #include "coins/undo.h"
@@ -52,7 +53,7 @@ struct chainstate {
     size_t chain_cap;
     int32_t tip_height; /* -1: nothing connected */
     struct block_index *best_header;
-    int stop_requested; /* -stopatheight reached */
+    atomic_int stop_requested; /* -stopatheight reached (atomic: read without the lock) */
     /* The last block found invalid while connecting, and why (submitblock reports it). */
     uint8_t last_invalid_hash[32];
     struct vstate last_invalid;

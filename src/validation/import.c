@@ -116,10 +116,7 @@ static void hold(struct importer *im, const uint8_t parent[32], int file, uint64
 
 static int stopping(struct importer *im)
 {
-    chainstate_read_lock(im->cs);
-    int stop = chainstate_stop_requested(im->cs);
-    chainstate_read_unlock(im->cs);
-    return stop || (im->interrupt && im->interrupt());
+    return chainstate_stop_requested(im->cs) || (im->interrupt && im->interrupt());
 }
 
 static void log_reading(struct importer *im)
@@ -144,7 +141,8 @@ static void collect(struct importer *im, struct slot *s)
 {
     struct validator_job *j = &s->job;
     if (j->rc == RC_INVALID && j->st.result == VRESULT_MISSING_PREV) {
-        /* Its parent was not known when it was read, nor when it was taken: wait for it. */
+        /* Its parent is not known yet (later in the file, or in a later file): wait for it,
+         * by position, not bytes, so memory stays bounded. */
         hold(im, s->parent, s->file, s->offset, (uint32_t)j->len);
         return;
     }
@@ -180,16 +178,20 @@ static void collect(struct importer *im, struct slot *s)
     }
 }
 
-/* Collects the blocks in flight that are done, oldest first; with wait, waits for the
- * oldest at least. */
-static void reap(struct importer *im, int wait)
+/* Collects the blocks in flight that are done, oldest first; with wait, first waits until
+ * the wait oldest are (jobs are done in order), so that the thread sleeps once for several
+ * blocks. */
+static void reap(struct importer *im, size_t wait)
 {
+    if (wait > im->ring_n) {
+        wait = im->ring_n;
+    }
+    if (wait) {
+        validator_wait(im->v, &im->ring[(im->ring_head + wait - 1) % IMPORT_WINDOW].job);
+    }
     while (im->ring_n) {
         struct slot *s = &im->ring[im->ring_head];
-        if (wait) {
-            validator_wait(im->v, &s->job);
-            wait = 0;
-        } else if (!validator_done(im->v, &s->job)) {
+        if (!validator_done(im->v, &s->job)) {
             break;
         }
         collect(im, s);
@@ -203,7 +205,7 @@ static void submit(struct importer *im, int file, const struct blockfile_record 
                    const uint8_t hash[32])
 {
     while (im->ring_n == IMPORT_WINDOW) {
-        reap(im, 1);
+        reap(im, IMPORT_WINDOW / 2);
     }
     struct slot *s = &im->ring[(im->ring_head + im->ring_n) % IMPORT_WINDOW];
     memset(s, 0, sizeof(*s));
@@ -217,6 +219,7 @@ static void submit(struct importer *im, int file, const struct blockfile_record 
     s->job.data = rec->data;
     s->job.len = rec->len;
     s->job.pos = im->reindex ? &s->pos : NULL;
+    s->job.precheck = 1;
     if (validator_submit(im->v, &s->job) != RC_OK) {
         if (!im->rc) {
             im->rc = RC_STOPPED;
@@ -254,28 +257,15 @@ static void drain(struct importer *im)
 static int pump(struct importer *im, int cur)
 {
     struct blockfile_record rec;
-    const struct chain_params *p = chainstate_params(im->cs);
     if (blockfile_next(im->files[cur], &rec) != 1) {
         return 0;
     }
     uint8_t hash[32];
     im->stats.records++;
     hash_sha256d(hash, rec.data, 80);
-    const uint8_t *parent = rec.data + 4;
-    chainstate_read_lock(im->cs);
-    struct block_tree *tree = chainstate_tree(im->cs);
-    struct block_index *known = block_tree_find(tree, hash);
-    int have = known && (known->status & BLOCK_HAVE_DATA);
-    int orphan =
-        !have && memcmp(hash, p->genesis_hash, 32) != 0 && !block_tree_find(tree, parent);
-    chainstate_read_unlock(im->cs);
-    if (have) {
-        im->stats.known++;
-    } else if (orphan) {
-        hold(im, parent, cur, rec.offset, (uint32_t)rec.len);
-    } else {
-        submit(im, cur, &rec, hash);
-    }
+    /* Known or orphan: the validation thread tells from the header alone (the job's
+     * precheck), so this thread never waits for the chain lock. */
+    submit(im, cur, &rec, hash);
     reap(im, 0);
     submit_ready(im);
     log_reading(im);

@@ -4,6 +4,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "crypto/hash.h"
+#include "util/hex.h"
 #include "util/log.h"
 #include "util/rc.h"
 #include "util/time.h"
@@ -35,7 +37,9 @@ static void finish_job(struct validator *v, struct validator_job *j, int rc)
     pthread_mutex_lock(&v->mu);
     j->rc = rc;
     j->done_ = 1;
-    pthread_cond_broadcast(&v->done_cv);
+    if (j->waited_) {
+        pthread_cond_broadcast(&v->done_cv); /* only when someone waits for this one */
+    }
     pthread_mutex_unlock(&v->mu);
 }
 
@@ -107,6 +111,31 @@ static int run_headers(struct chainstate *cs, struct validator_job *j)
     return failed ? RC_INVALID : RC_OK;
 }
 
+/* A block job's precheck (validator.h): 1 to go on with the block, else the job's rc. The
+ * tree is read without the lock: only this thread changes it. */
+static int precheck(struct chainstate *cs, struct validator_job *j)
+{
+    uint8_t hash[32];
+    char hx[65];
+    if (j->len < 80) {
+        return 1; /* the accept gives the verdict */
+    }
+    hash_sha256d(hash, j->data, 80);
+    struct block_tree *tree = chainstate_tree(cs);
+    struct block_index *e = block_tree_find(tree, hash);
+    if (e && (e->status & BLOCK_HAVE_DATA)) {
+        return RC_OK; /* known: is_new stays 0 */
+    }
+    const uint8_t *prev = j->data + 4;
+    if (memcmp(hash, chainstate_params(cs)->genesis_hash, 32) != 0 &&
+        !block_tree_find(tree, prev)) {
+        hex_encode_rev(hx, prev, 32);
+        return vstate_invalid(&j->st, VRESULT_MISSING_PREV, "prev-blk-not-found", "parent %s",
+                              hx);
+    }
+    return 1;
+}
+
 /* Runs j; returns its rc, or 1 when j waits for the chain to settle (deferred). */
 static int run_job(struct validator *v, struct validator_job *j)
 {
@@ -119,6 +148,9 @@ static int run_job(struct validator *v, struct validator_job *j)
     }
     switch (j->work) {
     case VALIDATOR_BLOCK:
+        if (j->precheck && (rc = precheck(cs, j)) != 1) {
+            return rc;
+        }
         rc = chainstate_accept_block(cs, j->data, j->len, j->pos, &j->st, &j->is_new);
         if (rc == RC_OK) {
             v->may_connect = 1;
@@ -342,6 +374,7 @@ int validator_submit(struct validator *v, struct validator_job *job)
 {
     pthread_mutex_lock(&v->mu);
     job->done_ = 0;
+    job->waited_ = 0;
     job->next_ = NULL;
     while (!v->stop && v->queued >= v->max_queue) {
         pthread_cond_wait(&v->space_cv, &v->mu);
@@ -368,6 +401,7 @@ int validator_wait(struct validator *v, struct validator_job *job)
 {
     pthread_mutex_lock(&v->mu);
     while (!job->done_) {
+        job->waited_ = 1;
         pthread_cond_wait(&v->done_cv, &v->mu);
     }
     int rc = job->rc;

@@ -47,6 +47,11 @@ struct validator_job {
     const struct block_pos *pos; /* BLOCK: where it is stored already (a reindex), or NULL */
     int connect;                /* BLOCK: done only once the best chain is connected
                                    (submitblock's answer speaks of the connect) */
+    int precheck;               /* BLOCK: first look at the header alone: a block stored
+                                   already is done (rc 0, is_new 0) and one whose parent is
+                                   unknown refused (RC_INVALID, VRESULT_MISSING_PREV) without
+                                   being parsed (the importer's; Core's import does the same
+                                   before it reads a block) */
     uint8_t hash[32];           /* INVALIDATE, RECONSIDER, PRECIOUS (internal order) */
     int (*fn)(struct chainstate *cs, void *ctx); /* CALL */
     void *ctx;
@@ -60,6 +65,7 @@ struct validator_job {
 
     /* The validator's. */
     int done_;
+    int waited_; /* someone waits for it: wake them when it is done */
     struct validator_job *next_;
 };
 

@@ -191,6 +191,11 @@ int coins_cache_get(struct coins_cache *c, const struct outpoint *op, const stru
     return RC_OK;
 }
 
+void coins_cache_set_base(struct coins_cache *c, struct coins_view *new_base)
+{
+    c->base = new_base;
+}
+
 int coins_cache_peek(const struct coins_cache *c, const struct outpoint *op, struct coin *out,
                      int *cached)
 {

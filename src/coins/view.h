@@ -101,6 +101,12 @@ void coins_cache_free(struct coins_cache *c);
 /** The generic view of c, for stacking another cache on it. */
 struct coins_view *coins_cache_view(struct coins_cache *c);
 
+/** Puts c over another base. Only for a cache whose base has just been flushed whole into
+ *  new_base (so both hold the same coins, and c's FRESH flags stay true): the pipeline
+ *  begins block N+1 over block N's view, then moves it onto the coins cache once N's view
+ *  is merged there. */
+void coins_cache_set_base(struct coins_cache *c, struct coins_view *new_base);
+
 /** Looks a coin up (fetching it from the base on a miss).
  *  Returns: 0 with *out borrowed (valid until the next call that changes c); RC_NOT_FOUND if
  *           there is no unspent coin; a system error from the base. */

@@ -168,6 +168,8 @@ struct chainstate_pending {
     struct block_undo undo;
     struct vstate st;
     struct chainstate_block_connect *c;
+    int failed; /* begun after its parent (chained) and found invalid: marked once the parent
+                   is committed */
 };
 
 static void pending_free(struct chainstate_pending *s)
@@ -337,6 +339,9 @@ static int begin_locked(struct chainstate *cs, struct chainstate_pending **out)
             pending_free(s);
             return rc;
         }
+        if (!cs->counters.first_begin_ns) {
+            cs->counters.first_begin_ns = t0;
+        }
         *out = s;
         return RC_OK;
     }
@@ -370,8 +375,63 @@ const struct block_index *chainstate_pending_block(const struct chainstate_pendi
     return s->e;
 }
 
-int chainstate_connect_finish(struct chainstate *cs, struct chainstate_pending *s)
+/* With the chain lock held and block s->e joined and valid but not yet committed: begins
+ * the next block of the chain, its child, over s's view, so that the check pool has work
+ * while s is committed. *out stays NULL when the chain does not go on through s->e (or
+ * -stopatheight ends at it). A child found invalid is returned with failed set. */
+static int begin_child_locked(struct chainstate *cs, struct chainstate_pending *s,
+                              struct chainstate_pending **out)
 {
+    *out = NULL;
+    struct block_index *best = target(cs);
+    if (!best || best->height <= s->e->height ||
+        block_index_ancestor(best, s->e->height) != s->e ||
+        (cs->opt.stop_at_height && s->e->height >= cs->opt.stop_at_height)) {
+        return RC_OK;
+    }
+    struct chainstate_pending *n = xcalloc(1, sizeof(*n));
+    n->e = block_index_ancestor(best, s->e->height + 1);
+    block_undo_init(&n->undo);
+    int rc = chainstate_load_block(cs, n->e, &n->b);
+    if (rc) {
+        block_init(&n->b);
+        pending_free(n);
+        return rc;
+    }
+    n->view = coins_cache_new(coins_cache_view(s->view));
+    vstate_init(&n->st);
+    uint64_t t0 = time_mono_ns();
+    rc = chainstate_block_begin(cs, n->e, &n->b, n->view, &n->undo, &n->st, &n->c);
+    cs->counters.connect_ns += time_mono_ns() - t0;
+    if (rc == RC_INVALID) {
+        n->failed = 1;
+        n->c = NULL;
+        rc = RC_OK;
+    }
+    if (rc) {
+        pending_free(n);
+        return rc;
+    }
+    *out = n;
+    return RC_OK;
+}
+
+static void pending_abandon(struct chainstate *cs, struct chainstate_pending *n)
+{
+    if (n->c) {
+        chainstate_block_cancel(cs, n->c);
+    }
+    pending_free(n);
+}
+
+int chainstate_connect_finish(struct chainstate *cs, struct chainstate_pending *s,
+                              struct chainstate_pending **next)
+{
+    struct chainstate_pending *n = NULL;
+    int nrc = RC_OK;
+    if (next) {
+        *next = NULL;
+    }
     /* The join: the validation thread checks beside the workers, without the chain lock
      * (the pool reads only the block and its undo coins, both owned by s). */
     uint64_t t0 = time_mono_ns();
@@ -386,8 +446,15 @@ int chainstate_connect_finish(struct chainstate *cs, struct chainstate_pending *
         connect_failed(cs, s->e, &s->st);
         rc = RC_OK;
     } else if (rc == RC_OK) {
+        if (next) {
+            /* The pool gets the child's checks before this block is committed. */
+            nrc = begin_child_locked(cs, s, &n);
+        }
         t0 = time_mono_ns();
         rc = commit(cs, s);
+        if (n) {
+            coins_cache_set_base(n->view, coins_cache_view(cs->coins)); /* s->view merged */
+        }
         cs->counters.connect_ns += time_mono_ns() - t0;
         int every = cs->opt.flush_every_blocks;
         if (rc == RC_OK) {
@@ -399,9 +466,23 @@ int chainstate_connect_finish(struct chainstate *cs, struct chainstate_pending *
         if (rc == RC_OK) {
             log_progress(cs, 0);
         }
+        if (n && n->failed && rc == RC_OK) {
+            connect_failed(cs, n->e, &n->st); /* after its parent, as serial checking */
+            pending_free(n);
+            n = NULL;
+        }
     }
+    cs->counters.last_finish_ns = time_mono_ns();
     pthread_rwlock_unlock(&cs->lock);
     pending_free(s);
+    rc = rc ? rc : nrc;
+    if (n && rc) {
+        pending_abandon(cs, n);
+        n = NULL;
+    }
+    if (next) {
+        *next = n;
+    }
     return rc;
 }
 
@@ -433,7 +514,7 @@ int chainstate_activate_best_chain(struct chainstate *cs)
         if ((rc = chainstate_connect_begin(cs, &s)) || !s) {
             break;
         }
-        if ((rc = chainstate_connect_finish(cs, s))) {
+        if ((rc = chainstate_connect_finish(cs, s, NULL))) {
             break;
         }
     }

@@ -92,12 +92,16 @@ int chainstate_activate_best_chain(struct chainstate *cs);
 
 /* The pipeline the validation thread runs (doc/architecture.md, "The pipeline"):
  *
- *     chainstate_connect_begin(cs, &p);      block N: inputs spent, scripts to the pool
- *     ... prepare N+1: accept it from the queue, or chainstate_prepare_next(cs, p) ...
- *     chainstate_connect_finish(cs, p);      join the pool, commit N (or mark it invalid)
+ *     chainstate_connect_begin(cs, &p);         block N: inputs spent, scripts to the pool
+ *     loop:
+ *       ... prepare N+1: accept it from the queue, or chainstate_prepare_next(cs, p) ...
+ *       chainstate_connect_finish(cs, p, &p);   join the pool for N; if N is valid, begin
+ *                                               N+1 over N's view (its scripts to the pool),
+ *                                               then commit N (or mark it invalid)
  *
- * Commits happen in chain order with the verdicts of serial checking: N+1 is only read,
- * checked without the UTXO set, stored and prefetched while N is open, never connected. */
+ * Commits happen in chain order with the verdicts of serial checking: N+1 is read, checked
+ * without the UTXO set, stored and prefetched while N's scripts are checked, and begun only
+ * once N's scripts passed; it is committed (or marked invalid) only after N. */
 struct chainstate_pending;
 
 /** One step towards the best chain: disconnects blocks down to the fork point if needed,
@@ -115,8 +119,13 @@ const struct block_index *chainstate_pending_block(const struct chainstate_pendi
 int chainstate_prepare_next(struct chainstate *cs, const struct chainstate_pending *p);
 /** Joins the check pool for p's block (without the chain lock: readers go on meanwhile),
  *  then commits it as the new tip, or marks it invalid; flushes if needed. Frees p.
+ *  With next (may be NULL: no chaining), a valid block's child on the best chain is begun
+ *  first, over p's view, so the pool checks it while p is committed: *next is then that
+ *  pending child (NULL when there is none, when -stopatheight ends at p, or on an error).
+ *  A child found invalid while it is begun is marked after p is committed.
  *  Returns 0 (also for an invalid block: see chainstate_last_invalid) or a system error. */
-int chainstate_connect_finish(struct chainstate *cs, struct chainstate_pending *p);
+int chainstate_connect_finish(struct chainstate *cs, struct chainstate_pending *p,
+                              struct chainstate_pending **next);
 /** Counts ns of preparing work done while p was open (the threads' shares logged at close). */
 void chainstate_add_overlap(struct chainstate *cs, const struct chainstate_pending *p, uint64_t ns);
 
@@ -257,6 +266,8 @@ struct chainstate_counters {
     uint64_t overlap_ns; /* preparing the next block while one was open (the validator) */
     uint64_t overlap_pooled_ns; /* the part of it while the open block's scripts were on the
                                    pool */
+    uint64_t first_begin_ns, last_finish_ns; /* time_mono_ns of the first connect_begin
+                                                that began a block, and of the last finish */
     size_t coins_cache_bytes, coins_cache_limit;
     size_t coins_cache_peak; /* the most the coins cache held (checked before each flush) */
 };

@@ -140,6 +140,9 @@ struct chainstate_block_connect;
 int chainstate_block_begin(struct chainstate *cs, struct block_index *e, const struct block *b,
                            struct coins_cache *view, struct block_undo *undo, struct vstate *st,
                            struct chainstate_block_connect **out);
+/** Abandons c (a block begun that will not be finished): the pool's block is cancelled and
+ *  c freed. */
+void chainstate_block_cancel(struct chainstate *cs, struct chainstate_block_connect *c);
 /** 1 if c's scripts are on the check pool. */
 int chainstate_block_pooled(const struct chainstate_block_connect *c);
 /** The second half: joins the check pool for b's scripts (or checks them here without one)

@@ -391,6 +391,13 @@ fail:
     return rc;
 }
 
+void chainstate_block_cancel(struct chainstate *cs, struct chainstate_block_connect *c)
+{
+    struct block_undo *undo = c->undo;
+    connect_free(cs, c); /* the pool's block cancelled before the undo coins it reads go */
+    block_undo_clear(undo);
+}
+
 int chainstate_block_pooled(const struct chainstate_block_connect *c)
 {
     return c->pooled;

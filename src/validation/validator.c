@@ -207,7 +207,20 @@ static void halt(struct validator *v, int rc)
     }
 }
 
-/* One step of the pipeline: begin the next block, prepare the one after it, finish. */
+/* 1 if a job that changes the chain waits at the head of the queue: the chain of connects
+ * stops to let it run between two blocks. */
+static int chain_job_waiting(struct validator *v)
+{
+    pthread_mutex_lock(&v->mu);
+    int waiting = v->head && !preparable(v->head);
+    pthread_mutex_unlock(&v->mu);
+    return waiting;
+}
+
+static int interrupted(struct validator *v);
+
+/* The pipeline: begin the next block; then, for each block open on the pool, prepare the
+ * one after it and finish it, which begins that one (its child) before committing. */
 static void connect_step(struct validator *v)
 {
     struct chainstate *cs = v->cs;
@@ -221,36 +234,42 @@ static void connect_step(struct validator *v)
         finish_deferred(v);
         return;
     }
-    /* Prepare N+1 while N's scripts are checked: the next block or headers from the queue
-     * (read, checked without the UTXO set, stored, its coins prefetched), else the next
-     * stored block of the chain. */
-    uint64_t t0 = time_mono_ns();
-    pthread_mutex_lock(&v->mu);
-    struct validator_job *j = pop_if(v, preparable);
-    pthread_mutex_unlock(&v->mu);
-    int prc = RC_OK;
-    if (j) {
-        int jrc = run_job(v, j);
-        if (jrc != 1) {
-            finish_job(v, j, jrc);
+    while (p) {
+        /* Prepare N+1 while N's scripts are checked: the next block or headers from the
+         * queue (read, checked without the UTXO set, stored, its coins prefetched), else
+         * the next stored block of the chain. */
+        uint64_t t0 = time_mono_ns();
+        pthread_mutex_lock(&v->mu);
+        struct validator_job *j = pop_if(v, preparable);
+        pthread_mutex_unlock(&v->mu);
+        int prc = RC_OK;
+        if (j) {
+            int jrc = run_job(v, j);
+            if (jrc != 1) {
+                finish_job(v, j, jrc);
+            }
+            if (system_error(jrc)) {
+                prc = jrc;
+            }
         }
-        if (system_error(jrc)) {
-            prc = jrc;
+        if (prc == RC_OK) {
+            prc = chainstate_prepare_next(cs, p);
         }
-    }
-    if (prc == RC_OK) {
-        prc = chainstate_prepare_next(cs, p);
-    }
-    chainstate_add_overlap(cs, p, time_mono_ns() - t0);
-    rc = chainstate_connect_finish(cs, p);
-    if (rc || prc) {
-        halt(v, rc ? rc : prc);
-        finish_deferred(v);
-        return;
-    }
-    if (chainstate_stop_requested(cs)) {
-        halt(v, RC_OK);
-        finish_deferred(v);
+        chainstate_add_overlap(cs, p, time_mono_ns() - t0);
+        int chain = prc == RC_OK && !interrupted(v) && !chain_job_waiting(v);
+        struct chainstate_pending *next = NULL;
+        rc = chainstate_connect_finish(cs, p, chain ? &next : NULL);
+        p = next;
+        if (rc || prc) {
+            halt(v, rc ? rc : prc); /* no next on an error */
+            finish_deferred(v);
+            return;
+        }
+        if (chainstate_stop_requested(cs)) {
+            halt(v, RC_OK); /* no next past -stopatheight */
+            finish_deferred(v);
+            return;
+        }
     }
 }
 

@@ -103,10 +103,16 @@ static void append_record(struct buf *file, const uint8_t magic[4], const struct
     buf_clear(&raw);
 }
 
-/* Writes regtest-small's first `count` blocks to path with one signature byte of the first
- * block at or above height 150 that spends something flipped, and every later block mined
- * again on top of it. *bad_height, bad_hash: that block. Returns 0 or -1. */
-static int write_bad_sig_chain(const char *path, int count, int *bad_height, uint8_t bad_hash[32])
+enum breakage {
+    BAD_SIGNATURE,     /* found when the scripts are joined (connect_finish) */
+    BAD_COINBASE_PAYS, /* the coinbase pays 1 sat too much: found when the block is begun */
+};
+
+/* Writes regtest-small's first `count` blocks to path with the first block at or above
+ * height 150 that spends something broken (how), and every later block mined again on top
+ * of it. *bad_height, bad_hash: that block. Returns 0 or -1. */
+static int write_bad_chain(const char *path, int count, enum breakage how, int *bad_height,
+                           uint8_t bad_hash[32])
 {
     char src[4200];
     size_t len = 0;
@@ -134,6 +140,12 @@ static int write_bad_sig_chain(const char *path, int count, int *bad_height, uin
         }
         off += 8 + n;
         int changed = 0;
+        if (!broken && h >= 150 && b.tx_count >= 2 && how == BAD_COINBASE_PAYS) {
+            b.txs[0].vout[0].value_sat += 1;
+            tx_compute_hashes(&b.txs[0]);
+            broken = changed = 1;
+            *bad_height = h;
+        }
         if (!broken && h >= 150 && b.tx_count >= 2) {
             struct tx_in *in = &b.txs[1].vin[0];
             struct bytes *sig = in->witness_count ? &in->witness[0] : &in->script_sig;
@@ -271,13 +283,13 @@ static void outcome_of(struct chainstate *cs, const uint8_t bad_hash[32], struct
     o->best_header_is_tip = chainstate_best_header(cs) == tip;
 }
 
-static void test_pipeline_same_as_serial(void)
+static void pipeline_same_as_serial(enum breakage how, const char *want_reject)
 {
     char path[400];
     int bad_height = -1;
     uint8_t bad_hash[32];
     snprintf(path, sizeof(path), "%s-badsig.dat", datadir);
-    CHECK_EQ_INT(write_bad_sig_chain(path, 260, &bad_height, bad_hash), 0);
+    CHECK_EQ_INT(write_bad_chain(path, 260, how, &bad_height, bad_hash), 0);
     if (bad_height < 0) {
         return;
     }
@@ -294,8 +306,8 @@ static void test_pipeline_same_as_serial(void)
     CHECK_EQ_INT(chainstate_close(cs), RC_OK);
     test_report(serial.height == bad_height - 1 && serial.have_verdict && serial.failed == 1 &&
                     serial.best_header_is_tip &&
-                    strncmp(serial.verdict.reject, "block-script-verify-flag-failed", 31) == 0,
-                "serial: the block at %d with a bad signature fails (%s), tip %d", bad_height,
+                    strncmp(serial.verdict.reject, want_reject, strlen(want_reject)) == 0,
+                "serial: the broken block at %d fails (%s), tip %d", bad_height,
                 serial.verdict.reject, serial.height);
 
     const int pars[2] = {1, 2};
@@ -324,6 +336,12 @@ static void test_pipeline_same_as_serial(void)
                     pars[i], (unsigned long long)ist.invalid, (unsigned long long)rejected);
     }
     unlink(path);
+}
+
+static void test_pipeline_same_as_serial(void)
+{
+    pipeline_same_as_serial(BAD_SIGNATURE, "block-script-verify-flag-failed");
+    pipeline_same_as_serial(BAD_COINBASE_PAYS, "bad-cb-amount");
 }
 
 /* ---- readers while the validation thread connects ---------------------------------- */

@@ -29,6 +29,7 @@ struct coins_cache {
     uint64_t k0, k1;
     uint8_t best[32];
     int have_best;
+    int pass_through; /* as a base: misses are read from our base, not kept here */
 };
 
 /* Heap bytes a script of len costs: malloc rounds up to 16 with 8 bytes of header. */
@@ -189,6 +190,11 @@ int coins_cache_get(struct coins_cache *c, const struct outpoint *op, const stru
     }
     *out = &s->e.coin;
     return RC_OK;
+}
+
+void coins_cache_set_pass_through(struct coins_cache *c, int on)
+{
+    c->pass_through = on;
 }
 
 void coins_cache_set_base(struct coins_cache *c, struct coins_view *new_base)
@@ -394,7 +400,11 @@ static int cache_batch_write(struct coins_view *v, struct coins_entry *entries, 
 static int cache_get(struct coins_view *v, const struct outpoint *op, struct coin *out)
 {
     const struct coin *c;
-    int rc = coins_cache_get((struct coins_cache *)v, op, &c);
+    struct coins_cache *cc = (struct coins_cache *)v;
+    if (cc->pass_through && !find_h(cc, op, NULL)) {
+        return cc->base->ops->get(cc->base, op, out); /* the child keeps its own copy */
+    }
+    int rc = coins_cache_get(cc, op, &c);
     if (rc) {
         return rc;
     }

@@ -101,6 +101,11 @@ void coins_cache_free(struct coins_cache *c);
 /** The generic view of c, for stacking another cache on it. */
 struct coins_view *coins_cache_view(struct coins_cache *c);
 
+/** on: when a child cache reads through c, a coin c does not hold is read from c's base
+ *  and handed to the child without being kept in c too (c is complete and will only be
+ *  flushed: the pipeline's view of a block whose child is begun over it). */
+void coins_cache_set_pass_through(struct coins_cache *c, int on);
+
 /** Puts c over another base. Only for a cache whose base has just been flushed whole into
  *  new_base (so both hold the same coins, and c's FRESH flags stay true): the pipeline
  *  begins block N+1 over block N's view, then moves it onto the coins cache once N's view

@@ -180,6 +180,35 @@ static void pending_free(struct chainstate_pending *s)
     free(s);
 }
 
+/* Begins block e (its data stored) in a new view over base. Returns 0 with *out; RC_INVALID
+ * with *out holding the verdict in st (nothing on the pool: free it); or a system error
+ * (*out NULL). Chain lock held. */
+static int pending_begin(struct chainstate *cs, struct block_index *e, struct coins_view *base,
+                         struct chainstate_pending **out)
+{
+    struct chainstate_pending *n = xcalloc(1, sizeof(*n));
+    *out = NULL;
+    n->e = e;
+    block_undo_init(&n->undo);
+    int rc = chainstate_load_block(cs, e, &n->b);
+    if (rc) {
+        block_init(&n->b);
+        pending_free(n);
+        return rc;
+    }
+    n->view = coins_cache_new(base);
+    vstate_init(&n->st);
+    uint64_t t0 = time_mono_ns();
+    rc = chainstate_block_begin(cs, e, &n->b, n->view, &n->undo, &n->st, &n->c);
+    cs->counters.connect_ns += time_mono_ns() - t0;
+    if (rc && rc != RC_INVALID) {
+        pending_free(n);
+        return rc;
+    }
+    *out = n;
+    return rc;
+}
+
 /* e failed while being connected: it and everything built on it are marked; submitblock
  * reports the verdict. Chain lock held. */
 static void connect_failed(struct chainstate *cs, struct block_index *e, const struct vstate *st)
@@ -317,19 +346,10 @@ static int begin_locked(struct chainstate *cs, struct chainstate_pending **out)
             }
             continue;
         }
-        struct chainstate_pending *s = xcalloc(1, sizeof(*s));
-        s->e = block_index_ancestor(best, tip ? tip->height + 1 : 0);
-        block_undo_init(&s->undo);
-        if ((rc = chainstate_load_block(cs, s->e, &s->b))) {
-            block_init(&s->b);
-            pending_free(s);
-            return rc;
-        }
-        s->view = coins_cache_new(coins_cache_view(cs->coins));
-        vstate_init(&s->st);
+        struct chainstate_pending *s;
         uint64_t t0 = time_mono_ns();
-        rc = chainstate_block_begin(cs, s->e, &s->b, s->view, &s->undo, &s->st, &s->c);
-        cs->counters.connect_ns += time_mono_ns() - t0;
+        rc = pending_begin(cs, block_index_ancestor(best, tip ? tip->height + 1 : 0),
+                           coins_cache_view(cs->coins), &s);
         if (rc == RC_INVALID) {
             connect_failed(cs, s->e, &s->st);
             pending_free(s);
@@ -397,24 +417,11 @@ static int begin_child_locked(struct chainstate *cs, struct chainstate_pending *
         chainstate_assume_scripts_valid(cs, child)) {
         return RC_OK;
     }
-    struct chainstate_pending *n = xcalloc(1, sizeof(*n));
-    n->e = child;
-    block_undo_init(&n->undo);
-    int rc = chainstate_load_block(cs, n->e, &n->b);
-    if (rc) {
-        block_init(&n->b);
-        pending_free(n);
-        return rc;
-    }
+    struct chainstate_pending *n;
     coins_cache_set_pass_through(s->view, 1); /* s's block is spent whole: its view is read */
-    n->view = coins_cache_new(coins_cache_view(s->view));
-    vstate_init(&n->st);
-    uint64_t t0 = time_mono_ns();
-    rc = chainstate_block_begin(cs, n->e, &n->b, n->view, &n->undo, &n->st, &n->c);
-    cs->counters.connect_ns += time_mono_ns() - t0;
+    int rc = pending_begin(cs, child, coins_cache_view(s->view), &n);
     if (rc == RC_INVALID) {
         n->failed = 1;
-        n->c = NULL;
         rc = RC_OK;
     }
     if (rc) {

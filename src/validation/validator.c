@@ -207,12 +207,12 @@ static void halt(struct validator *v, int rc)
     }
 }
 
-/* 1 if a job that changes the chain waits at the head of the queue: the chain of connects
- * stops to let it run between two blocks. */
+/* 1 if a job that changes the chain waits at the head of the queue, or the validator is
+ * stopping: the chain of connects stops to let it happen between two blocks. */
 static int chain_job_waiting(struct validator *v)
 {
     pthread_mutex_lock(&v->mu);
-    int waiting = v->head && !preparable(v->head);
+    int waiting = v->stop || (v->head && !preparable(v->head));
     pthread_mutex_unlock(&v->mu);
     return waiting;
 }

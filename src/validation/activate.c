@@ -170,6 +170,7 @@ struct chainstate_pending {
     struct chainstate_block_connect *c;
     int failed; /* begun after its parent (chained) and found invalid: marked once the parent
                    is committed */
+    uint64_t overlap_ns, overlap_pooled_ns; /* chainstate_add_overlap's, not yet counted */
 };
 
 static void pending_free(struct chainstate_pending *s)
@@ -380,14 +381,12 @@ int chainstate_connect_begin(struct chainstate *cs, struct chainstate_pending **
     return rc;
 }
 
-void chainstate_add_overlap(struct chainstate *cs, const struct chainstate_pending *s, uint64_t ns)
+void chainstate_add_overlap(struct chainstate *cs, struct chainstate_pending *s, uint64_t ns)
 {
-    pthread_rwlock_wrlock(&cs->lock);
-    cs->counters.overlap_ns += ns;
-    if (chainstate_block_pooled(s->c)) {
-        cs->counters.overlap_pooled_ns += ns;
+    s->overlap_ns += ns; /* into the counters under finish's lock */
+    if (s->c && chainstate_block_pooled(s->c)) {
+        s->overlap_pooled_ns += ns;
     }
-    pthread_rwlock_unlock(&cs->lock);
 }
 
 const struct block_index *chainstate_pending_block(const struct chainstate_pending *s)
@@ -455,6 +454,8 @@ int chainstate_connect_finish(struct chainstate *cs, struct chainstate_pending *
     uint64_t join_ns = time_mono_ns() - t0;
     pthread_rwlock_wrlock(&cs->lock);
     cs->counters.connect_ns += join_ns;
+    cs->counters.overlap_ns += s->overlap_ns;
+    cs->counters.overlap_pooled_ns += s->overlap_pooled_ns;
     cs->counters.inputs_checked += cs->scratch.inputs_checked;
     cs->counters.blocks_assumed_valid += cs->scratch.blocks_assumed_valid;
     memset(&cs->scratch, 0, sizeof(cs->scratch));

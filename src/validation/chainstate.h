@@ -127,7 +127,7 @@ int chainstate_prepare_next(struct chainstate *cs, const struct chainstate_pendi
 int chainstate_connect_finish(struct chainstate *cs, struct chainstate_pending *p,
                               struct chainstate_pending **next);
 /** Counts ns of preparing work done while p was open (the threads' shares logged at close). */
-void chainstate_add_overlap(struct chainstate *cs, const struct chainstate_pending *p, uint64_t ns);
+void chainstate_add_overlap(struct chainstate *cs, struct chainstate_pending *p, uint64_t ns);
 
 enum chainstate_flush_mode {
     FLUSH_IF_NEEDED = 0, /* when the coins cache is over its limit */

@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "crypto/hash.h"
 #include "util/hex.h"
 #include "util/log.h"
 #include "util/rc.h"
@@ -115,12 +114,11 @@ static int run_headers(struct chainstate *cs, struct validator_job *j)
  * tree is read without the lock: only this thread changes it. */
 static int precheck(struct chainstate *cs, struct validator_job *j)
 {
-    uint8_t hash[32];
     char hx[65];
     if (j->len < 80) {
         return 1; /* the accept gives the verdict */
     }
-    hash_sha256d(hash, j->data, 80);
+    const uint8_t *hash = j->hash; /* the submitter's hash of the header */
     struct block_tree *tree = chainstate_tree(cs);
     struct block_index *e = block_tree_find(tree, hash);
     if (e && (e->status & BLOCK_HAVE_DATA)) {
@@ -227,11 +225,10 @@ static void connect_step(struct validator *v)
     struct chainstate_pending *p = NULL;
     int rc = chainstate_connect_begin(cs, &p);
     if (rc || !p) {
-        v->may_connect = 0; /* settled (or failed) */
+        v->may_connect = 0; /* settled (or failed): thread_main finishes the deferred jobs */
         if (rc) {
             halt(v, rc);
         }
-        finish_deferred(v);
         return;
     }
     while (p) {
@@ -262,12 +259,10 @@ static void connect_step(struct validator *v)
         p = next;
         if (rc || prc) {
             halt(v, rc ? rc : prc); /* no next on an error */
-            finish_deferred(v);
             return;
         }
         if (chainstate_stop_requested(cs)) {
             halt(v, RC_OK); /* no next past -stopatheight */
-            finish_deferred(v);
             return;
         }
     }

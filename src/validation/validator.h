@@ -52,7 +52,8 @@ struct validator_job {
                                    unknown refused (RC_INVALID, VRESULT_MISSING_PREV) without
                                    being parsed (the importer's; Core's import does the same
                                    before it reads a block) */
-    uint8_t hash[32];           /* INVALIDATE, RECONSIDER, PRECIOUS (internal order) */
+    uint8_t hash[32];           /* INVALIDATE, RECONSIDER, PRECIOUS (internal order); BLOCK
+                                   with precheck: the block's hash (sha256d of its header) */
     int (*fn)(struct chainstate *cs, void *ctx); /* CALL */
     void *ctx;
 

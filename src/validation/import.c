@@ -25,7 +25,7 @@ struct held {
 struct slot {
     struct validator_job job;
     struct block_pos pos;
-    uint8_t hash[32], parent[32];
+    uint8_t parent[32]; /* the block's hash is job.hash */
     int file;
     uint64_t offset;
 };
@@ -148,7 +148,7 @@ static void collect(struct importer *im, struct slot *s)
     }
     if (j->rc == RC_INVALID) {
         char hx[65];
-        hex_encode_rev(hx, s->hash, 32);
+        hex_encode_rev(hx, s->job.hash, 32);
         LOG_WARN("import: block %s at offset %llu rejected: %s (%s)", hx,
                  (unsigned long long)s->offset, j->st.reject, j->st.debug);
         im->stats.invalid++;
@@ -168,7 +168,7 @@ static void collect(struct importer *im, struct slot *s)
     /* Children that were waiting for this block go next. */
     for (size_t i = 0; i < im->nheld;) {
         struct held *h = &im->held[i];
-        if (memcmp(h->parent, s->hash, 32) == 0) {
+        if (memcmp(h->parent, s->job.hash, 32) == 0) {
             push_held(&im->ready, &im->nready, &im->capready, h->parent, h->file, h->offset,
                       h->len);
             im->held[i] = im->held[--im->nheld];
@@ -209,7 +209,6 @@ static void submit(struct importer *im, int file, const struct blockfile_record 
     }
     struct slot *s = &im->ring[(im->ring_head + im->ring_n) % IMPORT_WINDOW];
     memset(s, 0, sizeof(*s));
-    memcpy(s->hash, hash, 32);
     memcpy(s->parent, rec->data + 4, 32);
     s->file = file;
     s->offset = rec->offset;

@@ -90,8 +90,10 @@ const struct arg_def bitnoded_options[] = {
     {"prune", ARG_INT | ARG_ONLY_OFF, ARGS_CAT_OPTIONS, "=<n>",
      "Reduce storage requirements by pruning old blocks (only -prune=0, the default, is "
      "accepted yet)"},
-    {"maxmempool", ARG_INT | ARG_NOT_IMPL, ARGS_CAT_OPTIONS, "=<n>",
-     "Keep the transaction memory pool below <n> megabytes"},
+    {"maxmempool", ARG_INT, ARGS_CAT_OPTIONS, "=<n>",
+     "Keep the transaction memory pool below <n> megabytes (default: 300). As in Bitcoin "
+     "Core, what the mempool does not use is shared with the coins cache (-dbcache); bitnode "
+     "has no mempool yet, so all of it is"},
     {"mempoolexpiry", ARG_INT | ARG_NOT_IMPL, ARGS_CAT_OPTIONS, "=<n>",
      "Do not keep transactions in the mempool longer than <n> hours"},
     {"minrelaytxfee", ARG_STRING | ARG_NOT_IMPL, ARGS_CAT_OPTIONS, "=<amt>",

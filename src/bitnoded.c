@@ -610,6 +610,13 @@ int main(int argc, char **argv)
         init_error("-dbbatchsize must not be negative, -dbcrashratio must be in 0-32767");
         goto out;
     }
+    /* -maxmempool in MB (Core's rule: 0, or at least 40 clusters of 101 kvB). */
+    int64_t maxmempool = args_get_int(n.args, "maxmempool", 300);
+    if (maxmempool < 0 || (maxmempool > 0 && maxmempool * 1000000 < 4040000) ||
+        maxmempool > ((int64_t)1 << 40) / 1000000) {
+        init_error("-maxmempool must be at least 5 MB");
+        goto out;
+    }
     /* -port: the P2P port; checked now, used once the node has peers. */
     uint16_t p2p_port;
     if (args_is_set(n.args, "port") && check_port(n.args, "port", 0, &p2p_port) != RC_OK) {
@@ -705,6 +712,7 @@ int main(int argc, char **argv)
             .params = n.params,
             .datadir = n.net_dir,
             .dbcache_bytes = dbcache_bytes(n.args),
+            .mempool_bytes = (size_t)maxmempool * 1000000,
             .reindex = args_get_bool(n.args, "reindex", false),
             .reindex_chainstate = args_get_bool(n.args, "reindex-chainstate", false),
             .stop_at_height = args_get_int(n.args, "stopatheight", 0),

@@ -1,7 +1,21 @@
-/* The write-back coins cache: an open-addressing table (linear probing, backward-shift
- * deletion) keyed by SipHash of the outpoint with a per-cache random key. The DIRTY/FRESH
- * rules follow Bitcoin Core's CCoinsViewCache (AddCoin, SpendCoin, BatchWrite). */
+/* The write-back coins cache. The DIRTY/FRESH rules follow Bitcoin Core's CCoinsViewCache
+ * (AddCoin, SpendCoin, BatchWrite); the layout is its own, made to cost little per coin:
+ *
+ *   entries: a dense array of 88-byte entries in 360 KiB chunks (mapped one by one, so
+ *            that a chunk given back leaves the process at once): the outpoint, height,
+ *            value, flags, and the script inline when it has at most 34 bytes (every
+ *            standard output type), else a pointer to it on the heap;
+ *   index:   an open-addressing table of 8-byte slots (the outpoint's SipHash, keyed per
+ *            cache family, and the entry's number), linear probing, at most 3/4 full,
+ *            backward-shift deletion. A removed entry's place is taken by the last one.
+ *
+ * A coin costs 88 bytes plus 11-21 bytes of table, where Core's node-based map costs about
+ * 100-130; the figure -dbcache bounds is counted from what is allocated, not estimated.
+ * Caches stacked on a cache share its hash key, so that a child never asks the kernel for
+ * randomness and hands its parent the hash it already computed. */
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 
 #include "coins/view.h"
@@ -10,74 +24,167 @@
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
-struct slot {
-    struct coins_entry e;
-    uint8_t used;
-    uint32_t h; /* hash_of(e.op) */
-};
-
+#define INLINE_MAX 34
+#define CHUNK_SHIFT 12
+#define CHUNK_N ((size_t)1 << CHUNK_SHIFT)
 #define MIN_SLOTS 256 /* a new or flushed cache's table (a power of two) */
+
+/* Entry flags beyond COINS_DIRTY and COINS_FRESH. */
+enum { E_COINBASE = 4, E_HEAP = 8 };
+
+struct centry {
+    uint8_t txid[32];
+    uint32_t n;
+    uint32_t height;
+    int64_t value; /* -1: spent */
+    uint32_t h;    /* the outpoint's hash (its index slot's too) */
+    uint8_t flags;
+    uint8_t slen;            /* the inline script's length, without E_HEAP */
+    uint8_t s[INLINE_MAX];   /* the script; with E_HEAP: its pointer and uint32 length */
+};
+_Static_assert(sizeof(struct centry) == 88, "an entry is 88 bytes");
+#define CHUNK_BYTES (CHUNK_N * sizeof(struct centry))
+
+struct islot {
+    uint32_t h;
+    uint32_t i; /* entry number + 1; 0: empty */
+};
 
 struct coins_cache {
     struct coins_view view; /* first: the view pointer is the cache pointer */
     struct coins_view *base;
-    struct slot *slots;
+    struct coins_cache *base_cache; /* base as a cache of the same key family, or NULL */
+    struct centry **chunks;
+    size_t nchunks, chunks_cap;
+    struct islot *slots;
     size_t nslots; /* a power of two */
     size_t count;
     size_t dirty;
-    size_t script_bytes;
+    size_t heap_bytes;
     uint64_t k0, k1;
     uint8_t best[32];
     int have_best;
     int pass_through; /* as a base: misses are read from our base, not kept here */
+    uint64_t hits, misses;
+    struct coin scratch; /* what coins_cache_get and cache_get hand out, borrowed */
 };
+
+static const struct coins_view_ops coins_cache_ops;
 
 /* Heap bytes a script of len costs: malloc rounds up to 16 with 8 bytes of header. */
 static size_t script_cost(size_t len)
 {
-    return len ? ((len + 8 + 15) & ~(size_t)15) : 0;
+    return (len + 8 + 15) & ~(size_t)15;
 }
 
-static void coin_set_spent(struct coin *c)
+static struct centry *ent(const struct coins_cache *c, size_t i)
 {
-    free(c->script_pubkey.data);
-    memset(c, 0, sizeof(*c));
-    c->value_sat = -1;
+    return &c->chunks[i >> CHUNK_SHIFT][i & (CHUNK_N - 1)];
 }
 
-/* The low 32 bits of the outpoint's SipHash: kept in its slot, so that probing compares
- * it before the outpoint, and growing or closing gaps never hashes again (tables stay far
- * below 2^32 slots). */
+static const uint8_t *escript(const struct centry *e, size_t *len)
+{
+    if (e->flags & E_HEAP) {
+        uint8_t *p;
+        uint32_t l;
+        memcpy(&p, e->s, sizeof(p));
+        memcpy(&l, e->s + sizeof(p), sizeof(l));
+        *len = l;
+        return p;
+    }
+    *len = e->slen;
+    return e->s;
+}
+
+static void escript_free(struct coins_cache *c, struct centry *e)
+{
+    if (e->flags & E_HEAP) {
+        size_t len;
+        uint8_t *p = (uint8_t *)escript(e, &len);
+        c->heap_bytes -= script_cost(len);
+        free(p);
+        e->flags &= (uint8_t)~E_HEAP;
+    }
+    e->slen = 0;
+}
+
+/* Gives e a copy of the coin (its old script released). */
+static void eset_coin(struct coins_cache *c, struct centry *e, const struct coin *coin)
+{
+    const uint8_t *spk = coin->script_pubkey.data;
+    size_t len = coin->script_pubkey.len;
+    escript_free(c, e);
+    e->value = coin->value_sat;
+    e->height = coin->height;
+    e->flags = (uint8_t)((e->flags & ~E_COINBASE) | (coin->coinbase ? E_COINBASE : 0));
+    if (len <= INLINE_MAX) {
+        if (len) {
+            memcpy(e->s, spk, len);
+        }
+        e->slen = (uint8_t)len;
+    } else {
+        uint8_t *p = xmemdup(spk, len);
+        uint32_t l = (uint32_t)len;
+        memcpy(e->s, &p, sizeof(p));
+        memcpy(e->s + sizeof(p), &l, sizeof(l));
+        e->flags |= E_HEAP;
+        c->heap_bytes += script_cost(len);
+    }
+}
+
+static void eset_spent(struct coins_cache *c, struct centry *e)
+{
+    escript_free(c, e);
+    e->value = -1;
+    e->height = 0;
+    e->flags &= (uint8_t)~E_COINBASE;
+}
+
+/* The coin of e, its script borrowed from e. */
+static void ecoin(const struct centry *e, struct coin *out)
+{
+    size_t len;
+    const uint8_t *p = escript(e, &len);
+    out->value_sat = e->value;
+    out->height = e->height;
+    out->coinbase = (e->flags & E_COINBASE) != 0;
+    out->script_pubkey.data = len ? (uint8_t *)p : NULL;
+    out->script_pubkey.len = len;
+}
+
 static uint32_t hash_of(const struct coins_cache *c, const struct outpoint *op)
 {
     return (uint32_t)siphash24_uint256_extra(c->k0, c->k1, op->txid, op->n);
 }
 
-static int same(const struct outpoint *a, const struct outpoint *b)
+static int same(const struct centry *e, const struct outpoint *op)
 {
-    return a->n == b->n && memcmp(a->txid, b->txid, 32) == 0;
+    return e->n == op->n && memcmp(e->txid, op->txid, 32) == 0;
 }
 
 /* Index of op's slot (h = hash_of(op)), or of the empty slot where it would go. */
 static size_t probe(const struct coins_cache *c, const struct outpoint *op, uint32_t h)
 {
     size_t mask = c->nslots - 1, i = h & mask;
-    while (c->slots[i].used && !(c->slots[i].h == h && same(&c->slots[i].e.op, op))) {
+    for (;;) {
+        const struct islot *s = &c->slots[i];
+        if (!s->i || (s->h == h && same(ent(c, s->i - 1), op))) {
+            return i;
+        }
         i = (i + 1) & mask;
     }
-    return i;
 }
 
 static void rehash(struct coins_cache *c, size_t nslots)
 {
-    struct slot *old = c->slots;
+    struct islot *old = c->slots;
     size_t n = c->nslots, mask = nslots - 1;
-    c->slots = xcalloc(nslots, sizeof(struct slot));
+    c->slots = xcalloc(nslots, sizeof(struct islot));
     c->nslots = nslots;
     for (size_t i = 0; i < n; i++) {
-        if (old[i].used) {
+        if (old[i].i) {
             size_t j = old[i].h & mask; /* keys are distinct: the first free slot */
-            while (c->slots[j].used) {
+            while (c->slots[j].i) {
                 j = (j + 1) & mask;
             }
             c->slots[j] = old[i];
@@ -86,31 +193,56 @@ static void rehash(struct coins_cache *c, size_t nslots)
     free(old);
 }
 
-/* A new slot for op (absent; h = hash_of(op)), holding a spent coin with no flags. */
-static struct slot *insert_h(struct coins_cache *c, const struct outpoint *op, uint32_t h)
+static struct centry *chunk_new(void)
 {
-    if (2 * (c->count + 1) > c->nslots) {
-        rehash(c, c->nslots * 2);
+    void *p = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        xmalloc_fail(CHUNK_BYTES);
     }
-    struct slot *s = &c->slots[probe(c, op, h)];
-    memset(s, 0, sizeof(*s));
-    s->used = 1;
-    s->h = h;
-    s->e.op = *op;
-    s->e.coin.value_sat = -1;
-    c->count++;
-    return s;
+    return p;
 }
 
-/* Removes the slot at i (its coin already released) and closes the gap behind it. */
-static void erase_at(struct coins_cache *c, size_t i)
+static void chunk_free(struct centry *p)
+{
+    munmap(p, CHUNK_BYTES);
+}
+
+/* A new entry for op (absent; h = hash_of(op)): spent, no flags. */
+static struct centry *insert_h(struct coins_cache *c, const struct outpoint *op, uint32_t h)
+{
+    if (4 * (c->count + 1) > 3 * c->nslots) {
+        rehash(c, c->nslots * 2);
+    }
+    size_t at = probe(c, op, h);
+    if ((c->count >> CHUNK_SHIFT) >= c->nchunks) {
+        if (c->nchunks == c->chunks_cap) {
+            c->chunks_cap = c->chunks_cap ? 2 * c->chunks_cap : 4;
+            c->chunks = xrealloc(c->chunks, c->chunks_cap * sizeof(*c->chunks));
+        }
+        c->chunks[c->nchunks++] = chunk_new();
+    }
+    struct centry *e = ent(c, c->count);
+    memcpy(e->txid, op->txid, 32);
+    e->n = op->n;
+    e->height = 0;
+    e->value = -1;
+    e->h = h;
+    e->flags = 0;
+    e->slen = 0;
+    c->count++;
+    c->slots[at].h = h;
+    c->slots[at].i = (uint32_t)c->count;
+    return e;
+}
+
+/* Closes the gap left by emptying slot i. */
+static void slot_erase(struct coins_cache *c, size_t i)
 {
     size_t mask = c->nslots - 1, j = i;
-    c->slots[i].used = 0;
-    c->count--;
+    c->slots[i].i = 0;
     for (;;) {
         j = (j + 1) & mask;
-        if (!c->slots[j].used) {
+        if (!c->slots[j].i) {
             break;
         }
         size_t home = c->slots[j].h & mask;
@@ -118,52 +250,96 @@ static void erase_at(struct coins_cache *c, size_t i)
         int stays = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
         if (!stays) {
             c->slots[i] = c->slots[j];
-            c->slots[j].used = 0;
+            c->slots[j].i = 0;
             i = j;
         }
     }
 }
 
-/* op's slot, or NULL; *h_out (may be NULL) gets hash_of(op) for a following insert_h. */
-static struct slot *find_h(struct coins_cache *c, const struct outpoint *op, uint32_t *h_out)
+/* The slot that refers to entry number idx. */
+static size_t slot_of(const struct coins_cache *c, size_t idx)
 {
-    uint32_t h = hash_of(c, op);
-    if (h_out) {
-        *h_out = h;
+    size_t mask = c->nslots - 1, i = ent(c, idx)->h & mask;
+    while (c->slots[i].i != idx + 1) {
+        i = (i + 1) & mask;
     }
-    struct slot *s = &c->slots[probe(c, op, h)];
-    return s->used ? s : NULL;
+    return i;
 }
 
-static void set_flags(struct coins_cache *c, struct slot *s, uint8_t flags)
+/* Gives back chunks past those in use and spare more. */
+static void chunks_trim(struct coins_cache *c, size_t spare)
 {
-    if ((flags & COINS_DIRTY) && !(s->e.flags & COINS_DIRTY)) {
-        c->dirty++;
+    size_t need = (c->count + CHUNK_N - 1) >> CHUNK_SHIFT;
+    while (c->nchunks > need + spare) {
+        chunk_free(c->chunks[--c->nchunks]);
     }
-    s->e.flags |= flags;
 }
 
-static void drop(struct coins_cache *c, struct slot *s)
+/* Removes entry idx (its slot at si): the last entry takes its place. */
+static void erase_entry(struct coins_cache *c, size_t idx, size_t si)
 {
-    c->script_bytes -= script_cost(s->e.coin.script_pubkey.len);
-    if (s->e.flags & COINS_DIRTY) {
+    struct centry *e = ent(c, idx);
+    escript_free(c, e);
+    if (e->flags & COINS_DIRTY) {
         c->dirty--;
     }
-    free(s->e.coin.script_pubkey.data);
-    erase_at(c, (size_t)(s - c->slots));
+    slot_erase(c, si);
+    size_t last = c->count - 1;
+    if (idx != last) {
+        size_t ls = slot_of(c, last);
+        *e = *ent(c, last);
+        c->slots[ls].i = (uint32_t)(idx + 1);
+    }
+    c->count--;
+    if ((c->count & (CHUNK_N - 1)) == 0) {
+        chunks_trim(c, 1);
+    }
 }
 
-/* The slot of op, fetched from the base on a miss. *s is NULL when nobody has the coin. */
-static int fetch(struct coins_cache *c, const struct outpoint *op, struct slot **out)
+/* op's entry, or NULL; *slot_out gets its slot (or where it would go). */
+static struct centry *find(const struct coins_cache *c, const struct outpoint *op, uint32_t h,
+                           size_t *slot_out)
 {
-    uint32_t h;
-    struct slot *s = find_h(c, op, &h);
+    size_t i = probe(c, op, h);
+    if (slot_out) {
+        *slot_out = i;
+    }
+    return c->slots[i].i ? ent(c, c->slots[i].i - 1) : NULL;
+}
+
+static void set_dirty(struct coins_cache *c, struct centry *e, uint8_t more)
+{
+    if (!(e->flags & COINS_DIRTY)) {
+        c->dirty++;
+    }
+    e->flags |= (uint8_t)(COINS_DIRTY | more);
+}
+
+static int cache_get_h(struct coins_cache *c, const struct outpoint *op, uint32_t h,
+                       struct coin *out);
+
+/* Reads op from the base into *out (borrowed from the base). */
+static int base_get(struct coins_cache *c, const struct outpoint *op, uint32_t h, struct coin *out)
+{
+    if (c->base_cache) {
+        return cache_get_h(c->base_cache, op, h, out);
+    }
+    return c->base->ops->get(c->base, op, out);
+}
+
+/* op's entry, fetched from the base on a miss; NULL when nobody has the coin. */
+static int fetch(struct coins_cache *c, const struct outpoint *op, uint32_t h,
+                 struct centry **out, size_t *slot_out)
+{
     struct coin coin;
-    if (s) {
-        *out = s;
+    struct centry *e = find(c, op, h, slot_out);
+    if (e) {
+        c->hits++;
+        *out = e;
         return RC_OK;
     }
-    int rc = c->base->ops->get(c->base, op, &coin);
+    c->misses++;
+    int rc = base_get(c, op, h, &coin);
     if (rc == RC_NOT_FOUND) {
         *out = NULL;
         return RC_OK;
@@ -171,24 +347,27 @@ static int fetch(struct coins_cache *c, const struct outpoint *op, struct slot *
     if (rc) {
         return rc;
     }
-    s = insert_h(c, op, h);
-    s->e.coin = coin;
-    c->script_bytes += script_cost(coin.script_pubkey.len);
-    *out = s;
+    e = insert_h(c, op, h);
+    eset_coin(c, e, &coin);
+    if (slot_out) {
+        *slot_out = slot_of(c, c->count - 1);
+    }
+    *out = e;
     return RC_OK;
 }
 
 int coins_cache_get(struct coins_cache *c, const struct outpoint *op, const struct coin **out)
 {
-    struct slot *s;
-    int rc = fetch(c, op, &s);
+    struct centry *e;
+    int rc = fetch(c, op, hash_of(c, op), &e, NULL);
     if (rc) {
         return rc;
     }
-    if (!s || s->e.coin.value_sat < 0) {
+    if (!e || e->value < 0) {
         return RC_NOT_FOUND;
     }
-    *out = &s->e.coin;
+    ecoin(e, &c->scratch);
+    *out = &c->scratch;
     return RC_OK;
 }
 
@@ -200,73 +379,75 @@ void coins_cache_set_pass_through(struct coins_cache *c, int on)
 void coins_cache_set_base(struct coins_cache *c, struct coins_view *new_base)
 {
     c->base = new_base;
+    c->base_cache = NULL;
+    if (new_base->ops == &coins_cache_ops) {
+        struct coins_cache *b = (struct coins_cache *)new_base;
+        if (b->k0 == c->k0 && b->k1 == c->k1) {
+            c->base_cache = b;
+        }
+    }
 }
 
 int coins_cache_peek(const struct coins_cache *c, const struct outpoint *op, struct coin *out,
                      int *cached)
 {
-    struct slot *s = find_h((struct coins_cache *)c, op, NULL); /* reads only */
-    *cached = s != NULL;
-    if (!s || s->e.coin.value_sat < 0) {
+    const struct centry *e = find(c, op, hash_of(c, op), NULL); /* reads only */
+    *cached = e != NULL;
+    if (!e || e->value < 0) {
         return RC_NOT_FOUND;
     }
-    *out = s->e.coin;
-    out->script_pubkey.data = s->e.coin.script_pubkey.len
-                                  ? xmemdup(s->e.coin.script_pubkey.data,
-                                            s->e.coin.script_pubkey.len)
-                                  : NULL;
+    ecoin(e, out);
+    out->script_pubkey.data =
+        out->script_pubkey.len ? xmemdup(out->script_pubkey.data, out->script_pubkey.len) : NULL;
     return RC_OK;
 }
 
-int coins_cache_add(struct coins_cache *c, const struct outpoint *op, struct coin *coin,
+int coins_cache_add(struct coins_cache *c, const struct outpoint *op, const struct coin *coin,
                     int possible_overwrite)
 {
     if (coin_script_unspendable(coin->script_pubkey.data, coin->script_pubkey.len)) {
-        coin_clear(coin);
         return RC_OK;
     }
-    uint32_t h;
-    struct slot *s = find_h(c, op, &h);
-    if (!s) {
-        s = insert_h(c, op, h);
+    uint32_t h = hash_of(c, op);
+    struct centry *e = find(c, op, h, NULL);
+    if (!e) {
+        e = insert_h(c, op, h);
     }
     int fresh = 0;
     if (!possible_overwrite) {
         /* A new txid cannot already have an unspent output: that would be a logic error. */
-        CHECK_ALWAYS(s->e.coin.value_sat < 0);
+        CHECK_ALWAYS(e->value < 0);
         /* Spent but DIRTY: the spend has not reached the base yet, so not FRESH. */
-        fresh = !(s->e.flags & COINS_DIRTY);
+        fresh = !(e->flags & COINS_DIRTY);
     }
-    c->script_bytes -= script_cost(s->e.coin.script_pubkey.len);
-    free(s->e.coin.script_pubkey.data);
-    s->e.coin = *coin;
-    memset(coin, 0, sizeof(*coin));
-    c->script_bytes += script_cost(s->e.coin.script_pubkey.len);
-    set_flags(c, s, (uint8_t)(COINS_DIRTY | (fresh ? COINS_FRESH : 0)));
+    eset_coin(c, e, coin);
+    set_dirty(c, e, fresh ? COINS_FRESH : 0);
     return RC_OK;
 }
 
 int coins_cache_spend(struct coins_cache *c, const struct outpoint *op, struct coin *moved)
 {
-    struct slot *s;
-    int rc = fetch(c, op, &s);
+    struct centry *e;
+    size_t si;
+    int rc = fetch(c, op, hash_of(c, op), &e, &si);
     if (rc) {
         return rc;
     }
-    if (!s || s->e.coin.value_sat < 0) {
+    if (!e || e->value < 0) {
         return RC_NOT_FOUND;
     }
     if (moved) {
-        c->script_bytes -= script_cost(s->e.coin.script_pubkey.len);
-        *moved = s->e.coin;
-        memset(&s->e.coin, 0, sizeof(s->e.coin));
+        ecoin(e, moved);
+        moved->script_pubkey.data = moved->script_pubkey.len
+                                        ? xmemdup(moved->script_pubkey.data,
+                                                  moved->script_pubkey.len)
+                                        : NULL;
     }
-    if (s->e.flags & COINS_FRESH) {
-        drop(c, s); /* the base never saw it: forget it entirely */
+    if (e->flags & COINS_FRESH) {
+        erase_entry(c, (size_t)(c->slots[si].i - 1), si); /* the base never saw it */
     } else {
-        c->script_bytes -= script_cost(s->e.coin.script_pubkey.len);
-        coin_set_spent(&s->e.coin);
-        set_flags(c, s, COINS_DIRTY);
+        eset_spent(c, e);
+        set_dirty(c, e, 0);
     }
     return RC_OK;
 }
@@ -290,24 +471,56 @@ int coins_cache_best_block(struct coins_cache *c, uint8_t hash32[32])
     return RC_OK;
 }
 
-/* Empties the cache and gives its table back (Core's ReallocateCache): what the cache
+/* Empties the cache and gives its memory back (Core's ReallocateCache): what the cache
  * costs is its table too, so a table left at its largest would keep the cache "full" and
  * make every block flush. */
-static void clear_table(struct coins_cache *c)
+static void clear_all(struct coins_cache *c)
 {
-    if (c->nslots > MIN_SLOTS) {
-        free(c->slots);
-        c->nslots = MIN_SLOTS;
-        c->slots = xcalloc(c->nslots, sizeof(struct slot));
-    } else {
-        memset(c->slots, 0, c->nslots * sizeof(struct slot));
+    for (size_t i = 0; i < c->count; i++) {
+        escript_free(c, ent(c, i));
     }
     c->count = 0;
     c->dirty = 0;
-    c->script_bytes = 0;
+    while (c->nchunks > 0) {
+        chunk_free(c->chunks[--c->nchunks]);
+    }
+    free(c->chunks);
+    c->chunks = NULL;
+    c->chunks_cap = 0;
+    if (c->nslots > MIN_SLOTS) {
+        free(c->slots);
+        c->nslots = MIN_SLOTS;
+        c->slots = xcalloc(c->nslots, sizeof(struct islot));
+    } else {
+        memset(c->slots, 0, c->nslots * sizeof(struct islot));
+    }
 }
 
-int coins_cache_flush(struct coins_cache *c, int sync)
+struct dirty_cursor {
+    struct coins_cursor base; /* first */
+    const struct coins_cache *c;
+    size_t next;
+};
+
+static int dirty_next(struct coins_cursor *cur, struct coins_entry *out)
+{
+    struct dirty_cursor *d = (struct dirty_cursor *)cur;
+    while (d->next < d->c->count) {
+        const struct centry *e = ent(d->c, d->next++);
+        if (e->flags & COINS_DIRTY) {
+            memcpy(out->op.txid, e->txid, 32);
+            out->op.n = e->n;
+            ecoin(e, &out->coin);
+            out->flags = e->flags & (COINS_DIRTY | COINS_FRESH);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Writes the dirty entries and the best block to the base; then they are clean, and the
+ * spent ones gone. */
+static int write_dirty(struct coins_cache *c, int sync)
 {
     uint8_t best[32];
     int rc = coins_cache_best_block(c, best);
@@ -316,103 +529,197 @@ int coins_cache_flush(struct coins_cache *c, int sync)
     } else if (rc) {
         return rc;
     }
-    struct coins_entry *v = xmalloc((c->dirty + 1) * sizeof(*v));
-    size_t n = 0;
-    for (size_t i = 0; i < c->nslots; i++) {
-        if (c->slots[i].used && (c->slots[i].e.flags & COINS_DIRTY)) {
-            v[n++] = c->slots[i].e;
+    struct dirty_cursor cur = {{dirty_next}, c, 0};
+    if ((rc = c->base->ops->batch_write(c->base, &cur.base, best, sync))) {
+        return rc; /* the cache is as it was */
+    }
+    for (size_t i = 0; i < c->count && c->dirty;) {
+        struct centry *e = ent(c, i);
+        if (!(e->flags & COINS_DIRTY)) {
+            i++;
+        } else if (e->value < 0) {
+            erase_entry(c, i, slot_of(c, i)); /* the last entry moved into i: look again */
+        } else {
+            e->flags &= (uint8_t)~(COINS_DIRTY | COINS_FRESH);
+            c->dirty--;
+            i++;
         }
     }
-    CHECK_ALWAYS(n == c->dirty);
-    rc = c->base->ops->batch_write(c->base, v, n, best, sync);
-    if (rc) {
-        free(v);
-        return rc; /* nothing was moved out: the cache is as it was */
-    }
-    /* Scripts the base took are NULL in v; the rest are freed here, once. */
-    for (size_t i = 0; i < n; i++) {
-        free(v[i].coin.script_pubkey.data);
-    }
-    for (size_t i = 0; i < c->nslots; i++) {
-        if (c->slots[i].used && !(c->slots[i].e.flags & COINS_DIRTY)) {
-            free(c->slots[i].e.coin.script_pubkey.data);
-        }
-    }
-    free(v);
-    clear_table(c);
+    CHECK_ALWAYS(c->dirty == 0);
     return RC_OK;
 }
 
-void coins_cache_trim_clean(struct coins_cache *c)
+int coins_cache_flush(struct coins_cache *c, int sync)
 {
-    for (size_t i = 0; i < c->nslots;) {
-        struct slot *s = &c->slots[i];
-        if (s->used && !(s->e.flags & COINS_DIRTY)) {
-            drop(c, s); /* backward shift may move another entry into i: look again */
+    int rc = write_dirty(c, sync);
+    if (rc == RC_OK) {
+        clear_all(c);
+    }
+    return rc;
+}
+
+/* Drops the oldest clean entries (lowest height first) until the cache holds at most
+ * keep_bytes. */
+static void evict_oldest(struct coins_cache *c, size_t keep_bytes)
+{
+    enum { NB = 4096 };
+    size_t mem = coins_cache_memory(c);
+    if (mem <= keep_bytes || c->count == 0) {
+        return;
+    }
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (size_t i = 0; i < c->count; i++) {
+        const struct centry *e = ent(c, i);
+        if (!(e->flags & COINS_DIRTY)) {
+            lo = e->height < lo ? e->height : lo;
+            hi = e->height > hi ? e->height : hi;
+        }
+    }
+    if (lo > hi) {
+        return; /* nothing clean */
+    }
+    unsigned shift = 0;
+    while (((hi - lo) >> shift) >= NB) {
+        shift++;
+    }
+    size_t *bytes = xcalloc(NB, sizeof(size_t));
+    for (size_t i = 0; i < c->count; i++) {
+        const struct centry *e = ent(c, i);
+        if (!(e->flags & COINS_DIRTY)) {
+            size_t len;
+            escript(e, &len);
+            bytes[(e->height - lo) >> shift] +=
+                sizeof(struct centry) + ((e->flags & E_HEAP) ? script_cost(len) : 0);
+        }
+    }
+    /* Whole buckets below the cut go; from the cut bucket only as many bytes as needed. One
+     * chunk more than the excess: the last chunk in use may be partly empty. */
+    size_t need = mem - keep_bytes + CHUNK_BYTES, acc = 0, cut = 0;
+    while (cut < NB && acc + bytes[cut] < need) {
+        acc += bytes[cut++];
+    }
+    size_t partial = need - acc; /* bytes still to free from bucket cut */
+    free(bytes);
+    for (size_t i = 0; i < c->count;) {
+        struct centry *e = ent(c, i);
+        size_t b = (e->height - lo) >> shift;
+        if (!(e->flags & COINS_DIRTY) && (b < cut || (b == cut && partial > 0))) {
+            if (b == cut) {
+                size_t len;
+                escript(e, &len);
+                size_t cost = sizeof(struct centry) + ((e->flags & E_HEAP) ? script_cost(len) : 0);
+                partial = partial > cost ? partial - cost : 0;
+            }
+            erase_entry(c, i, slot_of(c, i)); /* the last entry moved into i: look again */
         } else {
             i++;
         }
     }
+    chunks_trim(c, 0);
+    /* A table four times larger than needed costs more than it saves. */
+    size_t want = MIN_SLOTS;
+    while (4 * c->count > 3 * want) {
+        want *= 2;
+    }
+    if (c->nslots > 4 * want) {
+        rehash(c, 2 * want);
+    }
+}
+
+int coins_cache_sync(struct coins_cache *c, int sync, size_t keep_bytes)
+{
+    int rc = write_dirty(c, sync);
+    if (rc == RC_OK) {
+        if (keep_bytes == 0) {
+            clear_all(c);
+        } else {
+            evict_oldest(c, keep_bytes);
+        }
+    }
+    return rc;
+}
+
+void coins_cache_trim_clean(struct coins_cache *c)
+{
+    for (size_t i = 0; i < c->count;) {
+        if (!(ent(c, i)->flags & COINS_DIRTY)) {
+            erase_entry(c, i, slot_of(c, i));
+        } else {
+            i++;
+        }
+    }
+    chunks_trim(c, 1);
 }
 
 /* A child cache's entries merge into this one (Core's CCoinsViewCache::BatchWrite). */
-static int cache_batch_write(struct coins_view *v, struct coins_entry *entries, size_t n,
+static int cache_batch_write(struct coins_view *v, struct coins_cursor *cur,
                              const uint8_t best32[32], int sync)
 {
     struct coins_cache *c = (struct coins_cache *)v;
-    for (size_t i = 0; i < n; i++) {
-        struct coins_entry *e = &entries[i];
-        if (!(e->flags & COINS_DIRTY)) {
+    struct coins_entry e;
+    while (cur->next(cur, &e)) {
+        if (!(e.flags & COINS_DIRTY)) {
             continue;
         }
-        int child_spent = coins_entry_spent(e), child_fresh = (e->flags & COINS_FRESH) != 0;
-        uint32_t h;
-        struct slot *s = find_h(c, &e->op, &h);
+        int child_spent = coins_entry_spent(&e), child_fresh = (e.flags & COINS_FRESH) != 0;
+        uint32_t h = hash_of(c, &e.op);
+        size_t si;
+        struct centry *s = find(c, &e.op, h, &si);
         if (!s) {
             if (child_fresh && child_spent) {
                 continue;
             }
-            s = insert_h(c, &e->op, h);
-            s->e.coin = e->coin;
-            e->coin.script_pubkey.data = NULL; /* moved */
-            c->script_bytes += script_cost(s->e.coin.script_pubkey.len);
-            set_flags(c, s, (uint8_t)(COINS_DIRTY | (child_fresh ? COINS_FRESH : 0)));
+            s = insert_h(c, &e.op, h);
+            eset_coin(c, s, &e.coin);
+            set_dirty(c, s, child_fresh ? COINS_FRESH : 0);
             continue;
         }
         /* FRESH in the child means the child saw no unspent coin here: a bug otherwise. */
-        CHECK_ALWAYS(!(child_fresh && s->e.coin.value_sat >= 0));
-        if ((s->e.flags & COINS_FRESH) && child_spent) {
-            drop(c, s);
+        CHECK_ALWAYS(!(child_fresh && s->value >= 0));
+        if ((s->flags & COINS_FRESH) && child_spent) {
+            erase_entry(c, (size_t)(c->slots[si].i - 1), si);
             continue;
         }
-        c->script_bytes -= script_cost(s->e.coin.script_pubkey.len);
-        free(s->e.coin.script_pubkey.data);
-        s->e.coin = e->coin;
-        e->coin.script_pubkey.data = NULL;
-        c->script_bytes += script_cost(s->e.coin.script_pubkey.len);
-        set_flags(c, s, COINS_DIRTY);
+        if (child_spent) {
+            eset_spent(c, s);
+        } else {
+            eset_coin(c, s, &e.coin);
+        }
+        set_dirty(c, s, 0);
     }
     coins_cache_set_best_block(c, best32);
     (void)sync;
     return RC_OK;
 }
 
+static int cache_get_h(struct coins_cache *c, const struct outpoint *op, uint32_t h,
+                       struct coin *out)
+{
+    struct centry *e;
+    if (c->pass_through) {
+        e = find(c, op, h, NULL);
+        if (!e) {
+            c->misses++;
+            return base_get(c, op, h, out); /* the child keeps its own copy */
+        }
+        c->hits++;
+    } else {
+        int rc = fetch(c, op, h, &e, NULL);
+        if (rc) {
+            return rc;
+        }
+    }
+    if (!e || e->value < 0) {
+        return RC_NOT_FOUND;
+    }
+    ecoin(e, out);
+    return RC_OK;
+}
+
 static int cache_get(struct coins_view *v, const struct outpoint *op, struct coin *out)
 {
-    const struct coin *c;
-    struct coins_cache *cc = (struct coins_cache *)v;
-    if (cc->pass_through && !find_h(cc, op, NULL)) {
-        return cc->base->ops->get(cc->base, op, out); /* the child keeps its own copy */
-    }
-    int rc = coins_cache_get(cc, op, &c);
-    if (rc) {
-        return rc;
-    }
-    *out = *c;
-    out->script_pubkey.data = c->script_pubkey.len
-                                  ? xmemdup(c->script_pubkey.data, c->script_pubkey.len)
-                                  : NULL;
-    return RC_OK;
+    struct coins_cache *c = (struct coins_cache *)v;
+    return cache_get_h(c, op, hash_of(c, op), out);
 }
 
 static int cache_best_block(struct coins_view *v, uint8_t hash32[32])
@@ -429,17 +736,25 @@ static const struct coins_view_ops coins_cache_ops = {
 struct coins_cache *coins_cache_new(struct coins_view *base)
 {
     struct coins_cache *c = xcalloc(1, sizeof(*c));
-    uint8_t key[16];
     c->view.ops = &coins_cache_ops;
     c->base = base;
     c->nslots = MIN_SLOTS;
-    c->slots = xcalloc(c->nslots, sizeof(struct slot));
-    if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
-        /* No entropy: the table still works, only its collision resistance is weaker. */
-        memset(key, 0x5a, sizeof(key));
+    c->slots = xcalloc(c->nslots, sizeof(struct islot));
+    if (base->ops == &coins_cache_ops) {
+        /* One key per family of stacked caches: the base's hash is the child's. */
+        struct coins_cache *b = (struct coins_cache *)base;
+        c->k0 = b->k0;
+        c->k1 = b->k1;
+        c->base_cache = b;
+    } else {
+        uint8_t key[16];
+        if (getrandom(key, sizeof(key), 0) != (ssize_t)sizeof(key)) {
+            /* No entropy: the table still works, only its collision resistance is weaker. */
+            memset(key, 0x5a, sizeof(key));
+        }
+        memcpy(&c->k0, key, 8);
+        memcpy(&c->k1, key + 8, 8);
     }
-    memcpy(&c->k0, key, 8);
-    memcpy(&c->k1, key + 8, 8);
     return c;
 }
 
@@ -448,11 +763,13 @@ void coins_cache_free(struct coins_cache *c)
     if (!c) {
         return;
     }
-    for (size_t i = 0; i < c->nslots; i++) {
-        if (c->slots[i].used) {
-            free(c->slots[i].e.coin.script_pubkey.data);
-        }
+    for (size_t i = 0; i < c->count; i++) {
+        escript_free(c, ent(c, i));
     }
+    for (size_t i = 0; i < c->nchunks; i++) {
+        chunk_free(c->chunks[i]);
+    }
+    free(c->chunks);
     free(c->slots);
     free(c);
 }
@@ -464,7 +781,8 @@ struct coins_view *coins_cache_view(struct coins_cache *c)
 
 size_t coins_cache_memory(const struct coins_cache *c)
 {
-    return c->nslots * sizeof(struct slot) + c->script_bytes;
+    return c->nchunks * CHUNK_BYTES + c->chunks_cap * sizeof(*c->chunks) +
+           c->nslots * sizeof(struct islot) + c->heap_bytes;
 }
 
 size_t coins_cache_count(const struct coins_cache *c)
@@ -475,4 +793,15 @@ size_t coins_cache_count(const struct coins_cache *c)
 size_t coins_cache_dirty_count(const struct coins_cache *c)
 {
     return c->dirty;
+}
+
+void coins_cache_counters(const struct coins_cache *c, uint64_t *hits, uint64_t *misses)
+{
+    *hits = c->hits;
+    *misses = c->misses;
+}
+
+size_t coins_cache_entry_bytes(void)
+{
+    return sizeof(struct centry) + (4 * sizeof(struct islot) + 2) / 3;
 }

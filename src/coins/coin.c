@@ -184,31 +184,44 @@ void coin_serialize(struct buf *out, const struct coin *c)
     coin_compress_script(out, c->script_pubkey.data, c->script_pubkey.len);
 }
 
-int coin_deserialize(struct coin *c, const uint8_t *p, size_t len)
+int coin_deserialize_buf(struct coin *c, struct buf *spk, const uint8_t *p, size_t len)
 {
     struct reader r;
-    struct buf spk;
     uint64_t code, amount;
     int rc;
 
     memset(c, 0, sizeof(*c));
     reader_init(&r, p, len);
-    buf_init(&spk);
+    buf_reset(spk);
     if ((rc = ser_get_varint(&r, &code, "coin height")) ||
         (rc = ser_get_varint(&r, &amount, "coin amount")) ||
-        (rc = coin_decompress_script(&spk, &r)) || (rc = reader_expect_end(&r, "coin"))) {
-        buf_clear(&spk);
+        (rc = coin_decompress_script(spk, &r)) || (rc = reader_expect_end(&r, "coin"))) {
         return rc == RC_TRUNCATED || rc == RC_TRAILING || rc == RC_TOO_LARGE ? RC_CORRUPT : rc;
     }
     if (code >> 1 > UINT32_MAX) {
-        buf_clear(&spk);
         return RC_CORRUPT;
     }
     c->height = (uint32_t)(code >> 1);
     c->coinbase = (int)(code & 1);
     c->value_sat = (int64_t)coin_decompress_amount(amount);
-    c->script_pubkey.data = spk.data;
-    c->script_pubkey.len = spk.len;
+    c->script_pubkey.data = spk->len ? spk->data : NULL;
+    c->script_pubkey.len = spk->len;
+    return RC_OK;
+}
+
+int coin_deserialize(struct coin *c, const uint8_t *p, size_t len)
+{
+    struct buf spk;
+    buf_init(&spk);
+    int rc = coin_deserialize_buf(c, &spk, p, len);
+    if (rc) {
+        buf_clear(&spk);
+        memset(c, 0, sizeof(*c));
+        return rc;
+    }
+    if (!c->script_pubkey.data) {
+        buf_clear(&spk); /* an empty script owns nothing */
+    }
     return RC_OK;
 }
 

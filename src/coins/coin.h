@@ -57,6 +57,9 @@ void coin_serialize(struct buf *out, const struct coin *c);
 /** Parses a record into c (c's script owned by the caller afterwards). Trailing bytes are
  *  RC_TRAILING; any failure leaves c empty. */
 int coin_deserialize(struct coin *c, const uint8_t *p, size_t len);
+/** The same, with the script decompressed into spk (emptied first; the caller's, reused
+ *  from record to record): c's script is borrowed from spk. */
+int coin_deserialize_buf(struct coin *c, struct buf *spk, const uint8_t *p, size_t len);
 
 /** Writes the store key for an outpoint into key (>= COIN_KEY_MAX bytes); returns its
  *  length. */

@@ -17,6 +17,7 @@ struct coins_db {
     struct coins_view view; /* first: the view pointer is the db pointer */
     struct kv *kv;
     struct buf val;
+    struct buf spk;       /* the script db_get hands out, borrowed */
     size_t batch_bytes;   /* a flush larger than this is written in parts */
     uint32_t crash_ratio; /* tests (-dbcrashratio): 1 in n parts ends the process */
     uint64_t reads, writes, deletes, batches, parts;
@@ -37,7 +38,7 @@ static int db_get(struct coins_view *v, const struct outpoint *op, struct coin *
         return rc; /* RC_NOT_FOUND, or a store failure */
     }
     db->reads++;
-    return coin_deserialize(out, db->val.data, db->val.len) ? RC_CORRUPT : RC_OK;
+    return coin_deserialize_buf(out, &db->spk, db->val.data, db->val.len) ? RC_CORRUPT : RC_OK;
 }
 
 int coins_db_read(struct coins_db *db, const struct outpoint *op, struct coin *out)
@@ -110,8 +111,8 @@ static int write_part(struct coins_db *db, struct kv_batch *b, int first, const 
     return RC_OK;
 }
 
-static int db_batch_write(struct coins_view *v, struct coins_entry *entries, size_t n,
-                          const uint8_t best32[32], int sync)
+static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const uint8_t best32[32],
+                          int sync)
 {
     struct coins_db *db = db_of(v);
     struct kv_batch *b = kv_batch_new();
@@ -139,8 +140,9 @@ static int db_batch_write(struct coins_view *v, struct coins_entry *entries, siz
         rc = brc;
         goto out;
     }
-    for (size_t i = 0; i < n; i++) {
-        const struct coins_entry *e = &entries[i];
+    struct coins_entry ent;
+    while (cur->next(cur, &ent)) {
+        const struct coins_entry *e = &ent;
         uint8_t key[COIN_KEY_MAX];
         size_t klen;
         if (!(e->flags & COINS_DIRTY)) {
@@ -206,6 +208,7 @@ struct coins_db *coins_db_new(struct kv *kv)
     db->kv = kv;
     db->batch_bytes = COINS_DB_BATCH_BYTES;
     buf_init(&db->val);
+    buf_init(&db->spk);
     return db;
 }
 
@@ -221,6 +224,7 @@ void coins_db_free(struct coins_db *db)
         return;
     }
     buf_clear(&db->val);
+    buf_clear(&db->spk);
     free(db);
 }
 

@@ -30,8 +30,8 @@ enum coins_entry_flags {
     COINS_FRESH = 2,
 };
 
-/* One change handed from a cache to its base; spent when coin.script_pubkey.data is NULL
- * and coin.value_sat is -1. */
+/* One change handed from a cache to its base; spent when coin.value_sat is -1 (the script
+ * then empty). The script is borrowed from the cache being written. */
 struct coins_entry {
     struct outpoint op;
     struct coin coin;
@@ -43,17 +43,26 @@ static inline int coins_entry_spent(const struct coins_entry *e)
     return e->coin.value_sat < 0;
 }
 
+/* The dirty entries of a cache being written, one at a time (no array of them is built:
+ * a flush of millions of coins costs no memory beyond its kv batch). */
+struct coins_cursor {
+    /** Fills *e with the next dirty entry (its script borrowed until the next call);
+     *  returns 1, or 0 when there are no more. */
+    int (*next)(struct coins_cursor *cur, struct coins_entry *e);
+};
+
 struct coins_view;
 
 struct coins_view_ops {
-    /** Reads a coin into *out (an owned copy). 0, RC_NOT_FOUND, or a system error. */
+    /** Reads a coin into *out, its script borrowed from v (valid until the next call on v or
+     *  on any view it reads through). 0, RC_NOT_FOUND, or a system error. */
     int (*get)(struct coins_view *v, const struct outpoint *op, struct coin *out);
     /** The block the view's state corresponds to. 0, RC_NOT_FOUND (empty), or an error. */
     int (*best_block)(struct coins_view *v, uint8_t hash32[32]);
-    /** Takes the dirty entries of a child cache and the child's best block. Entries are
-     *  borrowed: their scripts may be moved out (set to NULL) by the callee. */
-    int (*batch_write)(struct coins_view *v, struct coins_entry *entries, size_t n,
-                       const uint8_t best32[32], int sync);
+    /** Takes the dirty entries of a child cache (copying what it keeps) and the child's best
+     *  block. An error leaves the child unchanged. */
+    int (*batch_write)(struct coins_view *v, struct coins_cursor *cur, const uint8_t best32[32],
+                       int sync);
 };
 
 struct coins_view {
@@ -113,8 +122,8 @@ void coins_cache_set_pass_through(struct coins_cache *c, int on);
 void coins_cache_set_base(struct coins_cache *c, struct coins_view *new_base);
 
 /** Looks a coin up (fetching it from the base on a miss).
- *  Returns: 0 with *out borrowed (valid until the next call that changes c); RC_NOT_FOUND if
- *           there is no unspent coin; a system error from the base. */
+ *  Returns: 0 with *out borrowed (valid until the next call on c); RC_NOT_FOUND if there is
+ *           no unspent coin; a system error from the base. */
 int coins_cache_get(struct coins_cache *c, const struct outpoint *op, const struct coin **out);
 
 /** Reads a coin from the cache alone, changing nothing (the cache is not filled on a miss):
@@ -124,12 +133,12 @@ int coins_cache_get(struct coins_cache *c, const struct outpoint *op, const stru
 int coins_cache_peek(const struct coins_cache *c, const struct outpoint *op, struct coin *out,
                      int *cached);
 
-/** Adds a coin (ownership of coin->script_pubkey passes to the cache; *coin is zeroed).
- *  Provably unspendable outputs are dropped. possible_overwrite: 0 when the coin cannot
+/** Adds a copy of a coin (the caller keeps *coin). Provably unspendable outputs are
+ *  dropped. possible_overwrite: 0 when the coin cannot
  *  exist yet (a new txid): then an existing unspent coin there is a bug (CHECK_ALWAYS);
  *  1 for BIP30-exception coinbases and undo replay.
  *  Returns: 0, or a system error from the base. */
-int coins_cache_add(struct coins_cache *c, const struct outpoint *op, struct coin *coin,
+int coins_cache_add(struct coins_cache *c, const struct outpoint *op, const struct coin *coin,
                     int possible_overwrite);
 
 /** Spends a coin. moved (may be NULL) receives the coin that was spent (for undo data;
@@ -145,6 +154,12 @@ int coins_cache_best_block(struct coins_cache *c, uint8_t hash32[32]);
 /** Writes every dirty entry and the best block to the base in one batch_write, then empties
  *  the cache. Returns 0, or the base's error (the cache is then unchanged). */
 int coins_cache_flush(struct coins_cache *c, int sync);
+/** Writes every dirty entry and the best block to the base like coins_cache_flush, but keeps
+ *  the coins: they stay as clean entries, and only while the cache holds more than
+ *  keep_bytes are the oldest of them (lowest height first: young coins are the ones spent
+ *  soon) dropped until it holds no more (SIZE_MAX: keep all, Core's Sync). Returns 0, or the
+ *  base's error (the cache is then unchanged). */
+int coins_cache_sync(struct coins_cache *c, int sync, size_t keep_bytes);
 /** Drops clean entries (after a flush the cache is empty anyway). */
 void coins_cache_trim_clean(struct coins_cache *c);
 
@@ -154,5 +169,11 @@ size_t coins_cache_memory(const struct coins_cache *c);
 size_t coins_cache_count(const struct coins_cache *c);
 /** Entries that are dirty. */
 size_t coins_cache_dirty_count(const struct coins_cache *c);
+/** Lookups since the cache was made (get, spend, and reads by a child): those the cache
+ *  answered itself (hits) and those it asked its base (misses). */
+void coins_cache_counters(const struct coins_cache *c, uint64_t *hits, uint64_t *misses);
+/** Bytes one coin costs in a cache at least (its entry, with a script of up to 34 bytes
+ *  inline, and its share of a table at its fullest): for tests and documentation. */
+size_t coins_cache_entry_bytes(void);
 
 #endif

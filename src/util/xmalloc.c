@@ -4,17 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void oom(size_t n)
+_Noreturn void xmalloc_fail(size_t n)
 {
     fprintf(stderr, "bitnode: out of memory allocating %zu bytes\n", n);
     abort();
 }
 
+
 void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p) {
-        oom(n);
+        xmalloc_fail(n);
     }
     return p;
 }
@@ -23,7 +24,7 @@ void *xcalloc(size_t count, size_t size)
 {
     void *p = calloc(count ? count : 1, size ? size : 1);
     if (!p) {
-        oom(count * size);
+        xmalloc_fail(count * size);
     }
     return p;
 }
@@ -32,7 +33,7 @@ void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
     if (!q) {
-        oom(n);
+        xmalloc_fail(n);
     }
     return q;
 }

@@ -7,6 +7,9 @@
 #include <stdlib.h> /* free() goes with these */
 
 void *xmalloc(size_t n);
+/** What the x* functions do when memory runs out (for callers that map memory
+ *  themselves): prints the size and aborts. */
+_Noreturn void xmalloc_fail(size_t n);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);

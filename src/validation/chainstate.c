@@ -231,8 +231,14 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
     size_t rest = total - index_cache;
     size_t coins_db_cache = rest / 2 < rest / 4 + ((size_t)8 << 20) ? rest / 2
                                                                      : rest / 4 + ((size_t)8 << 20);
-    cs->coins_limit = rest - coins_db_cache;
+    /* As Core: the unused part of the mempool's budget is the coins cache's too. */
+    cs->coins_limit = rest - coins_db_cache + opt->mempool_bytes;
     cs->dbcache_total = total;
+    LOG_INFO("Cache configuration: %.1f MiB for the block index store, %.1f MiB for the "
+             "chainstate store, %.1f MiB for the in-memory UTXO set (plus up to %.1f MiB of "
+             "unused mempool space)",
+             (double)index_cache / 1048576.0, (double)coins_db_cache / 1048576.0,
+             (double)(rest - coins_db_cache) / 1048576.0, (double)opt->mempool_bytes / 1048576.0);
     cs->counters.coins_cache_limit = cs->coins_limit;
 
     snprintf(path, sizeof(path), "%s/blocks", cs->datadir);

@@ -38,6 +38,9 @@ struct chainstate_options {
     const struct chain_params *params;
     const char *datadir;       /* the network's data directory; must exist */
     size_t dbcache_bytes;      /* -dbcache: coins cache and store caches together */
+    size_t mempool_bytes;      /* -maxmempool: what of it the mempool does not use is the
+                                  coins cache's too (Core's rule; bitnode has no mempool
+                                  yet, so all of it) */
     int reindex;               /* rebuild index and chainstate from our blk files */
     int reindex_chainstate;    /* rebuild the chainstate from the stored blocks */
     int64_t stop_at_height;    /* -stopatheight (0: none) */

@@ -215,8 +215,7 @@ int chainstate_add_outputs(struct coins_cache *view, const struct tx *tx, int he
         c.value_sat = tx->vout[o].value_sat;
         c.height = (uint32_t)height;
         c.coinbase = coinbase;
-        c.script_pubkey.len = spk->len;
-        c.script_pubkey.data = spk->len ? xmemdup(spk->data, spk->len) : NULL;
+        c.script_pubkey = *spk; /* borrowed: the cache copies it */
         int rc = coins_cache_add(view, &op, &c, possible_overwrite);
         if (rc) {
             return rc;
@@ -480,12 +479,8 @@ int chainstate_disconnect_block(struct chainstate *cs, struct block_index *e, co
             return RC_CORRUPT;
         }
         for (size_t i = tx->vin_count; i-- > 0;) {
-            struct coin c = u->prev[i];
-            c.script_pubkey.data =
-                c.script_pubkey.len ? xmemdup(c.script_pubkey.data, c.script_pubkey.len) : NULL;
-            int rc = coins_cache_add(view, &tx->vin[i].prevout, &c, 1);
+            int rc = coins_cache_add(view, &tx->vin[i].prevout, &u->prev[i], 1);
             if (rc) {
-                coin_clear(&c);
                 return rc;
             }
         }

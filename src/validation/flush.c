@@ -1,6 +1,7 @@
 /* Writing the chainstate down (chainstate_flush): block and undo files first, then the
  * block index, then the coins and the best block in one atomic batch, then the transaction
  * index behind them. How this stays crash-safe: doc/architecture.md. */
+#include <stdint.h>
 #include <string.h>
 
 #include "blockstore/indexdb.h"
@@ -14,6 +15,8 @@
 #include "validation/txindex.h"
 
 #define FLUSH_INTERVAL_SECONDS 3600
+/* What a full cache keeps after its flush, in percent of its limit. */
+#define COINS_KEEP_PERCENT 50
 
 int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode)
 {
@@ -69,7 +72,11 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
     /* 3. The coins and the best block, atomically. */
     if (cs->tip_height >= 0) {
         coins_cache_set_best_block(cs->coins, cs->chain[cs->tip_height]->hash);
-        rc = coins_cache_flush(cs->coins, 1);
+        /* The coins stay cached as clean entries (Core's Sync); only a cache over its limit
+         * drops its oldest coins, down to COINS_KEEP_PERCENT of the limit, so that the
+         * young coins the next blocks spend are still at hand. */
+        rc = coins_cache_sync(cs->coins, 1,
+                              full ? cs->coins_limit / 100 * COINS_KEEP_PERCENT : SIZE_MAX);
         if (rc) {
             LOG_ERROR("flush: writing the chainstate: %s", kv_last_error(cs->coins_kv));
             return rc;
@@ -83,8 +90,9 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
         }
         cs->txindex_best = cs->chain[cs->tip_height];
     }
-    LOG(LOG_CAT_COINDB, LOG_LVL_DEBUG, "flushed %zu bytes of coins cache at height %d", mem,
-        cs->tip_height);
+    LOG(LOG_CAT_COINDB, LOG_LVL_DEBUG,
+        "flushed %zu bytes of coins cache (%zu bytes and %zu coins kept) at height %d", mem,
+        coins_cache_memory(cs->coins), coins_cache_count(cs->coins), cs->tip_height);
     cs->last_flush_time = now;
     cs->counters.flushes++;
     return RC_OK;

@@ -59,7 +59,7 @@ static void make_coin(struct coin *c, struct ref_coin *r)
     c->height = r->height;
     c->coinbase = r->coinbase;
     c->script_pubkey.len = r->script_len;
-    c->script_pubkey.data = xmemdup(r->script, r->script_len);
+    c->script_pubkey.data = r->script; /* borrowed: the cache copies it */
 }
 
 static int coin_matches(const struct coin *c, const struct ref_coin *r)
@@ -196,7 +196,7 @@ static void test_fresh_never_stored(void)
         op_of(&op, i, 0);
         make_coin(&coin, &r);
         CHECK_EQ_INT(coins_cache_add(c, &op, &coin, 0), RC_OK);
-        CHECK(coin.script_pubkey.data == NULL); /* ownership passed */
+        CHECK(coin.script_pubkey.data == r.script); /* copied, the caller's untouched */
         CHECK_EQ_INT(coins_cache_spend(c, &op, NULL), RC_OK);
     }
     /* FRESH entries spent before a flush are forgotten at once. */
@@ -233,7 +233,7 @@ static void test_fresh_never_stored(void)
 
     /* Provably unspendable outputs never enter. */
     coin.value_sat = 1;
-    coin.script_pubkey.data = xmemdup("\x6a\x01\x01", 3);
+    coin.script_pubkey.data = (uint8_t *)"\x6a\x01\x01";
     coin.script_pubkey.len = 3;
     CHECK_EQ_INT(coins_cache_add(c, &op, &coin, 0), RC_OK);
     CHECK_EQ_INT(coins_cache_get(c, &op, &got), RC_NOT_FOUND);
@@ -294,8 +294,8 @@ static int failing_best(struct coins_view *v, uint8_t hash32[32])
 {
     return RC_BACKEND;
 }
-static int failing_write(struct coins_view *v, struct coins_entry *e, size_t n,
-                         const uint8_t best32[32], int sync)
+static int failing_write(struct coins_view *v, struct coins_cursor *cur, const uint8_t best32[32],
+                         int sync)
 {
     return RC_BACKEND;
 }
@@ -363,6 +363,166 @@ static void test_memory_accounting(void)
     kv_close(kv);
 }
 
+/* A sync writes the dirty coins and keeps them, clean: the next reads are hits, nothing is
+ * read back from the store, and only what changes after it is written again. */
+static void test_sync_keeps_coins(void)
+{
+    struct kv *kv = NULL;
+    struct ref_coin r[200];
+    uint64_t reads, writes, deletes, batches, hits, misses;
+    uint8_t best[32] = {9};
+    CHECK_EQ_INT(kv_open(&kv, &kv_mem_ops, NULL, NULL), RC_OK);
+    struct coins_db *db = coins_db_new(kv);
+    struct coins_cache *c = coins_cache_new(coins_db_view(db));
+    for (int t = 0; t < 200; t++) {
+        struct outpoint op;
+        struct coin coin;
+        op_of(&op, t, 0);
+        make_coin(&coin, &r[t]);
+        CHECK_EQ_INT(coins_cache_add(c, &op, &coin, 0), RC_OK);
+    }
+    coins_cache_set_best_block(c, best);
+    CHECK_EQ_INT(coins_cache_sync(c, 0, SIZE_MAX), RC_OK);
+    CHECK_EQ_INT(coins_cache_count(c), 200);
+    CHECK_EQ_INT(coins_cache_dirty_count(c), 0);
+    coins_db_counters(db, &reads, &writes, &deletes, &batches);
+    CHECK_EQ_U64(writes, 200);
+    int bad = 0;
+    for (int t = 0; t < 200; t++) {
+        struct outpoint op;
+        const struct coin *got;
+        op_of(&op, t, 0);
+        bad += coins_cache_get(c, &op, &got) != RC_OK || !coin_matches(got, &r[t]);
+    }
+    CHECK_EQ_INT(bad, 0);
+    coins_cache_counters(c, &hits, &misses);
+    CHECK_EQ_U64(hits, 200);
+    CHECK_EQ_U64(misses, 0);
+    /* Spending kept coins deletes them at the next sync; the rest are not rewritten. */
+    for (int t = 0; t < 50; t++) {
+        struct outpoint op;
+        op_of(&op, t, 0);
+        CHECK_EQ_INT(coins_cache_spend(c, &op, NULL), RC_OK);
+    }
+    CHECK_EQ_INT(coins_cache_sync(c, 1, SIZE_MAX), RC_OK);
+    coins_db_counters(db, &reads, &writes, &deletes, &batches);
+    CHECK_EQ_U64(reads, 0);
+    CHECK_EQ_U64(writes, 200);
+    CHECK_EQ_U64(deletes, 50);
+    CHECK_EQ_INT(coins_cache_count(c), 150);
+    /* A fresh cache over the store sees the same coins. */
+    struct coins_cache *d = coins_cache_new(coins_db_view(db));
+    bad = 0;
+    for (int t = 0; t < 200; t++) {
+        struct outpoint op;
+        const struct coin *got;
+        op_of(&op, t, 0);
+        int rc = coins_cache_get(d, &op, &got);
+        bad += t < 50 ? rc != RC_NOT_FOUND : (rc != RC_OK || !coin_matches(got, &r[t]));
+    }
+    CHECK_EQ_INT(bad, 0);
+    coins_cache_free(d);
+    coins_cache_free(c);
+    coins_db_free(db);
+    kv_close(kv);
+}
+
+/* A cache over its limit keeps its youngest coins: every coin kept is younger than every
+ * coin dropped, the cache ends within the bound, and what was dropped is read back from the
+ * store unchanged. */
+static void test_sync_drops_oldest(void)
+{
+    enum { N = 40000 };
+    struct kv *kv = NULL;
+    static struct ref_coin r[N];
+    uint8_t best[32] = {4};
+    CHECK_EQ_INT(kv_open(&kv, &kv_mem_ops, NULL, NULL), RC_OK);
+    struct coins_db *db = coins_db_new(kv);
+    struct coins_cache *c = coins_cache_new(coins_db_view(db));
+    for (int t = 0; t < N; t++) {
+        struct outpoint op;
+        struct coin coin;
+        op_of(&op, t % 256, t / 256 + 1);
+        make_coin(&coin, &r[t]);
+        r[t].height = coin.height = (uint32_t)((t * 7919) % 4000); /* 10 coins per height */
+        CHECK_EQ_INT(coins_cache_add(c, &op, &coin, 0), RC_OK);
+    }
+    coins_cache_set_best_block(c, best);
+    size_t full = coins_cache_memory(c), keep = full / 2;
+    CHECK_EQ_INT(coins_cache_sync(c, 0, keep), RC_OK);
+    CHECK(coins_cache_memory(c) <= keep);
+    size_t kept = coins_cache_count(c);
+    CHECK(kept > N / 4 && kept < N);
+    /* Which stayed: a peek answers from the cache alone. */
+    uint32_t oldest_kept = UINT32_MAX, youngest_dropped = 0;
+    int bad = 0;
+    for (int t = 0; t < N; t++) {
+        struct outpoint op;
+        struct coin got;
+        int cached;
+        op_of(&op, t % 256, t / 256 + 1);
+        int rc = coins_cache_peek(c, &op, &got, &cached);
+        if (cached) {
+            bad += rc != RC_OK || !coin_matches(&got, &r[t]);
+            coin_clear(&got);
+            oldest_kept = r[t].height < oldest_kept ? r[t].height : oldest_kept;
+        } else {
+            youngest_dropped = r[t].height > youngest_dropped ? r[t].height : youngest_dropped;
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK(youngest_dropped <= oldest_kept);
+    for (int t = 0; t < N; t++) {
+        struct outpoint op;
+        const struct coin *got;
+        op_of(&op, t % 256, t / 256 + 1);
+        bad += coins_cache_get(c, &op, &got) != RC_OK || !coin_matches(got, &r[t]);
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(coins_cache_count(c), N);
+    /* Keeping nothing is a flush: the memory of a new cache. */
+    struct coins_cache *empty = coins_cache_new(coins_db_view(db));
+    CHECK_EQ_INT(coins_cache_sync(c, 0, 0), RC_OK);
+    CHECK_EQ_U64(coins_cache_memory(c), coins_cache_memory(empty));
+    coins_cache_free(empty);
+    coins_cache_free(c);
+    coins_db_free(db);
+    kv_close(kv);
+}
+
+/* What a coin costs, counted from what the cache allocated: at most its entry and its share
+ * of the table at its emptiest, for the standard output types (scripts inline). */
+static void test_memory_per_coin(void)
+{
+    enum { N = 100000 };
+    struct kv *kv = NULL;
+    CHECK_EQ_INT(kv_open(&kv, &kv_mem_ops, NULL, NULL), RC_OK);
+    struct coins_db *db = coins_db_new(kv);
+    struct coins_cache *c = coins_cache_new(coins_db_view(db));
+    uint8_t p2tr[34] = {0x51, 0x20};
+    size_t empty = coins_cache_memory(c);
+    for (int t = 0; t < N; t++) {
+        struct outpoint op;
+        struct coin coin = {0};
+        memset(op.txid, 0, 32);
+        memcpy(op.txid, &t, sizeof(t));
+        op.n = 0;
+        coin.value_sat = 1000;
+        coin.height = 1;
+        coin.script_pubkey.data = p2tr;
+        coin.script_pubkey.len = sizeof(p2tr);
+        CHECK_EQ_INT(coins_cache_add(c, &op, &coin, 0), RC_OK);
+    }
+    double per = (double)(coins_cache_memory(c) - empty) / N;
+    printf("# %.1f bytes per P2TR coin (entry and table)\n", per);
+    CHECK(per >= 88.0);
+    CHECK(per <= 88.0 + 22.0 + 4.0); /* the table at most half empty, chunks rounding up */
+    CHECK(coins_cache_entry_bytes() <= 100);
+    coins_cache_free(c);
+    coins_db_free(db);
+    kv_close(kv);
+}
+
 int main(void)
 {
     TEST(test_simulation);
@@ -370,5 +530,8 @@ int main(void)
     TEST(test_discarded_block_cache);
     TEST(test_failures_propagate);
     TEST(test_memory_accounting);
+    TEST(test_sync_keeps_coins);
+    TEST(test_sync_drops_oldest);
+    TEST(test_memory_per_coin);
     return test_done();
 }

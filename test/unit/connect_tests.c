@@ -88,6 +88,7 @@ static int setup(struct fixture *f, const char *dir, const char *name, int heigh
         c.script_pubkey.len = spk.len;
         spent_total += c.value_sat;
         coins_cache_add(f->base, &op, &c, 1);
+        buf_clear(&spk);
     }
     json_decref(arr);
     /* Fees = what the external inputs bring + outputs spent inside the block - all

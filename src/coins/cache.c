@@ -1,8 +1,10 @@
 /* The write-back coins cache. The DIRTY/FRESH rules follow Bitcoin Core's CCoinsViewCache
  * (AddCoin, SpendCoin, BatchWrite); the layout is its own, made to cost little per coin:
  *
- *   entries: a dense array of 88-byte entries in 360 KiB chunks (mapped one by one, so
- *            that a chunk given back leaves the process at once): the outpoint, height,
+ *   entries: a dense array of 88-byte entries in 2 MiB chunks (each mapped on its own,
+ *            so that a chunk given back leaves the process at once, and backed by a huge
+ *            page from a cache's second chunk on, so that random lookups in a large cache
+ *            rarely miss the TLB): the outpoint, height,
  *            value, flags, and the script inline when it has at most 34 bytes (every
  *            standard output type), else a pointer to it on the heap;
  *   index:   an open-addressing table of 8-byte slots (the outpoint's SipHash, keyed per
@@ -25,8 +27,7 @@
 #include "util/xmalloc.h"
 
 #define INLINE_MAX 34
-#define CHUNK_SHIFT 12
-#define CHUNK_N ((size_t)1 << CHUNK_SHIFT)
+#define HUGE_BYTES ((size_t)2 << 20) /* a transparent huge page */
 #define MIN_SLOTS 256 /* a new or flushed cache's table (a power of two) */
 
 /* Entry flags beyond COINS_DIRTY and COINS_FRESH. */
@@ -43,7 +44,9 @@ struct centry {
     uint8_t s[INLINE_MAX];   /* the script; with E_HEAP: its pointer and uint32 length */
 };
 _Static_assert(sizeof(struct centry) == 88, "an entry is 88 bytes");
-#define CHUNK_BYTES (CHUNK_N * sizeof(struct centry))
+/* A chunk is one huge page: random probes into a large cache then miss the TLB far less. */
+#define CHUNK_BYTES HUGE_BYTES
+#define CHUNK_N (CHUNK_BYTES / sizeof(struct centry))
 
 struct islot {
     uint32_t h;
@@ -79,7 +82,7 @@ static size_t script_cost(size_t len)
 
 static struct centry *ent(const struct coins_cache *c, size_t i)
 {
-    return &c->chunks[i >> CHUNK_SHIFT][i & (CHUNK_N - 1)];
+    return &c->chunks[i / CHUNK_N][i % CHUNK_N];
 }
 
 static const uint8_t *escript(const struct centry *e, size_t *len)
@@ -175,11 +178,55 @@ static size_t probe(const struct coins_cache *c, const struct outpoint *op, uint
     }
 }
 
+/* size bytes of zeroed memory, 2 MiB-aligned (so that it can be backed by huge pages, which
+ * huge says to ask for) and mapped on its own (so that freeing it gives it back at once). */
+static void *map_aligned(size_t size, int huge)
+{
+    size_t len = size + HUGE_BYTES;
+    uint8_t *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        xmalloc_fail(size);
+    }
+    uintptr_t a = ((uintptr_t)p + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1);
+    if (a > (uintptr_t)p) {
+        munmap(p, a - (uintptr_t)p);
+    }
+    size_t tail = (uintptr_t)p + len - (a + size);
+    if (tail) {
+        munmap((void *)(a + size), tail);
+    }
+#ifdef MADV_HUGEPAGE
+    if (huge) {
+        madvise((void *)a, size, MADV_HUGEPAGE);
+    }
+#else
+    (void)huge;
+#endif
+    return (void *)a;
+}
+
+/* The index table: a large one mapped on its own, huge pages asked for. */
+static struct islot *table_new(size_t nslots)
+{
+    size_t bytes = nslots * sizeof(struct islot);
+    return bytes >= HUGE_BYTES ? map_aligned(bytes, 1) : xcalloc(nslots, sizeof(struct islot));
+}
+
+static void table_free(struct islot *t, size_t nslots)
+{
+    size_t bytes = nslots * sizeof(struct islot);
+    if (bytes >= HUGE_BYTES) {
+        munmap(t, bytes);
+    } else {
+        free(t);
+    }
+}
+
 static void rehash(struct coins_cache *c, size_t nslots)
 {
     struct islot *old = c->slots;
     size_t n = c->nslots, mask = nslots - 1;
-    c->slots = xcalloc(nslots, sizeof(struct islot));
+    c->slots = table_new(nslots);
     c->nslots = nslots;
     for (size_t i = 0; i < n; i++) {
         if (old[i].i) {
@@ -190,16 +237,14 @@ static void rehash(struct coins_cache *c, size_t nslots)
             c->slots[j] = old[i];
         }
     }
-    free(old);
+    table_free(old, n);
 }
 
-static struct centry *chunk_new(void)
+/* A cache's first chunk is touched page by page (a block's cache fills a fraction of it);
+ * the later ones, of a large cache, are backed by huge pages. */
+static struct centry *chunk_new(int huge)
 {
-    void *p = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        xmalloc_fail(CHUNK_BYTES);
-    }
-    return p;
+    return map_aligned(CHUNK_BYTES, huge);
 }
 
 static void chunk_free(struct centry *p)
@@ -207,19 +252,25 @@ static void chunk_free(struct centry *p)
     munmap(p, CHUNK_BYTES);
 }
 
-/* A new entry for op (absent; h = hash_of(op)): spent, no flags. */
-static struct centry *insert_h(struct coins_cache *c, const struct outpoint *op, uint32_t h)
+/* A new entry for op (absent; h = hash_of(op)), at slot at when that is its empty slot
+ * (from a probe since the table last changed; SIZE_MAX: look): spent, no flags. */
+static struct centry *insert_at(struct coins_cache *c, const struct outpoint *op, uint32_t h,
+                                size_t at)
 {
     if (4 * (c->count + 1) > 3 * c->nslots) {
         rehash(c, c->nslots * 2);
+        at = SIZE_MAX;
     }
-    size_t at = probe(c, op, h);
-    if ((c->count >> CHUNK_SHIFT) >= c->nchunks) {
+    if (at == SIZE_MAX) {
+        at = probe(c, op, h);
+    }
+    if (c->count / CHUNK_N >= c->nchunks) {
         if (c->nchunks == c->chunks_cap) {
             c->chunks_cap = c->chunks_cap ? 2 * c->chunks_cap : 4;
             c->chunks = xrealloc(c->chunks, c->chunks_cap * sizeof(*c->chunks));
         }
-        c->chunks[c->nchunks++] = chunk_new();
+        c->chunks[c->nchunks] = chunk_new(c->nchunks > 0);
+        c->nchunks++;
     }
     struct centry *e = ent(c, c->count);
     memcpy(e->txid, op->txid, 32);
@@ -234,6 +285,7 @@ static struct centry *insert_h(struct coins_cache *c, const struct outpoint *op,
     c->slots[at].i = (uint32_t)c->count;
     return e;
 }
+
 
 /* Closes the gap left by emptying slot i. */
 static void slot_erase(struct coins_cache *c, size_t i)
@@ -269,7 +321,7 @@ static size_t slot_of(const struct coins_cache *c, size_t idx)
 /* Gives back chunks past those in use and spare more. */
 static void chunks_trim(struct coins_cache *c, size_t spare)
 {
-    size_t need = (c->count + CHUNK_N - 1) >> CHUNK_SHIFT;
+    size_t need = (c->count + CHUNK_N - 1) / CHUNK_N;
     while (c->nchunks > need + spare) {
         chunk_free(c->chunks[--c->nchunks]);
     }
@@ -291,7 +343,7 @@ static void erase_entry(struct coins_cache *c, size_t idx, size_t si)
         c->slots[ls].i = (uint32_t)(idx + 1);
     }
     c->count--;
-    if ((c->count & (CHUNK_N - 1)) == 0) {
+    if (c->count % CHUNK_N == 0) {
         chunks_trim(c, 1);
     }
 }
@@ -332,7 +384,11 @@ static int fetch(struct coins_cache *c, const struct outpoint *op, uint32_t h,
                  struct centry **out, size_t *slot_out)
 {
     struct coin coin;
-    struct centry *e = find(c, op, h, slot_out);
+    size_t si;
+    struct centry *e = find(c, op, h, &si);
+    if (slot_out) {
+        *slot_out = si;
+    }
     if (e) {
         c->hits++;
         *out = e;
@@ -347,7 +403,7 @@ static int fetch(struct coins_cache *c, const struct outpoint *op, uint32_t h,
     if (rc) {
         return rc;
     }
-    e = insert_h(c, op, h);
+    e = insert_at(c, op, h, si); /* reading the base left our table as it was */
     eset_coin(c, e, &coin);
     if (slot_out) {
         *slot_out = slot_of(c, c->count - 1);
@@ -409,9 +465,10 @@ int coins_cache_add(struct coins_cache *c, const struct outpoint *op, const stru
         return RC_OK;
     }
     uint32_t h = hash_of(c, op);
-    struct centry *e = find(c, op, h, NULL);
+    size_t si;
+    struct centry *e = find(c, op, h, &si);
     if (!e) {
-        e = insert_h(c, op, h);
+        e = insert_at(c, op, h, si);
     }
     int fresh = 0;
     if (!possible_overwrite) {
@@ -488,9 +545,9 @@ static void clear_all(struct coins_cache *c)
     c->chunks = NULL;
     c->chunks_cap = 0;
     if (c->nslots > MIN_SLOTS) {
-        free(c->slots);
+        table_free(c->slots, c->nslots);
         c->nslots = MIN_SLOTS;
-        c->slots = xcalloc(c->nslots, sizeof(struct islot));
+        c->slots = table_new(c->nslots);
     } else {
         memset(c->slots, 0, c->nslots * sizeof(struct islot));
     }
@@ -558,15 +615,11 @@ int coins_cache_flush(struct coins_cache *c, int sync)
     return rc;
 }
 
-/* Drops the oldest clean entries (lowest height first) until the cache holds at most
- * keep_bytes. */
-static void evict_oldest(struct coins_cache *c, size_t keep_bytes)
+/* One pass of evict_oldest: drops the oldest clean entries worth need bytes of entries and
+ * heap scripts (lowest height first). */
+static void evict_pass(struct coins_cache *c, size_t need)
 {
     enum { NB = 4096 };
-    size_t mem = coins_cache_memory(c);
-    if (mem <= keep_bytes || c->count == 0) {
-        return;
-    }
     uint32_t lo = UINT32_MAX, hi = 0;
     for (size_t i = 0; i < c->count; i++) {
         const struct centry *e = ent(c, i);
@@ -592,9 +645,8 @@ static void evict_oldest(struct coins_cache *c, size_t keep_bytes)
                 sizeof(struct centry) + ((e->flags & E_HEAP) ? script_cost(len) : 0);
         }
     }
-    /* Whole buckets below the cut go; from the cut bucket only as many bytes as needed. One
-     * chunk more than the excess: the last chunk in use may be partly empty. */
-    size_t need = mem - keep_bytes + CHUNK_BYTES, acc = 0, cut = 0;
+    /* Whole buckets below the cut go; from the cut bucket only as many bytes as needed. */
+    size_t acc = 0, cut = 0;
     while (cut < NB && acc + bytes[cut] < need) {
         acc += bytes[cut++];
     }
@@ -616,6 +668,20 @@ static void evict_oldest(struct coins_cache *c, size_t keep_bytes)
         }
     }
     chunks_trim(c, 0);
+}
+
+/* Drops the oldest clean entries until the cache holds at most keep_bytes (or nothing clean
+ * is left). A pass frees what the excess is in entries; the last chunk in use may be partly
+ * empty, so a second pass may take some more. */
+static void evict_oldest(struct coins_cache *c, size_t keep_bytes)
+{
+    for (int pass = 0; pass < 4 && c->count > c->dirty; pass++) {
+        size_t mem = coins_cache_memory(c);
+        if (mem <= keep_bytes) {
+            break;
+        }
+        evict_pass(c, mem - keep_bytes);
+    }
     /* A table four times larger than needed costs more than it saves. */
     size_t want = MIN_SLOTS;
     while (4 * c->count > 3 * want) {
@@ -657,19 +723,23 @@ static int cache_batch_write(struct coins_view *v, struct coins_cursor *cur,
 {
     struct coins_cache *c = (struct coins_cache *)v;
     struct coins_entry e;
+    /* A child of our family has hashed each outpoint already, with our key. */
+    const struct dirty_cursor *dc = cur->next == dirty_next ? (const struct dirty_cursor *)cur
+                                                             : NULL;
+    int same_key = dc && dc->c->k0 == c->k0 && dc->c->k1 == c->k1;
     while (cur->next(cur, &e)) {
         if (!(e.flags & COINS_DIRTY)) {
             continue;
         }
         int child_spent = coins_entry_spent(&e), child_fresh = (e.flags & COINS_FRESH) != 0;
-        uint32_t h = hash_of(c, &e.op);
+        uint32_t h = same_key ? ent(dc->c, dc->next - 1)->h : hash_of(c, &e.op);
         size_t si;
         struct centry *s = find(c, &e.op, h, &si);
         if (!s) {
             if (child_fresh && child_spent) {
                 continue;
             }
-            s = insert_h(c, &e.op, h);
+            s = insert_at(c, &e.op, h, si);
             eset_coin(c, s, &e.coin);
             set_dirty(c, s, child_fresh ? COINS_FRESH : 0);
             continue;
@@ -739,7 +809,7 @@ struct coins_cache *coins_cache_new(struct coins_view *base)
     c->view.ops = &coins_cache_ops;
     c->base = base;
     c->nslots = MIN_SLOTS;
-    c->slots = xcalloc(c->nslots, sizeof(struct islot));
+    c->slots = table_new(c->nslots);
     if (base->ops == &coins_cache_ops) {
         /* One key per family of stacked caches: the base's hash is the child's. */
         struct coins_cache *b = (struct coins_cache *)base;
@@ -770,7 +840,7 @@ void coins_cache_free(struct coins_cache *c)
         chunk_free(c->chunks[i]);
     }
     free(c->chunks);
-    free(c->slots);
+    table_free(c->slots, c->nslots);
     free(c);
 }
 

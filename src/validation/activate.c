@@ -163,6 +163,7 @@ static int write_txindex(struct chainstate *cs)
  * invalid) by chainstate_connect_finish. */
 struct chainstate_pending {
     struct block_index *e;
+    struct readahead *ra; /* frees the block on its thread (NULL: here) */
     struct block b;
     struct coins_cache *view; /* over the coins cache: what the block changes */
     struct block_undo undo;
@@ -177,6 +178,9 @@ static void pending_free(struct chainstate_pending *s)
 {
     coins_cache_free(s->view);
     block_undo_clear(&s->undo);
+    if (s->ra) {
+        readahead_dispose(s->ra, &s->b);
+    }
     block_clear(&s->b);
     free(s);
 }
@@ -190,6 +194,7 @@ static int pending_begin(struct chainstate *cs, struct block_index *e, struct co
     struct chainstate_pending *n = xcalloc(1, sizeof(*n));
     *out = NULL;
     n->e = e;
+    n->ra = cs->ra;
     block_undo_init(&n->undo);
     int rc = chainstate_load_block(cs, e, &n->b);
     if (rc) {
@@ -510,8 +515,20 @@ int chainstate_prepare_next(struct chainstate *cs, const struct chainstate_pendi
         struct block_index *next = block_index_ancestor(best, s->e->height + 1);
         if (next->prev == s->e && (next->status & BLOCK_HAVE_DATA) &&
             !(cs->have_recent && memcmp(cs->recent.hash, next->hash, 32) == 0)) {
+            /* The reader thread reads this block and the few after it while the validation
+             * thread connects; if it could not, the block is read here (which reports why). */
+            for (int k = 0; k < READAHEAD_DEPTH && next->height + k <= best->height; k++) {
+                struct block_index *a = block_index_ancestor(best, next->height + k);
+                if (!(a->status & BLOCK_HAVE_DATA) ||
+                    !readahead_want(cs->ra, a->hash, a->file, a->data_pos)) {
+                    break;
+                }
+            }
             struct block b;
-            int rc = chainstate_load_block(cs, next, &b);
+            int rc = readahead_take(cs->ra, next->hash, &b);
+            if (rc) {
+                rc = chainstate_load_block(cs, next, &b);
+            }
             if (rc) {
                 return rc;
             }
@@ -520,7 +537,13 @@ int chainstate_prepare_next(struct chainstate *cs, const struct chainstate_pendi
             cs->have_recent = 1;
         }
     }
-    return chainstate_prefetch_recent(cs);
+    /* The coins of the next block are fetched now only while the open block's scripts are
+     * on the pool: then the reads overlap them; otherwise connecting fetches them anyway,
+     * and fetching twice costs a lookup more for each input. */
+    if (s->c && chainstate_block_pooled(s->c)) {
+        return chainstate_prefetch_recent(cs);
+    }
+    return RC_OK;
 }
 
 int chainstate_activate_best_chain(struct chainstate *cs)

@@ -277,6 +277,7 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
     if (rc) {
         goto fail;
     }
+    cs->ra = readahead_new(cs->blocks_dir, cs->p->magic);
     cs->coins_db = coins_db_new(cs->coins_kv);
     coins_db_set_batch(cs->coins_db, opt->coins_batch_bytes, opt->db_crash_ratio);
     cs->coins = coins_cache_new(coins_db_view(cs->coins_db));
@@ -418,6 +419,13 @@ int chainstate_close(struct chainstate *cs)
                  cs->sigcache ? (double)sigcache_memory(cs->sigcache) / 1048576.0 : 0.0,
                  block_tree_size(cs->tree));
     }
+    if (cs->ra && cs->counters.blocks_connected) {
+        uint64_t nb, ns;
+        readahead_counters(cs->ra, &nb, &ns);
+        LOG_INFO("block reader thread: %llu blocks read and parsed ahead in %.2f s",
+                 (unsigned long long)nb, (double)ns / 1e9);
+    }
+    readahead_free(cs->ra);
     checkqueue_free(cs->checkq);
     sigcache_free(cs->sigcache);
     block_clear(&cs->recent);

@@ -13,6 +13,7 @@
 #include "primitives/block.h"
 #include "validation/chainstate.h"
 #include "validation/checkqueue.h"
+#include "validation/readahead.h"
 
 struct sigcache;
 struct txindex;
@@ -81,6 +82,7 @@ struct chainstate {
     /* The block accept parsed last (or prepare read), kept for the connect that follows. */
     struct block recent;
     int have_recent;
+    struct readahead *ra; /* reads the stored blocks to connect next (readahead.h) */
     struct {
         uint64_t inputs_checked, blocks_assumed_valid;
     } scratch; /* counted by chainstate_block_finish without the lock, moved into counters

@@ -1,0 +1,54 @@
+/* Reading stored blocks ahead of the validation thread: a thread of its own reads the blocks
+ * the chainstate will connect next from the blk files and parses them (the transactions
+ * hashed too), so that connecting a stored block (-reindex-chainstate, a reorg, blocks that
+ * arrived before their parents) never waits for the disk or the parser.
+ *
+ * It reads the files through its own descriptors (read-only, by path), never through the
+ * blockstore: a block's bytes do not change once written, so nothing is shared with the
+ * thread that appends blocks and undo data. A block that does not read back, parse, or hash
+ * to what was asked for comes back as an error, and the caller reads it itself, which
+ * reports the cause.
+ *
+ * Threads: readahead_want/_take/_reset are called by one thread (the chainstate's owner);
+ * the reader thread is internal.
+ */
+#ifndef BITNODE_VALIDATION_READAHEAD_H
+#define BITNODE_VALIDATION_READAHEAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "primitives/block.h"
+
+/* Blocks read ahead at most (parsed blocks held: a few MiB each at most). */
+#define READAHEAD_DEPTH 4
+
+struct readahead;
+
+/** A reader of the blk files in dir (borrowed string, copied) with network magic magic4.
+ *  The thread starts with the first readahead_want. */
+struct readahead *readahead_new(const char *dir, const uint8_t magic4[4]);
+/** Stops the thread (a read in progress finishes) and frees every block held. */
+void readahead_free(struct readahead *ra);
+
+/** Asks for block hash32 at blk<file>.dat offset pos (its data, after the 8-byte frame).
+ *  Returns 1 if it was queued or is already held, 0 if the queue is full. */
+int readahead_want(struct readahead *ra, const uint8_t hash32[32], int file, uint32_t pos);
+
+/** Takes block hash32, waiting while it is being read. Blocks asked for before it are
+ *  dropped (the chain went another way). Returns 0 with *b (caller owns: block_clear);
+ *  RC_NOT_FOUND if it was never asked for (then the queue is emptied); or the error its
+ *  read met (RC_IO, RC_CORRUPT). */
+int readahead_take(struct readahead *ra, const uint8_t hash32[32], struct block *b);
+
+/** Drops every block asked for (a read in progress is waited for). */
+void readahead_reset(struct readahead *ra);
+
+/** Frees *b (left empty), on the reader thread when it runs: a block it parsed is freed
+ *  fastest by the thread that allocated it. */
+void readahead_dispose(struct readahead *ra, struct block *b);
+
+/** Blocks read and parsed, and nanoseconds the reader spent on them. */
+void readahead_counters(const struct readahead *ra, uint64_t *blocks, uint64_t *ns);
+
+#endif

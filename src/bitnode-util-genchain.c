@@ -6,8 +6,8 @@
  * From a seed, a pool of keys and a pseudo-random stream decide every choice, so the same
  * arguments always give the same bytes. Block h >= 101 first spends the coinbase of block
  * h - 100 in a fan-out, then adds about M transactions spending outputs of earlier blocks:
- * simple payments (1-2 in, 2 out), fan-outs (1 in, 5-25 out) and consolidations (3-12 in,
- * 1 out). --tail T appends T blocks holding only their coinbase (enough of them bury the
+ * simple payments (1-2 in, 2 out), fan-outs (1 in, 5-25 out; --fanout P percent of them,
+ * default 15) and consolidations (3-12 in, 1 out; 15 percent). --tail T appends T blocks holding only their coinbase (enough of them bury the
  * spending blocks deep enough for -assumevalid=<tip> to skip their scripts). Every output
  * is one of the chosen types: P2PKH, P2SH 2-of-3 multisig, P2WPKH, P2WSH 2-of-3 multisig,
  * P2TR key path, P2TR script path (one leaf: <xonly> OP_CHECKSIG).
@@ -540,6 +540,7 @@ struct gen_opts {
     int blocks;
     int tail; /* blocks holding only their coinbase after the spending ones */
     int txs;
+    int fanout; /* percent of the transactions that are fan-outs (default 15) */
     uint64_t seed;
     const char *out;
     const char *expect;
@@ -591,10 +592,10 @@ static void gen_block(struct gen *g, const struct gen_opts *o, struct block *b, 
         }
         unsigned shape = (unsigned)(gen_rand(g) % 100);
         size_t nin, nout;
-        if (shape < 15) { /* fan-out */
+        if (shape < (unsigned)o->fanout) { /* fan-out */
             nin = 1;
             nout = gen_range(g, 5, 25);
-        } else if (shape < 30) { /* consolidation */
+        } else if (shape < (unsigned)o->fanout + 15) { /* consolidation */
             nin = gen_range(g, 3, 12);
             nout = 1;
         } else {
@@ -838,7 +839,10 @@ static int parse_mix(struct gen *g, const char *s)
 static void genchain_usage(FILE *f)
 {
     fprintf(f, "usage: genchain --blocks N --txs M --seed S --out FILE [--mix TYPES]\n"
-               "                [--tail T] [--expect FILE.json] [--verify] [--dump H PREFIX]\n"
+               "                [--tail T] [--fanout P] [--expect FILE.json] [--verify]\n"
+               "                [--dump H PREFIX]\n"
+               "  P: percent of the transactions that are fan-outs (1 in, 5-25 out; default\n"
+               "     15): more of them grow the UTXO set faster\n"
                "  TYPES: comma-separated p2pkh, p2sh-multisig (p2sh), p2wpkh,\n"
                "         p2wsh-multisig (p2wsh), p2tr-key (p2tr), p2tr-script; default all\n");
 }
@@ -860,7 +864,7 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
 
 int util_cmd_genchain(int argc, char **argv)
 {
-    struct gen_opts o = {.blocks = 0, .txs = 10, .seed = 1};
+    struct gen_opts o = {.blocks = 0, .txs = 10, .fanout = 15, .seed = 1};
     struct gen g;
     memset(&g, 0, sizeof(g));
     g.chain = chain_params_get("regtest");
@@ -876,6 +880,12 @@ int util_cmd_genchain(int argc, char **argv)
             o.tail = atoi(v);
         } else if ((v = opt_value(argc, argv, &i, "--txs"))) {
             o.txs = atoi(v);
+        } else if ((v = opt_value(argc, argv, &i, "--fanout"))) {
+            o.fanout = atoi(v);
+            if (o.fanout < 0 || o.fanout > 85) {
+                fprintf(stderr, "genchain: --fanout must be 0-85 (percent)\n");
+                return 2;
+            }
         } else if ((v = opt_value(argc, argv, &i, "--seed"))) {
             o.seed = strtoull(v, NULL, 0);
         } else if ((v = opt_value(argc, argv, &i, "--out"))) {

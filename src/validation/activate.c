@@ -259,6 +259,12 @@ static int commit(struct chainstate *cs, struct chainstate_pending *s)
     }
     chainstate_set_tip(cs, e);
     cs->counters.blocks_connected++;
+    uint64_t now = time_mono_ns();
+    if (cs->counters.last_commit_ns && now - cs->counters.last_commit_ns > cs->counters.max_gap_ns) {
+        cs->counters.max_gap_ns = now - cs->counters.last_commit_ns;
+        cs->counters.max_gap_height = e->height;
+    }
+    cs->counters.last_commit_ns = now;
     cs->counters.txs_connected += s->b.tx_count;
     if (cs->opt.stop_at_height && e->height >= cs->opt.stop_at_height) {
         atomic_store(&cs->stop_requested, 1);

@@ -419,6 +419,19 @@ int chainstate_close(struct chainstate *cs)
                  cs->sigcache ? (double)sigcache_memory(cs->sigcache) / 1048576.0 : 0.0,
                  block_tree_size(cs->tree));
     }
+    if (cs->coins && cs->counters.blocks_connected) {
+        uint64_t hits, misses, reads, writes, deletes, batches;
+        coins_cache_counters(cs->coins, &hits, &misses);
+        coins_db_counters(cs->coins_db, &reads, &writes, &deletes, &batches);
+        LOG_INFO("coins: %llu flushes in %.2f s; cache hits %.1f%% of %llu lookups; store "
+                 "%llu reads, %llu writes, %llu deletes; longest gap between two connected "
+                 "blocks %.1f ms (before height %d)",
+                 (unsigned long long)cs->counters.flushes, (double)cs->counters.flush_ns / 1e9,
+                 hits + misses ? 100.0 * (double)hits / (double)(hits + misses) : 0.0,
+                 (unsigned long long)(hits + misses), (unsigned long long)reads,
+                 (unsigned long long)writes, (unsigned long long)deletes,
+                 (double)cs->counters.max_gap_ns / 1e6, cs->counters.max_gap_height);
+    }
     if (cs->ra && cs->counters.blocks_connected) {
         uint64_t nb, ns;
         readahead_counters(cs->ra, &nb, &ns);

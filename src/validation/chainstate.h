@@ -273,6 +273,10 @@ struct chainstate_counters {
                                                 that began a block, and of the last finish */
     size_t coins_cache_bytes, coins_cache_limit;
     size_t coins_cache_peak; /* the most the coins cache held (checked before each flush) */
+    uint64_t flush_ns;       /* in chainstate_flush writing coins and index */
+    uint64_t last_commit_ns; /* time_mono_ns of the last block made the tip */
+    uint64_t max_gap_ns;     /* the longest time between two blocks made the tip in a row */
+    int max_gap_height;      /* the height of the block that ended it */
 };
 void chainstate_get_counters(const struct chainstate *cs, struct chainstate_counters *c);
 

@@ -8,6 +8,7 @@
 #include "consensus/pow.h"
 #include "util/log.h"
 #include "util/rc.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 #include "validation/block_check.h"
 #include "validation/chainstate_impl.h"
@@ -30,6 +31,7 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
     if (mode != FLUSH_ALWAYS && !full && !periodic) {
         return RC_OK;
     }
+    uint64_t t0 = time_mono_ns();
     /* 1. Block and undo data reach the disk before anything refers to them. */
     int rc = blockstore_sync(cs->store);
     if (rc) {
@@ -99,6 +101,7 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
         coins_cache_memory(cs->coins), coins_cache_count(cs->coins), cs->tip_height);
     cs->last_flush_time = now;
     cs->counters.flushes++;
+    cs->counters.flush_ns += time_mono_ns() - t0;
     return RC_OK;
 }
 

@@ -7,7 +7,7 @@
 #
 # Chains (generated once with `bitnode-util genchain`, kept in the work folder):
 #   small  --blocks 1500 --txs 2000 --seed 7 --tail 2100      (1.29M coins at the tip)
-#   large  --blocks 1500 --txs 2000 --seed 7 --tail 2100 --fanout 50   (more fan-outs: a
+#   large  --blocks 1500 --txs 2000 --seed 7 --tail 2100 --fanout 70   (more fan-outs: a
 #          set several times larger)
 #   tiny   --blocks 150 --txs 100 --seed 7 --tail 2100   (seconds: a check of this script)
 # Modes, for bitnoded and, with --core, Bitcoin Core's bitcoind (same options, alternated:
@@ -75,7 +75,7 @@ mb() { awk -v b="$1" 'BEGIN { printf "%.0f", b / 1e6 }'; }
 chain_args() {
     case "$1" in
     small) echo "--blocks 1500 --txs 2000 --seed 7 --tail 2100" ;;
-    large) echo "--blocks 1500 --txs 2000 --seed 7 --tail 2100 --fanout 50" ;;
+    large) echo "--blocks 1500 --txs 2000 --seed 7 --tail 2100 --fanout 70" ;;
     tiny) echo "--blocks 150 --txs 100 --seed 7 --tail 2100" ;; # a check of this script
     *) log "unknown chain $1"; exit 2 ;;
     esac

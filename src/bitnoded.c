@@ -1,6 +1,7 @@
 /* bitnoded: the daemon. main() is the start-up as a numbered list; shutdown runs the steps
  * that succeeded in reverse. Everything else lives in the layers (design.md). */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -612,8 +613,12 @@ int main(int argc, char **argv)
     }
     /* -maxmempool in MB (Core's rule: 0, or at least 40 clusters of 101 kvB). */
     int64_t maxmempool = args_get_int(n.args, "maxmempool", 300);
-    if (maxmempool < 0 || (maxmempool > 0 && maxmempool * 1000000 < 4040000) ||
-        maxmempool > ((int64_t)1 << 40) / 1000000) {
+    if (maxmempool > ((int64_t)1 << 40) / 1000000) {
+        init_error("-maxmempool is set to %" PRId64 " but can't be over %" PRId64 " MB", maxmempool,
+                   ((int64_t)1 << 40) / 1000000);
+        goto out;
+    }
+    if (maxmempool < 0 || (maxmempool > 0 && maxmempool * 1000000 < 4040000)) {
         init_error("-maxmempool must be at least 5 MB");
         goto out;
     }

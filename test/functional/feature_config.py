@@ -45,11 +45,15 @@ class ConfigTest(BitnodeTestFramework):
         node.assert_start_fails(["-datadir=" + os.path.join(self.tmpdir, "missing")],
                                 "does not exist")
         node.assert_start_fails(["-conf=nosuch.conf"], "could not be opened")
+        # -maxmempool: 0 or at least 40 clusters' worth, as Core (its unused part is the
+        # coins cache's).
+        node.assert_start_fails(["-maxmempool=4"], "-maxmempool must be at least 5 MB")
+        node.assert_start_fails(["-maxmempool=-1"], "-maxmempool must be at least 5 MB")
 
         self.log("an operator's bitcoin.conf asking for what bitnode does anyway starts")
         original = open(os.path.join(node.datadir, "bitnode.conf")).read()
         self.write_conf(node, "listen=0\ndnsseed=0\nupnp=0\nprune=0\ndisablewallet=1\n"
-                        "connect=0\n" + original + "port=%d\n" % free_port())
+                        "connect=0\nmaxmempool=0\n" + original + "port=%d\n" % free_port())
         node.start([])
         assert_equal(node.rpc("getblockcount"), 0)
         node.stop()

@@ -111,17 +111,53 @@ static int write_part(struct coins_db *db, struct kv_batch *b, int first, const 
     return RC_OK;
 }
 
+/* One record of a part being gathered: key then value at off in the part's buffer. */
+struct rec {
+    const uint8_t *key;
+    size_t off;
+    uint32_t klen, vlen; /* vlen UINT32_MAX: a delete */
+};
+
+static int rec_cmp(const void *a, const void *b)
+{
+    const struct rec *x = a, *y = b;
+    size_t n = x->klen < y->klen ? x->klen : y->klen;
+    int c = memcmp(x->key, y->key, n);
+    return c ? c : (x->klen > y->klen) - (x->klen < y->klen);
+}
+
+/* Puts the gathered records into b in key order: the store inserts a sorted run into its
+ * in-memory table far faster than keys in hash order (each insert's search path is the last
+ * one's, in cache). */
+static void put_sorted(struct kv_batch *b, struct buf *part, struct rec *recs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        recs[i].key = part->data + recs[i].off;
+    }
+    qsort(recs, n, sizeof(*recs), rec_cmp);
+    for (size_t i = 0; i < n; i++) {
+        if (recs[i].vlen == UINT32_MAX) {
+            kv_batch_delete(b, recs[i].key, recs[i].klen);
+        } else {
+            kv_batch_put(b, recs[i].key, recs[i].klen, recs[i].key + recs[i].klen, recs[i].vlen);
+        }
+    }
+    buf_reset(part);
+}
+
 static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const uint8_t best32[32],
                           int sync)
 {
     struct coins_db *db = db_of(v);
     struct kv_batch *b = kv_batch_new();
-    struct buf val;
+    struct buf part; /* the records gathered for the part being built */
+    struct rec *recs = NULL;
+    size_t nrecs = 0, caprecs = 0;
     uint64_t writes = 0, deletes = 0;
     size_t bytes = 0;
     int parts = 0, rc = RC_OK;
     uint8_t old[32];
-    buf_init(&val);
+    buf_init(&part);
     /* The block the store holds now: the old end of a flush written in parts (zero for the
      * first flush, as Core). */
     int brc = db_best_block(v, old);
@@ -152,21 +188,31 @@ static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const 
             continue; /* created and spent since the last flush: never stored */
         }
         klen = coin_key(key, &e->op);
+        if (nrecs == caprecs) {
+            caprecs = caprecs ? 2 * caprecs : 4096;
+            recs = xrealloc(recs, caprecs * sizeof(*recs));
+        }
+        recs[nrecs].off = part.len;
+        recs[nrecs].klen = (uint32_t)klen;
+        buf_append(&part, key, klen);
         if (coins_entry_spent(e)) {
-            kv_batch_delete(b, key, klen);
+            recs[nrecs].vlen = UINT32_MAX;
             deletes++;
             bytes += klen;
         } else {
-            buf_reset(&val);
-            coin_serialize(&val, &e->coin);
-            kv_batch_put(b, key, klen, val.data, val.len);
+            size_t at = part.len;
+            coin_serialize(&part, &e->coin);
+            recs[nrecs].vlen = (uint32_t)(part.len - at);
             writes++;
-            bytes += klen + val.len;
+            bytes += klen + recs[nrecs].vlen;
         }
+        nrecs++;
         /* A flush that does not fit one batch goes in parts under the head-blocks marker:
          * a crash between them leaves coins of both ends, which the next open replays to
          * the new end (chainstate_open, validation/replay.c). */
         if (bytes > db->batch_bytes) {
+            put_sorted(b, &part, recs, nrecs);
+            nrecs = 0;
             if ((rc = write_part(db, b, parts == 0, best32, old))) {
                 goto out;
             }
@@ -179,6 +225,7 @@ static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const 
     /* The last part (the only one, usually) makes the store whole again: the best block
      * with it, the head-blocks marker gone. One atomic batch: after a crash the store holds
      * either what it held or all of this. */
+    put_sorted(b, &part, recs, nrecs);
     if (parts > 0) {
         kv_batch_delete(b, HEAD_BLOCKS_KEY, 1);
     }
@@ -186,7 +233,8 @@ static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const 
     rc = kv_write(db->kv, b, sync);
 out:
     kv_batch_free(b);
-    buf_clear(&val);
+    buf_clear(&part);
+    free(recs);
     if (rc == RC_OK) {
         db->writes += writes;
         db->deletes += deletes;

@@ -131,6 +131,9 @@ static int rec_cmp(const void *a, const void *b)
  * one's, in cache). */
 static void put_sorted(struct kv_batch *b, struct buf *part, struct rec *recs, size_t n)
 {
+    if (n == 0) {
+        return; /* (recs may be NULL: qsort must not see it) */
+    }
     for (size_t i = 0; i < n; i++) {
         recs[i].key = part->data + recs[i].off;
     }

@@ -606,13 +606,13 @@ static int write_dirty(struct coins_cache *c, int sync)
     return RC_OK;
 }
 
-int coins_cache_flush(struct coins_cache *c, int sync)
+
+/* What dropping e gives back: its entry, and its script when that is on the heap. */
+static size_t entry_cost(const struct centry *e)
 {
-    int rc = write_dirty(c, sync);
-    if (rc == RC_OK) {
-        clear_all(c);
-    }
-    return rc;
+    size_t len;
+    escript(e, &len);
+    return sizeof(struct centry) + ((e->flags & E_HEAP) ? script_cost(len) : 0);
 }
 
 /* One pass of evict_oldest: drops the oldest clean entries worth need bytes of entries and
@@ -639,10 +639,7 @@ static void evict_pass(struct coins_cache *c, size_t need)
     for (size_t i = 0; i < c->count; i++) {
         const struct centry *e = ent(c, i);
         if (!(e->flags & COINS_DIRTY)) {
-            size_t len;
-            escript(e, &len);
-            bytes[(e->height - lo) >> shift] +=
-                sizeof(struct centry) + ((e->flags & E_HEAP) ? script_cost(len) : 0);
+            bytes[(e->height - lo) >> shift] += entry_cost(e);
         }
     }
     /* Whole buckets below the cut go; from the cut bucket only as many bytes as needed. */
@@ -657,9 +654,7 @@ static void evict_pass(struct coins_cache *c, size_t need)
         size_t b = (e->height - lo) >> shift;
         if (!(e->flags & COINS_DIRTY) && (b < cut || (b == cut && partial > 0))) {
             if (b == cut) {
-                size_t len;
-                escript(e, &len);
-                size_t cost = sizeof(struct centry) + ((e->flags & E_HEAP) ? script_cost(len) : 0);
+                size_t cost = entry_cost(e);
                 partial = partial > cost ? partial - cost : 0;
             }
             erase_entry(c, i, slot_of(c, i)); /* the last entry moved into i: look again */
@@ -703,6 +698,11 @@ int coins_cache_sync(struct coins_cache *c, int sync, size_t keep_bytes)
         }
     }
     return rc;
+}
+
+int coins_cache_flush(struct coins_cache *c, int sync)
+{
+    return coins_cache_sync(c, sync, 0);
 }
 
 void coins_cache_trim_clean(struct coins_cache *c)

@@ -17,6 +17,7 @@
  * randomness and hands its parent the hash it already computed. */
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 
@@ -69,6 +70,11 @@ struct coins_cache {
     int have_best;
     int pass_through; /* as a base: misses are read from our base, not kept here */
     uint64_t hits, misses;
+    /* The presence filter (coins_cache_may_have): one 64-bit word per outpoint, two bits
+     * set in it; written by the owner only, read by any thread. */
+    _Atomic uint64_t *_Atomic pres;
+    size_t pres_words;  /* a power of two, once allocated */
+    size_t pres_target; /* its size in bytes, once the cache first drops coins; 0: none */
     struct coin scratch; /* what coins_cache_get and cache_get hand out, borrowed */
 };
 
@@ -83,6 +89,37 @@ static size_t script_cost(size_t len)
 static struct centry *ent(const struct coins_cache *c, size_t i)
 {
     return &c->chunks[i / CHUNK_N][i % CHUNK_N];
+}
+
+/* The presence filter's hash: outpoints are transaction hashes (uniform) and an index, so a
+ * mix of their first words is enough; a chosen collision only costs a read ahead. */
+static uint64_t pres_hash(const uint8_t txid[32], uint32_t n)
+{
+    uint64_t a, b;
+    memcpy(&a, txid, 8);
+    memcpy(&b, txid + 8, 8);
+    uint64_t x = a ^ (b * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)n * 0xC2B2AE3D27D4EB4Full);
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    return x;
+}
+
+static uint64_t pres_mask(uint64_t x)
+{
+    return (1ull << ((x >> 40) & 63)) | (1ull << ((x >> 52) & 63));
+}
+
+static void pres_set(struct coins_cache *c, const uint8_t txid[32], uint32_t n)
+{
+    _Atomic uint64_t *p = atomic_load_explicit(&c->pres, memory_order_relaxed);
+    if (p) {
+        uint64_t x = pres_hash(txid, n);
+        _Atomic uint64_t *w = &p[x & (c->pres_words - 1)];
+        /* One writer: a load and a store, no locked instruction. */
+        atomic_store_explicit(w, atomic_load_explicit(w, memory_order_relaxed) | pres_mask(x),
+                              memory_order_relaxed);
+    }
 }
 
 static const uint8_t *escript(const struct centry *e, size_t *len)
@@ -280,6 +317,7 @@ static struct centry *insert_at(struct coins_cache *c, const struct outpoint *op
     e->h = h;
     e->flags = 0;
     e->slen = 0;
+    pres_set(c, op->txid, op->n);
     c->count++;
     c->slots[at].h = h;
     c->slots[at].i = (uint32_t)c->count;
@@ -480,6 +518,17 @@ int coins_cache_add(struct coins_cache *c, const struct outpoint *op, const stru
     eset_coin(c, e, coin);
     set_dirty(c, e, fresh ? COINS_FRESH : 0);
     return RC_OK;
+}
+
+int coins_cache_prime(struct coins_cache *c, const struct outpoint *op, const struct coin *coin)
+{
+    uint32_t h = hash_of(c, op);
+    size_t si;
+    if (find(c, op, h, &si)) {
+        return 0; /* the cache knows better: a spend, or the coin already */
+    }
+    eset_coin(c, insert_at(c, op, h, si), coin); /* clean: what the base holds */
+    return 1;
 }
 
 int coins_cache_spend(struct coins_cache *c, const struct outpoint *op, struct coin *moved)
@@ -687,17 +736,64 @@ static void evict_oldest(struct coins_cache *c, size_t keep_bytes)
     }
 }
 
+/* Sets the presence filter to the entries held (allocating it the first time): after
+ * dropping coins, their bits would make readers skip coins the cache no longer has. A
+ * reader meanwhile may miss bits: it then reads a coin the cache has, no harm. */
+static void pres_rebuild(struct coins_cache *c)
+{
+    _Atomic uint64_t *p = atomic_load_explicit(&c->pres, memory_order_relaxed);
+    if (!p) {
+        size_t words = 64;
+        while (words * 2 * sizeof(uint64_t) <= c->pres_target) {
+            words *= 2;
+        }
+        p = map_aligned(words * sizeof(uint64_t), words * sizeof(uint64_t) >= HUGE_BYTES);
+        c->pres_words = words;
+        atomic_store_explicit(&c->pres, p, memory_order_release);
+    }
+    for (size_t w = 0; w < c->pres_words; w++) {
+        atomic_store_explicit(&p[w], 0, memory_order_relaxed);
+    }
+    for (size_t i = 0; i < c->count; i++) {
+        const struct centry *e = ent(c, i);
+        pres_set(c, e->txid, e->n);
+    }
+}
+
 int coins_cache_sync(struct coins_cache *c, int sync, size_t keep_bytes)
 {
     int rc = write_dirty(c, sync);
     if (rc == RC_OK) {
+        size_t before = c->count;
         if (keep_bytes == 0) {
             clear_all(c);
         } else {
             evict_oldest(c, keep_bytes);
         }
+        /* Made the first time the cache drops coins to stay in its limit; emptied with
+         * the cache after that. */
+        if (c->pres_target && c->count < before &&
+            (keep_bytes > 0 || atomic_load_explicit(&c->pres, memory_order_relaxed))) {
+            pres_rebuild(c);
+        }
     }
     return rc;
+}
+
+void coins_cache_keep_presence(struct coins_cache *c, size_t bytes)
+{
+    c->pres_target = bytes;
+}
+
+int coins_cache_may_have(const struct coins_cache *c, const struct outpoint *op)
+{
+    _Atomic uint64_t *p = atomic_load_explicit(&((struct coins_cache *)c)->pres,
+                                               memory_order_acquire);
+    if (!p) {
+        return 0;
+    }
+    uint64_t x = pres_hash(op->txid, op->n), m = pres_mask(x);
+    return (atomic_load_explicit(&p[x & (c->pres_words - 1)], memory_order_relaxed) & m) == m;
 }
 
 int coins_cache_flush(struct coins_cache *c, int sync)
@@ -841,6 +937,10 @@ void coins_cache_free(struct coins_cache *c)
     }
     free(c->chunks);
     table_free(c->slots, c->nslots);
+    _Atomic uint64_t *p = atomic_load_explicit(&c->pres, memory_order_relaxed);
+    if (p) {
+        munmap((void *)p, c->pres_words * sizeof(uint64_t));
+    }
     free(c);
 }
 
@@ -851,8 +951,11 @@ struct coins_view *coins_cache_view(struct coins_cache *c)
 
 size_t coins_cache_memory(const struct coins_cache *c)
 {
+    size_t pres = atomic_load_explicit(&((struct coins_cache *)c)->pres, memory_order_relaxed)
+                      ? c->pres_words * sizeof(uint64_t)
+                      : 0;
     return c->nchunks * CHUNK_BYTES + c->chunks_cap * sizeof(*c->chunks) +
-           c->nslots * sizeof(struct islot) + c->heap_bytes;
+           c->nslots * sizeof(struct islot) + c->heap_bytes + pres;
 }
 
 size_t coins_cache_count(const struct coins_cache *c)

@@ -82,6 +82,14 @@ struct coins_view *coins_db_view(struct coins_db *db);
 /** Reads a coin straight from the store into *out (caller owns), with no shared buffer or
  *  counter: safe beside the validation thread's use of db. 0, RC_NOT_FOUND, or an error. */
 int coins_db_read(struct coins_db *db, const struct outpoint *op, struct coin *out);
+/** The same into the caller's buffers, for a thread that reads many: the record goes to
+ *  val, the script to spk, and out->script_pubkey borrows spk (valid until spk changes). */
+int coins_db_read_buf(struct coins_db *db, const struct outpoint *op, struct coin *out,
+                      struct buf *val, struct buf *spk);
+/** The store's write epoch: odd while a batch is being written, and one more at its start
+ *  and at its end (failed or not). A coin another thread read while the epoch was e (even)
+ *  is still what the store holds for as long as the epoch is still e. Any thread. */
+uint64_t coins_db_epoch(const struct coins_db *db);
 /* Core's -dbbatchsize default: a flush past this many bytes of records is written in parts. */
 #define COINS_DB_BATCH_BYTES (16u << 20)
 
@@ -141,6 +149,19 @@ int coins_cache_peek(const struct coins_cache *c, const struct outpoint *op, str
 int coins_cache_add(struct coins_cache *c, const struct outpoint *op, const struct coin *coin,
                     int possible_overwrite);
 
+/** Adds coin (copied) for op as a clean entry, as if just read from the base, unless c
+ *  already has an entry for op (unspent or spent): the caller vouches that coin is what
+ *  the base holds for op now (read from it since its last write). Returns 1 if added, 0 if
+ *  c already had op. For coins read ahead by another thread. */
+int coins_cache_prime(struct coins_cache *c, const struct outpoint *op, const struct coin *coin);
+/** Keeps a presence filter of about bytes (0: none, the default) from the first time a
+ *  sync drops coins to stay within its limit on: a bit set for each entry the cache holds,
+ *  rebuilt after each sync that drops some. It counts in coins_cache_memory. */
+void coins_cache_keep_presence(struct coins_cache *c, size_t bytes);
+/** 1 when c's presence filter says c holds an entry for op (a false positive now and then),
+ *  0 when it surely does not or keeps no filter yet. Any thread, while c exists: for a
+ *  thread that reads coins ahead and skips those the cache has. */
+int coins_cache_may_have(const struct coins_cache *c, const struct outpoint *op);
 /** Spends a coin. moved (may be NULL) receives the coin that was spent (for undo data;
  *  owned by the caller). Returns: 0; RC_NOT_FOUND if there is no unspent coin; or a system
  *  error. */

@@ -49,7 +49,7 @@ void kv_options_init(struct kv_options *opt)
     opt->max_open_files = 64;
     opt->create_if_missing = 1;
     opt->sync = 0;
-    opt->compression = 1;
+    opt->compression = 0;
     opt->paranoid_checks = 0;
 }
 

@@ -62,7 +62,9 @@ struct kv_options {
 };
 
 /** Fills opt with the defaults: 8 MiB cache, 10 bloom bits per key, 64 open files,
- *  create_if_missing 1, sync 0, compression 1, paranoid_checks 0. */
+ *  create_if_missing 1, sync 0, compression 0 (as Core: coin records are hashes and
+ *  scripts, which snappy does not shrink, and decompressing every block read costs the
+ *  reads), paranoid_checks 0. */
 void kv_options_init(struct kv_options *opt);
 
 /** The backend configure chose (--with-backend=leveldb|bdb). */

@@ -5,7 +5,8 @@
  * default environment (one background compaction thread per process).
  *
  * Options follow Bitcoin Core's dbwrapper: half the cache for the block cache, a quarter for
- * the write buffer (at least 8 MiB, see LDB_MIN_WRITE_BUFFER), 32 MiB table files, checksums verified on every read, max_open_files low
+ * the write buffer (at least 8 MiB, see LDB_MIN_WRITE_BUFFER), 32 MiB table files, no
+ * compression (kv_options_init), checksums verified on every read, max_open_files low
  * (64 by default) so that the node stays well inside a 1024-descriptor limit. LevelDB's own
  * comparator is already unsigned byte-wise, the order kv.h promises.
  *

@@ -514,6 +514,37 @@ int chainstate_connect_finish(struct chainstate *cs, struct chainstate_pending *
     return rc;
 }
 
+/* Puts the coins the reader thread read for b into the coins cache, if no flush has begun
+ * since it read them (else the store may no longer hold them: a coin spent and flushed
+ * since would come back). Then tells the reader whether to go on reading coins: while
+ * blocks find a share of their coins in the store (read here or by the validation thread),
+ * not when the cache holds them all. */
+static void prime_coins(struct chainstate *cs, const struct block *b)
+{
+    struct readahead_coins *rc = &cs->ra_coins;
+    uint64_t primed = 0, reads, writes, deletes, batches;
+    if (rc->n > 0) {
+        if ((rc->epoch & 1) == 0 && rc->epoch == coins_db_epoch(cs->coins_db)) {
+            pthread_rwlock_wrlock(&cs->lock); /* it fills the coins cache */
+            for (size_t k = 0; k < rc->n; k++) {
+                primed += (uint64_t)coins_cache_prime(cs->coins, &rc->v[k].op, &rc->v[k].coin);
+            }
+            pthread_rwlock_unlock(&cs->lock);
+            cs->ra_primed += primed;
+        } else {
+            cs->ra_stale++;
+        }
+    }
+    coins_db_counters(cs->coins_db, &reads, &writes, &deletes, &batches);
+    uint64_t missed = reads - cs->ra_db_reads + primed; /* the last block's, about */
+    cs->ra_db_reads = reads;
+    size_t inputs = 0;
+    for (size_t t = 1; t < b->tx_count; t++) {
+        inputs += b->txs[t].vin_count;
+    }
+    readahead_coins_on(cs->ra, inputs > 0 && missed * 32 >= inputs);
+}
+
 int chainstate_prepare_next(struct chainstate *cs, const struct chainstate_pending *s)
 {
     struct block_index *best = cs->target;
@@ -531,9 +562,11 @@ int chainstate_prepare_next(struct chainstate *cs, const struct chainstate_pendi
                 }
             }
             struct block b;
-            int rc = readahead_take(cs->ra, next->hash, &b);
+            int rc = readahead_take(cs->ra, next->hash, &b, &cs->ra_coins);
             if (rc) {
                 rc = chainstate_load_block(cs, next, &b);
+            } else {
+                prime_coins(cs, &b);
             }
             if (rc) {
                 return rc;

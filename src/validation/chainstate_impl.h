@@ -83,6 +83,9 @@ struct chainstate {
     struct block recent;
     int have_recent;
     struct readahead *ra; /* reads the stored blocks to connect next (readahead.h) */
+    struct readahead_coins ra_coins; /* the coins it read for the block taken last */
+    uint64_t ra_db_reads;            /* the store's reads when the last block was taken */
+    uint64_t ra_primed, ra_stale;    /* its coins put in the cache; sets dropped (a flush) */
     struct {
         uint64_t inputs_checked, blocks_assumed_valid;
     } scratch; /* counted by chainstate_block_finish without the lock, moved into counters

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +31,7 @@ struct ra_item {
     int state;
     int rc;
     struct block b;
+    struct readahead_coins coins;
 };
 
 struct readahead {
@@ -40,13 +43,100 @@ struct readahead {
     int started, stop;
     struct ra_item q[READAHEAD_DEPTH];
     size_t head, n; /* the ring, in the order asked */
-    uint64_t blocks, ns;
+    uint64_t blocks, ns, coin_lookups, coins_found;
+    uint64_t wait_ns; /* the taker waiting for a block being read */
+    struct coins_db *db;
+    const struct coins_cache *cache;
+    atomic_int coins_on;
     struct block trash[READAHEAD_TRASH]; /* blocks to free on the reader thread */
     size_t ntrash;
     /* The reader thread's own. */
     int fd, fd_file;
     struct buf raw;
+    struct buf val, spk;
+    uint8_t (*ids)[32];
+    size_t ids_cap;
 };
+
+void readahead_coins_init(struct readahead_coins *s)
+{
+    memset(s, 0, sizeof(*s));
+    buf_init(&s->arena);
+}
+
+void readahead_coins_clear(struct readahead_coins *s)
+{
+    free(s->v);
+    buf_clear(&s->arena);
+    readahead_coins_init(s);
+}
+
+static void coins_reset(struct readahead_coins *s)
+{
+    s->n = 0;
+    buf_reset(&s->arena);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    return memcmp(a, b, 32);
+}
+
+/* Reads the coins b spends from the store into *out (reader thread). Inputs of outputs the
+ * block creates are skipped; a coin the store does not have is left out; a store error
+ * ends the reading (the validation thread reads that coin itself and reports). */
+static void read_coins(struct readahead *ra, const struct block *b, struct readahead_coins *out,
+                       uint64_t *lookups, uint64_t *found)
+{
+    coins_reset(out);
+    out->epoch = coins_db_epoch(ra->db);
+    if (b->tx_count < 2) {
+        return;
+    }
+    if (ra->ids_cap < b->tx_count) {
+        ra->ids_cap = b->tx_count;
+        free(ra->ids);
+        ra->ids = xmalloc(ra->ids_cap * 32);
+    }
+    for (size_t t = 0; t < b->tx_count; t++) {
+        memcpy(ra->ids[t], b->txs[t].txid, 32);
+    }
+    qsort(ra->ids, b->tx_count, 32, cmp_id);
+    for (size_t t = 1; t < b->tx_count; t++) {
+        for (size_t i = 0; i < b->txs[t].vin_count; i++) {
+            const struct outpoint *op = &b->txs[t].vin[i].prevout;
+            if ((ra->cache && coins_cache_may_have(ra->cache, op)) ||
+                bsearch(op->txid, ra->ids, b->tx_count, 32, cmp_id)) {
+                continue;
+            }
+            struct coin c;
+            (*lookups)++;
+            int rc = coins_db_read_buf(ra->db, op, &c, &ra->val, &ra->spk);
+            if (rc == RC_NOT_FOUND) {
+                continue;
+            }
+            if (rc) {
+                goto fix;
+            }
+            (*found)++;
+            if (out->n == out->cap) {
+                out->cap = out->cap ? 2 * out->cap : 256;
+                out->v = xrealloc(out->v, out->cap * sizeof(*out->v));
+            }
+            struct readahead_coin *rcn = &out->v[out->n++];
+            rcn->op = *op;
+            rcn->coin = c;
+            /* The arena may move while it grows: the offset now, the pointer at the end. */
+            rcn->coin.script_pubkey.data = (uint8_t *)(uintptr_t)out->arena.len;
+            buf_append(&out->arena, c.script_pubkey.data, c.script_pubkey.len);
+        }
+    }
+fix:
+    for (size_t k = 0; k < out->n; k++) {
+        struct bytes *spk = &out->v[k].coin.script_pubkey;
+        spk->data = out->arena.data + (uintptr_t)spk->data;
+    }
+}
 
 static struct ra_item *at(struct readahead *ra, size_t k)
 {
@@ -147,9 +237,14 @@ static void *reader_main(void *arg)
         pthread_mutex_unlock(&ra->mu);
 
         struct block b;
-        uint64_t t0 = time_mono_ns();
+        uint64_t t0 = time_mono_ns(), lookups = 0, found = 0;
         block_init(&b);
         int rc = read_one(ra, file, pos, hash, &b);
+        /* The item's coins set is ours while it is being read (the owner waits for it). */
+        coins_reset(&it->coins);
+        if (rc == RC_OK && ra->db && atomic_load(&ra->coins_on)) {
+            read_coins(ra, &b, &it->coins, &lookups, &found);
+        }
         uint64_t dt = time_mono_ns() - t0;
 
         pthread_mutex_lock(&ra->mu);
@@ -158,6 +253,8 @@ static void *reader_main(void *arg)
         it->state = RA_DONE;
         ra->blocks++;
         ra->ns += dt;
+        ra->coin_lookups += lookups;
+        ra->coins_found += found;
         pthread_cond_broadcast(&ra->done);
     }
     pthread_mutex_unlock(&ra->mu);
@@ -179,10 +276,28 @@ struct readahead *readahead_new(const char *dir, const uint8_t magic4[4])
     ra->fd = -1;
     ra->fd_file = -1;
     buf_init(&ra->raw);
+    buf_init(&ra->val);
+    buf_init(&ra->spk);
+    atomic_init(&ra->coins_on, 0);
     for (size_t i = 0; i < READAHEAD_DEPTH; i++) {
         block_init(&ra->q[i].b);
+        readahead_coins_init(&ra->q[i].coins);
     }
     return ra;
+}
+
+void readahead_set_coins(struct readahead *ra, struct coins_db *db,
+                         const struct coins_cache *cache)
+{
+    pthread_mutex_lock(&ra->mu);
+    ra->db = db;
+    ra->cache = cache;
+    pthread_mutex_unlock(&ra->mu);
+}
+
+void readahead_coins_on(struct readahead *ra, int on)
+{
+    atomic_store(&ra->coins_on, on);
 }
 
 /* Pops the first item (not being read; mu held). */
@@ -243,6 +358,12 @@ void readahead_free(struct readahead *ra)
         close(ra->fd);
     }
     buf_clear(&ra->raw);
+    buf_clear(&ra->val);
+    buf_clear(&ra->spk);
+    free(ra->ids);
+    for (size_t i = 0; i < READAHEAD_DEPTH; i++) {
+        readahead_coins_clear(&ra->q[i].coins);
+    }
     pthread_cond_destroy(&ra->work);
     pthread_cond_destroy(&ra->done);
     pthread_mutex_destroy(&ra->mu);
@@ -283,8 +404,12 @@ out:
     return ok;
 }
 
-int readahead_take(struct readahead *ra, const uint8_t hash32[32], struct block *b)
+int readahead_take(struct readahead *ra, const uint8_t hash32[32], struct block *b,
+                   struct readahead_coins *coins)
 {
+    if (coins) {
+        coins_reset(coins);
+    }
     pthread_mutex_lock(&ra->mu);
     size_t k = 0;
     while (k < ra->n && memcmp(at(ra, k)->hash, hash32, 32) != 0) {
@@ -300,8 +425,12 @@ int readahead_take(struct readahead *ra, const uint8_t hash32[32], struct block 
     }
     /* Those before it were read in vain (the reader reads in order: none is queued still
      * behind one being read, so waiting for the one asked for waits for them too). */
-    while (at(ra, k)->state != RA_DONE) {
-        pthread_cond_wait(&ra->done, &ra->mu);
+    if (at(ra, k)->state != RA_DONE) {
+        uint64_t t0 = time_mono_ns();
+        while (at(ra, k)->state != RA_DONE) {
+            pthread_cond_wait(&ra->done, &ra->mu);
+        }
+        ra->wait_ns += time_mono_ns() - t0;
     }
     for (; k > 0; k--) {
         pop_head(ra);
@@ -311,6 +440,12 @@ int readahead_take(struct readahead *ra, const uint8_t hash32[32], struct block 
     if (rc == RC_OK) {
         *b = it->b;
         block_init(&it->b);
+        if (coins) {
+            /* Swapped: the item keeps the caller's old buffers for its next block. */
+            struct readahead_coins t = *coins;
+            *coins = it->coins;
+            it->coins = t;
+        }
     }
     pop_head(ra);
     pthread_mutex_unlock(&ra->mu);
@@ -322,6 +457,16 @@ void readahead_counters(const struct readahead *ra, uint64_t *blocks, uint64_t *
     pthread_mutex_lock((pthread_mutex_t *)&ra->mu);
     *blocks = ra->blocks;
     *ns = ra->ns;
+    pthread_mutex_unlock((pthread_mutex_t *)&ra->mu);
+}
+
+void readahead_coin_counters(const struct readahead *ra, uint64_t *lookups, uint64_t *found,
+                             uint64_t *wait_ns)
+{
+    pthread_mutex_lock((pthread_mutex_t *)&ra->mu);
+    *wait_ns = ra->wait_ns;
+    *lookups = ra->coin_lookups;
+    *found = ra->coins_found;
     pthread_mutex_unlock((pthread_mutex_t *)&ra->mu);
 }
 

@@ -524,6 +524,193 @@ static void test_memory_per_coin(void)
     kv_close(kv);
 }
 
+/* A coin read ahead from the store goes into the cache clean, and only where the cache has
+ * no entry: a spend the store has not seen yet wins, a coin already there is not replaced,
+ * and nothing primed is written back. */
+static void test_prime(void)
+{
+    struct kv *kv = NULL;
+    struct ref_coin r[3];
+    uint64_t reads, writes, deletes, batches;
+    uint8_t best[32] = {5};
+    CHECK_EQ_INT(kv_open(&kv, &kv_mem_ops, NULL, NULL), RC_OK);
+    struct coins_db *db = coins_db_new(kv);
+    CHECK_EQ_U64(coins_db_epoch(db), 0);
+    struct coins_cache *w = coins_cache_new(coins_db_view(db));
+    struct coin coins[3];
+    struct outpoint ops[3];
+    for (int t = 0; t < 3; t++) {
+        op_of(&ops[t], t + 1, 1);
+        make_coin(&coins[t], &r[t]);
+        CHECK_EQ_INT(coins_cache_add(w, &ops[t], &coins[t], 0), RC_OK);
+    }
+    coins_cache_set_best_block(w, best);
+    CHECK_EQ_INT(coins_cache_flush(w, 0), RC_OK);
+    coins_cache_free(w);
+    /* One batch: the epoch went odd and back to even. */
+    CHECK_EQ_U64(coins_db_epoch(db), 2);
+    /* What another thread reads with its own buffers. */
+    struct buf val, spk;
+    buf_init(&val);
+    buf_init(&spk);
+    struct coin got;
+    CHECK_EQ_INT(coins_db_read_buf(db, &ops[0], &got, &val, &spk), RC_OK);
+    CHECK(coin_matches(&got, &r[0]));
+    struct outpoint none;
+    op_of(&none, 99, 1);
+    CHECK_EQ_INT(coins_db_read_buf(db, &none, &got, &val, &spk), RC_NOT_FOUND);
+
+    struct coins_cache *c = coins_cache_new(coins_db_view(db));
+    CHECK_EQ_INT(coins_cache_spend(c, &ops[1], NULL), RC_OK); /* read, then spent */
+    const struct coin *cp;
+    CHECK_EQ_INT(coins_cache_get(c, &ops[2], &cp), RC_OK);     /* read */
+    coins_db_counters(db, &reads, &writes, &deletes, &batches);
+    CHECK_EQ_U64(reads, 2);
+    CHECK_EQ_INT(coins_db_read_buf(db, &ops[0], &got, &val, &spk), RC_OK);
+    CHECK_EQ_INT(coins_cache_prime(c, &ops[0], &got), 1);
+    CHECK_EQ_INT(coins_db_read_buf(db, &ops[1], &got, &val, &spk), RC_OK);
+    CHECK_EQ_INT(coins_cache_prime(c, &ops[1], &got), 0); /* the spend stays */
+    struct coin other = coins[0];
+    other.value_sat = 1;
+    CHECK_EQ_INT(coins_cache_prime(c, &ops[2], &other), 0); /* not replaced */
+    CHECK_EQ_INT(coins_cache_dirty_count(c), 1);
+    CHECK_EQ_INT(coins_cache_get(c, &ops[0], &cp), RC_OK);
+    CHECK(coin_matches(cp, &r[0]));
+    CHECK_EQ_INT(coins_cache_get(c, &ops[1], &cp), RC_NOT_FOUND);
+    CHECK_EQ_INT(coins_cache_get(c, &ops[2], &cp), RC_OK);
+    CHECK(coin_matches(cp, &r[2]));
+    coins_db_counters(db, &reads, &writes, &deletes, &batches);
+    CHECK_EQ_U64(reads, 2); /* all from the cache */
+    CHECK_EQ_INT(coins_cache_flush(c, 0), RC_OK);
+    coins_db_counters(db, &reads, &writes, &deletes, &batches);
+    CHECK_EQ_U64(writes, 3); /* only the first cache's */
+    CHECK_EQ_U64(deletes, 1);
+    CHECK_EQ_U64(coins_db_epoch(db), 4);
+    buf_clear(&val);
+    buf_clear(&spk);
+    coins_cache_free(c);
+    coins_db_free(db);
+    kv_close(kv);
+}
+
+/* The presence filter other threads ask: none until the cache first drops coins; then
+ * every coin the cache holds answers 1 (no false negatives), most of those it dropped 0;
+ * coins added later answer 1; emptying the cache empties it. */
+static void test_presence(void)
+{
+    enum { N = 200000 };
+    struct kv *kv = NULL;
+    static struct ref_coin r[N];
+    uint8_t best[32] = {6};
+    CHECK_EQ_INT(kv_open(&kv, &kv_mem_ops, NULL, NULL), RC_OK);
+    struct coins_db *db = coins_db_new(kv);
+    struct coins_cache *c = coins_cache_new(coins_db_view(db));
+    coins_cache_keep_presence(c, (size_t)N * 12 / 8); /* 12 bits a coin */
+    for (int t = 0; t < N; t++) {
+        struct outpoint op;
+        struct coin coin;
+        op_of(&op, t % 256, t / 256 + 1);
+        make_coin(&coin, &r[t]);
+        coin.height = (uint32_t)t; /* the first ones are the oldest */
+        CHECK_EQ_INT(coins_cache_add(c, &op, &coin, 0), RC_OK);
+    }
+    struct outpoint op0;
+    op_of(&op0, 0, 1);
+    CHECK_EQ_INT(coins_cache_may_have(c, &op0), 0); /* no filter yet */
+    coins_cache_set_best_block(c, best);
+    size_t before = coins_cache_memory(c);
+    CHECK_EQ_INT(coins_cache_sync(c, 0, SIZE_MAX), RC_OK); /* nothing dropped */
+    CHECK_EQ_INT(coins_cache_may_have(c, &op0), 0);
+    CHECK_EQ_INT(coins_cache_sync(c, 0, before / 2), RC_OK);
+    CHECK(coins_cache_memory(c) <= before / 2);
+    int missed = 0, false_pos = 0, dropped = 0;
+    for (int t = 0; t < N; t++) {
+        struct outpoint op;
+        struct coin got;
+        int cached;
+        op_of(&op, t % 256, t / 256 + 1);
+        int rc = coins_cache_peek(c, &op, &got, &cached);
+        CHECK(cached ? rc == RC_OK : rc == RC_NOT_FOUND);
+        if (cached) {
+            coin_clear(&got);
+        }
+        int may = coins_cache_may_have(c, &op);
+        if (cached) {
+            missed += !may;
+        } else {
+            dropped++;
+            false_pos += may;
+        }
+    }
+    CHECK_EQ_INT(missed, 0);
+    CHECK(dropped > N / 4);
+    printf("# presence filter: %d false positives of %d coins dropped\n", false_pos, dropped);
+    CHECK(false_pos < dropped / 10);
+    /* A coin read back goes in again, and into the filter. */
+    const struct coin *cp;
+    CHECK_EQ_INT(coins_cache_get(c, &op0, &cp), RC_OK);
+    CHECK_EQ_INT(coins_cache_may_have(c, &op0), 1);
+    CHECK_EQ_INT(coins_cache_flush(c, 0), RC_OK);
+    CHECK_EQ_INT(coins_cache_may_have(c, &op0), 0);
+    coins_cache_free(c);
+    coins_db_free(db);
+    kv_close(kv);
+}
+
+/* A flush in many small parts, of coins in hash order and of one transaction with many
+ * outputs (one sort bucket, keys of different lengths): every coin is in the store after,
+ * once, and nothing else. */
+static void test_flush_parts_sorted(void)
+{
+    enum { N = 3000 };
+    struct kv *kv = NULL;
+    static struct ref_coin r[2 * N];
+    static struct outpoint ops[2 * N];
+    uint8_t best[32] = {7};
+    CHECK_EQ_INT(kv_open(&kv, &kv_mem_ops, NULL, NULL), RC_OK);
+    struct coins_db *db = coins_db_new(kv);
+    coins_db_set_batch(db, 4096, 0);
+    struct coins_cache *c = coins_cache_new(coins_db_view(db));
+    for (int t = 0; t < 2 * N; t++) {
+        struct outpoint op;
+        struct coin coin;
+        if (t < N) {
+            op_of(&op, 7, 0);
+            op.n = (uint32_t)t * 37u; /* one transaction: 1- to 3-byte VARINTs */
+        } else {
+            for (int k = 0; k < 32; k++) {
+                op.txid[k] = (uint8_t)rnd();
+            }
+            op.n = (uint32_t)(rnd() % 3);
+        }
+        make_coin(&coin, &r[t]);
+        ops[t] = op;
+        CHECK_EQ_INT(coins_cache_add(c, &op, &coin, 1), RC_OK);
+    }
+    coins_cache_set_best_block(c, best);
+    CHECK_EQ_INT(coins_cache_flush(c, 0), RC_OK);
+    CHECK(coins_db_parts(db) > 10);
+    int bad = 0;
+    for (int t = 0; t < 2 * N; t++) {
+        const struct coin *got;
+        bad += coins_cache_get(c, &ops[t], &got) != RC_OK || !coin_matches(got, &r[t]);
+    }
+    CHECK_EQ_INT(bad, 0);
+    struct kv_iter *it;
+    CHECK_EQ_INT(kv_iter_new(kv, &it), RC_OK);
+    CHECK_EQ_INT(kv_iter_seek_first(it), RC_OK);
+    int records = 0;
+    while (kv_iter_valid(it)) {
+        records++;
+        CHECK_EQ_INT(kv_iter_next(it), RC_OK);
+    }
+    kv_iter_free(it);
+    CHECK_EQ_INT(records, 2 * N + 1); /* and the best-block marker */
+    coins_cache_free(c);
+    coins_db_free(db);
+    kv_close(kv);
+}
+
 int main(void)
 {
     TEST(test_simulation);
@@ -534,5 +721,8 @@ int main(void)
     TEST(test_sync_keeps_coins);
     TEST(test_sync_drops_oldest);
     TEST(test_memory_per_coin);
+    TEST(test_prime);
+    TEST(test_presence);
+    TEST(test_flush_parts_sorted);
     return test_done();
 }

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "coins/view.h"
 #include "consensus/params.h"
+#include "kv/kv.h"
 #include "primitives/block.h"
 #include "util/buf.h"
 #include "util/file.h"
@@ -22,6 +24,9 @@ static uint8_t hashes[MAXB][32];
 static uint32_t positions[MAXB];
 static size_t txcounts[MAXB];
 static int nblocks;
+static uint8_t spender_hash[32]; /* the first block with transactions beside its coinbase */
+static uint32_t spender_pos;
+static struct block spender;
 
 /* Copies regtest-small's blk00000.dat into a new folder and notes its first blocks. */
 static void setup(void)
@@ -39,19 +44,31 @@ static void setup(void)
     CHECK(fwrite(raw.data, 1, raw.len, f) == raw.len);
     fclose(f);
     size_t off = 0;
-    while (nblocks < MAXB && off + 8 <= raw.len) {
+    int have_spender = 0;
+    block_init(&spender);
+    while ((nblocks < MAXB || !have_spender) && off + 8 <= raw.len) {
         uint32_t len = rd_u32le(raw.data + off + 4);
         struct block b;
         block_init(&b);
         CHECK_EQ_INT(block_parse(&b, raw.data + off + 8, len, err, sizeof(err)), RC_OK);
-        memcpy(hashes[nblocks], b.hash, 32);
-        positions[nblocks] = (uint32_t)(off + 8);
-        txcounts[nblocks] = b.tx_count;
+        if (nblocks < MAXB) {
+            memcpy(hashes[nblocks], b.hash, 32);
+            positions[nblocks] = (uint32_t)(off + 8);
+            txcounts[nblocks] = b.tx_count;
+            nblocks++;
+        }
+        if (!have_spender && b.tx_count >= 3) {
+            memcpy(spender_hash, b.hash, 32);
+            spender_pos = (uint32_t)(off + 8);
+            spender = b;
+            block_init(&b);
+            have_spender = 1;
+        }
         block_clear(&b);
-        nblocks++;
         off += 8 + len;
     }
     CHECK(nblocks == MAXB);
+    CHECK(have_spender);
     buf_clear(&raw);
 }
 
@@ -61,6 +78,7 @@ static void teardown(void)
     snprintf(path, sizeof(path), "%s/blk00000.dat", dir);
     unlink(path);
     rmdir(dir);
+    block_clear(&spender);
 }
 
 static struct readahead *new_ra(void)
@@ -72,7 +90,7 @@ static int got(struct readahead *ra, int i)
 {
     struct block b;
     block_init(&b);
-    int rc = readahead_take(ra, hashes[i], &b);
+    int rc = readahead_take(ra, hashes[i], &b, NULL);
     if (rc == RC_OK) {
         rc = memcmp(b.hash, hashes[i], 32) == 0 && b.tx_count == txcounts[i] ? RC_OK : -999;
         readahead_dispose(ra, &b);
@@ -157,6 +175,91 @@ static void test_stream(void)
     readahead_free(ra);
 }
 
+/* Does the spender block create the transaction op spends? */
+static int made_by_spender(const struct outpoint *op)
+{
+    for (size_t t = 0; t < spender.tx_count; t++) {
+        if (memcmp(spender.txs[t].txid, op->txid, 32) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* With a coins store: the coins a block spends come with it, those the store has and only
+ * those, read at the store's epoch; off, or without a store, none are read. */
+static void test_coins(void)
+{
+    struct kv *kv = NULL;
+    CHECK_EQ_INT(kv_open(&kv, &kv_mem_ops, NULL, NULL), RC_OK);
+    struct coins_db *db = coins_db_new(kv);
+    struct coins_cache *w = coins_cache_new(coins_db_view(db));
+    uint8_t p2tr[34] = {0x51, 0x20, 7};
+    size_t spent = 0, stored = 0;
+    for (size_t t = 1; t < spender.tx_count; t++) {
+        for (size_t i = 0; i < spender.txs[t].vin_count; i++) {
+            const struct outpoint *op = &spender.txs[t].vin[i].prevout;
+            if (made_by_spender(op)) {
+                continue;
+            }
+            if (spent++ % 2 == 0) { /* every other one in the store */
+                struct coin c = {0};
+                c.value_sat = 1000 + (int64_t)op->n;
+                c.height = 3;
+                c.script_pubkey.data = p2tr;
+                c.script_pubkey.len = sizeof(p2tr);
+                CHECK_EQ_INT(coins_cache_add(w, op, &c, 1), RC_OK);
+                stored++;
+            }
+        }
+    }
+    CHECK(stored > 0);
+    uint8_t best[32] = {1};
+    coins_cache_set_best_block(w, best);
+    CHECK_EQ_INT(coins_cache_flush(w, 0), RC_OK);
+    coins_cache_free(w);
+
+    struct readahead *ra = new_ra();
+    struct readahead_coins rc;
+    struct block b;
+    readahead_coins_init(&rc);
+    readahead_set_coins(ra, db, NULL);
+    /* Not asked to: none. */
+    CHECK_EQ_INT(readahead_want(ra, spender_hash, 0, spender_pos), 1);
+    block_init(&b);
+    CHECK_EQ_INT(readahead_take(ra, spender_hash, &b, &rc), RC_OK);
+    readahead_dispose(ra, &b);
+    CHECK_EQ_INT(rc.n, 0);
+    readahead_coins_on(ra, 1);
+    for (int round = 0; round < 3; round++) {
+        CHECK_EQ_INT(readahead_want(ra, spender_hash, 0, spender_pos), 1);
+        CHECK_EQ_INT(readahead_want(ra, hashes[1], 0, positions[1]), 1); /* no spends */
+        CHECK_EQ_INT(readahead_take(ra, spender_hash, &b, &rc), RC_OK);
+        readahead_dispose(ra, &b);
+        CHECK_EQ_INT(rc.n, stored);
+        CHECK_EQ_U64(rc.epoch, coins_db_epoch(db));
+        int bad = 0;
+        for (size_t k = 0; k < rc.n; k++) {
+            const struct coin *c = &rc.v[k].coin;
+            bad += c->value_sat != 1000 + (int64_t)rc.v[k].op.n || c->height != 3 ||
+                   c->script_pubkey.len != sizeof(p2tr) ||
+                   memcmp(c->script_pubkey.data, p2tr, sizeof(p2tr)) != 0;
+        }
+        CHECK_EQ_INT(bad, 0);
+        CHECK_EQ_INT(readahead_take(ra, hashes[1], &b, &rc), RC_OK);
+        readahead_dispose(ra, &b);
+        CHECK_EQ_INT(rc.n, 0);
+    }
+    uint64_t lookups, found, wait;
+    readahead_coin_counters(ra, &lookups, &found, &wait);
+    CHECK_EQ_U64(lookups, 3 * spent);
+    CHECK_EQ_U64(found, 3 * stored);
+    readahead_free(ra);
+    readahead_coins_clear(&rc);
+    coins_db_free(db);
+    kv_close(kv);
+}
+
 int main(void)
 {
     setup();
@@ -164,6 +267,7 @@ int main(void)
     TEST(test_skip_and_unknown);
     TEST(test_errors);
     TEST(test_stream);
+    TEST(test_coins);
     teardown();
     return test_done();
 }

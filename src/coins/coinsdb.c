@@ -118,6 +118,7 @@ static int write_part(struct coins_db *db, struct kv_batch *b, int first, const 
     if (rc) {
         return rc;
     }
+    kv_release_mapped(KV_MAPPED_RESIDENT_MAX); /* the compactions a long flush sets off map table files too */
     db->parts++;
     if (db->crash_ratio) {
         uint32_t r;

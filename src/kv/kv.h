@@ -175,6 +175,17 @@ int kv_stats(struct kv *kv, struct kv_stats *out);
 int kv_approximate_size(struct kv *kv, uint64_t *out, const void *begin, size_t begin_len,
                         const void *end, size_t end_len);
 
+/** Drops from the process's resident set the pages of store files a backend has mapped
+ *  for reading (LevelDB's table files: src/kv/ldb_mapped.c), if the process's resident
+ *  file-backed pages exceed above bytes (0: whatever they are); they stay in the page cache,
+ *  and the next read maps them again without reading the disk. Returns the bytes of
+ *  mappings advised (0 if none were, for a backend that maps none, and in ASan or TSan
+ *  builds). Any thread. */
+size_t kv_release_mapped(size_t above);
+/* What the node lets mapped store pages (with its own code and libraries) add to its
+ * resident set before it releases them. */
+#define KV_MAPPED_RESIDENT_MAX ((size_t)256 << 20)
+
 /** The message of the last failing kv call made by this thread (kv may be NULL; the
  *  message is per thread, like errno). "" if none failed yet. Valid until the next kv call
  *  on this thread. */

@@ -26,6 +26,10 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
     if (mem > cs->counters.coins_cache_peak) {
         cs->counters.coins_cache_peak = mem;
     }
+    /* The store's mapped table pages leave the resident set after each block (kv.h): they
+     * are the page cache's, and would otherwise count against -dbcache as lookups and
+     * compactions touch them. */
+    kv_release_mapped(KV_MAPPED_RESIDENT_MAX);
     int full = mem > cs->coins_limit;
     int periodic = mode >= FLUSH_PERIODIC && now - cs->last_flush_time >= FLUSH_INTERVAL_SECONDS;
     if (mode != FLUSH_ALWAYS && !full && !periodic) {

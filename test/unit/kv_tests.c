@@ -1537,6 +1537,8 @@ static void test_release_mapped(void)
         size_t released = kv_release_mapped(0);
         long after = rss_file_kb();
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+        (void)before;
+        (void)after;
         CHECK_EQ_U64(released, 0);
 #else
         if (strcmp(cur_name, "leveldb") == 0) {

@@ -148,8 +148,22 @@ static int ldb_open(struct kv **out, const char *path, const struct kv_options *
 
 static int ldb_close(struct kv *kv)
 {
-    /* LevelDB's log already holds every write: closing needs no flush to be safe. */
-    ldb_free((struct kv_ldb *)kv);
+    /* LevelDB's log already holds every write: closing needs no flush to be safe. But a
+     * close abandons the compaction in progress, and its finished output tables stay
+     * beside its inputs until the next open deletes them (the 5.3M-coin store: 463 MB on
+     * disk, 138 MB of it such outputs and a 57 MB log). So the store is opened once more
+     * and closed: the open writes the log out as a table and deletes the files no version
+     * refers to. (Waiting for the compaction instead could hold a stop for as long as the
+     * compaction runs.) */
+    struct kv_ldb *db = (struct kv_ldb *)kv;
+    leveldb_close(db->db);
+    char *err = NULL;
+    db->db = leveldb_open(db->options, db->path, &err);
+    if (err) {
+        leveldb_free(err); /* closed already: the next open finds the store as it was */
+        db->db = NULL;
+    }
+    ldb_free(db);
     return 0;
 }
 

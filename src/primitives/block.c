@@ -4,6 +4,7 @@
 #include "primitives/block.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crypto/hash.h"
@@ -149,4 +150,29 @@ void block_serialize(const struct block *b, struct buf *out, int with_witness)
     for (size_t i = 0; i < b->tx_count; i++) {
         tx_serialize(&b->txs[i], out, with_witness);
     }
+}
+
+static int cmp_txid(const void *a, const void *b)
+{
+    return memcmp(a, b, 32);
+}
+
+void block_sorted_txids(const struct block *b, uint8_t (**ids)[32], size_t *cap)
+{
+    if (*cap < b->tx_count) {
+        free(*ids);
+        *cap = b->tx_count;
+        *ids = xmalloc(*cap * 32);
+    }
+    for (size_t t = 0; t < b->tx_count; t++) {
+        memcpy((*ids)[t], b->txs[t].txid, 32);
+    }
+    if (b->tx_count > 1) {
+        qsort(*ids, b->tx_count, 32, cmp_txid);
+    }
+}
+
+int block_creates(const uint8_t (*ids)[32], size_t n, const uint8_t txid32[32])
+{
+    return n > 0 && bsearch(txid32, ids, n, 32, cmp_txid) != NULL;
 }

@@ -55,6 +55,13 @@ int block_parse(struct block *b, const uint8_t *p, size_t len, char *err, size_t
 int block_parse_prefix(struct block *b, const uint8_t *p, size_t len, size_t *used, char *err,
                        size_t err_len);
 
+/** The txids of b's transactions, sorted, into *ids (grown as needed: *cap entries; the
+ *  caller frees *ids), for block_creates. */
+void block_sorted_txids(const struct block *b, uint8_t (**ids)[32], size_t *cap);
+/** 1 if txid32 is in ids[0..n) (sorted by block_sorted_txids): an input of the block that
+ *  spends an output the block itself creates. */
+int block_creates(const uint8_t (*ids)[32], size_t n, const uint8_t txid32[32]);
+
 /** Appends the serialization of b to out (witness serialization when with_witness). */
 void block_serialize(const struct block *b, struct buf *out, int with_witness);
 /** BIP141 block weight: stripped size * 3 + total size. */

@@ -185,11 +185,6 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
     return rc;
 }
 
-static int cmp_txid(const void *a, const void *b)
-{
-    return memcmp(a, b, 32);
-}
-
 int chainstate_prefetch_recent(struct chainstate *cs)
 {
     int rc = RC_OK;
@@ -201,15 +196,13 @@ int chainstate_prefetch_recent(struct chainstate *cs)
     /* Outputs the block creates itself are skipped (sorted txids, binary search); those
      * of the block being connected are not in the cache yet: looked up, not found, no
      * harm (the cache holds what the database holds until the block is flushed into it). */
-    uint8_t(*ids)[32] = xmalloc(b->tx_count * 32);
-    for (size_t t = 0; t < b->tx_count; t++) {
-        memcpy(ids[t], b->txs[t].txid, 32);
-    }
-    qsort(ids, b->tx_count, 32, cmp_txid);
+    uint8_t(*ids)[32] = NULL;
+    size_t cap = 0;
+    block_sorted_txids(b, &ids, &cap);
     for (size_t t = 1; t < b->tx_count && rc == RC_OK; t++) {
         for (size_t i = 0; i < b->txs[t].vin_count; i++) {
             const struct outpoint *op = &b->txs[t].vin[i].prevout;
-            if (bsearch(op->txid, ids, b->tx_count, 32, cmp_txid)) {
+            if (block_creates((const uint8_t(*)[32])ids, b->tx_count, op->txid)) {
                 continue;
             }
             const struct coin *c;

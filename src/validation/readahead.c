@@ -78,11 +78,6 @@ static void coins_reset(struct readahead_coins *s)
     buf_reset(&s->arena);
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-    return memcmp(a, b, 32);
-}
-
 /* Reads the coins b spends from the store into *out (reader thread). Inputs of outputs the
  * block creates are skipped; a coin the store does not have is left out; a store error
  * ends the reading (the validation thread reads that coin itself and reports). */
@@ -94,20 +89,12 @@ static void read_coins(struct readahead *ra, const struct block *b, struct reada
     if (b->tx_count < 2) {
         return;
     }
-    if (ra->ids_cap < b->tx_count) {
-        ra->ids_cap = b->tx_count;
-        free(ra->ids);
-        ra->ids = xmalloc(ra->ids_cap * 32);
-    }
-    for (size_t t = 0; t < b->tx_count; t++) {
-        memcpy(ra->ids[t], b->txs[t].txid, 32);
-    }
-    qsort(ra->ids, b->tx_count, 32, cmp_id);
+    block_sorted_txids(b, &ra->ids, &ra->ids_cap);
     for (size_t t = 1; t < b->tx_count; t++) {
         for (size_t i = 0; i < b->txs[t].vin_count; i++) {
             const struct outpoint *op = &b->txs[t].vin[i].prevout;
             if ((ra->cache && coins_cache_may_have(ra->cache, op)) ||
-                bsearch(op->txid, ra->ids, b->tx_count, 32, cmp_id)) {
+                block_creates((const uint8_t(*)[32])ra->ids, b->tx_count, op->txid)) {
                 continue;
             }
             struct coin c;

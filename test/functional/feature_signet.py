@@ -32,7 +32,8 @@ every other check has run.
 import json
 import os
 
-from framework import BitnodeTestFramework, JSONRPCError, assert_equal, assert_true
+from framework import (BitnodeTestFramework, JSONRPCError, assert_equal, assert_true,
+                       wait_until)
 
 SRC = os.environ.get("BITNODE_SRCDIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -158,6 +159,9 @@ class SignetTest(BitnodeTestFramework):
 
         self.log("default signet: our block 1 is refused, Core's real blocks 1..10 connect")
         default.start()
+        # A fresh datadir: the genesis block is connected by the import thread once RPC is
+        # up, so the first call may find no chain yet.
+        wait_until(lambda: default.rpc("getblockcount") == 0, what="the genesis block connected")
         info = default.rpc("getblockchaininfo")
         self.check_challenge(info, DEFAULT_CHALLENGE)
         assert_equal(default.rpc("submitblock", by_name["1"]["hex"]), BAD)

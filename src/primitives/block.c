@@ -59,9 +59,13 @@ void block_init(struct block *b)
 void block_clear(struct block *b)
 {
     for (size_t i = 0; i < b->tx_count; i++) {
-        tx_clear(&b->txs[i]);
+        tx_clear(&b->txs[i]); /* nothing to free for a pooled one */
     }
     free(b->txs);
+    if (b->arena) {
+        arena_clear(b->arena);
+        free(b->arena);
+    }
     block_init(b);
 }
 
@@ -90,6 +94,11 @@ static int parse_block(struct block *b, const uint8_t *p, size_t len, size_t *us
     cap = cap < TX_ALLOC_CHUNK ? cap : TX_ALLOC_CHUNK;
     cap = (size_t)n < cap ? (size_t)n : cap;
     b->txs = cap ? xmalloc(cap * sizeof(*b->txs)) : NULL;
+    /* The transactions' pieces from one arena: a block's worth of scripts and witness
+     * items is thousands of small allocations, each freed alone otherwise. Its first
+     * chunk is sized for what a typical block's pieces take beside its bytes. */
+    b->arena = xmalloc(sizeof(*b->arena));
+    arena_init(b->arena, len + len / 2);
     b->size_stripped = BLOCK_HEADER_SIZE + ser_compact_len(n);
     in_tx = 1;
     for (i = 0; i < (size_t)n; i++) {
@@ -97,7 +106,7 @@ static int parse_block(struct block *b, const uint8_t *p, size_t len, size_t *us
             cap = cap * 2 < (size_t)n ? cap * 2 : (size_t)n;
             b->txs = xrealloc(b->txs, cap * sizeof(*b->txs));
         }
-        if ((rc = tx_parse(&b->txs[i], &r, 1))) {
+        if ((rc = tx_parse_in(&b->txs[i], &r, 1, b->arena))) {
             goto fail;
         }
         b->tx_count = i + 1;

@@ -33,6 +33,9 @@ struct block {
     uint8_t hash[32];      /* filled by block_parse */
     size_t size_total;     /* serialized size with witness */
     size_t size_stripped;  /* serialized size without witness */
+    /* Where a parsed block's transactions keep their pieces (NULL for a block built by
+     * hand, whose transactions own theirs): freed by block_clear. */
+    struct arena *arena;
 };
 
 /** Makes b empty (no allocation). */

@@ -118,6 +118,27 @@ static void bytes_set(struct bytes *b, const uint8_t *p, size_t n)
     b->data = n ? xmemdup(p, n) : NULL;
 }
 
+/* n zeroed bytes from the arena, or the heap without one. */
+static void *pcalloc(struct arena *a, size_t count, size_t size)
+{
+    if (!a) {
+        return xcalloc(count, size);
+    }
+    CHECK_ALWAYS(size == 0 || count <= SIZE_MAX / size);
+    return arena_calloc(a, count * size);
+}
+
+/* bytes_set with the copy from the arena (or the heap without one). */
+static void pbytes_set(struct arena *a, struct bytes *b, const uint8_t *p, size_t n)
+{
+    if (!a) {
+        bytes_set(b, p, n);
+        return;
+    }
+    b->len = n;
+    b->data = n ? memcpy(arena_calloc(a, n), p, n) : NULL;
+}
+
 static void bytes_free(struct bytes *b)
 {
     free(b->data);
@@ -143,6 +164,10 @@ static void tx_in_free(struct tx_in *in)
 
 void tx_clear(struct tx *tx)
 {
+    if (tx->pooled) {
+        tx_init(tx); /* its pieces are its arena's */
+        return;
+    }
     for (size_t i = 0; i < tx->vin_count; i++) {
         tx_in_free(&tx->vin[i]);
     }
@@ -157,6 +182,7 @@ void tx_clear(struct tx *tx)
 void tx_copy(struct tx *dst, const struct tx *src)
 {
     *dst = *src;
+    dst->pooled = 0;
     dst->vin = src->vin_count ? xcalloc(src->vin_count, sizeof(*dst->vin)) : NULL;
     for (size_t i = 0; i < src->vin_count; i++) {
         const struct tx_in *si = &src->vin[i];
@@ -177,7 +203,7 @@ void tx_copy(struct tx *dst, const struct tx *src)
 }
 
 /* vin: CompactSize count, then each input. tx->vin must be empty on entry. */
-static int read_vin(struct reader *r, struct tx *tx)
+static int read_vin(struct reader *r, struct tx *tx, struct arena *a)
 {
     uint64_t n;
     size_t cap;
@@ -189,7 +215,7 @@ static int read_vin(struct reader *r, struct tx *tx)
         return RC_OK;
     }
     cap = alloc_count(r, (size_t)n, MIN_TX_IN_SIZE);
-    tx->vin = xcalloc(cap, sizeof(*tx->vin));
+    tx->vin = pcalloc(a, cap, sizeof(*tx->vin));
     for (size_t i = 0; i < (size_t)n; i++) {
         struct tx_in *in = &tx->vin[i];
         const uint8_t *p;
@@ -210,7 +236,7 @@ static int read_vin(struct reader *r, struct tx *tx)
         if ((rc = rd_ptr(r, &p, (size_t)len, "input %zu scriptSig", i))) {
             return rc;
         }
-        bytes_set(&in->script_sig, p, (size_t)len);
+        pbytes_set(a, &in->script_sig, p, (size_t)len);
         if ((rc = rd_u32(r, &in->sequence, "input %zu sequence", i))) {
             return rc;
         }
@@ -219,7 +245,7 @@ static int read_vin(struct reader *r, struct tx *tx)
 }
 
 /* vout: CompactSize count, then each output. tx->vout must be empty on entry. */
-static int read_vout(struct reader *r, struct tx *tx)
+static int read_vout(struct reader *r, struct tx *tx, struct arena *a)
 {
     uint64_t n;
     size_t cap;
@@ -231,7 +257,7 @@ static int read_vout(struct reader *r, struct tx *tx)
         return RC_OK;
     }
     cap = alloc_count(r, (size_t)n, MIN_TX_OUT_SIZE);
-    tx->vout = xcalloc(cap, sizeof(*tx->vout));
+    tx->vout = pcalloc(a, cap, sizeof(*tx->vout));
     for (size_t i = 0; i < (size_t)n; i++) {
         struct tx_out *out = &tx->vout[i];
         const uint8_t *p;
@@ -248,13 +274,13 @@ static int read_vout(struct reader *r, struct tx *tx)
         if ((rc = rd_ptr(r, &p, (size_t)len, "output %zu scriptPubKey", i))) {
             return rc;
         }
-        bytes_set(&out->script_pubkey, p, (size_t)len);
+        pbytes_set(a, &out->script_pubkey, p, (size_t)len);
     }
     return RC_OK;
 }
 
 /* Every input's witness stack: a CompactSize item count, then CompactSize-prefixed items. */
-static int read_witnesses(struct reader *r, struct tx *tx)
+static int read_witnesses(struct reader *r, struct tx *tx, struct arena *a)
 {
     int rc;
     for (size_t i = 0; i < tx->vin_count; i++) {
@@ -268,7 +294,7 @@ static int read_witnesses(struct reader *r, struct tx *tx)
             continue;
         }
         cap = alloc_count(r, (size_t)n, MIN_WITNESS_ITEM_SIZE);
-        in->witness = xcalloc(cap, sizeof(*in->witness));
+        in->witness = pcalloc(a, cap, sizeof(*in->witness));
         for (size_t j = 0; j < (size_t)n; j++) {
             uint64_t len;
             const uint8_t *p;
@@ -280,7 +306,7 @@ static int read_witnesses(struct reader *r, struct tx *tx)
             if ((rc = rd_ptr(r, &p, (size_t)len, "input %zu witness item %zu", i, j))) {
                 return rc;
             }
-            bytes_set(&in->witness[j], p, (size_t)len);
+            pbytes_set(a, &in->witness[j], p, (size_t)len);
         }
     }
     return RC_OK;
@@ -295,6 +321,11 @@ static void sha256d_finish(struct hash_sha256_ctx *ctx, uint8_t out32[32])
 
 int tx_parse(struct tx *tx, struct reader *r, int allow_witness)
 {
+    return tx_parse_in(tx, r, allow_witness, NULL);
+}
+
+int tx_parse_in(struct tx *tx, struct reader *r, int allow_witness, struct arena *a)
+{
     const size_t start = r->pos;
     size_t body_start = 0, body_end = 0, wit_end = 0;
     uint32_t u;
@@ -303,6 +334,7 @@ int tx_parse(struct tx *tx, struct reader *r, int allow_witness)
     int rc;
 
     tx_init(tx);
+    tx->pooled = a != NULL;
     if ((rc = rd_u32(r, &u, "version"))) {
         goto fail;
     }
@@ -311,7 +343,7 @@ int tx_parse(struct tx *tx, struct reader *r, int allow_witness)
     /* Mirrors Core's UnserializeTransaction: an empty vin read where witness data is allowed
      * is the BIP144 marker, and the next byte is the flags. */
     body_start = r->pos;
-    if ((rc = read_vin(r, tx))) {
+    if ((rc = read_vin(r, tx, a))) {
         goto fail;
     }
     if (tx->vin_count == 0 && allow_witness) {
@@ -323,19 +355,19 @@ int tx_parse(struct tx *tx, struct reader *r, int allow_witness)
         if (flags != 0) {
             extended = 1;
             body_start = r->pos;
-            if ((rc = read_vin(r, tx)) || (rc = read_vout(r, tx))) {
+            if ((rc = read_vin(r, tx, a)) || (rc = read_vout(r, tx, a))) {
                 goto fail;
             }
         }
     } else {
-        if ((rc = read_vout(r, tx))) {
+        if ((rc = read_vout(r, tx, a))) {
             goto fail;
         }
     }
     body_end = r->pos;
     if ((flags & 1) && allow_witness) {
         flags ^= 1;
-        if ((rc = read_witnesses(r, tx))) {
+        if ((rc = read_witnesses(r, tx, a))) {
             goto fail;
         }
         if (!tx_has_witness(tx)) {

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/arena.h"
 #include "util/buf.h"
 
 #define WITNESS_SCALE_FACTOR 4
@@ -51,6 +52,10 @@ struct tx {
     uint8_t wtxid[32];
     size_t size_stripped; /* serialized size without witness */
     size_t size_total;    /* serialized size with witness (== stripped if none) */
+    /* Its scripts, witness items and arrays are an arena's (tx_parse_in): tx_clear frees
+     * none of them, the arena's owner frees them all. Replacing a piece of a pooled tx
+     * means tx_clear first (which makes it an ordinary, empty tx). */
+    uint8_t pooled;
 };
 
 /** Makes tx empty (no allocation). */
@@ -71,6 +76,9 @@ void tx_copy(struct tx *dst, const struct tx *src);
  *  Out:     tx: uninitialised or empty on entry; caller owns it (tx_clear).
  */
 int tx_parse(struct tx *tx, struct reader *r, int allow_witness);
+/** tx_parse with every piece taken from arena (NULL: the heap, as tx_parse): *tx is then
+ *  pooled, valid as long as the arena's pieces are; tx_clear still makes it empty. */
+int tx_parse_in(struct tx *tx, struct reader *r, int allow_witness, struct arena *arena);
 
 /** Parses exactly one transaction filling the whole of p[0..len). Trailing bytes are an
  *  error (RC_TRAILING). err (may be NULL) receives the message. */

@@ -127,7 +127,9 @@ int script_checker_ecdsa(const struct script_checker *chk, const uint8_t *sig, s
         sighash_witness_v0(sighash, script_code, code_len, chk->tx, chk->in_idx, hash_type,
                            chk->amount, chk->txdata);
     }
-    if (chk->sigcache) {
+    /* The key is made only when it can be found or will be stored. */
+    int cached = chk->sigcache && (chk->sigcache_store || !sigcache_empty(chk->sigcache));
+    if (cached) {
         sigcache_entry_ecdsa(chk->sigcache, entry, sighash, sig, sig_len - 1, pk, pk_len);
         if (sigcache_contains(chk->sigcache, entry)) {
             return 1;
@@ -136,7 +138,7 @@ int script_checker_ecdsa(const struct script_checker *chk, const uint8_t *sig, s
     if (!script_ecdsa_verify(sig, sig_len - 1, pk, pk_len, sighash)) {
         return 0;
     }
-    if (chk->sigcache && chk->sigcache_store) {
+    if (cached && chk->sigcache_store) {
         sigcache_insert(chk->sigcache, entry);
     }
     return 1;
@@ -168,7 +170,8 @@ int script_checker_schnorr(const struct script_checker *chk, const uint8_t *sig,
         *err = SCRIPT_ERR_SCHNORR_SIG_HASHTYPE;
         return 0;
     }
-    if (chk->sigcache) {
+    int cached = chk->sigcache && (chk->sigcache_store || !sigcache_empty(chk->sigcache));
+    if (cached) {
         sigcache_entry_schnorr(chk->sigcache, entry, sighash, sig, pk);
         if (sigcache_contains(chk->sigcache, entry)) {
             return 1;
@@ -178,7 +181,7 @@ int script_checker_schnorr(const struct script_checker *chk, const uint8_t *sig,
         *err = SCRIPT_ERR_SCHNORR_SIG;
         return 0;
     }
-    if (chk->sigcache && chk->sigcache_store) {
+    if (cached && chk->sigcache_store) {
         sigcache_insert(chk->sigcache, entry);
     }
     return 1;

@@ -2,6 +2,7 @@
 #include "script/sigcache.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include <openssl/rand.h>
@@ -25,6 +26,7 @@ struct sigcache {
     struct hash_sha256_ctx salted_schnorr; /* that an ECDSA and a Schnorr key never meet */
     struct sigcache_set *sets;
     size_t nsets;
+    atomic_int filled; /* 1 once anything was inserted (sigcache_empty) */
 };
 
 struct sigcache *sigcache_new(size_t max_bytes, const uint8_t *salt32)
@@ -114,8 +116,14 @@ int sigcache_contains(struct sigcache *c, const uint8_t entry32[32])
     return found;
 }
 
+int sigcache_empty(const struct sigcache *c)
+{
+    return !atomic_load_explicit(&((struct sigcache *)c)->filled, memory_order_relaxed);
+}
+
 void sigcache_insert(struct sigcache *c, const uint8_t entry32[32])
 {
+    atomic_store_explicit(&c->filled, 1, memory_order_relaxed);
     pthread_rwlock_wrlock(&c->lock);
     struct sigcache_set *s = &c->sets[set_index(c, entry32)];
     int slot = -1;

@@ -31,6 +31,10 @@ void sigcache_entry_schnorr(const struct sigcache *c, uint8_t entry32[32],
 
 /** 1 if entry is in the cache. Thread-safe (shared lock). */
 int sigcache_contains(struct sigcache *c, const uint8_t entry32[32]);
+/** 1 while nothing was ever inserted: then no lookup can hit, and a checker that does not
+ *  insert skips making the key (a block import without a mempool). Thread-safe; an insert
+ *  on another thread meanwhile may not be seen yet (a miss, never a false hit). */
+int sigcache_empty(const struct sigcache *c);
 /** Adds entry (evicting another in its set if full). Thread-safe (exclusive lock). */
 void sigcache_insert(struct sigcache *c, const uint8_t entry32[32]);
 /** Number of entries the cache can hold. */

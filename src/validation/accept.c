@@ -191,6 +191,14 @@ int chainstate_prefetch_recent(struct chainstate *cs)
     if (!cs->have_recent || cs->recent.tx_count < 2) {
         return RC_OK;
     }
+    /* While nothing reads the store (not the last prefetch, not the connects since), the
+     * cache holds every coin the blocks spend: looking them up ahead would only cost a
+     * lookup more per input. The first connect that reads the store turns it back on. */
+    uint64_t reads, writes, deletes, batches;
+    coins_db_counters(cs->coins_db, &reads, &writes, &deletes, &batches);
+    if (reads == cs->prefetch_db_reads) {
+        return RC_OK;
+    }
     pthread_rwlock_wrlock(&cs->lock); /* it fills the coins cache */
     const struct block *b = &cs->recent;
     /* Outputs the block creates itself are skipped (sorted txids, binary search); those
@@ -214,6 +222,7 @@ int chainstate_prefetch_recent(struct chainstate *cs)
         }
     }
     free(ids);
+    coins_db_counters(cs->coins_db, &cs->prefetch_db_reads, &writes, &deletes, &batches);
     pthread_rwlock_unlock(&cs->lock);
     return rc;
 }

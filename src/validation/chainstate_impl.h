@@ -86,6 +86,7 @@ struct chainstate {
     struct readahead_coins ra_coins; /* the coins it read for the block taken last */
     uint64_t ra_db_reads;            /* the store's reads when the last block was taken */
     uint64_t ra_primed, ra_stale;    /* its coins put in the cache; sets dropped (a flush) */
+    uint64_t prefetch_db_reads;      /* the store's reads after the last prefetch (accept.c) */
     struct {
         uint64_t inputs_checked, blocks_assumed_valid;
     } scratch; /* counted by chainstate_block_finish without the lock, moved into counters

@@ -606,22 +606,74 @@ struct dirty_cursor {
     struct coins_cursor base; /* first */
     const struct coins_cache *c;
     size_t next;
+    const uint32_t *order; /* the dirty entries in the order to hand out, or NULL: all, as
+                              they lie (norder entries) */
+    size_t norder;
+    size_t last; /* the entry handed out last */
 };
 
 static int dirty_next(struct coins_cursor *cur, struct coins_entry *out)
 {
     struct dirty_cursor *d = (struct dirty_cursor *)cur;
-    while (d->next < d->c->count) {
-        const struct centry *e = ent(d->c, d->next++);
+    for (;;) {
+        size_t i;
+        if (d->order) {
+            if (d->next >= d->norder) {
+                return 0;
+            }
+            if (d->next + 16 < d->norder) { /* the entries lie all over: ask early */
+                __builtin_prefetch(ent(d->c, d->order[d->next + 16]));
+            }
+            i = d->order[d->next++];
+        } else {
+            if (d->next >= d->c->count) {
+                return 0;
+            }
+            i = d->next++;
+        }
+        const struct centry *e = ent(d->c, i);
         if (e->flags & COINS_DIRTY) {
             memcpy(out->op.txid, e->txid, 32);
             out->op.n = e->n;
             ecoin(e, &out->coin);
             out->flags = e->flags & (COINS_DIRTY | COINS_FRESH);
+            d->last = i;
             return 1;
         }
     }
-    return 0;
+}
+
+#define ORDER_BUCKETS 65536
+
+/* The dirty entries by the leading 16 bits of their txid (a counting sort; 4 bytes each):
+ * a store handed them so gets each of its batches, and each of its level-0 tables, over a
+ * range of keys of its own, with a transaction's outputs side by side, instead of keys
+ * from all over (the cache's order, which removals shuffle). LevelDB's fresh tables were
+ * 10% larger for it, until compacted. */
+static uint32_t *key_order(const struct coins_cache *c, size_t *n_out)
+{
+    uint32_t *start = xcalloc(ORDER_BUCKETS + 1, sizeof(*start));
+    size_t n = 0;
+    for (size_t i = 0; i < c->count; i++) {
+        const struct centry *e = ent(c, i);
+        if (e->flags & COINS_DIRTY) {
+            start[((size_t)e->txid[0] << 8 | e->txid[1]) + 1]++;
+            n++;
+        }
+    }
+    for (size_t b = 1; b <= ORDER_BUCKETS; b++) {
+        start[b] += start[b - 1];
+    }
+    uint32_t *order = xmalloc((n ? n : 1) * sizeof(*order));
+    for (size_t i = 0; i < c->count; i++) {
+        const struct centry *e = ent(c, i);
+        if (e->flags & COINS_DIRTY) {
+            order[start[(size_t)e->txid[0] << 8 | e->txid[1]]++] = (uint32_t)i;
+        }
+    }
+    free(start);
+    *n_out = n;
+    return order;
 }
 
 /* Writes the dirty entries and the best block to the base; then they are clean, and the
@@ -635,8 +687,15 @@ static int write_dirty(struct coins_cache *c, int sync)
     } else if (rc) {
         return rc;
     }
-    struct dirty_cursor cur = {{dirty_next}, c, 0};
-    if ((rc = c->base->ops->batch_write(c->base, &cur.base, best, sync))) {
+    struct dirty_cursor cur = {{dirty_next}, c, 0, NULL, 0, 0};
+    uint32_t *order = NULL;
+    if (c->base->ops != &coins_cache_ops) { /* a store, not a cache: in key order */
+        order = key_order(c, &cur.norder);
+        cur.order = order;
+    }
+    rc = c->base->ops->batch_write(c->base, &cur.base, best, sync);
+    free(order);
+    if (rc) {
         return rc; /* the cache is as it was */
     }
     for (size_t i = 0; i < c->count && c->dirty;) {
@@ -828,7 +887,7 @@ static int cache_batch_write(struct coins_view *v, struct coins_cursor *cur,
             continue;
         }
         int child_spent = coins_entry_spent(&e), child_fresh = (e.flags & COINS_FRESH) != 0;
-        uint32_t h = same_key ? ent(dc->c, dc->next - 1)->h : hash_of(c, &e.op);
+        uint32_t h = same_key ? ent(dc->c, dc->last)->h : hash_of(c, &e.op);
         size_t si;
         struct centry *s = find(c, &e.op, h, &si);
         if (!s) {

@@ -711,6 +711,77 @@ static void test_flush_parts_sorted(void)
     kv_close(kv);
 }
 
+/* splitmix64: a draw independent of the last (xorshift's outputs in a row are related). */
+static uint64_t rnd_mixed(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* A store that only checks the order it is handed the entries in. */
+struct order_view {
+    struct coins_view view; /* first */
+    size_t seen, out_of_order;
+    unsigned last; /* the last entry's leading 16 bits of txid */
+};
+
+static int order_get(struct coins_view *v, const struct outpoint *op, struct coin *out)
+{
+    return RC_NOT_FOUND;
+}
+
+static int order_best(struct coins_view *v, uint8_t hash32[32])
+{
+    return RC_NOT_FOUND;
+}
+
+static int order_write(struct coins_view *v, struct coins_cursor *cur, const uint8_t best32[32],
+                       int sync)
+{
+    struct order_view *o = (struct order_view *)v;
+    struct coins_entry e;
+    while (cur->next(cur, &e)) {
+        unsigned lead = (unsigned)e.op.txid[0] << 8 | e.op.txid[1];
+        o->out_of_order += o->seen > 0 && lead < o->last;
+        o->last = lead;
+        o->seen++;
+    }
+    return RC_OK;
+}
+
+static const struct coins_view_ops order_ops = {order_get, order_best, order_write};
+
+/* A flush hands a store its dirty entries by key (their txid's leading bits), whatever order
+ * the cache holds them in after removals shuffled it: each batch, and each table the store
+ * makes of it, then covers keys of its own. */
+static void test_flush_in_key_order(void)
+{
+    struct order_view o = {{&order_ops}, 0, 0, 0};
+    struct coins_cache *c = coins_cache_new(&o.view);
+    struct ref_coin r;
+    struct coin coin;
+    uint8_t best[32] = {3};
+    for (int i = 0; i < 5000; i++) {
+        struct outpoint op;
+        memset(&op, 0, sizeof(op));
+        uint64_t x = rnd_mixed();
+        memcpy(op.txid, &x, 8);
+        op.n = (uint32_t)(i % 3);
+        make_coin(&coin, &r);
+        CHECK_EQ_INT(coins_cache_add(c, &op, &coin, 1), RC_OK);
+        if (i % 7 == 0) { /* removals move the last entry into the hole */
+            CHECK_EQ_INT(coins_cache_spend(c, &op, NULL), RC_OK);
+        }
+    }
+    coins_cache_set_best_block(c, best);
+    CHECK_EQ_INT(coins_cache_flush(c, 0), RC_OK);
+    CHECK(o.seen > 4000);
+    CHECK_EQ_INT(o.out_of_order, 0);
+    coins_cache_free(c);
+}
+
 int main(void)
 {
     TEST(test_simulation);
@@ -724,5 +795,6 @@ int main(void)
     TEST(test_prime);
     TEST(test_presence);
     TEST(test_flush_parts_sorted);
+    TEST(test_flush_in_key_order);
     return test_done();
 }

@@ -51,8 +51,10 @@ static json_t *rpc_submitblock(struct rpc_request *req)
     if (parent && parent->height + 1 >= chainstate_params(cs)->segwit_height &&
         block_witness_commitment_index(&b) >= 0 && b.txs[0].vin[0].witness_count == 0) {
         struct tx_in *in = &b.txs[0].vin[0];
-        in->witness = xcalloc(1, sizeof(struct bytes));
-        in->witness[0].data = xcalloc(32, 1);
+        /* A parsed block's transactions keep their pieces in its arena (tx.h, pooled). */
+        in->witness = b.txs[0].pooled ? arena_calloc(b.arena, sizeof(struct bytes))
+                                      : xcalloc(1, sizeof(struct bytes));
+        in->witness[0].data = b.txs[0].pooled ? arena_calloc(b.arena, 32) : xcalloc(32, 1);
         in->witness[0].len = 32;
         in->witness_count = 1;
         tx_compute_hashes(&b.txs[0]);

@@ -766,20 +766,34 @@ int main(int argc, char **argv)
             rpc_blockchain_set_validator(n.rpc_ctx, n.val);
         }
     }
-    if (n.rpc_ctx) {
-        rpc_warmup_finished(n.rpc_ctx);
-    }
-    LOG_INFO("init message: Done loading");
     /* 15. In the background: connect the stored blocks past the tip, then import block
      * files (-reindex, -loadblock). */
     {
+        int no_tip = chainstate_tip(n.cs) == NULL; /* nothing else runs yet */
         if (pthread_create(&n.import_thread, NULL, import_main, &n) != 0) {
             init_error("cannot start the import thread");
             exit_code = 1;
             goto shutdown;
         }
         n.import_started = 1;
+        /* A chain with nothing connected (a fresh datadir, -reindex-chainstate) has its
+         * genesis block connected first, in milliseconds: RPC answers once it is, so that
+         * the first getblockcount says 0, not -1 (a fresh Core answers 0). Not waited for
+         * with -reindex (the block files are read first), nor past shutdown or 10 s (the
+         * validation thread halted: the log says why). */
+        for (int ms = 0; no_tip && !n.reindexing && ms < 10000; ms += 2) {
+            chainstate_read_lock(n.cs);
+            int have = chainstate_tip(n.cs) != NULL;
+            chainstate_read_unlock(n.cs);
+            if (have || shutdown_wait(2)) {
+                break;
+            }
+        }
     }
+    if (n.rpc_ctx) {
+        rpc_warmup_finished(n.rpc_ctx);
+    }
+    LOG_INFO("init message: Done loading");
 
     /* 16. Run until SIGTERM/SIGINT or the stop RPC. */
     shutdown_wait(-1);

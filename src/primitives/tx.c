@@ -136,7 +136,7 @@ static void pbytes_set(struct arena *a, struct bytes *b, const uint8_t *p, size_
         return;
     }
     b->len = n;
-    b->data = n ? memcpy(arena_calloc(a, n), p, n) : NULL;
+    b->data = n ? memcpy(arena_alloc(a, n), p, n) : NULL; /* all of it written */
 }
 
 static void bytes_free(struct bytes *b)

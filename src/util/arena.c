@@ -23,7 +23,7 @@ void arena_init(struct arena *a, size_t first_bytes)
     a->next_bytes = first_bytes < ARENA_MIN_CHUNK ? ARENA_MIN_CHUNK : first_bytes;
 }
 
-void *arena_calloc(struct arena *a, size_t n)
+void *arena_alloc(struct arena *a, size_t n)
 {
     size_t need = (n + ARENA_ALIGN - 1) & ~(ARENA_ALIGN - 1);
     CHECK_ALWAYS(need >= n); /* no wrap */
@@ -42,8 +42,12 @@ void *arena_calloc(struct arena *a, size_t n)
     }
     void *p = c->data + c->used;
     c->used += need;
-    memset(p, 0, n);
     return p;
+}
+
+void *arena_calloc(struct arena *a, size_t n)
+{
+    return memset(arena_alloc(a, n), 0, n);
 }
 
 void arena_clear(struct arena *a)

@@ -15,6 +15,9 @@ struct arena {
 
 /** An empty arena whose first chunk will have about first_bytes (no allocation yet). */
 void arena_init(struct arena *a, size_t first_bytes);
+/** n bytes of uninitialised memory, aligned for any type, valid until arena_clear. Never
+ *  NULL (aborts when memory is exhausted, as xmalloc); n may be 0. */
+void *arena_alloc(struct arena *a, size_t n);
 /** n bytes of zeroed memory, aligned for any type, valid until arena_clear. Never NULL
  *  (aborts when memory is exhausted, as xmalloc); n may be 0. */
 void *arena_calloc(struct arena *a, size_t n);

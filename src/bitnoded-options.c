@@ -47,13 +47,14 @@ const struct arg_def bitnoded_options[] = {
     {"signetchallenge", ARG_STRING | ARG_MULTI | ARG_NETWORK_ONLY, ARGS_CAT_CHAIN, "",
      "Blocks must satisfy the given script to be considered valid (only for signet networks; "
      "defaults to the global default signet test network challenge)"},
-    {"listen", ARG_BOOL | ARG_ONLY_OFF, ARGS_CAT_CONN, "",
-     "Accept connections from outside (default: 1 if no -connect; bitnode has no P2P network "
-     "yet: only -listen=0 is accepted)"},
-    {"dnsseed", ARG_BOOL | ARG_ONLY_OFF, ARGS_CAT_CONN, "",
-     "Query for peer addresses via DNS lookup (only -dnsseed=0 is accepted yet)"},
-    {"fixedseeds", ARG_BOOL | ARG_ONLY_OFF, ARGS_CAT_CONN, "",
-     "Allow fixed seeds if DNS seeds don't provide peers (only -fixedseeds=0 is accepted yet)"},
+    {"listen", ARG_BOOL, ARGS_CAT_CONN, "",
+     "Accept connections from outside (default: 1 if no -proxy, -connect or "
+     "-maxconnections=0)"},
+    {"dnsseed", ARG_BOOL, ARGS_CAT_CONN, "",
+     "Query for peer addresses via DNS lookup, if low on addresses (default: 1 unless -connect "
+     "used or -maxconnections=0)"},
+    {"fixedseeds", ARG_BOOL, ARGS_CAT_CONN, "",
+     "Allow fixed seeds if DNS seeds don't provide peers (default: 1)"},
     {"discover", ARG_BOOL | ARG_ONLY_OFF, ARGS_CAT_CONN, "",
      "Discover own IP addresses (only -discover=0 is accepted yet)"},
     {"upnp", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_CONN, "",
@@ -65,16 +66,47 @@ const struct arg_def bitnoded_options[] = {
     {"port", ARG_INT | ARG_NETWORK_ONLY, ARGS_CAT_CONN, "=<port>",
      "Listen for connections on <port> (default: 8333, testnet3: 18333, testnet4: 48333, "
      "signet: 38333, regtest: 18444)"},
-    {"bind", ARG_STRING | ARG_MULTI | ARG_NETWORK_ONLY | ARG_NOT_IMPL, ARGS_CAT_CONN, "=<addr>[:<port>]",
-     "Bind to given address for P2P connections"},
-    {"connect", ARG_STRING | ARG_MULTI | ARG_ONLY_OFF, ARGS_CAT_CONN, "=<ip>",
-     "Connect only to the specified node; -noconnect or -connect=0 disables automatic "
-     "connections (the only form accepted yet)"},
-    {"addnode", ARG_STRING | ARG_MULTI | ARG_NOT_IMPL, ARGS_CAT_CONN, "=<ip>",
-     "Add a node to connect to and attempt to keep the connection open"},
-    {"maxconnections", ARG_INT | ARG_ONLY_OFF, ARGS_CAT_CONN, "=<n>",
-     "Maintain at most <n> automatic connections to peers (default: 125; only 0 is accepted "
-     "yet)"},
+    {"bind", ARG_STRING | ARG_MULTI | ARG_NETWORK_ONLY, ARGS_CAT_CONN, "=<addr>[:<port>]",
+     "Bind to given address and always listen on it (default: 0.0.0.0). Use [host]:port "
+     "notation for IPv6"},
+    {"whitebind", ARG_STRING | ARG_MULTI | ARG_NETWORK_ONLY, ARGS_CAT_CONN,
+     "=<[permissions@]addr>",
+     "Bind to the given address and add permission flags to the peers connecting to it. Use "
+     "[host]:port notation for IPv6. Allowed permissions: bloomfilter, noban, forcerelay, "
+     "relay, mempool, download, addr. Specify multiple permissions separated by commas "
+     "(default: download,noban,mempool,relay)"},
+    {"whitelist", ARG_STRING | ARG_MULTI, ARGS_CAT_CONN, "=<[permissions@]IP address or network>",
+     "Add permission flags to the peers using the given IP address (e.g. 1.2.3.4) or CIDR-"
+     "notated network (e.g. 1.2.3.0/24). Uses the same permissions as -whitebind"},
+    {"connect", ARG_STRING | ARG_MULTI, ARGS_CAT_CONN, "=<ip>",
+     "Connect only to the specified node; -noconnect disables automatic connections (the "
+     "rules for this peer are the same as for -addnode). This option can be specified "
+     "multiple times to connect to multiple nodes."},
+    {"addnode", ARG_STRING | ARG_MULTI, ARGS_CAT_CONN, "=<ip>",
+     "Add a node to connect to and attempt to keep the connection open (see the addnode RPC "
+     "help for more info). This option can be specified multiple times to add multiple nodes"},
+    {"seednode", ARG_STRING | ARG_MULTI, ARGS_CAT_CONN, "=<ip>",
+     "Connect to a node to retrieve peer addresses, and disconnect. This option can be "
+     "specified multiple times to connect to multiple nodes"},
+    {"maxconnections", ARG_INT, ARGS_CAT_CONN, "=<n>",
+     "Maintain at most <n> automatic connections to peers (default: 125)"},
+    {"networkactive", ARG_BOOL, ARGS_CAT_CONN, "",
+     "Enable all P2P network activity (default: 1). Can be changed by the setnetworkactive "
+     "RPC command"},
+    {"peertimeout", ARG_INT | ARG_HIDDEN, ARGS_CAT_CONN, "=<n>",
+     "Specify a p2p connection timeout delay in seconds. After connecting to a peer, wait this "
+     "amount of time before considering disconnection based on inactivity (minimum: 1, "
+     "default: 60)"},
+    {"timeout", ARG_INT, ARGS_CAT_CONN, "=<n>",
+     "Specify socket connection timeout in milliseconds. If an initial attempt to connect is "
+     "unsuccessful after this amount of time, drop it (minimum: 1, default: 5000)"},
+    {"bantime", ARG_INT, ARGS_CAT_CONN, "=<n>",
+     "Default duration (in seconds) of manually configured bans (default: 86400)"},
+    {"v2transport", ARG_BOOL, ARGS_CAT_CONN, "",
+     "Support v2 transport (default: 1). bitnode speaks v1 only: BIP324 needs ElligatorSwift, "
+     "which Debian's libsecp256k1 0.2.0 lacks; the option is accepted and logged"},
+    {"maxtipage", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
+     "Maximum tip age in seconds to consider node in initial block download (default: 86400)"},
     {"zmqpubhashblock", ARG_STRING | ARG_NOT_IMPL, ARGS_CAT_CONN, "=<address>",
      "Enable publish hash block in <address>"},
     {"zmqpubhashtx", ARG_STRING | ARG_NOT_IMPL, ARGS_CAT_CONN, "=<address>",

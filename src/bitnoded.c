@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "consensus/params.h"
+#include "net/net.h"
+#include "rpc/net.h"
 #include "rpc/auth.h"
 #include "rpc/blockchain.h"
 #include "rpc/blockstats.h"
@@ -52,6 +54,7 @@ struct node {
     int ready_fd; /* -daemon: the pipe to the waiting parent, else -1 */
     struct chainstate *cs;
     struct validator *val;   /* the validation thread: every change to cs goes through it */
+    struct net *net;         /* peers; NULL until started */
     int reindexing;          /* -reindex, or one that was interrupted */
     pthread_t import_thread; /* -loadblock / -reindex files */
     int import_started;
@@ -491,6 +494,139 @@ static void signal_ready(struct node *n)
     }
 }
 
+/* -bind / -whitebind / -whitelist / -connect / -addnode and the rest: the P2P service,
+ * started. 0, or RC_INVALID / RC_IO after init_error. */
+static int start_net(struct node *n)
+{
+    struct args *a = n->args;
+    char err[256];
+    uint16_t port = n->params->default_port;
+    if (args_is_set(a, "port") && check_port(a, "port", port, &port) != RC_OK) {
+        return RC_INVALID;
+    }
+    const char **connect = NULL, **addnode = NULL, **seednode = NULL, **binds = NULL,
+               **whitebinds = NULL, **whitelist = NULL;
+    size_t n_connect = args_get_list(a, "connect", &connect);
+    size_t n_addnode = args_get_list(a, "addnode", &addnode);
+    size_t n_seednode = args_get_list(a, "seednode", &seednode);
+    size_t n_bind = args_get_list(a, "bind", &binds);
+    size_t n_whitebind = args_get_list(a, "whitebind", &whitebinds);
+    size_t n_whitelist = args_get_list(a, "whitelist", &whitelist);
+    /* -noconnect / -connect=0: no automatic connections and no -connect targets. */
+    int connect_off = args_is_negated(a, "connect") ||
+                      (n_connect == 1 && strcmp(connect[0], "0") == 0);
+    if (connect_off) {
+        n_connect = 0;
+    }
+    int64_t maxconn = args_get_int(a, "maxconnections", 125);
+    int listen_default = !(n_connect > 0 || connect_off || maxconn == 0);
+    struct net_bind *bv = xcalloc(n_bind + n_whitebind + 1, sizeof(*bv));
+    struct net_whitelist *wl = xcalloc(n_whitelist + 1, sizeof(*wl));
+    size_t nb = 0;
+    int rc = RC_OK;
+    for (size_t i = 0; i < n_bind && rc == RC_OK; i++) {
+        const char *v = binds[i];
+        const char *eq = strstr(v, "=onion");
+        if (eq && eq[6] == 0) {
+            init_error("-bind=<addr>=onion: bitnode has no Tor control yet");
+            rc = RC_INVALID;
+            break;
+        }
+        if (net_addr_parse(v, port, 0, &bv[nb].addr, err, sizeof(err)) != RC_OK) {
+            init_error("Cannot resolve -bind address: '%s'", v);
+            rc = RC_INVALID;
+            break;
+        }
+        nb++;
+    }
+    for (size_t i = 0; i < n_whitebind && rc == RC_OK; i++) {
+        const char *rest;
+        uint32_t perms;
+        if (net_permissions_parse(whitebinds[i], &perms, &rest, err, sizeof(err)) != RC_OK) {
+            init_error("%s", err);
+            rc = RC_INVALID;
+            break;
+        }
+        if (perms & NET_PERM_IMPLICIT) {
+            perms = NET_PERM_RELAY | NET_PERM_MEMPOOL | NET_PERM_NOBAN;
+        }
+        if (net_addr_parse(rest, 0, 0, &bv[nb].addr, err, sizeof(err)) != RC_OK ||
+            bv[nb].addr.port == 0) {
+            init_error("Need to specify a port with -whitebind: '%s'", rest);
+            rc = RC_INVALID;
+            break;
+        }
+        bv[nb++].perms = perms;
+    }
+    for (size_t i = 0; i < n_whitelist && rc == RC_OK; i++) {
+        const char *rest;
+        if (net_permissions_parse(whitelist[i], &wl[i].perms, &rest, err, sizeof(err)) != RC_OK) {
+            init_error("%s", err);
+            rc = RC_INVALID;
+            break;
+        }
+        if (net_subnet_parse(rest, &wl[i].subnet) != RC_OK) {
+            init_error("Invalid netmask specified in -whitelist: '%s'", rest);
+            rc = RC_INVALID;
+            break;
+        }
+    }
+    int64_t peertimeout = args_get_int(a, "peertimeout", 60);
+    if (rc == RC_OK && peertimeout <= 0) {
+        init_error("peertimeout must be a positive integer.");
+        rc = RC_INVALID;
+    }
+    if (rc == RC_OK && maxconn < 0) {
+        maxconn = 0;
+    }
+    if (rc == RC_OK && args_get_bool(a, "v2transport", false)) {
+        LOG_INFO("-v2transport: BIP324 needs ElligatorSwift, which this libsecp256k1 lacks; "
+                 "every connection uses the v1 transport");
+    }
+    if (rc == RC_OK) {
+        struct net_options o = {
+            .val = n->val,
+            .listen = args_get_bool(a, "listen", listen_default),
+            .binds = bv,
+            .n_binds = nb,
+            .port = port,
+            .connect = connect,
+            .n_connect = n_connect,
+            .addnode = addnode,
+            .n_addnode = n_addnode,
+            .seednode = seednode,
+            .n_seednode = n_seednode,
+            .whitelist = wl,
+            .n_whitelist = n_whitelist,
+            .max_connections = (int)(maxconn > 100000 ? 100000 : maxconn),
+            .max_tip_age = args_get_int(a, "maxtipage", 24 * 60 * 60),
+            .dnsseed = args_get_bool(a, "dnsseed", n_connect == 0 && !connect_off),
+            .fixedseeds = args_get_bool(a, "fixedseeds", true),
+            .network_active = args_get_bool(a, "networkactive", true),
+            .net_dir = n->net_dir,
+            .peer_timeout = peertimeout,
+            .bantime = args_get_int(a, "bantime", 86400),
+        };
+        if (net_new(&n->net, &o, err, sizeof(err)) != RC_OK) {
+            init_error("%s", err);
+            rc = RC_IO;
+        } else if (net_start(n->net) != RC_OK) {
+            init_error("cannot start the net thread");
+            rc = RC_IO;
+        }
+    }
+    /* net_new copied what it keeps (the strings stay in args, which outlives it). */
+    free(bv);
+    free(wl);
+    free(binds);
+    free(whitebinds);
+    free(whitelist);
+    free(connect);
+    free(addnode);
+    free(seednode);
+    return rc;
+}
+
 static void print_usage(const struct args *a)
 {
     printf("bitnode daemon version v%s\n\n"
@@ -695,6 +831,7 @@ int main(int argc, char **argv)
         rpc_rawtransaction_register(n.rpc_ctx);
         rpc_mining_register(n.rpc_ctx);
         rpc_util_register(n.rpc_ctx);
+        rpc_net_register(n.rpc_ctx);
         if (rpc_server_start(n.rpc, err, sizeof(err)) != RC_OK) {
             init_error("Unable to start HTTP server: %s", err);
             goto shutdown;
@@ -790,12 +927,18 @@ int main(int argc, char **argv)
             }
         }
     }
+    /* 16. Peers. */
+    if (start_net(&n) != RC_OK) {
+        exit_code = 1;
+        goto shutdown;
+    }
     if (n.rpc_ctx) {
+        rpc_net_set_net(n.rpc_ctx, n.net);
         rpc_warmup_finished(n.rpc_ctx);
     }
     LOG_INFO("init message: Done loading");
 
-    /* 16. Run until SIGTERM/SIGINT or the stop RPC. */
+    /* 17. Run until SIGTERM/SIGINT or the stop RPC. */
     shutdown_wait(-1);
 
 shutdown:
@@ -807,6 +950,11 @@ shutdown:
     if (step >= 13 && n.rpc) {
         rpc_server_stop(n.rpc);
     }
+    if (n.rpc_ctx) {
+        rpc_net_set_net(n.rpc_ctx, NULL);
+    }
+    net_free(n.net); /* before the validator: its jobs come back first */
+    n.net = NULL;
     validator_free(n.val); /* the block open on the pool is finished first */
     n.val = NULL;
     if (n.rpc_ctx) {

@@ -19,6 +19,7 @@
 
 struct chainstate;
 struct validator;
+struct net;
 struct active_cmd;
 
 struct rpc_context {
@@ -42,6 +43,7 @@ struct rpc_context {
      * as Core's IsInitialBlockDownload). */
     struct chainstate *cs;
     struct validator *val; /* the chainstate's owner: changes go to it as jobs */
+    struct net *net;       /* the P2P service (set before warm-up ends), or NULL */
     atomic_int left_ibd;
 
     /* The latest tip, for waitfornewblock and friends: the chainstate's tip callback writes

@@ -31,8 +31,17 @@ struct validator {
     int fatal;       /* the system error that stopped it, or 0 */
 };
 
+/* A done job's callback, copied before done_ is set (the owner may free the job at once
+ * after that). */
+struct done_note {
+    void (*fn)(void *, struct validator_job *);
+    void *ctx;
+    struct validator_job *job;
+};
+
 static void finish_job(struct validator *v, struct validator_job *j, int rc)
 {
+    struct done_note n = {j->on_done, j->done_ctx, j};
     pthread_mutex_lock(&v->mu);
     j->rc = rc;
     j->done_ = 1;
@@ -40,6 +49,33 @@ static void finish_job(struct validator *v, struct validator_job *j, int rc)
         pthread_cond_broadcast(&v->done_cv); /* only when someone waits for this one */
     }
     pthread_mutex_unlock(&v->mu);
+    if (n.fn) {
+        n.fn(n.ctx, n.job);
+    }
+}
+
+/* Marks the jobs of list done (rc set already) and calls their callbacks, outside mu. */
+static void finish_list(struct validator *v, struct validator_job *j)
+{
+    size_t cap = 0, n = 0;
+    struct done_note *notes = NULL;
+    pthread_mutex_lock(&v->mu);
+    for (; j; j = j->next_) {
+        if (j->on_done) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 16;
+                notes = xrealloc(notes, cap * sizeof(*notes));
+            }
+            notes[n++] = (struct done_note){j->on_done, j->done_ctx, j};
+        }
+        j->done_ = 1;
+    }
+    pthread_cond_broadcast(&v->done_cv);
+    pthread_mutex_unlock(&v->mu);
+    for (size_t i = 0; i < n; i++) {
+        notes[i].fn(notes[i].ctx, notes[i].job);
+    }
+    free(notes);
 }
 
 static void finish_deferred(struct validator *v)
@@ -47,11 +83,8 @@ static void finish_deferred(struct validator *v)
     pthread_mutex_lock(&v->mu);
     struct validator_job *j = v->deferred;
     v->deferred = NULL;
-    for (; j; j = j->next_) {
-        j->done_ = 1; /* rc was set when the job ran */
-    }
-    pthread_cond_broadcast(&v->done_cv);
     pthread_mutex_unlock(&v->mu);
+    finish_list(v, j); /* rc was set when each ran */
 }
 
 static void defer(struct validator *v, struct validator_job *j, int rc)
@@ -364,17 +397,15 @@ void validator_free(struct validator *v)
     /* What was never done: queued jobs and those waiting for the chain to settle. */
     pthread_mutex_lock(&v->mu);
     struct validator_job *lists[2] = {v->head, v->deferred};
-    for (int i = 0; i < 2; i++) {
-        for (struct validator_job *j = lists[i], *next; j; j = next) {
-            next = j->next_;
-            j->rc = i == 0 ? RC_STOPPED : j->rc;
-            j->done_ = 1;
-        }
+    for (struct validator_job *j = lists[0]; j; j = j->next_) {
+        j->rc = RC_STOPPED;
     }
     v->head = v->tail = v->deferred = NULL;
-    pthread_cond_broadcast(&v->done_cv);
+    v->queued = 0;
     pthread_cond_broadcast(&v->space_cv);
     pthread_mutex_unlock(&v->mu);
+    finish_list(v, lists[0]);
+    finish_list(v, lists[1]);
     /* Waiters woken above return before their job's memory or v goes: the caller frees v
      * only after the threads that submit have stopped (bitnoded joins them first). */
     pthread_mutex_destroy(&v->mu);
@@ -384,9 +415,13 @@ void validator_free(struct validator *v)
     free(v);
 }
 
-int validator_submit(struct validator *v, struct validator_job *job)
+static int submit(struct validator *v, struct validator_job *job, int wait)
 {
     pthread_mutex_lock(&v->mu);
+    if (!wait && !v->stop && v->queued >= v->max_queue) {
+        pthread_mutex_unlock(&v->mu);
+        return RC_TOO_LARGE;
+    }
     job->done_ = 0;
     job->waited_ = 0;
     job->next_ = NULL;
@@ -397,7 +432,7 @@ int validator_submit(struct validator *v, struct validator_job *job)
         job->rc = RC_STOPPED;
         job->done_ = 1;
         pthread_mutex_unlock(&v->mu);
-        return RC_STOPPED;
+        return RC_STOPPED; /* no callback: the caller sees the rc */
     }
     if (v->tail) {
         v->tail->next_ = job;
@@ -409,6 +444,24 @@ int validator_submit(struct validator *v, struct validator_job *job)
     pthread_cond_signal(&v->work_cv);
     pthread_mutex_unlock(&v->mu);
     return RC_OK;
+}
+
+int validator_submit(struct validator *v, struct validator_job *job)
+{
+    return submit(v, job, 1);
+}
+
+int validator_try_submit(struct validator *v, struct validator_job *job)
+{
+    return submit(v, job, 0);
+}
+
+size_t validator_queued(struct validator *v)
+{
+    pthread_mutex_lock(&v->mu);
+    size_t n = v->queued;
+    pthread_mutex_unlock(&v->mu);
+    return n;
 }
 
 int validator_wait(struct validator *v, struct validator_job *job)

@@ -56,6 +56,12 @@ struct validator_job {
                                    with precheck: the block's hash (sha256d of its header) */
     int (*fn)(struct chainstate *cs, void *ctx); /* CALL */
     void *ctx;
+    /* Optional: called once the job is done (results readable), on the validation thread
+     * or, for a job never run, on the thread freeing the validator; without any lock held.
+     * It must not block or submit: the net thread's completions queue it and wake their
+     * loop. The job may be freed by its owner as soon as this returns. */
+    void (*on_done)(void *done_ctx, struct validator_job *job);
+    void *done_ctx;
 
     /* Results, valid once done. */
     int rc;          /* the chainstate call's: 0, RC_INVALID (st), RC_NOT_FOUND, ..., a system
@@ -87,6 +93,12 @@ void validator_free(struct validator *v);
 
 /** Queues job (waiting while the queue is full). 0, or RC_STOPPED (then job is done). */
 int validator_submit(struct validator *v, struct validator_job *job);
+/** validator_submit without waiting: RC_TOO_LARGE (nothing queued, job untouched) when the
+ *  queue is full, else as validator_submit. For threads that must not block (the net
+ *  loop). */
+int validator_try_submit(struct validator *v, struct validator_job *job);
+/** Jobs queued now (a hint: it may change at once). */
+size_t validator_queued(struct validator *v);
 /** Waits until job is done; returns job->rc. */
 int validator_wait(struct validator *v, struct validator_job *job);
 /** 1 if job is done (its results may be read), else 0. Does not wait. */

@@ -36,7 +36,7 @@ class ConfigTest(BitnodeTestFramework):
         node.assert_start_fails(["unexpected"], "Command line contains unexpected token 'unexpected'")
         node.assert_start_fails(["-assumevalid=xyz"], "Invalid assumevalid block hash "
                                 "specified (xyz), must be up to 64 hex digits (or 0 to disable)")
-        for opt in ["-listen=1", "-connect=127.0.0.1", "-maxconnections=3", "-prune=550"]:
+        for opt in ["-prune=550"]:
             name = opt.split("=")[0]
             node.assert_start_fails([opt], "%s: not implemented yet (only %s=0 is accepted)"
                                     % (name, name))
@@ -73,7 +73,7 @@ class ConfigTest(BitnodeTestFramework):
 
         self.log("[regtest] section beats the top level for network-only options")
         top_port = free_port()
-        self.write_conf(node, "regtest=1\nrpcport=%d\nrpcthreads=2\n[regtest]\nprinttoconsole=0\n"
+        self.write_conf(node, "regtest=1\nlisten=0\nrpcport=%d\nrpcthreads=2\n[regtest]\nprinttoconsole=0\n"
                         "rpcport=%d\n[test]\nrpcport=1\n" % (top_port, node.rpc_port))
         node.start()
         assert_equal(type(node.rpc("uptime")), int)
@@ -83,7 +83,7 @@ class ConfigTest(BitnodeTestFramework):
         node.stop()
 
         self.log("a top-level rpcport alone is ignored on regtest, with Core's warning")
-        self.write_conf(node, "regtest=1\nrpcport=%d\nprinttoconsole=0\n" % top_port)
+        self.write_conf(node, "regtest=1\nlisten=0\nrpcport=%d\nprinttoconsole=0\n" % top_port)
         os.remove(node.debug_log)
         node.start(["-server=0"], wait=False)
         wait_until(lambda: os.path.exists(node.debug_log) and

@@ -28,7 +28,7 @@ class MainnetImportTest(BitnodeTestFramework):
         node = self.nodes[0]
         # A mainnet node: no chain subfolder, the RPC port at top level of the config.
         with open(os.path.join(node.datadir, "bitnode.conf"), "w") as f:
-            f.write("rpcport=%d\nprinttoconsole=0\n" % node.rpc_port)
+            f.write("rpcport=%d\nprinttoconsole=0\nlisten=0\ndnsseed=0\nfixedseeds=0\n" % node.rpc_port)
         node.net_dir = node.datadir
         exp = json.load(open(os.path.join(DATA, "expected.json")))
         node.start(["-loadblock=" + os.path.join(DATA, "blk-mainnet-0-438.dat")])

@@ -55,7 +55,7 @@ def make_signet_node(node):
     datadir for the cookie and debug.log."""
     node.net_dir = os.path.join(node.datadir, "signet")
     with open(os.path.join(node.datadir, "bitnode.conf"), "w") as f:
-        f.write("signet=1\nrpcdoccheck=1\n[signet]\nrpcport=%d\nprinttoconsole=0\n" %
+        f.write("signet=1\nrpcdoccheck=1\nlisten=0\ndnsseed=0\nfixedseeds=0\n[signet]\nrpcport=%d\nprinttoconsole=0\n" %
                 node.rpc_port)
 
 

@@ -102,6 +102,7 @@ class TestNode:
         self.net_dir = os.path.join(self.datadir, CHAIN)
         os.makedirs(self.datadir, exist_ok=True)
         self.rpc_port = free_port()
+        self.p2p_port = free_port()
         self.extra_args = list(extra_args or [])
         self.process = None
         self.stderr_path = os.path.join(self.datadir, "stderr.txt")
@@ -110,8 +111,10 @@ class TestNode:
         with open(os.path.join(self.datadir, "bitnode.conf"), "w") as f:
             # rpcdoccheck: every RPC result is checked against its method's declared result
             # (as in Core's test framework); a mismatch fails the call.
-            f.write("regtest=1\nrpcdoccheck=1\n[regtest]\nrpcport=%d\nprinttoconsole=0\n" %
-                    self.rpc_port)
+            # P2P: listening on a port of its own, no DNS or fixed seeds (tests dial only
+            # loopback addresses they chose).
+            f.write("regtest=1\nrpcdoccheck=1\ndnsseed=0\nfixedseeds=0\n[regtest]\nrpcport=%d\n"
+                    "port=%d\nlisten=1\nprinttoconsole=0\n" % (self.rpc_port, self.p2p_port))
 
     @property
     def bitnoded(self):

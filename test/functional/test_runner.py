@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs every functional test (feature_*.py, rpc_*.py) in this folder, two at a time.
+"""Runs every functional test (feature_*.py, rpc_*.py, p2p_*.py) in this folder, two at a time.
 
 Prints one line per test, then "N passed, N failed" as the last line, and exits non-zero if
 any test failed. A failing test's output is printed in full.
@@ -47,7 +47,7 @@ def main():
         print("0 passed, 1 failed")
         return 1
     tests = args.tests or sorted(f for f in os.listdir(HERE)
-                                 if (f.startswith("feature_") or f.startswith("rpc_"))
+                                 if (f.startswith("feature_") or f.startswith("rpc_") or f.startswith("p2p_"))
                                  and f.endswith(".py"))
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:

@@ -122,24 +122,25 @@ static void test_validate(void)
 {
     expect_validate((const char *[]){"-rpcport=abc", NULL},
                     "Invalid value for -rpcport: 'abc' (expected an integer)");
-    expect_validate((const char *[]){"-maxconnections=2", NULL},
-                    "-maxconnections: not implemented yet (only -maxconnections=0 is accepted)");
+    expect_validate((const char *[]){"-prune=550", NULL},
+                    "-prune: not implemented yet (only -prune=0 is accepted)");
     expect_validate((const char *[]){"-dbcache=x", NULL},
                     "Invalid value for -dbcache: 'x' (expected an integer)");
     expect_validate((const char *[]){"-daemon=yes", NULL},
                     "Invalid value for -daemon: 'yes' (expected 0 or 1)");
     expect_validate((const char *[]){"-regtest", "-rpcport=5", "-rpcthreads=2", "-server", NULL},
                     NULL);
-    expect_validate((const char *[]){"-listen", NULL},
-                    "-listen: not implemented yet (only -listen=0 is accepted)");
+    /* The P2P options (issue 14). */
+    expect_validate((const char *[]){"-listen", "-maxconnections=2", "-connect=127.0.0.1",
+                                     "-addnode=127.0.0.1:18444", "-bind=127.0.0.1",
+                                     "-whitelist=noban@127.0.0.1", "-v2transport=0", NULL},
+                    NULL);
 
     /* What bitnode does anyway: accepted (Core's "off" forms, a wallet-less build's
      * -disablewallet); ZMQ is refused by name. */
     expect_validate((const char *[]){"-listen=0", "-noconnect", "-prune=0", "-disablewallet",
                                      "-maxconnections=0", "-nodnsseed", NULL},
                     NULL);
-    expect_validate((const char *[]){"-connect=0", "-connect=127.0.0.1", NULL},
-                    "-connect: not implemented yet (only -connect=0 is accepted)");
     expect_validate((const char *[]){"-zmqpubrawblock=tcp://127.0.0.1:28332", NULL},
                     "-zmqpubrawblock: not implemented yet");
 

@@ -1,6 +1,7 @@
 /* Unit tests for the RPC layer: authentication (rpcauth HMAC, Basic header, cookie), the
  * JSON writer (amounts), JSON-RPC dispatch with Bitcoin Core's error codes and HTTP status
- * conventions, -rpcallowip subnets, and bitnode-cli's argument conversion. */
+ * conventions, -rpcallowip subnets, bitnode-cli's argument conversion, and the network
+ * methods' declarations and their answers without a P2P service. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include "rpc/control.h"
 #include "rpc/json.h"
 #include "rpc/jsonrpc.h"
+#include "rpc/net.h"
 #include "rpc/protocol.h"
 #include "rpc/server.h"
 #include "test.h"
@@ -628,6 +630,144 @@ static void test_client_conversion(void)
     CHECK_EQ_STR(err, "Parameter arg0 specified multiple times");
 }
 
+/* The network methods (rpc/net.c) in a context of their own: registering them checks their
+ * declarations (rpc_register aborts on a bad default), the overview has Core's categories
+ * and signatures, and without a P2P service they answer Core's -31, after the checks Core
+ * makes first. Their result declarations accept what the handlers build and refuse the
+ * wrong shapes. */
+static void expect_in(struct rpc_context *c, const char *body, int status, const char *want)
+{
+    struct rpc_reply r;
+    rpc_handle_body(c, body, strlen(body), "user", "/", &r);
+    CHECK_EQ_INT(r.http_status, status);
+    CHECK(r.body != NULL && strncmp(r.body, want, strlen(want)) == 0);
+    if (r.body && strncmp(r.body, want, strlen(want)) != 0) {
+        fprintf(stderr, "  got:  %s  want: %s\n", r.body, want);
+    }
+    rpc_reply_clear(&r);
+}
+
+static void test_net_methods(void)
+{
+    struct rpc_context *c = rpc_context_new();
+    rpc_net_register(c);
+    rpc_set_doccheck(c, true);
+    rpc_warmup_finished(c);
+    char *o = rpc_help_overview(c);
+    CHECK_EQ_STR(o, "== Blockchain ==\n"
+                    "getblockfrompeer \"blockhash\" peer_id\n"
+                    "\n"
+                    "== Network ==\n"
+                    "addnode \"node\" \"command\" ( v2transport )\n"
+                    "clearbanned\n"
+                    "disconnectnode ( \"address\" nodeid )\n"
+                    "getaddednodeinfo ( \"node\" )\n"
+                    "getaddrmaninfo\n"
+                    "getconnectioncount\n"
+                    "getnettotals\n"
+                    "getnetworkinfo\n"
+                    "getnodeaddresses ( count \"network\" )\n"
+                    "getpeerinfo\n"
+                    "listbanned\n"
+                    "ping\n"
+                    "setban \"subnet\" \"command\" ( bantime absolute )\n"
+                    "setnetworkactive state");
+    free(o);
+
+    const char *p2p = "{\"result\":null,\"error\":{\"code\":-31,\"message\":\"Error: "
+                      "Peer-to-peer functionality missing or disabled\"},\"id\":1}\n";
+    static const char *const bare[] = {
+        "getconnectioncount", "getpeerinfo", "getnetworkinfo", "getnettotals",
+        "getaddednodeinfo",   "listbanned",  "clearbanned",    "ping",
+        "getnodeaddresses",   "getaddrmaninfo", "disconnectnode",
+    };
+    for (size_t i = 0; i < sizeof(bare) / sizeof(bare[0]); i++) {
+        char body[128];
+        snprintf(body, sizeof(body), "{\"method\":\"%s\",\"id\":1}", bare[i]);
+        expect_in(c, body, RPC_HTTP_INTERNAL_SERVER_ERROR, p2p);
+    }
+    expect_in(c, "{\"method\":\"setnetworkactive\",\"params\":[true],\"id\":1}",
+              RPC_HTTP_INTERNAL_SERVER_ERROR, p2p);
+    expect_in(c, "{\"method\":\"addnode\",\"params\":[\"1.2.3.4\",\"add\"],\"id\":1}",
+              RPC_HTTP_INTERNAL_SERVER_ERROR, p2p);
+    expect_in(c, "{\"method\":\"setban\",\"params\":[\"1.2.3.4\",\"add\"],\"id\":1}",
+              RPC_HTTP_INTERNAL_SERVER_ERROR, p2p);
+    /* A command word Core does not know is answered with the help, before the service is
+     * looked for. */
+    expect_in(c, "{\"method\":\"addnode\",\"params\":[\"1.2.3.4\",\"nosuch\"],\"id\":1}",
+              RPC_HTTP_INTERNAL_SERVER_ERROR,
+              "{\"result\":null,\"error\":{\"code\":-1,\"message\":\"addnode \\\"node\\\" "
+              "\\\"command\\\" ( v2transport )\\n\\nAttempts to add or remove");
+    expect_in(c, "{\"method\":\"setban\",\"params\":[\"1.2.3.4\",\"nosuch\"],\"id\":1}",
+              RPC_HTTP_INTERNAL_SERVER_ERROR,
+              "{\"result\":null,\"error\":{\"code\":-1,\"message\":\"setban \\\"subnet\\\"");
+    /* The dispatcher's checks come before the handler's. */
+    expect_in(c, "{\"method\":\"getblockfrompeer\",\"params\":[\"00\",0],\"id\":1}",
+              RPC_HTTP_INTERNAL_SERVER_ERROR,
+              "{\"result\":null,\"error\":{\"code\":-8,\"message\":\"blockhash must be of "
+              "length 64 (not 2, for '00')\"}");
+    expect_in(c, "{\"method\":\"setnetworkactive\",\"params\":[1],\"id\":1}",
+              RPC_HTTP_INTERNAL_SERVER_ERROR,
+              "{\"result\":null,\"error\":{\"code\":-3,\"message\":\"Wrong type passed:");
+
+    /* Every method's help renders, starting with its signature. */
+    char why[2048];
+    static const char *const all[] = {
+        "getconnectioncount", "ping",       "getpeerinfo",      "addnode",
+        "disconnectnode",     "getaddednodeinfo", "getnettotals", "getnetworkinfo",
+        "setban",             "listbanned", "clearbanned",      "setnetworkactive",
+        "getnodeaddresses",   "getaddrmaninfo", "getblockfrompeer",
+    };
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+        const struct rpc_method *m = rpc_find(c, all[i]);
+        CHECK(m != NULL);
+        char *h = rpc_method_help(m);
+        CHECK(strncmp(h, all[i], strlen(all[i])) == 0);
+        free(h);
+    }
+
+    /* A peer as getpeerinfo answers it when no ping is known and the peer gave no local
+     * address: the optional fields may be absent, the others may not. */
+    json_t *peer = json_pack(
+        "{s:i,s:s,s:s,s:s,s:[s,s],s:b,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:s,s:b,"
+        "s:b,s:b,s:i,s:i,s:i,s:[i],s:b,s:i,s:i,s:[s],s:o,s:{s:i},s:{},s:s,s:s,s:s}",
+        "id", 0, "addr", "127.0.0.1:18444", "network", "ipv4", "services", "0000000000000409",
+        "servicesnames", "NETWORK", "WITNESS", "relaytxes", 1, "last_inv_sequence", 0,
+        "inv_to_send", 0, "lastsend", 1, "lastrecv", 1, "last_transaction", 0, "last_block", 0,
+        "bytessent", 10, "bytesrecv", 20, "conntime", 1, "timeoffset", 0, "version", 70016,
+        "subver", "/Satoshi:27.0.0/", "inbound", 0, "bip152_hb_to", 0, "bip152_hb_from", 0,
+        "presynced_headers", -1, "synced_headers", 5, "synced_blocks", 5, "inflight", 6,
+        "addr_relay_enabled", 1, "addr_processed", 0, "addr_rate_limited", 0, "permissions",
+        "noban", "minfeefilter", rpc_json_amount(1000), "bytessent_per_msg", "ping", 32,
+        "bytesrecv_per_msg", "connection_type", "outbound-full-relay",
+        "transport_protocol_type", "v1", "session_id", "");
+    json_t *peers = json_pack("[O]", peer);
+    const struct rpc_method *m = rpc_find(c, "getpeerinfo");
+    CHECK_EQ_INT(rpc_result_check(m, peers, why, sizeof(why)), RC_OK);
+    json_object_set_new(peer, "pingtime", json_real(0.0015));
+    json_object_del(peer, "session_id");
+    json_decref(peers);
+    peers = json_pack("[O]", peer);
+    CHECK_EQ_INT(rpc_result_check(m, peers, why, sizeof(why)), RC_INVALID);
+    CHECK(strstr(why, "result[0].session_id: key missing") != NULL);
+    json_decref(peers);
+    json_decref(peer);
+
+    m = rpc_find(c, "getblockfrompeer");
+    json_t *v = json_object();
+    CHECK_EQ_INT(rpc_result_check(m, v, why, sizeof(why)), RC_OK);
+    json_object_set_new(v, "x", json_true());
+    CHECK_EQ_INT(rpc_result_check(m, v, why, sizeof(why)), RC_INVALID);
+    json_decref(v);
+
+    m = rpc_find(c, "getaddrmaninfo");
+    v = json_pack("{s:{s:i,s:i,s:i},s:{s:i,s:i,s:i}}", "ipv4", "new", 1, "tried", 0, "total", 1,
+                  "all_networks", "new", 1, "tried", 0, "total", 1);
+    CHECK_EQ_INT(rpc_result_check(m, v, why, sizeof(why)), RC_OK);
+    json_decref(v);
+    rpc_context_free(c);
+}
+
 int main(void)
 {
     ctx = rpc_context_new();
@@ -650,6 +790,7 @@ int main(void)
     TEST(test_help_layout);
     TEST(test_subnets);
     TEST(test_client_conversion);
+    TEST(test_net_methods);
     rpc_context_free(ctx);
     return test_done();
 }

@@ -663,6 +663,104 @@ static void test_bounded_queue_and_stop(void)
     CHECK_EQ_INT(chainstate_close(cs), RC_OK);
 }
 
+/* on_done: called once per job, after its results are readable, also for a job the
+ * validator never ran (stopped); try_submit never waits for room. */
+struct done_log {
+    pthread_mutex_t mu;
+    struct validator_job *seen[8];
+    int rc[8];
+    int n;
+};
+
+static void log_done(void *ctx, struct validator_job *job)
+{
+    struct done_log *d = ctx;
+    pthread_mutex_lock(&d->mu);
+    if (d->n < 8) {
+        d->rc[d->n] = job->rc;
+        d->seen[d->n++] = job;
+    }
+    pthread_mutex_unlock(&d->mu);
+}
+
+static void test_try_submit_and_on_done(void)
+{
+    struct chainstate *cs = open_cs(1);
+    CHECK(cs != NULL);
+    if (!cs) {
+        return;
+    }
+    struct gate g = {.open = 0};
+    pthread_mutex_init(&g.mu, NULL);
+    pthread_cond_init(&g.cv, NULL);
+    struct done_log d = {.n = 0};
+    pthread_mutex_init(&d.mu, NULL);
+    atomic_int ran = 0;
+    struct validator *v = NULL;
+    CHECK_EQ_INT(validator_new(&v, cs, 1, NULL, NULL), RC_OK);
+    struct validator_job held = {.work = VALIDATOR_CALL, .fn = wait_at_gate, .ctx = &g,
+                                 .on_done = log_done, .done_ctx = &d};
+    CHECK_EQ_INT(validator_try_submit(v, &held), RC_OK);
+    pthread_mutex_lock(&g.mu);
+    while (!g.entered) {
+        pthread_cond_wait(&g.cv, &g.mu);
+    }
+    pthread_mutex_unlock(&g.mu);
+    struct validator_job q1 = {.work = VALIDATOR_CALL, .fn = noop, .ctx = &ran,
+                               .on_done = log_done, .done_ctx = &d};
+    struct validator_job q2 = q1;
+    CHECK_EQ_INT(validator_try_submit(v, &q1), RC_OK);
+    CHECK_EQ_INT(validator_queued(v), 1);
+    /* The queue of one is full: refused at once, the job untouched. */
+    CHECK_EQ_INT(validator_try_submit(v, &q2), RC_TOO_LARGE);
+    CHECK_EQ_INT(q2.done_, 0);
+    pthread_mutex_lock(&g.mu);
+    g.open = 1;
+    pthread_cond_broadcast(&g.cv);
+    pthread_mutex_unlock(&g.mu);
+    CHECK_EQ_INT(validator_wait(v, &q1), RC_OK);
+    for (int i = 0; i < 400; i++) { /* the callback runs just after done is set */
+        pthread_mutex_lock(&d.mu);
+        int n = d.n;
+        pthread_mutex_unlock(&d.mu);
+        if (n >= 2) {
+            break;
+        }
+        usleep(5000);
+    }
+    pthread_mutex_lock(&d.mu);
+    CHECK_EQ_INT(d.n, 2);
+    CHECK(d.seen[0] == &held && d.seen[1] == &q1);
+    CHECK_EQ_INT(d.rc[1], RC_OK);
+    pthread_mutex_unlock(&d.mu);
+    /* A job still queued when the validator stops is called back with RC_STOPPED. */
+    g.open = 0;
+    g.entered = 0;
+    held = (struct validator_job){.work = VALIDATOR_CALL, .fn = wait_at_gate, .ctx = &g};
+    CHECK_EQ_INT(validator_submit(v, &held), RC_OK);
+    pthread_mutex_lock(&g.mu);
+    while (!g.entered) {
+        pthread_cond_wait(&g.cv, &g.mu);
+    }
+    pthread_mutex_unlock(&g.mu);
+    CHECK_EQ_INT(validator_try_submit(v, &q2), RC_OK);
+    pthread_t fr;
+    CHECK_EQ_INT(pthread_create(&fr, NULL, free_main, v), 0);
+    usleep(100000);
+    pthread_mutex_lock(&g.mu);
+    g.open = 1;
+    pthread_cond_broadcast(&g.cv);
+    pthread_mutex_unlock(&g.mu);
+    pthread_join(fr, NULL);
+    CHECK_EQ_INT(d.n, 3);
+    CHECK(d.seen[2] == &q2);
+    CHECK_EQ_INT(d.rc[2], RC_STOPPED);
+    pthread_mutex_destroy(&d.mu);
+    pthread_mutex_destroy(&g.mu);
+    pthread_cond_destroy(&g.cv);
+    CHECK_EQ_INT(chainstate_close(cs), RC_OK);
+}
+
 int main(void)
 {
     snprintf(datadir, sizeof(datadir), "/tmp/bitnode-validator-test-%d", (int)getpid());
@@ -672,6 +770,7 @@ int main(void)
     TEST(test_jobs_from_threads);
     TEST(test_stop_at_height);
     TEST(test_bounded_queue_and_stop);
+    TEST(test_try_submit_and_on_done);
     wipe();
     rmdir(datadir);
     return test_done();

@@ -1,0 +1,211 @@
+/* The P2P service: every peer socket on one libevent loop on the net thread, the version
+ * handshake, headers-first sync, parallel block download, serving headers and blocks, and
+ * announcing new tips. Blocks and headers from peers go to the validation thread as jobs
+ * (validator.h), the same path as an import; the net thread never blocks on them.
+ *
+ * One owner: the net thread owns every peer, the ban list and the added-node list. Other
+ * threads (RPC) ask through the functions below, which run their work on the net thread
+ * and wait for it (net_call), or copy out a snapshot.
+ *
+ * Lock order: the chain's read lock is taken by the net thread inside nothing else of its
+ * own; the completion and call queues' mutexes are leaves.
+ */
+#ifndef BITNODE_NET_NET_H
+#define BITNODE_NET_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/netaddr.h"
+
+struct validator;
+struct chainstate;
+struct net;
+
+/* Permission flags of -whitelist / -whitebind (Core's NetPermissionFlags). */
+enum net_permission {
+    NET_PERM_BLOOMFILTER = 1u << 1,
+    NET_PERM_RELAY = 1u << 3,
+    NET_PERM_FORCERELAY = (1u << 2) | NET_PERM_RELAY,
+    NET_PERM_DOWNLOAD = 1u << 6,
+    NET_PERM_NOBAN = (1u << 4) | NET_PERM_DOWNLOAD,
+    NET_PERM_MEMPOOL = 1u << 5,
+    NET_PERM_ADDR = 1u << 7,
+    NET_PERM_IMPLICIT = 1u << 31,
+};
+
+/** Parses "perm1,perm2@rest" (or "rest" alone: implicit permissions) as -whitelist and
+ *  -whitebind take it: *perms, and *rest points into s. 0, or RC_INVALID with err
+ *  ("Invalid P2P permission: 'x'"). */
+int net_permissions_parse(const char *s, uint32_t *perms, const char **rest, char *err,
+                          size_t err_len);
+/** Appends Core's names of perms ("noban", "download", ...) to names[] (up to max); the
+ *  count. */
+size_t net_permission_names(uint32_t perms, const char **names, size_t max);
+
+enum net_conn_type {
+    CONN_INBOUND = 0,
+    CONN_OUTBOUND_FULL_RELAY,
+    CONN_MANUAL,
+    CONN_FEELER,
+    CONN_BLOCK_RELAY,
+    CONN_ADDR_FETCH,
+};
+/** Core's names: "inbound", "outbound-full-relay", "manual", ... */
+const char *net_conn_type_name(int type);
+
+struct net_bind {
+    struct net_addr addr;
+    uint32_t perms; /* -whitebind: its permissions; -bind: 0 */
+};
+
+struct net_whitelist {
+    struct net_subnet subnet;
+    uint32_t perms;
+};
+
+struct net_options {
+    struct validator *val;        /* borrowed: blocks and headers go to it */
+    int listen;                   /* -listen */
+    const struct net_bind *binds; /* -bind / -whitebind; none: every interface on port */
+    size_t n_binds;
+    uint16_t port; /* -port */
+    const char *const *connect; /* -connect: only these, no automatic connections */
+    size_t n_connect;
+    const char *const *addnode; /* -addnode */
+    size_t n_addnode;
+    const char *const *seednode; /* -seednode: asked for addresses, then left */
+    size_t n_seednode;
+    const struct net_whitelist *whitelist; /* -whitelist (inbound) */
+    size_t n_whitelist;
+    int max_connections;  /* -maxconnections */
+    int64_t max_tip_age;  /* -maxtipage, seconds */
+    int dnsseed;          /* -dnsseed (no DNS lookups on a test machine: 0) */
+    int fixedseeds;       /* -fixedseeds */
+    int network_active;   /* -networkactive */
+    uint32_t onlynet;     /* -onlynet: a bit per enum net_network; 0: all */
+    const char *proxy;    /* -proxy host:port (SOCKS5), or NULL */
+    const char *net_dir;  /* where banlist.json and peers.dat live */
+    int64_t peer_timeout; /* -peertimeout, seconds */
+    int64_t bantime;      /* -bantime, seconds */
+    const char *user_agent_comment; /* unused yet: -uacomment is logged as ignored */
+};
+
+/** Creates the service and binds its listening sockets (so a port in use fails start-up
+ *  with Core's message in err). 0, or RC_INVALID / RC_IO with err. Nothing runs yet. */
+int net_new(struct net **out, const struct net_options *opt, char *err, size_t err_len);
+/** Starts the net thread: outbound connections, accepting, syncing. 0 or RC_IO. */
+int net_start(struct net *n);
+/** Disconnects everyone, stops the thread, saves the ban list and frees n. NULL: no-op.
+ *  Call before the validator is freed. */
+void net_free(struct net *n);
+
+/** Runs fn(n, ctx) on the net thread and waits for it. RC_STOPPED if the thread is not
+ *  running (fn is not called). For the RPC methods (rpc/net.c): fn may read and change
+ *  the service's state through the net_* functions marked "net thread". */
+int net_call(struct net *n, void (*fn)(struct net *n, void *ctx), void *ctx);
+
+/* ---- Net thread only (inside net_call) ---- */
+
+struct net_peer_stats {
+    int64_t id;
+    char addr[NET_ADDR_STR_LEN];
+    char addr_bind[NET_ADDR_STR_LEN];
+    char addr_local[NET_ADDR_STR_LEN]; /* what the peer says we are, "" if unknown */
+    int network;                        /* enum net_network */
+    uint64_t services;
+    int relay_txs;
+    int64_t last_send, last_recv; /* unix seconds */
+    int64_t last_block, last_tx;
+    uint64_t bytes_sent, bytes_recv;
+    int64_t conn_time;
+    int64_t time_offset;
+    int64_t ping_us, min_ping_us, ping_wait_us; /* -1: none */
+    int32_t version;
+    char subver[NET_MAX_SUBVERSION + 1];
+    int inbound;
+    int bip152_hb_to, bip152_hb_from;
+    int32_t starting_height;
+    int32_t synced_headers, synced_blocks; /* -1: none */
+    int32_t *inflight; /* heights (caller frees) */
+    size_t n_inflight;
+    int addr_relay_enabled;
+    uint64_t addr_processed, addr_rate_limited;
+    uint32_t permissions;
+    int64_t minfeefilter; /* sat/kvB */
+    int conn_type;
+    int handshake_done;
+    /* Bytes per message type (Core's bytessent_per_msg): command names borrowed from a
+     * static table, counts at the same index. */
+    size_t n_msg_types;
+    const char *const *msg_types;
+    uint64_t *sent_per_msg; /* caller frees */
+    uint64_t *recv_per_msg; /* caller frees */
+};
+
+/** The connected peers (handshake or not), in id order: *out (caller frees with
+ *  net_peer_stats_free). */
+void net_get_peers(struct net *n, struct net_peer_stats **out, size_t *count);
+void net_peer_stats_free(struct net_peer_stats *p, size_t count);
+
+/** Connection counts. */
+void net_connection_counts(struct net *n, int *in, int *out);
+/** Bytes over all connections since start. */
+void net_totals(struct net *n, uint64_t *recv, uint64_t *sent);
+/** Disconnects peers by address ("ip:port") or by id (id >= 0). 0 or RC_NOT_FOUND. */
+int net_disconnect(struct net *n, const char *address, int64_t id);
+/** addnode add / remove / onetry. RC_INVALID (already added: "Error: Node already added"),
+ *  RC_NOT_FOUND (remove: not added). */
+int net_addnode(struct net *n, const char *node, const char *command, char *err, size_t err_len);
+struct net_added_node {
+    char node[NET_ADDR_STR_LEN];
+    int connected;
+    char address[NET_ADDR_STR_LEN]; /* when connected */
+    int inbound;
+};
+/** The added nodes (addnode RPC and -addnode): *out (caller frees). */
+void net_added_nodes(struct net *n, struct net_added_node **out, size_t *count);
+
+/** Bans subnet for bantime seconds (absolute: until; bantime <= 0: -bantime from now).
+ *  Disconnects the peers in it. */
+void net_ban(struct net *n, const struct net_subnet *sn, int64_t bantime, int absolute);
+/** Lifts a ban: 0 or RC_NOT_FOUND. */
+int net_unban(struct net *n, const struct net_subnet *sn);
+/** Whether sn is banned already. */
+int net_is_banned_subnet(struct net *n, const struct net_subnet *sn);
+struct net_ban_entry {
+    struct net_subnet subnet;
+    int64_t created, until;
+};
+/** The current bans (expired ones dropped): *out (caller frees). */
+void net_list_banned(struct net *n, struct net_ban_entry **out, size_t *count);
+void net_clear_banned(struct net *n);
+
+/** setnetworkactive: off disconnects everyone and stops connecting and accepting. */
+void net_set_active(struct net *n, int active);
+int net_is_active(struct net *n);
+/** ping RPC: a ping to every peer at the next chance. */
+void net_ping_all(struct net *n);
+/** getblockfrompeer: asks peer id for the block (its header must be known). 0, RC_NOT_FOUND
+ *  (no such peer / header), RC_INVALID with err (already have it, peer cannot serve it). */
+int net_fetch_block(struct net *n, int64_t peer_id, const uint8_t hash32[32], char *err,
+                    size_t err_len);
+/** The local services (NODE_NETWORK | NODE_WITNESS ...). */
+uint64_t net_local_services(struct net *n);
+/** The listening port and whether it listens. */
+int net_listening(struct net *n, uint16_t *port);
+
+struct net_known_addr {
+    struct net_addr addr;
+    uint64_t services;
+    int64_t time;
+};
+/** getnodeaddresses: up to max addresses of network (-1: all) from the address manager.
+ *  *out (caller frees). */
+void net_node_addresses(struct net *n, int network, size_t max, struct net_known_addr **out,
+                        size_t *count);
+/** setmocktime: the clock the service reads for timeouts, pings and version times; 0 for
+ *  real time. */
+void net_set_mocktime(struct net *n, int64_t t);
+
+#endif

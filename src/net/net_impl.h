@@ -1,0 +1,234 @@
+/* The P2P service's insides, shared by net.c (connections, framing, timers, bans, the RPC
+ * side) and sync.c (what each message does: handshake, headers, blocks, announcements).
+ * Everything here belongs to the net thread, except where a field says otherwise.
+ */
+#ifndef BITNODE_NET_NET_IMPL_H
+#define BITNODE_NET_NET_IMPL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "consensus/params.h"
+#include "net/net.h"
+#include "net/protocol.h"
+#include "validation/validator.h"
+
+struct event_base;
+struct event;
+struct bufferevent;
+struct evconnlistener;
+struct block_index;
+
+/* Message types counted per peer (getpeerinfo's bytessent_per_msg); the last is "*other*". */
+enum {
+    NET_N_MSG_TYPES = 27,
+};
+extern const char *const net_msg_type_names[NET_N_MSG_TYPES];
+int net_msg_type_index(const char *command);
+
+#define NET_MAX_BLOCKS_IN_FLIGHT 16    /* per peer (Core's MAX_BLOCKS_IN_TRANSIT_PER_PEER) */
+#define NET_BLOCK_DOWNLOAD_WINDOW 1024 /* blocks past the last common block */
+#define NET_MAX_PENDING_JOBS 24        /* validator jobs of one peer before its reads pause */
+#define NET_MAX_BLOCKS_TO_ANNOUNCE 8   /* more new blocks than that: inv instead of headers */
+#define NET_MAX_UNCONNECTING 10        /* headers messages in a row that do not connect */
+#define NET_SEND_BUFFER 2000000        /* serving pauses while this much waits to be sent */
+#define NET_PING_INTERVAL_US (120 * 1000000LL)
+#define NET_TIMEOUT_INTERVAL_S (20 * 60)
+#define NET_STALL_TIMEOUT_US (2 * 1000000LL)
+#define NET_STALL_TIMEOUT_MAX_US (64 * 1000000LL)
+#define NET_BLOCK_TIMEOUT_BASE_US (600 * 1000000LL)
+#define NET_BLOCK_TIMEOUT_PER_PEER_US (300 * 1000000LL)
+#define NET_MAX_OUTBOUND_FULL_RELAY 8
+#define NET_MAX_BLOCK_RELAY_ONLY 2
+#define NET_MAX_FEELER 1
+#define NET_MAX_ADDNODE 8
+
+struct inflight {
+    uint8_t hash[32];
+    struct block_index *e;
+    int64_t time_us; /* when requested */
+    struct inflight *next;
+};
+
+struct peer {
+    struct net *net;
+    int64_t id;
+    struct bufferevent *bev;
+    struct net_addr addr;
+    char addr_str[NET_ADDR_STR_LEN];
+    char bind_str[NET_ADDR_STR_LEN];
+    char addr_local[NET_ADDR_STR_LEN];
+    char added_name[NET_ADDR_STR_LEN]; /* the -connect / addnode string it was opened for */
+    int conn_type;
+    uint32_t perms;
+    int connected; /* outbound: the TCP connect finished */
+
+    int64_t conn_time, last_send, last_recv, last_block, last_tx; /* seconds */
+    uint64_t bytes_sent, bytes_recv;
+    uint64_t sent_per_msg[NET_N_MSG_TYPES], recv_per_msg[NET_N_MSG_TYPES];
+
+    /* Framing. */
+    struct net_msg_header hdr;
+    int have_hdr;
+
+    /* Handshake. */
+    int got_version, handshake_done, sent_version;
+    struct net_version ver;
+    uint64_t local_nonce;
+    int prefer_headers, wtxid_relay, want_addrv2, relay_txs;
+    int64_t feefilter;
+    int64_t time_offset;
+    int sent_getaddr, got_getaddr;
+
+    /* Ping. */
+    uint64_t ping_nonce;
+    int64_t ping_start_us, ping_us, min_ping_us, next_ping_us;
+    int ping_asked;
+
+    /* Sync. */
+    struct block_index *best_known;     /* the best block the peer has (from its headers) */
+    struct block_index *last_common;    /* with our active chain, for the download walk */
+    struct block_index *best_sent;      /* the best header we announced or sent to it */
+    uint8_t best_unknown[32];           /* an announced hash whose header we lack */
+    int has_best_unknown;
+    int sync_started;
+    int64_t headers_asked_us;           /* a getheaders is out since then, 0 if none */
+    int unconnecting;
+    int low_work; /* low-work headers messages in a row */
+    struct inflight *inflight;
+    int n_inflight;
+    int64_t stalling_since_us;
+    int64_t stall_timeout_us;
+    int pending_jobs;  /* validator jobs of this peer not yet handled */
+    int read_paused;
+
+    /* Serving getdata, in order, while the send buffer has room. */
+    struct net_inv *getdata;
+    size_t getdata_n, getdata_pos;
+
+    int disconnect;
+    struct peer *next;
+};
+
+struct net_job {
+    struct validator_job job;
+    struct net *net;
+    int64_t peer_id;
+    int is_block;
+    uint8_t *data; /* owned */
+    size_t len;
+    uint8_t hash[32];       /* block: its hash; headers: the last header's hash */
+    uint8_t first_prev[32]; /* headers: the first header's parent */
+    size_t n_headers;
+    struct net_job *next;
+};
+
+struct net_call_item {
+    void (*fn)(struct net *n, void *ctx);
+    void *ctx;
+    int done;
+    struct net_call_item *next;
+};
+
+struct net_ban {
+    struct net_subnet subnet;
+    int64_t created, until;
+};
+
+struct added_node {
+    char name[NET_ADDR_STR_LEN];
+    int from_connect; /* -connect (else -addnode / addnode RPC) */
+    int64_t next_try;
+    int64_t peer_id; /* connected (or connecting) peer, -1 if none */
+};
+
+/* A block received from a peer whose connect verdict is still to come (Core's
+ * mapBlockSource): the peer is punished if it turns out invalid. */
+struct block_source {
+    uint8_t hash[32];
+    int64_t peer_id;
+    int64_t time;
+};
+#define NET_BLOCK_SOURCES 1024
+
+struct net {
+    struct net_options opt;
+    struct validator *val;
+    struct chainstate *cs;
+    const struct chain_params *p;
+    uint64_t local_services;
+    char user_agent[64];
+
+    struct event_base *base;
+    pthread_t thread;
+    int thread_started;
+    struct evconnlistener *listeners[8];
+    struct net_bind bound[8];
+    size_t n_listeners;
+    uint16_t port;
+    struct event *done_ev, *call_ev, *timer_ev, *cleanup_ev;
+
+    /* Filled by other threads. */
+    pthread_mutex_t q_mu; /* a leaf */
+    pthread_cond_t call_cv;
+    struct net_job *done_head;
+    struct net_call_item *calls;
+    int stopping; /* guarded by q_mu */
+    int jobs_out; /* guarded by q_mu: jobs the validator has and has not finished */
+
+    struct peer *peers;
+    int64_t next_peer_id;
+    struct net_job *waiting_head, *waiting_tail; /* not yet taken by the validator */
+    uint8_t (*processing)[32]; /* blocks received and not yet judged: not asked for again */
+    size_t n_processing, cap_processing;
+    uint64_t total_recv, total_sent;
+
+    struct net_ban *bans;
+    size_t n_bans;
+    int bans_dirty;
+    struct net_addr discouraged[256]; /* a ring of recently discouraged hosts */
+    size_t n_discouraged;
+
+    struct added_node *added;
+    size_t n_added;
+
+    struct block_index *last_tip; /* the tip announcements were made for */
+    int left_ibd;
+    int active;
+    int64_t mocktime;
+    struct block_source sources[NET_BLOCK_SOURCES];
+    size_t n_sources;
+
+    /* Addresses heard of (a bounded list until the address manager lands). */
+    struct net_known_addr *known;
+    size_t n_known;
+};
+
+/* net.c */
+int64_t net_now(const struct net *n);      /* seconds (mock time when set) */
+int64_t net_now_us(const struct net *n);   /* microseconds, monotonic unless mocked */
+void net_send(struct peer *p, const char *command, const struct buf *payload);
+void net_send_empty(struct peer *p, const char *command);
+void net_peer_disconnect(struct peer *p, const char *why);
+/* Core's Misbehaving + MaybeDiscourageAndDisconnect: logs, then disconnects the peer unless
+ * it has noban or is a manual connection, and discourages its address unless local. */
+void net_misbehaving(struct peer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct peer *net_find_peer(struct net *n, int64_t id);
+void net_pause_reads(struct peer *p, int pause);
+/* Queues a job for the validator (submitted now if its queue has room). */
+void net_submit(struct net *n, struct net_job *j);
+int net_in_ibd(struct net *n); /* caller holds the chain's read lock */
+size_t net_send_buffered(const struct peer *p);
+
+/* sync.c */
+void sync_on_connected(struct peer *p); /* outbound TCP connect done: send version */
+void sync_process_message(struct peer *p, const char *command, const uint8_t *payload,
+                          size_t len);
+void sync_job_done(struct net *n, struct net_job *j);
+void sync_tick(struct net *n);           /* the timer: pings, timeouts, stalls, tips */
+void sync_peer_gone(struct net *n, struct peer *p); /* frees its in-flight blocks */
+void sync_serve_getdata(struct peer *p); /* more of the getdata queue, while room */
+void sync_send_version(struct peer *p);
+void sync_schedule_downloads(struct net *n);
+
+#endif

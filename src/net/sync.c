@@ -1,0 +1,1447 @@
+/* What each P2P message does (net_impl.h): the version handshake, pings, headers-first sync,
+ * the block download window, serving headers and blocks, and announcing new tips. Runs on
+ * the net thread only. The chain is read under the chain's read lock; every change to it is
+ * a validator job, whose verdict comes back through sync_job_done.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blockstore/blockindex.h"
+#include "consensus/arith256.h"
+#include "consensus/pow.h"
+#include "crypto/hash.h"
+#include "net/net_impl.h"
+#include "primitives/block.h"
+#include "util/hex.h"
+#include "util/log.h"
+#include "util/random.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+#include "validation/chainstate.h"
+
+#define MAX_GETBLOCKS_RESULTS 500
+#define MAX_HEADERS_ANNOUNCE NET_MAX_BLOCKS_TO_ANNOUNCE
+
+static const char *peer_log_id(const struct peer *p, char *out, size_t len)
+{
+    snprintf(out, len, "peer=%lld", (long long)p->id);
+    return out;
+}
+
+/* ---- Chain helpers (chain read lock held) ---- */
+
+/* Core's GetAntiDoSWorkThreshold: headers chains with less work than this are not stored
+ * (the tip's work less 144 blocks of it, at least the minimum chain work). */
+static void anti_dos_work(struct net *n, struct u256 *out)
+{
+    struct block_index *tip = chainstate_tip(n->cs);
+    *out = n->p->minimum_chain_work;
+    if (!tip) {
+        return;
+    }
+    struct u256 w, buffer, near;
+    pow_block_proof(&w, tip->header.bits);
+    u256_mul_u32(&buffer, &w, 144);
+    if (u256_cmp(&tip->chain_work, &buffer) > 0) {
+        u256_sub(&near, &tip->chain_work, &buffer);
+        if (u256_cmp(&near, out) > 0) {
+            *out = near;
+        }
+    }
+}
+
+int net_in_ibd(struct net *n)
+{
+    if (n->left_ibd) {
+        return 0;
+    }
+    struct block_index *tip = chainstate_tip(n->cs);
+    if (!tip || u256_cmp(&tip->chain_work, &n->p->minimum_chain_work) < 0 ||
+        (int64_t)tip->header.time < net_now(n) - n->opt.max_tip_age) {
+        return 1;
+    }
+    n->left_ibd = 1;
+    LOG_INFO("Leaving InitialBlockDownload (latching to false)");
+    return 0;
+}
+
+/* Core's locator: the 10 blocks back from e one by one, then doubling steps, then genesis. */
+static size_t build_locator(struct block_index *e, uint8_t (**out)[32])
+{
+    size_t cap = 64, k = 0;
+    uint8_t(*h)[32] = xmalloc(cap * 32);
+    int32_t step = 1;
+    while (e) {
+        if (k == cap) {
+            cap *= 2;
+            h = xrealloc(h, cap * 32);
+        }
+        memcpy(h[k++], e->hash, 32);
+        if (e->height == 0) {
+            break;
+        }
+        int32_t height = e->height - step > 0 ? e->height - step : 0;
+        e = block_index_ancestor(e, height);
+        if (k > 10) {
+            step *= 2;
+        }
+    }
+    *out = h;
+    return k;
+}
+
+static int peer_has_header(const struct peer *p, struct block_index *e)
+{
+    if (p->best_known && block_index_ancestor(p->best_known, e->height) == e) {
+        return 1;
+    }
+    if (p->best_sent && block_index_ancestor(p->best_sent, e->height) == e) {
+        return 1;
+    }
+    return 0;
+}
+
+/* Core's UpdateBlockAvailability: the peer has the block of hash (if we know the header and
+ * it has more work than the best known one), else remember the hash. */
+static void update_availability(struct net *n, struct peer *p, const uint8_t hash[32])
+{
+    struct block_index *e = block_tree_find(chainstate_tree(n->cs), hash);
+    if (e && u256_cmp(&e->chain_work, &(struct u256){{0}}) > 0) {
+        if (!p->best_known || u256_cmp(&e->chain_work, &p->best_known->chain_work) >= 0) {
+            p->best_known = e;
+        }
+        if (p->has_best_unknown && memcmp(p->best_unknown, hash, 32) == 0) {
+            p->has_best_unknown = 0;
+        }
+    } else {
+        memcpy(p->best_unknown, hash, 32);
+        p->has_best_unknown = 1;
+    }
+}
+
+static void resolve_unknown(struct net *n, struct peer *p)
+{
+    if (!p->has_best_unknown) {
+        return;
+    }
+    struct block_index *e = block_tree_find(chainstate_tree(n->cs), p->best_unknown);
+    if (e) {
+        p->has_best_unknown = 0;
+        if (!p->best_known || u256_cmp(&e->chain_work, &p->best_known->chain_work) >= 0) {
+            p->best_known = e;
+        }
+    }
+}
+
+/* ---- Sending helpers ---- */
+
+void sync_send_version(struct peer *p)
+{
+    struct net *n = p->net;
+    struct net_version v;
+    memset(&v, 0, sizeof(v));
+    v.version = NET_PROTOCOL_VERSION;
+    v.services = n->local_services;
+    v.time = net_now(n);
+    /* addr_recv: the peer's address if routable (as Core), else all zero. */
+    if (net_addr_is_routable(&p->addr)) {
+        net_addr_to_ip16(&p->addr, v.addr_recv.ip);
+        v.addr_recv.port = p->addr.port;
+        v.addr_recv.services = p->ver.services;
+    }
+    v.addr_from.services = n->local_services;
+    v.nonce = p->local_nonce;
+    snprintf(v.user_agent, sizeof(v.user_agent), "%s", n->user_agent);
+    chainstate_read_lock(n->cs);
+    struct block_index *tip = chainstate_tip(n->cs);
+    v.start_height = tip ? tip->height : 0;
+    chainstate_read_unlock(n->cs);
+    v.relay = p->conn_type != CONN_BLOCK_RELAY;
+    struct buf b;
+    buf_init(&b);
+    net_version_serialize(&b, &v);
+    net_send(p, "version", &b);
+    buf_clear(&b);
+    p->sent_version = 1;
+}
+
+void sync_on_connected(struct peer *p)
+{
+    sync_send_version(p);
+}
+
+/* A getheaders from e's locator (e: NULL for our best header). Chain lock held. */
+static void send_getheaders(struct net *n, struct peer *p, struct block_index *from,
+                            const uint8_t *stop)
+{
+    if (!from) {
+        from = chainstate_best_header(n->cs);
+        if (!from) {
+            from = chainstate_tip(n->cs);
+        }
+    }
+    if (!from) {
+        return;
+    }
+    uint8_t(*loc)[32];
+    size_t k = build_locator(from, &loc);
+    static const uint8_t zero[32];
+    struct buf b;
+    buf_init(&b);
+    net_locator_serialize(&b, NET_PROTOCOL_VERSION, (const uint8_t(*)[32])loc, k,
+                          stop ? stop : zero);
+    net_send(p, "getheaders", &b);
+    buf_clear(&b);
+    free(loc);
+    p->headers_asked_us = net_now_us(n);
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "getheaders (%d) to peer=%lld", from->height,
+        (long long)p->id);
+}
+
+static void send_ping(struct peer *p)
+{
+    uint64_t nonce = 0;
+    while (nonce == 0) {
+        random_bytes((uint8_t *)&nonce, sizeof(nonce));
+    }
+    struct buf b;
+    buf_init(&b);
+    buf_put_u64le(&b, nonce);
+    net_send(p, "ping", &b);
+    buf_clear(&b);
+    p->ping_nonce = nonce;
+    p->ping_start_us = net_now_us(p->net);
+    p->next_ping_us = p->ping_start_us + NET_PING_INTERVAL_US;
+    p->ping_asked = 0;
+}
+
+/* ---- The handshake ---- */
+
+static void on_version(struct peer *p, const uint8_t *d, size_t len)
+{
+    struct net *n = p->net;
+    char err[160], lid[32];
+    if (p->got_version) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "redundant version message from %s",
+            peer_log_id(p, lid, sizeof(lid)));
+        return;
+    }
+    struct net_version v;
+    if (net_version_parse(d, len, &v, err, sizeof(err)) != RC_OK) {
+        net_misbehaving(p, "malformed version message: %s", err);
+        net_peer_disconnect(p, "malformed version");
+        return;
+    }
+    if (v.version < NET_MIN_PEER_PROTO_VERSION) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "peer=%lld using obsolete version %d; disconnecting",
+            (long long)p->id, v.version);
+        net_peer_disconnect(p, "obsolete version");
+        return;
+    }
+    if (p->conn_type == CONN_INBOUND) {
+        for (struct peer *q = n->peers; q; q = q->next) {
+            if (q != p && q->conn_type != CONN_INBOUND && q->local_nonce == v.nonce &&
+                v.nonce != 0) {
+                LOG_INFO("connected to self at %s, disconnecting", p->addr_str);
+                net_peer_disconnect(p, "connected to self");
+                return;
+            }
+        }
+    }
+    if (p->conn_type != CONN_INBOUND && p->conn_type != CONN_MANUAL &&
+        (v.services & (NODE_NETWORK | NODE_WITNESS)) != (NODE_NETWORK | NODE_WITNESS) &&
+        (v.services & (NODE_NETWORK_LIMITED | NODE_WITNESS)) !=
+            (NODE_NETWORK_LIMITED | NODE_WITNESS)) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "peer=%lld does not offer the expected services (%08llx offered); disconnecting",
+            (long long)p->id, (unsigned long long)v.services);
+        net_peer_disconnect(p, "services");
+        return;
+    }
+    p->ver = v;
+    p->got_version = 1;
+    p->relay_txs = v.relay;
+    p->time_offset = v.time - net_now(n);
+    {
+        struct net_addr me;
+        net_addr_from_ip16(v.addr_recv.ip, v.addr_recv.port, &me);
+        static const uint8_t zero[16];
+        if (memcmp(v.addr_recv.ip, zero, 16) != 0) {
+            net_addr_format(&me, 1, p->addr_local);
+        }
+    }
+    if (p->conn_type == CONN_INBOUND && !p->sent_version) {
+        sync_send_version(p);
+    }
+    int common = v.version < NET_PROTOCOL_VERSION ? v.version : NET_PROTOCOL_VERSION;
+    if (common >= NET_WTXID_RELAY_VERSION) {
+        net_send_empty(p, "wtxidrelay");
+    }
+    net_send_empty(p, "sendaddrv2");
+    net_send_empty(p, "verack");
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+        "receive version message: %s: version %d, blocks=%d, us=%s, txrelay=%d, peer=%lld",
+        v.user_agent, v.version, v.start_height, p->addr_local, v.relay, (long long)p->id);
+}
+
+static void start_sync(struct net *n, struct peer *p)
+{
+    if (p->sync_started) {
+        return;
+    }
+    if (!(p->ver.services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
+        return; /* cannot serve blocks */
+    }
+    p->sync_started = 1;
+    chainstate_read_lock(n->cs);
+    struct block_index *best = chainstate_best_header(n->cs);
+    /* Core starts from the parent of the best header, so that the answer is never empty
+     * when the peer has nothing new: it tells us its best block. */
+    send_getheaders(n, p, best && best->prev ? best->prev : best, NULL);
+    chainstate_read_unlock(n->cs);
+}
+
+static void on_verack(struct peer *p)
+{
+    struct net *n = p->net;
+    if (!p->got_version) {
+        return;
+    }
+    if (p->handshake_done) {
+        return;
+    }
+    p->handshake_done = 1;
+    LOG_INFO("New %s %s peer connected: version: %d, blocks=%d, peer=%lld",
+             net_conn_type_name(p->conn_type), p->conn_type == CONN_INBOUND ? "v1" : "v1",
+             p->ver.version, p->ver.start_height, (long long)p->id);
+    if (p->ver.version >= NET_SENDHEADERS_VERSION) {
+        net_send_empty(p, "sendheaders");
+    }
+    if (p->conn_type != CONN_INBOUND && p->conn_type != CONN_BLOCK_RELAY && !p->sent_getaddr) {
+        net_send_empty(p, "getaddr");
+        p->sent_getaddr = 1;
+    }
+    send_ping(p);
+    start_sync(n, p);
+}
+
+/* ---- Headers ---- */
+
+static void on_headers(struct peer *p, const uint8_t *d, size_t len)
+{
+    struct net *n = p->net;
+    char err[160];
+    uint8_t *raw = NULL;
+    size_t count = 0;
+    int rc = net_headers_parse(d, len, &raw, &count, err, sizeof(err));
+    if (rc == RC_TOO_LARGE) {
+        net_misbehaving(p, "%s", err);
+        return;
+    }
+    if (rc != RC_OK) {
+        net_misbehaving(p, "malformed headers message: %s", err);
+        return;
+    }
+    p->headers_asked_us = 0;
+    if (count == 0) {
+        free(raw);
+        return; /* nothing new from this peer */
+    }
+    /* Each header's parent is the one before it. */
+    uint8_t hash[32];
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0 && memcmp(raw + i * 80 + 4, hash, 32) != 0) {
+            free(raw);
+            net_misbehaving(p, "non-continuous headers sequence");
+            return;
+        }
+        hash_sha256d(hash, raw + i * 80, 80);
+    }
+    chainstate_read_lock(n->cs);
+    struct block_tree *tree = chainstate_tree(n->cs);
+    struct block_index *parent = block_tree_find(tree, raw + 4);
+    if (!parent) {
+        /* Does not connect: ask for what leads to it (a block announcement we missed the
+         * parents of), and count it: a peer that keeps doing it is flooding. */
+        p->unconnecting++;
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "received header that does not connect (%d in a row), peer=%lld", p->unconnecting,
+            (long long)p->id);
+        if (p->unconnecting > NET_MAX_UNCONNECTING) {
+            chainstate_read_unlock(n->cs);
+            free(raw);
+            net_misbehaving(p, "%d non-connecting headers", p->unconnecting);
+            return;
+        }
+        send_getheaders(n, p, NULL, NULL);
+        memcpy(p->best_unknown, hash, 32);
+        p->has_best_unknown = 1;
+        chainstate_read_unlock(n->cs);
+        free(raw);
+        return;
+    }
+    p->unconnecting = 0;
+    struct block_index *last = block_tree_find(tree, hash);
+    if (last) {
+        /* Known already: nothing to validate. */
+        update_availability(n, p, hash);
+        if (count == NET_MAX_HEADERS) {
+            send_getheaders(n, p, last, NULL);
+        }
+        chainstate_read_unlock(n->cs);
+        free(raw);
+        sync_schedule_downloads(n);
+        return;
+    }
+    /* The work this chain would have: too little, and it is not stored (Core's
+     * low-work headers protection; with a full message Core pre-syncs it). */
+    struct u256 work = parent->chain_work, threshold;
+    for (size_t i = 0; i < count; i++) {
+        struct block_header h;
+        struct reader r;
+        reader_init(&r, raw + i * 80, 80);
+        block_header_parse(&h, &r);
+        struct u256 w;
+        pow_block_proof(&w, h.bits);
+        u256_add(&work, &work, &w);
+    }
+    anti_dos_work(n, &threshold);
+    struct block_index *tip = chainstate_tip(n->cs);
+    int low_work = u256_cmp(&work, &threshold) < 0;
+    chainstate_read_unlock(n->cs);
+    if (low_work) {
+        /* Not stored (Core's low-work headers protection: with a full message Core pre-syncs
+         * it without storing anything; bitnode drops it). A peer that keeps sending such
+         * chains is flooding: after NET_MAX_UNCONNECTING messages in a row it goes. */
+        p->low_work++;
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "Ignoring low-work chain (height=%d) from peer=%lld (tip height %d, %d in a row)",
+            parent->height + (int)count, (long long)p->id, tip ? tip->height : -1, p->low_work);
+        free(raw);
+        if (p->low_work > NET_MAX_UNCONNECTING) {
+            net_misbehaving(p, "low-work header flood (%d messages)", p->low_work);
+        }
+        return;
+    }
+    p->low_work = 0;
+    struct net_job *j = xcalloc(1, sizeof(*j));
+    j->peer_id = p->id;
+    j->is_block = 0;
+    j->data = raw;
+    j->len = count * 80;
+    j->n_headers = count;
+    memcpy(j->hash, hash, 32);
+    memcpy(j->first_prev, raw + 4, 32);
+    j->job.work = VALIDATOR_HEADERS;
+    j->job.data = j->data;
+    j->job.len = j->len;
+    net_submit(n, j);
+}
+
+/* A header or block verdict: Core's MaybePunishNodeForBlock. */
+static void punish_for_block(struct peer *p, const struct vstate *st, const char *what)
+{
+    switch (st->result) {
+    case VRESULT_NONE:
+    case VRESULT_TIME_FUTURE:
+        return;
+    default:
+        net_misbehaving(p, "%s: %s%s%s", what, st->reject, st->debug[0] ? ", " : "", st->debug);
+    }
+}
+
+static void headers_done(struct net *n, struct peer *p, struct net_job *j)
+{
+    if (j->job.rc == RC_INVALID) {
+        punish_for_block(p, &j->job.st, "invalid header received");
+        if (p->disconnect) {
+            return;
+        }
+    } else if (j->job.rc != RC_OK) {
+        return;
+    }
+    chainstate_read_lock(n->cs);
+    struct block_tree *tree = chainstate_tree(n->cs);
+    /* The best of what was taken: the last header, or the last one taken before a failure. */
+    struct block_index *last = block_tree_find(tree, j->hash);
+    if (!last) {
+        for (size_t i = j->n_headers; i-- > 0 && !last;) {
+            uint8_t h[32];
+            hash_sha256d(h, j->data + i * 80, 80);
+            last = block_tree_find(tree, h);
+        }
+    }
+    if (last) {
+        update_availability(n, p, last->hash);
+    }
+    resolve_unknown(n, p);
+    if (j->job.rc == RC_OK && j->n_headers == NET_MAX_HEADERS && last) {
+        send_getheaders(n, p, last, NULL);
+    }
+    chainstate_read_unlock(n->cs);
+}
+
+/* ---- Block download ---- */
+
+static int is_processing(const struct net *n, const uint8_t hash[32])
+{
+    for (size_t i = 0; i < n->n_processing; i++) {
+        if (memcmp(n->processing[i], hash, 32) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void processing_add(struct net *n, const uint8_t hash[32])
+{
+    if (n->n_processing == n->cap_processing) {
+        n->cap_processing = n->cap_processing ? 2 * n->cap_processing : 64;
+        n->processing = xrealloc(n->processing, n->cap_processing * 32);
+    }
+    memcpy(n->processing[n->n_processing++], hash, 32);
+}
+
+static void processing_remove(struct net *n, const uint8_t hash[32])
+{
+    for (size_t i = 0; i < n->n_processing; i++) {
+        if (memcmp(n->processing[i], hash, 32) == 0) {
+            memcpy(n->processing[i], n->processing[--n->n_processing], 32);
+            return;
+        }
+    }
+}
+
+static struct inflight *find_inflight(struct net *n, const uint8_t hash[32], struct peer **owner)
+{
+    for (struct peer *p = n->peers; p; p = p->next) {
+        for (struct inflight *b = p->inflight; b; b = b->next) {
+            if (memcmp(b->hash, hash, 32) == 0) {
+                if (owner) {
+                    *owner = p;
+                }
+                return b;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Drops hash from p's in-flight list; 1 if it was there. */
+static int remove_inflight(struct peer *p, const uint8_t hash[32])
+{
+    for (struct inflight **bp = &p->inflight; *bp; bp = &(*bp)->next) {
+        if (memcmp((*bp)->hash, hash, 32) == 0) {
+            struct inflight *b = *bp;
+            *bp = b->next;
+            free(b);
+            p->n_inflight--;
+            if (p->n_inflight == 0) {
+                p->stalling_since_us = 0;
+            }
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void sync_peer_gone(struct net *n, struct peer *p)
+{
+    (void)n;
+    while (p->inflight) {
+        struct inflight *b = p->inflight;
+        p->inflight = b->next;
+        free(b);
+    }
+    p->n_inflight = 0;
+}
+
+static void request_blocks(struct peer *p, struct block_index **blocks, size_t k)
+{
+    if (k == 0) {
+        return;
+    }
+    struct net_inv *inv = xmalloc(k * sizeof(*inv));
+    int64_t now = net_now_us(p->net);
+    for (size_t i = 0; i < k; i++) {
+        inv[i].type = INV_WITNESS_BLOCK;
+        memcpy(inv[i].hash, blocks[i]->hash, 32);
+        struct inflight *b = xcalloc(1, sizeof(*b));
+        memcpy(b->hash, blocks[i]->hash, 32);
+        b->e = blocks[i];
+        b->time_us = now;
+        b->next = p->inflight;
+        p->inflight = b;
+        p->n_inflight++;
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Requesting block at height %d peer=%lld",
+            blocks[i]->height, (long long)p->id);
+    }
+    struct buf b;
+    buf_init(&b);
+    net_inv_serialize(&b, inv, k);
+    net_send(p, "getdata", &b);
+    buf_clear(&b);
+    free(inv);
+}
+
+/* Core's FindNextBlocksToDownload for one peer: up to want blocks of the peer's best chain
+ * that we lack and nobody is fetching, inside the window past the last common block. Sets
+ * *staller to the peer holding the window's first missing block when that is all that
+ * stops us. Chain lock held. */
+static size_t next_blocks(struct net *n, struct peer *p, size_t want, struct block_index **out,
+                          int64_t *staller)
+{
+    struct block_index *tip = chainstate_tip(n->cs);
+    resolve_unknown(n, p);
+    struct block_index *best = p->best_known;
+    if (!best || !tip || u256_cmp(&best->chain_work, &tip->chain_work) < 0 ||
+        u256_cmp(&best->chain_work, &n->p->minimum_chain_work) < 0) {
+        return 0;
+    }
+    if (!p->last_common || block_index_ancestor(best, p->last_common->height) != p->last_common) {
+        p->last_common = block_index_fork_point(best, tip);
+    }
+    if (!p->last_common) {
+        return 0;
+    }
+    /* The last common block moves up over what we have connected on its chain. */
+    struct block_index *lc = p->last_common;
+    if (lc == best) {
+        return 0;
+    }
+    int32_t window_end = lc->height + NET_BLOCK_DOWNLOAD_WINDOW;
+    int32_t max_height = best->height < window_end + 1 ? best->height : window_end + 1;
+    size_t k = 0;
+    struct block_index *walk = lc;
+    int64_t waiting_for = -1;
+    while (walk->height < max_height && k < want) {
+        int32_t to = walk->height + 128 < max_height ? walk->height + 128 : max_height;
+        struct block_index *chunk_end = block_index_ancestor(best, to);
+        int32_t m = to - walk->height;
+        struct block_index **v = xmalloc((size_t)m * sizeof(*v));
+        struct block_index *e = chunk_end;
+        for (int32_t i = m - 1; i >= 0; i--) {
+            v[i] = e;
+            e = e->prev;
+        }
+        for (int32_t i = 0; i < m && k < want; i++) {
+            e = v[i];
+            if (block_index_failed(e)) {
+                free(v);
+                return k; /* the chain is invalid from here */
+            }
+            if (e->status & BLOCK_HAVE_DATA) {
+                if (chainstate_contains(n->cs, e) || e->chain_tx) {
+                    if (e->height > p->last_common->height && chainstate_contains(n->cs, e)) {
+                        p->last_common = e;
+                    }
+                }
+                continue;
+            }
+            struct peer *owner = NULL;
+            if (is_processing(n, e->hash)) {
+                continue;
+            }
+            if (find_inflight(n, e->hash, &owner)) {
+                if (waiting_for < 0 && owner != p) {
+                    waiting_for = owner->id;
+                }
+                continue;
+            }
+            if (e->height > window_end) {
+                /* The window is full: the first block we wait for holds it. */
+                if (k == 0 && waiting_for >= 0) {
+                    *staller = waiting_for;
+                }
+                free(v);
+                return k;
+            }
+            out[k++] = e;
+        }
+        walk = chunk_end;
+        free(v);
+    }
+    return k;
+}
+
+void sync_schedule_downloads(struct net *n)
+{
+    chainstate_read_lock(n->cs);
+    for (struct peer *p = n->peers; p; p = p->next) {
+        if (p->disconnect || !p->handshake_done || p->n_inflight >= NET_MAX_BLOCKS_IN_FLIGHT ||
+            !(p->ver.services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
+            continue;
+        }
+        struct block_index *blocks[NET_MAX_BLOCKS_IN_FLIGHT];
+        int64_t staller = -1;
+        size_t k = next_blocks(n, p, (size_t)(NET_MAX_BLOCKS_IN_FLIGHT - p->n_inflight), blocks,
+                               &staller);
+        request_blocks(p, blocks, k);
+        if (k == 0 && staller >= 0) {
+            struct peer *s = net_find_peer(n, staller);
+            if (s && s->stalling_since_us == 0) {
+                s->stalling_since_us = net_now_us(n);
+                LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Stall started peer=%lld", (long long)s->id);
+            }
+        }
+    }
+    chainstate_read_unlock(n->cs);
+}
+
+static void remember_source(struct net *n, const uint8_t hash[32], int64_t peer_id)
+{
+    struct block_source *s = &n->sources[n->n_sources % NET_BLOCK_SOURCES];
+    memcpy(s->hash, hash, 32);
+    s->peer_id = peer_id;
+    s->time = net_now(n);
+    n->n_sources++;
+}
+
+static void on_block(struct peer *p, const uint8_t *d, size_t len)
+{
+    struct net *n = p->net;
+    if (len < 81) {
+        net_misbehaving(p, "mutated block: too short (%zu bytes)", len);
+        return;
+    }
+    uint8_t hash[32];
+    hash_sha256d(hash, d, 80);
+    int requested = remove_inflight(p, hash);
+    p->last_block = net_now(n);
+    chainstate_read_lock(n->cs);
+    struct block_index *e = block_tree_find(chainstate_tree(n->cs), hash);
+    int have = (e && (e->status & BLOCK_HAVE_DATA)) || is_processing(n, hash);
+    chainstate_read_unlock(n->cs);
+    if (have) {
+        char hx[65];
+        hex_encode_rev(hx, hash, 32);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "already have block %s peer=%lld", hx, (long long)p->id);
+        sync_schedule_downloads(n);
+        return;
+    }
+    (void)requested; /* an unsolicited block is processed too (Core: if it has more work) */
+    struct net_job *j = xcalloc(1, sizeof(*j));
+    j->peer_id = p->id;
+    j->is_block = 1;
+    j->data = xmalloc(len);
+    memcpy(j->data, d, len);
+    j->len = len;
+    memcpy(j->hash, hash, 32);
+    j->job.work = VALIDATOR_BLOCK;
+    j->job.data = j->data;
+    j->job.len = len;
+    processing_add(n, hash);
+    net_submit(n, j);
+}
+
+static void block_done(struct net *n, struct peer *p, struct net_job *j)
+{
+    if (j->job.rc == RC_INVALID) {
+        if (p) {
+            punish_for_block(p, &j->job.st, "invalid block received");
+        }
+        return;
+    }
+    if (j->job.rc == RC_OK && j->job.is_new) {
+        remember_source(n, j->hash, j->peer_id);
+    }
+}
+
+void sync_job_done(struct net *n, struct net_job *j)
+{
+    struct peer *p = net_find_peer(n, j->peer_id);
+    if (j->is_block) {
+        processing_remove(n, j->hash);
+        block_done(n, p, j);
+    } else if (p) {
+        headers_done(n, p, j);
+    }
+    free(j->data);
+    free(j);
+}
+
+/* ---- Serving ---- */
+
+static void on_getheaders(struct peer *p, const uint8_t *d, size_t len)
+{
+    struct net *n = p->net;
+    char err[160];
+    uint8_t(*loc)[32] = NULL;
+    size_t k = 0;
+    uint8_t stop[32];
+    int rc = net_locator_parse(d, len, &loc, &k, stop, err, sizeof(err));
+    if (rc == RC_TOO_LARGE) {
+        net_misbehaving(p, "getheaders locator size %zu > %d", k, NET_MAX_LOCATOR);
+        free(loc);
+        return;
+    }
+    if (rc != RC_OK) {
+        net_misbehaving(p, "malformed getheaders: %s", err);
+        return;
+    }
+    chainstate_read_lock(n->cs);
+    if (net_in_ibd(n) && (p->perms & NET_PERM_DOWNLOAD) != NET_PERM_DOWNLOAD) {
+        chainstate_read_unlock(n->cs);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "Ignoring getheaders from peer=%lld because node is in initial block download",
+            (long long)p->id);
+        free(loc);
+        return;
+    }
+    struct block_tree *tree = chainstate_tree(n->cs);
+    struct block_index *start = NULL;
+    if (k == 0) {
+        /* The stop block alone, if it may be served. */
+        struct block_index *e = block_tree_find(tree, stop);
+        if (!e || !chainstate_contains(n->cs, e)) {
+            chainstate_read_unlock(n->cs);
+            free(loc);
+            return;
+        }
+        start = e->prev;
+        if (!start) {
+            start = NULL;
+        }
+        uint8_t raw[80];
+        block_header_serialize(&e->header, raw);
+        struct buf b;
+        buf_init(&b);
+        net_headers_serialize(&b, raw, 1);
+        chainstate_read_unlock(n->cs);
+        net_send(p, "headers", &b);
+        buf_clear(&b);
+        free(loc);
+        return;
+    }
+    /* The first locator hash on our active chain (Core: its fork point with it). */
+    for (size_t i = 0; i < k && !start; i++) {
+        struct block_index *e = block_tree_find(tree, loc[i]);
+        if (e) {
+            start = chainstate_contains(n->cs, e) ? e : NULL;
+            if (!start) {
+                struct block_index *tip = chainstate_tip(n->cs);
+                start = tip ? block_index_fork_point(e, tip) : NULL;
+            }
+        }
+    }
+    free(loc);
+    if (!start) {
+        start = chainstate_at_height(n->cs, 0);
+    }
+    struct buf raws;
+    buf_init(&raws);
+    size_t count = 0;
+    struct block_index *last = NULL;
+    for (int32_t h = start ? start->height + 1 : 0; count < NET_MAX_HEADERS; h++) {
+        struct block_index *e = chainstate_at_height(n->cs, h);
+        if (!e) {
+            break;
+        }
+        uint8_t raw[80];
+        block_header_serialize(&e->header, raw);
+        buf_append(&raws, raw, 80);
+        count++;
+        last = e;
+        if (memcmp(e->hash, stop, 32) == 0) {
+            break;
+        }
+    }
+    /* What we sent is what the peer has now, as far as announcing goes. */
+    if (last) {
+        p->best_sent = last;
+    } else {
+        p->best_sent = chainstate_tip(n->cs);
+    }
+    chainstate_read_unlock(n->cs);
+    struct buf b;
+    buf_init(&b);
+    net_headers_serialize(&b, raws.data, count);
+    net_send(p, "headers", &b);
+    buf_clear(&b);
+    buf_clear(&raws);
+}
+
+static void on_getblocks(struct peer *p, const uint8_t *d, size_t len)
+{
+    struct net *n = p->net;
+    char err[160];
+    uint8_t(*loc)[32] = NULL;
+    size_t k = 0;
+    uint8_t stop[32];
+    int rc = net_locator_parse(d, len, &loc, &k, stop, err, sizeof(err));
+    if (rc == RC_TOO_LARGE) {
+        net_misbehaving(p, "getblocks locator size %zu > %d", k, NET_MAX_LOCATOR);
+        free(loc);
+        return;
+    }
+    if (rc != RC_OK) {
+        net_misbehaving(p, "malformed getblocks: %s", err);
+        return;
+    }
+    chainstate_read_lock(n->cs);
+    struct block_tree *tree = chainstate_tree(n->cs);
+    struct block_index *start = NULL, *tip = chainstate_tip(n->cs);
+    for (size_t i = 0; i < k && !start && tip; i++) {
+        struct block_index *e = block_tree_find(tree, loc[i]);
+        if (e) {
+            start = block_index_fork_point(e, tip);
+        }
+    }
+    free(loc);
+    struct net_inv *inv = xmalloc(MAX_GETBLOCKS_RESULTS * sizeof(*inv));
+    size_t count = 0;
+    for (int32_t h = start ? start->height + 1 : 1; count < MAX_GETBLOCKS_RESULTS; h++) {
+        struct block_index *e = chainstate_at_height(n->cs, h);
+        if (!e || memcmp(e->hash, stop, 32) == 0) {
+            break;
+        }
+        inv[count].type = INV_BLOCK;
+        memcpy(inv[count].hash, e->hash, 32);
+        count++;
+    }
+    chainstate_read_unlock(n->cs);
+    if (count) {
+        struct buf b;
+        buf_init(&b);
+        net_inv_serialize(&b, inv, count);
+        net_send(p, "inv", &b);
+        buf_clear(&b);
+    }
+    free(inv);
+}
+
+/* Serves the queued getdata entries while the send buffer has room (the write callback
+ * calls again as it drains). */
+void sync_serve_getdata(struct peer *p)
+{
+    struct net *n = p->net;
+    struct buf raw, out;
+    buf_init(&raw);
+    buf_init(&out);
+    struct net_inv *notfound = NULL;
+    size_t n_notfound = 0;
+    while (!p->disconnect && p->getdata_pos < p->getdata_n &&
+           net_send_buffered(p) < NET_SEND_BUFFER) {
+        const struct net_inv *iv = &p->getdata[p->getdata_pos++];
+        uint32_t type = iv->type & ~INV_WITNESS_FLAG;
+        if (type == INV_TX || type == INV_WTX) {
+            /* No mempool yet: every transaction is not found. */
+            notfound = xrealloc(notfound, (n_notfound + 1) * sizeof(*notfound));
+            notfound[n_notfound++] = *iv;
+            continue;
+        }
+        if (type != INV_BLOCK && type != INV_FILTERED_BLOCK && type != INV_CMPCT_BLOCK) {
+            continue;
+        }
+        if (type == INV_FILTERED_BLOCK) {
+            continue; /* no bloom filters (NODE_BLOOM is not offered) */
+        }
+        chainstate_read_lock(n->cs);
+        struct block_index *e = block_tree_find(chainstate_tree(n->cs), iv->hash);
+        int ok = e && (e->status & BLOCK_HAVE_DATA) && !block_index_failed(e) &&
+                 (chainstate_contains(n->cs, e) || block_index_is_valid(e, BLOCK_VALID_SCRIPTS));
+        buf_reset(&raw);
+        int rc = ok ? chainstate_read_block(n->cs, e, &raw) : RC_NOT_FOUND;
+        chainstate_read_unlock(n->cs);
+        if (rc != RC_OK) {
+            char hx[65];
+            hex_encode_rev(hx, iv->hash, 32);
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "cannot serve block %s to peer=%lld", hx,
+                (long long)p->id);
+            continue;
+        }
+        if (iv->type & INV_WITNESS_FLAG) {
+            net_send(p, "block", &raw);
+        } else {
+            struct block blk;
+            block_init(&blk);
+            char err[128];
+            if (block_parse(&blk, raw.data, raw.len, err, sizeof(err)) == RC_OK) {
+                buf_reset(&out);
+                block_serialize(&blk, &out, 0);
+                net_send(p, "block", &out);
+            }
+            block_clear(&blk);
+        }
+    }
+    if (p->getdata_pos >= p->getdata_n) {
+        free(p->getdata);
+        p->getdata = NULL;
+        p->getdata_n = p->getdata_pos = 0;
+    }
+    if (n_notfound) {
+        struct buf b;
+        buf_init(&b);
+        net_inv_serialize(&b, notfound, n_notfound);
+        net_send(p, "notfound", &b);
+        buf_clear(&b);
+    }
+    free(notfound);
+    buf_clear(&raw);
+    buf_clear(&out);
+}
+
+static void on_getdata(struct peer *p, const uint8_t *d, size_t len)
+{
+    char err[160];
+    struct net_inv *inv = NULL;
+    size_t k = 0;
+    int rc = net_inv_parse(d, len, &inv, &k, err, sizeof(err));
+    if (rc == RC_TOO_LARGE) {
+        net_misbehaving(p, "getdata message size = %zu", k);
+        return;
+    }
+    if (rc != RC_OK) {
+        net_misbehaving(p, "malformed getdata: %s", err);
+        return;
+    }
+    /* Appended to what is still queued (bounded: reads pause while it is long). */
+    size_t left = p->getdata_n - p->getdata_pos;
+    struct net_inv *q = xmalloc((left + k ? left + k : 1) * sizeof(*q));
+    if (left) {
+        memcpy(q, p->getdata + p->getdata_pos, left * sizeof(*q));
+    }
+    memcpy(q + left, inv, k * sizeof(*q));
+    free(p->getdata);
+    free(inv);
+    p->getdata = q;
+    p->getdata_n = left + k;
+    p->getdata_pos = 0;
+    sync_serve_getdata(p);
+}
+
+static void on_inv(struct peer *p, const uint8_t *d, size_t len)
+{
+    struct net *n = p->net;
+    char err[160];
+    struct net_inv *inv = NULL;
+    size_t k = 0;
+    int rc = net_inv_parse(d, len, &inv, &k, err, sizeof(err));
+    if (rc == RC_TOO_LARGE) {
+        net_misbehaving(p, "inv message size = %zu", k);
+        return;
+    }
+    if (rc != RC_OK) {
+        net_misbehaving(p, "malformed inv: %s", err);
+        return;
+    }
+    const uint8_t *best = NULL;
+    chainstate_read_lock(n->cs);
+    for (size_t i = 0; i < k; i++) {
+        uint32_t type = inv[i].type & ~INV_WITNESS_FLAG;
+        if (type != INV_BLOCK) {
+            continue; /* transactions: no mempool yet */
+        }
+        update_availability(n, p, inv[i].hash);
+        struct block_index *e = block_tree_find(chainstate_tree(n->cs), inv[i].hash);
+        if (!e && !find_inflight(n, inv[i].hash, NULL)) {
+            best = inv[i].hash;
+        }
+    }
+    if (best) {
+        send_getheaders(n, p, NULL, best);
+    }
+    chainstate_read_unlock(n->cs);
+    free(inv);
+    sync_schedule_downloads(n);
+}
+
+static void on_addr(struct peer *p, const uint8_t *d, size_t len, int v2)
+{
+    struct net *n = p->net;
+    char err[160];
+    struct net_addr_msg_entry *a = NULL;
+    size_t k = 0;
+    int rc = net_addrmsg_parse(d, len, v2, &a, &k, err, sizeof(err));
+    if (rc == RC_TOO_LARGE) {
+        net_misbehaving(p, "%s message size = %s", v2 ? "addrv2" : "addr", err);
+        return;
+    }
+    if (rc != RC_OK) {
+        net_misbehaving(p, "malformed %s: %s", v2 ? "addrv2" : "addr", err);
+        return;
+    }
+    /* Kept in a bounded list (the address manager comes later). */
+    for (size_t i = 0; i < k; i++) {
+        struct net_addr na;
+        memset(&na, 0, sizeof(na));
+        na.net = a[i].net;
+        na.len = a[i].len;
+        memcpy(na.addr, a[i].addr, a[i].len);
+        na.port = a[i].port;
+        if (!net_addr_is_routable(&na)) {
+            continue;
+        }
+        int dup = 0;
+        for (size_t j = 0; j < n->n_known && !dup; j++) {
+            dup = net_addr_same_ip(&n->known[j].addr, &na) && n->known[j].addr.port == na.port;
+        }
+        if (dup || n->n_known >= 4096) {
+            continue;
+        }
+        n->known = xrealloc(n->known, (n->n_known + 1) * sizeof(*n->known));
+        n->known[n->n_known++] = (struct net_known_addr){na, a[i].services, a[i].time};
+    }
+    free(a);
+}
+
+static void on_getaddr(struct peer *p)
+{
+    struct net *n = p->net;
+    if (p->conn_type != CONN_INBOUND || p->got_getaddr) {
+        return; /* Core answers inbound peers, once */
+    }
+    p->got_getaddr = 1;
+    size_t k = n->n_known < NET_MAX_ADDR ? n->n_known : NET_MAX_ADDR;
+    struct net_addr_msg_entry *a = xcalloc(k ? k : 1, sizeof(*a));
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (!p->want_addrv2 && n->known[i].addr.net != BIP155_IPV4 &&
+            n->known[i].addr.net != BIP155_IPV6) {
+            continue;
+        }
+        a[m].time = (uint32_t)n->known[i].time;
+        a[m].services = n->known[i].services;
+        a[m].net = n->known[i].addr.net;
+        a[m].len = n->known[i].addr.len;
+        memcpy(a[m].addr, n->known[i].addr.addr, a[m].len);
+        a[m].port = n->known[i].addr.port;
+        m++;
+    }
+    struct buf b;
+    buf_init(&b);
+    net_addrmsg_serialize(&b, p->want_addrv2, a, m);
+    net_send(p, p->want_addrv2 ? "addrv2" : "addr", &b);
+    buf_clear(&b);
+    free(a);
+}
+
+/* ---- Dispatch ---- */
+
+void sync_process_message(struct peer *p, const char *cmd, const uint8_t *d, size_t len)
+{
+    char lid[32];
+    if (strcmp(cmd, "version") == 0) {
+        on_version(p, d, len);
+        return;
+    }
+    if (!p->got_version) {
+        /* Core ignores anything before version (the handshake times out). */
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "non-version message before version handshake. Message \"%s\" from %s", cmd,
+            peer_log_id(p, lid, sizeof(lid)));
+        return;
+    }
+    if (strcmp(cmd, "verack") == 0) {
+        on_verack(p);
+        return;
+    }
+    if (strcmp(cmd, "wtxidrelay") == 0) {
+        if (p->handshake_done) {
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "wtxidrelay received after verack, %s",
+                peer_log_id(p, lid, sizeof(lid)));
+            net_peer_disconnect(p, "wtxidrelay after verack");
+            return;
+        }
+        p->wtxid_relay = p->ver.version >= NET_WTXID_RELAY_VERSION;
+        return;
+    }
+    if (strcmp(cmd, "sendaddrv2") == 0) {
+        if (p->handshake_done) {
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "sendaddrv2 received after verack, %s",
+                peer_log_id(p, lid, sizeof(lid)));
+            net_peer_disconnect(p, "sendaddrv2 after verack");
+            return;
+        }
+        p->want_addrv2 = 1;
+        return;
+    }
+    if (strcmp(cmd, "sendtxrcncl") == 0) {
+        return; /* BIP330: not offered */
+    }
+    if (!p->handshake_done) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unsupported message \"%s\" prior to verack from %s",
+            cmd, peer_log_id(p, lid, sizeof(lid)));
+        return;
+    }
+    if (strcmp(cmd, "ping") == 0) {
+        if (len >= 8) {
+            struct buf b;
+            buf_init(&b);
+            buf_append(&b, d, 8);
+            net_send(p, "pong", &b);
+            buf_clear(&b);
+        }
+        return;
+    }
+    if (strcmp(cmd, "pong") == 0) {
+        if (len >= 8 && p->ping_nonce && rd_u64le(d) == p->ping_nonce) {
+            int64_t rtt = net_now_us(p->net) - p->ping_start_us;
+            if (rtt >= 0) {
+                p->ping_us = rtt;
+                if (p->min_ping_us < 0 || rtt < p->min_ping_us) {
+                    p->min_ping_us = rtt;
+                }
+            }
+            p->ping_nonce = 0;
+        } else if (len >= 8 && rd_u64le(d) == 0) {
+            p->ping_nonce = 0; /* Core: a zero nonce cancels the ping */
+        }
+        return;
+    }
+    if (strcmp(cmd, "sendheaders") == 0) {
+        p->prefer_headers = 1;
+        return;
+    }
+    if (strcmp(cmd, "feefilter") == 0) {
+        if (len >= 8) {
+            p->feefilter = (int64_t)rd_u64le(d);
+        }
+        return;
+    }
+    if (strcmp(cmd, "sendcmpct") == 0) {
+        return; /* accepted; compact blocks come with the mempool */
+    }
+    if (strcmp(cmd, "headers") == 0) {
+        on_headers(p, d, len);
+        return;
+    }
+    if (strcmp(cmd, "getheaders") == 0) {
+        on_getheaders(p, d, len);
+        return;
+    }
+    if (strcmp(cmd, "getblocks") == 0) {
+        on_getblocks(p, d, len);
+        return;
+    }
+    if (strcmp(cmd, "block") == 0) {
+        on_block(p, d, len);
+        return;
+    }
+    if (strcmp(cmd, "getdata") == 0) {
+        on_getdata(p, d, len);
+        return;
+    }
+    if (strcmp(cmd, "inv") == 0) {
+        on_inv(p, d, len);
+        return;
+    }
+    if (strcmp(cmd, "notfound") == 0) {
+        return;
+    }
+    if (strcmp(cmd, "addr") == 0 || strcmp(cmd, "addrv2") == 0) {
+        on_addr(p, d, len, cmd[4] == 'v');
+        return;
+    }
+    if (strcmp(cmd, "getaddr") == 0) {
+        on_getaddr(p);
+        return;
+    }
+    /* tx, mempool, cmpctblock, getblocktxn, blocktxn, filter*: not yet (issue 15); anything
+     * else is unknown: ignored, as Core does. */
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unknown or unhandled command \"%s\" from %s", cmd,
+        peer_log_id(p, lid, sizeof(lid)));
+}
+
+/* ---- Announcements ---- */
+
+static void announce_tip(struct net *n, struct block_index *old_tip, struct block_index *tip)
+{
+    /* The new blocks on the active chain, oldest first (at most a few). */
+    struct block_index *fork = old_tip ? block_index_fork_point(old_tip, tip) : NULL;
+    int32_t from = fork ? fork->height + 1 : tip->height;
+    size_t count = (size_t)(tip->height - from + 1);
+    for (struct peer *p = n->peers; p; p = p->next) {
+        if (p->disconnect || !p->handshake_done) {
+            continue;
+        }
+        if (peer_has_header(p, tip)) {
+            continue;
+        }
+        int sent = 0;
+        if (p->prefer_headers && count <= MAX_HEADERS_ANNOUNCE) {
+            /* Start past what the peer has; its parent must be known to the peer. */
+            struct block_index *first = block_index_ancestor(tip, from);
+            while (first != tip && peer_has_header(p, first)) {
+                first = block_index_ancestor(tip, first->height + 1);
+            }
+            if (!first->prev || peer_has_header(p, first->prev)) {
+                size_t k = (size_t)(tip->height - first->height + 1);
+                uint8_t *raw = xmalloc(k * 80);
+                for (size_t i = 0; i < k; i++) {
+                    block_header_serialize(&block_index_ancestor(tip, first->height +
+                                                                 (int32_t)i)->header,
+                                           raw + i * 80);
+                }
+                struct buf b;
+                buf_init(&b);
+                net_headers_serialize(&b, raw, k);
+                net_send(p, "headers", &b);
+                buf_clear(&b);
+                free(raw);
+                sent = 1;
+            }
+        }
+        if (!sent) {
+            struct net_inv iv = {.type = INV_BLOCK};
+            memcpy(iv.hash, tip->hash, 32);
+            struct buf b;
+            buf_init(&b);
+            net_inv_serialize(&b, &iv, 1);
+            net_send(p, "inv", &b);
+            buf_clear(&b);
+        }
+        p->best_sent = tip;
+    }
+}
+
+/* Blocks received from peers that later failed to connect: their senders are punished. */
+static void check_sources(struct net *n)
+{
+    size_t have = n->n_sources < NET_BLOCK_SOURCES ? n->n_sources : NET_BLOCK_SOURCES;
+    int64_t now = net_now(n);
+    for (size_t i = 0; i < have; i++) {
+        struct block_source *s = &n->sources[i];
+        if (s->peer_id < 0) {
+            continue;
+        }
+        struct block_index *e = block_tree_find(chainstate_tree(n->cs), s->hash);
+        if (!e || chainstate_contains(n->cs, e) || now - s->time > 3600) {
+            s->peer_id = -1;
+            continue;
+        }
+        if (block_index_failed(e)) {
+            struct peer *p = net_find_peer(n, s->peer_id);
+            s->peer_id = -1;
+            if (p) {
+                struct vstate st;
+                vstate_init(&st);
+                if (chainstate_last_invalid(n->cs, e->hash, &st) != 1) {
+                    vstate_invalid(&st, VRESULT_CONSENSUS, "invalid", "block failed to connect");
+                }
+                punish_for_block(p, &st, "invalid block received");
+            }
+        }
+    }
+}
+
+void sync_tick(struct net *n)
+{
+    int64_t now_us = net_now_us(n);
+    int64_t now = net_now(n);
+    int downloading = 0;
+    for (struct peer *p = n->peers; p; p = p->next) {
+        downloading += p->n_inflight > 0;
+    }
+    for (struct peer *p = n->peers; p; p = p->next) {
+        if (p->disconnect || !p->connected) {
+            continue;
+        }
+        /* Core's InactivityCheck. */
+        if (now > p->conn_time + n->opt.peer_timeout) {
+            if (!p->handshake_done) {
+                LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "version handshake timeout, disconnecting "
+                    "peer=%lld", (long long)p->id);
+                net_peer_disconnect(p, "version handshake timeout");
+                continue;
+            }
+            if (p->last_recv && now > p->last_recv + NET_TIMEOUT_INTERVAL_S) {
+                net_peer_disconnect(p, "socket receive timeout");
+                continue;
+            }
+        }
+        if (!p->handshake_done) {
+            continue;
+        }
+        if (p->ping_nonce && now_us - p->ping_start_us > NET_TIMEOUT_INTERVAL_S * 1000000LL) {
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "ping timeout: %.3fs peer=%lld",
+                (double)(now_us - p->ping_start_us) / 1e6, (long long)p->id);
+            net_peer_disconnect(p, "ping timeout");
+            continue;
+        }
+        if (!p->ping_nonce && (p->ping_asked || now_us >= p->next_ping_us)) {
+            send_ping(p);
+        }
+        /* A peer holding the download window for too long. */
+        if (p->stalling_since_us && now_us - p->stalling_since_us > p->stall_timeout_us) {
+            LOG_INFO("Peer=%lld is stalling block download, disconnecting", (long long)p->id);
+            int64_t next = p->stall_timeout_us * 2;
+            for (struct peer *q = n->peers; q; q = q->next) {
+                if (q != p) {
+                    q->stall_timeout_us = next > NET_STALL_TIMEOUT_MAX_US ? NET_STALL_TIMEOUT_MAX_US
+                                                                          : next;
+                }
+            }
+            net_peer_disconnect(p, "stalling");
+            continue;
+        }
+        if (p->inflight) {
+            struct inflight *oldest = p->inflight;
+            for (struct inflight *b = p->inflight; b; b = b->next) {
+                if (b->time_us < oldest->time_us) {
+                    oldest = b;
+                }
+            }
+            int64_t limit = NET_BLOCK_TIMEOUT_BASE_US +
+                            NET_BLOCK_TIMEOUT_PER_PEER_US * (downloading > 1 ? downloading - 1 : 0);
+            if (now_us - oldest->time_us > limit) {
+                LOG_INFO("Timeout downloading block, disconnecting peer=%lld", (long long)p->id);
+                net_peer_disconnect(p, "block download timeout");
+                continue;
+            }
+        }
+    }
+    chainstate_read_lock(n->cs);
+    struct block_index *tip = chainstate_tip(n->cs);
+    if (tip && tip != n->last_tip) {
+        if (!net_in_ibd(n)) {
+            announce_tip(n, n->last_tip, tip);
+        }
+        n->last_tip = tip;
+    }
+    check_sources(n);
+    chainstate_read_unlock(n->cs);
+    /* Peers whose handshake is done but sync never started (no tip at the time). */
+    for (struct peer *p = n->peers; p; p = p->next) {
+        if (!p->disconnect && p->handshake_done && !p->sync_started) {
+            start_sync(n, p);
+        }
+    }
+    sync_schedule_downloads(n);
+}
+
+int net_fetch_block(struct net *n, int64_t peer_id, const uint8_t hash32[32], char *err,
+                    size_t err_len)
+{
+    struct peer *p = net_find_peer(n, peer_id);
+    if (!p || !p->handshake_done) {
+        snprintf(err, err_len, "Peer does not exist");
+        return RC_NOT_FOUND;
+    }
+    if (!(p->ver.services & NODE_WITNESS)) {
+        snprintf(err, err_len, "Pre-SegWit peer");
+        return RC_INVALID;
+    }
+    chainstate_read_lock(n->cs);
+    struct block_index *e = block_tree_find(chainstate_tree(n->cs), hash32);
+    int have = e && (e->status & BLOCK_HAVE_DATA);
+    chainstate_read_unlock(n->cs);
+    if (!e) {
+        snprintf(err, err_len, "Block header missing");
+        return RC_NOT_FOUND;
+    }
+    if (have) {
+        snprintf(err, err_len, "Block already downloaded");
+        return RC_INVALID;
+    }
+    struct peer *owner = NULL;
+    if (find_inflight(n, hash32, &owner) && owner == p) {
+        snprintf(err, err_len, "Already requested from this peer");
+        return RC_INVALID;
+    }
+    request_blocks(p, &e, 1);
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Requesting block %d from peer=%lld (getblockfrompeer)",
+        e->height, (long long)peer_id);
+    return RC_OK;
+}

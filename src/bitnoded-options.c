@@ -105,6 +105,8 @@ const struct arg_def bitnoded_options[] = {
     {"v2transport", ARG_BOOL, ARGS_CAT_CONN, "",
      "Support v2 transport (default: 1). bitnode speaks v1 only: BIP324 needs ElligatorSwift, "
      "which Debian's libsecp256k1 0.2.0 lacks; the option is accepted and logged"},
+    {"minimumchainwork", ARG_STRING | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<hex>",
+     "Minimum work assumed to exist on a valid chain in hex (default: the network's)"},
     {"maxtipage", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Maximum tip age in seconds to consider node in initial block download (default: 86400)"},
     {"zmqpubhashblock", ARG_STRING | ARG_NOT_IMPL, ARGS_CAT_CONN, "=<address>",

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "consensus/arith256.h"
 #include "consensus/params.h"
 #include "net/net.h"
 #include "rpc/net.h"
@@ -60,6 +61,7 @@ struct node {
     int import_started;
     atomic_int failed; /* a system error stopped validation: the node exits with 1 */
     struct chain_params custom_signet; /* -signetchallenge's network */
+    struct chain_params custom_params; /* the network with -minimumchainwork */
     const struct chain_params *params;  /* the network: built-in, or &custom_signet */
 };
 
@@ -741,6 +743,28 @@ int main(int argc, char **argv)
             free(ch);
         }
     }
+    /* -minimumchainwork: the network's parameters with the operator's minimum (a copy). */
+    if (args_is_set(n.args, "minimumchainwork")) {
+        const char *v = args_get(n.args, "minimumchainwork", "");
+        const char *hexv = (v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) ? v + 2 : v;
+        size_t len = strlen(hexv);
+        char padded[65];
+        int ok = len > 0 && len <= 64;
+        for (size_t i = 0; ok && i < len; i++) {
+            ok = (hexv[i] >= '0' && hexv[i] <= '9') || (hexv[i] >= 'a' && hexv[i] <= 'f') ||
+                 (hexv[i] >= 'A' && hexv[i] <= 'F');
+        }
+        if (!ok) {
+            init_error("Invalid minimum work specified (%s), must be up to 64 hex digits", v);
+            goto out;
+        }
+        memset(padded, '0', 64);
+        memcpy(padded + 64 - len, hexv, len);
+        padded[64] = 0;
+        n.custom_params = *n.params;
+        u256_from_hex(&n.custom_params.minimum_chain_work, padded);
+        n.params = &n.custom_params;
+    }
     if (args_get_int(n.args, "dbbatchsize", 0) < 0 ||
         args_get_int(n.args, "dbcrashratio", 0) < 0 ||
         args_get_int(n.args, "dbcrashratio", 0) > 32767) {
@@ -864,6 +888,7 @@ int main(int argc, char **argv)
             .sigcache_bytes = sigcache_bytes(n.args),
             .coins_batch_bytes = (size_t)args_get_int(n.args, "dbbatchsize", 0),
             .db_crash_ratio = (uint32_t)args_get_int(n.args, "dbcrashratio", 0),
+            .max_tip_age = args_get_int(n.args, "maxtipage", 24 * 60 * 60),
         };
         assume_valid(n.args, &co.assume_valid_set, co.assume_valid); /* checked at step 6 */
         if (co.reindex) {

@@ -18,6 +18,7 @@ struct event;
 struct bufferevent;
 struct evconnlistener;
 struct block_index;
+struct headerssync;
 
 /* Message types counted per peer (getpeerinfo's bytessent_per_msg); the last is "*other*". */
 enum {
@@ -95,6 +96,7 @@ struct peer {
     int64_t headers_asked_us;           /* a getheaders is out since then, 0 if none */
     int unconnecting;
     int low_work; /* low-work headers messages in a row */
+    struct headerssync *hsync; /* a low-work chain being pre-synced, or NULL */
     struct inflight *inflight;
     int n_inflight;
     int64_t stalling_since_us;
@@ -120,6 +122,7 @@ struct net_job {
     uint8_t hash[32];       /* block: its hash; headers: the last header's hash */
     uint8_t first_prev[32]; /* headers: the first header's parent */
     size_t n_headers;
+    int presync;            /* headers released by a pre-sync: no getheaders follows */
     struct net_job *next;
 };
 
@@ -193,7 +196,6 @@ struct net {
     size_t n_added;
 
     struct block_index *last_tip; /* the tip announcements were made for */
-    int left_ibd;
     int active;
     int64_t mocktime;
     struct block_source sources[NET_BLOCK_SOURCES];

@@ -11,6 +11,7 @@
 #include "consensus/arith256.h"
 #include "consensus/pow.h"
 #include "crypto/hash.h"
+#include "net/headerssync.h"
 #include "net/net_impl.h"
 #include "primitives/block.h"
 #include "util/hex.h"
@@ -53,17 +54,7 @@ static void anti_dos_work(struct net *n, struct u256 *out)
 
 int net_in_ibd(struct net *n)
 {
-    if (n->left_ibd) {
-        return 0;
-    }
-    struct block_index *tip = chainstate_tip(n->cs);
-    if (!tip || u256_cmp(&tip->chain_work, &n->p->minimum_chain_work) < 0 ||
-        (int64_t)tip->header.time < net_now(n) - n->opt.max_tip_age) {
-        return 1;
-    }
-    n->left_ibd = 1;
-    LOG_INFO("Leaving InitialBlockDownload (latching to false)");
-    return 0;
+    return chainstate_in_ibd(n->cs);
 }
 
 /* Core's locator: the 10 blocks back from e one by one, then doubling steps, then genesis. */
@@ -328,6 +319,71 @@ static void on_verack(struct peer *p)
 
 /* ---- Headers ---- */
 
+/* Headers for p's pre-sync state: released ones go to the validator, more are asked for. */
+static void presync_feed(struct net *n, struct peer *p, const uint8_t *raw, size_t count)
+{
+    uint8_t *release = NULL;
+    size_t n_release = 0;
+    int more = 0;
+    char err[160];
+    int rc = headerssync_process(p->hsync, raw, count, count == NET_MAX_HEADERS, &release,
+                                 &n_release, &more, err, sizeof(err));
+    int state = headerssync_state(p->hsync);
+    if (rc == HSYNC_MISBEHAVED) {
+        headerssync_free(p->hsync);
+        p->hsync = NULL;
+        net_misbehaving(p, "%s", err);
+        return;
+    }
+    if (rc == HSYNC_LOW_WORK) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "Ignoring low-work chain (height=%d) from peer=%lld after pre-sync",
+            headerssync_presync_height(p->hsync), (long long)p->id);
+        headerssync_free(p->hsync);
+        p->hsync = NULL;
+        p->low_work++;
+        return;
+    }
+    if (state == HSYNC_PRESYNC) {
+        LOG_INFO("Pre-synchronizing blockheaders, height: %d (~%.2f%%)",
+                 headerssync_presync_height(p->hsync),
+                 100.0 * (double)(headerssync_presync_time(p->hsync) - (int64_t)n->p->genesis_header.time) /
+                     (double)(net_now(n) - (int64_t)n->p->genesis_header.time + 1));
+    }
+    if (n_release) {
+        struct net_job *j = xcalloc(1, sizeof(*j));
+        j->peer_id = p->id;
+        j->data = release;
+        j->len = n_release * 80;
+        j->n_headers = n_release;
+        j->presync = 1;
+        hash_sha256d(j->hash, release + (n_release - 1) * 80, 80);
+        memcpy(j->first_prev, release + 4, 32);
+        j->job.work = VALIDATOR_HEADERS;
+        j->job.data = j->data;
+        j->job.len = j->len;
+        net_submit(n, j);
+    }
+    if (more) {
+        uint8_t(*loc)[32];
+        size_t k = headerssync_locator(p->hsync, &loc);
+        static const uint8_t zero[32];
+        struct buf b;
+        buf_init(&b);
+        net_locator_serialize(&b, NET_PROTOCOL_VERSION, (const uint8_t(*)[32])loc, k, zero);
+        net_send(p, "getheaders", &b);
+        buf_clear(&b);
+        free(loc);
+        p->headers_asked_us = net_now_us(n);
+    }
+    if (state == HSYNC_DONE) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "headers pre-sync with peer=%lld done",
+            (long long)p->id);
+        headerssync_free(p->hsync);
+        p->hsync = NULL;
+    }
+}
+
 static void on_headers(struct peer *p, const uint8_t *d, size_t len)
 {
     struct net *n = p->net;
@@ -357,6 +413,16 @@ static void on_headers(struct peer *p, const uint8_t *d, size_t len)
             return;
         }
         hash_sha256d(hash, raw + i * 80, 80);
+        if (!pow_check(hash, rd_u32le(raw + i * 80 + 72), n->p)) {
+            free(raw);
+            net_misbehaving(p, "header with invalid proof of work");
+            return;
+        }
+    }
+    if (p->hsync) {
+        presync_feed(n, p, raw, count);
+        free(raw);
+        return;
     }
     chainstate_read_lock(n->cs);
     struct block_tree *tree = chainstate_tree(n->cs);
@@ -410,9 +476,27 @@ static void on_headers(struct peer *p, const uint8_t *d, size_t len)
     struct block_index *tip = chainstate_tip(n->cs);
     int low_work = u256_cmp(&work, &threshold) < 0;
     chainstate_read_unlock(n->cs);
+    if (low_work && count == NET_MAX_HEADERS) {
+        /* A full message of a chain without the work yet: pre-sync it (nothing stored until
+         * its work is shown). */
+        struct headerssync_start start;
+        chainstate_read_lock(n->cs);
+        memcpy(start.hash, parent->hash, 32);
+        start.height = parent->height;
+        start.bits = parent->header.bits;
+        start.chain_work = parent->chain_work;
+        start.mtp = block_index_median_time_past(parent);
+        chainstate_read_unlock(n->cs);
+        p->hsync = headerssync_new(n->p, &start, &threshold, net_now(n));
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "Initial headers sync started with peer=%lld: height=%d, max_commitments known",
+            (long long)p->id, start.height);
+        presync_feed(n, p, raw, count);
+        free(raw);
+        return;
+    }
     if (low_work) {
-        /* Not stored (Core's low-work headers protection: with a full message Core pre-syncs
-         * it without storing anything; bitnode drops it). A peer that keeps sending such
+        /* Not stored (Core's low-work headers protection). A peer that keeps sending such
          * chains is flooding: after NET_MAX_UNCONNECTING messages in a row it goes. */
         p->low_work++;
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
@@ -476,7 +560,7 @@ static void headers_done(struct net *n, struct peer *p, struct net_job *j)
         update_availability(n, p, last->hash);
     }
     resolve_unknown(n, p);
-    if (j->job.rc == RC_OK && j->n_headers == NET_MAX_HEADERS && last) {
+    if (j->job.rc == RC_OK && j->n_headers == NET_MAX_HEADERS && last && !j->presync) {
         send_getheaders(n, p, last, NULL);
     }
     chainstate_read_unlock(n->cs);
@@ -549,6 +633,8 @@ static int remove_inflight(struct peer *p, const uint8_t hash[32])
 void sync_peer_gone(struct net *n, struct peer *p)
 {
     (void)n;
+    headerssync_free(p->hsync);
+    p->hsync = NULL;
     while (p->inflight) {
         struct inflight *b = p->inflight;
         p->inflight = b->next;

@@ -119,7 +119,8 @@ class P2PMisbehaveTest(BitnodeTestFramework):
             h = p2p.Header(0x20000000, tip_hdr.sha, b"\x11" * 32, tip_hdr.time + 1,
                            REGTEST_BITS, 0)
             p.send_headers([solve_header(h, valid=False)])
-        self.expect_disconnect("a header with invalid proof of work", bad_pow, "high-hash")
+        self.expect_disconnect("a header with invalid proof of work", bad_pow,
+                               "header with invalid proof of work")
 
         def non_continuous(p):
             a = solve_header(p2p.Header(0x20000000, tip_hdr.sha, b"\x12" * 32, tip_hdr.time + 1,

@@ -4,6 +4,9 @@
 #include <string.h>
 
 #include "crypto/hash.h"
+#include "consensus/params.h"
+#include "consensus/pow.h"
+#include "net/headerssync.h"
 #include "net/net.h"
 #include "net/netaddr.h"
 #include "net/protocol.h"
@@ -336,6 +339,170 @@ static void test_permissions(void)
     CHECK_EQ_STR(err, "Invalid P2P permission: 'bogus'");
 }
 
+/* A chain of n regtest headers on prev (no proof of work: the pre-sync leaves that to its
+ * caller); tag makes chains differ. Caller frees. */
+static uint8_t *make_chain(const uint8_t prev32[32], size_t n, uint8_t tag)
+{
+    uint8_t *raw = malloc(n * 80);
+    uint8_t prev[32];
+    memcpy(prev, prev32, 32);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *h = raw + i * 80;
+        memset(h, 0, 80);
+        wr_u32le(h, 0x20000000);
+        memcpy(h + 4, prev, 32);
+        h[36] = tag;
+        wr_u32le(h + 37, (uint32_t)i);
+        wr_u32le(h + 68, 1296688602u + (uint32_t)i);
+        wr_u32le(h + 72, 0x207fffff);
+        hash_sha256d(prev, h, 80);
+    }
+    return raw;
+}
+
+/* The work of n regtest blocks past genesis, plus genesis'. */
+static void regtest_work(struct u256 *w, size_t n)
+{
+    struct u256 one;
+    pow_block_proof(&one, 0x207fffff);
+    u256_set_u64(w, 0);
+    for (size_t i = 0; i <= n; i++) {
+        u256_add(w, w, &one);
+    }
+}
+
+static struct headerssync_start regtest_start(const struct chain_params *p)
+{
+    struct headerssync_start st;
+    memcpy(st.hash, p->genesis_hash, 32);
+    st.height = 0;
+    st.bits = 0x207fffff;
+    regtest_work(&st.chain_work, 0);
+    st.mtp = 1296688602;
+    return st;
+}
+
+/* Feeds chain (n headers) in messages of 2000 and returns the last result. With rel NULL
+ * (the pre-sync pass) it stops once the state turns to redownloading; else the released
+ * headers are appended to rel. */
+static int feed(struct headerssync *h, const uint8_t *chain, size_t n, struct buf *rel, int *more)
+{
+    int rc = HSYNC_OK;
+    char err[160];
+    for (size_t off = 0; off < n; off += 2000) {
+        size_t k = n - off < 2000 ? n - off : 2000;
+        uint8_t *out = NULL;
+        size_t nout = 0;
+        rc = headerssync_process(h, chain + off * 80, k, k == 2000, &out, &nout, more, err,
+                                 sizeof(err));
+        if (rel && nout) {
+            buf_append(rel, out, nout * 80);
+        }
+        free(out);
+        if (rc != HSYNC_OK || (!rel && headerssync_state(h) == HSYNC_REDOWNLOAD)) {
+            break;
+        }
+    }
+    return rc;
+}
+
+static void test_headerssync_presync_then_redownload(void)
+{
+    const struct chain_params *p = chain_params_get("regtest");
+    struct headerssync_start st = regtest_start(p);
+    uint8_t *chain = make_chain(st.hash, 5000, 1);
+    struct u256 min;
+    regtest_work(&min, 4500);
+    struct headerssync *h = headerssync_new(p, &st, &min, 1296688602 + 86400 * 365);
+    int more = 0;
+    CHECK_EQ_INT(feed(h, chain, 5000, NULL, &more), HSYNC_OK);
+    CHECK_EQ_INT(headerssync_state(h), HSYNC_REDOWNLOAD);
+    CHECK_EQ_INT(more, 1);
+    CHECK_EQ_INT(headerssync_presync_height(h), 4500);
+    /* The locator restarts at the chain start. */
+    uint8_t(*loc)[32];
+    size_t k = headerssync_locator(h, &loc);
+    CHECK_EQ_INT(k, 1);
+    CHECK_EQ_MEM(loc[0], st.hash, 32);
+    free(loc);
+    /* The same chain again: every header is released, in order, none before the work is
+     * shown again. */
+    struct buf rel;
+    buf_init(&rel);
+    char err[160];
+    uint8_t *out = NULL;
+    size_t nout = 0;
+    CHECK_EQ_INT(headerssync_process(h, chain, 2000, 1, &out, &nout, &more, err, sizeof(err)),
+                 HSYNC_OK);
+    CHECK_EQ_INT(nout, 0);
+    CHECK_EQ_INT(more, 1);
+    free(out);
+    CHECK_EQ_INT(feed(h, chain + 2000 * 80, 3000, &rel, &more), HSYNC_OK);
+    CHECK_EQ_INT(rel.len, 3000 * 80 + 2000 * 80);
+    CHECK_EQ_MEM(rel.data, chain, 5000 * 80);
+    CHECK_EQ_INT(headerssync_state(h), HSYNC_DONE);
+    buf_clear(&rel);
+    headerssync_free(h);
+    free(chain);
+}
+
+static void test_headerssync_refusals(void)
+{
+    const struct chain_params *p = chain_params_get("regtest");
+    struct headerssync_start st = regtest_start(p);
+    struct u256 min;
+    char err[160];
+    int more;
+    uint8_t *out;
+    size_t nout;
+    /* A chain that ends before the work: dropped, not a misbehaviour. */
+    uint8_t *chain = make_chain(st.hash, 3000, 2);
+    regtest_work(&min, 4000);
+    struct headerssync *h = headerssync_new(p, &st, &min, 1296688602 + 86400 * 365);
+    CHECK_EQ_INT(feed(h, chain, 3000, NULL, &more), HSYNC_LOW_WORK);
+    headerssync_free(h);
+    /* Headers that do not follow each other. */
+    h = headerssync_new(p, &st, &min, 1296688602 + 86400 * 365);
+    CHECK_EQ_INT(headerssync_process(h, chain + 80, 2000, 1, &out, &nout, &more, err,
+                                     sizeof(err)),
+                 HSYNC_MISBEHAVED);
+    CHECK(strstr(err, "non-continuous") != NULL);
+    headerssync_free(h);
+    free(chain);
+    /* A different chain served the second time: a commitment does not match (one bit per
+     * 600 headers, 60 of them here: a miss is a 2^-60 chance). */
+    chain = make_chain(st.hash, 36000, 3);
+    uint8_t *other = make_chain(st.hash, 36000, 4);
+    regtest_work(&min, 36000);
+    h = headerssync_new(p, &st, &min, 1296688602 + 86400 * 365);
+    CHECK_EQ_INT(feed(h, chain, 36000, NULL, &more), HSYNC_OK);
+    CHECK_EQ_INT(headerssync_state(h), HSYNC_REDOWNLOAD);
+    struct buf rel;
+    buf_init(&rel);
+    int rc = feed(h, other, 36000, &rel, &more);
+    CHECK_EQ_INT(rc, HSYNC_MISBEHAVED);
+    /* What was released before the mismatch was at most what the buffer lets go. */
+    CHECK(rel.len / 80 <= 36000 - NET_HSYNC_REDOWNLOAD_BUFFER);
+    buf_clear(&rel);
+    headerssync_free(h);
+    free(other);
+    /* More headers than the chain's age allows: now is the start's time, so at most
+     * 6 * 7200 s of headers (72 commitments) may come. */
+    regtest_work(&min, 60000);
+    h = headerssync_new(p, &st, &min, st.mtp);
+    rc = feed(h, chain, 36000, NULL, &more);
+    if (rc == HSYNC_OK) {
+        uint8_t last[32];
+        hash_sha256d(last, chain + 35999 * 80, 80);
+        uint8_t *rest = make_chain(last, 20000, 5);
+        rc = feed(h, rest, 20000, NULL, &more);
+        free(rest);
+    }
+    CHECK_EQ_INT(rc, HSYNC_MISBEHAVED);
+    headerssync_free(h);
+    free(chain);
+}
+
 int main(void)
 {
     TEST(test_frame_roundtrip);
@@ -347,5 +514,7 @@ int main(void)
     TEST(test_addresses);
     TEST(test_subnets);
     TEST(test_permissions);
+    TEST(test_headerssync_presync_then_redownload);
+    TEST(test_headerssync_refusals);
     return test_done();
 }

@@ -22,8 +22,6 @@
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
-#define MAX_TIP_AGE (24 * 60 * 60)
-
 /* The chainstate's tip callback: records the tip for the waits. */
 static void on_tip(void *arg, const struct block_index *tip)
 {
@@ -121,20 +119,10 @@ static struct block_index *find_block(struct rpc_request *req, size_t i)
     return e;
 }
 
-/* Core's IsInitialBlockDownload; latches once left. Caller holds the chain lock. */
+/* Core's IsInitialBlockDownload (chainstate_in_ibd). Caller holds the chain lock. */
 static int in_ibd(struct rpc_context *ctx)
 {
-    if (atomic_load(&ctx->left_ibd)) {
-        return 0;
-    }
-    const struct chain_params *p = chainstate_params(ctx->cs);
-    struct block_index *tip = chainstate_tip(ctx->cs);
-    if (!tip || u256_cmp(&tip->chain_work, &p->minimum_chain_work) < 0 ||
-        (int64_t)tip->header.time < (int64_t)time(NULL) - MAX_TIP_AGE) {
-        return 1;
-    }
-    atomic_store(&ctx->left_ibd, 1);
-    return 0;
+    return chainstate_in_ibd(ctx->cs);
 }
 
 static json_t *rpc_getblockcount(struct rpc_request *req)

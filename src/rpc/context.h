@@ -39,12 +39,10 @@ struct rpc_context {
     int64_t start_time_s;
 
     /* Blockchain: the chainstate the handlers answer from (borrowed; set before warm-up
-     * ends, read-only after), and whether the node has left initial block download (latches,
-     * as Core's IsInitialBlockDownload). */
+     * ends, read-only after). */
     struct chainstate *cs;
     struct validator *val; /* the chainstate's owner: changes go to it as jobs */
     struct net *net;       /* the P2P service (set before warm-up ends), or NULL */
-    atomic_int left_ibd;
 
     /* The latest tip, for waitfornewblock and friends: the chainstate's tip callback writes
      * it; waiting needs a plain mutex and a condition variable, not the chain lock. */

@@ -36,7 +36,6 @@ struct rpc_context *rpc_context_new(void)
     snprintf(ctx->warmup_status, sizeof(ctx->warmup_status), "%s", "Starting up...");
     ctx->start_time_s = time_now_s();
     ctx->tip_height = -1;
-    atomic_init(&ctx->left_ibd, 0);
     return ctx;
 }
 

@@ -94,7 +94,7 @@ static int accept_locked(struct chainstate *cs, struct block *b, const uint8_t *
             e = block_tree_add(cs->tree, &b->header, NULL, BLOCK_VALID_TREE);
         }
     } else {
-        int64_t now = chainstate_now();
+        int64_t now = chainstate_now(cs);
         if ((rc = headers_accept(cs->tree, st, &e, &b->header, cs->p, now))) {
             return rc;
         }
@@ -248,7 +248,7 @@ int chainstate_accept_header(struct chainstate *cs, const uint8_t raw80[80], str
             e = block_tree_add(cs->tree, &h, NULL, BLOCK_VALID_TREE);
         }
     } else {
-        rc = headers_accept(cs->tree, st, &e, &h, cs->p, chainstate_now());
+        rc = headers_accept(cs->tree, st, &e, &h, cs->p, chainstate_now(cs));
     }
     if (rc == RC_OK) {
         chainstate_note_header(cs, e);

@@ -21,9 +21,15 @@
 #include "validation/headers.h"
 #include "validation/txindex.h"
 
-int64_t chainstate_now(void)
+int64_t chainstate_now(const struct chainstate *cs)
 {
-    return (int64_t)time(NULL);
+    int64_t mock = atomic_load(&cs->mocktime);
+    return mock ? mock : (int64_t)time(NULL);
+}
+
+void chainstate_set_mocktime(struct chainstate *cs, int64_t t)
+{
+    atomic_store(&cs->mocktime, t);
 }
 
 void chainstate_mark_dirty(struct chainstate *cs, struct block_index *e)
@@ -197,13 +203,15 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
         cs->opt.kv_ops = kv_default_ops();
     }
     cs->p = opt->params;
+    cs->max_tip_age = opt->max_tip_age > 0 ? opt->max_tip_age : 24 * 60 * 60;
+    atomic_init(&cs->left_ibd, 0);
     snprintf(cs->datadir, sizeof(cs->datadir), "%s", opt->datadir);
     cs->tip_height = -1;
     cs->tree = block_tree_new();
     block_init(&cs->recent);
     readahead_coins_init(&cs->ra_coins);
     cs->next_sequence = 1;
-    cs->last_flush_time = chainstate_now();
+    cs->last_flush_time = (int64_t)time(NULL);
 
     /* The script check pool and the signature cache its workers share (issue 7). */
     cs->checkq = checkqueue_new(checkqueue_workers_for_par(opt->par, checkqueue_ncores()));
@@ -665,6 +673,22 @@ int chainstate_last_invalid(const struct chainstate *cs, const uint8_t hash32[32
     }
     *st = cs->last_invalid;
     return 1;
+}
+
+int chainstate_in_ibd(struct chainstate *cs)
+{
+    if (atomic_load(&cs->left_ibd)) {
+        return 0;
+    }
+    struct block_index *tip = chainstate_tip(cs);
+    if (!tip || u256_cmp(&tip->chain_work, &cs->p->minimum_chain_work) < 0 ||
+        (int64_t)tip->header.time < chainstate_now(cs) - cs->max_tip_age) {
+        return 1;
+    }
+    if (!atomic_exchange(&cs->left_ibd, 1)) {
+        LOG_INFO("Leaving InitialBlockDownload (latching to false)");
+    }
+    return 0;
 }
 
 void chainstate_set_tip_callback(struct chainstate *cs, chainstate_tip_fn fn, void *ctx)

@@ -58,6 +58,7 @@ struct chainstate_options {
                                     Core's 16 MiB) */
     uint32_t db_crash_ratio;     /* tests, -dbcrashratio: end the process after 1 in n parts
                                     of a coins flush (0: never) */
+    int64_t max_tip_age;         /* -maxtipage, seconds (0: Core's 24 hours) */
 };
 
 struct chainstate;
@@ -191,6 +192,14 @@ int chainstate_get_coin(struct chainstate *cs, const struct outpoint *op, struct
  *  Out: stats (finished), hash32 (of kind). */
 int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
                           struct coins_stats *stats, uint8_t hash32[32]);
+
+/** Core's IsInitialBlockDownload: 1 while the tip has less than the minimum chain work or
+ *  is older than -maxtipage; once 0 it stays 0 (latched). Caller holds the chain lock. */
+int chainstate_in_ibd(struct chainstate *cs);
+
+/** setmocktime: the clock header time checks and initial block download read (0: the real
+ *  time). Any thread. */
+void chainstate_set_mocktime(struct chainstate *cs, int64_t t);
 
 /** 1 once -stopatheight was reached. Any thread, without the lock. */
 int chainstate_stop_requested(const struct chainstate *cs);

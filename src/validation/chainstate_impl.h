@@ -42,6 +42,9 @@ struct chainstate {
     uint8_t assume_valid[32]; /* -assumevalid or the chain's default; zero: none */
     int have_assume_valid;
     chainstate_tip_fn tip_fn; /* set while nothing else runs */
+    int64_t max_tip_age;      /* -maxtipage */
+    atomic_int left_ibd;      /* chainstate_in_ibd latched */
+    _Atomic int64_t mocktime; /* setmocktime (0: real time); any thread */
     void *tip_ctx;
     chainstate_interrupt_fn interrupt;
 
@@ -101,7 +104,7 @@ struct chainstate {
 void chainstate_mark_dirty(struct chainstate *cs, struct block_index *e);
 void chainstate_add_candidate(struct chainstate *cs, struct block_index *e);
 int chainstate_load_block(struct chainstate *cs, const struct block_index *e, struct block *b);
-int64_t chainstate_now(void);
+int64_t chainstate_now(const struct chainstate *cs); /* setmocktime, or the real time */
 
 /* accept.c */
 /** Stores the genesis block if the index lacks it. */

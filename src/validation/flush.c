@@ -21,7 +21,7 @@
 
 int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode)
 {
-    int64_t now = chainstate_now();
+    int64_t now = (int64_t)time(NULL); /* real time: flushes ignore setmocktime */
     size_t mem = coins_cache_memory(cs->coins);
     if (mem > cs->counters.coins_cache_peak) {
         cs->counters.coins_cache_peak = mem;

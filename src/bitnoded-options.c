@@ -107,6 +107,18 @@ const struct arg_def bitnoded_options[] = {
      "which Debian's libsecp256k1 0.2.0 lacks; the option is accepted and logged"},
     {"minimumchainwork", ARG_STRING | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<hex>",
      "Minimum work assumed to exist on a valid chain in hex (default: the network's)"},
+    {"proxy", ARG_STRING, ARGS_CAT_CONN, "=<ip:port>",
+     "Connect through SOCKS5 proxy, set -noproxy to disable (default: disabled)"},
+    {"onion", ARG_STRING, ARGS_CAT_CONN, "=<ip:port>",
+     "Use separate SOCKS5 proxy to reach peers via Tor onion services, set -noonion to "
+     "disable (default: -proxy)"},
+    {"proxyrandomize", ARG_BOOL, ARGS_CAT_CONN, "",
+     "Randomize credentials for every proxy connection. This enables Tor stream isolation "
+     "(default: 1)"},
+    {"onlynet", ARG_STRING | ARG_MULTI, ARGS_CAT_CONN, "=<net>",
+     "Make automatic outbound connections only to network <net> (ipv4, ipv6, onion, i2p, "
+     "cjdns). Inbound and manual connections are not affected by this option. It can be "
+     "specified multiple times to allow multiple networks."},
     {"maxtipage", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Maximum tip age in seconds to consider node in initial block download (default: 86400)"},
     {"zmqpubhashblock", ARG_STRING | ARG_NOT_IMPL, ARGS_CAT_CONN, "=<address>",

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "consensus/arith256.h"
@@ -521,7 +522,35 @@ static int start_net(struct node *n)
         n_connect = 0;
     }
     int64_t maxconn = args_get_int(a, "maxconnections", 125);
-    int listen_default = !(n_connect > 0 || connect_off || maxconn == 0);
+    const char *proxy = args_is_negated(a, "proxy") ? NULL : args_get(a, "proxy", NULL);
+    const char *onion = args_is_negated(a, "onion") ? NULL : args_get(a, "onion", NULL);
+    int listen_default = !(n_connect > 0 || connect_off || maxconn == 0 || (proxy && proxy[0]));
+    /* -onlynet: the networks automatic connections go to. */
+    uint32_t onlynet = 0;
+    const char **nets = NULL;
+    size_t n_nets = args_get_list(a, "onlynet", &nets);
+    for (size_t i = 0; i < n_nets; i++) {
+        int found = 0;
+        for (int k = NETWORK_IPV4; k < NETWORK_COUNT; k++) {
+            if (strcasecmp(nets[i], net_network_name(k)) == 0 ||
+                (k == NETWORK_ONION && strcasecmp(nets[i], "tor") == 0)) {
+                onlynet |= 1u << k;
+                found = 1;
+            }
+        }
+        if (!found) {
+            init_error("Unknown network specified in -onlynet: '%s'", nets[i]);
+            free(nets);
+            free(connect);
+            free(addnode);
+            free(seednode);
+            free(binds);
+            free(whitebinds);
+            free(whitelist);
+            return RC_INVALID;
+        }
+    }
+    free(nets);
     struct net_bind *bv = xcalloc(n_bind + n_whitebind + 1, sizeof(*bv));
     struct net_whitelist *wl = xcalloc(n_whitelist + 1, sizeof(*wl));
     size_t nb = 0;
@@ -608,6 +637,10 @@ static int start_net(struct node *n)
             .net_dir = n->net_dir,
             .peer_timeout = peertimeout,
             .bantime = args_get_int(a, "bantime", 86400),
+            .proxy = proxy,
+            .onion_proxy = onion,
+            .proxy_randomize = args_get_bool(a, "proxyrandomize", true),
+            .onlynet = onlynet,
         };
         if (net_new(&n->net, &o, err, sizeof(err)) != RC_OK) {
             init_error("%s", err);

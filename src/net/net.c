@@ -281,6 +281,7 @@ static void free_peer(struct net *n, struct peer *p)
         bufferevent_free(p->bev);
     }
     free(p->getdata);
+    free(p->socks);
     free(p);
 }
 
@@ -302,12 +303,17 @@ static void cleanup_cb(evutil_socket_t fd, short what, void *arg)
     }
 }
 
+static int socks_step(struct peer *p, struct evbuffer *in);
+
 /* Reads every complete frame in the input buffer. */
 static void read_cb(struct bufferevent *bev, void *arg)
 {
     struct peer *p = arg;
     struct net *n = p->net;
     struct evbuffer *in = bufferevent_get_input(bev);
+    if (p->socks && socks_step(p, in) <= 0) {
+        return;
+    }
     while (!p->disconnect && !p->read_paused) {
         size_t have = evbuffer_get_length(in);
         if (!p->have_hdr) {
@@ -380,6 +386,20 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
         }
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "connected to %s peer=%lld", p->addr_str,
             (long long)p->id);
+        if (p->socks) {
+            struct buf g;
+            buf_init(&g);
+            char user[32] = "", pass[32] = "";
+            if (p->net->opt.proxy_randomize) {
+                snprintf(user, sizeof(user), "%llu", (unsigned long long)p->net->proxy_stream++);
+                snprintf(pass, sizeof(pass), "%llu", (unsigned long long)p->id);
+            }
+            struct socks5 tmp = *p->socks;
+            socks5_begin(p->socks, tmp.host, tmp.port, user, pass, &g);
+            bufferevent_write(p->bev, g.data, g.len);
+            buf_clear(&g);
+            return;
+        }
         sync_on_connected(p);
         return;
     }
@@ -512,16 +532,40 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Added connection peer=%lld from %s", (long long)p->id, s);
 }
 
-/* Opens an outbound connection to a (conn_type); the peer, or NULL. */
+/* 1 if name (host or host:port) ends in ".onion". */
+static int is_onion_name(const char *name)
+{
+    char host[256];
+    snprintf(host, sizeof(host), "%s", name);
+    char *colon = strrchr(host, ':');
+    if (colon && strchr(host, ':') == colon) {
+        *colon = 0;
+    }
+    size_t n = strlen(host);
+    return n > 6 && strcmp(host + n - 6, ".onion") == 0;
+}
+
+/* Opens an outbound connection to a (conn_type), or with a proxy to name (host[:port],
+ * resolved by the proxy) when a is NULL; the peer, or NULL. */
 static struct peer *connect_to(struct net *n, const struct net_addr *a, int conn_type,
                                const char *name)
 {
     struct sockaddr_storage ss;
     socklen_t len;
-    if (net_addr_to_sockaddr(a, &ss, &len) != RC_OK) {
+    int onion = name && is_onion_name(name);
+    const struct net_addr *via = NULL;
+    if (onion && n->have_onion_proxy) {
+        via = &n->onion_proxy;
+    } else if (n->have_proxy) {
+        via = &n->proxy;
+    } else if (onion || !a) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "cannot connect to %s: no proxy", name ? name : "?");
         return NULL;
     }
-    for (struct peer *q = n->peers; q; q = q->next) {
+    if (net_addr_to_sockaddr(via ? via : a, &ss, &len) != RC_OK) {
+        return NULL;
+    }
+    for (struct peer *q = n->peers; q && a; q = q->next) {
         if (!q->disconnect && q->conn_type != CONN_INBOUND && net_addr_same_ip(&q->addr, a) &&
             q->addr.port == a->port) {
             return NULL; /* connected already */
@@ -531,17 +575,82 @@ static struct peer *connect_to(struct net *n, const struct net_addr *a, int conn
     if (!bev) {
         return NULL;
     }
-    struct peer *p = new_peer(n, bev, a, conn_type);
+    struct net_addr none;
+    memset(&none, 0, sizeof(none));
+    struct peer *p = new_peer(n, bev, a ? a : &none, conn_type);
     if (name) {
         snprintf(p->added_name, sizeof(p->added_name), "%s", name);
     }
-    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "trying connection %s peer=%lld", p->addr_str,
-        (long long)p->id);
+    if (!a) {
+        snprintf(p->addr_str, sizeof(p->addr_str), "%s", name);
+    }
+    if (via) {
+        /* The destination as the proxy gets it: the name when there is one (resolved
+         * there), else the numeric address. */
+        char host[256];
+        uint16_t port = a ? a->port : n->p->default_port;
+        if (a) {
+            net_addr_format(a, 0, host);
+        } else {
+            snprintf(host, sizeof(host), "%s", name);
+            char *colon = strrchr(host, ':');
+            if (colon && strchr(host, ':') == colon) {
+                *colon = 0;
+                port = (uint16_t)atoi(colon + 1);
+            }
+        }
+        p->socks = xcalloc(1, sizeof(*p->socks));
+        snprintf(p->socks->host, sizeof(p->socks->host), "%s", host);
+        p->socks->port = port;
+    }
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "trying connection %s%s peer=%lld", p->addr_str,
+        via ? " through the proxy" : "", (long long)p->id);
     if (bufferevent_socket_connect(bev, (struct sockaddr *)&ss, (int)len) != 0) {
         net_peer_disconnect(p, "connect failed");
         return NULL;
     }
     return p;
+}
+
+/* The SOCKS5 exchange on a proxied connection: 1 once the tunnel is up, 0 to wait for
+ * more, -1 when the peer was dropped. */
+static int socks_step(struct peer *p, struct evbuffer *in)
+{
+    char err[160];
+    while (p->socks && p->socks->step != SOCKS5_DONE) {
+        size_t have = evbuffer_get_length(in);
+        if (have == 0) {
+            return 0;
+        }
+        const uint8_t *d = evbuffer_pullup(in, (ssize_t)(have < 300 ? have : 300));
+        struct buf out;
+        buf_init(&out);
+        int used = socks5_read(p->socks, d, have < 300 ? have : 300, &out, err, sizeof(err));
+        if (used < 0) {
+            buf_clear(&out);
+            LOG_INFO("Socks5() connect to %s:%u failed: %s", p->socks->host, p->socks->port,
+                     err);
+            net_peer_disconnect(p, err);
+            return -1;
+        }
+        if (used == 0) {
+            buf_clear(&out);
+            return 0;
+        }
+        evbuffer_drain(in, (size_t)used);
+        if (out.len) {
+            bufferevent_write(p->bev, out.data, out.len);
+        }
+        buf_clear(&out);
+    }
+    if (p->socks) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "SOCKS5 connected %s peer=%lld", p->socks->host,
+            (long long)p->id);
+        free(p->socks);
+        p->socks = NULL;
+        sync_on_connected(p);
+    }
+    return 1;
 }
 
 /* The -connect / -addnode / addnode targets: (re)connects those not connected. */
@@ -560,11 +669,18 @@ static void open_added(struct net *n)
         an->next_try = now + (an->from_connect ? 2 : 5) * 1000000LL;
         struct net_addr a;
         char err[160];
-        if (net_addr_parse(an->name, n->p->default_port, 1, &a, err, sizeof(err)) != RC_OK) {
+        struct peer *p;
+        if (net_addr_parse(an->name, n->p->default_port, 0, &a, err, sizeof(err)) == RC_OK) {
+            p = connect_to(n, &a, CONN_MANUAL, an->name);
+        } else if (n->have_proxy || (n->have_onion_proxy && is_onion_name(an->name))) {
+            p = connect_to(n, NULL, CONN_MANUAL, an->name); /* the proxy resolves it */
+        } else if (net_addr_parse(an->name, n->p->default_port, 1, &a, err, sizeof(err)) ==
+                   RC_OK) {
+            p = connect_to(n, &a, CONN_MANUAL, an->name);
+        } else {
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "%s", err);
             continue;
         }
-        struct peer *p = connect_to(n, &a, CONN_MANUAL, an->name);
         if (p) {
             an->peer_id = p->id;
         }
@@ -986,6 +1102,11 @@ int net_addnode(struct net *n, const char *node, const char *command, char *err,
 {
     if (strcmp(command, "onetry") == 0) {
         struct net_addr a;
+        if (net_addr_parse(node, n->p->default_port, 0, &a, err, err_len) != RC_OK &&
+            (n->have_proxy || is_onion_name(node))) {
+            connect_to(n, NULL, CONN_MANUAL, node); /* the proxy resolves it */
+            return RC_OK;
+        }
         if (net_addr_parse(node, n->p->default_port, 1, &a, err, err_len) != RC_OK) {
             return RC_INVALID;
         }
@@ -1064,6 +1185,35 @@ void net_ping_all(struct net *n)
         p->ping_asked = 1;
     }
     sync_tick(n);
+}
+
+int net_network_reachable(struct net *n, int network)
+{
+    if (n->opt.onlynet && !(n->opt.onlynet & (1u << network))) {
+        return 0;
+    }
+    if (network == NETWORK_ONION) {
+        return n->have_onion_proxy;
+    }
+    return network == NETWORK_IPV4 || network == NETWORK_IPV6;
+}
+
+void net_network_proxy(struct net *n, int network, char out[NET_ADDR_STR_LEN], int *randomize)
+{
+    out[0] = 0;
+    *randomize = 0;
+    if (network == NETWORK_ONION && n->have_onion_proxy) {
+        snprintf(out, NET_ADDR_STR_LEN, "%s", n->onion_proxy_str);
+        *randomize = n->opt.proxy_randomize;
+    } else if ((network == NETWORK_IPV4 || network == NETWORK_IPV6) && n->have_proxy) {
+        snprintf(out, NET_ADDR_STR_LEN, "%s", n->proxy_str);
+        *randomize = n->opt.proxy_randomize;
+    }
+}
+
+int64_t net_time_now(struct net *n)
+{
+    return net_now(n);
 }
 
 uint64_t net_local_services(struct net *n)
@@ -1209,6 +1359,29 @@ int net_new(struct net **out, const struct net_options *opt, char *err, size_t e
             return RC_IO;
         }
     }
+    if (opt->proxy && opt->proxy[0]) {
+        if (net_addr_parse(opt->proxy, 9050, 1, &n->proxy, NULL, 0) != RC_OK) {
+            snprintf(err, err_len, "Invalid -proxy address or hostname: '%s'", opt->proxy);
+            net_free(n);
+            return RC_INVALID;
+        }
+        n->have_proxy = 1;
+        net_addr_format(&n->proxy, 1, n->proxy_str);
+    }
+    if (opt->onion_proxy && opt->onion_proxy[0]) {
+        if (net_addr_parse(opt->onion_proxy, 9050, 1, &n->onion_proxy, NULL, 0) != RC_OK) {
+            snprintf(err, err_len, "Invalid -onion address or hostname: '%s'", opt->onion_proxy);
+            net_free(n);
+            return RC_INVALID;
+        }
+        n->have_onion_proxy = 1;
+        net_addr_format(&n->onion_proxy, 1, n->onion_proxy_str);
+    } else if (n->have_proxy) {
+        n->have_onion_proxy = 1;
+        n->onion_proxy = n->proxy;
+        memcpy(n->onion_proxy_str, n->proxy_str, sizeof(n->proxy_str));
+    }
+    n->opt.proxy = n->opt.onion_proxy = NULL;
     for (size_t i = 0; i < opt->n_connect; i++) {
         add_target(n, opt->connect[i], 1);
     }

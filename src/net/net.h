@@ -85,6 +85,8 @@ struct net_options {
     int network_active;   /* -networkactive */
     uint32_t onlynet;     /* -onlynet: a bit per enum net_network; 0: all */
     const char *proxy;    /* -proxy host:port (SOCKS5), or NULL */
+    const char *onion_proxy; /* -onion host:port for .onion names (NULL: -proxy's) */
+    int proxy_randomize;  /* -proxyrandomize: new credentials per connection (Tor streams) */
     const char *net_dir;  /* where banlist.json and peers.dat live */
     int64_t peer_timeout; /* -peertimeout, seconds */
     int64_t bantime;      /* -bantime, seconds */
@@ -190,6 +192,12 @@ void net_ping_all(struct net *n);
  *  (no such peer / header), RC_INVALID with err (already have it, peer cannot serve it). */
 int net_fetch_block(struct net *n, int64_t peer_id, const uint8_t hash32[32], char *err,
                     size_t err_len);
+/** getnetworkinfo's networks: whether network (enum net_network) is reachable (not left out
+ *  by -onlynet; onion only with a proxy) and its proxy ("" if none). */
+int net_network_reachable(struct net *n, int network);
+void net_network_proxy(struct net *n, int network, char out[NET_ADDR_STR_LEN], int *randomize);
+/** The service's clock (setmocktime's, else the real time), seconds. */
+int64_t net_time_now(struct net *n);
 /** The local services (NODE_NETWORK | NODE_WITNESS ...). */
 uint64_t net_local_services(struct net *n);
 /** The listening port and whether it listens. */

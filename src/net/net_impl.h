@@ -11,6 +11,7 @@
 #include "consensus/params.h"
 #include "net/net.h"
 #include "net/protocol.h"
+#include "net/socks5.h"
 #include "validation/validator.h"
 
 struct event_base;
@@ -63,6 +64,7 @@ struct peer {
     int conn_type;
     uint32_t perms;
     int connected; /* outbound: the TCP connect finished */
+    struct socks5 *socks; /* through -proxy: the SOCKS5 exchange, until the tunnel is up */
 
     int64_t conn_time, last_send, last_recv, last_block, last_tx; /* seconds */
     uint64_t bytes_sent, bytes_recv;
@@ -200,6 +202,12 @@ struct net {
     int64_t mocktime;
     struct block_source sources[NET_BLOCK_SOURCES];
     size_t n_sources;
+
+    /* -proxy (SOCKS5) for outbound connections, -onion for .onion names. */
+    int have_proxy, have_onion_proxy;
+    struct net_addr proxy, onion_proxy;
+    char proxy_str[NET_ADDR_STR_LEN], onion_proxy_str[NET_ADDR_STR_LEN];
+    uint64_t proxy_stream; /* -proxyrandomize: a fresh user name per connection */
 
     /* Addresses heard of (a bounded list until the address manager lands). */
     struct net_known_addr *known;

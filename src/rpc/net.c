@@ -329,6 +329,9 @@ struct netinfo_call {
     int in, out;
     int64_t *offsets; /* outbound peers that finished the handshake (caller frees) */
     size_t n_offsets;
+    int reachable[NETWORK_COUNT];
+    char proxy[NETWORK_COUNT][NET_ADDR_STR_LEN];
+    int randomize[NETWORK_COUNT];
 };
 
 static void netinfo_fn(struct net *n, void *arg)
@@ -337,6 +340,10 @@ static void netinfo_fn(struct net *n, void *arg)
     c->services = net_local_services(n);
     c->active = net_is_active(n);
     net_connection_counts(n, &c->in, &c->out);
+    for (int net = NETWORK_IPV4; net < NETWORK_COUNT; net++) {
+        c->reachable[net] = net_network_reachable(n, net);
+        net_network_proxy(n, net, c->proxy[net], &c->randomize[net]);
+    }
     struct net_peer_stats *v;
     size_t count;
     net_get_peers(n, &v, &count);
@@ -376,19 +383,18 @@ static json_t *inv_bucket_json(void)
     return b;
 }
 
-/* Core's GetNetworksInfo with its default reachability: IPv4 and IPv6, and no proxy (the
- * service does not expose -onlynet or -proxy). */
-static json_t *networks_json(void)
+/* Core's GetNetworksInfo: reachability from -onlynet (onion with a proxy), the proxies. */
+static json_t *networks_json(const struct netinfo_call *c)
 {
     json_t *a = json_array();
     for (int net = NETWORK_IPV4; net < NETWORK_COUNT; net++) {
-        int reachable = net == NETWORK_IPV4 || net == NETWORK_IPV6;
+        int reachable = c->reachable[net];
         json_t *o = json_object();
         json_object_set_new(o, "name", json_string(net_network_name(net)));
         json_object_set_new(o, "limited", json_boolean(!reachable));
         json_object_set_new(o, "reachable", json_boolean(reachable));
-        json_object_set_new(o, "proxy", json_string(""));
-        json_object_set_new(o, "proxy_randomize_credentials", json_false());
+        json_object_set_new(o, "proxy", json_string(c->proxy[net]));
+        json_object_set_new(o, "proxy_randomize_credentials", json_boolean(c->randomize[net]));
         json_array_append_new(a, o);
     }
     return a;
@@ -418,7 +424,7 @@ static json_t *rpc_getnetworkinfo(struct rpc_request *req)
     json_object_set_new(r, "connections", json_integer(c.in + c.out));
     json_object_set_new(r, "connections_in", json_integer(c.in));
     json_object_set_new(r, "connections_out", json_integer(c.out));
-    json_object_set_new(r, "networks", networks_json());
+    json_object_set_new(r, "networks", networks_json(&c));
     json_object_set_new(r, "relayfee", rpc_json_amount(RELAY_FEE_SAT_PER_KVB));
     json_object_set_new(r, "incrementalfee", rpc_json_amount(INCREMENTAL_FEE_SAT_PER_KVB));
     /* No -externalip / -discover: Core's mapLocalHost is empty. */

@@ -10,6 +10,7 @@
 #include "net/net.h"
 #include "net/netaddr.h"
 #include "net/protocol.h"
+#include "net/socks5.h"
 #include "primitives/serialize.h"
 #include "test.h"
 #include "util/hex.h"
@@ -503,6 +504,55 @@ static void test_headerssync_refusals(void)
     free(chain);
 }
 
+static void test_socks5(void)
+{
+    struct socks5 s;
+    struct buf out;
+    char err[160];
+    buf_init(&out);
+    /* No credentials: one method; a numeric IPv4 destination. */
+    socks5_begin(&s, "127.0.0.1", 18444, NULL, NULL, &out);
+    CHECK_EQ_MEM(out.data, ((uint8_t[]){5, 1, 0}), 3);
+    buf_reset(&out);
+    CHECK_EQ_INT(socks5_read(&s, (const uint8_t *)"\x05", 1, &out, err, sizeof(err)), 0);
+    CHECK_EQ_INT(socks5_read(&s, (const uint8_t *)"\x05\x00", 2, &out, err, sizeof(err)), 2);
+    CHECK_EQ_INT(s.step, SOCKS5_CONNECT);
+    CHECK_EQ_MEM(out.data, ((uint8_t[]){5, 1, 0, 1, 127, 0, 0, 1, 0x48, 0x0c}), 10);
+    buf_reset(&out);
+    const uint8_t ok[] = {5, 0, 0, 1, 127, 0, 0, 1, 0, 0, 0xf9, 0xbe};
+    CHECK_EQ_INT(socks5_read(&s, ok, 9, &out, err, sizeof(err)), 0);
+    CHECK_EQ_INT(socks5_read(&s, ok, sizeof(ok), &out, err, sizeof(err)), 10);
+    CHECK_EQ_INT(s.step, SOCKS5_DONE);
+    /* Credentials (Tor stream isolation), a name resolved by the proxy. */
+    buf_reset(&out);
+    socks5_begin(&s, "abc.onion", 8333, "u1", "p22", &out);
+    CHECK_EQ_MEM(out.data, ((uint8_t[]){5, 2, 0, 2}), 4);
+    buf_reset(&out);
+    CHECK_EQ_INT(socks5_read(&s, (const uint8_t *)"\x05\x02", 2, &out, err, sizeof(err)), 2);
+    CHECK_EQ_MEM(out.data, ((uint8_t[]){1, 2, 'u', '1', 3, 'p', '2', '2'}), 8);
+    buf_reset(&out);
+    CHECK_EQ_INT(socks5_read(&s, (const uint8_t *)"\x01\x00", 2, &out, err, sizeof(err)), 2);
+    CHECK_EQ_MEM(out.data, ((uint8_t[]){5, 1, 0, 3, 9, 'a', 'b', 'c', '.', 'o', 'n', 'i', 'o',
+                                        'n', 0x20, 0x8d}),
+                 16);
+    /* Refusals, in Core's words. */
+    const uint8_t refused[] = {5, 4, 0, 1, 0, 0, 0, 0, 0, 0};
+    CHECK_EQ_INT(socks5_read(&s, refused, sizeof(refused), &out, err, sizeof(err)), RC_INVALID);
+    CHECK_EQ_STR(err, "Proxy error: host unreachable");
+    socks5_begin(&s, "1.2.3.4", 1, "u", "p", &out);
+    CHECK_EQ_INT(socks5_read(&s, (const uint8_t *)"\x01\x00", 2, &out, err, sizeof(err)),
+                 RC_INVALID);
+    socks5_begin(&s, "1.2.3.4", 1, "u", "p", &out);
+    socks5_read(&s, (const uint8_t *)"\x05\x02", 2, &out, err, sizeof(err));
+    CHECK_EQ_INT(socks5_read(&s, (const uint8_t *)"\x01\x01", 2, &out, err, sizeof(err)),
+                 RC_INVALID);
+    CHECK_EQ_STR(err, "Proxy authentication unsuccessful");
+    socks5_begin(&s, "1.2.3.4", 1, NULL, NULL, &out);
+    CHECK_EQ_INT(socks5_read(&s, (const uint8_t *)"\x05\xff", 2, &out, err, sizeof(err)),
+                 RC_INVALID);
+    buf_clear(&out);
+}
+
 int main(void)
 {
     TEST(test_frame_roundtrip);
@@ -516,5 +566,6 @@ int main(void)
     TEST(test_permissions);
     TEST(test_headerssync_presync_then_redownload);
     TEST(test_headerssync_refusals);
+    TEST(test_socks5);
     return test_done();
 }

@@ -21,7 +21,7 @@ CONFIGS=${BITNODE_CHECK_CONFIGS:-leveldb bdb asan tsan}
 # script_tests). Not kv_tests: Debian's LevelDB is not
 # built with TSan, so its lock-free memtable shows up as races TSan cannot see the
 # synchronization of.
-TSAN_TESTS="test/unit/checkqueue_tests test/unit/script_tests test/unit/chainstate_tests test/unit/validator_tests test/unit/readahead_tests test/unit/coins_view_tests"
+TSAN_TESTS="test/unit/checkqueue_tests test/unit/script_tests test/unit/chainstate_tests test/unit/validator_tests test/unit/readahead_tests test/unit/coins_view_tests test/unit/net_service_tests"
 cd "$ROOT"
 
 if [ "${SKIP_DEPS:-0}" != 1 ]; then

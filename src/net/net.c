@@ -708,7 +708,14 @@ static void job_done_cb(void *ctx, struct validator_job *job)
 static void submit_waiting(struct net *n)
 {
     while (n->waiting_head) {
+        /* Off the list before it is submitted: once the validator has it, its next field
+         * belongs to the completion list. */
         struct net_job *j = n->waiting_head;
+        n->waiting_head = j->next;
+        if (!n->waiting_head) {
+            n->waiting_tail = NULL;
+        }
+        j->next = NULL;
         pthread_mutex_lock(&n->q_mu);
         n->jobs_out++; /* before the job can complete */
         pthread_mutex_unlock(&n->q_mu);
@@ -718,14 +725,14 @@ static void submit_waiting(struct net *n)
             n->jobs_out--;
             pthread_mutex_unlock(&n->q_mu);
         }
-        if (rc == RC_TOO_LARGE) {
-            return; /* retried when a job completes */
+        if (rc == RC_TOO_LARGE) { /* back at the head: retried when a job completes */
+            j->next = n->waiting_head;
+            n->waiting_head = j;
+            if (!n->waiting_tail) {
+                n->waiting_tail = j;
+            }
+            return;
         }
-        n->waiting_head = j->next;
-        if (!n->waiting_head) {
-            n->waiting_tail = NULL;
-        }
-        j->next = NULL;
         if (rc != RC_OK) { /* stopped: handled as done */
             sync_job_done(n, j);
         }
@@ -1351,6 +1358,17 @@ int net_new(struct net **out, const struct net_options *opt, char *err, size_t e
             }
             n->bound[n->n_listeners] = binds[i];
             n->listeners[n->n_listeners++] = l;
+            if (opt->port == 0 || binds[i].addr.port == 0) {
+                /* Port 0: the kernel's choice (tests), reported by net_listening. */
+                struct sockaddr_storage got;
+                socklen_t gl = sizeof(got);
+                struct net_addr ga;
+                if (getsockname(fd, (struct sockaddr *)&got, &gl) == 0 &&
+                    net_addr_from_sockaddr((struct sockaddr *)&got, &ga) == RC_OK) {
+                    n->port = ga.port;
+                    net_addr_format(&ga, 1, s);
+                }
+            }
             LOG_INFO("Bound to %s", s);
         }
         if (n->n_listeners == 0) {

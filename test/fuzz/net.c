@@ -1,0 +1,339 @@
+/* Fuzz target: what a peer controls. The input is split by its first byte into one of:
+ *   0: a byte stream cut into frames as the net thread cuts it (header parse, checksum),
+ *      each payload through the parser of its command;
+ *   1: a payload for every parser (version, inv, getheaders, headers, addr, addrv2);
+ *   2: headers for the pre-sync state (a chain start, a minimum work, full/not full);
+ *   3: SOCKS5 replies, as a proxy sends them.
+ * Nothing may crash, leak, read out of bounds or allocate beyond the message's own bound.
+ *
+ * libFuzzer (clang -fsanitize=fuzzer) or standalone: the replayer (the default) runs files
+ * and directories given on the command line, or, with none, a fixed number of inputs made
+ * by a seeded generator from valid messages and their mutations, and prints TAP (it is a
+ * test of the suite, under ASan+UBSan in CI).
+ */
+#include <dirent.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "consensus/params.h"
+#include "net/headerssync.h"
+#include "net/protocol.h"
+#include "net/socks5.h"
+#include "util/buf.h"
+#include "util/file.h"
+#include "util/xmalloc.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static const uint8_t magic[4] = {0xfa, 0xbf, 0xb5, 0xda};
+
+static void parse_payload(const char *cmd, const uint8_t *p, size_t n)
+{
+    char err[200];
+    if (!strcmp(cmd, "version") || !cmd[0]) {
+        struct net_version v;
+        net_version_parse(p, n, &v, err, sizeof(err));
+    }
+    if (!strcmp(cmd, "inv") || !strcmp(cmd, "getdata") || !cmd[0]) {
+        struct net_inv *inv = NULL;
+        size_t k = 0;
+        if (net_inv_parse(p, n, &inv, &k, err, sizeof(err)) == 0 && k > NET_MAX_INV) {
+            abort();
+        }
+        free(inv);
+    }
+    if (!strcmp(cmd, "getheaders") || !cmd[0]) {
+        uint8_t(*h)[32] = NULL;
+        uint8_t stop[32];
+        size_t k = 0;
+        if (net_locator_parse(p, n, &h, &k, stop, err, sizeof(err)) == 0 && k > NET_MAX_LOCATOR) {
+            abort();
+        }
+        free(h);
+    }
+    if (!strcmp(cmd, "headers") || !cmd[0]) {
+        uint8_t *raw = NULL;
+        size_t k = 0;
+        if (net_headers_parse(p, n, &raw, &k, err, sizeof(err)) == 0 && k > NET_MAX_HEADERS) {
+            abort();
+        }
+        free(raw);
+    }
+    for (int v2 = 0; v2 < 2; v2++) {
+        if ((!strcmp(cmd, v2 ? "addrv2" : "addr")) || !cmd[0]) {
+            struct net_addr_msg_entry *a = NULL;
+            size_t k = 0;
+            if (net_addrmsg_parse(p, n, v2, &a, &k, err, sizeof(err)) == 0) {
+                struct buf b;
+                buf_init(&b);
+                net_addrmsg_serialize(&b, v2, a, k); /* what it parsed serializes */
+                buf_clear(&b);
+            }
+            free(a);
+        }
+    }
+}
+
+static void frames(const uint8_t *p, size_t n)
+{
+    while (n >= NET_HEADER_SIZE) {
+        struct net_msg_header h;
+        char err[200];
+        if (net_header_parse(p, magic, &h, err, sizeof(err)) != 0) {
+            return; /* the peer is dropped */
+        }
+        p += NET_HEADER_SIZE;
+        n -= NET_HEADER_SIZE;
+        if (h.len > n) {
+            return; /* waits for more */
+        }
+        if (net_checksum_ok(&h, p, h.len)) {
+            parse_payload(h.command, p, h.len);
+        } else {
+            parse_payload(h.command, p, h.len); /* parsers must survive it anyway */
+        }
+        p += h.len;
+        n -= h.len;
+    }
+}
+
+static void presync(const uint8_t *p, size_t n)
+{
+    const struct chain_params *cp = chain_params_get(n && (p[0] & 1) ? "main" : "regtest");
+    struct headerssync_start st;
+    memset(&st, 0, sizeof(st));
+    memcpy(st.hash, cp->genesis_hash, 32);
+    st.bits = cp->genesis_header.bits;
+    st.mtp = cp->genesis_header.time;
+    struct u256 min;
+    u256_set_u64(&min, n > 1 ? (uint64_t)p[1] << 8 : 1000);
+    struct headerssync *h = headerssync_new(cp, &st, &min, st.mtp + 86400 * 30);
+    size_t off = 2;
+    while (off < n) {
+        size_t k = (n - off) / 80;
+        if (k > 7) {
+            k = 7;
+        }
+        if (k == 0) {
+            break;
+        }
+        uint8_t *rel = NULL;
+        size_t nrel = 0;
+        int more;
+        char err[160];
+        headerssync_process(h, p + off, k, p[off] & 1, &rel, &nrel, &more, err, sizeof(err));
+        free(rel);
+        uint8_t(*loc)[32];
+        free(loc = NULL);
+        headerssync_locator(h, &loc);
+        free(loc);
+        off += k * 80;
+    }
+    headerssync_free(h);
+}
+
+static void socks(const uint8_t *p, size_t n)
+{
+    struct socks5 s;
+    struct buf out;
+    buf_init(&out);
+    socks5_begin(&s, n && (p[0] & 1) ? "abc.onion" : "127.0.0.1", 8333,
+                 n && (p[0] & 2) ? "u" : NULL, "p", &out);
+    size_t off = n ? 1 : 0;
+    while (off < n && s.step != SOCKS5_DONE) {
+        char err[160];
+        int used = socks5_read(&s, p + off, n - off, &out, err, sizeof(err));
+        if (used <= 0) {
+            break;
+        }
+        off += (size_t)used;
+    }
+    buf_clear(&out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0) {
+        return 0;
+    }
+    switch (data[0] % 4) {
+    case 0:
+        frames(data + 1, size - 1);
+        break;
+    case 1:
+        parse_payload("", data + 1, size - 1);
+        break;
+    case 2:
+        presync(data + 1, size - 1);
+        break;
+    default:
+        socks(data + 1, size - 1);
+    }
+    return 0;
+}
+
+#ifndef FUZZ_LIBFUZZER
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint32_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)(rng >> 16);
+}
+
+/* A valid message of a random kind, framed, with the selector byte in front. */
+static void valid_input(struct buf *b)
+{
+    struct buf pl;
+    buf_init(&pl);
+    const char *cmd;
+    switch (next() % 5) {
+    case 0: {
+        struct net_version v;
+        memset(&v, 0, sizeof(v));
+        v.version = 70016;
+        strcpy(v.user_agent, "/fuzz/");
+        net_version_serialize(&pl, &v);
+        cmd = "version";
+        break;
+    }
+    case 1: {
+        struct net_inv inv[3];
+        memset(inv, (int)next(), sizeof(inv));
+        net_inv_serialize(&pl, inv, 1 + next() % 3);
+        cmd = "inv";
+        break;
+    }
+    case 2: {
+        uint8_t loc[2][32], stop[32] = {0};
+        memset(loc, (int)next(), sizeof(loc));
+        net_locator_serialize(&pl, 70016, (const uint8_t(*)[32])loc, 2, stop);
+        cmd = "getheaders";
+        break;
+    }
+    case 3: {
+        uint8_t raw[160];
+        memset(raw, (int)next(), sizeof(raw));
+        net_headers_serialize(&pl, raw, 2);
+        cmd = "headers";
+        break;
+    }
+    default: {
+        struct net_addr_msg_entry a;
+        memset(&a, 0, sizeof(a));
+        a.net = (uint8_t)(1 + next() % 6);
+        a.len = a.net == 1 ? 4 : a.net == 4 || a.net == 5 ? 32 : 16;
+        net_addrmsg_serialize(&pl, 1, &a, 1);
+        cmd = "addrv2";
+    }
+    }
+    buf_put_u8(b, 0);
+    net_frame_build(b, magic, cmd, pl.data, pl.len);
+    buf_clear(&pl);
+}
+
+static void mutate(struct buf *b)
+{
+    int n = 1 + (int)(next() % 8);
+    for (int i = 0; i < n && b->len > 1; i++) {
+        size_t at = 1 + next() % (b->len - 1);
+        switch (next() % 4) {
+        case 0:
+            b->data[at] ^= (uint8_t)(1u << (next() % 8));
+            break;
+        case 1:
+            b->data[at] = (uint8_t)next();
+            break;
+        case 2:
+            b->len = at; /* truncate */
+            break;
+        default:
+            b->data[at] = 0xff;
+        }
+    }
+}
+
+static int run_file(const char *path)
+{
+    struct buf b;
+    char err[256];
+    buf_init(&b);
+    if (file_read_all(&b, path, err, sizeof(err)) != 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    static const uint8_t none[1];
+    LLVMFuzzerTestOneInput(b.data ? b.data : none, b.len);
+    buf_clear(&b);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = 0;
+    size_t count = 0;
+    if (argc < 2) {
+        struct buf b;
+        buf_init(&b);
+        for (int i = 0; i < 200000; i++) {
+            buf_reset(&b);
+            if (i % 4 == 0) {
+                valid_input(&b);
+            } else {
+                size_t n = next() % 600;
+                buf_put_u8(&b, (uint8_t)(i % 4 == 1 ? next() : (uint32_t)((i / 4) % 4)));
+                for (size_t k = 0; k < n; k++) {
+                    buf_put_u8(&b, (uint8_t)next());
+                }
+                if (i % 8 == 1) {
+                    buf_reset(&b);
+                    valid_input(&b);
+                    mutate(&b);
+                }
+            }
+            LLVMFuzzerTestOneInput(b.data, b.len);
+            count++;
+        }
+        buf_clear(&b);
+        printf("ok 1 - %zu generated inputs through the peer-facing parsers\n1..1\n", count);
+        return 0;
+    }
+    for (int i = 1; i < argc; i++) {
+        struct stat sb;
+        if (stat(argv[i], &sb) != 0) {
+            fprintf(stderr, "cannot stat %s\n", argv[i]);
+            rc = 1;
+            continue;
+        }
+        if (S_ISDIR(sb.st_mode)) {
+            DIR *d = opendir(argv[i]);
+            struct dirent *e;
+            while (d && (e = readdir(d))) {
+                if (e->d_name[0] == '.') {
+                    continue;
+                }
+                size_t l = strlen(argv[i]) + strlen(e->d_name) + 2;
+                char *p = xmalloc(l);
+                snprintf(p, l, "%s/%s", argv[i], e->d_name);
+                rc |= run_file(p);
+                free(p);
+                count++;
+            }
+            if (d) {
+                closedir(d);
+            }
+        } else {
+            rc |= run_file(argv[i]);
+            count++;
+        }
+    }
+    printf("replayed %zu inputs\n", count);
+    return rc;
+}
+#endif

@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "crypto/hash.h"
+#include "crypto/siphash.h"
+#include "net/evict.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/random.h"
@@ -467,6 +469,58 @@ static int is_banned(struct net *n, const struct net_addr *a)
     return 0;
 }
 
+/* Core's network group, hashed with the service's key: /16 of IPv4, /32 of IPv6, one for
+ * all local peers, the network for the others. */
+static uint64_t keyed_netgroup(const struct net *n, const struct net_addr *a)
+{
+    uint8_t g[6] = {a->net, 0, 0, 0, 0, 0};
+    if (net_addr_is_local(a)) {
+        g[0] = 0xff;
+    } else if (a->net == BIP155_IPV4) {
+        g[1] = a->addr[0];
+        g[2] = a->addr[1];
+    } else if (a->net == BIP155_IPV6) {
+        memcpy(g + 1, a->addr, 4);
+    }
+    return siphash24(n->group_key[0], n->group_key[1], g, sizeof(g));
+}
+
+/* Makes room for one inbound peer by disconnecting another (evict.h): 1 if one went. */
+static int evict_inbound(struct net *n)
+{
+    size_t k = 0, cap = 0;
+    struct evict_candidate *c = NULL;
+    for (struct peer *p = n->peers; p; p = p->next) {
+        if (p->disconnect || p->conn_type != CONN_INBOUND ||
+            (p->perms & NET_PERM_NOBAN) == NET_PERM_NOBAN) {
+            continue;
+        }
+        if (k == cap) {
+            cap = cap ? 2 * cap : 32;
+            c = xrealloc(c, cap * sizeof(*c));
+        }
+        c[k++] = (struct evict_candidate){
+            .id = p->id,
+            .conn_time = p->conn_time,
+            .min_ping_us = p->min_ping_us,
+            .last_block = p->last_block,
+            .last_tx = p->last_tx,
+            .keyed_netgroup = keyed_netgroup(n, &p->addr),
+            .relay_txs = p->relay_txs,
+            .local = net_addr_is_local(&p->addr),
+        };
+    }
+    int64_t id = k ? evict_select(c, k) : -1;
+    free(c);
+    struct peer *victim = id >= 0 ? net_find_peer(n, id) : NULL;
+    if (!victim) {
+        return 0;
+    }
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "selected peer=%lld for eviction", (long long)id);
+    net_peer_disconnect(victim, "evicted for an inbound connection");
+    return 1;
+}
+
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int len,
                       void *arg)
 {
@@ -506,8 +560,9 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
         evutil_closesocket(fd);
         return;
     }
-    if (inbound >= max_inbound(n)) {
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "connection from %s dropped (full)", s);
+    if (inbound >= max_inbound(n) && !evict_inbound(n)) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "failed to find an eviction candidate - connection "
+            "dropped (full)");
         evutil_closesocket(fd);
         return;
     }
@@ -1293,6 +1348,7 @@ int net_new(struct net **out, const struct net_options *opt, char *err, size_t e
     n->port = opt->port;
     pthread_mutex_init(&n->q_mu, NULL);
     pthread_cond_init(&n->call_cv, NULL);
+    random_bytes((uint8_t *)n->group_key, sizeof(n->group_key));
     n->base = event_base_new();
     if (!n->base) {
         snprintf(err, err_len, "cannot create the libevent base");

@@ -192,6 +192,7 @@ struct net {
     size_t n_bans;
     int bans_dirty;
     struct net_addr discouraged[256]; /* a ring of recently discouraged hosts */
+    uint64_t group_key[2];            /* keys the network groups of eviction */
     size_t n_discouraged;
 
     struct added_node *added;

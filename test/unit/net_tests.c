@@ -6,6 +6,7 @@
 #include "crypto/hash.h"
 #include "consensus/params.h"
 #include "consensus/pow.h"
+#include "net/evict.h"
 #include "net/headerssync.h"
 #include "net/net.h"
 #include "net/netaddr.h"
@@ -553,6 +554,30 @@ static void test_socks5(void)
     buf_clear(&out);
 }
 
+static void test_eviction(void)
+{
+    struct evict_candidate c[40];
+    /* Few candidates: every one protected. */
+    for (int i = 0; i < 20; i++) {
+        c[i] = (struct evict_candidate){.id = i, .conn_time = 1000 + i, .min_ping_us = -1,
+                                        .keyed_netgroup = 7};
+    }
+    CHECK_EQ_INT(evict_select(c, 20), -1);
+    /* 40 peers: 30 of one network group, 10 of ten others. The evicted one is of the big
+     * group, the youngest of it left unprotected; never a fast, a block-relaying or a
+     * long-connected one. */
+    for (int i = 0; i < 40; i++) {
+        c[i] = (struct evict_candidate){.id = i, .conn_time = 1000 + i, .min_ping_us = 5000 + i,
+                                        .keyed_netgroup = i < 30 ? 1 : (uint64_t)(100 + i)};
+    }
+    c[39 - 10].min_ping_us = 10; /* id 29: the youngest of the big group, but fast */
+    c[28].last_block = 5000;     /* id 28: gave us a block lately */
+    int64_t id = evict_select(c, 40);
+    /* Protected: ids 36-39 (rare groups), 29 and 0-6 (fastest), 28 (block), then the older
+     * half of the rest by uptime; the youngest of the big group left is 27. */
+    CHECK_EQ_INT(id, 27);
+}
+
 int main(void)
 {
     TEST(test_frame_roundtrip);
@@ -567,5 +592,6 @@ int main(void)
     TEST(test_headerssync_presync_then_redownload);
     TEST(test_headerssync_refusals);
     TEST(test_socks5);
+    TEST(test_eviction);
     return test_done();
 }

@@ -67,7 +67,8 @@ METHODS = ["help", "stop", "uptime", "getrpcinfo", "logging", "echo", "echojson"
            "gettxout", "getrawtransaction", "getindexinfo", "decoderawtransaction",
            "decodescript", "submitblock", "getblockstats", "waitfornewblock", "waitforblock",
            "waitforblockheight", "preciousblock", "verifychain", "invalidateblock",
-           "reconsiderblock", "submitheader"]
+           "reconsiderblock", "submitheader", "getdeploymentinfo",
+           "syncwithvalidationinterfacequeue", "setmocktime", "mockscheduler", "echoipc"]
 
 
 class Num:

@@ -55,6 +55,12 @@ static struct chain_bip30_exception main_bip30_exceptions[] = {
         [BASE58_EXT_SECRET_KEY] = {{0x04, 0x35, 0x83, 0x94}, 4},                             \
     }
 
+/* Core's DEPLOYMENT_TESTDUMMY: never active except on regtest. */
+#define TESTDUMMY(start, threshold_, period_)                                                      \
+    [CHAIN_DEPLOYMENT_TESTDUMMY] = {.name = "testdummy", .bit = 28, .start_time = (start),         \
+                                    .timeout = CHAIN_BIP9_NO_TIMEOUT, .min_activation_height = 0,  \
+                                    .period = (period_), .threshold = (threshold_)}
+
 static struct chain_params g_params[CHAIN_COUNT] = {
     [CHAIN_MAIN] = {
         .id = CHAIN_MAIN,
@@ -86,6 +92,7 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .segwit_height = 481824,
         /* 0000000000000000000687bca986194dc2c1f949318629b44bb54ec0a94d8244 */
         .taproot_height = 709632,
+        .deployments = {TESTDUMMY(CHAIN_BIP9_NEVER_ACTIVE, 1815, 2016)},
         .script_exceptions = main_script_exceptions,
         .script_exception_count = ARRAY_LEN(main_script_exceptions),
         .bip30_exceptions = main_bip30_exceptions,
@@ -136,6 +143,7 @@ static struct chain_params g_params[CHAIN_COUNT] = {
          * height. This is the height it became active at as recalled, NOT verified against a
          * testnet3 chain; display only (Core enforces taproot rules from genesis anyway). */
         .taproot_height = 2011968,
+        .deployments = {TESTDUMMY(CHAIN_BIP9_NEVER_ACTIVE, 1512, 2016)},
         .script_exceptions = testnet3_script_exceptions,
         .script_exception_count = ARRAY_LEN(testnet3_script_exceptions),
         .bip30_exceptions = NULL,
@@ -175,6 +183,7 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .csv_height = 1,
         .segwit_height = 1,
         .taproot_height = 0, /* ALWAYS_ACTIVE */
+        .deployments = {TESTDUMMY(CHAIN_BIP9_NEVER_ACTIVE, 1512, 2016)},
         .minimum_chain_work_hex =
             "00000000000000000000000000000000000000000000034a4690fe592dc49c7c",
         /* height 91000 */
@@ -208,6 +217,7 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .csv_height = 1,
         .segwit_height = 1,
         .taproot_height = 0, /* ALWAYS_ACTIVE */
+        .deployments = {TESTDUMMY(CHAIN_BIP9_NEVER_ACTIVE, 1815, 2016)},
         .minimum_chain_work_hex =
             "0000000000000000000000000000000000000000000000000000067d328e681a",
         /* height 267665 */
@@ -245,6 +255,7 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .csv_height = 1,
         .segwit_height = 0,
         .taproot_height = 0, /* ALWAYS_ACTIVE */
+        .deployments = {TESTDUMMY(0, 108, 144)},
         .minimum_chain_work_hex = ZERO_HASH_HEX,
         .default_assume_valid_hex = ZERO_HASH_HEX,
         .bech32_hrp = "bcrt",

@@ -71,6 +71,31 @@ struct chain_bip30_exception {
     uint8_t hash[32];     /* internal order, filled at init */
 };
 
+/* A version-bits deployment (BIP9; Core's Consensus::BIP9Deployment): miners signal with
+ * bit `bit` of the block version during periods of `period` blocks; `threshold` signalling
+ * blocks in one period lock it in. Its state machine is consensus/versionbits.h. */
+#define CHAIN_BIP9_ALWAYS_ACTIVE (-1)   /* start_time: active from genesis (Core's ALWAYS_ACTIVE) */
+#define CHAIN_BIP9_NEVER_ACTIVE (-2)    /* start_time: can never activate, not listed by RPC */
+#define CHAIN_BIP9_NO_TIMEOUT INT64_MAX /* timeout: never fails */
+
+struct chain_bip9_deployment {
+    const char *name;          /* Core's VersionBitsDeploymentInfo name: "testdummy" */
+    int bit;                   /* 0..28 */
+    int64_t start_time;        /* median time past at which the bit gains its meaning, or one
+                                  of CHAIN_BIP9_ALWAYS_ACTIVE / _NEVER_ACTIVE */
+    int64_t timeout;           /* median time past at which a deployment not locked in fails */
+    int min_activation_height; /* a locked-in deployment activates no earlier */
+    int period;                /* blocks per signalling period */
+    int threshold;             /* signalling blocks per period that lock it in */
+};
+
+/* Core's DeploymentPos: the version-bits deployments, in Core's order. Core has only its test
+ * deployment now (taproot is enforced from genesis, the others are buried). */
+enum chain_deployment {
+    CHAIN_DEPLOYMENT_TESTDUMMY = 0,
+};
+#define CHAIN_DEPLOYMENT_COUNT 1
+
 /* What Core's CreateGenesisBlock is given. */
 struct chain_genesis_spec {
     const char *timestamp;         /* the message pushed in the coinbase scriptSig */
@@ -123,6 +148,9 @@ struct chain_params {
     int segwit_height;          /* BIP141/143/147 */
     int taproot_height;         /* BIP341/342, informational: Core enforces the taproot script
                                    rules on every block except the script exceptions */
+
+    /* Version-bits deployments (Core's consensus.vDeployments). */
+    struct chain_bip9_deployment deployments[CHAIN_DEPLOYMENT_COUNT];
 
     const struct chain_script_exception *script_exceptions;
     size_t script_exception_count;

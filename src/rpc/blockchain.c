@@ -11,6 +11,7 @@
 #include "primitives/serialize.h"
 #include "rpc/blockjson.h"
 #include "rpc/context.h"
+#include "rpc/deployment.h"
 #include "rpc/json.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/protocol.h"
@@ -618,6 +619,30 @@ static json_t *rpc_reconsiderblock(struct rpc_request *req)
 static json_t *rpc_preciousblock(struct rpc_request *req)
 {
     return block_action(req, VALIDATOR_PRECIOUS);
+}
+
+static int nothing_call(struct chainstate *cs, void *ctx)
+{
+    (void)cs;
+    (void)ctx;
+    return 0;
+}
+
+/* Core's SyncWithValidationInterfaceQueue: every change to bitnode's chain (blocks and
+ * headers from peers, submitblock, invalidateblock, ...) is a job in the validation thread's
+ * queue, taken in order, and the tip callbacks run inside it; so an empty job queued behind
+ * them is the same barrier. A validator that stopped (shutdown) has nothing left to
+ * deliver. */
+void rpc_sync_validation_queue(struct rpc_context *ctx)
+{
+    struct validator_job j = {.work = VALIDATOR_CALL, .fn = nothing_call};
+    (void)validator_run(ctx->val, &j);
+}
+
+static json_t *rpc_syncwithvalidationinterfacequeue(struct rpc_request *req)
+{
+    rpc_sync_validation_queue(req->ctx);
+    return json_null();
 }
 
 /* ---- declarations -------------------------------------------------------------------- */
@@ -1241,11 +1266,22 @@ static const struct rpc_method methods[] = {
      .results = result_none,
      .n_results = 1,
      .examples = RPC_EXAMPLES("reconsiderblock", "\"blockhash\"", "\"blockhash\"")},
+    {.category = "hidden",
+     .name = "syncwithvalidationinterfacequeue",
+     .handler = rpc_syncwithvalidationinterfacequeue,
+     .description = "Waits for the validation interface queue to catch up on everything that "
+                    "was there when we entered this function.\n",
+     .results = result_none,
+     .n_results = 1,
+     .examples = RPC_EXAMPLES("syncwithvalidationinterfacequeue", "", ""),
+     .flags = RPC_METHOD_HIDDEN},
 };
 
 void rpc_blockchain_register(struct rpc_context *ctx)
 {
     rpc_register(ctx, methods, sizeof(methods) / sizeof(methods[0]));
+    /* getdeploymentinfo, in a file of its own (the version-bits walk). */
+    rpc_deployment_register(ctx);
 }
 
 void rpc_blockchain_set_chainstate(struct rpc_context *ctx, struct chainstate *cs)

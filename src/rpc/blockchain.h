@@ -27,6 +27,10 @@ void rpc_blockchain_set_chainstate(struct rpc_context *ctx, struct chainstate *c
  *  change the chain (invalidateblock, submitblock, ...) hand it their work and wait. */
 void rpc_blockchain_set_validator(struct rpc_context *ctx, struct validator *val);
 
+/** Waits until every job queued for the validation thread before the call is done (Core's
+ *  SyncWithValidationInterfaceQueue: what syncwithvalidationinterfacequeue and
+ *  mockscheduler wait for). Do not hold the chain lock. */
+void rpc_sync_validation_queue(struct rpc_context *ctx);
 /** A hash in Core's display order (reversed hex), as a new JSON string. */
 json_t *rpc_hash_json(const uint8_t hash32[32]);
 /** What the block index knows about e (confirmations, median time, next block).

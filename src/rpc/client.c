@@ -19,6 +19,8 @@ static const struct convert_param convert_table[] = {
     {"echojson", 3, "arg3", false}, {"echojson", 4, "arg4", false},   {"echojson", 5, "arg5", false},
     {"echojson", 6, "arg6", false}, {"echojson", 7, "arg7", false},   {"echojson", 8, "arg8", false},
     {"echojson", 9, "arg9", false},
+    {"setmocktime", 0, "timestamp", false},
+    {"mockscheduler", 0, "delta_time", false},
     /* Blockchain (Core's vRPCConvertParams). */
     {"getblockhash", 0, "height", false},
     {"getblock", 1, "verbosity", false},
@@ -39,6 +41,14 @@ static const struct convert_param convert_table[] = {
     {"waitforblockheight", 1, "timeout", false},
     {"getblockstats", 0, "hash_or_height", true},
     {"getblockstats", 1, "stats", false},
+    /* Network. */
+    {"getblockfrompeer", 1, "peer_id", false},
+    {"setban", 2, "bantime", false},
+    {"setban", 3, "absolute", false},
+    {"setnetworkactive", 0, "state", false},
+    {"disconnectnode", 1, "nodeid", false},
+    {"getnodeaddresses", 0, "count", false},
+    {"addnode", 2, "v2transport", false},
 };
 
 static const struct convert_param *find_by_index(const char *method, size_t index)

@@ -1,8 +1,13 @@
 #include "rpc/control.h"
 
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "consensus/params.h"
+#include "net/net.h"
+#include "rpc/blockchain.h"
 #include "rpc/context.h"
 #include "rpc/json.h"
 #include "rpc/jsonrpc.h"
@@ -11,6 +16,7 @@
 #include "util/log.h"
 #include "util/shutdown.h"
 #include "util/time.h"
+#include "validation/chainstate.h"
 
 #define CLIENT_NAME "bitnode"
 
@@ -128,6 +134,79 @@ static json_t *rpc_echo(struct rpc_request *req)
                          __FILE__, __LINE__);
     }
     return json_deep_copy(req->params);
+}
+
+/* setmocktime and mockscheduler: Core's IsMockableChain (regtest only), a runtime_error. */
+static bool mockable(struct rpc_request *req, const char *method)
+{
+    if (chainstate_params(req->ctx->cs)->id != CHAIN_REGTEST) {
+        rpc_error(req, RPC_MISC_ERROR, "%s is for regression testing (-regtest mode) only", method);
+        return false;
+    }
+    return true;
+}
+
+static void net_mocktime_call(struct net *n, void *ctx)
+{
+    net_set_mocktime(n, *(const int64_t *)ctx);
+}
+
+/* setmocktime: the clock of the header time checks ("time-too-new") and of initial block
+ * download (the chainstate's), and of peer timeouts, pings and version messages (the net
+ * service's, set on its thread). `uptime` and the log keep the real clock, as in Core. */
+static json_t *rpc_setmocktime(struct rpc_request *req)
+{
+    if (!mockable(req, "setmocktime")) {
+        return NULL;
+    }
+    /* Core's getInt<int64_t>, read here (not by the dispatcher) so that the chain check
+     * comes first, as in Core. */
+    int64_t t;
+    if (rpc_value_int(req, rpc_param(req, 0), INT64_MIN, INT64_MAX, &t) != 0) {
+        return NULL;
+    }
+    /* Block times are uint32: a clock beyond them means nothing to consensus. */
+    if (t < 0 || t > (int64_t)UINT32_MAX) {
+        return rpc_error(req, RPC_INVALID_PARAMETER,
+                         "Mocktime must be in the range [0, %" PRIu32 "], not %" PRId64 ".",
+                         UINT32_MAX, t);
+    }
+    chainstate_set_mocktime(req->ctx->cs, t);
+    if (req->ctx->net) {
+        /* RC_STOPPED: no net thread (shutting down), nothing to set. */
+        (void)net_call(req->ctx->net, net_mocktime_call, &t);
+    }
+    return json_null();
+}
+
+/* mockscheduler: Core moves its scheduler's queue of delayed tasks forward by delta_time
+ * (stale-tip checks and peer eviction, address and fee-estimate dumps, mempool expiry, the
+ * wallet's rebroadcasts), then waits for the validation queue. bitnode has no such scheduler:
+ * the net service runs its timeouts and periodic work from its own (mockable) clock, so
+ * there is nothing to move. The argument is checked exactly as Core's, and the wait for the
+ * validation queue is kept (the barrier of syncwithvalidationinterfacequeue). */
+static json_t *rpc_mockscheduler(struct rpc_request *req)
+{
+    if (!mockable(req, "mockscheduler")) {
+        return NULL;
+    }
+    int64_t delta;
+    if (rpc_value_int(req, rpc_param(req, 0), INT64_MIN, INT64_MAX, &delta) != 0) {
+        return NULL;
+    }
+    if (delta <= 0 || delta > 3600) {
+        return rpc_error(req, RPC_MISC_ERROR,
+                         "delta_time must be between 1 and 3600 seconds (1 hr)");
+    }
+    rpc_sync_validation_queue(req->ctx);
+    return json_null();
+}
+
+/* echoipc: Core passes the string through a spawned bitcoin-node in a multiprocess build, and
+ * echoes it in place otherwise; bitnode is one process. */
+static json_t *rpc_echoipc(struct rpc_request *req)
+{
+    return json_string(json_string_value(rpc_param(req, 0)));
 }
 
 /* ---- declarations -------------------------------------------------------------------- */
@@ -262,6 +341,43 @@ static const struct rpc_method control_methods[] = {
          RPC_EXAMPLE_RPC("logging", "[\"all\"], [\"leveldb\"]")},
     ECHO_METHOD("echo"),
     ECHO_METHOD("echojson"),
+    {.category = "hidden",
+     .name = "echoipc",
+     .handler = rpc_echoipc,
+     .description = "Echo back the input argument, passing it through a spawned process in a "
+                    "multiprocess build.\n"
+                    "This command is for testing.\n",
+     .args = RPC_LIST(struct rpc_arg, {.names = "arg",
+                                       .type = RPC_ARG_STR,
+                                       .description = "The string to echo"}),
+     .results = RPC_LIST(struct rpc_result, {.type = RPC_RES_STR,
+                                             .key = "echo",
+                                             .description = "The echoed string."}),
+     /* Core's examples name echo, not echoipc. */
+     .examples = RPC_EXAMPLES("echo", "\"Hello world\"", "\"Hello world\""),
+     .flags = RPC_METHOD_HIDDEN},
+    {.category = "hidden",
+     .name = "setmocktime",
+     .handler = rpc_setmocktime,
+     .description = "Set the local time to given timestamp (-regtest only)\n",
+     .args = RPC_LIST(struct rpc_arg, {.names = "timestamp",
+                                       .type = RPC_ARG_NUM,
+                                       .description = "UNIX epoch time\n"
+                                                      "Pass 0 to go back to using the system "
+                                                      "time."}),
+     .results = RPC_LIST(struct rpc_result, {.type = RPC_RES_NONE, .description = ""}),
+     .flags = RPC_METHOD_HIDDEN},
+    {.category = "hidden",
+     .name = "mockscheduler",
+     .handler = rpc_mockscheduler,
+     .description = "Bump the scheduler into the future (-regtest only)\n",
+     .args = RPC_LIST(struct rpc_arg,
+                      {.names = "delta_time",
+                       .type = RPC_ARG_NUM,
+                       .description = "Number of seconds to forward the scheduler into the "
+                                      "future."}),
+     .results = RPC_LIST(struct rpc_result, {.type = RPC_RES_NONE, .description = ""}),
+     .flags = RPC_METHOD_HIDDEN},
 };
 
 void rpc_control_register(struct rpc_context *ctx)

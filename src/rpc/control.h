@@ -1,5 +1,6 @@
-/* The control RPC group: help, stop, uptime, getrpcinfo, logging, and the hidden echo and
- * echojson (for tests). Bitcoin Core's names, arguments and results. */
+/* The control RPC group: help, stop, uptime, getrpcinfo, logging, and the hidden methods of
+ * Core's src/rpc/node.cpp that tests call: echo, echojson, echoipc, and setmocktime and
+ * mockscheduler (regtest only). Bitcoin Core's names, arguments and results. */
 #ifndef BITNODE_RPC_CONTROL_H
 #define BITNODE_RPC_CONTROL_H
 

@@ -1,4 +1,4 @@
-/* The util RPC group: getindexinfo. */
+/* The util RPC group: getindexinfo; and getzmqnotifications (Core's zmq group). */
 #include "rpc/util.h"
 
 #include <string.h>
@@ -24,6 +24,13 @@ static json_t *rpc_getindexinfo(struct rpc_request *req)
     return r;
 }
 
+/* getzmqnotifications: bitnode has no ZeroMQ publishers, so the answer is Core's for a node
+ * built with ZMQ and started without any -zmqpub option: an empty array. */
+static json_t *rpc_getzmqnotifications(struct rpc_request *req)
+{
+    (void)req;
+    return json_array();
+}
 
 static const struct rpc_method methods[] = {
     {.category = "util",
@@ -53,6 +60,27 @@ static const struct rpc_method methods[] = {
                                                                "index is synced"})})}),
      .examples = RPC_EXAMPLES("getindexinfo", "", "") RPC_EXAMPLES("getindexinfo", "txindex",
                                                                   "txindex")},
+    {.category = "zmq",
+     .name = "getzmqnotifications",
+     .handler = rpc_getzmqnotifications,
+     .description = "Returns information about the active ZeroMQ notifications.\n",
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_ARR,
+          .inner = RPC_LIST(
+              struct rpc_result,
+              {.type = RPC_RES_OBJ,
+               .inner = RPC_LIST(struct rpc_result,
+                                 {.type = RPC_RES_STR,
+                                  .key = "type",
+                                  .description = "Type of notification"},
+                                 {.type = RPC_RES_STR,
+                                  .key = "address",
+                                  .description = "Address of the publisher"},
+                                 {.type = RPC_RES_NUM,
+                                  .key = "hwm",
+                                  .description = "Outbound message high water mark"})})}),
+     .examples = RPC_EXAMPLES("getzmqnotifications", "", "")},
 };
 
 void rpc_util_register(struct rpc_context *ctx)

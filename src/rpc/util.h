@@ -1,4 +1,5 @@
-/* The util RPC group: getindexinfo. */
+/* The util RPC group: getindexinfo; and getzmqnotifications, Core's zmq group (always an
+ * empty list: bitnode has no ZeroMQ publishers). */
 #ifndef BITNODE_RPC_UTIL_H
 #define BITNODE_RPC_UTIL_H
 

@@ -22,7 +22,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("BITNODE_SRCDIR") or os.path.abspath(os.path.join(HERE, "..", ".."))
 CORE_HELP = os.path.join(HERE, "data", "core_help")
 RPC_DOC = os.path.join(SRC, "doc", "rpc.md")
-HIDDEN = ["echo", "echojson"]  # not in the overview, nor in doc/rpc.md
+# Not in the overview; doc/rpc.md has them.
+HIDDEN = ["echo", "echojson", "echoipc", "setmocktime", "mockscheduler",
+          "syncwithvalidationinterfacequeue"]
 
 
 def normalise(text):

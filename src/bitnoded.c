@@ -330,7 +330,8 @@ static int open_log(struct node *n)
     if (!args_is_negated(n->args, "debuglogfile")) {
         path = abs_path(n->net_dir, args_get(n->args, "debuglogfile", "debug.log"));
     }
-    bool daemon_mode = args_get_bool(n->args, "daemon", false);
+    bool daemon_mode = args_get_bool(n->args, "daemon", false) ||
+                       args_get_bool(n->args, "daemonwait", false);
     struct log_options lo = {
         .file_path = path,
         .print_to_console = args_get_bool(n->args, "printtoconsole", !daemon_mode),
@@ -524,7 +525,10 @@ static int start_net(struct node *n)
     int64_t maxconn = args_get_int(a, "maxconnections", 125);
     const char *proxy = args_is_negated(a, "proxy") ? NULL : args_get(a, "proxy", NULL);
     const char *onion = args_is_negated(a, "onion") ? NULL : args_get(a, "onion", NULL);
-    int listen_default = !(n_connect > 0 || connect_off || maxconn == 0 || (proxy && proxy[0]));
+    /* Core: -bind / -whitebind turn listening on; -connect, -proxy and -maxconnections=0
+     * turn the default off. */
+    int listen_default = (n_bind + n_whitebind > 0) ||
+                         !(n_connect > 0 || connect_off || maxconn == 0 || (proxy && proxy[0]));
     /* -onlynet: the networks automatic connections go to. */
     uint32_t onlynet = 0;
     const char **nets = NULL;
@@ -556,12 +560,14 @@ static int start_net(struct node *n)
     size_t nb = 0;
     int rc = RC_OK;
     for (size_t i = 0; i < n_bind && rc == RC_OK; i++) {
-        const char *v = binds[i];
-        const char *eq = strstr(v, "=onion");
+        char v[NET_ADDR_STR_LEN];
+        snprintf(v, sizeof(v), "%s", binds[i]);
+        char *eq = strstr(v, "=onion");
         if (eq && eq[6] == 0) {
-            init_error("-bind=<addr>=onion: bitnode has no Tor control yet");
-            rc = RC_INVALID;
-            break;
+            /* Core binds the Tor service's target there; without Tor control it is a
+             * listener like the others (Core's test framework passes one). */
+            *eq = 0;
+            LOG_INFO("-bind=%s=onion: no Tor control here; listening there as on any -bind", v);
         }
         if (net_addr_parse(v, port, 0, &bv[nb].addr, err, sizeof(err)) != RC_OK) {
             init_error("Cannot resolve -bind address: '%s'", v);
@@ -602,6 +608,24 @@ static int start_net(struct node *n)
             break;
         }
     }
+    /* -uacomment: "(c1; c2)" after the version, as Core's user agent. */
+    char uacomment[200] = "";
+    {
+        const char **cm = NULL;
+        size_t ncm = args_get_list(a, "uacomment", &cm);
+        size_t used = 0;
+        for (size_t i = 0; i < ncm && used + 3 < sizeof(uacomment); i++) {
+            int w = snprintf(uacomment + used, sizeof(uacomment) - used, "%s%s", i ? "; " : "",
+                             cm[i]);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        free(cm);
+        if (used >= sizeof(uacomment) - 3) {
+            init_error("Total length of network version string (%zu) exceeds maximum length "
+                       "(256). Reduce the number or size of uacomments.", used);
+            rc = RC_INVALID;
+        }
+    }
     int64_t peertimeout = args_get_int(a, "peertimeout", 60);
     if (rc == RC_OK && peertimeout <= 0) {
         init_error("peertimeout must be a positive integer.");
@@ -637,15 +661,19 @@ static int start_net(struct node *n)
             .net_dir = n->net_dir,
             .peer_timeout = peertimeout,
             .bantime = args_get_int(a, "bantime", 86400),
+            .automatic = !connect_off && n_connect == 0 && maxconn > 0,
+            .chain = n->params == &n->custom_signet ? "signet-custom" : args_chain(a),
             .proxy = proxy,
             .onion_proxy = onion,
             .proxy_randomize = args_get_bool(a, "proxyrandomize", true),
             .onlynet = onlynet,
+            .user_agent_comment = uacomment,
         };
         if (net_new(&n->net, &o, err, sizeof(err)) != RC_OK) {
             init_error("%s", err);
             rc = RC_IO;
-        } else if (net_start(n->net) != RC_OK) {
+        } else if (net_set_mocktime(n->net, args_get_int(a, "mocktime", 0)),
+                   net_start(n->net) != RC_OK) {
             init_error("cannot start the net thread");
             rc = RC_IO;
         }
@@ -855,6 +883,15 @@ int main(int argc, char **argv)
         LOG_WARN("%s", args_warning(n.args, i));
         fprintf(stderr, "Warning: %s\n", args_warning(n.args, i));
     }
+    {
+        /* Core's options bitnode accepts and does not do: one line each, with the reason. */
+        struct arg_ignored *ign;
+        size_t n_ign = args_ignored(n.args, &ign);
+        for (size_t i = 0; i < n_ign; i++) {
+            LOG_INFO("Ignoring -%s: %s", ign[i].name, ign[i].reason);
+        }
+        free(ign);
+    }
     /* 10. RPC credentials and listening sockets (no threads yet). */
     bool server = args_get_bool(n.args, "server", true);
     if (server) {
@@ -864,7 +901,8 @@ int main(int argc, char **argv)
     }
     step = 10;
     /* 11. -daemon: go to the background now that the lock and the port are ours. */
-    if (args_get_bool(n.args, "daemon", false)) {
+    /* -daemonwait: bitnoded's -daemon waits for start-up anyway. */
+    if (args_get_bool(n.args, "daemon", false) || args_get_bool(n.args, "daemonwait", false)) {
         printf("bitnode starting\n");
         if (daemonize(&n) != RC_OK) {
             goto shutdown;
@@ -934,6 +972,7 @@ int main(int argc, char **argv)
         }
         step = 14;
         chainstate_set_interrupt(n.cs, import_interrupted); /* stop connecting on shutdown */
+        chainstate_set_mocktime(n.cs, args_get_int(n.args, "mocktime", 0)); /* -mocktime */
         int was = 0;
         chainstate_is_reindexing(n.cs, &was);
         n.reindexing = co.reindex || was;

@@ -22,7 +22,9 @@
 
 #include "crypto/hash.h"
 #include "crypto/siphash.h"
+#include "net/addrman.h"
 #include "net/evict.h"
+#include "net/seeds.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/random.h"
@@ -30,6 +32,13 @@
 #include "util/time.h"
 #include "util/xmalloc.h"
 #include "validation/chainstate.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "0.1.0"
+#endif
+#ifndef PACKAGE_NAME
+#define PACKAGE_NAME "bitnode"
+#endif
 
 const char *const net_msg_type_names[NET_N_MSG_TYPES] = {
     "addr",       "addrv2",      "block",   "blocktxn",   "cmpctblock", "feefilter",
@@ -1292,14 +1301,265 @@ int net_listening(struct net *n, uint16_t *port)
 void net_node_addresses(struct net *n, int network, size_t max, struct net_known_addr **out,
                         size_t *count)
 {
-    *out = xcalloc(n->n_known ? n->n_known : 1, sizeof(**out));
+    struct addrman_addr *v = NULL;
     size_t k = 0;
-    for (size_t i = 0; i < n->n_known && (max == 0 || k < max); i++) {
-        if (network < 0 || net_addr_network(&n->known[i].addr) == network) {
-            (*out)[k++] = n->known[i];
+    addrman_get_addr(n->am, &v, &k, max, 0, network, net_now(n));
+    *out = xcalloc(k ? k : 1, sizeof(**out));
+    for (size_t i = 0; i < k; i++) {
+        (*out)[i] = (struct net_known_addr){v[i].addr, v[i].services, v[i].time};
+    }
+    free(v);
+    *count = k;
+}
+
+void net_addrman_counts(struct net *n, int network, size_t *n_new, size_t *n_tried)
+{
+    *n_new = addrman_size(n->am, network, 1);
+    *n_tried = addrman_size(n->am, network, 0);
+}
+
+/* ---- Addresses: peers.dat, automatic connections, seeds ---- */
+
+static char *peers_path(const struct net *n)
+{
+    return fs_path_join(n->opt.net_dir, "peers.dat");
+}
+
+static void save_addrs(struct net *n)
+{
+    if (!n->opt.net_dir) {
+        return;
+    }
+    char *path = peers_path(n);
+    char err[256];
+    if (addrman_save(n->am, path, n->p->magic, err, sizeof(err)) != RC_OK) {
+        LOG_WARN("cannot write %s: %s", path, err);
+    }
+    free(path);
+}
+
+static void load_addrs(struct net *n)
+{
+    if (!n->opt.net_dir) {
+        return;
+    }
+    char *path = peers_path(n);
+    char err[256];
+    int rc = addrman_load(n->am, path, n->p->magic, err, sizeof(err));
+    if (rc == RC_OK) {
+        LOG_INFO("Loaded %zu addresses from peers.dat", addrman_size(n->am, -1, -1));
+    } else if (rc != RC_NOT_FOUND) {
+        /* Core: a corrupt or unreadable peers.dat is moved aside and the node starts
+         * with no addresses. */
+        size_t l = strlen(path) + 5;
+        char *bak = xmalloc(l);
+        snprintf(bak, l, "%s.bak", path);
+        LOG_WARN("Invalid or corrupt peers.dat (%s). Moved it to %s; starting with no "
+                 "addresses", err, bak);
+        rename(path, bak);
+        free(bak);
+    }
+    free(path);
+}
+
+/* An outbound address of the same network group as one we are connected to: skipped, so
+ * that one operator cannot be all our peers (Core). */
+static int group_taken(struct net *n, const struct net_addr *a)
+{
+    uint8_t g[ADDRMAN_NETGROUP_MAX], h[ADDRMAN_NETGROUP_MAX];
+    size_t gl = addrman_netgroup(a, g);
+    for (struct peer *p = n->peers; p; p = p->next) {
+        if (p->disconnect || p->conn_type == CONN_INBOUND || p->conn_type == CONN_MANUAL) {
+            continue;
+        }
+        size_t hl = addrman_netgroup(&p->addr, h);
+        if (hl == gl && memcmp(g, h, gl) == 0) {
+            return 1;
         }
     }
-    *count = k;
+    return 0;
+}
+
+/* Core's ThreadOpenConnections, one attempt per call: full-relay peers up to 8, then
+ * block-relay-only peers up to 2, from the address manager. */
+static void open_automatic(struct net *n)
+{
+    if (!n->active || !n->opt.automatic || n->opt.max_connections <= 0) {
+        return;
+    }
+    int64_t now_us = net_now_us(n), now = net_now(n);
+    if (now_us < n->next_outbound_us) {
+        return;
+    }
+    n->next_outbound_us = now_us + 500000;
+    int full = count_conns(n, CONN_OUTBOUND_FULL_RELAY), blocks = count_conns(n, CONN_BLOCK_RELAY);
+    int type;
+    if (full < NET_MAX_OUTBOUND_FULL_RELAY) {
+        type = CONN_OUTBOUND_FULL_RELAY;
+    } else if (blocks < NET_MAX_BLOCK_RELAY_ONLY) {
+        type = CONN_BLOCK_RELAY;
+    } else {
+        return;
+    }
+    /* The fixed seeds, when after a minute nothing better is known (Core). */
+    if (n->opt.fixedseeds && !n->fixed_seeds_added && addrman_size(n->am, -1, -1) == 0 &&
+        now - n->start_time >= (n->opt.dnsseed ? 60 : 0)) {
+        n->fixed_seeds_added = 1;
+        const uint8_t *d;
+        size_t len, count;
+        if (net_fixed_seeds(n->opt.chain ? n->opt.chain : "", &d, &len, &count)) {
+            struct addrman_addr *v = xcalloc(count ? count : 1, sizeof(*v));
+            size_t k = 0;
+            for (size_t i = 0; i + 2 <= len && k < count;) {
+                uint8_t net = d[i], l = d[i + 1];
+                if (i + 2 + l + 2 > len || l > 32) {
+                    break;
+                }
+                memset(&v[k], 0, sizeof(v[k]));
+                v[k].addr.net = net;
+                v[k].addr.len = l;
+                memcpy(v[k].addr.addr, d + i + 2, l);
+                v[k].addr.port = (uint16_t)((d[i + 2 + l] << 8) | d[i + 3 + l]);
+                v[k].services = NODE_NETWORK | NODE_WITNESS;
+                /* Core: a week-ish old, so that fresher addresses win. */
+                v[k].time = now - 3 * 86400 - (int64_t)(i % (4 * 86400));
+                k++;
+                i += 2 + l + 2;
+            }
+            size_t added = 0;
+            addrman_add(n->am, &added, v, k, NULL, 0, now);
+            LOG_INFO("Adding fixed seeds as 60 seconds have passed and addrman is empty "
+                     "(%zu addresses)", added);
+            free(v);
+        }
+    }
+    uint32_t nets = 0;
+    for (int k = NETWORK_IPV4; k < NETWORK_COUNT; k++) {
+        if (net_network_reachable(n, k)) {
+            nets |= ADDRMAN_NET_BIT(k);
+        }
+    }
+    for (int tries = 0; tries < 100; tries++) {
+        struct addrman_addr pick;
+        int64_t last_try = 0;
+        if (addrman_select(n->am, &pick, &last_try, 0, nets, now) != RC_OK) {
+            return;
+        }
+        if (group_taken(n, &pick.addr) || is_banned(n, &pick.addr) ||
+            is_discouraged(n, &pick.addr)) {
+            continue;
+        }
+        if (last_try && now - last_try < 600 && tries < 30) {
+            continue; /* tried in the last 10 minutes: only if little else is left */
+        }
+        if ((pick.services & (NODE_NETWORK | NODE_WITNESS)) != (NODE_NETWORK | NODE_WITNESS) &&
+            tries < 40) {
+            continue;
+        }
+        if (pick.addr.port != n->p->default_port && tries < 50) {
+            continue;
+        }
+        addrman_attempt(n->am, &pick.addr, 1, now);
+        connect_to(n, &pick.addr, type, NULL);
+        return;
+    }
+}
+
+/* -seednode: connections that ask for addresses and leave (Core's addr-fetch). */
+static void open_seednodes(struct net *n)
+{
+    for (size_t i = 0; i < n->n_seednodes; i++) {
+        struct net_addr a;
+        char err[160];
+        if (net_addr_parse(n->seednodes[i], n->p->default_port, 1, &a, err, sizeof(err)) ==
+            RC_OK) {
+            connect_to(n, &a, CONN_ADDR_FETCH, n->seednodes[i]);
+        } else if (n->have_proxy) {
+            connect_to(n, NULL, CONN_ADDR_FETCH, n->seednodes[i]);
+        } else {
+            LOG_INFO("-seednode: %s", err);
+        }
+    }
+}
+
+static void seednodes_fn(struct net *n, void *ctx)
+{
+    (void)ctx;
+    open_seednodes(n);
+}
+
+/* The DNS seeds (Core's ThreadDNSAddressSeed): on its own thread, as lookups block. */
+struct dns_result {
+    struct addrman_addr *v;
+    size_t k;
+    const char *seed;
+};
+
+static void dns_add(struct net *n, void *ctx)
+{
+    struct dns_result *r = ctx;
+    size_t added = 0;
+    addrman_add(n->am, &added, r->v, r->k, NULL, 0, net_now(n));
+    LOG_INFO("%zu addresses found from DNS seed %s", r->k, r->seed);
+}
+
+static void *dns_main(void *arg)
+{
+    struct net *n = arg;
+    log_thread_rename("dnsseed");
+    /* With addresses already known, Core waits 11 s for connections first. */
+    if (n->addrs_at_start > 0) {
+        for (int i = 0; i < 110; i++) {
+            pthread_mutex_lock(&n->q_mu);
+            int stop = n->stopping;
+            pthread_mutex_unlock(&n->q_mu);
+            if (stop) {
+                return NULL;
+            }
+            time_sleep_ms(100);
+        }
+    }
+    const char *const *seeds = net_dns_seeds(n->opt.chain ? n->opt.chain : "");
+    for (size_t s = 0; seeds[s]; s++) {
+        pthread_mutex_lock(&n->q_mu);
+        int stop = n->stopping;
+        pthread_mutex_unlock(&n->q_mu);
+        if (stop) {
+            return NULL;
+        }
+        char host[300];
+        /* x9: NODE_NETWORK | NODE_WITNESS, the service bits the seed filters by. */
+        snprintf(host, sizeof(host), "x9.%s", seeds[s]);
+        struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+        if (getaddrinfo(host, NULL, &hints, &res) != 0) {
+            res = NULL;
+            if (getaddrinfo(seeds[s], NULL, &hints, &res) != 0) {
+                LOG_INFO("0 addresses found from DNS seed %s", seeds[s]);
+                continue;
+            }
+        }
+        struct dns_result r = {.seed = seeds[s]};
+        size_t cap = 0;
+        for (struct addrinfo *ai = res; ai && r.k < 256; ai = ai->ai_next) {
+            struct net_addr na;
+            if (net_addr_from_sockaddr(ai->ai_addr, &na) != RC_OK) {
+                continue;
+            }
+            na.port = n->p->default_port;
+            if (r.k == cap) {
+                cap = cap ? 2 * cap : 32;
+                r.v = xrealloc(r.v, cap * sizeof(*r.v));
+            }
+            r.v[r.k++] = (struct addrman_addr){na, NODE_NETWORK | NODE_WITNESS,
+                                               time_now_s() - 3 * 86400};
+        }
+        freeaddrinfo(res);
+        if (r.k) {
+            net_call(n, dns_add, &r);
+        }
+        free(r.v);
+    }
+    return NULL;
 }
 
 /* ---- The loop ---- */
@@ -1310,8 +1570,13 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
     (void)what;
     struct net *n = arg;
     open_added(n);
+    open_automatic(n);
     sync_tick(n);
     submit_waiting(n);
+    if (net_now(n) >= n->next_addr_dump) {
+        n->next_addr_dump = net_now(n) + 15 * 60;
+        save_addrs(n);
+    }
 }
 
 static void *net_main(void *arg)
@@ -1343,7 +1608,13 @@ int net_new(struct net **out, const struct net_options *opt, char *err, size_t e
     n->cs = validator_chainstate(opt->val);
     n->p = chainstate_params(n->cs);
     n->local_services = NODE_NETWORK | NODE_WITNESS | NODE_NETWORK_LIMITED;
-    snprintf(n->user_agent, sizeof(n->user_agent), "/bitnode:%s/", PACKAGE_VERSION);
+    if (opt->user_agent_comment && opt->user_agent_comment[0]) {
+        snprintf(n->user_agent, sizeof(n->user_agent), "/bitnode:%s(%s)/", PACKAGE_VERSION,
+                 opt->user_agent_comment);
+    } else {
+        snprintf(n->user_agent, sizeof(n->user_agent), "/bitnode:%s/", PACKAGE_VERSION);
+    }
+    n->opt.user_agent_comment = NULL;
     n->active = opt->network_active;
     n->port = opt->port;
     pthread_mutex_init(&n->q_mu, NULL);
@@ -1456,6 +1727,15 @@ int net_new(struct net **out, const struct net_options *opt, char *err, size_t e
         memcpy(n->onion_proxy_str, n->proxy_str, sizeof(n->proxy_str));
     }
     n->opt.proxy = n->opt.onion_proxy = NULL;
+    n->seednodes = xcalloc(opt->n_seednode ? opt->n_seednode : 1, sizeof(*n->seednodes));
+    for (size_t i = 0; i < opt->n_seednode; i++) {
+        snprintf(n->seednodes[i], sizeof(n->seednodes[i]), "%s", opt->seednode[i]);
+    }
+    n->n_seednodes = opt->n_seednode;
+    n->am = addrman_new(0);
+    load_addrs(n);
+    n->start_time = net_now(n);
+    n->next_addr_dump = n->start_time + 15 * 60;
     for (size_t i = 0; i < opt->n_connect; i++) {
         add_target(n, opt->connect[i], 1);
     }
@@ -1481,6 +1761,15 @@ int net_start(struct net *n)
         return RC_IO;
     }
     event_active(n->timer_ev, EV_TIMEOUT, 0);
+    if (n->opt.automatic && n->n_seednodes) {
+        net_call(n, seednodes_fn, NULL);
+    }
+    n->addrs_at_start = addrman_size(n->am, -1, -1); /* before the DNS thread reads it */
+    if (n->opt.automatic && n->opt.dnsseed && net_dns_seeds(n->opt.chain ? n->opt.chain : "")[0]) {
+        if (pthread_create(&n->dns_thread, NULL, dns_main, n) == 0) {
+            n->dns_started = 1;
+        }
+    }
     return RC_OK;
 }
 
@@ -1493,6 +1782,9 @@ void net_free(struct net *n)
     int started = n->thread_started;
     n->stopping = 1;
     pthread_mutex_unlock(&n->q_mu);
+    if (n->dns_started) {
+        pthread_join(n->dns_thread, NULL); /* its net_call returns at once now */
+    }
     if (started) {
         event_base_loopbreak(n->base);
         pthread_join(n->thread, NULL);
@@ -1521,6 +1813,9 @@ void net_free(struct net *n)
     if (n->bans_dirty) {
         save_bans(n);
     }
+    if (n->am && started) {
+        save_addrs(n);
+    }
     while (n->peers) {
         struct peer *p = n->peers;
         n->peers = p->next;
@@ -1542,6 +1837,7 @@ void net_free(struct net *n)
     free(n->processing);
     free(n->bans);
     free(n->added);
-    free(n->known);
+    addrman_free(n->am);
+    free(n->seednodes);
     free(n);
 }

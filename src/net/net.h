@@ -82,6 +82,9 @@ struct net_options {
     int64_t max_tip_age;  /* -maxtipage, seconds */
     int dnsseed;          /* -dnsseed (no DNS lookups on a test machine: 0) */
     int fixedseeds;       /* -fixedseeds */
+    int automatic;        /* open outbound connections from the address manager (no -connect,
+                             no -noconnect, -maxconnections > 0) */
+    const char *chain;    /* the network's name, for its seeds ("main", "test", ...) */
     int network_active;   /* -networkactive */
     uint32_t onlynet;     /* -onlynet: a bit per enum net_network; 0: all */
     const char *proxy;    /* -proxy host:port (SOCKS5), or NULL */
@@ -90,7 +93,7 @@ struct net_options {
     const char *net_dir;  /* where banlist.json and peers.dat live */
     int64_t peer_timeout; /* -peertimeout, seconds */
     int64_t bantime;      /* -bantime, seconds */
-    const char *user_agent_comment; /* unused yet: -uacomment is logged as ignored */
+    const char *user_agent_comment; /* -uacomment, joined by "; " (or NULL) */
 };
 
 /** Creates the service and binds its listening sockets (so a port in use fails start-up
@@ -208,6 +211,8 @@ struct net_known_addr {
     uint64_t services;
     int64_t time;
 };
+/** getaddrmaninfo: the address manager's counts for network (-1: all). */
+void net_addrman_counts(struct net *n, int network, size_t *n_new, size_t *n_tried);
 /** getnodeaddresses: up to max addresses of network (-1: all) from the address manager.
  *  *out (caller frees). */
 void net_node_addresses(struct net *n, int network, size_t max, struct net_known_addr **out,

@@ -20,6 +20,7 @@ struct bufferevent;
 struct evconnlistener;
 struct block_index;
 struct headerssync;
+struct addrman;
 
 /* Message types counted per peer (getpeerinfo's bytessent_per_msg); the last is "*other*". */
 enum {
@@ -162,7 +163,7 @@ struct net {
     struct chainstate *cs;
     const struct chain_params *p;
     uint64_t local_services;
-    char user_agent[64];
+    char user_agent[NET_MAX_SUBVERSION + 1];
 
     struct event_base *base;
     pthread_t thread;
@@ -210,9 +211,17 @@ struct net {
     char proxy_str[NET_ADDR_STR_LEN], onion_proxy_str[NET_ADDR_STR_LEN];
     uint64_t proxy_stream; /* -proxyrandomize: a fresh user name per connection */
 
-    /* Addresses heard of (a bounded list until the address manager lands). */
-    struct net_known_addr *known;
-    size_t n_known;
+    /* Addresses heard of (addrman.h), saved in peers.dat. */
+    struct addrman *am;
+    int64_t next_addr_dump;     /* when peers.dat is written next (every 15 minutes) */
+    int64_t next_outbound_us;   /* when the next automatic connection may be opened */
+    int64_t start_time;         /* for the fixed seeds' one-minute wait */
+    int fixed_seeds_added;
+    pthread_t dns_thread;
+    int dns_started;
+    size_t addrs_at_start;      /* addresses known when the DNS thread started */
+    char (*seednodes)[NET_ADDR_STR_LEN]; /* -seednode */
+    size_t n_seednodes;
 };
 
 /* net.c */

@@ -266,7 +266,8 @@ int net_addr_is_routable(const struct net_addr *a)
     }
     if (a->net == BIP155_IPV6) {
         static const uint8_t zero[16] = {0};
-        if (memcmp(p, zero, 16) == 0 || (p[0] & 0xfe) == 0xfc || (p[0] == 0xfe && (p[1] & 0xc0) == 0x80) ||
+        if (memcmp(p, zero, 16) == 0 || (p[0] & 0xfe) == 0xfc ||
+            (p[0] == 0xfe && (p[1] & 0xc0) == 0x80) ||
             (p[0] == 0x20 && p[1] == 0x01 && p[2] == 0x0d && p[3] == 0xb8) || p[0] == 0xff) {
             return 0;
         }

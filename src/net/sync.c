@@ -11,6 +11,7 @@
 #include "consensus/arith256.h"
 #include "consensus/pow.h"
 #include "crypto/hash.h"
+#include "net/addrman.h"
 #include "net/headerssync.h"
 #include "net/net_impl.h"
 #include "primitives/block.h"
@@ -313,6 +314,12 @@ static void on_verack(struct peer *p)
         net_send_empty(p, "getaddr");
         p->sent_getaddr = 1;
     }
+    if (p->conn_type == CONN_OUTBOUND_FULL_RELAY || p->conn_type == CONN_BLOCK_RELAY ||
+        p->conn_type == CONN_FEELER) {
+        /* A working address: into (or kept in) the tried table, with what it offers. */
+        addrman_good(n->am, NULL, &p->addr, net_now(n));
+        addrman_set_services(n->am, &p->addr, p->ver.services);
+    }
     send_ping(p);
     start_sync(n, p);
 }
@@ -347,7 +354,9 @@ static void presync_feed(struct net *n, struct peer *p, const uint8_t *raw, size
     if (state == HSYNC_PRESYNC) {
         LOG_INFO("Pre-synchronizing blockheaders, height: %d (~%.2f%%)",
                  headerssync_presync_height(p->hsync),
-                 100.0 * (double)(headerssync_presync_time(p->hsync) - (int64_t)n->p->genesis_header.time) /
+                 100.0 *
+                     (double)(headerssync_presync_time(p->hsync) -
+                              (int64_t)n->p->genesis_header.time) /
                      (double)(net_now(n) - (int64_t)n->p->genesis_header.time + 1));
     }
     if (n_release) {
@@ -1148,7 +1157,11 @@ static void on_addr(struct peer *p, const uint8_t *d, size_t len, int v2)
         net_misbehaving(p, "malformed %s: %s", v2 ? "addrv2" : "addr", err);
         return;
     }
-    /* Kept in a bounded list (the address manager comes later). */
+    /* Into the address manager, with Core's two-hour penalty on relayed times; only the
+     * networks we can reach. */
+    int64_t now = net_now(n);
+    struct addrman_addr *v = xcalloc(k ? k : 1, sizeof(*v));
+    size_t m = 0;
     for (size_t i = 0; i < k; i++) {
         struct net_addr na;
         memset(&na, 0, sizeof(na));
@@ -1156,20 +1169,26 @@ static void on_addr(struct peer *p, const uint8_t *d, size_t len, int v2)
         na.len = a[i].len;
         memcpy(na.addr, a[i].addr, a[i].len);
         na.port = a[i].port;
-        if (!net_addr_is_routable(&na)) {
+        int net = net_addr_network(&na);
+        if (net == NETWORK_UNROUTABLE || !net_network_reachable(n, net)) {
             continue;
         }
-        int dup = 0;
-        for (size_t j = 0; j < n->n_known && !dup; j++) {
-            dup = net_addr_same_ip(&n->known[j].addr, &na) && n->known[j].addr.port == na.port;
+        /* A time far in the future or the past is taken as five days ago (Core). */
+        int64_t t = a[i].time;
+        if (t <= 100000000 || t > now + 10 * 60) {
+            t = now - 5 * 24 * 60 * 60;
         }
-        if (dup || n->n_known >= 4096) {
-            continue;
-        }
-        n->known = xrealloc(n->known, (n->n_known + 1) * sizeof(*n->known));
-        n->known[n->n_known++] = (struct net_known_addr){na, a[i].services, a[i].time};
+        v[m++] = (struct addrman_addr){na, a[i].services, t};
     }
+    size_t added = 0;
+    addrman_add(n->am, &added, v, m, &p->addr, 2 * 60 * 60, now);
+    free(v);
     free(a);
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Received addr: %zu addresses (%zu processed, %zu added) "
+        "peer=%lld", k, m, added, (long long)p->id);
+    if (p->conn_type == CONN_ADDR_FETCH && k > 1) {
+        net_peer_disconnect(p, "addr-fetch done"); /* Core: it came for this */
+    }
 }
 
 static void on_getaddr(struct peer *p)
@@ -1179,22 +1198,25 @@ static void on_getaddr(struct peer *p)
         return; /* Core answers inbound peers, once */
     }
     p->got_getaddr = 1;
-    size_t k = n->n_known < NET_MAX_ADDR ? n->n_known : NET_MAX_ADDR;
+    struct addrman_addr *v = NULL;
+    size_t k = 0;
+    /* Core's MAX_ADDR_TO_SEND and MAX_PCT_ADDR_TO_SEND. */
+    addrman_get_addr(n->am, &v, &k, NET_MAX_ADDR, 23, -1, net_now(n));
     struct net_addr_msg_entry *a = xcalloc(k ? k : 1, sizeof(*a));
     size_t m = 0;
     for (size_t i = 0; i < k; i++) {
-        if (!p->want_addrv2 && n->known[i].addr.net != BIP155_IPV4 &&
-            n->known[i].addr.net != BIP155_IPV6) {
+        if (!p->want_addrv2 && v[i].addr.net != BIP155_IPV4 && v[i].addr.net != BIP155_IPV6) {
             continue;
         }
-        a[m].time = (uint32_t)n->known[i].time;
-        a[m].services = n->known[i].services;
-        a[m].net = n->known[i].addr.net;
-        a[m].len = n->known[i].addr.len;
-        memcpy(a[m].addr, n->known[i].addr.addr, a[m].len);
-        a[m].port = n->known[i].addr.port;
+        a[m].time = (uint32_t)v[i].time;
+        a[m].services = v[i].services;
+        a[m].net = v[i].addr.net;
+        a[m].len = v[i].addr.len;
+        memcpy(a[m].addr, v[i].addr.addr, a[m].len);
+        a[m].port = v[i].addr.port;
         m++;
     }
+    free(v);
     struct buf b;
     buf_init(&b);
     net_addrmsg_serialize(&b, p->want_addrv2, a, m);

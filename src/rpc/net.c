@@ -891,33 +891,38 @@ static json_t *rpc_getnodeaddresses(struct rpc_request *req)
     return r;
 }
 
-static json_t *addrman_counts(size_t total)
+struct addrman_call {
+    size_t n_new[NETWORK_COUNT + 1], n_tried[NETWORK_COUNT + 1]; /* [NETWORK_COUNT]: all */
+};
+
+static void addrman_fn(struct net *n, void *arg)
 {
-    /* The service keeps one list of known addresses, with no new / tried split: every
-     * address counts as new. */
-    return json_pack("{s:I,s:I,s:I}", "new", (json_int_t)total, "tried", (json_int_t)0, "total",
-                     (json_int_t)total);
+    struct addrman_call *c = arg;
+    for (int net = NETWORK_IPV4; net < NETWORK_COUNT; net++) {
+        net_addrman_counts(n, net, &c->n_new[net], &c->n_tried[net]);
+    }
+    net_addrman_counts(n, -1, &c->n_new[NETWORK_COUNT], &c->n_tried[NETWORK_COUNT]);
+}
+
+static json_t *addrman_counts(size_t n_new, size_t n_tried)
+{
+    return json_pack("{s:I,s:I,s:I}", "new", (json_int_t)n_new, "tried", (json_int_t)n_tried,
+                     "total", (json_int_t)(n_new + n_tried));
 }
 
 static json_t *rpc_getaddrmaninfo(struct rpc_request *req)
 {
-    struct addrs_call c = {.network = -1};
-    if (ask_net(req, addrs_fn, &c) != 0) {
+    struct addrman_call c;
+    memset(&c, 0, sizeof(c));
+    if (ask_net(req, addrman_fn, &c) != 0) {
         return NULL;
-    }
-    size_t per[NETWORK_COUNT] = {0};
-    for (size_t i = 0; i < c.n; i++) {
-        int net = net_addr_network(&c.v[i].addr);
-        if (net >= 0 && net < NETWORK_COUNT) {
-            per[net]++;
-        }
     }
     json_t *r = json_object();
     for (int net = NETWORK_IPV4; net < NETWORK_COUNT; net++) {
-        json_object_set_new(r, net_network_name(net), addrman_counts(per[net]));
+        json_object_set_new(r, net_network_name(net), addrman_counts(c.n_new[net], c.n_tried[net]));
     }
-    json_object_set_new(r, "all_networks", addrman_counts(c.n));
-    free(c.v);
+    json_object_set_new(r, "all_networks",
+                        addrman_counts(c.n_new[NETWORK_COUNT], c.n_tried[NETWORK_COUNT]));
     return r;
 }
 

@@ -34,8 +34,20 @@ struct args {
 
 static const char *known_sections[] = {"main", "test", "testnet4", "signet", "regtest"};
 
+/* The reason at the end of an ARG_IGNORED option's help text, or NULL. */
+static const char *ignored_reason(const struct arg_def *def)
+{
+    const char *sep = strstr(def->help, ARG_REASON_SEP);
+    return sep ? sep + strlen(ARG_REASON_SEP) : NULL;
+}
+
 struct args *args_new(const struct arg_def *defs, size_t n_defs)
 {
+    for (size_t i = 0; i < n_defs; i++) {
+        bool ignored = (defs[i].flags & ARG_IGNORED) != 0;
+        CHECK_ALWAYS(ignored == (ignored_reason(&defs[i]) != NULL));
+        CHECK_ALWAYS(!ignored || !(defs[i].flags & (ARG_NOT_IMPL | ARG_ONLY_OFF)));
+    }
     struct args *a = xcalloc(1, sizeof(*a));
     a->defs = defs;
     a->n_defs = n_defs;
@@ -292,7 +304,9 @@ int args_read_config(struct args *a, const char *text, size_t len, const char *f
             if (ignore_unknown) {
                 continue;
             }
-            snprintf(err, err_len, "Invalid configuration value %s", keybuf);
+            /* Core names the key as its section prefixes it: "regtest.foo". */
+            snprintf(err, err_len, "Invalid configuration value %s%s%s", secbuf,
+                     secbuf[0] ? "." : "", keybuf);
             return RC_INVALID;
         }
         if (def->flags & ARG_CMDLINE_ONLY) {
@@ -546,6 +560,9 @@ int args_validate(const struct args *a, char *err, size_t err_len)
 {
     for (size_t d = 0; d < a->n_defs; d++) {
         const struct arg_def *def = &a->defs[d];
+        if (def->flags & ARG_IGNORED) {
+            continue; /* nothing reads the value: Core's bitcoind would not check it either */
+        }
         const char **vals;
         size_t n = effective_values(a, def, &vals);
         int rc = RC_OK;
@@ -592,6 +609,22 @@ int args_validate(const struct args *a, char *err, size_t err_len)
     return RC_OK;
 }
 
+size_t args_ignored(const struct args *a, struct arg_ignored **out)
+{
+    struct arg_ignored *v = xmalloc((a->n_defs + 1) * sizeof(*v));
+    size_t n = 0;
+    for (size_t d = 0; d < a->n_defs; d++) {
+        const struct arg_def *def = &a->defs[d];
+        if ((def->flags & ARG_IGNORED) && lookup_in(a, def, a->chain)) {
+            v[n].name = def->name;
+            v[n].reason = ignored_reason(def);
+            n++;
+        }
+    }
+    *out = v;
+    return n;
+}
+
 size_t args_warning_count(const struct args *a)
 {
     return a->n_warnings;
@@ -603,16 +636,18 @@ const char *args_warning(const struct args *a, size_t i)
     return a->warnings[i];
 }
 
-/* Prints text wrapped at 79 columns with a 7-space indent, like Core's FormatParagraph. */
+/* Prints text (up to an ARG_REASON) wrapped at 79 columns with a 7-space indent, like Core's
+ * FormatParagraph. */
 static void print_paragraph(FILE *f, const char *text)
 {
     const int indent = 7, width = 79;
     int col = indent;
     fprintf(f, "%*s", indent, "");
     const char *p = text;
-    while (*p) {
+    const char *end = text + strcspn(text, ARG_REASON_SEP);
+    while (p < end) {
         const char *w = p;
-        while (*w && *w != ' ') {
+        while (w < end && *w != ' ') {
             w++;
         }
         int wl = (int)(w - p);
@@ -625,7 +660,7 @@ static void print_paragraph(FILE *f, const char *text)
         }
         fprintf(f, "%.*s", wl, p);
         col += wl;
-        p = *w ? w + 1 : w;
+        p = w < end ? w + 1 : w;
     }
     fputc('\n', f);
 }
@@ -634,13 +669,16 @@ void args_print_help(const struct args *a, FILE *f)
 {
     for (size_t d = 0; d < a->n_defs; d++) {
         const char *cat = a->defs[d].category;
-        bool seen = false;
+        bool seen = false, visible = false;
         for (size_t e = 0; e < d; e++) {
             if (strcmp(a->defs[e].category, cat) == 0) {
                 seen = true;
             }
         }
-        if (seen) {
+        for (size_t e = d; e < a->n_defs && !seen && !visible; e++) {
+            visible = strcmp(a->defs[e].category, cat) == 0 && !(a->defs[e].flags & ARG_HIDDEN);
+        }
+        if (seen || !visible) {
             continue;
         }
         fprintf(f, "%s:\n\n", cat);

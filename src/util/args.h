@@ -34,7 +34,17 @@ enum arg_flags {
     ARG_HIDDEN = 1u << 7,       /* left out of -help */
     ARG_ONLY_OFF = 1u << 8,     /* accepted only as 0 / -noX (what bitnode does anyway: e.g.
                                    -listen=0, -prune=0); args_validate refuses other values */
+    ARG_IGNORED = 1u << 9,      /* accepted with any value; bitnode does not do this. The help
+                                   text ends with ARG_REASON("why"): args_ignored() reports the
+                                   reason for one log line, -help leaves it out */
 };
+
+/* The end of an ARG_IGNORED option's help text: Core's help, then why bitnode ignores the
+ * option or what it does instead, in words that follow "Ignoring -keypool: ":
+ *     "Set key pool size to <n> (default: 1000)" ARG_REASON("bitnode has no wallet")
+ * The reason rides in the help string so that every option table keeps its five columns. */
+#define ARG_REASON_SEP "\x1f"
+#define ARG_REASON(why) ARG_REASON_SEP why
 
 struct arg_def {
     const char *name;     /* without the dash: "rpcport" */
@@ -51,10 +61,16 @@ struct arg_def {
 #define ARGS_CAT_DEBUG "Debugging/Testing options"
 #define ARGS_CAT_RPC "RPC server options"
 #define ARGS_CAT_CLI "RPC client options"
+#define ARGS_CAT_WALLET "Wallet options"
+#define ARGS_CAT_ZMQ "ZeroMQ notification options"
+#define ARGS_CAT_RELAY "Node relay options"
+#define ARGS_CAT_MINING "Block creation options"
 
 struct args;
 
-/** Creates an empty option set over defs (borrowed; must outlive the set). Chain "main". */
+/** Creates an empty option set over defs (borrowed; must outlive the set). Chain "main".
+ *  A table that breaks the flags' rules (ARG_IGNORED without ARG_REASON or with
+ *  ARG_NOT_IMPL / ARG_ONLY_OFF) is a bug: CHECK_ALWAYS. */
 struct args *args_new(const struct arg_def *defs, size_t n_defs);
 /** Frees a (NULL: no-op). */
 void args_free(struct args *a);
@@ -66,8 +82,9 @@ void args_free(struct args *a);
 int args_parse_cmdline(struct args *a, int argc, char *const *argv, int *first_positional,
                        char *err, size_t err_len);
 /** Parses config file text (len bytes; need not be NUL-terminated). filename is used in
- *  messages. Unknown keys are an error ("Invalid configuration value foo") unless
- *  ignore_unknown (bitnode-cli reads the daemon's file), in which case they are skipped.
+ *  messages. Unknown keys are an error ("Invalid configuration value foo"; inside [regtest],
+ *  "... regtest.foo", as Core) unless ignore_unknown (bitnode-cli reads the daemon's file),
+ *  in which case they are skipped.
  *  Returns: 0, or RC_INVALID with err filled ("parse error on line 3: ..."). */
 int args_read_config(struct args *a, const char *text, size_t len, const char *filename,
                      bool ignore_unknown, char *err, size_t err_len);
@@ -93,16 +110,30 @@ bool args_get_bool(const struct args *a, const char *name, bool def);
 size_t args_get_list(const struct args *a, const char *name, const char ***out);
 
 /** Checks every effective value: integers parse, flags are 0/1, options marked ARG_ONLY_OFF
- *  are off, options marked ARG_NOT_IMPL
- *  are not given ("-loadblock: not implemented yet"). Returns 0 or RC_INVALID with err. */
+ *  are off, options marked ARG_NOT_IMPL are not given ("-blocknotify: not implemented yet").
+ *  ARG_IGNORED options pass whatever their value. Returns 0 or RC_INVALID with err. */
 int args_validate(const struct args *a, char *err, size_t err_len);
+
+/* An option that is set but that bitnode ignores (ARG_IGNORED), and why. */
+struct arg_ignored {
+    const char *name;   /* without the dash: "keypool" */
+    const char *reason; /* "bitnode has no wallet" */
+};
+
+/** Lists the ARG_IGNORED options that have an effective setting (as args_is_set: the command
+ *  line, the chain's section, the top level unless network-only; a negation counts), in
+ *  table order, for the daemon to log one line each: "Ignoring -%s: %s". Call it after
+ *  args_select_chain. *out gets a new array (caller frees it; the strings are borrowed from
+ *  the table). Returns the count. */
+size_t args_ignored(const struct args *a, struct arg_ignored **out);
 
 /** Warnings collected while parsing (unrecognized sections, options ignored outside their
  *  section, "-nofoo=0"). Borrowed strings. */
 size_t args_warning_count(const struct args *a);
 const char *args_warning(const struct args *a, size_t i);
 
-/** Prints the options that are not hidden, grouped by category, to f. */
+/** Prints the options that are not hidden, grouped by category (a category with none left
+ *  out), to f. */
 void args_print_help(const struct args *a, FILE *f);
 
 /** Parses a decimal integer that must fill the whole string. Returns 0 or RC_INVALID. */

@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
 """Options and the config file: sections, precedence, -conf, warnings for network-only
-options outside their section, and start-up refusals for bad or unimplemented options."""
+options outside their section, and start-up refusals for bad or unimplemented options.
+
+Last, bitnoded started the way Core's test framework starts bitcoind: the bitcoin.conf its
+util.py write_config writes and the arguments its test_node.py passes. Core's options that
+bitnode ignores are accepted, each with one debug.log line "Ignoring -<name>: <reason>"; an
+option no bitcoind has still stops start-up with Core's message."""
 
 import os
 import re
@@ -9,6 +14,47 @@ import socket
 import subprocess
 
 from framework import BitnodeTestFramework, assert_equal, assert_in, assert_true, free_port, wait_until
+
+
+def core_framework_conf(p2p_port, rpc_port):
+    """The bitcoin.conf of Core's test_framework/util.py write_config (regtest, node 0), with
+    the bind=127.0.0.1 that add_nodes appends (bind_to_localhost_only)."""
+    return ("regtest=1\n[regtest]\nport=%d\nrpcport=%d\nrpcservertimeout=99000\nrpcdoccheck=1\n"
+            "rpcthreads=2\nfallbackfee=0.0002\nserver=1\nkeypool=1\ndiscover=0\ndnsseed=0\n"
+            "fixedseeds=0\nlistenonion=0\npeertimeout=999999999\nprinttoconsole=0\nnatpmp=0\n"
+            "shrinkdebugfile=0\nunsafesqlitesync=1\nconnect=0\nmaxconnections=94\npar=2\n"
+            "prevoutfetchthreads=1\nbind=127.0.0.1\n" % (p2p_port, rpc_port))
+
+
+# The arguments of Core's test_node.py (TestNode.args, -datadir apart: the framework adds it),
+# with -disablewallet (uses_wallet False) and -conf for bitnode's default file name.
+CORE_FRAMEWORK_ARGS = ["-conf=bitcoin.conf", "-logtimemicros", "-debug", "-debugexclude=leveldb",
+                       "-debugexclude=rand", "-uacomment=testnode0", "-disablewallet",
+                       "-logthreadnames", "-logsourcelocations", "-loglevel=trace",
+                       "-nologratelimit", "-v2transport=0"]
+# What Core's tests often add with extra_args (noban_tx_relay, consistency checks, policy).
+CORE_EXTRA_ARGS = ["-whitelist=noban,in,out@127.0.0.1", "-checkblockindex=1", "-checkaddrman=1",
+                   "-checkmempool=1", "-persistmempool=0", "-acceptnonstdtxn=1"]
+# The options of both that bitnode ignores, with the reason it logs for each.
+CORE_IGNORED = {
+    "fallbackfee": "bitnode has no wallet",
+    "keypool": "bitnode has no wallet",
+    "unsafesqlitesync": "bitnode has no wallet",
+    "disablewallet": "bitnode has no wallet",
+    "discover": "bitnode does not look for its own addresses",
+    "listenonion": "bitnode has no Tor control yet",
+    "natpmp": "bitnode maps no ports (no PCP or NAT-PMP yet)",
+    "shrinkdebugfile": "bitnode does not shrink debug.log",
+    "prevoutfetchthreads": "bitnode has no prevout-fetch threads; -par sets its script threads",
+    "logsourcelocations": "bitnode's log lines carry no source locations",
+    "loglevel": "bitnode logs at one level; -debug selects categories",
+    "logratelimit": "bitnode does not rate-limit its log",
+    "checkblockindex": "bitnode has no periodic block-tree consistency check",
+    "checkaddrman": "bitnode has no addrman consistency check",
+    "checkmempool": "no mempool yet (issue 15)",
+    "persistmempool": "no mempool yet (issue 15)",
+    "acceptnonstdtxn": "no mempool yet (issue 15)",
+}
 
 
 class ConfigTest(BitnodeTestFramework):
@@ -64,7 +110,9 @@ class ConfigTest(BitnodeTestFramework):
         self.log("unknown config keys and parse errors")
         good = open(os.path.join(node.datadir, "bitnode.conf")).read()
         self.write_conf(node, good + "frobnicate=1\n")
-        node.assert_start_fails([], "Invalid configuration value frobnicate")
+        # Core names the key with the section it is in (the framework's file ends in [regtest]).
+        node.assert_start_fails([], "Error reading configuration file: Invalid configuration "
+                                "value regtest.frobnicate")
         self.write_conf(node, good + "noserver\n")
         node.assert_start_fails([], "if you intended to specify a negated option, use noserver=1 instead")
         self.write_conf(node, good + "rpcthreads=abc\n")
@@ -161,6 +209,37 @@ class ConfigTest(BitnodeTestFramework):
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+        self.log("Core's test framework: its bitcoin.conf and arguments start bitnoded")
+        harness_conf = core_framework_conf(node.p2p_port, node.rpc_port)
+        self.write_conf(node, harness_conf, name="bitcoin.conf")
+        if os.path.exists(node.debug_log):
+            os.remove(node.debug_log)
+        node.start(CORE_FRAMEWORK_ARGS + CORE_EXTRA_ARGS)
+        wait_until(lambda: node.rpc("getblockcount") == 0, what="the genesis block connected")
+        assert_equal(node.rpc("getnetworkinfo")["connections"], 0)  # connect=0
+        node.stop()
+        with open(node.debug_log) as f:
+            harness_log = f.read()
+
+        self.log("an option no bitcoind has still stops that start-up, with Core's messages")
+        node.assert_start_fails(CORE_FRAMEWORK_ARGS + ["-frobnicate"], "Error parsing command "
+                                "line arguments: Invalid parameter -frobnicate")
+        self.write_conf(node, harness_conf + "frobnicate=1\n", name="bitcoin.conf")
+        node.assert_start_fails(CORE_FRAMEWORK_ARGS, "Error reading configuration file: Invalid "
+                                "configuration value regtest.frobnicate")
+        self.write_conf(node, harness_conf + "[main]\nwalletnotfy=1\n", name="bitcoin.conf")
+        node.assert_start_fails(CORE_FRAMEWORK_ARGS, "Error reading configuration file: Invalid "
+                                "configuration value main.walletnotfy")
+
+        self.log("each ignored option of that start-up has one debug.log line with its reason")
+        logged = {}
+        for line in harness_log.splitlines():
+            m = re.search(r"Ignoring -([a-z0-9-]+): (.*)$", line)
+            if m:
+                assert_true(m.group(1) not in logged, "-%s logged twice" % m.group(1))
+                logged[m.group(1)] = m.group(2)
+        assert_equal(logged, CORE_IGNORED)
 
 
 if __name__ == "__main__":

@@ -190,6 +190,23 @@ class P2PMisbehaveTest(BitnodeTestFramework):
         honest.announce_tip()
         wait_until(lambda: node.rpc("getblockcount") == 1300, timeout=120, what="1300 blocks")
         assert_equal(node.rpc("getbestblockhash"), p2p.hash_hex(p2p.to_header(raws[1300]).sha))
+        self.log("a peer speaking as Core's test framework: headers, then the block pushed")
+        fw = p2p.P2PConnection(ping_interval=2).connect(node.p2p_port)
+        tip = node.rpc("getbestblockhash")
+        hdr = node.rpc("getblockheader", tip)
+        blk = Block(bytes.fromhex(tip)[::-1],
+                    [create_coinbase(hdr["height"] + 1, block_subsidy(hdr["height"] + 1))],
+                    hdr["time"] + 1)
+        blk.solve()
+        fw.announce_block_by_headers(blk)
+        fw.send_block(blk.serialize())  # unsolicited, as Core's framework pushes it
+        wait_until(lambda: node.rpc("getbestblockhash") == blk.hash, timeout=30,
+                   what="the pushed block connected")
+        fw.sync_with_ping()
+        assert_true(fw.is_connected, "the framework peer stays")
+        fw.close()
+        invalidate = node.rpc("invalidateblock", blk.hash)  # back to Core's tip for the hash
+        assert_equal(invalidate, None)
         got = node.rpc("gettxoutsetinfo", "hash_serialized_3")["hash_serialized_3"]
         assert_equal(got, expected["gettxoutsetinfo_tip"]["hash_serialized_3"]["hash_serialized_3"])
         honest.close()

@@ -11,6 +11,7 @@
 #include "options.h"
 #include "util/args.h"
 #include "util/buf.h"
+#include "util/check.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/rc.h"
@@ -144,10 +145,250 @@ static void test_validate(void)
     expect_validate((const char *[]){"-zmqpubrawblock=tcp://127.0.0.1:28332", NULL},
                     "-zmqpubrawblock: not implemented yet");
 
+    /* Core's options that would mislead if ignored: refused by name (a consensus test
+     * parameter, an RPC whitelist, a network bitnode cannot reach yet) ... */
+    expect_validate((const char *[]){"-testactivationheight=segwit@10", NULL},
+                    "-testactivationheight: not implemented yet");
+    expect_validate((const char *[]){"-rpcwhitelist=alice:getblockcount", NULL},
+                    "-rpcwhitelist: not implemented yet");
+    expect_validate((const char *[]){"-i2psam=127.0.0.1:7656", NULL},
+                    "-i2psam: not implemented yet");
+    expect_validate((const char *[]){"-startupnotify=touch /tmp/x", NULL},
+                    "-startupnotify: not implemented yet");
+    /* ... or, where the off form is what bitnode does, refused only on. */
+    expect_validate((const char *[]){"-rest", NULL},
+                    "-rest: not implemented yet (only -rest=0 is accepted)");
+    expect_validate((const char *[]){"-blockfilterindex=basic", NULL},
+                    "-blockfilterindex: not implemented yet (only -blockfilterindex=0 is "
+                    "accepted)");
+    expect_validate((const char *[]){"-rest=0", "-noblockfilterindex", "-coinstatsindex=0",
+                                     "-peerbloomfilters=0", "-rpcwhitelistdefault=0",
+                                     "-mocktime=0", "-daemonwait=0", NULL},
+                    NULL);
+    /* Policy for the mempool to come is ignored now, no longer refused. */
+    expect_validate((const char *[]){"-mempoolexpiry=1", "-minrelaytxfee=0.00001", NULL}, NULL);
+
     /* Implemented since the chainstate: accepted. */
     expect_validate((const char *[]){"-loadblock=/tmp/x.dat", "-reindex", "-dbcache=100",
                                      "-stopatheight=5", NULL},
                     NULL);
+}
+
+/* The reason args_ignored reported for name, or NULL if it did not report name exactly once. */
+static const char *ignored_reason_of(const struct arg_ignored *ig, size_t n, const char *name)
+{
+    const char *found = NULL;
+    int times = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(ig[i].name, name) == 0) {
+            found = ig[i].reason;
+            times++;
+        }
+    }
+    return times == 1 ? found : NULL;
+}
+
+static void test_ignored(void)
+{
+    /* Accepted whatever the value (nothing reads it), a negation included, and reported. */
+    const char *argv[] = {"bitnoded", "-regtest", "-keypool=abc", "-nopersistmempool",
+                          "-loglevel=trace", "-loglevel=net:debug", "-rpcport=5"};
+    struct args *a = parse(argv, 7);
+    CHECK_EQ_INT(conf(a, "wallet=w\nfallbackfee=0.0002\n[regtest]\nunsafesqlitesync=1\n"
+                         "[main]\nmaxtxfee=1\n"),
+                 0);
+    CHECK_EQ_INT(args_select_chain(a, err, sizeof(err)), 0);
+    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), 0);
+    struct arg_ignored *ig;
+    size_t n = args_ignored(a, &ig);
+    CHECK_EQ_INT(n, 5);
+    CHECK_EQ_STR(ignored_reason_of(ig, n, "keypool"), "bitnode has no wallet");
+    CHECK_EQ_STR(ignored_reason_of(ig, n, "fallbackfee"), "bitnode has no wallet");
+    CHECK_EQ_STR(ignored_reason_of(ig, n, "unsafesqlitesync"), "bitnode has no wallet");
+    CHECK_EQ_STR(ignored_reason_of(ig, n, "persistmempool"), "no mempool yet (issue 15)");
+    CHECK_EQ_STR(ignored_reason_of(ig, n, "loglevel"),
+                 "bitnode logs at one level; -debug selects categories");
+    /* Network-only at the top level: not in effect on regtest (Core's warning instead);
+     * another chain's section: not in effect either. */
+    CHECK(ignored_reason_of(ig, n, "wallet") == NULL);
+    CHECK(ignored_reason_of(ig, n, "maxtxfee") == NULL);
+    CHECK_EQ_INT(args_warning_count(a), 1);
+    if (args_warning_count(a) == 1) {
+        CHECK_EQ_STR(args_warning(a, 0), "Config setting for -wallet only applied on regtest "
+                                         "network when in [regtest] section.");
+    }
+    free(ig);
+    args_free(a);
+
+    /* Nothing ignored set: an empty list. */
+    const char *plain[] = {"bitnoded", "-regtest", "-debug=net"};
+    a = parse(plain, 3);
+    CHECK_EQ_INT(args_select_chain(a, err, sizeof(err)), 0);
+    CHECK_EQ_INT(args_ignored(a, &ig), 0);
+    free(ig);
+    args_free(a);
+
+    /* An option no bitcoind has is still an error, with Core's messages. */
+    a = args_new(bitnoded_options, bitnoded_options_len);
+    const char *bad[] = {"bitnoded", "-keypool=1", "-keypoolsize=1"};
+    CHECK_EQ_INT(args_parse_cmdline(a, 3, (char *const *)bad, NULL, err, sizeof(err)), RC_INVALID);
+    CHECK_EQ_STR(err, "Invalid parameter -keypoolsize");
+    CHECK_EQ_INT(conf(a, "keypool=1\nwalletnotfy=x\n"), RC_INVALID);
+    CHECK_EQ_STR(err, "Invalid configuration value walletnotfy");
+    CHECK_EQ_INT(conf(a, "[regtest]\nkeypool=1\nwalletnotfy=x\n"), RC_INVALID);
+    CHECK_EQ_STR(err, "Invalid configuration value regtest.walletnotfy");
+    CHECK_EQ_INT(conf(a, "regtest.walletnotfy=x\n"), RC_INVALID);
+    CHECK_EQ_STR(err, "Invalid configuration value regtest.walletnotfy");
+    args_free(a);
+}
+
+/* Core's test framework (test/functional/test_framework): the bitcoin.conf util.py's
+ * write_config writes for node 0 on regtest, with the bind=127.0.0.1 add_nodes appends, and
+ * the arguments test_node.py passes (plus -disablewallet, -conf for bitnode's file name). */
+static const char core_framework_conf[] = "regtest=1\n"
+                                          "[regtest]\n"
+                                          "port=11000\n"
+                                          "rpcport=12000\n"
+                                          "rpcservertimeout=99000\n"
+                                          "rpcdoccheck=1\n"
+                                          "rpcthreads=2\n"
+                                          "fallbackfee=0.0002\n"
+                                          "server=1\n"
+                                          "keypool=1\n"
+                                          "discover=0\n"
+                                          "dnsseed=0\n"
+                                          "fixedseeds=0\n"
+                                          "listenonion=0\n"
+                                          "peertimeout=999999999\n"
+                                          "printtoconsole=0\n"
+                                          "natpmp=0\n"
+                                          "shrinkdebugfile=0\n"
+                                          "unsafesqlitesync=1\n"
+                                          "connect=0\n"
+                                          "maxconnections=94\n"
+                                          "par=2\n"
+                                          "prevoutfetchthreads=1\n"
+                                          "bind=127.0.0.1\n";
+
+static void test_core_framework_options(void)
+{
+    const char *argv[] = {"bitnoded",
+                          "-datadir=/tmp/node0",
+                          "-conf=bitcoin.conf",
+                          "-logtimemicros",
+                          "-debug",
+                          "-debugexclude=leveldb",
+                          "-debugexclude=rand",
+                          "-uacomment=testnode0",
+                          "-disablewallet",
+                          "-logthreadnames",
+                          "-logsourcelocations",
+                          "-loglevel=trace",
+                          "-nologratelimit",
+                          "-v2transport=0",
+                          "-whitelist=noban,in,out@127.0.0.1",
+                          "-checkblockindex=1",
+                          "-checkaddrman=1",
+                          "-checkmempool=1",
+                          "-persistmempool=0",
+                          "-acceptnonstdtxn=1",
+                          "-blockversion=4"};
+    struct args *a = parse(argv, (int)ARRAY_LEN(argv));
+    CHECK_EQ_INT(conf(a, core_framework_conf), 0);
+    CHECK_EQ_INT(args_select_chain(a, err, sizeof(err)), 0);
+    CHECK_EQ_STR(args_chain(a), "regtest");
+    CHECK_EQ_INT(args_warning_count(a), 0);
+    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), 0);
+    /* What bitnode does with them is unchanged by the ignored ones around them. */
+    CHECK_EQ_INT(args_get_int(a, "rpcport", 0), 12000);
+    CHECK_EQ_INT(args_get_int(a, "maxconnections", 0), 94);
+    CHECK_EQ_INT(args_get_int(a, "rpcthreads", 0), 2);
+    CHECK(args_get_bool(a, "rpcdoccheck", false));
+    CHECK(!args_get_bool(a, "v2transport", true));
+
+    const char *want[][2] = {
+        {"fallbackfee", "bitnode has no wallet"},
+        {"keypool", "bitnode has no wallet"},
+        {"unsafesqlitesync", "bitnode has no wallet"},
+        {"disablewallet", "bitnode has no wallet"},
+        {"discover", "bitnode does not look for its own addresses"},
+        {"listenonion", "bitnode has no Tor control yet"},
+        {"natpmp", "bitnode maps no ports (no PCP or NAT-PMP yet)"},
+        {"shrinkdebugfile", "bitnode does not shrink debug.log"},
+        {"prevoutfetchthreads", "bitnode has no prevout-fetch threads; -par sets its script "
+                                "threads"},
+        {"logsourcelocations", "bitnode's log lines carry no source locations"},
+        {"loglevel", "bitnode logs at one level; -debug selects categories"},
+        {"logratelimit", "bitnode does not rate-limit its log"},
+        {"checkblockindex", "bitnode has no periodic block-tree consistency check"},
+        {"checkaddrman", "bitnode has no addrman consistency check"},
+        {"checkmempool", "no mempool yet (issue 15)"},
+        {"persistmempool", "no mempool yet (issue 15)"},
+        {"acceptnonstdtxn", "no mempool yet (issue 15)"},
+        {"blockversion", "bitnode creates no blocks (it has no mining RPCs)"},
+    };
+    struct arg_ignored *ig;
+    size_t n = args_ignored(a, &ig);
+    CHECK_EQ_INT(n, ARRAY_LEN(want));
+    for (size_t i = 0; i < ARRAY_LEN(want); i++) {
+        const char *why = ignored_reason_of(ig, n, want[i][0]);
+        if (!why || strcmp(why, want[i][1]) != 0) {
+            printf("# -%s: reason \"%s\"\n", want[i][0], why ? why : "(not reported once)");
+        }
+        CHECK_EQ_STR(why, want[i][1]);
+    }
+    free(ig);
+    args_free(a);
+}
+
+static void test_option_table(void)
+{
+    /* Each name once (the parser would find only the first), each reason a phrase that reads
+     * after "Ignoring -name: ". args_new checked that ARG_IGNORED goes with ARG_REASON. */
+    size_t n_ignored = 0;
+    for (size_t i = 0; i < bitnoded_options_len; i++) {
+        const struct arg_def *d = &bitnoded_options[i];
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(bitnoded_options[j].name, d->name) == 0) {
+                printf("# -%s twice\n", d->name);
+                CHECK(0);
+            }
+        }
+        const char *sep = strstr(d->help, ARG_REASON_SEP);
+        CHECK((sep != NULL) == ((d->flags & ARG_IGNORED) != 0));
+        if (sep) {
+            const char *why = sep + 1;
+            n_ignored++;
+            CHECK(strlen(why) >= 10 && strlen(why) <= 90);
+            CHECK(why[strlen(why) - 1] != '.');
+            CHECK(sep > d->help && sep[-1] != ' '); /* Core's help text, then the reason */
+        }
+    }
+    CHECK(n_ignored >= 80);
+
+    /* -help prints an ignored option's Core text without its reason, and leaves out a
+     * section whose options are all hidden. */
+    static const struct arg_def defs[] = {
+        {"foo", ARG_BOOL | ARG_IGNORED, "Section", "", "Core's text" ARG_REASON("a reason")},
+        {"bar", ARG_BOOL | ARG_HIDDEN, "Hidden section", "", "hidden"},
+    };
+    struct args *a = args_new(defs, ARRAY_LEN(defs));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    args_print_help(a, f);
+    fclose(f);
+    CHECK_EQ_STR(text, "Section:\n\n  -foo\n       Core's text\n\n");
+    free(text);
+    const char *argv[] = {"x", "-foo=whatever"};
+    CHECK_EQ_INT(args_parse_cmdline(a, 2, (char *const *)argv, NULL, err, sizeof(err)), 0);
+    CHECK_EQ_INT(args_validate(a, err, sizeof(err)), 0);
+    struct arg_ignored *ig;
+    CHECK_EQ_INT(args_ignored(a, &ig), 1);
+    CHECK_EQ_STR(ig[0].name, "foo");
+    CHECK_EQ_STR(ig[0].reason, "a reason");
+    free(ig);
+    args_free(a);
 }
 
 static void test_config_precedence(void)
@@ -440,6 +681,13 @@ static void test_help_text(void)
           NULL);
     CHECK(strstr(text, "RPC server options:\n") != NULL);
     CHECK(strstr(text, "testwarmupms") == NULL); /* hidden */
+    /* What bitnode ignores or refuses is hidden, reasons and empty sections included. */
+    CHECK(strstr(text, "keypool") == NULL);
+    CHECK(strstr(text, "zmqpub") == NULL);
+    CHECK(strstr(text, "Wallet options") == NULL);
+    CHECK(strstr(text, "bitnode has no wallet") == NULL);
+    CHECK(strstr(text, ARG_REASON_SEP) == NULL);
+    CHECK(strstr(text, "\n  -dbcache=<n>\n") != NULL);
     free(text);
     args_free(a);
 }
@@ -462,6 +710,9 @@ int main(void)
     TEST(test_cmdline_last_wins_and_negation);
     TEST(test_cmdline_errors);
     TEST(test_validate);
+    TEST(test_ignored);
+    TEST(test_core_framework_options);
+    TEST(test_option_table);
     TEST(test_config_precedence);
     TEST(test_config_main_chain);
     TEST(test_config_errors);

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""The address manager: addresses heard of, automatic outbound connections, peers.dat,
+-seednode.
+
+Every outbound connection goes through a SOCKS5 proxy the test runs (socks5.py), so the
+node only ever dials loopback: the proxy routes the public-looking addresses the test made
+up to a second bitnoded (node A) or to a Python peer.
+
+- an inbound Python peer sends addrv2 with ten made-up addresses: getnodeaddresses and
+  getaddrmaninfo show them (new table);
+- with no -connect, the node opens outbound-full-relay connections to them (the proxy sees
+  the CONNECTs; they land on node A), one per network group, and a completed handshake
+  moves an address to the tried table;
+- getaddr from an inbound peer is answered from the address manager (at most 23%);
+- peers.dat keeps them across a restart; a corrupt peers.dat is moved aside
+  (peers.dat.bak) and the node starts with none;
+- -seednode: an addr-fetch connection asks for addresses (getaddr) and is dropped once
+  they came.
+"""
+
+import os
+import time
+
+import p2p
+from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
+from socks5 import Socks5Server
+
+SERVICES = p2p.NODE_NETWORK | p2p.NODE_WITNESS
+
+
+class P2PAddrTest(BitnodeTestFramework):
+    num_nodes = 2
+    start_nodes_at_setup = False
+
+    def run_test(self):
+        node, a = self.nodes
+        a.start(["-maxtipage=2000000000"])
+        fetcher = {}
+        made_up = ["%d.%d.1.1" % (20 + i, 30 + i) for i in range(10)]
+
+        def route(host, port):
+            if host in made_up:
+                return ("127.0.0.1", a.p2p_port)
+            if host == "99.99.1.1" and "port" in fetcher:
+                return ("127.0.0.1", fetcher["port"])
+            return None
+        proxy = Socks5Server(route)
+        args = ["-proxy=127.0.0.1:%d" % proxy.port, "-listen=1", "-debug=net",
+                "-maxtipage=2000000000"]
+        node.start(args)
+
+        self.log("addresses from an inbound peer land in the new table")
+        peer = p2p.P2PConnection().connect(node.p2p_port)
+        now = int(time.time())
+        peer.send_message(p2p.MsgAddrV2([p2p.NetAddrV2.from_ip(ip, 18444, SERVICES, now - 60)
+                                         for ip in made_up]))
+        peer.sync_with_ping()
+        wait_until(lambda: len(node.rpc("getnodeaddresses", 0)) == 10, timeout=10,
+                   what="ten addresses")
+        got = sorted(x["address"] for x in node.rpc("getnodeaddresses", 0))
+        assert_equal(got, sorted(made_up))
+        info = node.rpc("getaddrmaninfo")
+        assert_equal(info["ipv4"]["total"], 10)
+
+        self.log("automatic outbound connections go to them (through the proxy)")
+        wait_until(lambda: sum(1 for p in node.rpc("getpeerinfo")
+                               if p["connection_type"] == "outbound-full-relay") >= 3,
+                   timeout=60, what="outbound-full-relay peers")
+        asked = {r["host"] for r in proxy.requests}
+        assert_true(asked <= set(made_up), "only made-up addresses dialled: %s" % asked)
+        wait_until(lambda: node.rpc("getaddrmaninfo")["all_networks"]["tried"] >= 1,
+                   timeout=30, what="an address in tried")
+
+        self.log("getaddr is answered from the address manager, at most 23%")
+        q = p2p.P2PConnection().connect(node.p2p_port)
+        q.send_message(p2p.MsgGetAddr())
+        msg = q.wait_for(lambda: q.message_count["addrv2"] + q.message_count["addr"] > 0,
+                         timeout=10, desc="an addr answer")
+        answers = [m for m in q.messages if m.command in ("addr", "addrv2")]
+        assert_true(len(answers[0].addrs) <= 2, "at most 23% of ten")
+        q.close()
+        peer.close()
+
+        self.log("peers.dat keeps them across a restart")
+        node.stop()
+        assert_true(os.path.exists(os.path.join(node.net_dir, "peers.dat")), "peers.dat written")
+        node.start(args + ["-maxconnections=0"])
+        assert_equal(node.rpc("getaddrmaninfo")["all_networks"]["total"], 10)
+        node.stop()
+
+        self.log("a corrupt peers.dat is moved aside")
+        path = os.path.join(node.net_dir, "peers.dat")
+        with open(path, "r+b") as f:
+            f.seek(40)
+            f.write(b"\xff" * 16)
+        node.start(args + ["-maxconnections=0"])
+        assert_equal(node.rpc("getaddrmaninfo")["all_networks"]["total"], 0)
+        assert_true(os.path.exists(path + ".bak"), "peers.dat.bak")
+        with open(node.debug_log, errors="replace") as f:
+            assert_true("Invalid or corrupt peers.dat" in f.read(), "logged")
+        node.stop()
+
+        self.log("-seednode: asked for addresses, then dropped")
+        seed = p2p.P2PConnection()
+        fetcher["port"] = seed.listen()
+        node.start(args + ["-seednode=99.99.1.1:18444"])
+        seed.wait_for_connect(timeout=30)
+        seed.wait_for("getaddr", timeout=30)
+        seed.send_message(p2p.MsgAddrV2([p2p.NetAddrV2.from_ip("77.%d.1.1" % i, 18444, SERVICES,
+                                                               int(time.time()) - 60)
+                                         for i in range(5)]))
+        seed.wait_for_disconnect(timeout=30)
+        wait_until(lambda: node.rpc("getaddrmaninfo")["all_networks"]["total"] >= 5, timeout=10,
+                   what="the seed's addresses")
+        seed.close()
+        proxy.close()
+
+
+if __name__ == "__main__":
+    P2PAddrTest().main()

@@ -1,0 +1,1081 @@
+/* net/addrman: groups, bucket placement, add / good / attempt / select / getaddr, terrible
+ * entries, tried collisions, peers.dat round trips and refusals, a fuzz-style loader run
+ * over damaged files, and 10000 random operations checked against every invariant. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crypto/hash.h"
+#include "net/addrman.h"
+#include "net/netaddr.h"
+#include "test.h"
+#include "util/buf.h"
+#include "util/check.h"
+#include "util/rc.h"
+
+#define NOW ((int64_t)1700000000)
+#define HOUR 3600
+#define DAY (24 * 3600)
+
+static const uint8_t magic[4] = {0xfa, 0xbf, 0xb5, 0xda}; /* regtest */
+static char tmpdir[64];
+
+static uint64_t test_rng_state = 42;
+static uint64_t trand(void)
+{
+    uint64_t z = (test_rng_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static struct net_addr ip4(int a, int b, int c, int d, uint16_t port)
+{
+    struct net_addr n;
+    memset(&n, 0, sizeof(n));
+    n.net = BIP155_IPV4;
+    n.len = 4;
+    n.addr[0] = (uint8_t)a;
+    n.addr[1] = (uint8_t)b;
+    n.addr[2] = (uint8_t)c;
+    n.addr[3] = (uint8_t)d;
+    n.port = port;
+    return n;
+}
+
+static struct net_addr parse(const char *s)
+{
+    struct net_addr n;
+    char err[64];
+    CHECK_EQ_INT(net_addr_parse(s, 8333, 0, &n, err, sizeof(err)), RC_OK);
+    return n;
+}
+
+static struct net_addr keyed_addr(uint8_t net, uint8_t first, uint8_t fill)
+{
+    struct net_addr n;
+    memset(&n, 0, sizeof(n));
+    n.net = net;
+    n.len = net == BIP155_CJDNS ? 16 : 32;
+    memset(n.addr, fill, n.len);
+    n.addr[0] = first;
+    n.port = 8333;
+    return n;
+}
+
+static struct addrman_addr gossip(struct net_addr a, int64_t time)
+{
+    struct addrman_addr g;
+    g.addr = a;
+    g.services = 1 | 8;
+    g.time = time;
+    return g;
+}
+
+/* Adds one address; returns how many were added (0 or 1). */
+static size_t add1(struct addrman *am, struct net_addr a, struct net_addr src, int64_t time)
+{
+    struct addrman_addr g = gossip(a, time);
+    size_t n = 99;
+    CHECK_EQ_INT(addrman_add(am, &n, &g, 1, &src, 0, NOW), RC_OK);
+    return n;
+}
+
+static int consistent(const struct addrman *am)
+{
+    char err[200] = "";
+    int rc = addrman_check(am, err, sizeof(err));
+    if (rc != RC_OK) {
+        printf("# addrman_check: %s\n", err);
+    }
+    return rc == RC_OK;
+}
+
+static void test_netgroup(void)
+{
+    uint8_t g[ADDRMAN_NETGROUP_MAX];
+    struct net_addr a = parse("1.2.3.4");
+    CHECK_EQ_INT(addrman_netgroup(&a, g), 3);
+    CHECK(g[0] == NETWORK_IPV4 && g[1] == 1 && g[2] == 2);
+    a = parse("[2a01:4f8:1:2::1]");
+    CHECK_EQ_INT(addrman_netgroup(&a, g), 5);
+    const uint8_t v6[5] = {NETWORK_IPV6, 0x2a, 0x01, 0x04, 0xf8};
+    CHECK_EQ_MEM(g, v6, 5);
+    a = parse("[2001:470:1234:5678::1]"); /* he.net: /36 */
+    CHECK_EQ_INT(addrman_netgroup(&a, g), 6);
+    CHECK(g[5] == 0x1f);
+    a = parse("[2002:102:304::1]"); /* 6to4 of 1.2.3.4 */
+    CHECK_EQ_INT(addrman_netgroup(&a, g), 3);
+    CHECK(g[0] == NETWORK_IPV4 && g[1] == 1 && g[2] == 2);
+    a = parse("[2001:0:1234:5678:0:0:fefd:fcfb]"); /* Teredo: 1.2.3.4 bit-flipped */
+    CHECK_EQ_INT(addrman_netgroup(&a, g), 3);
+    CHECK(g[0] == NETWORK_IPV4 && g[1] == 1 && g[2] == 2);
+    a = keyed_addr(BIP155_TORV3, 0xa5, 7);
+    CHECK_EQ_INT(addrman_netgroup(&a, g), 2);
+    CHECK(g[0] == NETWORK_ONION && g[1] == 0xaf);
+    a = keyed_addr(BIP155_I2P, 0x31, 7);
+    CHECK_EQ_INT(addrman_netgroup(&a, g), 2);
+    CHECK(g[0] == NETWORK_I2P && g[1] == 0x3f);
+    a = keyed_addr(BIP155_CJDNS, 0xfc, 0x42);
+    CHECK_EQ_INT(addrman_netgroup(&a, g), 3);
+    CHECK(g[0] == NETWORK_CJDNS && g[1] == 0xfc && g[2] == 0x4f);
+    const char *one_group[] = {"127.0.0.1", "10.1.2.3", "192.168.1.1", "[::1]", "[fc00::1]"};
+    for (size_t i = 0; i < ARRAY_LEN(one_group); i++) {
+        a = parse(one_group[i]);
+        CHECK_EQ_INT(addrman_netgroup(&a, g), 1);
+        CHECK_EQ_INT(g[0], NETWORK_UNROUTABLE);
+    }
+}
+
+static void test_unroutable_never_added(void)
+{
+    struct addrman *am = addrman_new(1);
+    struct net_addr src = parse("5.6.7.8");
+    const char *bad[] = {"127.0.0.1",       "10.1.2.3",      "192.168.1.1",  "172.16.0.1",
+                         "169.254.1.1",     "0.0.0.0",       "[::1]",        "[fc00::1]",
+                         "[fe80::1]",       "[2001:db8::1]", "[2001:10::1]", "[2001:20::1]",
+                         "255.255.255.255", "224.0.0.1"};
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+        CHECK_EQ_INT(add1(am, parse(bad[i]), src, NOW), 0);
+    }
+    struct net_addr cj = keyed_addr(BIP155_CJDNS, 0xfd, 1); /* CJDNS outside fc00::/8 */
+    CHECK_EQ_INT(add1(am, cj, src, NOW), 0);
+    struct net_addr v2 = keyed_addr(BIP155_TORV3, 1, 1);
+    v2.net = BIP155_TORV2;
+    v2.len = 10;
+    CHECK_EQ_INT(add1(am, v2, src, NOW), 0);
+    struct net_addr shortv4 = ip4(1, 2, 3, 4, 1);
+    shortv4.len = 3;
+    CHECK_EQ_INT(add1(am, shortv4, src, NOW), 0);
+    CHECK_EQ_INT(addrman_size(am, -1, -1), 0);
+    /* The routable kinds are accepted. */
+    CHECK_EQ_INT(add1(am, keyed_addr(BIP155_TORV3, 1, 2), src, NOW), 1);
+    CHECK_EQ_INT(add1(am, keyed_addr(BIP155_I2P, 1, 2), src, NOW), 1);
+    CHECK_EQ_INT(add1(am, keyed_addr(BIP155_CJDNS, 0xfc, 2), src, NOW), 1);
+    CHECK_EQ_INT(add1(am, parse("[2a01::1]"), src, NOW), 1);
+    CHECK_EQ_INT(addrman_size(am, NETWORK_ONION, 1), 1);
+    CHECK_EQ_INT(addrman_size(am, NETWORK_I2P, -1), 1);
+    CHECK_EQ_INT(addrman_size(am, NETWORK_CJDNS, -1), 1);
+    CHECK_EQ_INT(addrman_size(am, NETWORK_IPV6, -1), 1);
+    CHECK_EQ_INT(addrman_size(am, -1, 1), 4);
+    CHECK_EQ_INT(addrman_size(am, -1, 0), 0);
+    CHECK(consistent(am));
+    struct addrman_addr g = gossip(parse("1.2.3.4"), NOW);
+    CHECK_EQ_INT(addrman_add(am, NULL, NULL, 1, &src, 0, NOW), RC_USAGE);
+    CHECK_EQ_INT(addrman_add(am, NULL, &g, 1, &src, -1, NOW), RC_USAGE);
+    addrman_free(am);
+    addrman_free(NULL);
+}
+
+static void test_add_select(void)
+{
+    struct addrman *am = addrman_new(2);
+    struct addrman_addr out;
+    int64_t last_try = -1;
+    CHECK_EQ_INT(addrman_select(am, &out, &last_try, 0, 0, NOW), RC_NOT_FOUND);
+    struct net_addr a = ip4(1, 2, 3, 4, 8333), src = ip4(5, 6, 7, 8, 8333);
+    CHECK_EQ_INT(add1(am, a, src, NOW - 100), 1);
+    CHECK_EQ_INT(addrman_size(am, -1, -1), 1);
+    CHECK_EQ_INT(addrman_size(am, NETWORK_IPV4, 1), 1);
+    CHECK_EQ_INT(addrman_select(am, &out, &last_try, 0, 0, NOW), RC_OK);
+    CHECK(net_addr_same_ip(&out.addr, &a) && out.addr.port == 8333);
+    CHECK_EQ_INT(out.time, NOW - 100);
+    CHECK_EQ_U64(out.services, 9);
+    CHECK_EQ_INT(last_try, 0);
+    CHECK_EQ_INT(addrman_select(am, &out, NULL, 1, 0, NOW), RC_OK);
+    CHECK_EQ_INT(addrman_select(am, &out, NULL, 0, ADDRMAN_NET_BIT(NETWORK_IPV4), NOW), RC_OK);
+    CHECK_EQ_INT(addrman_select(am, &out, NULL, 0, ADDRMAN_NET_BIT(NETWORK_IPV6), NOW),
+                 RC_NOT_FOUND);
+    /* The same announcement again adds nothing; another port is another entry. */
+    CHECK_EQ_INT(add1(am, a, src, NOW - 100), 0);
+    CHECK_EQ_INT(add1(am, ip4(1, 2, 3, 4, 8334), src, NOW - 100), 1);
+    CHECK_EQ_INT(addrman_size(am, -1, -1), 2);
+    /* Services are OR-ed in by later announcements. */
+    struct addrman_addr g = gossip(a, NOW - 50);
+    g.services = 1u << 10;
+    CHECK_EQ_INT(addrman_add(am, NULL, &g, 1, &src, 0, NOW), RC_OK);
+    struct addrman_info info;
+    CHECK_EQ_INT(addrman_find(am, &info, &a), RC_OK);
+    CHECK_EQ_U64(info.services, 9 | (1u << 10));
+    CHECK(net_addr_same_ip(&info.source, &src));
+    CHECK_EQ_INT(info.in_tried, 0);
+    CHECK_EQ_INT(info.ref_count, 1);
+    CHECK_EQ_INT(addrman_set_services(am, &a, 1), RC_OK);
+    CHECK_EQ_INT(addrman_find(am, &info, &a), RC_OK);
+    CHECK_EQ_U64(info.services, 1);
+    struct net_addr unknown = ip4(9, 9, 9, 9, 1);
+    CHECK_EQ_INT(addrman_find(am, &info, &unknown), RC_NOT_FOUND);
+    CHECK_EQ_INT(addrman_set_services(am, &unknown, 1), RC_NOT_FOUND);
+    CHECK(consistent(am));
+    addrman_free(am);
+}
+
+static void test_time_penalty(void)
+{
+    struct addrman *am = addrman_new(3);
+    struct net_addr src = ip4(5, 6, 7, 8, 8333), a = ip4(1, 2, 3, 4, 8333);
+    struct addrman_addr g[2] = {gossip(a, NOW - 10), gossip(src, NOW - 10)};
+    size_t n = 0;
+    CHECK_EQ_INT(addrman_add(am, &n, g, 2, &src, 2 * HOUR, NOW), RC_OK);
+    CHECK_EQ_INT(n, 2);
+    struct addrman_info info;
+    CHECK_EQ_INT(addrman_find(am, &info, &a), RC_OK);
+    CHECK_EQ_INT(info.time, NOW - 10 - 2 * HOUR);
+    CHECK_EQ_INT(addrman_find(am, &info, &src), RC_OK);
+    CHECK_EQ_INT(info.time, NOW - 10); /* a peer's own address: no penalty */
+    /* A fresher announcement moves time forward only past the update interval. */
+    struct addrman_addr f = gossip(a, NOW - 10 + 30 * 60);
+    CHECK_EQ_INT(addrman_add(am, NULL, &f, 1, &src, 0, NOW + HOUR), RC_OK);
+    CHECK_EQ_INT(addrman_find(am, &info, &a), RC_OK);
+    CHECK_EQ_INT(info.time, NOW - 10 + 30 * 60);
+    struct addrman_addr z = gossip(ip4(1, 2, 3, 5, 1), 100);
+    CHECK_EQ_INT(addrman_add(am, NULL, &z, 1, &src, 1000, NOW), RC_OK);
+    CHECK_EQ_INT(addrman_find(am, &info, &z.addr), RC_OK);
+    CHECK_EQ_INT(info.time, 0); /* clamped, never negative */
+    CHECK(consistent(am));
+    addrman_free(am);
+}
+
+static void test_good_attempt_connected(void)
+{
+    struct addrman *am = addrman_new(4);
+    struct net_addr a = ip4(1, 2, 3, 4, 8333), b = ip4(3, 4, 5, 6, 8333);
+    struct net_addr src = ip4(5, 6, 7, 8, 8333);
+    int res = -1;
+    CHECK_EQ_INT(addrman_good(am, &res, &a, NOW), RC_NOT_FOUND);
+    add1(am, a, src, NOW - 100);
+    add1(am, b, src, NOW - 100);
+    CHECK_EQ_INT(addrman_good(am, &res, &a, 0), RC_USAGE);
+    CHECK_EQ_INT(addrman_good(am, &res, &a, NOW), RC_OK);
+    CHECK_EQ_INT(res, ADDRMAN_GOOD_MOVED);
+    CHECK_EQ_INT(addrman_size(am, -1, 0), 1);
+    CHECK_EQ_INT(addrman_size(am, -1, 1), 1);
+    CHECK_EQ_INT(addrman_size(am, NETWORK_IPV4, 0), 1);
+    struct addrman_info info;
+    CHECK_EQ_INT(addrman_find(am, &info, &a), RC_OK);
+    CHECK_EQ_INT(info.in_tried, 1);
+    CHECK_EQ_INT(info.last_success, NOW);
+    CHECK_EQ_INT(info.last_try, NOW);
+    CHECK_EQ_INT(info.time, NOW - 100); /* not revealed by Good */
+    CHECK_EQ_INT(addrman_good(am, &res, &a, NOW + 1), RC_OK);
+    CHECK_EQ_INT(res, ADDRMAN_GOOD_ALREADY_TRIED);
+    /* Tried entries are only re-added as statistics. */
+    CHECK_EQ_INT(add1(am, a, ip4(8, 8, 8, 8, 1), NOW + 50), 0);
+    CHECK_EQ_INT(addrman_size(am, -1, 0), 1);
+
+    /* Attempts count once per Good of anyone. */
+    CHECK_EQ_INT(addrman_attempt(am, &b, 1, NOW + 10), RC_OK);
+    CHECK_EQ_INT(addrman_attempt(am, &b, 1, NOW + 20), RC_OK);
+    CHECK_EQ_INT(addrman_find(am, &info, &b), RC_OK);
+    CHECK_EQ_INT(info.attempts, 1);
+    CHECK_EQ_INT(info.last_try, NOW + 20);
+    CHECK_EQ_INT(addrman_good(am, NULL, &a, NOW + 30), RC_OK);
+    CHECK_EQ_INT(addrman_attempt(am, &b, 1, NOW + 40), RC_OK);
+    CHECK_EQ_INT(addrman_attempt(am, &b, 0, NOW + 50), RC_OK);
+    CHECK_EQ_INT(addrman_find(am, &info, &b), RC_OK);
+    CHECK_EQ_INT(info.attempts, 2);
+    CHECK_EQ_INT(info.last_try, NOW + 50);
+    CHECK_EQ_INT(addrman_attempt(am, &src, 1, NOW), RC_NOT_FOUND);
+    /* Good resets the failure count. */
+    CHECK_EQ_INT(addrman_good(am, NULL, &b, NOW + 60), RC_OK);
+    CHECK_EQ_INT(addrman_find(am, &info, &b), RC_OK);
+    CHECK_EQ_INT(info.attempts, 0);
+
+    /* Connected refreshes time at most every 20 minutes. */
+    CHECK_EQ_INT(addrman_connected(am, &a, NOW - 100 + 20 * 60), RC_OK);
+    CHECK_EQ_INT(addrman_find(am, &info, &a), RC_OK);
+    CHECK_EQ_INT(info.time, NOW - 100);
+    CHECK_EQ_INT(addrman_connected(am, &a, NOW - 100 + 20 * 60 + 1), RC_OK);
+    CHECK_EQ_INT(addrman_find(am, &info, &a), RC_OK);
+    CHECK_EQ_INT(info.time, NOW - 100 + 20 * 60 + 1);
+    CHECK_EQ_INT(addrman_connected(am, &src, NOW), RC_NOT_FOUND);
+    CHECK(consistent(am));
+    addrman_free(am);
+}
+
+static void test_placement_deterministic(void)
+{
+    struct addrman *a1 = addrman_new(77), *a2 = addrman_new(77), *a3 = addrman_new(78);
+    uint8_t k1[32], k2[32], k3[32];
+    addrman_get_key(a1, k1);
+    addrman_get_key(a2, k2);
+    addrman_get_key(a3, k3);
+    CHECK_EQ_MEM(k1, k2, 32);
+    CHECK(memcmp(k1, k3, 32) != 0);
+    int differs = 0;
+    for (int i = 0; i < 50; i++) {
+        struct net_addr a = ip4(20 + i, 7 * i, 3, 4, 8333), src = ip4(60 + i, 1, 2, 3, 8333);
+        add1(a1, a, src, NOW);
+        add1(a2, a, src, NOW);
+        add1(a3, a, src, NOW);
+        struct addrman_info i1, i2, i3;
+        CHECK_EQ_INT(addrman_find(a1, &i1, &a), RC_OK);
+        CHECK_EQ_INT(addrman_find(a2, &i2, &a), RC_OK);
+        CHECK_EQ_INT(addrman_find(a3, &i3, &a), RC_OK);
+        CHECK_EQ_INT(i1.bucket, i2.bucket);
+        CHECK_EQ_INT(i1.position, i2.position);
+        differs += i1.bucket != i3.bucket;
+    }
+    CHECK(differs > 40);
+    /* A fixed point of the hash design: the file stores buckets, so a change here must come
+     * with a new file version. */
+    struct addrman_info info;
+    struct net_addr a = ip4(1, 2, 3, 4, 8333);
+    add1(a1, a, ip4(5, 6, 7, 8, 8333), NOW);
+    CHECK_EQ_INT(addrman_find(a1, &info, &a), RC_OK);
+    const uint8_t key_start[4] = {0x4d, 0xed, 0x59, 0x50};
+    CHECK_EQ_MEM(k1, key_start, 4);
+    CHECK_EQ_INT(info.bucket, 361);
+    CHECK_EQ_INT(info.position, 9);
+    CHECK_EQ_INT(addrman_good(a1, NULL, &a, NOW), RC_OK);
+    CHECK_EQ_INT(addrman_find(a1, &info, &a), RC_OK);
+    CHECK_EQ_INT(info.in_tried, 1);
+    CHECK_EQ_INT(info.bucket, 104);
+    CHECK_EQ_INT(info.position, 32);
+    addrman_free(a1);
+    addrman_free(a2);
+    addrman_free(a3);
+}
+
+static void test_bucket_spread(void)
+{
+    /* One source group reaches at most 64 new buckets, however many groups it announces. */
+    struct addrman *am = addrman_new(5);
+    static uint8_t seen_new[ADDRMAN_NEW_BUCKET_COUNT];
+    memset(seen_new, 0, sizeof(seen_new));
+    int n_buckets = 0;
+    for (int i = 0; i < 2000; i++) {
+        struct net_addr a = ip4(1 + i % 200, i / 200 + 1, 1, 1, 8333);
+        struct net_addr src = ip4(50, 60, i % 250, 1, 8333); /* one /16 */
+        if (add1(am, a, src, NOW) == 1) {
+            struct addrman_info info;
+            CHECK_EQ_INT(addrman_find(am, &info, &a), RC_OK);
+            if (!seen_new[info.bucket]++) {
+                n_buckets++;
+            }
+        }
+    }
+    CHECK(n_buckets <= ADDRMAN_NEW_BUCKETS_PER_SOURCE_GROUP);
+    CHECK(n_buckets >= 50);
+    CHECK(consistent(am));
+    addrman_free(am);
+
+    /* The addresses of one group reach at most 8 tried buckets. */
+    am = addrman_new(6);
+    static uint8_t seen_tried[ADDRMAN_TRIED_BUCKET_COUNT];
+    memset(seen_tried, 0, sizeof(seen_tried));
+    n_buckets = 0;
+    for (int i = 0; i < 300; i++) {
+        struct net_addr a = ip4(1, 2, i / 250, 1 + i % 250, 8333);
+        add1(am, a, ip4(1 + i, 9, 9, 9, 1), NOW);
+        int res;
+        if (addrman_good(am, &res, &a, NOW) == RC_OK && res == ADDRMAN_GOOD_MOVED) {
+            struct addrman_info info;
+            CHECK_EQ_INT(addrman_find(am, &info, &a), RC_OK);
+            if (!seen_tried[info.bucket]++) {
+                n_buckets++;
+            }
+        }
+    }
+    CHECK(n_buckets <= ADDRMAN_TRIED_BUCKETS_PER_GROUP);
+    CHECK(n_buckets >= 6);
+    CHECK(addrman_size(am, -1, 0) <= ADDRMAN_TRIED_BUCKETS_PER_GROUP * ADDRMAN_BUCKET_SIZE);
+    CHECK(consistent(am));
+    addrman_free(am);
+}
+
+static void test_bucket_capacity(void)
+{
+    /* One group from one source group: a single new bucket, so never more than 64. */
+    struct addrman *am = addrman_new(7);
+    size_t added = 0;
+    for (int i = 0; i < 10000; i++) {
+        added += add1(am, ip4(1, 2, i / 250, 1 + i % 250, 8333), ip4(5, 6, 7, 8, 8333), NOW);
+    }
+    CHECK(added <= ADDRMAN_BUCKET_SIZE);
+    CHECK(addrman_size(am, -1, 1) <= ADDRMAN_BUCKET_SIZE);
+    CHECK(addrman_size(am, -1, 1) >= 50);
+    CHECK(consistent(am));
+    addrman_free(am);
+}
+
+static void test_terrible(void)
+{
+    struct addrman *am = addrman_new(8);
+    struct net_addr src = ip4(5, 6, 7, 8, 8333);
+    struct net_addr future = ip4(1, 2, 3, 4, 1), old = ip4(1, 2, 3, 5, 1),
+                    fail = ip4(1, 2, 3, 6, 1);
+    add1(am, future, src, NOW + DAY);
+    add1(am, old, src, NOW - 31 * DAY);
+    add1(am, fail, src, NOW - HOUR);
+    /* Three counted failures and no success. */
+    struct net_addr nobody = ip4(99, 99, 99, 99, 1);
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ_INT(addrman_attempt(am, &fail, 1, NOW - 1000 + i), RC_OK);
+        CHECK_EQ_INT(addrman_good(am, NULL, &nobody, NOW - 900 + i), RC_NOT_FOUND);
+    }
+    CHECK_EQ_INT(addrman_size(am, -1, -1), 3);
+    struct addrman_info info;
+    CHECK_EQ_INT(addrman_find(am, &info, &future), RC_OK);
+    CHECK(addrman_is_terrible(&info, NOW));
+    CHECK_EQ_INT(addrman_find(am, &info, &old), RC_OK);
+    CHECK(addrman_is_terrible(&info, NOW));
+    CHECK_EQ_INT(addrman_find(am, &info, &fail), RC_OK);
+    CHECK_EQ_INT(info.attempts, 3);
+    CHECK(addrman_is_terrible(&info, NOW));
+    CHECK(!addrman_is_terrible(&info, NOW - 1000 + 2 + 60)); /* tried in the last minute */
+    struct addrman_addr out;
+    for (int i = 0; i < 20; i++) {
+        CHECK_EQ_INT(addrman_select(am, &out, NULL, 0, 0, NOW), RC_NOT_FOUND);
+    }
+    struct addrman_addr *list = NULL;
+    size_t n = 99;
+    CHECK_EQ_INT(addrman_get_addr(am, &list, &n, 0, 0, -1, NOW), RC_OK);
+    CHECK_EQ_INT(n, 0);
+    CHECK(list == NULL);
+    /* One good entry among them is always the one chosen. */
+    struct net_addr fine = ip4(1, 2, 3, 7, 1);
+    add1(am, fine, src, NOW - HOUR);
+    for (int i = 0; i < 50; i++) {
+        CHECK_EQ_INT(addrman_select(am, &out, NULL, 0, 0, NOW), RC_OK);
+        CHECK(net_addr_same_ip(&out.addr, &fine));
+    }
+    CHECK_EQ_INT(addrman_get_addr(am, &list, &n, 0, 0, -1, NOW), RC_OK);
+    CHECK_EQ_INT(n, 1);
+    free(list);
+    CHECK(consistent(am));
+    addrman_free(am);
+
+    /* Only terrible entries in tried: Select falls back to new instead of looping. */
+    am = addrman_new(18);
+    struct net_addr stale = ip4(7, 7, 7, 7, 1), good = ip4(8, 7, 7, 7, 1);
+    add1(am, stale, src, NOW - 40 * DAY);
+    CHECK_EQ_INT(addrman_good(am, NULL, &stale, NOW - 20 * DAY), RC_OK);
+    add1(am, good, src, NOW - HOUR);
+    CHECK_EQ_INT(addrman_size(am, -1, 0), 1);
+    for (int i = 0; i < 50; i++) {
+        CHECK_EQ_INT(addrman_select(am, &out, NULL, 0, 0, NOW), RC_OK);
+        CHECK(net_addr_same_ip(&out.addr, &good));
+    }
+    addrman_free(am);
+
+    /* A terrible occupant of a new slot yields to a newcomer; a healthy one does not. */
+    for (int terrible = 0; terrible < 2; terrible++) {
+        am = addrman_new(9);
+        struct net_addr t = ip4(1, 2, 250, 250, 8333);
+        add1(am, t, src, terrible ? NOW - 40 * DAY : NOW - HOUR);
+        struct addrman_info ti, ci;
+        CHECK_EQ_INT(addrman_find(am, &ti, &t), RC_OK);
+        int hit = 0;
+        for (int i = 0; i < 2000 && !hit; i++) {
+            struct net_addr c = ip4(1, 2, i / 250, 1 + i % 250, 8333);
+            struct addrman_addr g = gossip(c, NOW - 60);
+            CHECK_EQ_INT(addrman_add(am, NULL, &g, 1, &src, 0, NOW), RC_OK);
+            if (addrman_find(am, &ci, &c) == RC_OK && ci.bucket == ti.bucket &&
+                ci.position == ti.position) {
+                hit = 1;
+            }
+        }
+        struct addrman_info now_t;
+        if (terrible) {
+            CHECK(hit);
+            CHECK_EQ_INT(addrman_find(am, &now_t, &t), RC_NOT_FOUND);
+        } else {
+            CHECK(!hit);
+            CHECK_EQ_INT(addrman_find(am, &now_t, &t), RC_OK);
+        }
+        CHECK(consistent(am));
+        addrman_free(am);
+    }
+}
+
+static void test_select_tables(void)
+{
+    struct addrman *am = addrman_new(10);
+    struct net_addr src = ip4(5, 6, 7, 8, 8333);
+    struct net_addr t = ip4(1, 2, 3, 4, 8333), n = ip4(9, 8, 7, 6, 8333);
+    add1(am, t, src, NOW - HOUR);
+    add1(am, n, src, NOW - HOUR);
+    CHECK_EQ_INT(addrman_good(am, NULL, &t, NOW - HOUR), RC_OK);
+    int from_tried = 0;
+    struct addrman_addr out;
+    int64_t last_try;
+    for (int i = 0; i < 1000; i++) {
+        CHECK_EQ_INT(addrman_select(am, &out, &last_try, 0, 0, NOW), RC_OK);
+        if (net_addr_same_ip(&out.addr, &t)) {
+            from_tried++;
+            CHECK_EQ_INT(last_try, NOW - HOUR);
+        }
+    }
+    CHECK(from_tried > 400 && from_tried < 600); /* 50/50 between the tables */
+    for (int i = 0; i < 100; i++) {
+        CHECK_EQ_INT(addrman_select(am, &out, NULL, 1, 0, NOW), RC_OK);
+        CHECK(net_addr_same_ip(&out.addr, &n));
+    }
+    /* With only tried entries, new_only finds nothing. */
+    CHECK_EQ_INT(addrman_good(am, NULL, &n, NOW - HOUR), RC_OK);
+    CHECK_EQ_INT(addrman_select(am, &out, NULL, 1, 0, NOW), RC_NOT_FOUND);
+    CHECK_EQ_INT(addrman_select(am, &out, NULL, 0, 0, NOW), RC_OK);
+    addrman_free(am);
+
+    /* A network filter returns only that network. */
+    am = addrman_new(11);
+    for (int i = 0; i < 100; i++) {
+        add1(am, ip4(1 + i, 2, 3, 4, 8333), ip4(100 + i, 1, 1, 1, 1), NOW);
+    }
+    struct net_addr onion = keyed_addr(BIP155_TORV3, 0x42, 9);
+    add1(am, onion, src, NOW);
+    for (int i = 0; i < 50; i++) {
+        CHECK_EQ_INT(addrman_select(am, &out, NULL, 0, ADDRMAN_NET_BIT(NETWORK_ONION), NOW), RC_OK);
+        CHECK(out.addr.net == BIP155_TORV3);
+    }
+    addrman_free(am);
+}
+
+static void test_get_addr(void)
+{
+    struct addrman *am = addrman_new(12);
+    for (int i = 0; i < 1000; i++) {
+        add1(am, ip4(1 + i % 200, 1 + i / 200, 3, 4, 8333), ip4(100 + i % 50, 1, 1, 1, 1),
+             NOW - HOUR);
+    }
+    for (int i = 0; i < 100; i++) {
+        struct net_addr a = parse("[2a01::1]");
+        a.addr[2] = (uint8_t)i;
+        add1(am, a, ip4(100 + i % 50, 1, 1, 1, 1), NOW - HOUR);
+    }
+    size_t total = addrman_size(am, -1, -1);
+    CHECK(total > 900);
+    struct addrman_addr *list;
+    size_t n;
+    CHECK_EQ_INT(addrman_get_addr(am, &list, &n, 0, 23, -1, NOW), RC_OK);
+    CHECK_EQ_INT(n, 23 * total / 100);
+    free(list);
+    CHECK_EQ_INT(addrman_get_addr(am, &list, &n, 50, 23, -1, NOW), RC_OK);
+    CHECK_EQ_INT(n, 50);
+    /* Distinct entries. */
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = i + 1; j < n; j++) {
+            CHECK(!(net_addr_same_ip(&list[i].addr, &list[j].addr) &&
+                    list[i].addr.port == list[j].addr.port));
+        }
+    }
+    free(list);
+    CHECK_EQ_INT(addrman_get_addr(am, &list, &n, 0, 0, -1, NOW), RC_OK);
+    CHECK_EQ_INT(n, total);
+    free(list);
+    CHECK_EQ_INT(addrman_get_addr(am, &list, &n, 0, 250, -1, NOW), RC_OK); /* as 100% */
+    CHECK_EQ_INT(n, total);
+    free(list);
+    size_t n6 = addrman_size(am, NETWORK_IPV6, -1);
+    CHECK(n6 > 50);
+    CHECK_EQ_INT(addrman_get_addr(am, &list, &n, 0, 0, NETWORK_IPV6, NOW), RC_OK);
+    CHECK_EQ_INT(n, n6);
+    for (size_t i = 0; i < n; i++) {
+        CHECK(list[i].addr.net == BIP155_IPV6);
+    }
+    free(list);
+    /* A month later everything is terrible: nothing is handed out. */
+    CHECK_EQ_INT(addrman_get_addr(am, &list, &n, 0, 0, -1, NOW + 31 * DAY), RC_OK);
+    CHECK_EQ_INT(n, 0);
+    CHECK(consistent(am));
+    addrman_free(am);
+}
+
+/* Finds two addresses of group 1.2/16 sharing a tried slot under seed's key. */
+static int find_tried_collision(uint64_t seed, struct net_addr *first, struct net_addr *second)
+{
+    struct addrman *oracle = addrman_new(seed);
+    static struct net_addr slot_owner[ADDRMAN_TRIED_BUCKET_COUNT * ADDRMAN_BUCKET_SIZE];
+    static uint8_t used[ADDRMAN_TRIED_BUCKET_COUNT * ADDRMAN_BUCKET_SIZE];
+    memset(used, 0, sizeof(used));
+    int found = 0;
+    for (int i = 0; i < 600 && !found; i++) {
+        struct net_addr a = ip4(1, 2, i / 250, 1 + i % 250, 8333);
+        add1(oracle, a, ip4(1 + i % 200, 77, 1, 1, 1), NOW);
+        int res = -1;
+        /* Five hours apart, so every collision evicts and the newcomer takes its slot. */
+        if (addrman_good(oracle, &res, &a, NOW + (int64_t)i * 5 * HOUR) != RC_OK ||
+            res != ADDRMAN_GOOD_MOVED) {
+            continue;
+        }
+        struct addrman_info info;
+        addrman_find(oracle, &info, &a);
+        int slot = info.bucket * ADDRMAN_BUCKET_SIZE + info.position;
+        if (used[slot]) {
+            *first = slot_owner[slot];
+            *second = a;
+            found = 1;
+        }
+        used[slot] = 1;
+        slot_owner[slot] = a;
+    }
+    addrman_free(oracle);
+    return found;
+}
+
+static void test_tried_collision(void)
+{
+    struct net_addr a, b;
+    if (!find_tried_collision(13, &a, &b)) {
+        CHECK(!"no tried collision found");
+        return;
+    }
+    struct addrman *am = addrman_new(13);
+    struct net_addr src = ip4(5, 6, 7, 8, 8333);
+    CHECK_EQ_INT(add1(am, a, src, NOW), 1);
+    CHECK_EQ_INT(add1(am, b, ip4(50, 6, 7, 8, 8333), NOW), 1);
+    int res = -1;
+    CHECK_EQ_INT(addrman_good(am, &res, &a, NOW), RC_OK);
+    CHECK_EQ_INT(res, ADDRMAN_GOOD_MOVED);
+    /* a succeeded an hour ago: it keeps the slot, b stays in new with its statistics. */
+    CHECK_EQ_INT(addrman_good(am, &res, &b, NOW + HOUR), RC_OK);
+    CHECK_EQ_INT(res, ADDRMAN_GOOD_KEPT_NEW);
+    struct addrman_info ia, ib;
+    CHECK_EQ_INT(addrman_find(am, &ia, &a), RC_OK);
+    CHECK_EQ_INT(addrman_find(am, &ib, &b), RC_OK);
+    CHECK_EQ_INT(ia.in_tried, 1);
+    CHECK_EQ_INT(ib.in_tried, 0);
+    CHECK_EQ_INT(ib.last_success, NOW + HOUR);
+    CHECK(consistent(am));
+    /* Five hours later a is stale: b takes the slot and a goes back to new. */
+    CHECK_EQ_INT(addrman_good(am, &res, &b, NOW + 5 * HOUR), RC_OK);
+    CHECK_EQ_INT(res, ADDRMAN_GOOD_MOVED);
+    CHECK_EQ_INT(addrman_find(am, &ia, &a), RC_OK);
+    CHECK_EQ_INT(addrman_find(am, &ib, &b), RC_OK);
+    CHECK_EQ_INT(ia.in_tried, 0);
+    CHECK_EQ_INT(ia.ref_count, 1);
+    CHECK_EQ_INT(ia.last_success, NOW); /* kept: it was good once */
+    CHECK_EQ_INT(ib.in_tried, 1);
+    CHECK_EQ_INT(ia.bucket == ib.bucket && ia.position == ib.position, 0);
+    CHECK_EQ_INT(addrman_size(am, -1, 0), 1);
+    CHECK_EQ_INT(addrman_size(am, -1, 1), 1);
+    CHECK(consistent(am));
+    addrman_free(am);
+}
+
+/* A populated addrman: n adds from many sources, some goods, attempts, connects. */
+static struct addrman *populated(uint64_t seed, int n)
+{
+    struct addrman *am = addrman_new(seed);
+    for (int i = 0; i < n; i++) {
+        struct net_addr a;
+        uint64_t r = trand();
+        switch (r % 5) {
+        case 0:
+            a = parse("[2a01::1]");
+            wr_u32le(a.addr + 2, (uint32_t)(r >> 8));
+            break;
+        case 1:
+            a = keyed_addr(r & 0x100 ? BIP155_TORV3 : BIP155_I2P, (uint8_t)(r >> 16),
+                           (uint8_t)(r >> 24));
+            a.addr[5] = (uint8_t)(r >> 32);
+            break;
+        default:
+            a = ip4(1 + (int)((r >> 8) % 200), (int)((r >> 16) % 256), (int)((r >> 24) % 256),
+                    1 + (int)((r >> 32) % 250), (uint16_t)(8333 + r % 3));
+        }
+        struct net_addr src = ip4(1 + (int)((r >> 40) % 100), (int)((r >> 48) % 3), 1, 1, 8333);
+        struct addrman_addr g = gossip(a, NOW - (int64_t)((r >> 20) % (40 * DAY)));
+        addrman_add(am, NULL, &g, 1, &src, (int64_t)(r % 3) * HOUR, NOW);
+        if (r % 7 == 0) {
+            addrman_good(am, NULL, &a, NOW - (int64_t)(r % 1000));
+        }
+        if (r % 11 == 0) {
+            addrman_attempt(am, &a, 1, NOW - 5);
+        }
+        if (r % 13 == 0) {
+            addrman_connected(am, &a, NOW);
+        }
+    }
+    return am;
+}
+
+static void path_in_tmp(char *out, size_t len, const char *name)
+{
+    snprintf(out, len, "%s/%s", tmpdir, name);
+}
+
+static void test_save_load_roundtrip(void)
+{
+    struct addrman *am1 = populated(21, 3000);
+    CHECK(consistent(am1));
+    CHECK(addrman_size(am1, -1, 0) > 100);
+    CHECK(addrman_size(am1, -1, 1) > 1000);
+    char path[128], err[256] = "";
+    path_in_tmp(path, sizeof(path), "peers.dat");
+    CHECK_EQ_INT(addrman_save(am1, path, magic, err, sizeof(err)), RC_OK);
+    struct addrman *am2 = addrman_new(99);
+    add1(am2, ip4(77, 7, 7, 7, 7), ip4(5, 5, 5, 5, 5), NOW); /* replaced by the load */
+    CHECK_EQ_INT(addrman_load(am2, path, magic, err, sizeof(err)), RC_OK);
+    CHECK(consistent(am2));
+    uint8_t k1[32], k2[32];
+    addrman_get_key(am1, k1);
+    addrman_get_key(am2, k2);
+    CHECK_EQ_MEM(k1, k2, 32);
+    for (int net = -1; net < NETWORK_COUNT; net++) {
+        for (int in_new = -1; in_new <= 1; in_new++) {
+            CHECK_EQ_INT(addrman_size(am1, net, in_new), addrman_size(am2, net, in_new));
+        }
+    }
+    struct addrman_info info;
+    struct net_addr gone = ip4(77, 7, 7, 7, 7);
+    CHECK_EQ_INT(addrman_find(am2, &info, &gone), RC_NOT_FOUND);
+    /* Every entry is the same, in the same slots: the images are equal bytes. */
+    struct buf b1, b2;
+    buf_init(&b1);
+    buf_init(&b2);
+    addrman_serialize(am1, &b1, magic);
+    addrman_serialize(am2, &b2, magic);
+    CHECK_EQ_INT(b1.len, b2.len);
+    CHECK(b1.len == b2.len && memcmp(b1.data, b2.data, b1.len) == 0);
+    struct addrman_addr *list;
+    size_t n;
+    CHECK_EQ_INT(addrman_get_addr(am1, &list, &n, 0, 0, -1, NOW), RC_OK);
+    for (size_t i = 0; i < n; i++) {
+        struct addrman_info x, y;
+        CHECK_EQ_INT(addrman_find(am1, &x, &list[i].addr), RC_OK);
+        CHECK_EQ_INT(addrman_find(am2, &y, &list[i].addr), RC_OK);
+        CHECK(memcmp(&x, &y, sizeof(x)) == 0);
+    }
+    free(list);
+    /* Same seed, same Select sequence. */
+    addrman_set_seed(am1, 5);
+    addrman_set_seed(am2, 5);
+    int same = 1;
+    for (int i = 0; i < 300; i++) {
+        struct addrman_addr o1, o2;
+        int r1 = addrman_select(am1, &o1, NULL, i % 3 == 0, 0, NOW);
+        int r2 = addrman_select(am2, &o2, NULL, i % 3 == 0, 0, NOW);
+        same &= r1 == r2 && r1 == RC_OK && memcmp(&o1, &o2, sizeof(o1)) == 0;
+    }
+    CHECK(same);
+    /* An empty addrman round-trips too. */
+    struct addrman *e1 = addrman_new(3), *e2 = addrman_new(4);
+    CHECK_EQ_INT(addrman_save(e1, path, magic, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(addrman_load(e2, path, magic, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(addrman_size(e2, -1, -1), 0);
+    CHECK(consistent(e2));
+    addrman_free(e1);
+    addrman_free(e2);
+    unlink(path);
+    buf_clear(&b1);
+    buf_clear(&b2);
+    addrman_free(am1);
+    addrman_free(am2);
+}
+
+static void fix_checksum(uint8_t *p, size_t len)
+{
+    hash_sha256d(p + len - 32, p, len - 32);
+}
+
+/* Loads p into an addrman holding one entry: expects rc and err containing want. */
+static void expect_refusal(const uint8_t *p, size_t len, int rc, const char *want)
+{
+    struct addrman *am = addrman_new(31);
+    struct net_addr keep = ip4(8, 8, 4, 4, 53);
+    add1(am, keep, ip4(1, 1, 1, 1, 1), NOW);
+    char err[256] = "";
+    int got = addrman_deserialize(am, p, len, magic, err, sizeof(err));
+    CHECK_EQ_INT(got, rc);
+    if (!strstr(err, want)) {
+        printf("# error \"%s\" lacks \"%s\"\n", err, want);
+        test_case_failed = 1;
+    }
+    struct addrman_info info;
+    CHECK_EQ_INT(addrman_size(am, -1, -1), 1); /* unchanged on failure */
+    CHECK_EQ_INT(addrman_find(am, &info, &keep), RC_OK);
+    CHECK(consistent(am));
+    addrman_free(am);
+}
+
+/* Offset of the first entry, and of the field after its address. */
+#define ENTRY0 48
+
+static void test_load_refusals(void)
+{
+    char path[128], err[256] = "";
+    path_in_tmp(path, sizeof(path), "absent.dat");
+    struct addrman *am = addrman_new(1);
+    CHECK_EQ_INT(addrman_load(am, path, magic, err, sizeof(err)), RC_NOT_FOUND);
+    addrman_free(am);
+
+    /* One tried entry (first) and one new entry. */
+    am = addrman_new(32);
+    struct net_addr t = ip4(1, 2, 3, 4, 8333), n = ip4(9, 8, 7, 6, 8333);
+    add1(am, t, ip4(5, 6, 7, 8, 1), NOW);
+    add1(am, n, ip4(5, 6, 7, 8, 1), NOW);
+    addrman_good(am, NULL, &t, NOW);
+    struct buf img;
+    buf_init(&img);
+    addrman_serialize(am, &img, magic);
+    addrman_free(am);
+    /* entry := table(1) addr(1+1+4+2) services(8) 3 times(24) attempts(4) source(8) refs */
+    const size_t tried_len = 1 + 8 + 8 + 24 + 4 + 8 + 2;
+    const size_t new_len = 1 + 8 + 8 + 24 + 4 + 8 + 1 + 2;
+    CHECK_EQ_INT(img.len, ENTRY0 + tried_len + new_len + 32);
+    uint8_t *c = malloc(img.len + 64);
+
+    expect_refusal(img.data, 5, RC_CORRUPT, "truncated");
+    memcpy(c, img.data, img.len);
+    c[0] = 0xf9;
+    expect_refusal(c, img.len, RC_CORRUPT, "wrong magic f9bfb5da, expected fabfb5da");
+    memcpy(c, img.data, img.len);
+    wr_u32le(c + 4, 2);
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_INVALID, "unsupported peers.dat version 2");
+    expect_refusal(img.data, 60, RC_CORRUPT, "truncated");
+    expect_refusal(img.data, img.len - 1, RC_CORRUPT, "checksum mismatch");
+    memcpy(c, img.data, img.len);
+    c[ENTRY0 + 20] ^= 0x10;
+    expect_refusal(c, img.len, RC_CORRUPT, "checksum mismatch");
+
+    /* Structural damage under a valid checksum. */
+    memcpy(c, img.data, img.len);
+    memset(c + 8, 0, 32);
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "bucket key is zero");
+    memcpy(c, img.data, img.len);
+    wr_u32le(c + 40, 20000);
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "tried count 20000 over 16384");
+    memcpy(c, img.data, img.len);
+    wr_u32le(c + 44, 2); /* one new entry more than there is */
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "truncated reading entry table");
+    memcpy(c, img.data, img.len);
+    wr_u32le(c + 44, 0); /* one entry less: the last is left over */
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "the last entry");
+    memcpy(c, img.data, img.len);
+    c[ENTRY0] = 0; /* the tried entry claims new */
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "entry 0 at offset 48: table 0 where tried");
+    memcpy(c, img.data, img.len);
+    c[ENTRY0 + 3] = 10; /* 10.2.3.4 */
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "address 10.2.3.4:8333 (network 1, 4 bytes) not acc");
+    memcpy(c, img.data, img.len);
+    c[ENTRY0 + 2] = 40; /* address length */
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "length 40 over 32");
+    memcpy(c, img.data, img.len);
+    wr_u16le(c + ENTRY0 + tried_len - 2, 300); /* tried bucket */
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "tried bucket 300, but 1.2.3.4:8333 belongs in");
+    memcpy(c, img.data, img.len);
+    memset(c + ENTRY0 + 1 + 8 + 8 + 16, 0, 8); /* last_success of the tried entry */
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "tried but never successful");
+    memcpy(c, img.data, img.len);
+    c[ENTRY0 + 1 + 8 + 8 + 7] = 0x80; /* time's top byte */
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "entry 0 at offset 48: time 92233720");
+    memcpy(c, img.data, img.len);
+    c[ENTRY0 + 1 + 8 + 8 + 24 + 3] = 0x80; /* attempts */
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "attempts 2147483648 out of range");
+    const size_t e1 = ENTRY0 + tried_len;
+    memcpy(c, img.data, img.len);
+    c[e1 + new_len - 3] = 0; /* no new references */
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "entry 1 at offset 103: 0 new references");
+    memcpy(c, img.data, img.len);
+    wr_u16le(c + e1 + new_len - 2, 1024);
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "new bucket 1024 out of range");
+    memcpy(c, img.data, img.len);
+    memcpy(c + e1 + 1, c + ENTRY0 + 1, 8); /* the new entry repeats the tried address */
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "address 1.2.3.4:8333 listed twice");
+    memcpy(c, img.data, img.len);
+    c[e1 + 1 + 8 + 8 + 24 + 4] = 7; /* source network id 7 */
+    fix_checksum(c, img.len);
+    expect_refusal(c, img.len, RC_CORRUPT, "source (network 7, 4 bytes) malformed");
+    /* Two references to one bucket. */
+    memcpy(c, img.data, img.len - 32);
+    c[e1 + new_len - 3] = 2;
+    memcpy(c + e1 + new_len, c + e1 + new_len - 2, 2);
+    fix_checksum(c, img.len + 2);
+    expect_refusal(c, img.len + 2, RC_CORRUPT, "out of range or order");
+    free(c);
+
+    /* Through the file layer: a damaged file is refused and the addrman stays empty. */
+    path_in_tmp(path, sizeof(path), "bad.dat");
+    FILE *f = fopen(path, "wb");
+    fwrite(img.data, 1, img.len - 7, f);
+    fclose(f);
+    am = addrman_new(1);
+    CHECK_EQ_INT(addrman_load(am, path, magic, err, sizeof(err)), RC_CORRUPT);
+    CHECK(strstr(err, "checksum mismatch") != NULL);
+    CHECK_EQ_INT(addrman_size(am, -1, -1), 0);
+    addrman_free(am);
+    unlink(path);
+    buf_clear(&img);
+}
+
+static void test_load_fuzz(void)
+{
+    test_rng_state = 4242;
+    struct addrman *src = populated(41, 300);
+    struct buf img;
+    buf_init(&img);
+    addrman_serialize(src, &img, magic);
+    addrman_free(src);
+    struct addrman *am = addrman_new(43);
+    add1(am, ip4(8, 8, 4, 4, 53), ip4(1, 1, 1, 1, 1), NOW);
+    uint8_t *c = malloc(img.len + 16);
+    int accepted = 0, refused = 0, must_refuse = 0, ok = 1;
+    for (int iter = 0; iter < 3000; iter++) {
+        size_t len = img.len;
+        memcpy(c, img.data, len);
+        uint64_t r = trand();
+        int repaired_flips = r % 4 == 2;
+        must_refuse += !repaired_flips;
+        switch (r % 4) {
+        case 0: /* truncated */
+            len = (size_t)(trand() % len);
+            break;
+        case 1: /* bit flips, checksum left wrong */
+            for (int k = 0; k < 1 + (int)((r >> 8) % 4); k++) {
+                c[trand() % len] ^= (uint8_t)(1u << (trand() % 8));
+            }
+            break;
+        case 2: /* bit flips with the checksum repaired: the parser must catch them */
+            for (int k = 0; k < 1 + (int)((r >> 8) % 3); k++) {
+                c[8 + trand() % (len - 40)] ^= (uint8_t)(1u << (trand() % 8));
+            }
+            fix_checksum(c, len);
+            break;
+        default: /* truncated entries with a repaired checksum */
+            len = 80 + (size_t)(trand() % (len - 80));
+            fix_checksum(c, len);
+            break;
+        }
+        size_t before = addrman_size(am, -1, -1);
+        char err[256] = "";
+        int rc = addrman_deserialize(am, c, len, magic, err, sizeof(err));
+        if (rc == RC_OK) {
+            /* Only a repaired flip can pass: of a value (services, a time, an address byte
+             * or port) into another consistent one. */
+            accepted++;
+            ok &= repaired_flips;
+            ok &= consistent(am);
+        } else {
+            refused++;
+            ok &= (rc == RC_CORRUPT || rc == RC_INVALID) && err[0] != 0;
+            ok &= addrman_size(am, -1, -1) == before;
+        }
+    }
+    CHECK(ok);
+    CHECK(refused >= must_refuse);
+    CHECK(refused > must_refuse); /* some repaired flips are caught by the checks */
+    printf("# fuzz: %d accepted, %d refused (%d without a valid checksum or cut short)\n", accepted,
+           refused, must_refuse);
+    CHECK(consistent(am));
+    free(c);
+    buf_clear(&img);
+    addrman_free(am);
+}
+
+static void test_random_invariants(void)
+{
+    test_rng_state = 7;
+    struct addrman *am = addrman_new(51);
+    int ok = 1;
+    int64_t now = NOW;
+    struct net_addr recent[64];
+    memset(recent, 0, sizeof(recent));
+    for (int i = 0; i < 10000; i++) {
+        uint64_t r = trand();
+        /* A small address space, so that repeats, references and collisions happen. */
+        struct net_addr a = ip4(1 + (int)(r % 40), (int)((r >> 8) % 4), (int)((r >> 16) % 8),
+                                1 + (int)((r >> 24) % 30), 8333);
+        struct net_addr src = ip4(100 + (int)((r >> 32) % 20), (int)((r >> 40) % 3), 1, 1, 1);
+        struct addrman_addr g = gossip(a, now - (int64_t)((r >> 44) % (35 * DAY)));
+        size_t n = 0;
+        ok &= addrman_add(am, &n, &g, 1, &src, (int64_t)(r % 2) * 2 * HOUR, now) == RC_OK;
+        recent[i % 64] = a;
+        struct net_addr pick = recent[(r >> 50) % 64];
+        switch ((r >> 56) % 8) {
+        case 0:
+            addrman_good(am, NULL, &pick, now);
+            break;
+        case 1:
+            addrman_attempt(am, &pick, 1, now);
+            break;
+        case 2:
+            addrman_connected(am, &pick, now);
+            break;
+        case 3: {
+            struct addrman_addr out;
+            if (addrman_select(am, &out, NULL, (int)(r & 1), 0, now) == RC_OK) {
+                struct addrman_info info;
+                ok &= addrman_find(am, &info, &out.addr) == RC_OK;
+                ok &= !addrman_is_terrible(&info, now);
+            }
+            break;
+        }
+        case 4: {
+            struct addrman_addr *list;
+            size_t k;
+            addrman_get_addr(am, &list, &k, 23, 23, -1, now);
+            ok &= k <= 23;
+            free(list);
+            break;
+        }
+        default:
+            break;
+        }
+        now += (int64_t)(r % 600);
+        if (i % 1000 == 999) {
+            ok &= consistent(am);
+        }
+    }
+    ok &= addrman_size(am, -1, 1) <= ADDRMAN_NEW_BUCKET_COUNT * ADDRMAN_BUCKET_SIZE;
+    ok &= addrman_size(am, -1, -1) == addrman_size(am, -1, 0) + addrman_size(am, -1, 1);
+    ok &= addrman_size(am, -1, 0) > 0 && addrman_size(am, -1, 1) > 0;
+    /* Save and load the result too. */
+    struct buf b;
+    buf_init(&b);
+    addrman_serialize(am, &b, magic);
+    struct addrman *copy = addrman_new(52);
+    char err[256] = "";
+    ok &= addrman_deserialize(copy, b.data, b.len, magic, err, sizeof(err)) == RC_OK;
+    ok &= consistent(copy);
+    ok &= addrman_size(copy, -1, -1) == addrman_size(am, -1, -1);
+    printf("# after 10000 operations: %zu new, %zu tried\n", addrman_size(am, -1, 1),
+           addrman_size(am, -1, 0));
+    CHECK(ok);
+    buf_clear(&b);
+    addrman_free(copy);
+    addrman_free(am);
+}
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof(tmpdir), "/tmp/addrman_tests.XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        printf("Bail out! cannot create a temporary directory\n");
+        return 1;
+    }
+    TEST(test_netgroup);
+    TEST(test_unroutable_never_added);
+    TEST(test_add_select);
+    TEST(test_time_penalty);
+    TEST(test_good_attempt_connected);
+    TEST(test_placement_deterministic);
+    TEST(test_bucket_spread);
+    TEST(test_bucket_capacity);
+    TEST(test_terrible);
+    TEST(test_select_tables);
+    TEST(test_get_addr);
+    TEST(test_tried_collision);
+    TEST(test_save_load_roundtrip);
+    TEST(test_load_refusals);
+    TEST(test_load_fuzz);
+    TEST(test_random_invariants);
+    rmdir(tmpdir);
+    return test_done();
+}

@@ -24,6 +24,7 @@
 #include "crypto/siphash.h"
 #include "net/addrman.h"
 #include "net/evict.h"
+#include "net/headerssync.h"
 #include "net/seeds.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -267,15 +268,16 @@ void net_misbehaving(struct peer *p, const char *fmt, ...)
     net_peer_disconnect(p, why);
 }
 
-void net_pause_reads(struct peer *p, int pause)
+void net_pause_reads(struct peer *p, unsigned why, int pause)
 {
-    if (p->disconnect || !p->bev || p->read_paused == pause) {
+    if (p->disconnect || !p->bev) {
         return;
     }
-    p->read_paused = pause;
-    if (pause) {
+    unsigned was = p->read_paused;
+    p->read_paused = pause ? (was | why) : (was & ~why);
+    if (!was && p->read_paused) {
         bufferevent_disable(p->bev, EV_READ);
-    } else {
+    } else if (was && !p->read_paused) {
         bufferevent_enable(p->bev, EV_READ);
     }
 }
@@ -326,6 +328,12 @@ static void read_cb(struct bufferevent *bev, void *arg)
         return;
     }
     while (!p->disconnect && !p->read_paused) {
+        if (p->getdata_pos < p->getdata_n) {
+            /* Core answers a getdata before it reads on: the rest waits (and nothing more
+             * is read) until the answers have gone out. */
+            net_pause_reads(p, PAUSE_GETDATA, 1);
+            break;
+        }
         size_t have = evbuffer_get_length(in);
         if (!p->have_hdr) {
             if (have < NET_HEADER_SIZE) {
@@ -377,6 +385,12 @@ static void write_cb(struct bufferevent *bev, void *arg)
     struct peer *p = arg;
     if (!p->disconnect && p->getdata_pos < p->getdata_n) {
         sync_serve_getdata(p);
+    }
+    if (!p->disconnect && p->getdata_pos >= p->getdata_n && (p->read_paused & PAUSE_GETDATA)) {
+        net_pause_reads(p, PAUSE_GETDATA, 0);
+        if (!p->read_paused) {
+            read_cb(p->bev, p); /* what waited in the input buffer */
+        }
     }
 }
 
@@ -811,7 +825,7 @@ void net_submit(struct net *n, struct net_job *j)
     j->next = NULL;
     struct peer *p = net_find_peer(n, j->peer_id);
     if (p && ++p->pending_jobs >= NET_MAX_PENDING_JOBS) {
-        net_pause_reads(p, 1);
+        net_pause_reads(p, PAUSE_JOBS, 1);
     }
     if (n->waiting_tail) {
         n->waiting_tail->next = j;
@@ -844,7 +858,7 @@ static void done_cb(evutil_socket_t fd, short what, void *arg)
         rev = j->next;
         struct peer *p = net_find_peer(n, j->peer_id);
         if (p && p->pending_jobs > 0 && --p->pending_jobs < NET_MAX_PENDING_JOBS / 2) {
-            net_pause_reads(p, 0);
+            net_pause_reads(p, PAUSE_JOBS, 0);
             if (p->bev && evbuffer_get_length(bufferevent_get_input(p->bev)) > 0) {
                 read_cb(p->bev, p); /* what arrived while paused */
             }
@@ -1092,6 +1106,9 @@ void net_get_peers(struct net *n, struct net_peer_stats **out, size_t *count)
         s->starting_height = p->ver.start_height;
         s->synced_headers = p->best_known ? p->best_known->height : -1;
         s->synced_blocks = p->last_common ? p->last_common->height : -1;
+        s->presynced_headers = p->hsync && headerssync_state(p->hsync) == HSYNC_PRESYNC
+                                   ? headerssync_presync_height(p->hsync)
+                                   : -1;
         s->n_inflight = (size_t)p->n_inflight;
         s->inflight = xcalloc(s->n_inflight ? s->n_inflight : 1, sizeof(int32_t));
         size_t f = 0;

@@ -132,6 +132,7 @@ struct net_peer_stats {
     int bip152_hb_to, bip152_hb_from;
     int32_t starting_height;
     int32_t synced_headers, synced_blocks; /* -1: none */
+    int32_t presynced_headers;             /* the pre-sync's height, -1: none */
     int32_t *inflight; /* heights (caller frees) */
     size_t n_inflight;
     int addr_relay_enabled;

@@ -105,7 +105,7 @@ struct peer {
     int64_t stalling_since_us;
     int64_t stall_timeout_us;
     int pending_jobs;  /* validator jobs of this peer not yet handled */
-    int read_paused;
+    unsigned read_paused; /* why reads are off: PAUSE_* bits */
 
     /* Serving getdata, in order, while the send buffer has room. */
     struct net_inv *getdata;
@@ -234,7 +234,9 @@ void net_peer_disconnect(struct peer *p, const char *why);
  * it has noban or is a manual connection, and discourages its address unless local. */
 void net_misbehaving(struct peer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct peer *net_find_peer(struct net *n, int64_t id);
-void net_pause_reads(struct peer *p, int pause);
+enum { PAUSE_JOBS = 1, PAUSE_GETDATA = 2 };
+/* Stops (pause) or resumes reading from p for one reason; reads go on when none is left. */
+void net_pause_reads(struct peer *p, unsigned why, int pause);
 /* Queues a job for the validator (submitted now if its queue has room). */
 void net_submit(struct net *n, struct net_job *j);
 int net_in_ibd(struct net *n); /* caller holds the chain's read lock */

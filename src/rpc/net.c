@@ -278,8 +278,8 @@ static json_t *peer_json(const struct net_peer_stats *s)
     json_object_set_new(o, "inbound", json_boolean(s->inbound));
     json_object_set_new(o, "bip152_hb_to", json_boolean(s->bip152_hb_to));
     json_object_set_new(o, "bip152_hb_from", json_boolean(s->bip152_hb_from));
-    /* No low-work header pre-synchronization: Core's -1. */
-    json_object_set_new(o, "presynced_headers", json_integer(-1));
+    /* The height a low-work pre-sync has reached, -1 when none runs (Core's). */
+    json_object_set_new(o, "presynced_headers", json_integer(s->presynced_headers));
     json_object_set_new(o, "synced_headers", json_integer(s->synced_headers));
     json_object_set_new(o, "synced_blocks", json_integer(s->synced_blocks));
     json_t *heights = json_array();

@@ -7,6 +7,7 @@
 
 #include "blockstore/indexdb.h"
 #include "consensus/pow.h"
+#include "util/hex.h"
 #include "util/log.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
@@ -181,6 +182,14 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
         rc = accept_locked(cs, &b, raw, len, known_pos, st, is_new);
     }
     pthread_rwlock_unlock(&cs->lock);
+    if (rc == RC_INVALID && st->result != VRESULT_MISSING_PREV) {
+        /* Core's lines, with its reject reason verbatim (an unknown parent is not a
+         * verdict: an import retries it when the parent comes). */
+        char hx[65];
+        hex_encode_rev(hx, b.hash, 32);
+        LOG_INFO("ProcessNewBlock: %s FAILED (%s%s%s) block %s", bad ? "CheckBlock" : "AcceptBlock",
+                 st->reject, st->debug[0] ? ", " : "", st->debug, hx);
+    }
     block_clear(&b);
     return rc;
 }
@@ -254,5 +263,11 @@ int chainstate_accept_header(struct chainstate *cs, const uint8_t raw80[80], str
         chainstate_note_header(cs, e);
     }
     pthread_rwlock_unlock(&cs->lock);
+    if (rc == RC_INVALID && st->result != VRESULT_MISSING_PREV) {
+        char hx[65];
+        hex_encode_rev(hx, hash, 32);
+        LOG(LOG_CAT_VALIDATION, LOG_LVL_DEBUG, "AcceptBlockHeader: %s, %s%s%s", hx, st->reject,
+            st->debug[0] ? ", " : "", st->debug);
+    }
     return rc;
 }

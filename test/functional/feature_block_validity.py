@@ -67,6 +67,7 @@ class BlockValidityTest(BitnodeTestFramework):
         before = self.state()
         assert_equal(self.submit(block), reason)
         assert_equal(self.state(), before)
+        self.rejections.append((block.hash, reason))
         if again is not None:
             self.expect_core(self.submit(block), again,
                              "second submission of a block rejected with %s" % reason)
@@ -133,6 +134,7 @@ class BlockValidityTest(BitnodeTestFramework):
         self.node = self.nodes[0]
         self.rejected = self.accepted = 0
         self.mismatches = []
+        self.rejections = []  # (hash, reason): each must have a debug.log line naming both
         genesis = self.node.rpc("getblockhash", 0)
         gtime = self.node.rpc("getblockheader", genesis)["time"]
         self.cb = ChainBuilder(genesis, gtime)
@@ -177,6 +179,12 @@ class BlockValidityTest(BitnodeTestFramework):
         assert_equal(self.state(), before)
         self.log("%d invalid blocks rejected, %d valid blocks accepted" %
                  (self.rejected, self.accepted))
+        self.log("every rejected block has a debug.log line with Core's reject reason")
+        with open(self.node.debug_log, errors="replace") as f:
+            lines = [line for line in f if "FAILED (" in line or "connect block " in line]
+        missing = [(h, r) for h, r in self.rejections
+                   if not any(h in line and r in line for line in lines)]
+        assert_equal(missing, [])
         if self.mismatches:
             raise AssertionError("%d answers differ from Core's:\n  - %s" %
                                  (len(self.mismatches), "\n  - ".join(self.mismatches)))

@@ -452,6 +452,7 @@ static struct peer *new_peer(struct net *n, struct bufferevent *bev, const struc
     p->next_ping_us = net_now_us(n) + NET_PING_INTERVAL_US;
     p->stall_timeout_us = NET_STALL_TIMEOUT_US;
     p->relay_txs = 0;
+    p->addr_tokens = 1.0; /* Core starts every peer's bucket with one address */
     random_bytes((uint8_t *)&p->local_nonce, sizeof(p->local_nonce));
     bufferevent_setcb(bev, read_cb, write_cb, event_cb, p);
     bufferevent_setwatermark(bev, EV_WRITE, NET_SEND_BUFFER / 2, 0);
@@ -1115,7 +1116,9 @@ void net_get_peers(struct net *n, struct net_peer_stats **out, size_t *count)
         for (struct inflight *b = p->inflight; b; b = b->next) {
             s->inflight[f++] = b->e ? b->e->height : -1;
         }
-        s->addr_relay_enabled = p->conn_type != CONN_BLOCK_RELAY;
+        s->addr_relay_enabled = p->addr_relay;
+        s->addr_processed = p->addr_processed;
+        s->addr_rate_limited = p->addr_rate_limited;
         s->permissions = p->perms;
         s->minfeefilter = p->feefilter;
         s->conn_type = p->conn_type;
@@ -1202,8 +1205,15 @@ int net_addnode(struct net *n, const char *node, const char *command, char *err,
         return RC_OK;
     }
     if (strcmp(command, "add") == 0) {
+        struct net_addr want, have;
+        int numeric = net_addr_parse(node, n->p->default_port, 0, &want, NULL, 0) == RC_OK;
         for (size_t i = 0; i < n->n_added; i++) {
-            if (strcmp(n->added[i].name, node) == 0) {
+            /* The same string, or the same address and port written another way (Core). */
+            if (strcmp(n->added[i].name, node) == 0 ||
+                (numeric &&
+                 net_addr_parse(n->added[i].name, n->p->default_port, 0, &have, NULL, 0) ==
+                     RC_OK &&
+                 net_addr_same_ip(&want, &have) && want.port == have.port)) {
                 snprintf(err, err_len, "Error: Node already added");
                 return RC_INVALID;
             }

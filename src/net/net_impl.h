@@ -83,6 +83,10 @@ struct peer {
     int64_t feefilter;
     int64_t time_offset;
     int sent_getaddr, got_getaddr;
+    int addr_relay;           /* it sent addr, addrv2 or getaddr, or we asked it (Core) */
+    double addr_tokens;       /* the addr rate limit's bucket (Core's m_addr_token_bucket) */
+    int64_t addr_tokens_us;   /* when it was last refilled (0: never) */
+    uint64_t addr_processed, addr_rate_limited;
 
     /* Ping. */
     uint64_t ping_nonce;

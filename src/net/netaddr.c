@@ -317,6 +317,10 @@ int net_subnet_parse(const char *s, struct net_subnet *out)
     memset(out, 0, sizeof(*out));
     const char *slash = strchr(s, '/');
     size_t hl = slash ? (size_t)(slash - s) : strlen(s);
+    if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') { /* "[::1]", as Core's LookupHost */
+        s++;
+        hl -= 2;
+    }
     if (hl == 0 || hl >= sizeof(host)) {
         return RC_INVALID;
     }
@@ -330,6 +334,11 @@ int net_subnet_parse(const char *s, struct net_subnet *out)
     } else if (inet_pton(AF_INET6, host, b) == 1) {
         net_addr_from_ip16(b, 0, &out->base);
     } else {
+        return RC_INVALID;
+    }
+    /* The unspecified address is not a valid network (Core's CNetAddr::IsValid). */
+    static const uint8_t zero[16];
+    if (memcmp(out->base.addr, zero, out->base.len) == 0) {
         return RC_INVALID;
     }
     size_t len = out->base.len;
@@ -354,6 +363,15 @@ int net_subnet_parse(const char *s, struct net_subnet *out)
                 memcpy(out->mask, mb, 16);
             } else {
                 return RC_INVALID;
+            }
+            /* Only contiguous masks, as Core's CSubNet: ones, then zeros. */
+            int seen_zero = 0;
+            for (size_t i = 0; i < len * 8; i++) {
+                int set = (out->mask[i / 8] >> (7 - i % 8)) & 1;
+                if (set && seen_zero) {
+                    return RC_INVALID;
+                }
+                seen_zero |= !set;
             }
         }
     }

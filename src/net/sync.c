@@ -313,6 +313,8 @@ static void on_verack(struct peer *p)
     if (p->conn_type != CONN_INBOUND && p->conn_type != CONN_BLOCK_RELAY && !p->sent_getaddr) {
         net_send_empty(p, "getaddr");
         p->sent_getaddr = 1;
+        p->addr_relay = 1;
+        p->addr_tokens += 1000.0; /* the answer may be as long as Core's MAX_ADDR_TO_SEND */
     }
     if (p->conn_type == CONN_OUTBOUND_FULL_RELAY || p->conn_type == CONN_BLOCK_RELAY ||
         p->conn_type == CONN_FEELER) {
@@ -1158,11 +1160,34 @@ static void on_addr(struct peer *p, const uint8_t *d, size_t len, int v2)
         return;
     }
     /* Into the address manager, with Core's two-hour penalty on relayed times; only the
-     * networks we can reach. */
+     * networks we can reach, only nodes that may serve blocks, at most Core's rate (a
+     * token bucket of 0.1 addresses a second, up to 1000, refilled by our getaddr; a peer
+     * with the addr permission is not limited). */
     int64_t now = net_now(n);
+    int64_t now_us = net_now_us(n);
+    p->addr_relay = 1;
+    if (p->addr_tokens_us && p->addr_tokens < 1000.0) {
+        p->addr_tokens += (double)(now_us - p->addr_tokens_us) / 1e6 * 0.1;
+        if (p->addr_tokens > 1000.0) {
+            p->addr_tokens = 1000.0;
+        }
+    }
+    p->addr_tokens_us = now_us;
+    int unlimited = (p->perms & NET_PERM_ADDR) == NET_PERM_ADDR;
     struct addrman_addr *v = xcalloc(k ? k : 1, sizeof(*v));
     size_t m = 0;
     for (size_t i = 0; i < k; i++) {
+        if (p->addr_tokens < 1.0) {
+            if (!unlimited) {
+                p->addr_rate_limited++;
+                continue;
+            }
+        } else {
+            p->addr_tokens -= 1.0;
+        }
+        if (!(a[i].services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
+            continue; /* Core stores only nodes that may have blocks to give */
+        }
         struct net_addr na;
         memset(&na, 0, sizeof(na));
         na.net = a[i].net;
@@ -1178,6 +1203,7 @@ static void on_addr(struct peer *p, const uint8_t *d, size_t len, int v2)
         if (t <= 100000000 || t > now + 10 * 60) {
             t = now - 5 * 24 * 60 * 60;
         }
+        p->addr_processed++;
         v[m++] = (struct addrman_addr){na, a[i].services, t};
     }
     size_t added = 0;
@@ -1194,6 +1220,7 @@ static void on_addr(struct peer *p, const uint8_t *d, size_t len, int v2)
 static void on_getaddr(struct peer *p)
 {
     struct net *n = p->net;
+    p->addr_relay = 1;
     if (p->conn_type != CONN_INBOUND || p->got_getaddr) {
         return; /* Core answers inbound peers, once */
     }
@@ -1543,10 +1570,10 @@ int net_fetch_block(struct net *n, int64_t peer_id, const uint8_t hash32[32], ch
         snprintf(err, err_len, "Block already downloaded");
         return RC_INVALID;
     }
+    /* Core's FetchBlock: whoever was asked before is forgotten; this peer is asked now. */
     struct peer *owner = NULL;
-    if (find_inflight(n, hash32, &owner) && owner == p) {
-        snprintf(err, err_len, "Already requested from this peer");
-        return RC_INVALID;
+    while (find_inflight(n, hash32, &owner)) {
+        remove_inflight(owner, hash32);
     }
     request_blocks(p, &e, 1);
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Requesting block %d from peer=%lld (getblockfrompeer)",

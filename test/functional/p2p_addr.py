@@ -46,6 +46,7 @@ class P2PAddrTest(BitnodeTestFramework):
             return None
         proxy = Socks5Server(route)
         args = ["-proxy=127.0.0.1:%d" % proxy.port, "-listen=1", "-debug=net",
+                "-whitelist=addr@127.0.0.1",  # no addr rate limit for the test peers
                 "-maxtipage=2000000000"]
         node.start(args)
 

@@ -252,6 +252,9 @@ int net_locator_parse(const uint8_t *p, size_t len, uint8_t (**hashes)[32], size
     }
     rc = read_count(&r, NET_MAX_LOCATOR, 32, &count, err, err_len, "locator size");
     if (rc) {
+        if (rc == RC_TOO_LARGE) {
+            *n = count > SIZE_MAX ? SIZE_MAX : (size_t)count; /* for the caller's message */
+        }
         return rc;
     }
     uint8_t(*h)[32] = xmalloc((count ? count : 1) * 32);

@@ -102,7 +102,7 @@ int net_inv_parse(const uint8_t *p, size_t len, struct net_inv **out, size_t *n,
 void net_inv_serialize(struct buf *out, const struct net_inv *inv, size_t n);
 
 /** Decodes getheaders / getblocks: the locator (*hashes, caller frees, *n of them, at most
- *  NET_MAX_LOCATOR: more is RC_TOO_LARGE) and the stop hash. */
+ *  NET_MAX_LOCATOR: more is RC_TOO_LARGE, with *n the size announced) and the stop hash. */
 int net_locator_parse(const uint8_t *p, size_t len, uint8_t (**hashes)[32], size_t *n,
                       uint8_t stop[32], char *err, size_t err_len);
 void net_locator_serialize(struct buf *out, uint32_t version, const uint8_t (*hashes)[32],

@@ -860,21 +860,28 @@ void sync_job_done(struct net *n, struct net_job *j)
 
 /* ---- Serving ---- */
 
+/* A getheaders / getblocks payload: 0 with the locator (caller frees *loc), else the peer
+ * was punished (Core: too long a locator, or a payload that does not decode). */
+static int read_locator(struct peer *p, const char *what, const uint8_t *d, size_t len,
+                        uint8_t (**loc)[32], size_t *k, uint8_t stop[32])
+{
+    char err[160];
+    int rc = net_locator_parse(d, len, loc, k, stop, err, sizeof(err));
+    if (rc == RC_TOO_LARGE) {
+        net_misbehaving(p, "%s locator size %zu > %d", what, *k, NET_MAX_LOCATOR);
+    } else if (rc != RC_OK) {
+        net_misbehaving(p, "malformed %s: %s", what, err);
+    }
+    return rc;
+}
+
 static void on_getheaders(struct peer *p, const uint8_t *d, size_t len)
 {
     struct net *n = p->net;
-    char err[160];
     uint8_t(*loc)[32] = NULL;
     size_t k = 0;
     uint8_t stop[32];
-    int rc = net_locator_parse(d, len, &loc, &k, stop, err, sizeof(err));
-    if (rc == RC_TOO_LARGE) {
-        net_misbehaving(p, "getheaders locator size %zu > %d", k, NET_MAX_LOCATOR);
-        free(loc);
-        return;
-    }
-    if (rc != RC_OK) {
-        net_misbehaving(p, "malformed getheaders: %s", err);
+    if (read_locator(p, "getheaders", d, len, &loc, &k, stop) != RC_OK) {
         return;
     }
     chainstate_read_lock(n->cs);
@@ -962,18 +969,10 @@ static void on_getheaders(struct peer *p, const uint8_t *d, size_t len)
 static void on_getblocks(struct peer *p, const uint8_t *d, size_t len)
 {
     struct net *n = p->net;
-    char err[160];
     uint8_t(*loc)[32] = NULL;
     size_t k = 0;
     uint8_t stop[32];
-    int rc = net_locator_parse(d, len, &loc, &k, stop, err, sizeof(err));
-    if (rc == RC_TOO_LARGE) {
-        net_misbehaving(p, "getblocks locator size %zu > %d", k, NET_MAX_LOCATOR);
-        free(loc);
-        return;
-    }
-    if (rc != RC_OK) {
-        net_misbehaving(p, "malformed getblocks: %s", err);
+    if (read_locator(p, "getblocks", d, len, &loc, &k, stop) != RC_OK) {
         return;
     }
     chainstate_read_lock(n->cs);

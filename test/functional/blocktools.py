@@ -31,6 +31,19 @@ def block_file_record(raw, magic=REGTEST_MAGIC):
     return magic + struct.pack("<I", len(raw)) + raw
 
 
+def read_block_file(path, magic=REGTEST_MAGIC):
+    """The serialized blocks of a block file, in order (up to the first record that does not
+    start with magic: a file's preallocated zeros end it)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    raws, pos = [], 0
+    while pos + 8 <= len(data) and data[pos:pos + 4] == magic:
+        size = struct.unpack_from("<I", data, pos + 4)[0]
+        raws.append(data[pos + 8:pos + 8 + size])
+        pos += 8 + size
+    return raws
+
+
 def write_block_file(path, raws, magic=REGTEST_MAGIC):
     """A block file holding the serialized blocks raws, in order."""
     with open(path, "wb") as f:

@@ -17,28 +17,15 @@ peer announces the other 700 blocks and the node reaches Core's tip and UTXO set
 
 import json
 import os
-import struct
 
 import p2p
-from blocktools import REGTEST_BITS, Block, block_subsidy, create_coinbase
+from blocktools import REGTEST_BITS, Block, block_subsidy, create_coinbase, read_block_file
 from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
 
 SHARED = os.environ.get("BITNODE_SHARED",
                         os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
                                      "shared"))
 SMALL = os.path.join(SHARED, "data", "regtest-small")
-
-
-def read_blocks(path):
-    raws = []
-    with open(path, "rb") as f:
-        data = f.read()
-    pos = 0
-    while pos + 8 <= len(data) and data[pos:pos + 4] == bytes.fromhex("fabfb5da"):
-        size = struct.unpack_from("<I", data, pos + 4)[0]
-        raws.append(data[pos + 8:pos + 8 + size])
-        pos += 8 + size
-    return raws
 
 
 def solve_header(h, valid=True):
@@ -73,7 +60,7 @@ class P2PMisbehaveTest(BitnodeTestFramework):
         self.node = node = self.nodes[0]
         with open(os.path.join(SMALL, "expected.json")) as f:
             expected = json.load(f)
-        raws = read_blocks(os.path.join(SMALL, "blk00000.dat"))
+        raws = read_block_file(os.path.join(SMALL, "blk00000.dat"))
         assert_equal(len(raws), 1301)
         honest = p2p.BlockServer(blocks=raws[1:601])
         port = honest.listen()

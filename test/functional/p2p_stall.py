@@ -11,27 +11,15 @@ it reaches the tip.
 """
 
 import os
-import struct
 
 import p2p
+from blocktools import read_block_file
 from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
 
 SHARED = os.environ.get("BITNODE_SHARED",
                         os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
                                      "shared"))
 SMALL = os.path.join(SHARED, "data", "regtest-small")
-
-
-def read_blocks(path):
-    raws = []
-    with open(path, "rb") as f:
-        data = f.read()
-    pos = 0
-    while pos + 8 <= len(data) and data[pos:pos + 4] == bytes.fromhex("fabfb5da"):
-        size = struct.unpack_from("<I", data, pos + 4)[0]
-        raws.append(data[pos + 8:pos + 8 + size])
-        pos += 8 + size
-    return raws
 
 
 class Staller(p2p.BlockServer):
@@ -44,7 +32,7 @@ class P2PStallTest(BitnodeTestFramework):
 
     def run_test(self):
         node = self.nodes[0]
-        raws = read_blocks(os.path.join(SMALL, "blk00000.dat"))[1:]
+        raws = read_block_file(os.path.join(SMALL, "blk00000.dat"))[1:]
         staller = Staller(blocks=raws)
         staller.connect(node.p2p_port)
         staller.announce_tip()

@@ -11,20 +11,17 @@
  * by a seeded generator from valid messages and their mutations, and prints TAP (it is a
  * test of the suite, under ASan+UBSan in CI).
  */
-#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "consensus/params.h"
 #include "net/headerssync.h"
 #include "net/protocol.h"
 #include "net/socks5.h"
 #include "util/buf.h"
-#include "util/file.h"
 #include "util/xmalloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -177,6 +174,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifndef FUZZ_LIBFUZZER
+#include "replay.h"
+
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint32_t next(void)
@@ -259,21 +258,6 @@ static void mutate(struct buf *b)
     }
 }
 
-static int run_file(const char *path)
-{
-    struct buf b;
-    char err[256];
-    buf_init(&b);
-    if (file_read_all(&b, path, err, sizeof(err)) != 0) {
-        fprintf(stderr, "%s\n", err);
-        return 1;
-    }
-    static const uint8_t none[1];
-    LLVMFuzzerTestOneInput(b.data ? b.data : none, b.len);
-    buf_clear(&b);
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     int rc = 0;
@@ -304,35 +288,7 @@ int main(int argc, char **argv)
         printf("ok 1 - %zu generated inputs through the peer-facing parsers\n1..1\n", count);
         return 0;
     }
-    for (int i = 1; i < argc; i++) {
-        struct stat sb;
-        if (stat(argv[i], &sb) != 0) {
-            fprintf(stderr, "cannot stat %s\n", argv[i]);
-            rc = 1;
-            continue;
-        }
-        if (S_ISDIR(sb.st_mode)) {
-            DIR *d = opendir(argv[i]);
-            struct dirent *e;
-            while (d && (e = readdir(d))) {
-                if (e->d_name[0] == '.') {
-                    continue;
-                }
-                size_t l = strlen(argv[i]) + strlen(e->d_name) + 2;
-                char *p = xmalloc(l);
-                snprintf(p, l, "%s/%s", argv[i], e->d_name);
-                rc |= run_file(p);
-                free(p);
-                count++;
-            }
-            if (d) {
-                closedir(d);
-            }
-        } else {
-            rc |= run_file(argv[i]);
-            count++;
-        }
-    }
+    rc |= fuzz_replay_paths(argc, argv, &count);
     printf("replayed %zu inputs\n", count);
     return rc;
 }

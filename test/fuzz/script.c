@@ -216,30 +216,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifndef FUZZ_LIBFUZZER
-/* Standalone driver: replays every file named on the command line (directories are
- * walked one level deep). With no arguments, runs a few built-in seeds. */
-#include <dirent.h>
-#include <sys/stat.h>
-
-static int run_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "cannot open %s\n", path);
-        return 1;
-    }
-    struct buf b;
-    buf_init(&b);
-    uint8_t tmp[4096];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof(tmp), f)) > 0) {
-        buf_append(&b, tmp, n);
-    }
-    fclose(f);
-    LLVMFuzzerTestOneInput(b.data ? b.data : tmp, b.len);
-    buf_clear(&b);
-    return 0;
-}
+#include "replay.h"
 
 int main(int argc, char **argv)
 {
@@ -256,35 +233,7 @@ int main(int argc, char **argv)
             count++;
         }
     }
-    for (int i = 1; i < argc; i++) {
-        struct stat sb;
-        if (stat(argv[i], &sb) != 0) {
-            fprintf(stderr, "cannot stat %s\n", argv[i]);
-            rc = 1;
-            continue;
-        }
-        if (S_ISDIR(sb.st_mode)) {
-            DIR *d = opendir(argv[i]);
-            struct dirent *e;
-            while (d && (e = readdir(d))) {
-                if (e->d_name[0] == '.') {
-                    continue;
-                }
-                size_t l = strlen(argv[i]) + strlen(e->d_name) + 2;
-                char *p = xmalloc(l);
-                snprintf(p, l, "%s/%s", argv[i], e->d_name);
-                rc |= run_file(p);
-                free(p);
-                count++;
-            }
-            if (d) {
-                closedir(d);
-            }
-        } else {
-            rc |= run_file(argv[i]);
-            count++;
-        }
-    }
+    rc |= fuzz_replay_paths(argc, argv, &count);
     printf("replayed %zu inputs\n", count);
     return rc;
 }

@@ -825,8 +825,14 @@ void net_submit(struct net *n, struct net_job *j)
     j->job.done_ctx = n;
     j->next = NULL;
     struct peer *p = net_find_peer(n, j->peer_id);
-    if (p && ++p->pending_jobs >= NET_MAX_PENDING_JOBS) {
-        net_pause_reads(p, PAUSE_JOBS, 1);
+    if (p) {
+        p->pending_jobs++;
+        p->pending_bytes += j->len;
+        /* A peer's blocks and headers waiting for the validator are bounded in count and
+         * in bytes: past either, nothing more is read from it until they are judged. */
+        if (p->pending_jobs >= NET_MAX_PENDING_JOBS || p->pending_bytes > NET_MAX_PENDING_BYTES) {
+            net_pause_reads(p, PAUSE_JOBS, 1);
+        }
     }
     if (n->waiting_tail) {
         n->waiting_tail->next = j;
@@ -858,10 +864,16 @@ static void done_cb(evutil_socket_t fd, short what, void *arg)
         struct net_job *j = rev;
         rev = j->next;
         struct peer *p = net_find_peer(n, j->peer_id);
-        if (p && p->pending_jobs > 0 && --p->pending_jobs < NET_MAX_PENDING_JOBS / 2) {
-            net_pause_reads(p, PAUSE_JOBS, 0);
-            if (p->bev && evbuffer_get_length(bufferevent_get_input(p->bev)) > 0) {
-                read_cb(p->bev, p); /* what arrived while paused */
+        if (p && p->pending_jobs > 0) {
+            p->pending_jobs--;
+            p->pending_bytes -= j->len <= p->pending_bytes ? j->len : p->pending_bytes;
+            if ((p->read_paused & PAUSE_JOBS) && p->pending_jobs < NET_MAX_PENDING_JOBS / 2 &&
+                p->pending_bytes <= NET_MAX_PENDING_BYTES / 2) {
+                net_pause_reads(p, PAUSE_JOBS, 0);
+                if (!p->read_paused && p->bev &&
+                    evbuffer_get_length(bufferevent_get_input(p->bev)) > 0) {
+                    read_cb(p->bev, p); /* what arrived while paused */
+                }
             }
         }
         sync_job_done(n, j);

@@ -32,6 +32,7 @@ int net_msg_type_index(const char *command);
 #define NET_MAX_BLOCKS_IN_FLIGHT 16    /* per peer (Core's MAX_BLOCKS_IN_TRANSIT_PER_PEER) */
 #define NET_BLOCK_DOWNLOAD_WINDOW 1024 /* blocks past the last common block */
 #define NET_MAX_PENDING_JOBS 24        /* validator jobs of one peer before its reads pause */
+#define NET_MAX_PENDING_BYTES (8u << 20) /* ... or that many bytes of them */
 #define NET_MAX_BLOCKS_TO_ANNOUNCE 8   /* more new blocks than that: inv instead of headers */
 #define NET_MAX_UNCONNECTING 10        /* headers messages in a row that do not connect */
 #define NET_SEND_BUFFER 2000000        /* serving pauses while this much waits to be sent */
@@ -108,7 +109,8 @@ struct peer {
     int n_inflight;
     int64_t stalling_since_us;
     int64_t stall_timeout_us;
-    int pending_jobs;  /* validator jobs of this peer not yet handled */
+    int pending_jobs;     /* validator jobs of this peer not yet handled */
+    size_t pending_bytes; /* their payloads */
     unsigned read_paused; /* why reads are off: PAUSE_* bits */
 
     /* Serving getdata, in order, while the send buffer has room. */

@@ -74,6 +74,15 @@ class P2PProxyTest(BitnodeTestFramework):
         assert_equal(named[0]["port"], a.p2p_port)
         peers = c.rpc("getpeerinfo")
         assert_equal(peers[0]["addr"], "node-a.example:%d" % a.p2p_port)
+        self.log("-onlynet=onion: only onion is reachable (with a proxy), addresses of other "
+                 "networks are not taken")
+        b.stop()
+        b.start(["-proxy=127.0.0.1:%d" % proxy.port, "-onlynet=onion", "-connect=0", TIPAGE])
+        info = {n["name"]: n["reachable"] for n in b.rpc("getnetworkinfo")["networks"]}
+        assert_equal(info, {"ipv4": False, "ipv6": False, "onion": True, "i2p": False,
+                            "cjdns": False})
+        b.stop()
+        b.assert_start_fails(["-onlynet=bogus"], "Unknown network specified in -onlynet: 'bogus'")
         proxy.close()
         onion_proxy.close()
 

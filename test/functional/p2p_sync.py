@@ -17,7 +17,7 @@ import json
 import os
 
 from blocktools import REGTEST_GENESIS, REGTEST_GENESIS_TIME, ChainBuilder
-from framework import BitnodeTestFramework, assert_equal, wait_until
+from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
 
 SHARED = os.environ.get("BITNODE_SHARED",
                         os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
@@ -49,7 +49,8 @@ class P2PSyncTest(BitnodeTestFramework):
             expected["tip"], dict) else None
 
         self.log("A imports regtest-small")
-        a.start(["-loadblock=" + os.path.join(SMALL, "blk00000.dat"), TIPAGE, "-debug=net"])
+        a.start(["-loadblock=" + os.path.join(SMALL, "blk00000.dat"), TIPAGE, "-debug=net",
+                 "-uacomment=node-a"])
         wait_until(lambda: a.rpc("getblockcount") == 1300, timeout=120, what="A imported")
         tip = a.rpc("getbestblockhash")
         utxo = self.utxo_hash(a)
@@ -64,6 +65,8 @@ class P2PSyncTest(BitnodeTestFramework):
         if peers is not None:
             assert_equal(len(peers), 1)
             assert_equal(peers[0]["connection_type"], "manual")
+            subver = peers[0]["subver"]  # -uacomment
+            assert_true(subver.startswith("/bitnode:") and subver.endswith("(node-a)/"), subver)
             # synced_blocks follows the download walk (every 100 ms), as in Core.
             wait_until(lambda: b.rpc("getpeerinfo")[0]["synced_blocks"] == 1300, timeout=10,
                        what="synced_blocks 1300")

@@ -986,9 +986,7 @@ int addrman_is_terrible(const struct addrman_info *info, int64_t now)
 
 /* ---- consistency ---- */
 
-static int check_fail(char *err, size_t err_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int check_fail(char *err, size_t err_len, const char *fmt, ...)
+int addrman_corrupt(char *err, size_t err_len, const char *fmt, ...)
 {
     if (err && err_len) {
         va_list ap;
@@ -1005,11 +1003,11 @@ int addrman_check(const struct addrman *am, char *err, size_t err_len)
     size_t cnew[NETWORK_COUNT] = {0}, ctried[NETWORK_COUNT] = {0};
     static const uint8_t zero[32];
     if (memcmp(am->key, zero, 32) == 0) {
-        return check_fail(err, err_len, "bucket key is zero");
+        return addrman_corrupt(err, err_len, "bucket key is zero");
     }
     if (am->n_random != am->n_new + am->n_tried || am->map_used != am->n_random) {
-        return check_fail(err, err_len, "%zu in random order, %zu in map, %zu new + %zu tried",
-                          am->n_random, am->map_used, am->n_new, am->n_tried);
+        return addrman_corrupt(err, err_len, "%zu in random order, %zu in map, %zu new + %zu tried",
+                               am->n_random, am->map_used, am->n_new, am->n_tried);
     }
     for (size_t id = 0; id < am->entries_len; id++) {
         const struct addrman_entry *e = &am->entries[id];
@@ -1018,40 +1016,41 @@ int addrman_check(const struct addrman *am, char *err, size_t err_len)
             continue;
         }
         if ((size_t)e->random_pos >= am->n_random || am->random[e->random_pos] != (int32_t)id) {
-            return check_fail(err, err_len, "entry %zu: random position %d wrong", id,
-                              (int)e->random_pos);
+            return addrman_corrupt(err, err_len, "entry %zu: random position %d wrong", id,
+                                   (int)e->random_pos);
         }
         if (addrman_find_id(am, &e->addr) != (int32_t)id) {
-            return check_fail(err, err_len, "entry %zu: not found by its address", id);
+            return addrman_corrupt(err, err_len, "entry %zu: not found by its address", id);
         }
         if (!addrman_addr_acceptable(&e->addr) || !addrman_source_well_formed(&e->source) ||
             e->network != net_addr_network(&e->addr) || e->network >= NETWORK_COUNT) {
-            return check_fail(err, err_len, "entry %zu: address or source not acceptable", id);
+            return addrman_corrupt(err, err_len, "entry %zu: address or source not acceptable", id);
         }
         if (e->last_try < 0 || e->last_success < 0 || e->time < 0 || e->attempts < 0) {
-            return check_fail(err, err_len, "entry %zu: negative time or attempts", id);
+            return addrman_corrupt(err, err_len, "entry %zu: negative time or attempts", id);
         }
         if (e->in_tried) {
             if (e->ref_count != 0 || e->last_success == 0) {
-                return check_fail(err, err_len, "entry %zu: tried with %d new refs, success %lld",
-                                  id, e->ref_count, (long long)e->last_success);
+                return addrman_corrupt(err, err_len,
+                                       "entry %zu: tried with %d new refs, success %lld", id,
+                                       e->ref_count, (long long)e->last_success);
             }
             int tb = addrman_tried_bucket(am, &e->addr);
             if (am->tried_table[tb][addrman_bucket_position(am, 0, tb, &e->addr)] != (int32_t)id) {
-                return check_fail(err, err_len, "entry %zu: not in its tried slot", id);
+                return addrman_corrupt(err, err_len, "entry %zu: not in its tried slot", id);
             }
             n_tried++;
             ctried[e->network]++;
         } else {
             if (e->ref_count < 1 || e->ref_count > ADDRMAN_NEW_BUCKETS_PER_ADDRESS) {
-                return check_fail(err, err_len, "entry %zu: %d new refs", id, e->ref_count);
+                return addrman_corrupt(err, err_len, "entry %zu: %d new refs", id, e->ref_count);
             }
             for (int i = 0; i < e->ref_count; i++) {
                 int b = e->new_buckets[i];
                 if (b >= ADDRMAN_NEW_BUCKET_COUNT || (i > 0 && e->new_buckets[i - 1] >= b) ||
                     am->new_table[b][addrman_bucket_position(am, 1, b, &e->addr)] != (int32_t)id) {
-                    return check_fail(err, err_len, "entry %zu: new ref %d (bucket %d) wrong", id,
-                                      i, b);
+                    return addrman_corrupt(err, err_len, "entry %zu: new ref %d (bucket %d) wrong",
+                                           id, i, b);
                 }
             }
             refs += e->ref_count;
@@ -1060,12 +1059,14 @@ int addrman_check(const struct addrman *am, char *err, size_t err_len)
         }
     }
     if (n_free != am->n_free || n_new != am->n_new || n_tried != am->n_tried) {
-        return check_fail(err, err_len, "counts: %zu free (%zu), %zu new (%zu), %zu tried (%zu)",
-                          n_free, am->n_free, n_new, am->n_new, n_tried, am->n_tried);
+        return addrman_corrupt(err, err_len,
+                               "counts: %zu free (%zu), %zu new (%zu), %zu tried (%zu)", n_free,
+                               am->n_free, n_new, am->n_new, n_tried, am->n_tried);
     }
     for (int net = 0; net < NETWORK_COUNT; net++) {
         if (cnew[net] != am->count_new[net] || ctried[net] != am->count_tried[net]) {
-            return check_fail(err, err_len, "network %s: counts disagree", net_network_name(net));
+            return addrman_corrupt(err, err_len, "network %s: counts disagree",
+                                   net_network_name(net));
         }
     }
     size_t slots_new = 0, slots_tried = 0;
@@ -1077,7 +1078,7 @@ int addrman_check(const struct addrman *am, char *err, size_t err_len)
             }
             if (id < 0 || (size_t)id >= am->entries_len || am->entries[id].random_pos < 0 ||
                 am->entries[id].in_tried) {
-                return check_fail(err, err_len, "new[%d][%d]: bad id %d", b, i, (int)id);
+                return addrman_corrupt(err, err_len, "new[%d][%d]: bad id %d", b, i, (int)id);
             }
             slots_new++;
         }
@@ -1090,15 +1091,15 @@ int addrman_check(const struct addrman *am, char *err, size_t err_len)
             }
             if (id < 0 || (size_t)id >= am->entries_len || am->entries[id].random_pos < 0 ||
                 !am->entries[id].in_tried) {
-                return check_fail(err, err_len, "tried[%d][%d]: bad id %d", b, i, (int)id);
+                return addrman_corrupt(err, err_len, "tried[%d][%d]: bad id %d", b, i, (int)id);
             }
             slots_tried++;
         }
     }
     /* Every reference was found in its slot above; equal totals leave no stray slot. */
     if (slots_new != refs || slots_tried != n_tried) {
-        return check_fail(err, err_len, "slots: %zu new for %zu refs, %zu tried for %zu", slots_new,
-                          refs, slots_tried, n_tried);
+        return addrman_corrupt(err, err_len, "slots: %zu new for %zu refs, %zu tried for %zu",
+                               slots_new, refs, slots_tried, n_tried);
     }
     return RC_OK;
 }

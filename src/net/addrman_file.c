@@ -19,19 +19,6 @@
 #define NEW_SLOTS (ADDRMAN_NEW_BUCKET_COUNT * ADDRMAN_BUCKET_SIZE)
 #define TRIED_SLOTS (ADDRMAN_TRIED_BUCKET_COUNT * ADDRMAN_BUCKET_SIZE)
 
-static int fail(char *err, size_t err_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t err_len, const char *fmt, ...)
-{
-    if (err && err_len) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, err_len, fmt, ap);
-        va_end(ap);
-    }
-    return RC_CORRUPT;
-}
-
 static void put_addr(struct buf *out, const struct net_addr *a)
 {
     buf_put_u8(out, a->net);
@@ -237,14 +224,14 @@ int addrman_deserialize(struct addrman *am, const uint8_t *p, size_t len, const 
 {
     static const uint8_t zero[32];
     if (len < 8) {
-        return fail(err, err_len, "truncated: %zu bytes, a peers.dat has at least %d", len,
-                    FILE_HEADER_BYTES + 32);
+        return addrman_corrupt(err, err_len, "truncated: %zu bytes, a peers.dat has at least %d",
+                               len, FILE_HEADER_BYTES + 32);
     }
     if (memcmp(p, magic, 4) != 0) {
-        return fail(err, err_len,
-                    "wrong magic %02x%02x%02x%02x, expected %02x%02x%02x%02x (a file of "
-                    "another network, or not a peers.dat)",
-                    p[0], p[1], p[2], p[3], magic[0], magic[1], magic[2], magic[3]);
+        return addrman_corrupt(err, err_len,
+                               "wrong magic %02x%02x%02x%02x, expected %02x%02x%02x%02x (a file of "
+                               "another network, or not a peers.dat)",
+                               p[0], p[1], p[2], p[3], magic[0], magic[1], magic[2], magic[3]);
     }
     uint32_t version = rd_u32le(p + 4);
     if (version != FILE_VERSION) {
@@ -255,18 +242,18 @@ int addrman_deserialize(struct addrman *am, const uint8_t *p, size_t len, const 
         return RC_INVALID;
     }
     if (len < FILE_HEADER_BYTES + 32) {
-        return fail(err, err_len, "truncated: %zu bytes, a peers.dat has at least %d", len,
-                    FILE_HEADER_BYTES + 32);
+        return addrman_corrupt(err, err_len, "truncated: %zu bytes, a peers.dat has at least %d",
+                               len, FILE_HEADER_BYTES + 32);
     }
     uint8_t sum[32];
     hash_sha256d(sum, p, len - 32);
     if (memcmp(sum, p + len - 32, 32) != 0) {
-        return fail(err, err_len, "checksum mismatch over %zu bytes (truncated or damaged)",
-                    len - 32);
+        return addrman_corrupt(err, err_len,
+                               "checksum mismatch over %zu bytes (truncated or damaged)", len - 32);
     }
     const uint8_t *key = p + 8;
     if (memcmp(key, zero, 32) == 0) {
-        return fail(err, err_len, "bucket key is zero");
+        return addrman_corrupt(err, err_len, "bucket key is zero");
     }
     struct reader r;
     reader_init(&r, p, len - 32);
@@ -292,7 +279,7 @@ int addrman_deserialize(struct addrman *am, const uint8_t *p, size_t len, const 
         reader_fail(&r, RC_CORRUPT, "inconsistent after loading: %s", cerr);
     }
     if (r.rc != RC_OK) {
-        fail(err, err_len, "%s", r.err);
+        addrman_corrupt(err, err_len, "%s", r.err);
         addrman_state_free_contents(st);
         free(st);
         return RC_CORRUPT;

@@ -64,6 +64,10 @@ struct addrman {
 struct addrman *addrman_state_new(const uint8_t key[32]);
 /** Frees what am points to, not am. */
 void addrman_state_free_contents(struct addrman *am);
+/* Writes the message into err (if any) and returns RC_CORRUPT: the loader's and the
+ * consistency check's failures. */
+int addrman_corrupt(char *err, size_t err_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /** The id of addr's entry, or NO_ID. */
 int32_t addrman_find_id(const struct addrman *am, const struct net_addr *addr);
 /** Core's GetTriedBucket and GetBucketPosition under am's key. */

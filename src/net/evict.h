@@ -11,13 +11,13 @@
 
 struct evict_candidate {
     int64_t id;
-    int64_t conn_time;      /* seconds */
-    int64_t min_ping_us;    /* -1: none yet */
-    int64_t last_block;     /* seconds, 0: never */
-    int64_t last_tx;        /* seconds, 0: never */
+    int64_t conn_time;       /* seconds */
+    int64_t min_ping_us;     /* -1: none yet */
+    int64_t last_block;      /* seconds, 0: never */
+    int64_t last_tx;         /* seconds, 0: never */
     uint64_t keyed_netgroup; /* the peer's network group, hashed with a secret key */
     int relay_txs;
-    int local;              /* loopback (Core protects some: they may be Tor) */
+    int local; /* loopback (Core protects some: they may be Tor) */
 };
 
 /** The id of the peer to evict among n candidates (the array is reordered), or -1 when

@@ -19,8 +19,8 @@ struct headerssync {
     struct headerssync_start start;
     struct u256 min_work;
     int state;
-    uint64_t k0, k1;  /* the salt of the commitment bits */
-    int32_t offset;   /* commitment heights: height % PERIOD == offset */
+    uint64_t k0, k1; /* the salt of the commitment bits */
+    int32_t offset;  /* commitment heights: height % PERIOD == offset */
     uint64_t max_commitments;
 
     /* The commitment bits, a queue: pushed while pre-syncing, popped while redownloading. */
@@ -104,7 +104,7 @@ static void push_bit(struct headerssync *h, int bit)
     if (bit) {
         h->bits[i / 8] |= (uint8_t)(1u << (i % 8));
     } else {
-        h->bits[i / 8] &= (uint8_t)~(1u << (i % 8));
+        h->bits[i / 8] &= (uint8_t) ~(1u << (i % 8));
     }
 }
 
@@ -214,8 +214,7 @@ static int redownload_one(struct headerssync *h, const uint8_t *raw, char *err, 
 }
 
 int headerssync_process(struct headerssync *h, const uint8_t *raw, size_t n, int full,
-                        uint8_t **release, size_t *n_release, int *more, char *err,
-                        size_t err_len)
+                        uint8_t **release, size_t *n_release, int *more, char *err, size_t err_len)
 {
     *release = NULL;
     *n_release = 0;

@@ -20,7 +20,7 @@
 #include "consensus/arith256.h"
 #include "consensus/params.h"
 
-#define NET_HSYNC_PERIOD 600            /* headers per commitment bit */
+#define NET_HSYNC_PERIOD 600              /* headers per commitment bit */
 #define NET_HSYNC_REDOWNLOAD_BUFFER 14400 /* headers held back while redownloading */
 
 enum headerssync_state {
@@ -49,9 +49,9 @@ struct headerssync *headerssync_new(const struct chain_params *p,
 void headerssync_free(struct headerssync *h);
 
 enum headerssync_result {
-    HSYNC_OK = 0,       /* go on (see *more) */
-    HSYNC_LOW_WORK,     /* the peer has no more headers and the work is not enough: drop */
-    HSYNC_MISBEHAVED,   /* the peer broke the rules: err says how */
+    HSYNC_OK = 0,     /* go on (see *more) */
+    HSYNC_LOW_WORK,   /* the peer has no more headers and the work is not enough: drop */
+    HSYNC_MISBEHAVED, /* the peer broke the rules: err says how */
 };
 
 /** Feeds n headers (80 bytes each, in order; full: the message held the maximum count, so
@@ -59,8 +59,7 @@ enum headerssync_result {
  *  order (only while redownloading). *more: ask the peer for more, from the locator of
  *  headerssync_locator. Returns enum headerssync_result; HSYNC_MISBEHAVED fills err. */
 int headerssync_process(struct headerssync *h, const uint8_t *raw, size_t n, int full,
-                        uint8_t **release, size_t *n_release, int *more, char *err,
-                        size_t err_len);
+                        uint8_t **release, size_t *n_release, int *more, char *err, size_t err_len);
 /** The locator for the next getheaders: the last header received of the current pass, then
  *  the chain start. *out (caller frees) gets the count returned (1 or 2). */
 size_t headerssync_locator(const struct headerssync *h, uint8_t (**out)[32]);

@@ -42,10 +42,10 @@
 #endif
 
 const char *const net_msg_type_names[NET_N_MSG_TYPES] = {
-    "addr",       "addrv2",      "block",   "blocktxn",   "cmpctblock", "feefilter",
-    "getaddr",    "getblocks",   "getblocktxn", "getdata", "getheaders", "headers",
-    "inv",        "mempool",     "merkleblock", "notfound", "ping",      "pong",
-    "sendaddrv2", "sendcmpct",   "sendheaders", "tx",      "verack",     "version",
+    "addr",       "addrv2",      "block",       "blocktxn", "cmpctblock", "feefilter",
+    "getaddr",    "getblocks",   "getblocktxn", "getdata",  "getheaders", "headers",
+    "inv",        "mempool",     "merkleblock", "notfound", "ping",       "pong",
+    "sendaddrv2", "sendcmpct",   "sendheaders", "tx",       "verack",     "version",
     "wtxidrelay", "sendtxrcncl", "*other*",
 };
 
@@ -65,9 +65,12 @@ static const struct {
     const char *name;
     uint32_t flag;
 } perm_names[] = {
-    {"bloomfilter", NET_PERM_BLOOMFILTER}, {"noban", NET_PERM_NOBAN},
-    {"forcerelay", NET_PERM_FORCERELAY},   {"relay", NET_PERM_RELAY},
-    {"mempool", NET_PERM_MEMPOOL},         {"download", NET_PERM_DOWNLOAD},
+    {"bloomfilter", NET_PERM_BLOOMFILTER},
+    {"noban", NET_PERM_NOBAN},
+    {"forcerelay", NET_PERM_FORCERELAY},
+    {"relay", NET_PERM_RELAY},
+    {"mempool", NET_PERM_MEMPOOL},
+    {"download", NET_PERM_DOWNLOAD},
     {"addr", NET_PERM_ADDR},
 };
 
@@ -97,8 +100,8 @@ int net_permissions_parse(const char *s, uint32_t *perms, const char **rest, cha
                       NET_PERM_MEMPOOL | NET_PERM_ADDR;
             found = 1;
         }
-        if (!found && ((len == 2 && memcmp(p, "in", 2) == 0) ||
-                       (len == 3 && memcmp(p, "out", 3) == 0))) {
+        if (!found &&
+            ((len == 2 && memcmp(p, "in", 2) == 0) || (len == 3 && memcmp(p, "out", 3) == 0))) {
             found = 1; /* connection direction (Core 28): bitnode applies them inbound */
         }
         if (!found) {
@@ -409,8 +412,7 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
             net_addr_from_sockaddr((struct sockaddr *)&ss, &local) == RC_OK) {
             net_addr_format(&local, 1, p->bind_str);
         }
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "connected to %s peer=%lld", p->addr_str,
-            (long long)p->id);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "connected to %s peer=%lld", p->addr_str, (long long)p->id);
         if (p->socks) {
             struct buf g;
             buf_init(&g);
@@ -585,7 +587,8 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
         return;
     }
     if (inbound >= max_inbound(n) && !evict_inbound(n)) {
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "failed to find an eviction candidate - connection "
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "failed to find an eviction candidate - connection "
             "dropped (full)");
         evutil_closesocket(fd);
         return;
@@ -707,8 +710,7 @@ static int socks_step(struct peer *p, struct evbuffer *in)
         int used = socks5_read(p->socks, d, have < 300 ? have : 300, &out, err, sizeof(err));
         if (used < 0) {
             buf_clear(&out);
-            LOG_INFO("Socks5() connect to %s:%u failed: %s", p->socks->host, p->socks->port,
-                     err);
+            LOG_INFO("Socks5() connect to %s:%u failed: %s", p->socks->host, p->socks->port, err);
             net_peer_disconnect(p, err);
             return -1;
         }
@@ -753,8 +755,7 @@ static void open_added(struct net *n)
             p = connect_to(n, &a, CONN_MANUAL, an->name);
         } else if (n->have_proxy || (n->have_onion_proxy && is_onion_name(an->name))) {
             p = connect_to(n, NULL, CONN_MANUAL, an->name); /* the proxy resolves it */
-        } else if (net_addr_parse(an->name, n->p->default_port, 1, &a, err, sizeof(err)) ==
-                   RC_OK) {
+        } else if (net_addr_parse(an->name, n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
             p = connect_to(n, &a, CONN_MANUAL, an->name);
         } else {
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "%s", err);
@@ -1223,8 +1224,7 @@ int net_addnode(struct net *n, const char *node, const char *command, char *err,
             /* The same string, or the same address and port written another way (Core). */
             if (strcmp(n->added[i].name, node) == 0 ||
                 (numeric &&
-                 net_addr_parse(n->added[i].name, n->p->default_port, 0, &have, NULL, 0) ==
-                     RC_OK &&
+                 net_addr_parse(n->added[i].name, n->p->default_port, 0, &have, NULL, 0) == RC_OK &&
                  net_addr_same_ip(&want, &have) && want.port == have.port)) {
                 snprintf(err, err_len, "Error: Node already added");
                 return RC_INVALID;
@@ -1394,7 +1394,8 @@ static void load_addrs(struct net *n)
         char *bak = xmalloc(l);
         snprintf(bak, l, "%s.bak", path);
         LOG_WARN("Invalid or corrupt peers.dat (%s). Moved it to %s; starting with no "
-                 "addresses", err, bak);
+                 "addresses",
+                 err, bak);
         rename(path, bak);
         free(bak);
     }
@@ -1468,7 +1469,8 @@ static void open_automatic(struct net *n)
             size_t added = 0;
             addrman_add(n->am, &added, v, k, NULL, 0, now);
             LOG_INFO("Adding fixed seeds as 60 seconds have passed and addrman is empty "
-                     "(%zu addresses)", added);
+                     "(%zu addresses)",
+                     added);
             free(v);
         }
     }
@@ -1510,8 +1512,7 @@ static void open_seednodes(struct net *n)
     for (size_t i = 0; i < n->n_seednodes; i++) {
         struct net_addr a;
         char err[160];
-        if (net_addr_parse(n->seednodes[i], n->p->default_port, 1, &a, err, sizeof(err)) ==
-            RC_OK) {
+        if (net_addr_parse(n->seednodes[i], n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
             connect_to(n, &a, CONN_ADDR_FETCH, n->seednodes[i]);
         } else if (n->have_proxy) {
             connect_to(n, NULL, CONN_ADDR_FETCH, n->seednodes[i]);
@@ -1589,8 +1590,8 @@ static void *dns_main(void *arg)
                 cap = cap ? 2 * cap : 32;
                 r.v = xrealloc(r.v, cap * sizeof(*r.v));
             }
-            r.v[r.k++] = (struct addrman_addr){na, NODE_NETWORK | NODE_WITNESS,
-                                               time_now_s() - 3 * 86400};
+            r.v[r.k++] =
+                (struct addrman_addr){na, NODE_NETWORK | NODE_WITNESS, time_now_s() - 3 * 86400};
         }
         freeaddrinfo(res);
         if (r.k) {
@@ -1708,14 +1709,16 @@ int net_new(struct net **out, const struct net_options *opt, char *err, size_t e
                          "Unable to bind to %s on this computer. %s is probably already running.",
                          s, PACKAGE_NAME);
                 if (e != EADDRINUSE) {
-                    snprintf(err, err_len, "Unable to bind to %s on this computer (bind returned "
-                             "error %s)", s, strerror(e));
+                    snprintf(err, err_len,
+                             "Unable to bind to %s on this computer (bind returned "
+                             "error %s)",
+                             s, strerror(e));
                 }
                 net_free(n);
                 return RC_IO;
             }
-            struct evconnlistener *l = evconnlistener_new(n->base, accept_cb, n,
-                                                          LEV_OPT_CLOSE_ON_FREE, 128, fd);
+            struct evconnlistener *l =
+                evconnlistener_new(n->base, accept_cb, n, LEV_OPT_CLOSE_ON_FREE, 128, fd);
             if (!l) {
                 close(fd);
                 snprintf(err, err_len, "Unable to listen on %s", s);

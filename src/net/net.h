@@ -69,7 +69,7 @@ struct net_options {
     int listen;                   /* -listen */
     const struct net_bind *binds; /* -bind / -whitebind; none: every interface on port */
     size_t n_binds;
-    uint16_t port; /* -port */
+    uint16_t port;              /* -port */
     const char *const *connect; /* -connect: only these, no automatic connections */
     size_t n_connect;
     const char *const *addnode; /* -addnode */
@@ -78,21 +78,21 @@ struct net_options {
     size_t n_seednode;
     const struct net_whitelist *whitelist; /* -whitelist (inbound) */
     size_t n_whitelist;
-    int max_connections;  /* -maxconnections */
-    int64_t max_tip_age;  /* -maxtipage, seconds */
-    int dnsseed;          /* -dnsseed (no DNS lookups on a test machine: 0) */
-    int fixedseeds;       /* -fixedseeds */
-    int automatic;        /* open outbound connections from the address manager (no -connect,
-                             no -noconnect, -maxconnections > 0) */
-    const char *chain;    /* the network's name, for its seeds ("main", "test", ...) */
-    int network_active;   /* -networkactive */
-    uint32_t onlynet;     /* -onlynet: a bit per enum net_network; 0: all */
-    const char *proxy;    /* -proxy host:port (SOCKS5), or NULL */
+    int max_connections;     /* -maxconnections */
+    int64_t max_tip_age;     /* -maxtipage, seconds */
+    int dnsseed;             /* -dnsseed (no DNS lookups on a test machine: 0) */
+    int fixedseeds;          /* -fixedseeds */
+    int automatic;           /* open outbound connections from the address manager (no -connect,
+                                no -noconnect, -maxconnections > 0) */
+    const char *chain;       /* the network's name, for its seeds ("main", "test", ...) */
+    int network_active;      /* -networkactive */
+    uint32_t onlynet;        /* -onlynet: a bit per enum net_network; 0: all */
+    const char *proxy;       /* -proxy host:port (SOCKS5), or NULL */
     const char *onion_proxy; /* -onion host:port for .onion names (NULL: -proxy's) */
-    int proxy_randomize;  /* -proxyrandomize: new credentials per connection (Tor streams) */
-    const char *net_dir;  /* where banlist.json and peers.dat live */
-    int64_t peer_timeout; /* -peertimeout, seconds */
-    int64_t bantime;      /* -bantime, seconds */
+    int proxy_randomize;     /* -proxyrandomize: new credentials per connection (Tor streams) */
+    const char *net_dir;     /* where banlist.json and peers.dat live */
+    int64_t peer_timeout;    /* -peertimeout, seconds */
+    int64_t bantime;         /* -bantime, seconds */
     const char *user_agent_comment; /* -uacomment, joined by "; " (or NULL) */
 };
 
@@ -117,7 +117,7 @@ struct net_peer_stats {
     char addr[NET_ADDR_STR_LEN];
     char addr_bind[NET_ADDR_STR_LEN];
     char addr_local[NET_ADDR_STR_LEN]; /* what the peer says we are, "" if unknown */
-    int network;                        /* enum net_network */
+    int network;                       /* enum net_network */
     uint64_t services;
     int relay_txs;
     int64_t last_send, last_recv; /* unix seconds */
@@ -133,7 +133,7 @@ struct net_peer_stats {
     int32_t starting_height;
     int32_t synced_headers, synced_blocks; /* -1: none */
     int32_t presynced_headers;             /* the pre-sync's height, -1: none */
-    int32_t *inflight; /* heights (caller frees) */
+    int32_t *inflight;                     /* heights (caller frees) */
     size_t n_inflight;
     int addr_relay_enabled;
     uint64_t addr_processed, addr_rate_limited;

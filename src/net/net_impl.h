@@ -29,13 +29,13 @@ enum {
 extern const char *const net_msg_type_names[NET_N_MSG_TYPES];
 int net_msg_type_index(const char *command);
 
-#define NET_MAX_BLOCKS_IN_FLIGHT 16    /* per peer (Core's MAX_BLOCKS_IN_TRANSIT_PER_PEER) */
-#define NET_BLOCK_DOWNLOAD_WINDOW 1024 /* blocks past the last common block */
-#define NET_MAX_PENDING_JOBS 24        /* validator jobs of one peer before its reads pause */
+#define NET_MAX_BLOCKS_IN_FLIGHT 16      /* per peer (Core's MAX_BLOCKS_IN_TRANSIT_PER_PEER) */
+#define NET_BLOCK_DOWNLOAD_WINDOW 1024   /* blocks past the last common block */
+#define NET_MAX_PENDING_JOBS 24          /* validator jobs of one peer before its reads pause */
 #define NET_MAX_PENDING_BYTES (8u << 20) /* ... or that many bytes of them */
-#define NET_MAX_BLOCKS_TO_ANNOUNCE 8   /* more new blocks than that: inv instead of headers */
-#define NET_MAX_UNCONNECTING 10        /* headers messages in a row that do not connect */
-#define NET_SEND_BUFFER 2000000        /* serving pauses while this much waits to be sent */
+#define NET_MAX_BLOCKS_TO_ANNOUNCE 8     /* more new blocks than that: inv instead of headers */
+#define NET_MAX_UNCONNECTING 10          /* headers messages in a row that do not connect */
+#define NET_SEND_BUFFER 2000000          /* serving pauses while this much waits to be sent */
 #define NET_PING_INTERVAL_US (120 * 1000000LL)
 #define NET_TIMEOUT_INTERVAL_S (20 * 60)
 #define NET_STALL_TIMEOUT_US (2 * 1000000LL)
@@ -65,7 +65,7 @@ struct peer {
     char added_name[NET_ADDR_STR_LEN]; /* the -connect / addnode string it was opened for */
     int conn_type;
     uint32_t perms;
-    int connected; /* outbound: the TCP connect finished */
+    int connected;        /* outbound: the TCP connect finished */
     struct socks5 *socks; /* through -proxy: the SOCKS5 exchange, until the tunnel is up */
 
     int64_t conn_time, last_send, last_recv, last_block, last_tx; /* seconds */
@@ -84,9 +84,9 @@ struct peer {
     int64_t feefilter;
     int64_t time_offset;
     int sent_getaddr, got_getaddr;
-    int addr_relay;           /* it sent addr, addrv2 or getaddr, or we asked it (Core) */
-    double addr_tokens;       /* the addr rate limit's bucket (Core's m_addr_token_bucket) */
-    int64_t addr_tokens_us;   /* when it was last refilled (0: never) */
+    int addr_relay;         /* it sent addr, addrv2 or getaddr, or we asked it (Core) */
+    double addr_tokens;     /* the addr rate limit's bucket (Core's m_addr_token_bucket) */
+    int64_t addr_tokens_us; /* when it was last refilled (0: never) */
     uint64_t addr_processed, addr_rate_limited;
 
     /* Ping. */
@@ -95,15 +95,15 @@ struct peer {
     int ping_asked;
 
     /* Sync. */
-    struct block_index *best_known;     /* the best block the peer has (from its headers) */
-    struct block_index *last_common;    /* with our active chain, for the download walk */
-    struct block_index *best_sent;      /* the best header we announced or sent to it */
-    uint8_t best_unknown[32];           /* an announced hash whose header we lack */
+    struct block_index *best_known;  /* the best block the peer has (from its headers) */
+    struct block_index *last_common; /* with our active chain, for the download walk */
+    struct block_index *best_sent;   /* the best header we announced or sent to it */
+    uint8_t best_unknown[32];        /* an announced hash whose header we lack */
     int has_best_unknown;
     int sync_started;
-    int64_t headers_asked_us;           /* a getheaders is out since then, 0 if none */
+    int64_t headers_asked_us; /* a getheaders is out since then, 0 if none */
     int unconnecting;
-    int low_work; /* low-work headers messages in a row */
+    int low_work;              /* low-work headers messages in a row */
     struct headerssync *hsync; /* a low-work chain being pre-synced, or NULL */
     struct inflight *inflight;
     int n_inflight;
@@ -131,7 +131,7 @@ struct net_job {
     uint8_t hash[32];       /* block: its hash; headers: the last header's hash */
     uint8_t first_prev[32]; /* headers: the first header's parent */
     size_t n_headers;
-    int presync;            /* headers released by a pre-sync: no getheaders follows */
+    int presync; /* headers released by a pre-sync: no getheaders follows */
     struct net_job *next;
 };
 
@@ -219,20 +219,20 @@ struct net {
 
     /* Addresses heard of (addrman.h), saved in peers.dat. */
     struct addrman *am;
-    int64_t next_addr_dump;     /* when peers.dat is written next (every 15 minutes) */
-    int64_t next_outbound_us;   /* when the next automatic connection may be opened */
-    int64_t start_time;         /* for the fixed seeds' one-minute wait */
+    int64_t next_addr_dump;   /* when peers.dat is written next (every 15 minutes) */
+    int64_t next_outbound_us; /* when the next automatic connection may be opened */
+    int64_t start_time;       /* for the fixed seeds' one-minute wait */
     int fixed_seeds_added;
     pthread_t dns_thread;
     int dns_started;
-    size_t addrs_at_start;      /* addresses known when the DNS thread started */
+    size_t addrs_at_start;               /* addresses known when the DNS thread started */
     char (*seednodes)[NET_ADDR_STR_LEN]; /* -seednode */
     size_t n_seednodes;
 };
 
 /* net.c */
-int64_t net_now(const struct net *n);      /* seconds (mock time when set) */
-int64_t net_now_us(const struct net *n);   /* microseconds, monotonic unless mocked */
+int64_t net_now(const struct net *n);    /* seconds (mock time when set) */
+int64_t net_now_us(const struct net *n); /* microseconds, monotonic unless mocked */
 void net_send(struct peer *p, const char *command, const struct buf *payload);
 void net_send_empty(struct peer *p, const char *command);
 void net_peer_disconnect(struct peer *p, const char *why);
@@ -250,12 +250,11 @@ size_t net_send_buffered(const struct peer *p);
 
 /* sync.c */
 void sync_on_connected(struct peer *p); /* outbound TCP connect done: send version */
-void sync_process_message(struct peer *p, const char *command, const uint8_t *payload,
-                          size_t len);
+void sync_process_message(struct peer *p, const char *command, const uint8_t *payload, size_t len);
 void sync_job_done(struct net *n, struct net_job *j);
-void sync_tick(struct net *n);           /* the timer: pings, timeouts, stalls, tips */
+void sync_tick(struct net *n);                      /* the timer: pings, timeouts, stalls, tips */
 void sync_peer_gone(struct net *n, struct peer *p); /* frees its in-flight blocks */
-void sync_serve_getdata(struct peer *p); /* more of the getdata queue, while room */
+void sync_serve_getdata(struct peer *p);            /* more of the getdata queue, while room */
 void sync_send_version(struct peer *p);
 void sync_schedule_downloads(struct net *n);
 

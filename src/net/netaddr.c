@@ -238,8 +238,8 @@ int net_addr_same_ip(const struct net_addr *a, const struct net_addr *b)
 int net_addr_is_local(const struct net_addr *a)
 {
     if (a->net == BIP155_IPV4) {
-        return a->addr[0] == 127 || (a->addr[0] == 0 && a->addr[1] == 0 && a->addr[2] == 0 &&
-                                     a->addr[3] == 0);
+        return a->addr[0] == 127 ||
+               (a->addr[0] == 0 && a->addr[1] == 0 && a->addr[2] == 0 && a->addr[3] == 0);
     }
     if (a->net == BIP155_IPV6) {
         static const uint8_t lo[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
@@ -299,8 +299,8 @@ int net_addr_network(const struct net_addr *a)
 
 const char *net_network_name(int network)
 {
-    static const char *names[NETWORK_COUNT] = {"not_publicly_routable", "ipv4", "ipv6", "onion",
-                                               "i2p", "cjdns"};
+    static const char *names[NETWORK_COUNT] = {
+        "not_publicly_routable", "ipv4", "ipv6", "onion", "i2p", "cjdns"};
     return network >= 0 && network < NETWORK_COUNT ? names[network] : "not_publicly_routable";
 }
 

@@ -25,10 +25,10 @@ enum net_network {
 };
 
 struct net_addr {
-    uint8_t net;       /* enum net_bip155 (BIP155_IPV4, BIP155_IPV6, ...) */
-    uint8_t len;       /* bytes of addr used */
-    uint8_t addr[32];  /* IPv4: 4 bytes, IPv6: 16 */
-    uint16_t port;     /* host order */
+    uint8_t net;      /* enum net_bip155 (BIP155_IPV4, BIP155_IPV6, ...) */
+    uint8_t len;      /* bytes of addr used */
+    uint8_t addr[32]; /* IPv4: 4 bytes, IPv6: 16 */
+    uint16_t port;    /* host order */
 };
 
 /** Parses "host", "host:port", "[v6]", "[v6]:port", "v6" (numeric addresses; with

@@ -30,8 +30,8 @@ int net_header_parse(const uint8_t raw[NET_HEADER_SIZE], const uint8_t magic[4],
     memset(h, 0, sizeof(*h));
     if (memcmp(raw, magic, 4) != 0) {
         if (err && err_len) {
-            snprintf(err, err_len, "Wrong MessageStart %02x%02x%02x%02x received", raw[0],
-                     raw[1], raw[2], raw[3]);
+            snprintf(err, err_len, "Wrong MessageStart %02x%02x%02x%02x received", raw[0], raw[1],
+                     raw[2], raw[3]);
         }
         return RC_INVALID;
     }
@@ -54,8 +54,8 @@ int net_header_parse(const uint8_t raw[NET_HEADER_SIZE], const uint8_t magic[4],
     memcpy(h->checksum, raw + 20, 4);
     if (h->len > NET_MAX_MESSAGE) {
         if (err && err_len) {
-            snprintf(err, err_len, "Oversized message %s, size %u (max %u)", h->command,
-                     h->len, (unsigned)NET_MAX_MESSAGE);
+            snprintf(err, err_len, "Oversized message %s, size %u (max %u)", h->command, h->len,
+                     (unsigned)NET_MAX_MESSAGE);
         }
         return RC_TOO_LARGE;
     }
@@ -187,15 +187,14 @@ static int read_count(struct reader *r, uint64_t max, size_t min_size, uint64_t 
     }
     if (*n > max) {
         if (err && err_len) {
-            snprintf(err, err_len, "%s %llu over the limit of %llu", what,
-                     (unsigned long long)*n, (unsigned long long)max);
+            snprintf(err, err_len, "%s %llu over the limit of %llu", what, (unsigned long long)*n,
+                     (unsigned long long)max);
         }
         return RC_TOO_LARGE;
     }
     if (*n * min_size > reader_left(r)) {
         if (err && err_len) {
-            snprintf(err, err_len, "%s %llu: the message ends early", what,
-                     (unsigned long long)*n);
+            snprintf(err, err_len, "%s %llu: the message ends early", what, (unsigned long long)*n);
         }
         return RC_TRUNCATED;
     }
@@ -271,8 +270,8 @@ int net_locator_parse(const uint8_t *p, size_t len, uint8_t (**hashes)[32], size
     return RC_OK;
 }
 
-void net_locator_serialize(struct buf *out, uint32_t version, const uint8_t (*hashes)[32],
-                           size_t n, const uint8_t stop[32])
+void net_locator_serialize(struct buf *out, uint32_t version, const uint8_t (*hashes)[32], size_t n,
+                           const uint8_t stop[32])
 {
     buf_put_u32le(out, version);
     ser_put_compact(out, n);
@@ -353,7 +352,7 @@ static size_t bip155_len(uint8_t net)
 }
 
 int net_addrmsg_parse(const uint8_t *p, size_t len, int v2, struct net_addr_msg_entry **out,
-                   size_t *n, char *err, size_t err_len)
+                      size_t *n, char *err, size_t err_len)
 {
     *out = NULL;
     *n = 0;

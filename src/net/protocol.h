@@ -105,8 +105,8 @@ void net_inv_serialize(struct buf *out, const struct net_inv *inv, size_t n);
  *  NET_MAX_LOCATOR: more is RC_TOO_LARGE, with *n the size announced) and the stop hash. */
 int net_locator_parse(const uint8_t *p, size_t len, uint8_t (**hashes)[32], size_t *n,
                       uint8_t stop[32], char *err, size_t err_len);
-void net_locator_serialize(struct buf *out, uint32_t version, const uint8_t (*hashes)[32],
-                           size_t n, const uint8_t stop[32]);
+void net_locator_serialize(struct buf *out, uint32_t version, const uint8_t (*hashes)[32], size_t n,
+                           const uint8_t stop[32]);
 
 /** Decodes headers: *raw (caller frees) gets *n headers of 80 bytes each, back to back; the
  *  transaction count after each is read and ignored, as Core does. At most NET_MAX_HEADERS
@@ -130,8 +130,8 @@ enum net_bip155 {
 struct net_addr_msg_entry {
     uint32_t time;
     uint64_t services;
-    uint8_t net;     /* enum net_bip155 */
-    uint8_t len;     /* bytes of addr used: 4, 16 or 32 */
+    uint8_t net; /* enum net_bip155 */
+    uint8_t len; /* bytes of addr used: 4, 16 or 32 */
     uint8_t addr[32];
     uint16_t port;
 };
@@ -141,7 +141,7 @@ struct net_addr_msg_entry {
  *  one are skipped (BIP155); an address field over 512 bytes is an error. A legacy IPv6
  *  entry holding a mapped IPv4 address comes out as IPv4. */
 int net_addrmsg_parse(const uint8_t *p, size_t len, int v2, struct net_addr_msg_entry **out,
-                   size_t *n, char *err, size_t err_len);
+                      size_t *n, char *err, size_t err_len);
 void net_addrmsg_serialize(struct buf *out, int v2, const struct net_addr_msg_entry *a, size_t n);
 
 /** Appends the 26 bytes of a legacy network address (services, ip, port). */

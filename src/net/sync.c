@@ -187,8 +187,7 @@ static void send_getheaders(struct net *n, struct peer *p, struct block_index *f
     buf_clear(&b);
     free(loc);
     p->headers_asked_us = net_now_us(n);
-    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "getheaders (%d) to peer=%lld", from->height,
-        (long long)p->id);
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "getheaders (%d) to peer=%lld", from->height, (long long)p->id);
 }
 
 static void send_ping(struct peer *p)
@@ -354,12 +353,12 @@ static void presync_feed(struct net *n, struct peer *p, const uint8_t *raw, size
         return;
     }
     if (state == HSYNC_PRESYNC) {
-        LOG_INFO("Pre-synchronizing blockheaders, height: %d (~%.2f%%)",
-                 headerssync_presync_height(p->hsync),
-                 100.0 *
-                     (double)(headerssync_presync_time(p->hsync) -
-                              (int64_t)n->p->genesis_header.time) /
-                     (double)(net_now(n) - (int64_t)n->p->genesis_header.time + 1));
+        LOG_INFO(
+            "Pre-synchronizing blockheaders, height: %d (~%.2f%%)",
+            headerssync_presync_height(p->hsync),
+            100.0 *
+                (double)(headerssync_presync_time(p->hsync) - (int64_t)n->p->genesis_header.time) /
+                (double)(net_now(n) - (int64_t)n->p->genesis_header.time + 1));
     }
     if (n_release) {
         struct net_job *j = xcalloc(1, sizeof(*j));
@@ -388,8 +387,7 @@ static void presync_feed(struct net *n, struct peer *p, const uint8_t *raw, size
         p->headers_asked_us = net_now_us(n);
     }
     if (state == HSYNC_DONE) {
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "headers pre-sync with peer=%lld done",
-            (long long)p->id);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "headers pre-sync with peer=%lld done", (long long)p->id);
         headerssync_free(p->hsync);
         p->hsync = NULL;
     }
@@ -772,8 +770,8 @@ void sync_schedule_downloads(struct net *n)
         }
         struct block_index *blocks[NET_MAX_BLOCKS_IN_FLIGHT];
         int64_t staller = -1;
-        size_t k = next_blocks(n, p, (size_t)(NET_MAX_BLOCKS_IN_FLIGHT - p->n_inflight), blocks,
-                               &staller);
+        size_t k =
+            next_blocks(n, p, (size_t)(NET_MAX_BLOCKS_IN_FLIGHT - p->n_inflight), blocks, &staller);
         request_blocks(p, blocks, k);
         if (k == 0 && staller >= 0) {
             struct peer *s = net_find_peer(n, staller);
@@ -1209,8 +1207,10 @@ static void on_addr(struct peer *p, const uint8_t *d, size_t len, int v2)
     addrman_add(n->am, &added, v, m, &p->addr, 2 * 60 * 60, now);
     free(v);
     free(a);
-    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Received addr: %zu addresses (%zu processed, %zu added) "
-        "peer=%lld", k, m, added, (long long)p->id);
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+        "Received addr: %zu addresses (%zu processed, %zu added) "
+        "peer=%lld",
+        k, m, added, (long long)p->id);
     if (p->conn_type == CONN_ADDR_FETCH && k > 1) {
         net_peer_disconnect(p, "addr-fetch done"); /* Core: it came for this */
     }
@@ -1295,8 +1295,8 @@ void sync_process_message(struct peer *p, const char *cmd, const uint8_t *d, siz
         return; /* BIP330: not offered */
     }
     if (!p->handshake_done) {
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unsupported message \"%s\" prior to verack from %s",
-            cmd, peer_log_id(p, lid, sizeof(lid)));
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unsupported message \"%s\" prior to verack from %s", cmd,
+            peer_log_id(p, lid, sizeof(lid)));
         return;
     }
     if (strcmp(cmd, "ping") == 0) {
@@ -1404,9 +1404,9 @@ static void announce_tip(struct net *n, struct block_index *old_tip, struct bloc
                 size_t k = (size_t)(tip->height - first->height + 1);
                 uint8_t *raw = xmalloc(k * 80);
                 for (size_t i = 0; i < k; i++) {
-                    block_header_serialize(&block_index_ancestor(tip, first->height +
-                                                                 (int32_t)i)->header,
-                                           raw + i * 80);
+                    block_header_serialize(
+                        &block_index_ancestor(tip, first->height + (int32_t)i)->header,
+                        raw + i * 80);
                 }
                 struct buf b;
                 buf_init(&b);
@@ -1475,8 +1475,10 @@ void sync_tick(struct net *n)
         /* Core's InactivityCheck. */
         if (now > p->conn_time + n->opt.peer_timeout) {
             if (!p->handshake_done) {
-                LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "version handshake timeout, disconnecting "
-                    "peer=%lld", (long long)p->id);
+                LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+                    "version handshake timeout, disconnecting "
+                    "peer=%lld",
+                    (long long)p->id);
                 net_peer_disconnect(p, "version handshake timeout");
                 continue;
             }
@@ -1503,8 +1505,8 @@ void sync_tick(struct net *n)
             int64_t next = p->stall_timeout_us * 2;
             for (struct peer *q = n->peers; q; q = q->next) {
                 if (q != p) {
-                    q->stall_timeout_us = next > NET_STALL_TIMEOUT_MAX_US ? NET_STALL_TIMEOUT_MAX_US
-                                                                          : next;
+                    q->stall_timeout_us =
+                        next > NET_STALL_TIMEOUT_MAX_US ? NET_STALL_TIMEOUT_MAX_US : next;
                 }
             }
             net_peer_disconnect(p, "stalling");

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "crypto/hash.h"
 #include "consensus/params.h"
 #include "consensus/pow.h"
+#include "crypto/hash.h"
 #include "net/evict.h"
 #include "net/headerssync.h"
 #include "net/net.h"
@@ -469,8 +469,7 @@ static void test_headerssync_refusals(void)
     headerssync_free(h);
     /* Headers that do not follow each other. */
     h = headerssync_new(p, &st, &min, 1296688602 + 86400 * 365);
-    CHECK_EQ_INT(headerssync_process(h, chain + 80, 2000, 1, &out, &nout, &more, err,
-                                     sizeof(err)),
+    CHECK_EQ_INT(headerssync_process(h, chain + 80, 2000, 1, &out, &nout, &more, err, sizeof(err)),
                  HSYNC_MISBEHAVED);
     CHECK(strstr(err, "non-continuous") != NULL);
     headerssync_free(h);
@@ -537,9 +536,9 @@ static void test_socks5(void)
     CHECK_EQ_MEM(out.data, ((uint8_t[]){1, 2, 'u', '1', 3, 'p', '2', '2'}), 8);
     buf_reset(&out);
     CHECK_EQ_INT(socks5_read(&s, (const uint8_t *)"\x01\x00", 2, &out, err, sizeof(err)), 2);
-    CHECK_EQ_MEM(out.data, ((uint8_t[]){5, 1, 0, 3, 9, 'a', 'b', 'c', '.', 'o', 'n', 'i', 'o',
-                                        'n', 0x20, 0x8d}),
-                 16);
+    CHECK_EQ_MEM(
+        out.data,
+        ((uint8_t[]){5, 1, 0, 3, 9, 'a', 'b', 'c', '.', 'o', 'n', 'i', 'o', 'n', 0x20, 0x8d}), 16);
     /* Refusals, in Core's words. */
     const uint8_t refused[] = {5, 4, 0, 1, 0, 0, 0, 0, 0, 0};
     CHECK_EQ_INT(socks5_read(&s, refused, sizeof(refused), &out, err, sizeof(err)), RC_INVALID);
@@ -563,15 +562,17 @@ static void test_eviction(void)
     struct evict_candidate c[40];
     /* Few candidates: every one protected. */
     for (int i = 0; i < 20; i++) {
-        c[i] = (struct evict_candidate){.id = i, .conn_time = 1000 + i, .min_ping_us = -1,
-                                        .keyed_netgroup = 7};
+        c[i] = (struct evict_candidate){
+            .id = i, .conn_time = 1000 + i, .min_ping_us = -1, .keyed_netgroup = 7};
     }
     CHECK_EQ_INT(evict_select(c, 20), -1);
     /* 40 peers: 30 of one network group, 10 of ten others. The evicted one is of the big
      * group, the youngest of it left unprotected; never a fast, a block-relaying or a
      * long-connected one. */
     for (int i = 0; i < 40; i++) {
-        c[i] = (struct evict_candidate){.id = i, .conn_time = 1000 + i, .min_ping_us = 5000 + i,
+        c[i] = (struct evict_candidate){.id = i,
+                                        .conn_time = 1000 + i,
+                                        .min_ping_us = 5000 + i,
                                         .keyed_netgroup = i < 30 ? 1 : (uint64_t)(100 + i)};
     }
     c[39 - 10].min_ping_us = 10; /* id 29: the youngest of the big group, but fast */

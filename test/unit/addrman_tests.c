@@ -736,7 +736,11 @@ static void test_save_load_roundtrip(void)
         struct addrman_info x, y;
         CHECK_EQ_INT(addrman_find(am1, &x, &list[i].addr), RC_OK);
         CHECK_EQ_INT(addrman_find(am2, &y, &list[i].addr), RC_OK);
-        CHECK(memcmp(&x, &y, sizeof(x)) == 0);
+        CHECK(net_addr_same_ip(&x.addr, &y.addr) && x.addr.port == y.addr.port &&
+              net_addr_same_ip(&x.source, &y.source) && x.services == y.services &&
+              x.time == y.time && x.last_try == y.last_try && x.last_success == y.last_success &&
+              x.attempts == y.attempts && x.in_tried == y.in_tried &&
+              x.ref_count == y.ref_count && x.bucket == y.bucket && x.position == y.position);
     }
     free(list);
     /* Same seed, same Select sequence. */
@@ -747,7 +751,9 @@ static void test_save_load_roundtrip(void)
         struct addrman_addr o1, o2;
         int r1 = addrman_select(am1, &o1, NULL, i % 3 == 0, 0, NOW);
         int r2 = addrman_select(am2, &o2, NULL, i % 3 == 0, 0, NOW);
-        same &= r1 == r2 && r1 == RC_OK && memcmp(&o1, &o2, sizeof(o1)) == 0;
+        /* Field by field: the structs' padding is not part of the answer. */
+        same &= r1 == r2 && r1 == RC_OK && net_addr_same_ip(&o1.addr, &o2.addr) &&
+                o1.addr.port == o2.addr.port && o1.services == o2.services && o1.time == o2.time;
     }
     CHECK(same);
     /* An empty addrman round-trips too. */

@@ -156,7 +156,9 @@ int64_t net_now(const struct net *n)
 
 int64_t net_now_us(const struct net *n)
 {
-    return n->mocktime ? n->mocktime * 1000000 : time_mono_us();
+    /* Wall-clock, as Core's NodeClock: a setmocktime moves it within the same timeline, so
+     * a ping or a request timed before the mock time was set is measured against it. */
+    return n->mocktime ? n->mocktime * 1000000 : time_now_us();
 }
 
 void net_set_mocktime(struct net *n, int64_t t)

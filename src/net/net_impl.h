@@ -232,7 +232,7 @@ struct net {
 
 /* net.c */
 int64_t net_now(const struct net *n);    /* seconds (mock time when set) */
-int64_t net_now_us(const struct net *n); /* microseconds, monotonic unless mocked */
+int64_t net_now_us(const struct net *n); /* microseconds since the epoch (mock time when set) */
 void net_send(struct peer *p, const char *command, const struct buf *payload);
 void net_send_empty(struct peer *p, const char *command);
 void net_peer_disconnect(struct peer *p, const char *why);

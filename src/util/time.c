@@ -11,6 +11,13 @@ int64_t time_now_s(void)
     return (int64_t)ts.tv_sec;
 }
 
+int64_t time_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 int64_t time_mono_us(void)
 {
     struct timespec ts;

@@ -8,6 +8,8 @@
 
 /** Returns the wall-clock time in seconds since the Unix epoch. */
 int64_t time_now_s(void);
+/** Returns the wall-clock time in microseconds since the Unix epoch. */
+int64_t time_now_us(void);
 /** Returns a monotonic clock in microseconds (only differences mean anything). */
 int64_t time_mono_us(void);
 /** The same clock in nanoseconds (for timing the work of threads). */

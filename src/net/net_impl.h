@@ -245,7 +245,6 @@ enum { PAUSE_JOBS = 1, PAUSE_GETDATA = 2 };
 void net_pause_reads(struct peer *p, unsigned why, int pause);
 /* Queues a job for the validator (submitted now if its queue has room). */
 void net_submit(struct net *n, struct net_job *j);
-int net_in_ibd(struct net *n); /* caller holds the chain's read lock */
 size_t net_send_buffered(const struct peer *p);
 
 /* sync.c */

@@ -53,11 +53,6 @@ static void anti_dos_work(struct net *n, struct u256 *out)
     }
 }
 
-int net_in_ibd(struct net *n)
-{
-    return chainstate_in_ibd(n->cs);
-}
-
 /* Core's locator: the 10 blocks back from e one by one, then doubling steps, then genesis. */
 static size_t build_locator(struct block_index *e, uint8_t (**out)[32])
 {
@@ -99,7 +94,7 @@ static int peer_has_header(const struct peer *p, struct block_index *e)
 static void update_availability(struct net *n, struct peer *p, const uint8_t hash[32])
 {
     struct block_index *e = block_tree_find(chainstate_tree(n->cs), hash);
-    if (e && u256_cmp(&e->chain_work, &(struct u256){{0}}) > 0) {
+    if (e && !u256_is_zero(&e->chain_work)) {
         if (!p->best_known || u256_cmp(&e->chain_work, &p->best_known->chain_work) >= 0) {
             p->best_known = e;
         }
@@ -883,7 +878,7 @@ static void on_getheaders(struct peer *p, const uint8_t *d, size_t len)
         return;
     }
     chainstate_read_lock(n->cs);
-    if (net_in_ibd(n) && (p->perms & NET_PERM_DOWNLOAD) != NET_PERM_DOWNLOAD) {
+    if (chainstate_in_ibd(n->cs) && (p->perms & NET_PERM_DOWNLOAD) != NET_PERM_DOWNLOAD) {
         chainstate_read_unlock(n->cs);
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
             "Ignoring getheaders from peer=%lld because node is in initial block download",
@@ -900,10 +895,6 @@ static void on_getheaders(struct peer *p, const uint8_t *d, size_t len)
             chainstate_read_unlock(n->cs);
             free(loc);
             return;
-        }
-        start = e->prev;
-        if (!start) {
-            start = NULL;
         }
         uint8_t raw[80];
         block_header_serialize(&e->header, raw);
@@ -1531,7 +1522,7 @@ void sync_tick(struct net *n)
     chainstate_read_lock(n->cs);
     struct block_index *tip = chainstate_tip(n->cs);
     if (tip && tip != n->last_tip) {
-        if (!net_in_ibd(n)) {
+        if (!chainstate_in_ibd(n->cs)) {
             announce_tip(n, n->last_tip, tip);
         }
         n->last_tip = tip;

@@ -56,6 +56,16 @@ class P2PMisbehaveTest(BitnodeTestFramework):
                 assert_true(log_part in f.read(), "debug.log says %r" % log_part)
         peer.close()
 
+    def block_on_tip(self):
+        """A valid coinbase-only block on the node's tip, solved."""
+        tip = self.node.rpc("getbestblockhash")
+        hdr = self.node.rpc("getblockheader", tip)
+        blk = Block(bytes.fromhex(tip)[::-1],
+                    [create_coinbase(hdr["height"] + 1, block_subsidy(hdr["height"] + 1))],
+                    hdr["time"] + 1)
+        blk.solve()
+        return blk
+
     def run_test(self):
         self.node = node = self.nodes[0]
         with open(os.path.join(SMALL, "expected.json")) as f:
@@ -157,12 +167,7 @@ class P2PMisbehaveTest(BitnodeTestFramework):
         def mutated_new(p):
             # An unsolicited block on the node's tip whose merkle root is not its
             # transactions'.
-            tip = node.rpc("getbestblockhash")
-            hdr = node.rpc("getblockheader", tip)
-            blk = Block(bytes.fromhex(tip)[::-1],
-                        [create_coinbase(hdr["height"] + 1, block_subsidy(hdr["height"] + 1))],
-                        hdr["time"] + 1)
-            blk.solve()
+            blk = self.block_on_tip()
             blk.merkle = b"\x18" * 32
             while int.from_bytes(blk.sha, "little") > blk.target():
                 blk.nonce += 1
@@ -179,12 +184,7 @@ class P2PMisbehaveTest(BitnodeTestFramework):
         assert_equal(node.rpc("getbestblockhash"), p2p.hash_hex(p2p.to_header(raws[1300]).sha))
         self.log("a peer speaking as Core's test framework: headers, then the block pushed")
         fw = p2p.P2PConnection(ping_interval=2).connect(node.p2p_port)
-        tip = node.rpc("getbestblockhash")
-        hdr = node.rpc("getblockheader", tip)
-        blk = Block(bytes.fromhex(tip)[::-1],
-                    [create_coinbase(hdr["height"] + 1, block_subsidy(hdr["height"] + 1))],
-                    hdr["time"] + 1)
-        blk.solve()
+        blk = self.block_on_tip()
         fw.announce_block_by_headers(blk)
         fw.send_block(blk.serialize())  # unsolicited, as Core's framework pushes it
         wait_until(lambda: node.rpc("getbestblockhash") == blk.hash, timeout=30,

@@ -12,11 +12,9 @@
 /* The reasons of the ARG_IGNORED options that share one (logged as "Ignoring -keypool: "
  * followed by the reason). */
 #define NO_WALLET "bitnode has no wallet"
-#define NO_MEMPOOL "no mempool yet (issue 15)"
 #define NO_TOR "bitnode has no Tor control yet"
 #define NO_GUI "bitnode has no GUI"
 #define NO_ZMQ "bitnode has no ZMQ notifications yet"
-#define NO_MINING "bitnode creates no blocks (it has no mining RPCs)"
 #define NO_STARTUP_CHECK "bitnode verifies no blocks at start-up (the verifychain RPC does)"
 
 const struct arg_def bitnoded_options[] = {
@@ -157,12 +155,11 @@ const struct arg_def bitnoded_options[] = {
      "Keep the transaction memory pool below <n> megabytes (default: 300). As in Bitcoin "
      "Core, what the mempool does not use is shared with the coins cache (-dbcache); bitnode "
      "has no mempool yet, so all of it is"},
-    {"mempoolexpiry", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_OPTIONS, "=<n>",
-     "Do not keep transactions in the mempool longer than <n> hours (default: 336)"
-     ARG_REASON(NO_MEMPOOL)},
-    {"minrelaytxfee", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "=<amt>",
+    {"mempoolexpiry", ARG_INT, ARGS_CAT_OPTIONS, "=<n>",
+     "Do not keep transactions in the mempool longer than <n> hours (default: 336)"},
+    {"minrelaytxfee", ARG_STRING, ARGS_CAT_RELAY, "=<amt>",
      "Fees (in BTC/kvB) smaller than this are considered zero fee for relaying, mining and "
-     "transaction creation (default: 0.000001)" ARG_REASON(NO_MEMPOOL)},
+     "transaction creation (default: 0.000001)"},
     {"disablewallet", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_WALLET, "",
      "Do not load the wallet and disable wallet RPC calls" ARG_REASON(NO_WALLET)},
     {"debug", ARG_STRING | ARG_MULTI, ARGS_CAT_DEBUG, "=<category>",
@@ -248,12 +245,11 @@ const struct arg_def bitnoded_options[] = {
     {"blockreconstructionextratxn", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_OPTIONS,
      "=<n>",
      "Extra transactions to keep in memory for compact block reconstructions (default: 100)"
-     ARG_REASON(NO_MEMPOOL)},
-    {"blocksonly", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_OPTIONS, "",
+     ARG_REASON("bitnode keeps no extra transactions for compact blocks yet")},
+    {"blocksonly", ARG_BOOL, ARGS_CAT_OPTIONS, "",
      "Whether to reject transactions from network peers. Disables automatic broadcast and "
      "rebroadcast of transactions, unless the source peer has the 'forcerelay' permission. RPC "
-     "transactions are not affected. (default: 0)"
-     ARG_REASON("bitnode relays no transactions yet, as with -blocksonly=1 (issue 15)")},
+     "transactions are not affected. (default: 0)"},
     {"coinstatsindex", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_OPTIONS, "",
      "Maintain coinstats index used by the gettxoutsetinfo RPC (default: 0)"},
     {"allowignoredconf", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_OPTIONS, "",
@@ -264,14 +260,12 @@ const struct arg_def bitnoded_options[] = {
      "Set the number of threads used to prefetch block input prevouts from the chainstate "
      "database (0 disables, up to 16, default: 8). Negative values are rejected."
      ARG_REASON("bitnode has no prevout-fetch threads; -par sets its script threads")},
-    {"persistmempool", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_OPTIONS, "",
-     "Whether to save the mempool on shutdown and load on restart (default: 1)"
-     ARG_REASON(NO_MEMPOOL)},
-    {"persistmempoolv1", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_OPTIONS, "",
+    {"persistmempool", ARG_BOOL, ARGS_CAT_OPTIONS, "",
+     "Whether to save the mempool on shutdown and load on restart (default: 1)"},
+    {"persistmempoolv1", ARG_BOOL, ARGS_CAT_OPTIONS, "",
      "Whether a mempool.dat file created by -persistmempool or the savemempool RPC will be "
      "written in the legacy format (version 1) or the current format (version 2). This "
-     "temporary option will be removed in the future. (default: 0)"
-     ARG_REASON(NO_MEMPOOL)},
+     "temporary option will be removed in the future. (default: 0)"},
     {"settings", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_OPTIONS, "=<file>",
      "Specify path to dynamic settings data file. Can be disabled with -nosettings. File is "
      "written at runtime and not meant to be edited by users (use bitcoin.conf instead for "
@@ -339,7 +333,7 @@ const struct arg_def bitnoded_options[] = {
      "Always query for peer addresses via DNS lookup (default: 0)"},
     {"inboundrelaypercent", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "=<n>",
      "Permit a maximum percent of inbound connections to relay transactions, to limit memory "
-     "utilization (0 to 100, default: 50)." ARG_REASON(NO_MEMPOOL)},
+     "utilization (0 to 100, default: 50)." ARG_REASON("bitnode has no private broadcast")},
     {"maxreceivebuffer", ARG_INT | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "=<n>",
      "Maximum per-connection receive buffer, <n>*1000 bytes (default: 5000)"},
     {"maxsendbuffer", ARG_INT | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "=<n>",
@@ -362,7 +356,7 @@ const struct arg_def bitnoded_options[] = {
     {"peerblockfilters", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_CONN, "",
      "Serve compact block filters to peers per BIP 157 (default: 0)"},
     {"txreconciliation", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "",
-     "Enable transaction reconciliations per BIP 330 (default: 0)" ARG_REASON(NO_MEMPOOL)},
+     "Enable transaction reconciliations per BIP 330 (default: 0)" ARG_REASON("bitnode has no transaction reconciliation (BIP 330)")},
     {"torcontrol", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "=<ip>:<port>",
      "Tor control host and port to use if onion listening enabled (default: 127.0.0.1:9051). "
      "If no port is specified, the default port of 9051 will be used." ARG_REASON(NO_TOR)},
@@ -484,7 +478,7 @@ const struct arg_def bitnoded_options[] = {
      ARG_REASON("bitnode has no addrman consistency check")},
     {"checkmempool", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Run mempool consistency checks every <n> transactions. Use 0 to disable. (default: 0, "
-     "regtest: 1)" ARG_REASON(NO_MEMPOOL)},
+     "regtest: 1)" ARG_REASON("bitnode has no mempool consistency check")},
     {"checkpoints", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Removed from Core (hidden there)"
      ARG_REASON("checkpoints were removed; the option has no effect (as in Core)")},
@@ -496,7 +490,7 @@ const struct arg_def bitnoded_options[] = {
     {"limitancestorcount", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Deprecated setting to not accept transactions if number of in-mempool ancestors is <n> "
      "or more (default: 25); replaced by cluster limits (see -limitclustercount) and only used "
-     "by wallet for coin selection" ARG_REASON(NO_MEMPOOL)},
+     "by wallet for coin selection" ARG_REASON("replaced by cluster limits; only Core's wallet reads it")},
     {"limitancestorsize", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Removed from Core (hidden there)"
      ARG_REASON("replaced by cluster size limits; the option has no effect (as in Core)")},
@@ -506,25 +500,24 @@ const struct arg_def bitnoded_options[] = {
     {"limitdescendantcount", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Deprecated setting to not accept transactions if any ancestor would have <n> or more "
      "in-mempool descendants (default: 25); replaced by cluster limits (see "
-     "-limitclustercount) and only used by wallet for coin selection" ARG_REASON(NO_MEMPOOL)},
+     "-limitclustercount) and only used by wallet for coin selection" ARG_REASON("replaced by cluster limits; only Core's wallet reads it")},
     {"test", ARG_STRING | ARG_MULTI | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<option>",
      "Pass a test-only option. Options include : addrman (use deterministic addrman), "
      "reindex_after_failure_noninteractive_yes (When asked for a reindex after failure "
      "interactively, simulate as-if answered with 'yes'), bip94 (enforce BIP94 consensus "
      "rules)."},
-    {"limitclustercount", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
+    {"limitclustercount", ARG_INT, ARGS_CAT_DEBUG, "=<n>",
      "Do not accept transactions into mempool which are directly or indirectly connected to "
-     "<n> or more other unconfirmed transactions (default: 64, maximum: 64)"
-     ARG_REASON(NO_MEMPOOL)},
-    {"limitclustersize", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
+     "<n> or more other unconfirmed transactions (default: 64, maximum: 64)"},
+    {"limitclustersize", ARG_INT, ARGS_CAT_DEBUG, "=<n>",
      "Do not accept transactions whose virtual size with all in-mempool connected transactions "
-     "exceeds <n> kilobytes (default: 101)" ARG_REASON(NO_MEMPOOL)},
+     "exceeds <n> kilobytes (default: 101)"},
     {"capturemessages", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Capture all P2P messages to disk"},
     {"mocktime", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Replace actual time with UNIX epoch time (default: 0)"},
     {"printpriority", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
-     "Log transaction fee rate in BTC/kvB when mining blocks (default: 0)" ARG_REASON(NO_MINING)},
+     "Log transaction fee rate in BTC/kvB when mining blocks (default: 0)" ARG_REASON("bitnode does not log the fee rates of the transactions it mines")},
     {"uacomment", ARG_STRING | ARG_MULTI, ARGS_CAT_DEBUG, "=<cmt>",
      "Append comment to the user agent string"},
     {"acceptstalefeeestimates", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
@@ -560,30 +553,26 @@ const struct arg_def bitnoded_options[] = {
      ARG_REASON("bitnode does not shrink debug.log")},
 
     /* Core's "Node relay options": policy for a mempool bitnode has not got yet. */
-    {"acceptnonstdtxn", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "",
-     "Relay and mine \"non-standard\" transactions (test networks only; default: 0)"
-     ARG_REASON(NO_MEMPOOL)},
-    {"incrementalrelayfee", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "=<amt>",
+    {"acceptnonstdtxn", ARG_BOOL, ARGS_CAT_RELAY, "",
+     "Relay and mine \"non-standard\" transactions (test networks only; default: 0)"},
+    {"incrementalrelayfee", ARG_STRING, ARGS_CAT_RELAY, "=<amt>",
      "Fee rate (in BTC/kvB) used to define cost of relay, used for mempool limiting and "
-     "replacement policy. (default: 0.000001)" ARG_REASON(NO_MEMPOOL)},
-    {"dustrelayfee", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "=<amt>",
+     "replacement policy. (default: 0.000001)"},
+    {"dustrelayfee", ARG_STRING, ARGS_CAT_RELAY, "=<amt>",
      "Fee rate (in BTC/kvB) used to define dust, the value of an output such that it will "
-     "cost more than its value in fees at this fee rate to spend it. (default: 0.00003)"
-     ARG_REASON(NO_MEMPOOL)},
-    {"bytespersigop", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "",
-     "Equivalent bytes per sigop in transactions for relay and mining (default: 20)"
-     ARG_REASON(NO_MEMPOOL)},
-    {"datacarrier", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "",
-     "Relay and mine data carrier transactions (default: 1)" ARG_REASON(NO_MEMPOOL)},
-    {"datacarriersize", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "",
+     "cost more than its value in fees at this fee rate to spend it. (default: 0.00003)"},
+    {"bytespersigop", ARG_INT, ARGS_CAT_RELAY, "",
+     "Equivalent bytes per sigop in transactions for relay and mining (default: 20)"},
+    {"datacarrier", ARG_BOOL, ARGS_CAT_RELAY, "",
+     "Relay and mine data carrier transactions (default: 1)"},
+    {"datacarriersize", ARG_INT, ARGS_CAT_RELAY, "",
      "Relay and mine transactions whose data-carrying raw scriptPubKeys in aggregate are of "
-     "this size or less, allowing multiple outputs (default: 100000)" ARG_REASON(NO_MEMPOOL)},
-    {"permitbaremultisig", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "",
-     "Relay transactions creating non-P2SH multisig outputs (default: 1)"
-     ARG_REASON(NO_MEMPOOL)},
+     "this size or less, allowing multiple outputs (default: 100000)"},
+    {"permitbaremultisig", ARG_BOOL, ARGS_CAT_RELAY, "",
+     "Relay transactions creating non-P2SH multisig outputs (default: 1)"},
     {"txsendrate", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "=<n>",
      "Set the maximum ongoing rate for sending transactions to (inbound) peers (default: 14 "
-     "tx/s)" ARG_REASON(NO_MEMPOOL)},
+     "tx/s)" ARG_REASON("bitnode has no private broadcast")},
     {"privatebroadcast", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_RELAY, "",
      "Broadcast transactions submitted via sendrawtransaction RPC using short-lived "
      "connections through the Tor or I2P networks, without putting them in the mempool first. "
@@ -591,24 +580,24 @@ const struct arg_def bitnoded_options[] = {
     {"whitelistforcerelay", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "",
      "Add 'forcerelay' permission to whitelisted peers with default permissions. This will "
      "relay transactions even if the transactions were already in the mempool. (default: 0)"
-     ARG_REASON(NO_MEMPOOL)},
+     ARG_REASON("bitnode grants no relay permissions from -whitelist yet")},
     {"whitelistrelay", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "",
      "Add 'relay' permission to whitelisted peers with default permissions. This will accept "
      "relayed transactions even when not relaying transactions (default: 1)"
-     ARG_REASON(NO_MEMPOOL)},
+     ARG_REASON("bitnode grants no relay permissions from -whitelist yet")},
 
     /* Core's "Block creation options": bitnode has no mining RPCs. */
-    {"blockmaxweight", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_MINING, "=<n>",
-     "Set maximum BIP141 block weight (default: 4000000)" ARG_REASON(NO_MINING)},
-    {"blockreservedweight", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_MINING, "=<n>",
+    {"blockmaxweight", ARG_INT, ARGS_CAT_MINING, "=<n>",
+     "Set maximum BIP141 block weight (default: 4000000)"},
+    {"blockreservedweight", ARG_INT, ARGS_CAT_MINING, "=<n>",
      "Reserve space for the fixed-size block header plus the largest coinbase transaction the "
      "mining software may add to the block. Only affects mining RPC clients, not IPC clients. "
-     "(default: 8000)." ARG_REASON(NO_MINING)},
-    {"blockmintxfee", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_MINING, "=<amt>",
+     "(default: 8000)."},
+    {"blockmintxfee", ARG_STRING, ARGS_CAT_MINING, "=<amt>",
      "Set lowest fee rate (in BTC/kvB) for transactions to be included in block creation. "
-     "(default: 0.00000001)" ARG_REASON(NO_MINING)},
-    {"blockversion", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_MINING, "=<n>",
-     "Override block version to test forking scenarios" ARG_REASON(NO_MINING)},
+     "(default: 0.00000001)"},
+    {"blockversion", ARG_INT | ARG_HIDDEN, ARGS_CAT_MINING, "=<n>",
+     "Override block version to test forking scenarios"},
 
     /* Core's "RPC server options". */
     {"rest", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_RPC, "",

@@ -38,6 +38,10 @@
 #include "validation/chainstate.h"
 #include "validation/import.h"
 #include "validation/validator.h"
+#include "bitnoded-mempool.h"
+#include "mempool/mempool.h"
+#include "mempool/miner.h"
+#include "rpc/mempool.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.1.0"
@@ -57,6 +61,8 @@ struct node {
     struct chainstate *cs;
     struct validator *val;   /* the validation thread: every change to cs goes through it */
     struct net *net;         /* peers; NULL until started */
+    struct mempool *mempool; /* the transaction pool (its writer: the validation thread) */
+    int mempool_loaded;      /* mempool.dat was read (so a dump may replace it) */
     int reindexing;          /* -reindex, or one that was interrupted */
     pthread_t import_thread; /* -loadblock / -reindex files */
     int import_started;
@@ -669,6 +675,8 @@ static int start_net(struct node *n)
             .onlynet = onlynet,
             .user_agent_comment = uacomment,
         };
+        o.mempool = n->mempool;
+        o.blocks_only = args_get_bool(n->args, "blocksonly", false);
         if (net_new(&n->net, &o, err, sizeof(err)) != RC_OK) {
             init_error("%s", err);
             rc = RC_IO;
@@ -927,6 +935,7 @@ int main(int argc, char **argv)
         rpc_mining_register(n.rpc_ctx);
         rpc_util_register(n.rpc_ctx);
         rpc_net_register(n.rpc_ctx);
+        rpc_mempool_register(n.rpc_ctx);
         if (rpc_server_start(n.rpc, err, sizeof(err)) != RC_OK) {
             init_error("Unable to start HTTP server: %s", err);
             goto shutdown;
@@ -990,6 +999,29 @@ int main(int argc, char **argv)
         if (n.rpc_ctx) {
             rpc_blockchain_set_chainstate(n.rpc_ctx, n.cs); /* its tip callback, first */
         }
+        {
+            struct mempool_options mo;
+            if (node_mempool_options(&mo, n.args, n.params, maxmempool, err, sizeof(err))) {
+                init_error("%s", err);
+                exit_code = 1;
+                goto shutdown;
+            }
+            struct miner_options mio;
+            if (node_miner_options(&mio, n.args, n.params, err, sizeof(err))) {
+                init_error("%s", err);
+                exit_code = 1;
+                goto shutdown;
+            }
+            if (n.rpc_ctx) {
+                rpc_mining_set_options(n.rpc_ctx, &mio);
+            }
+            n.mempool = mempool_new(&mo);
+            node_mempool_hook(n.mempool, n.cs);
+            if (n.rpc_ctx) {
+                rpc_mempool_set(n.rpc_ctx, n.mempool, n.net_dir,
+                                args_get_bool(n.args, "persistmempoolv1", false) ? 1 : 2);
+            }
+        }
         /* From here on only the validation thread changes the chainstate. */
         if (validator_new(&n.val, n.cs, 0, on_validation_halt, &n) != RC_OK) {
             init_error("cannot start the validation thread");
@@ -1024,7 +1056,13 @@ int main(int argc, char **argv)
             }
         }
     }
-    /* 16. Peers. */
+    /* 16. The mempool saved at the last shutdown. */
+    node_mempool_load(n.mempool, n.val, n.net_dir);
+    n.mempool_loaded = 1;
+    if (n.rpc_ctx) {
+        rpc_mempool_set_loaded(n.rpc_ctx);
+    }
+    /* 17. Peers. */
     if (start_net(&n) != RC_OK) {
         exit_code = 1;
         goto shutdown;
@@ -1035,7 +1073,7 @@ int main(int argc, char **argv)
     }
     LOG_INFO("init message: Done loading");
 
-    /* 17. Run until SIGTERM/SIGINT or the stop RPC. */
+    /* 18. Run until SIGTERM/SIGINT or the stop RPC. */
     shutdown_wait(-1);
 
 shutdown:
@@ -1054,6 +1092,18 @@ shutdown:
     n.net = NULL;
     validator_free(n.val); /* the block open on the pool is finished first */
     n.val = NULL;
+    if (n.mempool_loaded) {
+        node_mempool_dump(n.mempool, n.net_dir,
+                          args_get_bool(n.args, "persistmempoolv1", false) ? 1 : 2);
+    }
+    if (n.rpc_ctx) {
+        rpc_mempool_set(n.rpc_ctx, NULL, NULL, 2);
+    }
+    if (n.cs) {
+        chainstate_set_block_hooks(n.cs, NULL);
+    }
+    mempool_free(n.mempool);
+    n.mempool = NULL;
     if (n.rpc_ctx) {
         rpc_blockchain_set_validator(n.rpc_ctx, NULL);
         rpc_blockchain_set_chainstate(n.rpc_ctx, NULL);

@@ -3,6 +3,7 @@
  * means is sync.c's.
  */
 #include "net/net_impl.h"
+#include "net/txrelay.h"
 
 #include <errno.h>
 #include <event2/buffer.h>
@@ -1787,6 +1788,7 @@ int net_new(struct net **out, const struct net_options *opt, char *err, size_t e
         add_target(n, opt->addnode[i], 0);
     }
     load_bans(n);
+    txrelay_new(n);
     *out = n;
     return RC_OK;
 }
@@ -1883,5 +1885,6 @@ void net_free(struct net *n)
     free(n->added);
     addrman_free(n->am);
     free(n->seednodes);
+    txrelay_free(n);
     free(n);
 }

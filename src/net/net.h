@@ -94,6 +94,8 @@ struct net_options {
     int64_t peer_timeout;    /* -peertimeout, seconds */
     int64_t bantime;         /* -bantime, seconds */
     const char *user_agent_comment; /* -uacomment, joined by "; " (or NULL) */
+    struct mempool *mempool;        /* borrowed: relayed transactions go to it (NULL: none) */
+    int blocks_only;                /* -blocksonly: no transaction relay */
 };
 
 /** Creates the service and binds its listening sockets (so a port in use fails start-up
@@ -109,6 +111,10 @@ void net_free(struct net *n);
  *  running (fn is not called). For the RPC methods (rpc/net.c): fn may read and change
  *  the service's state through the net_* functions marked "net thread". */
 int net_call(struct net *n, void (*fn)(struct net *n, void *ctx), void *ctx);
+
+/** Announces a transaction that entered the pool outside the P2P code (sendrawtransaction)
+ *  to every peer that takes transactions. Any thread; does not wait. */
+void net_relay_transaction(struct net *n, const uint8_t txid32[32], const uint8_t wtxid32[32]);
 
 /* ---- Net thread only (inside net_call) ---- */
 

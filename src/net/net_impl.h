@@ -21,6 +21,8 @@ struct evconnlistener;
 struct block_index;
 struct headerssync;
 struct addrman;
+struct txrelay;
+struct txrelay_peer;
 
 /* Message types counted per peer (getpeerinfo's bytessent_per_msg); the last is "*other*". */
 enum {
@@ -117,6 +119,8 @@ struct peer {
     struct net_inv *getdata;
     size_t getdata_n, getdata_pos;
 
+    struct txrelay_peer *txr; /* transaction relay (txrelay.c), NULL until first used */
+
     int disconnect;
     struct peer *next;
 };
@@ -126,6 +130,7 @@ struct net_job {
     struct net *net;
     int64_t peer_id;
     int is_block;
+    int is_tx; /* a transaction (txrelay.c's, larger struct) */
     uint8_t *data; /* owned */
     size_t len;
     uint8_t hash[32];       /* block: its hash; headers: the last header's hash */
@@ -228,6 +233,8 @@ struct net {
     size_t addrs_at_start;               /* addresses known when the DNS thread started */
     char (*seednodes)[NET_ADDR_STR_LEN]; /* -seednode */
     size_t n_seednodes;
+
+    struct txrelay *txr; /* transaction relay (txrelay.c) */
 };
 
 /* net.c */

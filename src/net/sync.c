@@ -14,6 +14,7 @@
 #include "net/addrman.h"
 #include "net/headerssync.h"
 #include "net/net_impl.h"
+#include "net/txrelay.h"
 #include "primitives/block.h"
 #include "util/hex.h"
 #include "util/log.h"
@@ -144,7 +145,7 @@ void sync_send_version(struct peer *p)
     struct block_index *tip = chainstate_tip(n->cs);
     v.start_height = tip ? tip->height : 0;
     chainstate_read_unlock(n->cs);
-    v.relay = p->conn_type != CONN_BLOCK_RELAY;
+    v.relay = p->conn_type != CONN_BLOCK_RELAY && p->net->opt.mempool && !p->net->opt.blocks_only;
     struct buf b;
     buf_init(&b);
     net_version_serialize(&b, &v);
@@ -636,7 +637,7 @@ static int remove_inflight(struct peer *p, const uint8_t hash[32])
 
 void sync_peer_gone(struct net *n, struct peer *p)
 {
-    (void)n;
+    txrelay_peer_gone(n, p);
     headerssync_free(p->hsync);
     p->hsync = NULL;
     while (p->inflight) {
@@ -841,6 +842,10 @@ static void block_done(struct net *n, struct peer *p, struct net_job *j)
 void sync_job_done(struct net *n, struct net_job *j)
 {
     struct peer *p = net_find_peer(n, j->peer_id);
+    if (j->is_tx) {
+        txrelay_job_done(n, j); /* frees it */
+        return;
+    }
     if (j->is_block) {
         processing_remove(n, j->hash);
         block_done(n, p, j);
@@ -1011,9 +1016,10 @@ void sync_serve_getdata(struct peer *p)
         const struct net_inv *iv = &p->getdata[p->getdata_pos++];
         uint32_t type = iv->type & ~INV_WITNESS_FLAG;
         if (type == INV_TX || type == INV_WTX) {
-            /* No mempool yet: every transaction is not found. */
-            notfound = xrealloc(notfound, (n_notfound + 1) * sizeof(*notfound));
-            notfound[n_notfound++] = *iv;
+            if (!txrelay_serve(p, iv)) {
+                notfound = xrealloc(notfound, (n_notfound + 1) * sizeof(*notfound));
+                notfound[n_notfound++] = *iv;
+            }
             continue;
         }
         if (type != INV_BLOCK && type != INV_FILTERED_BLOCK && type != INV_CMPCT_BLOCK) {
@@ -1115,8 +1121,14 @@ static void on_inv(struct peer *p, const uint8_t *d, size_t len)
     chainstate_read_lock(n->cs);
     for (size_t i = 0; i < k; i++) {
         uint32_t type = inv[i].type & ~INV_WITNESS_FLAG;
+        if (type == INV_TX || type == INV_WTX) {
+            chainstate_read_unlock(n->cs);
+            txrelay_on_inv(p, &inv[i]);
+            chainstate_read_lock(n->cs);
+            continue;
+        }
         if (type != INV_BLOCK) {
-            continue; /* transactions: no mempool yet */
+            continue;
         }
         update_availability(n, p, inv[i].hash);
         struct block_index *e = block_tree_find(chainstate_tree(n->cs), inv[i].hash);
@@ -1355,6 +1367,14 @@ void sync_process_message(struct peer *p, const char *cmd, const uint8_t *d, siz
     if (strcmp(cmd, "notfound") == 0) {
         return;
     }
+    if (strcmp(cmd, "tx") == 0) {
+        txrelay_on_tx(p, d, len);
+        return;
+    }
+    if (strcmp(cmd, "mempool") == 0) {
+        txrelay_on_mempool_msg(p);
+        return;
+    }
     if (strcmp(cmd, "addr") == 0 || strcmp(cmd, "addrv2") == 0) {
         on_addr(p, d, len, cmd[4] == 'v');
         return;
@@ -1363,8 +1383,8 @@ void sync_process_message(struct peer *p, const char *cmd, const uint8_t *d, siz
         on_getaddr(p);
         return;
     }
-    /* tx, mempool, cmpctblock, getblocktxn, blocktxn, filter*: not yet (issue 15); anything
-     * else is unknown: ignored, as Core does. */
+    /* cmpctblock, getblocktxn, blocktxn, filter*: not yet; anything else is unknown: ignored,
+     * as Core does. */
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unknown or unhandled command \"%s\" from %s", cmd,
         peer_log_id(p, lid, sizeof(lid)));
 }
@@ -1521,7 +1541,8 @@ void sync_tick(struct net *n)
     }
     chainstate_read_lock(n->cs);
     struct block_index *tip = chainstate_tip(n->cs);
-    if (tip && tip != n->last_tip) {
+    int new_tip = tip && tip != n->last_tip;
+    if (new_tip) {
         if (!chainstate_in_ibd(n->cs)) {
             announce_tip(n, n->last_tip, tip);
         }
@@ -1536,6 +1557,10 @@ void sync_tick(struct net *n)
         }
     }
     sync_schedule_downloads(n);
+    if (new_tip) {
+        txrelay_new_tip(n);
+    }
+    txrelay_tick(n);
 }
 
 int net_fetch_block(struct net *n, int64_t peer_id, const uint8_t hash32[32], char *err,

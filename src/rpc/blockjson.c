@@ -392,22 +392,6 @@ json_t *rpc_block_json(const struct block *b, const struct rpc_block_facts *fact
 
 /* ---- decodescript --------------------------------------------------------------------- */
 
-/* CScript::HasValidOps: every operation decodes, is a known opcode and pushes at most
- * MAX_SCRIPT_ELEMENT_SIZE bytes. */
-static int script_has_valid_ops(const uint8_t *s, size_t len)
-{
-    size_t pc = 0;
-    while (pc < len) {
-        uint8_t op;
-        size_t dl;
-        if (!script_get_op(s, len, &pc, &op, NULL, &dl) || op > MAX_OPCODE ||
-            dl > MAX_SCRIPT_ELEMENT_SIZE) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* decodescript's can_wrap: whether Core offers a P2SH (and maybe a segwit) form. */
 static int decodescript_can_wrap(const uint8_t *s, size_t len, enum script_type t)
 {

@@ -15,11 +15,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mempool/miner.h"
 #include "rpc/jsonrpc.h"
 
 struct chainstate;
 struct validator;
 struct net;
+struct mempool;
 struct active_cmd;
 
 struct rpc_context {
@@ -43,6 +45,14 @@ struct rpc_context {
     struct chainstate *cs;
     struct validator *val; /* the chainstate's owner: changes go to it as jobs */
     struct net *net;       /* the P2P service (set before warm-up ends), or NULL */
+    struct mempool *mempool; /* the transaction pool (set before warm-up ends), or NULL */
+    atomic_bool mempool_loaded; /* mempool.dat's load attempt finished */
+    int mempool_dat_version;    /* 1 with -persistmempoolv1, else 2 */
+    char datadir_net[4096];     /* the chain's data directory (mempool.dat lives there) */
+    struct miner_options miner; /* -blockmaxweight and friends (set before the server starts) */
+    /* What the last assembled block held (getmininginfo), guarded by tip_mu. */
+    int64_t last_block_weight, last_block_txs;
+    int have_last_block;
 
     /* The latest tip, for waitfornewblock and friends: the chainstate's tip callback writes
      * it; waiting needs a plain mutex and a condition variable, not the chain lock. */

@@ -31,6 +31,7 @@ struct rpc_context *rpc_context_new(void)
     pthread_mutex_init(&ctx->warmup_mu, NULL);
     pthread_mutex_init(&ctx->active_mu, NULL);
     pthread_mutex_init(&ctx->tip_mu, NULL);
+    miner_options_default(&ctx->miner);
     pthread_cond_init(&ctx->tip_cv, NULL);
     ctx->warmup_active = true;
     snprintf(ctx->warmup_status, sizeof(ctx->warmup_status), "%s", "Starting up...");

@@ -235,6 +235,20 @@ int script_is_unspendable(const uint8_t *script, size_t len)
     return (len > 0 && script[0] == OP_RETURN) || len > MAX_SCRIPT_SIZE;
 }
 
+int script_has_valid_ops(const uint8_t *script, size_t len)
+{
+    size_t pc = 0;
+    while (pc < len) {
+        uint8_t op;
+        size_t dl;
+        if (!script_get_op(script, len, &pc, &op, NULL, &dl) || op > MAX_OPCODE ||
+            dl > MAX_SCRIPT_ELEMENT_SIZE) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 int script_check_minimal_push(const uint8_t *data, size_t len, uint8_t opcode)
 {
     if (len == 0) {

@@ -223,6 +223,9 @@ int script_is_witness_program(const uint8_t *script, size_t len, int *version,
 int script_is_p2a(int version, const uint8_t *program, size_t program_len);
 /** 1 if the script is provably unspendable (starts with OP_RETURN or is too large). */
 int script_is_unspendable(const uint8_t *script, size_t len);
+/** Core's CScript::HasValidOps: every operation decodes, is a known opcode and pushes at
+ *  most MAX_SCRIPT_ELEMENT_SIZE bytes. */
+int script_has_valid_ops(const uint8_t *script, size_t len);
 
 /** Core's CheckMinimalPush for a push opcode (<= OP_PUSHDATA4) and the data it pushed. */
 int script_check_minimal_push(const uint8_t *data, size_t len, uint8_t opcode);

@@ -258,6 +258,9 @@ static int commit(struct chainstate *cs, struct chainstate_pending *s)
         txindex_add_block(cs->txindex, e, &s->b);
     }
     chainstate_set_tip(cs, e);
+    if (cs->hooks.connected) {
+        cs->hooks.connected(cs->hooks.ctx, cs, e, &s->b);
+    }
     cs->counters.blocks_connected++;
     uint64_t now = time_mono_ns();
     if (cs->counters.last_commit_ns && now - cs->counters.last_commit_ns > cs->counters.max_gap_ns) {
@@ -315,6 +318,9 @@ static int disconnect_tip(struct chainstate *cs)
         goto out;
     }
     chainstate_set_tip(cs, e->prev);
+    if (cs->hooks.disconnected) {
+        cs->hooks.disconnected(cs->hooks.ctx, cs, e, &b);
+    }
     cs->counters.blocks_disconnected++;
     chainstate_add_candidate(cs, e); /* it may win again */
 out:

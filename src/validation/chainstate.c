@@ -691,6 +691,20 @@ int chainstate_in_ibd(struct chainstate *cs)
     return 0;
 }
 
+void chainstate_set_block_hooks(struct chainstate *cs, const struct chainstate_block_hooks *h)
+{
+    if (h) {
+        cs->hooks = *h;
+    } else {
+        memset(&cs->hooks, 0, sizeof(cs->hooks));
+    }
+}
+
+struct sigcache *chainstate_sigcache(struct chainstate *cs)
+{
+    return cs->sigcache;
+}
+
 void chainstate_set_tip_callback(struct chainstate *cs, chainstate_tip_fn fn, void *ctx)
 {
     cs->tip_fn = fn;

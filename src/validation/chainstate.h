@@ -200,6 +200,14 @@ int chainstate_in_ibd(struct chainstate *cs);
 /** setmocktime: the clock header time checks and initial block download read (0: the real
  *  time). Any thread. */
 void chainstate_set_mocktime(struct chainstate *cs, int64_t t);
+/** Core's TestBlockValidity: block b (parsed, hashes filled) as a child of the tip, by every
+ *  rule, the proof of work only when check_pow, connected into a scratch view.
+ *  Returns 0 (valid), RC_INVALID with st ("inconclusive-not-best-prevblk" when its parent is
+ *  not the tip), or a system error. Thread: the validation thread (a VALIDATOR_CALL job). */
+int chainstate_test_block(struct chainstate *cs, const struct block *b, int check_pow,
+                          struct vstate *st);
+/** The chainstate's clock in seconds: setmocktime's, or the real time. Any thread. */
+int64_t chainstate_now(const struct chainstate *cs);
 
 /** 1 once -stopatheight was reached. Any thread, without the lock. */
 int chainstate_stop_requested(const struct chainstate *cs);
@@ -229,6 +237,21 @@ int chainstate_prefetch_recent(struct chainstate *cs);
 /** Called (on the validation thread, with the chain lock held for writing) whenever the
  *  active tip changes; tip may be NULL.
  *  One callback; set before anything connects. */
+/* Told of each block connected to or disconnected from the active chain, on the validation
+ * thread with the chain lock held for writing, after the tip moved (the mempool's hooks). */
+struct chainstate_block_hooks {
+    void (*connected)(void *ctx, struct chainstate *cs, const struct block_index *e,
+                      const struct block *b);
+    void (*disconnected)(void *ctx, struct chainstate *cs, const struct block_index *e,
+                         const struct block *b);
+    void *ctx;
+};
+/** Sets the hooks (before the validation thread starts; NULL clears them). */
+void chainstate_set_block_hooks(struct chainstate *cs, const struct chainstate_block_hooks *h);
+/** The signature cache the check pool shares (NULL without -maxsigcachesize): loose
+ *  transactions checked on acceptance fill it. */
+struct sigcache *chainstate_sigcache(struct chainstate *cs);
+
 typedef void (*chainstate_tip_fn)(void *ctx, const struct block_index *tip);
 void chainstate_set_tip_callback(struct chainstate *cs, chainstate_tip_fn fn, void *ctx);
 

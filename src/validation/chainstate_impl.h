@@ -42,6 +42,7 @@ struct chainstate {
     uint8_t assume_valid[32]; /* -assumevalid or the chain's default; zero: none */
     int have_assume_valid;
     chainstate_tip_fn tip_fn; /* set while nothing else runs */
+    struct chainstate_block_hooks hooks; /* likewise */
     int64_t max_tip_age;      /* -maxtipage */
     atomic_int left_ibd;      /* chainstate_in_ibd latched */
     _Atomic int64_t mocktime; /* setmocktime (0: real time); any thread */
@@ -104,7 +105,6 @@ struct chainstate {
 void chainstate_mark_dirty(struct chainstate *cs, struct block_index *e);
 void chainstate_add_candidate(struct chainstate *cs, struct block_index *e);
 int chainstate_load_block(struct chainstate *cs, const struct block_index *e, struct block *b);
-int64_t chainstate_now(const struct chainstate *cs); /* setmocktime, or the real time */
 
 /* accept.c */
 /** Stores the genesis block if the index lacks it. */

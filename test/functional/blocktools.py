@@ -720,3 +720,38 @@ class ChainBuilder:
         self.blocks[block.sha] = (self.height(block.prev) + 1, block.time, block.prev)
         block.height = self.height(block.sha)
         return block
+
+
+# ---------------------------------------------------------------------------------------------
+# Addresses (BIP173 / BIP350), for tests that mine to an address
+
+_BECH32_CHARSET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+
+
+def _bech32_polymod(values):
+    gen = [0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3]
+    chk = 1
+    for v in values:
+        b = chk >> 25
+        chk = (chk & 0x1FFFFFF) << 5 ^ v
+        for i in range(5):
+            chk ^= gen[i] if ((b >> i) & 1) else 0
+    return chk
+
+
+def segwit_address(hrp, version, program):
+    """The bech32 (v0) or bech32m (v1+) address of a witness program."""
+    data, acc, bits = [version], 0, 0
+    for b in program:
+        acc = (acc << 8) | b
+        bits += 8
+        while bits >= 5:
+            bits -= 5
+            data.append((acc >> bits) & 31)
+    if bits:
+        data.append((acc << (5 - bits)) & 31)
+    const = 1 if version == 0 else 0x2BC830A3
+    values = [ord(c) >> 5 for c in hrp] + [0] + [ord(c) & 31 for c in hrp] + data
+    mod = _bech32_polymod(values + [0] * 6) ^ const
+    checksum = [(mod >> 5 * (5 - i)) & 31 for i in range(6)]
+    return hrp + "1" + "".join(_BECH32_CHARSET[d] for d in data + checksum)

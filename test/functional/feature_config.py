@@ -51,9 +51,7 @@ CORE_IGNORED = {
     "logratelimit": "bitnode does not rate-limit its log",
     "checkblockindex": "bitnode has no periodic block-tree consistency check",
     "checkaddrman": "bitnode has no addrman consistency check",
-    "checkmempool": "no mempool yet (issue 15)",
-    "persistmempool": "no mempool yet (issue 15)",
-    "acceptnonstdtxn": "no mempool yet (issue 15)",
+    "checkmempool": "bitnode has no mempool consistency check",
 }
 
 

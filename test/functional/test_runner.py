@@ -47,7 +47,7 @@ def main():
         print("0 passed, 1 failed")
         return 1
     tests = args.tests or sorted(f for f in os.listdir(HERE)
-                                 if (f.startswith("feature_") or f.startswith("rpc_") or f.startswith("p2p_"))
+                                 if f.startswith(("feature_", "rpc_", "p2p_", "mempool_", "mining_"))
                                  and f.endswith(".py"))
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:

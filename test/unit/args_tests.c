@@ -191,7 +191,7 @@ static const char *ignored_reason_of(const struct arg_ignored *ig, size_t n, con
 static void test_ignored(void)
 {
     /* Accepted whatever the value (nothing reads it), a negation included, and reported. */
-    const char *argv[] = {"bitnoded", "-regtest", "-keypool=abc", "-nopersistmempool",
+    const char *argv[] = {"bitnoded", "-regtest", "-keypool=abc", "-nocheckmempool",
                           "-loglevel=trace", "-loglevel=net:debug", "-rpcport=5"};
     struct args *a = parse(argv, 7);
     CHECK_EQ_INT(conf(a, "wallet=w\nfallbackfee=0.0002\n[regtest]\nunsafesqlitesync=1\n"
@@ -205,7 +205,7 @@ static void test_ignored(void)
     CHECK_EQ_STR(ignored_reason_of(ig, n, "keypool"), "bitnode has no wallet");
     CHECK_EQ_STR(ignored_reason_of(ig, n, "fallbackfee"), "bitnode has no wallet");
     CHECK_EQ_STR(ignored_reason_of(ig, n, "unsafesqlitesync"), "bitnode has no wallet");
-    CHECK_EQ_STR(ignored_reason_of(ig, n, "persistmempool"), "no mempool yet (issue 15)");
+    CHECK_EQ_STR(ignored_reason_of(ig, n, "checkmempool"), "bitnode has no mempool consistency check");
     CHECK_EQ_STR(ignored_reason_of(ig, n, "loglevel"),
                  "bitnode logs at one level; -debug selects categories");
     /* Network-only at the top level: not in effect on regtest (Core's warning instead);
@@ -322,10 +322,7 @@ static void test_core_framework_options(void)
         {"logratelimit", "bitnode does not rate-limit its log"},
         {"checkblockindex", "bitnode has no periodic block-tree consistency check"},
         {"checkaddrman", "bitnode has no addrman consistency check"},
-        {"checkmempool", "no mempool yet (issue 15)"},
-        {"persistmempool", "no mempool yet (issue 15)"},
-        {"acceptnonstdtxn", "no mempool yet (issue 15)"},
-        {"blockversion", "bitnode creates no blocks (it has no mining RPCs)"},
+        {"checkmempool", "bitnode has no mempool consistency check"},
     };
     struct arg_ignored *ig;
     size_t n = args_ignored(a, &ig);
@@ -364,7 +361,7 @@ static void test_option_table(void)
             CHECK(sep > d->help && sep[-1] != ' '); /* Core's help text, then the reason */
         }
     }
-    CHECK(n_ignored >= 80);
+    CHECK(n_ignored >= 60);
 
     /* -help prints an ignored option's Core text without its reason, and leaves out a
      * section whose options are all hidden. */

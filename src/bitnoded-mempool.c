@@ -1,0 +1,187 @@
+/* bitnoded's mempool wiring (bitnoded-mempool.h). */
+#include "bitnoded-mempool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "consensus/amount.h"
+#include "consensus/tx_check.h"
+#include "mempool/accept.h"
+#include "mempool/miner.h"
+#include "mempool/persist.h"
+#include "mempool/policy.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/rc.h"
+#include "validation/chainstate.h"
+#include "validation/validator.h"
+
+static int fee_arg(const struct args *a, const char *name, int64_t *out, char *err, size_t err_len)
+{
+    if (!args_is_set(a, name)) {
+        return RC_OK;
+    }
+    const char *s = args_get(a, name, "");
+    int64_t v;
+    if (amount_parse_fixed_point(&v, s, 8) || v < 0 || v > 21000000LL * 100000000LL) {
+        snprintf(err, err_len, "Invalid amount for -%s=<amount>: '%s'", name, s);
+        return RC_INVALID;
+    }
+    *out = v;
+    return RC_OK;
+}
+
+int node_mempool_options(struct mempool_options *o, const struct args *a,
+                         const struct chain_params *p, int64_t max_mb, char *err, size_t err_len)
+{
+    mempool_options_default(o);
+    o->max_size_bytes = max_mb * 1000000;
+    o->expiry_s = args_get_int(a, "mempoolexpiry", 336) * 3600;
+    if (fee_arg(a, "incrementalrelayfee", &o->incremental_feerate, err, err_len)) {
+        return RC_INVALID;
+    }
+    if (args_is_set(a, "minrelaytxfee")) {
+        if (fee_arg(a, "minrelaytxfee", &o->min_relay_feerate, err, err_len)) {
+            return RC_INVALID;
+        }
+    } else if (o->incremental_feerate > o->min_relay_feerate) {
+        o->min_relay_feerate = o->incremental_feerate;
+        LOG_INFO("Increasing minrelaytxfee to %lld sat/kvB to match incrementalrelayfee",
+                 (long long)o->min_relay_feerate);
+    }
+    if (fee_arg(a, "dustrelayfee", &o->dust_relay_feerate, err, err_len)) {
+        return RC_INVALID;
+    }
+    o->permit_bare_multisig = args_get_bool(a, "permitbaremultisig", true);
+    if (args_get_bool(a, "datacarrier", true)) {
+        o->max_datacarrier = args_get_int(a, "datacarriersize", POLICY_MAX_OP_RETURN_RELAY);
+    } else {
+        o->max_datacarrier = -1;
+    }
+    o->require_standard = !args_get_bool(a, "acceptnonstdtxn", false);
+    if (!o->require_standard && strcmp(p->name, "main") == 0) {
+        snprintf(err, err_len, "acceptnonstdtxn is not currently supported for %s chain", p->name);
+        return RC_INVALID;
+    }
+    o->bytes_per_sigop = (unsigned)args_get_int(a, "bytespersigop", POLICY_DEFAULT_BYTES_PER_SIGOP);
+    o->cluster_count = (unsigned)args_get_int(a, "limitclustercount", 64);
+    if (o->cluster_count > 64) {
+        snprintf(err, err_len, "limitclustercount must be less than or equal to %d", 64);
+        return RC_INVALID;
+    }
+    o->cluster_size_vbytes = args_get_int(a, "limitclustersize", 101) * 1000;
+    o->persist = args_get_bool(a, "persistmempool", true);
+    return RC_OK;
+}
+
+int node_miner_options(struct miner_options *o, const struct args *a, const struct chain_params *p,
+                       char *err, size_t err_len)
+{
+    miner_options_default(o);
+    o->block_max_weight = args_get_int(a, "blockmaxweight", MAX_BLOCK_WEIGHT);
+    o->block_reserved_weight = args_get_int(a, "blockreservedweight", 8000);
+    if (o->block_reserved_weight > MAX_BLOCK_WEIGHT) {
+        snprintf(err, err_len,
+                 "blockreservedweight (%lld) exceeds consensus maximum block "
+                 "weight (%d)",
+                 (long long)o->block_reserved_weight, MAX_BLOCK_WEIGHT);
+        return RC_INVALID;
+    }
+    if (o->block_reserved_weight < 2000) {
+        snprintf(err, err_len, "blockreservedweight (%lld) must be at least %d weight units",
+                 (long long)o->block_reserved_weight, 2000);
+        return RC_INVALID;
+    }
+    if (o->block_max_weight > MAX_BLOCK_WEIGHT) {
+        snprintf(err, err_len,
+                 "Specified -blockmaxweight (%lld) exceeds consensus maximum "
+                 "block weight (%d)",
+                 (long long)o->block_max_weight, MAX_BLOCK_WEIGHT);
+        return RC_INVALID;
+    }
+    if (fee_arg(a, "blockmintxfee", &o->block_min_feerate, err, err_len)) {
+        return RC_INVALID;
+    }
+    if (strcmp(p->name, "regtest") == 0 && args_is_set(a, "blockversion")) {
+        o->have_block_version = 1;
+        o->block_version = (int32_t)args_get_int(a, "blockversion", 0);
+    }
+    return RC_OK;
+}
+
+static void on_connected(void *ctx, struct chainstate *cs, const struct block_index *e,
+                         const struct block *b)
+{
+    (void)e;
+    mempool_block_connected(ctx, cs, b, chainstate_now(cs));
+}
+
+static void on_disconnected(void *ctx, struct chainstate *cs, const struct block_index *e,
+                            const struct block *b)
+{
+    (void)e;
+    mempool_block_disconnected(ctx, cs, b, chainstate_now(cs));
+}
+
+void node_mempool_hook(struct mempool *mp, struct chainstate *cs)
+{
+    struct chainstate_block_hooks h = {
+        .connected = on_connected, .disconnected = on_disconnected, .ctx = mp};
+    chainstate_set_block_hooks(cs, &h);
+}
+
+struct load_call {
+    struct mempool *mp;
+    const char *path;
+};
+
+static int load_call(struct chainstate *cs, void *ctx)
+{
+    struct load_call *c = ctx;
+    struct mempool_load_stats st;
+    char err[256];
+    int rc = mempool_load(c->mp, cs, c->path, chainstate_now(cs), 0, 1, &st, err, sizeof(err));
+    if (rc == RC_NOT_FOUND) {
+        LOG_INFO("Failed to open mempool file. Continuing anyway.");
+    } else if (rc) {
+        LOG_INFO("Failed to deserialize mempool data on file: %s. Continuing anyway.", err);
+    } else {
+        LOG_INFO("Imported mempool transactions from file: %lld succeeded, %lld failed, %lld "
+                 "expired, %lld already there, %lld waiting for initial broadcast",
+                 (long long)st.succeeded, (long long)st.failed, (long long)st.expired,
+                 (long long)st.already_there, (long long)st.unbroadcast);
+    }
+    return RC_OK;
+}
+
+void node_mempool_load(struct mempool *mp, struct validator *val, const char *datadir)
+{
+    if (!mempool_options(mp)->persist) {
+        return;
+    }
+    char *path = fs_path_join(datadir, "mempool.dat");
+    struct load_call c = {.mp = mp, .path = path};
+    struct validator_job j = {.work = VALIDATOR_CALL, .fn = load_call, .ctx = &c};
+    (void)validator_run(val, &j);
+    free(path);
+}
+
+void node_mempool_dump(struct mempool *mp, const char *datadir, int version)
+{
+    if (!mp || !mempool_options(mp)->persist) {
+        return;
+    }
+    char *path = fs_path_join(datadir, "mempool.dat");
+    char err[256];
+    mempool_read_lock(mp);
+    size_t n = mempool_count(mp);
+    mempool_read_unlock(mp);
+    if (mempool_dump(mp, path, version, err, sizeof(err))) {
+        LOG_INFO("Failed to dump mempool: %s. Continuing anyway.", err);
+    } else {
+        LOG_INFO("Dumped mempool: %zu transactions to %s", n, path);
+    }
+    free(path);
+}

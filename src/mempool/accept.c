@@ -1,0 +1,610 @@
+/* Accepting loose transactions and the pool's block hooks (accept.h). The order of the checks
+ * and every reject reason follow Bitcoin Core's MemPoolAccept (PreChecks, ReplacementChecks,
+ * PolicyScriptChecks, Finalize), so answers match Core's for the same transaction. */
+#include "mempool/accept.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coins/coin.h"
+#include "consensus/amount.h"
+#include "consensus/tx_check.h"
+#include "mempool/policy.h"
+#include "script/interpreter.h"
+#include "script/script.h"
+#include "script/script_error.h"
+#include "script/sighash.h"
+#include "script/sigops.h"
+#include "util/hex.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+#include "validation/chainstate.h"
+
+#define MAX_REPLACEMENT_CANDIDATES 100
+#define COINBASE_MATURITY_ 100
+
+static int reject(struct mempool_accept_result *res, enum mempool_tx_result kind,
+                  const char *reason, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int reject(struct mempool_accept_result *res, enum mempool_tx_result kind,
+                  const char *reason, const char *fmt, ...)
+{
+    res->kind = kind;
+    res->st.mode = VSTATE_INVALID;
+    res->st.result = VRESULT_CONSENSUS;
+    snprintf(res->st.reject, sizeof(res->st.reject), "%s", reason);
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(res->st.debug, sizeof(res->st.debug), fmt, ap);
+        va_end(ap);
+    } else {
+        res->st.debug[0] = 0;
+    }
+    return RC_OK;
+}
+
+void mempool_accept_result_clear(struct mempool_accept_result *res)
+{
+    free(res->replaced);
+    res->replaced = NULL;
+    res->n_replaced = 0;
+}
+
+/* The coins a transaction spends: from the pool's transactions, else from the chain. */
+struct spent_coins {
+    struct coin *c; /* per input; script borrowed (from_pool) or owned */
+    uint8_t *from_pool;
+    size_t n;
+};
+
+static void spent_coins_clear(struct spent_coins *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (!s->from_pool[i]) {
+            coin_clear(&s->c[i]);
+        }
+    }
+    free(s->c);
+    free(s->from_pool);
+    memset(s, 0, sizeof(*s));
+}
+
+/* Core's CheckSequenceLocksAtTip for a transaction whose coins are at heights[] (the pool's
+ * at tip + 1): the block after the tip must be able to hold it. */
+static int sequence_locks_at_tip(const struct tx *tx, const struct spent_coins *sc,
+                                 struct block_index *tip)
+{
+    if (tx->version < 2) {
+        return 1;
+    }
+    int32_t next = tip->height + 1;
+    int64_t min_height = -1, min_time = -1;
+    for (size_t i = 0; i < tx->vin_count; i++) {
+        uint32_t seq = tx->vin[i].sequence;
+        if (seq & SEQUENCE_LOCKTIME_DISABLE_FLAG) {
+            continue;
+        }
+        int64_t coin_height = sc->from_pool[i] ? next : (int64_t)sc->c[i].height;
+        if (seq & SEQUENCE_LOCKTIME_TYPE_FLAG) {
+            int64_t h = coin_height - 1 > 0 ? coin_height - 1 : 0;
+            struct block_index *a = block_index_ancestor(tip, (int32_t)h);
+            int64_t coin_time = block_index_median_time_past(a);
+            int64_t t = coin_time + ((int64_t)(seq & SEQUENCE_LOCKTIME_MASK) << 9) - 1;
+            if (t > min_time) {
+                min_time = t;
+            }
+        } else {
+            int64_t h = coin_height + (int64_t)(seq & SEQUENCE_LOCKTIME_MASK) - 1;
+            if (h > min_height) {
+                min_height = h;
+            }
+        }
+    }
+    return !(min_height >= next || min_time >= block_index_median_time_past(tip));
+}
+
+static void txid_hex(char out[65], const uint8_t h[32])
+{
+    hex_encode_rev(out, h, 32);
+}
+
+static void format_btc(char *out, size_t len, int64_t sat)
+{
+    char a[AMOUNT_FORMAT_LEN];
+    amount_format(a, sat);
+    snprintf(out, len, "%s", a);
+}
+
+/* Looks up every input's coin. Returns 0 with *missing set to 1 if one has none. */
+static int find_coins(struct mempool *mp, struct chainstate *cs, const struct tx *tx,
+                      struct spent_coins *sc, int *missing)
+{
+    sc->n = tx->vin_count;
+    sc->c = xcalloc(sc->n ? sc->n : 1, sizeof(*sc->c));
+    sc->from_pool = xcalloc(sc->n ? sc->n : 1, 1);
+    *missing = 0;
+    for (size_t i = 0; i < tx->vin_count; i++) {
+        const struct outpoint *op = &tx->vin[i].prevout;
+        struct mempool_entry *p = mempool_get(mp, op->txid);
+        if (p) {
+            if (op->n >= p->tx.vout_count) {
+                *missing = 1;
+                return RC_OK;
+            }
+            sc->from_pool[i] = 1;
+            sc->c[i].value_sat = p->tx.vout[op->n].value_sat;
+            sc->c[i].script_pubkey = p->tx.vout[op->n].script_pubkey; /* borrowed */
+            sc->c[i].height = 0x7fffffff;
+            sc->c[i].coinbase = 0;
+            continue;
+        }
+        int rc = chainstate_get_coin(cs, op, &sc->c[i]);
+        if (rc == RC_NOT_FOUND) {
+            *missing = 1;
+            return RC_OK;
+        }
+        if (rc) {
+            return rc;
+        }
+    }
+    return RC_OK;
+}
+
+/* Core's "txn-already-known": a missing input, and an output of tx is in the UTXO set. */
+static int outputs_in_chain(struct chainstate *cs, const struct tx *tx, int *found)
+{
+    *found = 0;
+    for (size_t o = 0; o < tx->vout_count && !*found; o++) {
+        struct outpoint op;
+        struct coin c;
+        memcpy(op.txid, tx->txid, 32);
+        op.n = (uint32_t)o;
+        int rc = chainstate_get_coin(cs, &op, &c);
+        if (rc == RC_OK) {
+            coin_clear(&c);
+            *found = 1;
+        } else if (rc != RC_NOT_FOUND) {
+            return rc;
+        }
+    }
+    return RC_OK;
+}
+
+static void add_unique(struct mempool_entry ***arr, size_t *n, size_t *cap, struct mempool_entry *e)
+{
+    for (size_t i = 0; i < *n; i++) {
+        if ((*arr)[i] == e) {
+            return;
+        }
+    }
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        *arr = xrealloc(*arr, *cap * sizeof(**arr));
+    }
+    (*arr)[(*n)++] = e;
+}
+
+/* The script checks with the standard flags (Core's PolicyScriptChecks): the first failing
+ * input decides. Successful signature checks go into the cache. */
+static int check_scripts(struct chainstate *cs, const struct tx *tx, const struct spent_coins *sc,
+                         struct mempool_accept_result *res)
+{
+    struct tx_out *spent = xmalloc((tx->vin_count ? tx->vin_count : 1) * sizeof(*spent));
+    for (size_t i = 0; i < tx->vin_count; i++) {
+        spent[i].value_sat = sc->c[i].value_sat;
+        spent[i].script_pubkey = sc->c[i].script_pubkey;
+    }
+    struct tx_precomputed pd;
+    sighash_precompute(&pd, tx, spent, tx->vin_count);
+    uint32_t flags = policy_standard_script_flags();
+    int ok = 1;
+    for (size_t i = 0; i < tx->vin_count && ok; i++) {
+        enum script_error err = SCRIPT_ERR_OK;
+        if (!script_verify_input(tx, i, &spent[i], &pd, flags, chainstate_sigcache(cs), 1, &err)) {
+            ok = 0;
+            char txid[65];
+            txid_hex(txid, tx->txid);
+            enum mempool_tx_result kind = MEMPOOL_TX_NOT_STANDARD;
+            if (!tx_has_witness(tx) && policy_spends_witness_program(tx, spent)) {
+                kind = MEMPOOL_TX_WITNESS_STRIPPED;
+            }
+            /* Core's detail names the input and the outpoint it spends. */
+            char reason[VSTATE_REJECT_LEN], prev[65], wtxid[65];
+            snprintf(reason, sizeof(reason), "mempool-script-verify-flag-failed (%s)",
+                     script_error_string(err));
+            txid_hex(prev, tx->vin[i].prevout.txid);
+            txid_hex(wtxid, tx->wtxid);
+            reject(res, kind, reason, "input %zu of %s (wtxid %s), spending %s:%u", i, txid, wtxid,
+                   prev, tx->vin[i].prevout.n);
+        }
+    }
+    free(spent);
+    return ok;
+}
+
+int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
+                      const struct mempool_accept_args *args, struct mempool_accept_result *res)
+{
+    const struct mempool_options *o = mempool_options(mp);
+    struct spent_coins sc = {0};
+    struct mempool_entry **conflicts = NULL, **all = NULL, **parents = NULL;
+    size_t nconf = 0, capconf = 0, nall = 0, capall = 0, npar = 0, cappar = 0;
+    char txid[65];
+    int rc = RC_OK;
+    memset(res, 0, sizeof(*res));
+    vstate_init(&res->st);
+    txid_hex(txid, tx->txid);
+
+    struct vstate cst;
+    vstate_init(&cst);
+    if (consensus_check_tx(&cst, tx)) {
+        res->kind = MEMPOOL_TX_CONSENSUS;
+        res->st = cst;
+        return RC_OK;
+    }
+    if (tx_is_coinbase(tx)) {
+        return reject(res, MEMPOOL_TX_CONSENSUS, "coinbase", NULL);
+    }
+    const char *why = NULL;
+    if (o->require_standard &&
+        !policy_is_standard_tx(tx, o->max_datacarrier, o->permit_bare_multisig,
+                               o->dust_relay_feerate, &why)) {
+        return reject(res, MEMPOOL_TX_NOT_STANDARD, why, NULL);
+    }
+    if (tx->size_stripped < POLICY_MIN_STANDARD_TX_NONWITNESS_SIZE) {
+        return reject(res, MEMPOOL_TX_NOT_STANDARD, "tx-size-small", NULL);
+    }
+    struct block_index *tip = chainstate_tip(cs);
+    if (!consensus_tx_is_final(tx, tip->height + 1, block_index_median_time_past(tip))) {
+        return reject(res, MEMPOOL_TX_PREMATURE_SPEND, "non-final", NULL);
+    }
+    if (mempool_get_wtxid(mp, tx->wtxid)) {
+        return reject(res, MEMPOOL_TX_CONFLICT, "txn-already-in-mempool", NULL);
+    }
+    if (mempool_get(mp, tx->txid)) {
+        return reject(res, MEMPOOL_TX_CONFLICT, "txn-same-nonwitness-data-in-mempool", NULL);
+    }
+    for (size_t i = 0; i < tx->vin_count; i++) {
+        struct mempool_entry *c = mempool_spender(mp, &tx->vin[i].prevout);
+        if (c) {
+            add_unique(&conflicts, &nconf, &capconf, c);
+        }
+    }
+    int missing;
+    if ((rc = find_coins(mp, cs, tx, &sc, &missing))) {
+        goto out;
+    }
+    if (missing) {
+        int known;
+        if ((rc = outputs_in_chain(cs, tx, &known))) {
+            goto out;
+        }
+        if (known) {
+            reject(res, MEMPOOL_TX_CONFLICT, "txn-already-known", NULL);
+        } else {
+            reject(res, MEMPOOL_TX_MISSING_INPUTS, "bad-txns-inputs-missingorspent", NULL);
+        }
+        goto out;
+    }
+    if (!sequence_locks_at_tip(tx, &sc, tip)) {
+        reject(res, MEMPOOL_TX_PREMATURE_SPEND, "non-BIP68-final", NULL);
+        goto out;
+    }
+    /* Core's Consensus::CheckTxInputs at the next height. */
+    int64_t value_in = 0, value_out = 0;
+    int spends_coinbase = 0;
+    for (size_t i = 0; i < tx->vin_count; i++) {
+        const struct coin *c = &sc.c[i];
+        if (c->coinbase) {
+            spends_coinbase = 1;
+            if (tip->height + 1 - (int32_t)c->height < COINBASE_MATURITY_) {
+                reject(res, MEMPOOL_TX_PREMATURE_SPEND, "bad-txns-premature-spend-of-coinbase",
+                       "tried to spend coinbase at depth %d", tip->height + 1 - (int32_t)c->height);
+                goto out;
+            }
+        }
+        value_in += c->value_sat;
+        if (!amount_in_range(c->value_sat) || !amount_in_range(value_in)) {
+            reject(res, MEMPOOL_TX_CONSENSUS, "bad-txns-inputvalues-outofrange", NULL);
+            goto out;
+        }
+    }
+    for (size_t v = 0; v < tx->vout_count; v++) {
+        value_out += tx->vout[v].value_sat;
+    }
+    if (value_in < value_out) {
+        char a[AMOUNT_FORMAT_LEN + 8], b[AMOUNT_FORMAT_LEN + 8];
+        format_btc(a, sizeof(a), value_in);
+        format_btc(b, sizeof(b), value_out);
+        reject(res, MEMPOOL_TX_CONSENSUS, "bad-txns-in-belowout", "value in (%s) < value out (%s)",
+               a, b);
+        goto out;
+    }
+    int64_t fee = value_in - value_out;
+    res->fee = fee;
+    res->have_fee = 1;
+    struct tx_out *spent = xmalloc((tx->vin_count ? tx->vin_count : 1) * sizeof(*spent));
+    for (size_t i = 0; i < tx->vin_count; i++) {
+        spent[i].value_sat = sc.c[i].value_sat;
+        spent[i].script_pubkey = sc.c[i].script_pubkey;
+    }
+    if (o->require_standard) {
+        char detail[VSTATE_DEBUG_LEN];
+        if (!policy_inputs_standard(tx, spent, detail, sizeof(detail))) {
+            free(spent);
+            reject(res, MEMPOOL_TX_INPUTS_NOT_STANDARD, "bad-txns-nonstandard-inputs", "%s",
+                   detail);
+            goto out;
+        }
+        if (tx_has_witness(tx) && !policy_witness_standard(tx, spent)) {
+            free(spent);
+            reject(res, MEMPOOL_TX_WITNESS_MUTATED, "bad-witness-nonstandard", NULL);
+            goto out;
+        }
+    }
+    int64_t sigops = tx_sigop_cost(tx, spent, policy_standard_script_flags());
+    free(spent);
+    int64_t vsize = policy_vsize((int64_t)tx_weight(tx), sigops, o->bytes_per_sigop);
+    int64_t modified = fee + mempool_delta(mp, tx->txid) + args->fee_delta;
+    res->vsize = vsize;
+    res->modified = modified;
+    res->weight = (int64_t)tx_weight(tx);
+    /* Ephemeral dust: a transaction with a dust output must pay nothing itself. */
+    if (o->require_standard && policy_dust_count(tx, o->dust_relay_feerate) > 0 &&
+        (fee != 0 || modified != 0)) {
+        reject(res, MEMPOOL_TX_NOT_STANDARD, "dust", "tx with dust output must be 0-fee");
+        goto out;
+    }
+    if (sigops > POLICY_MAX_STANDARD_TX_SIGOPS_COST) {
+        reject(res, MEMPOOL_TX_NOT_STANDARD, "bad-txns-too-many-sigops", "%lld", (long long)sigops);
+        goto out;
+    }
+    if (!args->bypass_limits) {
+        mempool_write_lock(mp); /* the rolling fee decays as it is read */
+        int64_t minrate = mempool_min_fee(mp, args->now);
+        mempool_write_unlock(mp);
+        int64_t minfee = policy_fee_at(minrate, vsize);
+        if (minfee > 0 && modified < minfee) {
+            reject(res, MEMPOOL_TX_RECONSIDERABLE, "mempool min fee not met", "%lld < %lld",
+                   (long long)modified, (long long)minfee);
+            goto out;
+        }
+        int64_t relay = policy_fee_at(o->min_relay_feerate, vsize);
+        if (modified < relay) {
+            reject(res, MEMPOOL_TX_RECONSIDERABLE, "min relay fee not met", "%lld < %lld",
+                   (long long)modified, (long long)relay);
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < tx->vin_count; i++) {
+        if (sc.from_pool[i]) {
+            add_unique(&parents, &npar, &cappar, mempool_get(mp, tx->vin[i].prevout.txid));
+        }
+    }
+    if (nconf) {
+        /* Everything replaced: the conflicts and all their descendants. */
+        size_t nclusters = 0;
+        for (size_t i = 0; i < nconf; i++) {
+            add_unique(&all, &nall, &capall, conflicts[i]);
+            size_t nd;
+            struct mempool_entry **d = mempool_descendants(mp, conflicts[i], &nd);
+            for (size_t k = 0; k < nd; k++) {
+                add_unique(&all, &nall, &capall, d[k]);
+            }
+            free(d);
+        }
+        /* Rule 5 (Core's GetEntriesForConflicts): at most 100 distinct clusters touched. */
+        nclusters = mempool_count_clusters(mp, all, nall);
+        if (nclusters > MAX_REPLACEMENT_CANDIDATES) {
+            reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "too many potential replacements",
+                   "rejecting replacement %s; too many potential replacements (%zu > %d)\n", txid,
+                   nclusters, MAX_REPLACEMENT_CANDIDATES);
+            goto out;
+        }
+        /* A replacement may not spend what it replaces. */
+        for (size_t i = 0; i < npar; i++) {
+            for (size_t k = 0; k < nall; k++) {
+                if (parents[i] == all[k]) {
+                    char ph[65];
+                    txid_hex(ph, all[k]->tx.txid);
+                    reject(res, MEMPOOL_TX_CONSENSUS, "bad-txns-spends-conflicting-tx",
+                           "%s spends conflicting transaction %s", txid, ph);
+                    goto out;
+                }
+            }
+        }
+        int64_t conf_fees = 0, conf_size = 0;
+        for (size_t i = 0; i < nall; i++) {
+            conf_fees += mempool_entry_modified_fee(all[i]);
+            conf_size += all[i]->vsize;
+        }
+        (void)conf_size;
+        char a[AMOUNT_FORMAT_LEN + 8], b[AMOUNT_FORMAT_LEN + 8];
+        if (modified < conf_fees) {
+            format_btc(a, sizeof(a), modified);
+            format_btc(b, sizeof(b), conf_fees);
+            reject(res, MEMPOOL_TX_RECONSIDERABLE, "insufficient fee",
+                   "rejecting replacement %s, less fees than conflicting txs; %s < %s", txid, a, b);
+            goto out;
+        }
+        int64_t additional = modified - conf_fees;
+        int64_t relay = policy_fee_at(o->incremental_feerate, vsize);
+        if (additional < relay) {
+            format_btc(a, sizeof(a), additional);
+            format_btc(b, sizeof(b), relay);
+            reject(res, MEMPOOL_TX_RECONSIDERABLE, "insufficient fee",
+                   "rejecting replacement %s, not enough additional fees to relay; %s < %s", txid,
+                   a, b);
+            goto out;
+        }
+        if (!mempool_cluster_within_limits(mp, parents, npar, all, nall, vsize)) {
+            reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "too-large-cluster", NULL);
+            goto out;
+        }
+        mempool_write_lock(mp); /* recomputing chunks: readers must not see it half done */
+        int64_t adj = (int64_t)tx_weight(tx) > sigops * (int64_t)o->bytes_per_sigop
+                          ? (int64_t)tx_weight(tx)
+                          : sigops * (int64_t)o->bytes_per_sigop;
+        int improves = mempool_rbf_improves(mp, all, nall, parents, npar, modified, adj);
+        mempool_write_unlock(mp);
+        if (!improves) {
+            reject(res, MEMPOOL_TX_RECONSIDERABLE, "replacement-failed",
+                   "insufficient feerate: does not improve feerate diagram");
+            goto out;
+        }
+    } else if (!args->bypass_limits &&
+               !mempool_cluster_within_limits(mp, parents, npar, NULL, 0, vsize)) {
+        reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "too-large-cluster", NULL);
+        goto out;
+    }
+    if (!check_scripts(cs, tx, &sc, res)) {
+        goto out;
+    }
+    if (args->max_feerate > 0 && modified > policy_fee_at(args->max_feerate, vsize)) {
+        reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "max feerate exceeded", NULL);
+        goto out;
+    }
+    if (args->test_only) {
+        goto out;
+    }
+
+    /* Finalize: the replaced transactions go, this one comes in. */
+    mempool_write_lock(mp);
+    if (nall) {
+        res->replaced = xmalloc(nall * sizeof(*res->replaced));
+        for (size_t i = 0; i < nall; i++) {
+            memcpy(res->replaced[i], all[i]->tx.txid, 32);
+        }
+        res->n_replaced = nall;
+        /* Remove by txid: each removal may free descendants listed later. */
+        for (size_t i = 0; i < nall; i++) {
+            struct mempool_entry *c = mempool_get(mp, res->replaced[i]);
+            if (c) {
+                mempool_remove_with_descendants(mp, c, MEMPOOL_REMOVED_REPLACED);
+            }
+        }
+    }
+    struct mempool_entry proto;
+    memset(&proto, 0, sizeof(proto));
+    struct buf raw;
+    buf_init(&raw);
+    tx_serialize(tx, &raw, 1);
+    proto.raw = raw.data;
+    proto.raw_len = raw.len;
+    proto.tx = *tx;
+    tx_init(tx);
+    proto.fee = fee;
+    proto.vsize = vsize;
+    proto.weight = res->weight;
+    proto.adj_weight = proto.weight > sigops * (int64_t)o->bytes_per_sigop
+                           ? proto.weight
+                           : sigops * (int64_t)o->bytes_per_sigop;
+    proto.sigop_cost = sigops;
+    proto.time = args->now;
+    proto.height = tip->height;
+    proto.spends_coinbase = spends_coinbase;
+    uint8_t id[32];
+    memcpy(id, proto.tx.txid, 32);
+    if (args->fee_delta) {
+        mempool_prioritise(mp, id, args->fee_delta);
+    }
+    mempool_add(mp, &proto);
+    if (!args->bypass_limits) {
+        int evicted;
+        mempool_expire(mp, args->now);
+        mempool_trim(mp, args->now, &evicted);
+        if (!mempool_get(mp, id)) {
+            reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "mempool full", NULL);
+        }
+    }
+    mempool_write_unlock(mp);
+out:
+    spent_coins_clear(&sc);
+    free(conflicts);
+    free(all);
+    free(parents);
+    return rc;
+}
+
+/* ---- block hooks ---- */
+void mempool_block_connected(struct mempool *mp, struct chainstate *cs, const struct block *b,
+                             int64_t now)
+{
+    (void)cs;
+    if (mempool_count(mp) == 0) {
+        return;
+    }
+    mempool_write_lock(mp);
+    mempool_remove_for_block(mp, b->txs, b->tx_count, now);
+    mempool_write_unlock(mp);
+}
+
+/* Core's removeForReorg: entries the new tip cannot hold (non-final, BIP68-locked, spending
+ * an immature coinbase or a coin that is gone) leave with their descendants. */
+static int remove_for_reorg(struct mempool *mp, struct chainstate *cs)
+{
+    struct block_index *tip = chainstate_tip(cs);
+    for (int again = 1; again;) {
+        again = 0;
+        size_t n;
+        struct mempool_entry *const *v = mempool_entries(mp, &n);
+        for (size_t i = 0; i < n; i++) {
+            struct mempool_entry *e = v[i];
+            struct spent_coins sc = {0};
+            int missing, bad = 0;
+            int rc = find_coins(mp, cs, &e->tx, &sc, &missing);
+            if (rc) {
+                spent_coins_clear(&sc);
+                return rc;
+            }
+            if (missing ||
+                !consensus_tx_is_final(&e->tx, tip->height + 1,
+                                       block_index_median_time_past(tip)) ||
+                !sequence_locks_at_tip(&e->tx, &sc, tip)) {
+                bad = 1;
+            }
+            for (size_t k = 0; k < sc.n && !bad; k++) {
+                if (!sc.from_pool[k] && sc.c[k].coinbase &&
+                    tip->height + 1 - (int32_t)sc.c[k].height < COINBASE_MATURITY_) {
+                    bad = 1;
+                }
+            }
+            spent_coins_clear(&sc);
+            if (bad) {
+                mempool_remove_with_descendants(mp, e, MEMPOOL_REMOVED_REORG);
+                again = 1;
+                break;
+            }
+        }
+    }
+    return RC_OK;
+}
+
+void mempool_block_disconnected(struct mempool *mp, struct chainstate *cs, const struct block *b,
+                                int64_t now)
+{
+    struct mempool_accept_args args = {.now = now, .bypass_limits = 1};
+    for (size_t t = 1; t < b->tx_count; t++) {
+        struct tx copy;
+        struct mempool_accept_result res;
+        tx_copy(&copy, &b->txs[t]);
+        if (mempool_accept_tx(mp, cs, &copy, &args, &res) == RC_OK) {
+            mempool_accept_result_clear(&res);
+        }
+        tx_clear(&copy);
+    }
+    mempool_write_lock(mp);
+    remove_for_reorg(mp, cs);
+    int evicted;
+    mempool_trim(mp, now, &evicted);
+    mempool_write_unlock(mp);
+}
+
+int mempool_accept_job(struct chainstate *cs, void *ctx)
+{
+    struct mempool_submit *m = ctx;
+    return mempool_accept_tx(m->mp, cs, m->tx, &m->args, &m->res);
+}

@@ -1,0 +1,200 @@
+/* The transaction pool (Bitcoin Core's CTxMemPool with its cluster limits): unconfirmed
+ * transactions that passed acceptance (mempool_accept, accept.h), indexed by txid, wtxid and
+ * the outpoints they spend, linked to their in-pool parents and children, grouped into
+ * clusters (connected components) that are linearized and chunked for mining, eviction and
+ * replacement, bounded by -maxmempool with a rolling minimum fee rate, and expired after
+ * -mempoolexpiry.
+ *
+ * Thread: one writer, the validation thread (acceptance and the block hooks run there), which
+ * takes the pool's lock for writing around each change; readers (RPC, net, the miner) take it
+ * for reading and may then use every const accessor and the entries they return until they
+ * unlock. Lock order: the chain lock (chainstate_read_lock), then this lock.
+ */
+#ifndef BITNODE_MEMPOOL_MEMPOOL_H
+#define BITNODE_MEMPOOL_MEMPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "primitives/tx.h"
+
+struct mempool_options {
+    int64_t max_size_bytes;      /* -maxmempool (MB) * 1,000,000: the bound on memory use */
+    int64_t expiry_s;            /* -mempoolexpiry (hours) * 3600 */
+    int64_t min_relay_feerate;   /* -minrelaytxfee, sat/kvB */
+    int64_t incremental_feerate; /* -incrementalrelayfee, sat/kvB */
+    int64_t dust_relay_feerate;  /* -dustrelayfee, sat/kvB */
+    int64_t max_datacarrier;     /* -datacarriersize; -1 with -datacarrier=0 */
+    int permit_bare_multisig;    /* -permitbaremultisig */
+    int require_standard;        /* !-acceptnonstdtxn */
+    unsigned bytes_per_sigop;    /* -bytespersigop */
+    unsigned cluster_count;      /* -limitclustercount */
+    int64_t cluster_size_vbytes; /* -limitclustersize (kvB) * 1000 */
+    int persist;                 /* -persistmempool */
+};
+
+/** Core's defaults for a chain where standardness is required. */
+void mempool_options_default(struct mempool_options *o);
+
+/* One transaction in the pool. Read-only to everyone but the pool; valid under the lock. */
+struct mempool_entry {
+    struct tx tx; /* the transaction (owned by the pool) */
+    uint8_t *raw; /* its serialization with witness */
+    size_t raw_len;
+    int64_t fee;        /* base fee, sat */
+    int64_t delta;      /* prioritisetransaction's fee delta, sat */
+    int64_t vsize;      /* sigop-adjusted virtual size */
+    int64_t weight;     /* BIP141 weight */
+    int64_t adj_weight; /* sigop-adjusted weight: what chunks, mining and eviction count */
+    int64_t sigop_cost;
+    int64_t time;      /* when it entered, seconds since the epoch */
+    int32_t height;    /* the tip's height when it entered */
+    uint64_t sequence; /* the pool's entry sequence when it entered */
+    int spends_coinbase;
+    struct mempool_entry **parents; /* in-pool transactions it spends */
+    size_t nparents, capparents;
+    struct mempool_entry **children; /* in-pool transactions spending it */
+    size_t nchildren, capchildren;
+    /* The pool's: its slot in the entry array, a traversal mark, its cluster's chunk. */
+    size_t slot_;
+    uint64_t mark_;
+    uint64_t lin_epoch_; /* the cluster linearization this chunk data belongs to */
+    int64_t chunk_fee_, chunk_weight_;
+    size_t chunk_id_, lin_pos_;
+};
+
+static inline int64_t mempool_entry_modified_fee(const struct mempool_entry *e)
+{
+    return e->fee + e->delta;
+}
+
+/* Why a transaction left the pool (Core's MemPoolRemovalReason). */
+enum mempool_removal {
+    MEMPOOL_REMOVED_EXPIRY,
+    MEMPOOL_REMOVED_SIZELIMIT,
+    MEMPOOL_REMOVED_REORG,
+    MEMPOOL_REMOVED_BLOCK,
+    MEMPOOL_REMOVED_CONFLICT,
+    MEMPOOL_REMOVED_REPLACED,
+};
+
+/* Told of every entry added and removed (on the validation thread, write lock held; must not
+ * call back into the pool). */
+struct mempool_listener {
+    void (*added)(void *ctx, const struct mempool_entry *e);
+    void (*removed)(void *ctx, const struct mempool_entry *e, enum mempool_removal why);
+    void *ctx;
+};
+
+struct mempool;
+
+/** Creates an empty pool. Caller frees. */
+struct mempool *mempool_new(const struct mempool_options *opt);
+/** Frees the pool and every entry (NULL: no-op). */
+void mempool_free(struct mempool *mp);
+/** Sets the listener (before any other thread uses the pool). */
+void mempool_set_listener(struct mempool *mp, const struct mempool_listener *l);
+const struct mempool_options *mempool_options(const struct mempool *mp);
+
+void mempool_read_lock(struct mempool *mp);
+void mempool_read_unlock(struct mempool *mp);
+/* The validation thread's, around each change. */
+void mempool_write_lock(struct mempool *mp);
+void mempool_write_unlock(struct mempool *mp);
+
+/* ---- reading (the lock held, or the validation thread) ---- */
+size_t mempool_count(const struct mempool *mp);
+/** Sum of the entries' vsize (getmempoolinfo's "bytes"). */
+int64_t mempool_total_vsize(const struct mempool *mp);
+/** Approximate memory the entries use (getmempoolinfo's "usage"). */
+int64_t mempool_usage(const struct mempool *mp);
+int64_t mempool_total_fee(const struct mempool *mp);
+/** The entries, in no particular order: borrowed, *n of them. */
+struct mempool_entry *const *mempool_entries(const struct mempool *mp, size_t *n);
+struct mempool_entry *mempool_get(const struct mempool *mp, const uint8_t txid32[32]);
+struct mempool_entry *mempool_get_wtxid(const struct mempool *mp, const uint8_t wtxid32[32]);
+/** The entry spending op, or NULL. */
+struct mempool_entry *mempool_spender(const struct mempool *mp, const struct outpoint *op);
+/** Counter of additions and removals (getrawmempool's mempool_sequence). */
+uint64_t mempool_sequence(const struct mempool *mp);
+/** Core's GetMinFee: the rolling minimum fee rate (sat/kvB) raised by evictions, decaying with
+ *  a 12-hour half-life (faster while the pool is small); 0 when nothing was evicted. now: s.
+ *  Validation thread only (the decay is stored). */
+int64_t mempool_min_fee(struct mempool *mp, int64_t now);
+/** The last value mempool_min_fee computed (readers). */
+int64_t mempool_min_fee_cached(const struct mempool *mp);
+
+/** In-pool ancestors (all_ancestors) or descendants of e, e excluded: a new array (caller
+ *  frees) of *n entries. */
+struct mempool_entry **mempool_ancestors(struct mempool *mp, const struct mempool_entry *e,
+                                         size_t *n);
+struct mempool_entry **mempool_descendants(struct mempool *mp, const struct mempool_entry *e,
+                                           size_t *n);
+/** Sums over e and its ancestors (or descendants): count, vsize, modified fees. */
+void mempool_ancestor_sums(struct mempool *mp, const struct mempool_entry *e, int64_t *count,
+                           int64_t *vsize, int64_t *fees);
+void mempool_descendant_sums(struct mempool *mp, const struct mempool_entry *e, int64_t *count,
+                             int64_t *vsize, int64_t *fees);
+/** The chunk e belongs to in its cluster's linearization: its fees and sigop-adjusted
+ *  weight. */
+void mempool_chunk(struct mempool *mp, struct mempool_entry *e, int64_t *fee, int64_t *weight);
+
+/* A chunk of a linearized cluster: txs in mining order, with their sums. */
+struct mempool_chunk {
+    struct mempool_entry **txs;
+    size_t n;
+    int64_t fee, weight; /* weight: sigop-adjusted */
+};
+/** Every chunk of the pool, in mining order (highest fee rate first; a cluster's chunks in
+ *  their order): a new array of *n chunks (free with mempool_chunks_free). */
+struct mempool_chunk *mempool_all_chunks(struct mempool *mp, size_t *n);
+void mempool_chunks_free(struct mempool_chunk *c, size_t n);
+
+/** Compares fee rates a = fa/sa and b = fb/sb (sizes > 0): <0, 0, >0. */
+int mempool_feerate_cmp(int64_t fa, int64_t sa, int64_t fb, int64_t sb);
+
+/* ---- changing (the validation thread, write lock held) ---- */
+/** Adds a new entry built from the fields of *proto (tx and raw: ownership passes; parents
+ *  found from the pool, children already in it linked). Returns the entry. */
+struct mempool_entry *mempool_add(struct mempool *mp, struct mempool_entry *proto);
+/** Removes e and all its descendants. */
+void mempool_remove_with_descendants(struct mempool *mp, struct mempool_entry *e,
+                                     enum mempool_removal why);
+/** Removes the transactions of a connected block and those that conflict with them. */
+void mempool_remove_for_block(struct mempool *mp, const struct tx *txs, size_t n, int64_t now);
+/** Removes entries older than now - expiry. Returns how many went. */
+size_t mempool_expire(struct mempool *mp, int64_t now);
+/** Evicts the lowest fee rate chunks until the pool's usage is within its bound, raising the
+ *  rolling minimum fee. Fills *evicted_any. */
+void mempool_trim(struct mempool *mp, int64_t now, int *evicted_any);
+/** Adds delta to the fee delta of txid (kept for a transaction not in the pool yet, as Core's
+ *  mapDeltas). */
+void mempool_prioritise(struct mempool *mp, const uint8_t txid32[32], int64_t delta);
+/** The delta set for txid (0 if none). */
+int64_t mempool_delta(const struct mempool *mp, const uint8_t txid32[32]);
+/** The deltas set: *n (txid, delta) pairs, a new array the caller frees. */
+struct mempool_delta {
+    uint8_t txid[32];
+    int64_t delta;
+};
+struct mempool_delta *mempool_deltas(const struct mempool *mp, size_t *n);
+
+/** The clusters the given entries belong to, with the vsize and count they would have if a
+ *  transaction of vsize with in-pool parents `parents` were added and the entries in
+ *  `removed` taken out: 1 if within the limits. */
+int mempool_cluster_within_limits(struct mempool *mp, struct mempool_entry *const *parents,
+                                  size_t nparents, struct mempool_entry *const *removed,
+                                  size_t nremoved, int64_t vsize);
+
+/** The number of distinct clusters the entries v[0..n) belong to (writer only). */
+size_t mempool_count_clusters(struct mempool *mp, struct mempool_entry *const *v, size_t n);
+
+/** Core's ImprovesFeerateDiagram: 1 if removing `removed` (a conflict set with all their
+ *  descendants) and adding a transaction of fee (modified) and sigop-adjusted weight with
+ *  in-pool parents `parents` makes the fee-rate diagram of the clusters involved strictly better.
+ */
+int mempool_rbf_improves(struct mempool *mp, struct mempool_entry *const *removed, size_t nremoved,
+                         struct mempool_entry *const *parents, size_t nparents, int64_t fee,
+                         int64_t weight);
+
+#endif

@@ -1,0 +1,793 @@
+/* Transaction relay (Bitcoin Core's TxDownloadManager, orphanage and inventory trickle, in
+ * the measure a node without bloom filters needs): announcements of transactions by wtxid to
+ * peers that sent wtxidrelay (by txid to the others), each requested from one announcer at a
+ * time and from the next after a minute; received transactions accepted on the validation
+ * thread; orphans held in a bounded pool until a parent arrives; new transactions announced
+ * to each peer on a Poisson timer (2 s outbound, 5 s inbound), filtered by its feefilter, and
+ * our own feefilter sent as the pool's minimum fee changes. Net thread only. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crypto/hash.h"
+#include "crypto/siphash.h"
+#include "mempool/accept.h"
+#include "mempool/mempool.h"
+#include "net/net_impl.h"
+#include "net/txrelay.h"
+#include "util/hex.h"
+#include "util/log.h"
+#include "util/random.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+#include "validation/chainstate.h"
+
+#define INBOUND_INV_INTERVAL_US (5 * 1000000LL)
+#define OUTBOUND_INV_INTERVAL_US (2 * 1000000LL)
+#define GETDATA_TX_INTERVAL_US (60 * 1000000LL)
+#define MAX_PEER_TX_REQUEST_IN_FLIGHT 100
+#define MAX_PEER_TX_ANNOUNCEMENTS 5000
+#define MAX_INV_SZ 50000
+#define MAX_ORPHANS 100
+#define ORPHAN_EXPIRE_S (20 * 60)
+#define KNOWN_GENERATION 25000 /* entries per generation of a rolling set */
+#define REJECTS_GENERATION 60000
+#define MAX_ANNOUNCERS 8
+#define FEEFILTER_INTERVAL_US (10 * 60 * 1000000LL)
+#define MAX_MONEY_SAT (21000000LL * 100000000LL)
+
+/* A set of 32-byte hashes that forgets the oldest half when full (Core's
+ * CRollingBloomFilter, exact instead of probabilistic): two generations of open-addressing
+ * tables of 64-bit keyed hashes. */
+struct rolling_set {
+    uint64_t *gen[2];
+    size_t n[2], cap; /* cap: slots per generation, a power of two */
+    size_t limit;     /* entries per generation */
+    uint64_t k0, k1;
+};
+
+static void rset_init(struct rolling_set *s, size_t limit)
+{
+    uint8_t salt[16];
+    random_bytes(salt, sizeof(salt));
+    memcpy(&s->k0, salt, 8);
+    memcpy(&s->k1, salt + 8, 8);
+    s->limit = limit;
+    s->cap = 16;
+    while (s->cap < limit * 2) {
+        s->cap *= 2;
+    }
+    s->gen[0] = s->gen[1] = NULL;
+    s->n[0] = s->n[1] = 0;
+}
+
+static void rset_clear(struct rolling_set *s)
+{
+    free(s->gen[0]);
+    free(s->gen[1]);
+    s->gen[0] = s->gen[1] = NULL;
+    s->n[0] = s->n[1] = 0;
+}
+
+static uint64_t rset_key(const struct rolling_set *s, const uint8_t h[32])
+{
+    uint64_t k = siphash24_uint256(s->k0, s->k1, h);
+    return k ? k : 1; /* 0 marks an empty slot */
+}
+
+static int rset_find(const uint64_t *t, size_t cap, uint64_t k)
+{
+    if (!t) {
+        return 0;
+    }
+    for (size_t i = k & (cap - 1);; i = (i + 1) & (cap - 1)) {
+        if (t[i] == k) {
+            return 1;
+        }
+        if (t[i] == 0) {
+            return 0;
+        }
+    }
+}
+
+static int rset_contains(const struct rolling_set *s, const uint8_t h[32])
+{
+    uint64_t k = rset_key(s, h);
+    return rset_find(s->gen[0], s->cap, k) || rset_find(s->gen[1], s->cap, k);
+}
+
+static void rset_insert(struct rolling_set *s, const uint8_t h[32])
+{
+    uint64_t k = rset_key(s, h);
+    if (rset_find(s->gen[0], s->cap, k) || rset_find(s->gen[1], s->cap, k)) {
+        return;
+    }
+    if (s->n[0] >= s->limit) { /* the older generation goes */
+        free(s->gen[1]);
+        s->gen[1] = s->gen[0];
+        s->n[1] = s->n[0];
+        s->gen[0] = NULL;
+        s->n[0] = 0;
+    }
+    if (!s->gen[0]) {
+        s->gen[0] = xcalloc(s->cap, sizeof(uint64_t));
+    }
+    size_t i = k & (s->cap - 1);
+    while (s->gen[0][i]) {
+        i = (i + 1) & (s->cap - 1);
+    }
+    s->gen[0][i] = k;
+    s->n[0]++;
+}
+
+struct txrelay_peer {
+    struct rolling_set known; /* hashes the peer has or was told of */
+    uint8_t (*queue)[32];     /* to announce at the next trickle: wtxids (txids for a peer
+                                 without wtxidrelay) */
+    size_t nq, capq;
+    int64_t next_inv_us;
+    int in_flight; /* our requests out to it */
+    int64_t feefilter_sent;
+    int64_t next_feefilter_us;
+};
+
+/* A transaction announced and not yet received. */
+struct want {
+    uint8_t hash[32];
+    int by_wtxid;
+    int64_t announcers[MAX_ANNOUNCERS];
+    size_t n_announcers;
+    int64_t asked_peer; /* -1: not asked yet */
+    int64_t asked_us;
+};
+
+struct orphan {
+    uint8_t *raw;
+    size_t len;
+    uint8_t txid[32], wtxid[32];
+    struct outpoint *spends; /* its inputs */
+    size_t n_spends;
+    int64_t peer_id;
+    int64_t expire;
+};
+
+struct txrelay {
+    struct want *wants;
+    size_t nwants, capwants;
+    struct rolling_set rejects;
+    struct orphan orphans[MAX_ORPHANS];
+    size_t norphans;
+    int64_t next_orphan_sweep;
+    uint64_t accepted, rejected; /* counters for the log */
+};
+
+/* A transaction job: the pool's answer travels back to the net thread with it. */
+struct tx_job {
+    struct net_job nj; /* first: the net's job list holds it as a net_job */
+    struct tx tx;
+    struct mempool_submit m;
+    uint8_t txid[32], wtxid[32]; /* kept: tx moves into the pool when accepted */
+    int is_orphan_retry;
+};
+
+static int relay_enabled(const struct net *n)
+{
+    return n->opt.mempool && !n->opt.blocks_only;
+}
+
+static struct txrelay_peer *peer_state(struct peer *p)
+{
+    if (!p->txr) {
+        p->txr = xcalloc(1, sizeof(*p->txr));
+        rset_init(&p->txr->known, KNOWN_GENERATION);
+        p->txr->next_inv_us = 0;
+    }
+    return p->txr;
+}
+
+void txrelay_new(struct net *n)
+{
+    n->txr = xcalloc(1, sizeof(*n->txr));
+    rset_init(&n->txr->rejects, REJECTS_GENERATION);
+}
+
+static void orphan_free(struct orphan *o)
+{
+    free(o->raw);
+    free(o->spends);
+    memset(o, 0, sizeof(*o));
+}
+
+void txrelay_free(struct net *n)
+{
+    struct txrelay *r = n->txr;
+    if (!r) {
+        return;
+    }
+    for (size_t i = 0; i < r->norphans; i++) {
+        orphan_free(&r->orphans[i]);
+    }
+    rset_clear(&r->rejects);
+    free(r->wants);
+    free(r);
+    n->txr = NULL;
+}
+
+void txrelay_peer_gone(struct net *n, struct peer *p)
+{
+    struct txrelay *r = n->txr;
+    if (r) {
+        /* Its announcements go; what was asked of it may be asked of another. */
+        for (size_t i = 0; i < r->nwants;) {
+            struct want *w = &r->wants[i];
+            for (size_t k = 0; k < w->n_announcers;) {
+                if (w->announcers[k] == p->id) {
+                    w->announcers[k] = w->announcers[--w->n_announcers];
+                } else {
+                    k++;
+                }
+            }
+            if (w->asked_peer == p->id) {
+                w->asked_peer = -1;
+            }
+            if (w->n_announcers == 0) {
+                r->wants[i] = r->wants[--r->nwants];
+            } else {
+                i++;
+            }
+        }
+        for (size_t i = 0; i < r->norphans;) {
+            if (r->orphans[i].peer_id == p->id) {
+                orphan_free(&r->orphans[i]);
+                r->orphans[i] = r->orphans[--r->norphans];
+                memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
+            } else {
+                i++;
+            }
+        }
+    }
+    if (p->txr) {
+        rset_clear(&p->txr->known);
+        free(p->txr->queue);
+        free(p->txr);
+        p->txr = NULL;
+    }
+}
+
+/* Whether the node has the transaction already (in the pool, rejected lately, an orphan). */
+static int already_have(struct net *n, const uint8_t h[32], int by_wtxid)
+{
+    struct txrelay *r = n->txr;
+    if (rset_contains(&r->rejects, h)) {
+        return 1;
+    }
+    for (size_t i = 0; i < r->norphans; i++) {
+        if (memcmp(by_wtxid ? r->orphans[i].wtxid : r->orphans[i].txid, h, 32) == 0) {
+            return 1;
+        }
+    }
+    mempool_read_lock(n->opt.mempool);
+    int have =
+        (by_wtxid ? mempool_get_wtxid(n->opt.mempool, h) : mempool_get(n->opt.mempool, h)) != NULL;
+    mempool_read_unlock(n->opt.mempool);
+    return have;
+}
+
+static struct want *find_want(struct txrelay *r, const uint8_t h[32])
+{
+    for (size_t i = 0; i < r->nwants; i++) {
+        if (memcmp(r->wants[i].hash, h, 32) == 0) {
+            return &r->wants[i];
+        }
+    }
+    return NULL;
+}
+
+static void drop_want(struct net *n, const uint8_t h[32])
+{
+    struct txrelay *r = n->txr;
+    for (size_t i = 0; i < r->nwants; i++) {
+        if (memcmp(r->wants[i].hash, h, 32) == 0) {
+            struct peer *p =
+                r->wants[i].asked_peer >= 0 ? net_find_peer(n, r->wants[i].asked_peer) : NULL;
+            if (p && p->txr && p->txr->in_flight > 0) {
+                p->txr->in_flight--;
+            }
+            r->wants[i] = r->wants[--r->nwants];
+            return;
+        }
+    }
+}
+
+static void send_getdata_tx(struct peer *p, const uint8_t h[32], int by_wtxid)
+{
+    struct net_inv iv;
+    iv.type = by_wtxid ? INV_WTX : (INV_TX | INV_WITNESS_FLAG);
+    memcpy(iv.hash, h, 32);
+    struct buf b;
+    buf_init(&b);
+    net_inv_serialize(&b, &iv, 1);
+    net_send(p, "getdata", &b);
+    buf_clear(&b);
+}
+
+/* Asks for every wanted transaction nobody is asked for (or whose request timed out). */
+static void request_wants(struct net *n)
+{
+    struct txrelay *r = n->txr;
+    int64_t now = net_now_us(n);
+    for (size_t i = 0; i < r->nwants;) {
+        struct want *w = &r->wants[i];
+        if (w->asked_peer >= 0 && now - w->asked_us < GETDATA_TX_INTERVAL_US) {
+            i++;
+            continue;
+        }
+        if (w->asked_peer >= 0) {
+            /* Timed out: that announcer is done with. */
+            struct peer *old = net_find_peer(n, w->asked_peer);
+            if (old && old->txr && old->txr->in_flight > 0) {
+                old->txr->in_flight--;
+            }
+            for (size_t k = 0; k < w->n_announcers; k++) {
+                if (w->announcers[k] == w->asked_peer) {
+                    w->announcers[k] = w->announcers[--w->n_announcers];
+                    break;
+                }
+            }
+            w->asked_peer = -1;
+        }
+        struct peer *best = NULL;
+        for (size_t k = 0; k < w->n_announcers && !best; k++) {
+            struct peer *p = net_find_peer(n, w->announcers[k]);
+            if (p && !p->disconnect && p->txr &&
+                p->txr->in_flight < MAX_PEER_TX_REQUEST_IN_FLIGHT) {
+                best = p;
+            }
+        }
+        if (!best) {
+            if (w->n_announcers == 0) {
+                r->wants[i] = r->wants[--r->nwants];
+                continue;
+            }
+            i++;
+            continue;
+        }
+        send_getdata_tx(best, w->hash, w->by_wtxid);
+        best->txr->in_flight++;
+        w->asked_peer = best->id;
+        w->asked_us = now;
+        i++;
+    }
+}
+
+void txrelay_on_inv(struct peer *p, const struct net_inv *iv)
+{
+    struct net *n = p->net;
+    uint32_t type = iv->type & ~INV_WITNESS_FLAG;
+    int by_wtxid = type == INV_WTX;
+    if (!relay_enabled(n) || p->conn_type == CONN_BLOCK_RELAY) {
+        return;
+    }
+    /* A wtxidrelay peer announces by wtxid only, the others by txid only (Core). */
+    if (by_wtxid != (p->wtxid_relay != 0)) {
+        return;
+    }
+    struct txrelay_peer *tp = peer_state(p);
+    rset_insert(&tp->known, iv->hash);
+    if (chainstate_in_ibd(n->cs) || already_have(n, iv->hash, by_wtxid)) {
+        return;
+    }
+    struct txrelay *r = n->txr;
+    struct want *w = find_want(r, iv->hash);
+    if (!w) {
+        if (r->nwants >= MAX_PEER_TX_ANNOUNCEMENTS * 4) {
+            return;
+        }
+        if (r->nwants == r->capwants) {
+            r->capwants = r->capwants ? r->capwants * 2 : 64;
+            r->wants = xrealloc(r->wants, r->capwants * sizeof(*r->wants));
+        }
+        w = &r->wants[r->nwants++];
+        memset(w, 0, sizeof(*w));
+        memcpy(w->hash, iv->hash, 32);
+        w->by_wtxid = by_wtxid;
+        w->asked_peer = -1;
+    }
+    for (size_t k = 0; k < w->n_announcers; k++) {
+        if (w->announcers[k] == p->id) {
+            return;
+        }
+    }
+    if (w->n_announcers < MAX_ANNOUNCERS) {
+        w->announcers[w->n_announcers++] = p->id;
+    }
+    request_wants(n);
+}
+
+int txrelay_serve(struct peer *p, const struct net_inv *iv)
+{
+    struct net *n = p->net;
+    uint32_t type = iv->type & ~INV_WITNESS_FLAG;
+    if (!n->opt.mempool) {
+        return 0;
+    }
+    int with_witness = type == INV_WTX || (iv->type & INV_WITNESS_FLAG);
+    struct buf out;
+    buf_init(&out);
+    mempool_read_lock(n->opt.mempool);
+    struct mempool_entry *e = type == INV_WTX ? mempool_get_wtxid(n->opt.mempool, iv->hash)
+                                              : mempool_get(n->opt.mempool, iv->hash);
+    if (e) {
+        if (with_witness) {
+            buf_append(&out, e->raw, e->raw_len);
+        } else {
+            tx_serialize(&e->tx, &out, 0);
+        }
+    }
+    mempool_read_unlock(n->opt.mempool);
+    if (e) {
+        net_send(p, "tx", &out);
+    }
+    buf_clear(&out);
+    return e != NULL;
+}
+
+static void submit_tx(struct net *n, int64_t peer_id, const uint8_t *raw, size_t len, struct tx *tx,
+                      int orphan_retry)
+{
+    struct tx_job *j = xcalloc(1, sizeof(*j));
+    j->nj.peer_id = peer_id;
+    j->nj.is_tx = 1;
+    j->nj.data = xmalloc(len);
+    memcpy(j->nj.data, raw, len);
+    j->nj.len = len;
+    j->tx = *tx;
+    tx_init(tx);
+    memcpy(j->nj.hash, j->tx.wtxid, 32);
+    memcpy(j->txid, j->tx.txid, 32);
+    memcpy(j->wtxid, j->tx.wtxid, 32);
+    j->m.mp = n->opt.mempool;
+    j->m.tx = &j->tx;
+    j->m.args.now = chainstate_now(n->cs);
+    j->is_orphan_retry = orphan_retry;
+    j->nj.job.work = VALIDATOR_CALL;
+    j->nj.job.fn = mempool_accept_job;
+    j->nj.job.ctx = &j->m;
+    net_submit(n, &j->nj);
+}
+
+void txrelay_on_tx(struct peer *p, const uint8_t *d, size_t len)
+{
+    struct net *n = p->net;
+    char lid[32];
+    if (!relay_enabled(n) || p->conn_type == CONN_BLOCK_RELAY) {
+        if ((p->perms & NET_PERM_RELAY) != NET_PERM_RELAY || !n->opt.mempool) {
+            snprintf(lid, sizeof(lid), "peer=%lld", (long long)p->id);
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "transaction sent in violation of protocol, %s", lid);
+            net_peer_disconnect(p, "transaction sent in violation of protocol");
+            return;
+        }
+    }
+    struct tx tx;
+    char err[160];
+    if (tx_deserialize(&tx, d, len, err, sizeof(err)) != RC_OK) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "malformed tx from peer=%lld: %s", (long long)p->id, err);
+        return;
+    }
+    struct txrelay_peer *tp = peer_state(p);
+    rset_insert(&tp->known, tx.txid);
+    rset_insert(&tp->known, tx.wtxid);
+    p->last_tx = net_now(n);
+    drop_want(n, tx.wtxid);
+    drop_want(n, tx.txid);
+    if (already_have(n, tx.wtxid, 1) || already_have(n, tx.txid, 0)) {
+        tx_clear(&tx);
+        request_wants(n);
+        return;
+    }
+    submit_tx(n, p->id, d, len, &tx, 0);
+    request_wants(n);
+}
+
+/* Queues a transaction in the pool for announcement to every peer that takes them, but the
+ * one it came from. */
+static void announce_to_all(struct net *n, const uint8_t txid[32], const uint8_t wtxid[32],
+                            int64_t except)
+{
+    for (struct peer *p = n->peers; p; p = p->next) {
+        if (p->id == except || p->disconnect || !p->handshake_done || !p->relay_txs ||
+            p->conn_type == CONN_BLOCK_RELAY || p->conn_type == CONN_FEELER ||
+            p->conn_type == CONN_ADDR_FETCH) {
+            continue;
+        }
+        struct txrelay_peer *tp = peer_state(p);
+        const uint8_t *h = p->wtxid_relay ? wtxid : txid;
+        if (rset_contains(&tp->known, h)) {
+            continue;
+        }
+        if (tp->nq == tp->capq) {
+            tp->capq = tp->capq ? tp->capq * 2 : 16;
+            tp->queue = xrealloc(tp->queue, tp->capq * sizeof(*tp->queue));
+        }
+        memcpy(tp->queue[tp->nq++], h, 32);
+    }
+}
+
+struct relay_call {
+    uint8_t txid[32], wtxid[32];
+};
+
+static void relay_call(struct net *n, void *ctx)
+{
+    struct relay_call *c = ctx;
+    announce_to_all(n, c->txid, c->wtxid, -1);
+}
+
+void net_relay_transaction(struct net *n, const uint8_t txid32[32], const uint8_t wtxid32[32])
+{
+    if (!n || !relay_enabled(n)) {
+        return;
+    }
+    struct relay_call c;
+    memcpy(c.txid, txid32, 32);
+    memcpy(c.wtxid, wtxid32, 32);
+    (void)net_call(n, relay_call, &c);
+}
+
+/* The orphan whose transaction spends an output of txid, if any. */
+static void retry_orphans_of(struct net *n, const uint8_t txid[32])
+{
+    struct txrelay *r = n->txr;
+    for (size_t i = 0; i < r->norphans;) {
+        struct orphan *o = &r->orphans[i];
+        int spends = 0;
+        for (size_t k = 0; k < o->n_spends && !spends; k++) {
+            spends = memcmp(o->spends[k].txid, txid, 32) == 0;
+        }
+        if (!spends) {
+            i++;
+            continue;
+        }
+        struct tx tx;
+        if (tx_deserialize(&tx, o->raw, o->len, NULL, 0) == RC_OK) {
+            submit_tx(n, o->peer_id, o->raw, o->len, &tx, 1);
+        }
+        orphan_free(o);
+        r->orphans[i] = r->orphans[--r->norphans];
+        memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
+    }
+}
+
+static void add_orphan(struct net *n, struct peer *p, struct tx_job *j)
+{
+    struct txrelay *r = n->txr;
+    const struct tx *tx = &j->tx;
+    /* A parent rejected lately: the orphan would be too (Core). */
+    for (size_t i = 0; i < tx->vin_count; i++) {
+        if (rset_contains(&r->rejects, tx->vin[i].prevout.txid)) {
+            rset_insert(&r->rejects, tx->wtxid);
+            return;
+        }
+    }
+    if (tx_weight(tx) > 400000) {
+        return; /* Core: orphans over the standard weight are not kept */
+    }
+    if (r->norphans == MAX_ORPHANS) {
+        uint8_t rnd[8];
+        random_bytes(rnd, sizeof(rnd));
+        size_t victim = (size_t)(rd_u64le(rnd) % MAX_ORPHANS);
+        orphan_free(&r->orphans[victim]);
+        r->orphans[victim] = r->orphans[--r->norphans];
+        memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
+    }
+    struct orphan *o = &r->orphans[r->norphans++];
+    o->raw = xmalloc(j->nj.len);
+    memcpy(o->raw, j->nj.data, j->nj.len);
+    o->len = j->nj.len;
+    memcpy(o->txid, tx->txid, 32);
+    memcpy(o->wtxid, tx->wtxid, 32);
+    o->n_spends = tx->vin_count;
+    o->spends = xmalloc((tx->vin_count ? tx->vin_count : 1) * sizeof(*o->spends));
+    for (size_t i = 0; i < tx->vin_count; i++) {
+        o->spends[i] = tx->vin[i].prevout;
+    }
+    o->peer_id = j->nj.peer_id;
+    o->expire = net_now(n) + ORPHAN_EXPIRE_S;
+    /* Ask its sender for the parents we lack, by txid. */
+    if (p) {
+        for (size_t i = 0; i < tx->vin_count; i++) {
+            const uint8_t *parent = tx->vin[i].prevout.txid;
+            if (already_have(n, parent, 0) || find_want(r, parent)) {
+                continue;
+            }
+            struct net_inv iv = {.type = INV_TX};
+            memcpy(iv.hash, parent, 32);
+            int wtx = p->wtxid_relay;
+            p->wtxid_relay = 0; /* parents are asked for by txid */
+            txrelay_on_inv(p, &iv);
+            p->wtxid_relay = wtx;
+        }
+    }
+}
+
+void txrelay_job_done(struct net *n, struct net_job *nj)
+{
+    struct tx_job *j = (struct tx_job *)nj;
+    struct txrelay *r = n->txr;
+    struct peer *p = net_find_peer(n, nj->peer_id);
+    const struct mempool_accept_result *res = &j->m.res;
+    char txid[65];
+    hex_encode_rev(txid, j->txid, 32);
+    if (nj->job.rc == RC_OK && vstate_is_valid(&res->st)) {
+        r->accepted++;
+        LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG, "AcceptToMemoryPool: peer=%lld: accepted %s",
+            (long long)nj->peer_id, txid);
+        announce_to_all(n, j->txid, j->wtxid, nj->peer_id);
+        retry_orphans_of(n, j->txid);
+    } else if (nj->job.rc == RC_OK && res->kind == MEMPOOL_TX_MISSING_INPUTS) {
+        add_orphan(n, p, j);
+    } else if (nj->job.rc == RC_OK) {
+        r->rejected++;
+        LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG, "%s from peer=%lld was not accepted: %s%s%s", txid,
+            (long long)nj->peer_id, res->st.reject, res->st.debug[0] ? ", " : "", res->st.debug);
+        rset_insert(&r->rejects, j->wtxid);
+        if (res->kind != MEMPOOL_TX_WITNESS_STRIPPED && res->kind != MEMPOOL_TX_WITNESS_MUTATED) {
+            rset_insert(&r->rejects, j->txid);
+        }
+    }
+    mempool_accept_result_clear(&j->m.res);
+    tx_clear(&j->tx);
+    free(nj->data);
+    free(j);
+}
+
+/* Our fee filter for peers: the pool's minimum fee (the relay minimum at least), or MAX_MONEY
+ * while in initial block download (Core). */
+static int64_t our_feefilter(struct net *n)
+{
+    if (chainstate_in_ibd(n->cs)) {
+        return MAX_MONEY_SAT;
+    }
+    const struct mempool_options *o = mempool_options(n->opt.mempool);
+    mempool_read_lock(n->opt.mempool);
+    int64_t f = mempool_min_fee_cached(n->opt.mempool);
+    mempool_read_unlock(n->opt.mempool);
+    return f > o->min_relay_feerate ? f : o->min_relay_feerate;
+}
+
+static int64_t poisson_us(int64_t avg_us)
+{
+    uint8_t rnd[8];
+    random_bytes(rnd, sizeof(rnd));
+    double u = ((double)(rd_u64le(rnd) >> 11) + 0.5) / 9007199254740992.0;
+    return (int64_t)(-log(u) * (double)avg_us);
+}
+
+/* Sends the announcements queued for p, if its trickle timer is due. */
+static void trickle(struct net *n, struct peer *p, int64_t now)
+{
+    struct txrelay_peer *tp = peer_state(p);
+    if (!(p->perms & NET_PERM_NOBAN) && now < tp->next_inv_us) {
+        return;
+    }
+    if (now >= tp->next_inv_us) {
+        tp->next_inv_us = now + poisson_us(p->conn_type == CONN_INBOUND ? INBOUND_INV_INTERVAL_US
+                                                                        : OUTBOUND_INV_INTERVAL_US);
+    }
+    if (tp->nq == 0) {
+        return;
+    }
+    struct net_inv *inv = xmalloc(tp->nq * sizeof(*inv));
+    size_t k = 0;
+    mempool_read_lock(n->opt.mempool);
+    for (size_t i = 0; i < tp->nq; i++) {
+        struct mempool_entry *e = p->wtxid_relay ? mempool_get_wtxid(n->opt.mempool, tp->queue[i])
+                                                 : mempool_get(n->opt.mempool, tp->queue[i]);
+        if (!e || rset_contains(&tp->known, tp->queue[i])) {
+            continue;
+        }
+        /* The peer's fee filter: it would not take it. */
+        if (p->feefilter > 0 && mempool_entry_modified_fee(e) * 1000 < p->feefilter * e->vsize) {
+            continue;
+        }
+        inv[k].type = p->wtxid_relay ? INV_WTX : INV_TX;
+        memcpy(inv[k].hash, tp->queue[i], 32);
+        rset_insert(&tp->known, tp->queue[i]);
+        k++;
+    }
+    mempool_read_unlock(n->opt.mempool);
+    tp->nq = 0;
+    for (size_t off = 0; off < k; off += MAX_INV_SZ) {
+        size_t m = k - off < MAX_INV_SZ ? k - off : MAX_INV_SZ;
+        struct buf b;
+        buf_init(&b);
+        net_inv_serialize(&b, inv + off, m);
+        net_send(p, "inv", &b);
+        buf_clear(&b);
+    }
+    free(inv);
+}
+
+static void send_feefilter(struct net *n, struct peer *p, int64_t now)
+{
+    struct txrelay_peer *tp = peer_state(p);
+    if (p->conn_type == CONN_BLOCK_RELAY ||
+        (p->perms & NET_PERM_FORCERELAY) == NET_PERM_FORCERELAY || p->ver.version < 70013) {
+        return;
+    }
+    int64_t f = our_feefilter(n);
+    int due = now >= tp->next_feefilter_us;
+    /* A large change goes out within five minutes (Core's MAX_FEEFILTER_CHANGE_DELAY). */
+    int big =
+        tp->feefilter_sent && (f * 4 < tp->feefilter_sent * 3 || f * 3 > tp->feefilter_sent * 4);
+    if (!due && !(big && tp->next_feefilter_us - now > 5 * 60 * 1000000LL)) {
+        return;
+    }
+    if (!due) {
+        tp->next_feefilter_us = now + poisson_us(60 * 1000000LL);
+        return;
+    }
+    if (f != tp->feefilter_sent) {
+        struct buf b;
+        buf_init(&b);
+        buf_put_u64le(&b, (uint64_t)f);
+        net_send(p, "feefilter", &b);
+        buf_clear(&b);
+        tp->feefilter_sent = f;
+    }
+    tp->next_feefilter_us = now + poisson_us(FEEFILTER_INTERVAL_US);
+}
+
+void txrelay_tick(struct net *n)
+{
+    if (!n->opt.mempool) {
+        return;
+    }
+    int64_t now = net_now_us(n);
+    struct txrelay *r = n->txr;
+    if (net_now(n) >= r->next_orphan_sweep) {
+        for (size_t i = 0; i < r->norphans;) {
+            if (r->orphans[i].expire <= net_now(n)) {
+                orphan_free(&r->orphans[i]);
+                r->orphans[i] = r->orphans[--r->norphans];
+                memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
+            } else {
+                i++;
+            }
+        }
+        r->next_orphan_sweep = net_now(n) + 60;
+    }
+    request_wants(n);
+    for (struct peer *p = n->peers; p; p = p->next) {
+        if (p->disconnect || !p->handshake_done) {
+            continue;
+        }
+        if (relay_enabled(n) && p->relay_txs && p->conn_type != CONN_BLOCK_RELAY) {
+            trickle(n, p, now);
+        }
+        if (relay_enabled(n)) {
+            send_feefilter(n, p, now);
+        }
+    }
+}
+
+void txrelay_new_tip(struct net *n)
+{
+    /* Core resets its recent-rejects filter on every new tip: a rejection may not hold. */
+    if (n->txr) {
+        rset_clear(&n->txr->rejects);
+    }
+}
+
+void txrelay_on_mempool_msg(struct peer *p)
+{
+    /* No bloom filters offered: Core disconnects unless the peer has mempool permission
+     * (which bitnode does not serve either) or noban. */
+    if ((p->perms & NET_PERM_NOBAN) != NET_PERM_NOBAN) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "mempool request with bloom filters disabled, disconnecting peer=%lld",
+            (long long)p->id);
+        net_peer_disconnect(p, "mempool request with bloom filters disabled");
+    }
+}

@@ -1,0 +1,1145 @@
+/* The mempool RPC group (Core's rpc/mempool.cpp): submitting and testing transactions, and
+ * what the pool holds. Acceptance runs on the validation thread as a job; reads take the
+ * pool's read lock (after the chain's, when both are needed). */
+#include "rpc/mempool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coins/coin.h"
+#include "consensus/amount.h"
+#include "mempool/accept.h"
+#include "mempool/mempool.h"
+#include "mempool/persist.h"
+#include "mempool/policy.h"
+#include "net/net.h"
+#include "rpc/blockchain.h"
+#include "rpc/blockjson.h"
+#include "rpc/context.h"
+#include "rpc/json.h"
+#include "rpc/protocol.h"
+#include "script/script.h"
+#include "util/fs.h"
+#include "util/hex.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+#include "validation/chainstate.h"
+#include "validation/validator.h"
+
+#define DEFAULT_MAX_RAW_TX_FEE_RATE 10000000 /* sat/kvB: 0.10 BTC/kvB */
+#define MAX_PACKAGE_COUNT 25
+
+static struct mempool *pool_or_error(struct rpc_request *req)
+{
+    if (!req->ctx->mempool) {
+        rpc_error(req, RPC_CLIENT_MEMPOOL_DISABLED, "Mempool disabled or instance not found");
+        return NULL;
+    }
+    return req->ctx->mempool;
+}
+
+void rpc_mempool_set(struct rpc_context *ctx, struct mempool *mp, const char *datadir,
+                     int dat_version)
+{
+    ctx->mempool = mp;
+    ctx->mempool_dat_version = dat_version;
+    if (datadir) {
+        snprintf(ctx->datadir_net, sizeof(ctx->datadir_net), "%s", datadir);
+    }
+}
+
+void rpc_mempool_set_loaded(struct rpc_context *ctx)
+{
+    atomic_store(&ctx->mempool_loaded, true);
+}
+
+int64_t rpc_mempool_now(struct rpc_context *ctx)
+{
+    int64_t t = ctx->cs ? chainstate_now(ctx->cs) : 0;
+    return t ? t : (int64_t)time(NULL);
+}
+
+/* Core's ParseFeeRate: an amount per kvB below 1 BTC. Returns 0 with *rate, or -1 after
+ * rpc_error. */
+static int parse_fee_rate(struct rpc_request *req, const json_t *v, int64_t *rate)
+{
+    const char *err;
+    if (rpc_json_amount_parse(v, rate, &err)) {
+        rpc_error(req, RPC_TYPE_ERROR, "%s", err);
+        return -1;
+    }
+    if (*rate >= 100000000) {
+        rpc_error(req, RPC_INVALID_PARAMETER,
+                  "Fee rates larger than or equal to 1BTC/kvB are not accepted");
+        return -1;
+    }
+    return 0;
+}
+
+static int decode_tx(struct tx *tx, const char *hex)
+{
+    struct buf raw;
+    buf_init(&raw);
+    if (hex_decode(&raw, hex)) {
+        buf_clear(&raw);
+        return RC_INVALID;
+    }
+    int rc = tx_deserialize(tx, raw.data, raw.len, NULL, 0);
+    buf_clear(&raw);
+    return rc;
+}
+
+/* Runs acceptance on the validation thread. */
+static int submit(struct rpc_context *ctx, struct mempool_submit *m)
+{
+    struct validator_job j = {.work = VALIDATOR_CALL, .fn = mempool_accept_job, .ctx = m};
+    return validator_run(ctx->val, &j);
+}
+
+static void state_string(char *out, size_t len, const struct vstate *st)
+{
+    if (st->debug[0]) {
+        snprintf(out, len, "%s, %s", st->reject, st->debug);
+    } else {
+        snprintf(out, len, "%s", st->reject);
+    }
+}
+
+static json_t *rpc_sendrawtransaction(struct rpc_request *req)
+{
+    struct rpc_context *ctx = req->ctx;
+    struct mempool *mp = pool_or_error(req);
+    struct tx tx;
+    int64_t max_rate = DEFAULT_MAX_RAW_TX_FEE_RATE, max_burn = 0;
+    const char *err;
+    if (!mp) {
+        return NULL;
+    }
+    if (decode_tx(&tx, json_string_value(rpc_param(req, 0)))) {
+        return rpc_error(req, RPC_DESERIALIZATION_ERROR,
+                         "TX decode failed. Make sure the tx has at least one input.");
+    }
+    json_t *burn = rpc_param(req, 2);
+    if (burn && !json_is_null(burn) && rpc_json_amount_parse(burn, &max_burn, &err)) {
+        tx_clear(&tx);
+        return rpc_error(req, RPC_TYPE_ERROR, "%s", err);
+    }
+    for (size_t o = 0; o < tx.vout_count; o++) {
+        const struct bytes *spk = &tx.vout[o].script_pubkey;
+        if ((script_is_unspendable(spk->data, spk->len) ||
+             !script_has_valid_ops(spk->data, spk->len)) &&
+            tx.vout[o].value_sat > max_burn) {
+            tx_clear(&tx);
+            return rpc_error(req, RPC_VERIFY_ERROR,
+                             "Unspendable output exceeds maximum configured by user "
+                             "(maxburnamount)");
+        }
+    }
+    json_t *fr = rpc_param(req, 1);
+    if (fr && !json_is_null(fr) && parse_fee_rate(req, fr, &max_rate)) {
+        tx_clear(&tx);
+        return NULL;
+    }
+    uint8_t txid[32], wtxid[32];
+    memcpy(txid, tx.txid, 32);
+    memcpy(wtxid, tx.wtxid, 32);
+    /* Core's BroadcastTransaction: outputs already in the UTXO set, then the pool. */
+    for (size_t o = 0; o < tx.vout_count; o++) {
+        struct outpoint op;
+        struct coin c;
+        memcpy(op.txid, txid, 32);
+        op.n = (uint32_t)o;
+        chainstate_read_lock(ctx->cs);
+        int rc = chainstate_get_coin(ctx->cs, &op, &c);
+        chainstate_read_unlock(ctx->cs);
+        if (rc == RC_OK) {
+            coin_clear(&c);
+            tx_clear(&tx);
+            return rpc_error(req, RPC_VERIFY_ALREADY_IN_CHAIN,
+                             "Transaction outputs already in utxo set");
+        }
+    }
+    mempool_read_lock(mp);
+    struct mempool_entry *have = mempool_get(mp, txid);
+    if (have) {
+        memcpy(wtxid, have->tx.wtxid, 32);
+    }
+    mempool_read_unlock(mp);
+    if (!have) {
+        int64_t vsize = (int64_t)tx_vsize(&tx);
+        int64_t max_fee = max_rate ? (max_rate * vsize + 999) / 1000 : 0;
+        struct mempool_submit m = {.mp = mp, .tx = &tx};
+        m.args.now = rpc_mempool_now(ctx);
+        if (max_fee > 0) {
+            m.args.test_only = 1;
+            int rc = submit(ctx, &m);
+            if (rc) {
+                tx_clear(&tx);
+                return rpc_error(req, RPC_VERIFY_ERROR, "Mempool internal error (%s)", rc_str(rc));
+            }
+            if (vstate_is_valid(&m.res.st) && m.res.fee > max_fee) {
+                tx_clear(&tx);
+                mempool_accept_result_clear(&m.res);
+                return rpc_error(req, RPC_VERIFY_ERROR,
+                                 "Fee exceeds maximum configured by user (e.g. -maxtxfee, "
+                                 "maxfeerate)");
+            }
+            if (vstate_is_valid(&m.res.st)) {
+                mempool_accept_result_clear(&m.res);
+                m.args.test_only = 0;
+            }
+        }
+        if (!m.args.test_only) {
+            int rc = submit(ctx, &m);
+            if (rc) {
+                tx_clear(&tx);
+                return rpc_error(req, RPC_VERIFY_ERROR, "Mempool internal error (%s)", rc_str(rc));
+            }
+        }
+        if (!vstate_is_valid(&m.res.st)) {
+            char msg[VSTATE_REJECT_LEN + VSTATE_DEBUG_LEN + 4];
+            state_string(msg, sizeof(msg), &m.res.st);
+            int code =
+                m.res.kind == MEMPOOL_TX_MISSING_INPUTS ? RPC_VERIFY_ERROR : RPC_VERIFY_REJECTED;
+            tx_clear(&tx);
+            mempool_accept_result_clear(&m.res);
+            return rpc_error(req, code, "%s", msg);
+        }
+        mempool_accept_result_clear(&m.res);
+    }
+    tx_clear(&tx);
+    if (ctx->net) {
+        net_relay_transaction(ctx->net, txid, wtxid);
+    }
+    return rpc_hash_json(txid);
+}
+
+static json_t *rpc_testmempoolaccept(struct rpc_request *req)
+{
+    struct rpc_context *ctx = req->ctx;
+    struct mempool *mp = pool_or_error(req);
+    json_t *raws = rpc_param(req, 0);
+    int64_t max_rate = DEFAULT_MAX_RAW_TX_FEE_RATE;
+    if (!mp) {
+        return NULL;
+    }
+    size_t n = json_array_size(raws);
+    if (n < 1 || n > MAX_PACKAGE_COUNT) {
+        return rpc_error(req, RPC_INVALID_PARAMETER,
+                         "Array must contain between 1 and %d transactions.", MAX_PACKAGE_COUNT);
+    }
+    json_t *fr = rpc_param(req, 1);
+    if (fr && !json_is_null(fr) && parse_fee_rate(req, fr, &max_rate)) {
+        return NULL;
+    }
+    struct tx *txs = xcalloc(n, sizeof(*txs));
+    for (size_t i = 0; i < n; i++) {
+        const char *hex = json_string_value(json_array_get(raws, i));
+        if (!hex || decode_tx(&txs[i], hex)) {
+            for (size_t k = 0; k < i; k++) {
+                tx_clear(&txs[k]);
+            }
+            free(txs);
+            return rpc_error(req, RPC_DESERIALIZATION_ERROR,
+                             "TX decode failed: %s Make sure the tx has at least one input.",
+                             hex ? hex : "");
+        }
+    }
+    if (n > 1) {
+        for (size_t k = 0; k < n; k++) {
+            tx_clear(&txs[k]);
+        }
+        free(txs);
+        return rpc_error(req, RPC_INVALID_PARAMETER,
+                         "bitnode does not test packages of several transactions yet");
+    }
+    json_t *out = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "txid", rpc_hash_json(txs[i].txid));
+        json_object_set_new(o, "wtxid", rpc_hash_json(txs[i].wtxid));
+        struct mempool_submit m = {.mp = mp, .tx = &txs[i]};
+        m.args.now = rpc_mempool_now(ctx);
+        m.args.test_only = 1;
+        int rc = submit(ctx, &m);
+        if (rc) {
+            json_decref(o);
+            json_decref(out);
+            for (size_t k = 0; k < n; k++) {
+                tx_clear(&txs[k]);
+            }
+            free(txs);
+            return rpc_error(req, RPC_VERIFY_ERROR, "Mempool internal error (%s)", rc_str(rc));
+        }
+        if (vstate_is_valid(&m.res.st)) {
+            int64_t max_fee = max_rate ? (max_rate * m.res.vsize + 999) / 1000 : 0;
+            if (max_fee && m.res.fee > max_fee) {
+                json_object_set_new(o, "allowed", json_false());
+                json_object_set_new(o, "reject-reason", json_string("max-fee-exceeded"));
+            } else {
+                json_object_set_new(o, "allowed", json_true());
+                json_object_set_new(o, "vsize_adjusted", json_integer(m.res.vsize));
+                json_object_set_new(o, "vsize", json_integer(m.res.vsize));
+                json_object_set_new(o, "vsize_bip141", json_integer((json_int_t)tx_vsize(&txs[i])));
+                json_t *fees = json_object();
+                json_object_set_new(fees, "base", rpc_json_amount(m.res.fee));
+                int64_t modified = m.res.modified;
+                json_object_set_new(fees, "effective-feerate",
+                                    rpc_json_amount(modified * 1000 / m.res.vsize));
+                json_t *inc = json_array();
+                json_array_append_new(inc, rpc_hash_json(txs[i].wtxid));
+                json_object_set_new(fees, "effective-includes", inc);
+                json_object_set_new(o, "fees", fees);
+            }
+        } else {
+            json_object_set_new(o, "allowed", json_false());
+            if (m.res.kind == MEMPOOL_TX_MISSING_INPUTS) {
+                json_object_set_new(o, "reject-reason", json_string("missing-inputs"));
+            } else {
+                char msg[VSTATE_REJECT_LEN + VSTATE_DEBUG_LEN + 4];
+                state_string(msg, sizeof(msg), &m.res.st);
+                json_object_set_new(o, "reject-reason", json_string(m.res.st.reject));
+                json_object_set_new(o, "reject-details", json_string(msg));
+            }
+        }
+        mempool_accept_result_clear(&m.res);
+        json_array_append_new(out, o);
+    }
+    for (size_t k = 0; k < n; k++) {
+        tx_clear(&txs[k]);
+    }
+    free(txs);
+    return out;
+}
+
+json_t *rpc_mempool_info_json(struct rpc_context *ctx)
+{
+    struct mempool *mp = ctx->mempool;
+    const struct mempool_options *o = mempool_options(mp);
+    json_t *r = json_object();
+    mempool_read_lock(mp);
+    int64_t minfee = mempool_min_fee_cached(mp);
+    if (minfee < o->min_relay_feerate) {
+        minfee = o->min_relay_feerate;
+    }
+    json_object_set_new(r, "loaded", json_boolean(ctx->mempool_loaded));
+    json_object_set_new(r, "size", json_integer((json_int_t)mempool_count(mp)));
+    json_object_set_new(r, "bytes", json_integer(mempool_total_vsize(mp)));
+    json_object_set_new(r, "usage", json_integer(mempool_usage(mp)));
+    json_object_set_new(r, "total_fee", rpc_json_amount(mempool_total_fee(mp)));
+    json_object_set_new(r, "maxmempool", json_integer(o->max_size_bytes));
+    json_object_set_new(r, "mempoolminfee", rpc_json_amount(minfee));
+    json_object_set_new(r, "minrelaytxfee", rpc_json_amount(o->min_relay_feerate));
+    json_object_set_new(r, "incrementalrelayfee", rpc_json_amount(o->incremental_feerate));
+    json_object_set_new(r, "unbroadcastcount", json_integer(0));
+    json_object_set_new(r, "permitbaremultisig", json_boolean(o->permit_bare_multisig));
+    json_object_set_new(r, "maxdatacarriersize",
+                        json_integer(o->max_datacarrier < 0 ? 0 : o->max_datacarrier));
+    json_object_set_new(r, "limitclustercount", json_integer(o->cluster_count));
+    json_object_set_new(r, "limitclustersize", json_integer(o->cluster_size_vbytes));
+    json_object_set_new(r, "optimal", json_true());
+    json_object_set_new(r, "fullrbf", json_true());
+    mempool_read_unlock(mp);
+    return r;
+}
+
+static json_t *rpc_getmempoolinfo(struct rpc_request *req)
+{
+    if (!pool_or_error(req)) {
+        return NULL;
+    }
+    return rpc_mempool_info_json(req->ctx);
+}
+
+/* Core's entryToJSON. Pool read lock held. */
+static json_t *entry_json(struct mempool *mp, struct mempool_entry *e)
+{
+    json_t *o = json_object();
+    int64_t ac, as, af, dc, ds, df, cf, cw;
+    mempool_ancestor_sums(mp, e, &ac, &as, &af);
+    mempool_descendant_sums(mp, e, &dc, &ds, &df);
+    mempool_chunk(mp, e, &cf, &cw);
+    json_object_set_new(o, "vsize_adjusted", json_integer(e->vsize));
+    json_object_set_new(o, "vsize", json_integer(e->vsize));
+    json_object_set_new(o, "vsize_bip141", json_integer((json_int_t)tx_vsize(&e->tx)));
+    json_object_set_new(o, "weight", json_integer(e->weight));
+    json_object_set_new(o, "time", json_integer(e->time));
+    json_object_set_new(o, "height", json_integer(e->height));
+    json_object_set_new(o, "descendantcount", json_integer(dc));
+    json_object_set_new(o, "descendantsize", json_integer(ds));
+    json_object_set_new(o, "ancestorcount", json_integer(ac));
+    json_object_set_new(o, "ancestorsize", json_integer(as));
+    json_object_set_new(o, "wtxid", rpc_hash_json(e->tx.wtxid));
+    json_object_set_new(o, "chunkweight", json_integer(cw));
+    json_t *fees = json_object();
+    json_object_set_new(fees, "base", rpc_json_amount(e->fee));
+    json_object_set_new(fees, "modified", rpc_json_amount(mempool_entry_modified_fee(e)));
+    json_object_set_new(fees, "ancestor", rpc_json_amount(af));
+    json_object_set_new(fees, "descendant", rpc_json_amount(df));
+    json_object_set_new(fees, "chunk", rpc_json_amount(cf));
+    json_object_set_new(o, "fees", fees);
+    /* depends: a set of txid strings, so sorted as strings. */
+    char **dep = xmalloc((e->nparents ? e->nparents : 1) * sizeof(*dep));
+    for (size_t i = 0; i < e->nparents; i++) {
+        dep[i] = xmalloc(65);
+        hex_encode_rev(dep[i], e->parents[i]->tx.txid, 32);
+    }
+    for (size_t i = 1; i < e->nparents; i++) {
+        for (size_t j = i; j > 0 && strcmp(dep[j - 1], dep[j]) > 0; j--) {
+            char *t = dep[j];
+            dep[j] = dep[j - 1];
+            dep[j - 1] = t;
+        }
+    }
+    json_t *d = json_array();
+    for (size_t i = 0; i < e->nparents; i++) {
+        json_array_append_new(d, json_string(dep[i]));
+        free(dep[i]);
+    }
+    free(dep);
+    json_object_set_new(o, "depends", d);
+    json_t *sp = json_array();
+    for (size_t i = 0; i < e->nchildren; i++) {
+        json_array_append_new(sp, rpc_hash_json(e->children[i]->tx.txid));
+    }
+    json_object_set_new(o, "spentby", sp);
+    json_object_set_new(o, "unbroadcast", json_false());
+    return o;
+}
+
+/* Entries in the pool's order of arrival (Core's entryAll is in its own index order). */
+static int by_sequence(const void *a, const void *b)
+{
+    const struct mempool_entry *x = *(struct mempool_entry *const *)a;
+    const struct mempool_entry *y = *(struct mempool_entry *const *)b;
+    return x->sequence < y->sequence ? -1 : x->sequence > y->sequence;
+}
+
+static json_t *rpc_getrawmempool(struct rpc_request *req)
+{
+    struct mempool *mp = pool_or_error(req);
+    if (!mp) {
+        return NULL;
+    }
+    int verbose = json_is_true(rpc_param(req, 0));
+    int with_seq = json_is_true(rpc_param(req, 1));
+    if (verbose && with_seq) {
+        return rpc_error(req, RPC_INVALID_PARAMETER,
+                         "Verbose results cannot contain mempool sequence values.");
+    }
+    mempool_read_lock(mp);
+    size_t n;
+    struct mempool_entry *const *v = mempool_entries(mp, &n);
+    struct mempool_entry **s = xmalloc((n ? n : 1) * sizeof(*s));
+    memcpy(s, v, n * sizeof(*s));
+    qsort(s, n, sizeof(*s), by_sequence);
+    json_t *r;
+    if (verbose) {
+        r = json_object();
+        for (size_t i = 0; i < n; i++) {
+            char h[65];
+            hex_encode_rev(h, s[i]->tx.txid, 32);
+            json_object_set_new(r, h, entry_json(mp, s[i]));
+        }
+    } else {
+        json_t *a = json_array();
+        for (size_t i = 0; i < n; i++) {
+            json_array_append_new(a, rpc_hash_json(s[i]->tx.txid));
+        }
+        if (with_seq) {
+            r = json_object();
+            json_object_set_new(r, "txids", a);
+            json_object_set_new(r, "mempool_sequence",
+                                json_integer((json_int_t)mempool_sequence(mp)));
+        } else {
+            r = a;
+        }
+    }
+    mempool_read_unlock(mp);
+    free(s);
+    return r;
+}
+
+static json_t *rpc_getmempoolentry(struct rpc_request *req)
+{
+    struct mempool *mp = pool_or_error(req);
+    if (!mp) {
+        return NULL;
+    }
+    mempool_read_lock(mp);
+    struct mempool_entry *e = mempool_get(mp, rpc_arg_hash(req, 0));
+    json_t *r = e ? entry_json(mp, e) : NULL;
+    mempool_read_unlock(mp);
+    if (!r) {
+        return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Transaction not in mempool");
+    }
+    return r;
+}
+
+static json_t *relatives(struct rpc_request *req, int up)
+{
+    struct mempool *mp = pool_or_error(req);
+    if (!mp) {
+        return NULL;
+    }
+    int verbose = json_is_true(rpc_param(req, 1));
+    mempool_read_lock(mp);
+    struct mempool_entry *e = mempool_get(mp, rpc_arg_hash(req, 0));
+    if (!e) {
+        mempool_read_unlock(mp);
+        return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Transaction not in mempool");
+    }
+    size_t n;
+    struct mempool_entry **a = up ? mempool_ancestors(mp, e, &n) : mempool_descendants(mp, e, &n);
+    json_t *r = verbose ? json_object() : json_array();
+    for (size_t i = 0; i < n; i++) {
+        if (verbose) {
+            char h[65];
+            hex_encode_rev(h, a[i]->tx.txid, 32);
+            json_object_set_new(r, h, entry_json(mp, a[i]));
+        } else {
+            json_array_append_new(r, rpc_hash_json(a[i]->tx.txid));
+        }
+    }
+    free(a);
+    mempool_read_unlock(mp);
+    return r;
+}
+
+static json_t *rpc_getmempoolancestors(struct rpc_request *req)
+{
+    return relatives(req, 1);
+}
+
+static json_t *rpc_getmempooldescendants(struct rpc_request *req)
+{
+    return relatives(req, 0);
+}
+
+static json_t *rpc_gettxspendingprevout(struct rpc_request *req)
+{
+    struct mempool *mp = pool_or_error(req);
+    json_t *outs = rpc_param(req, 0);
+    if (!mp) {
+        return NULL;
+    }
+    if (json_array_size(outs) == 0) {
+        return rpc_error(req, RPC_INVALID_PARAMETER, "Invalid parameter, outputs are missing");
+    }
+    size_t n = json_array_size(outs);
+    struct outpoint *ops = xmalloc(n * sizeof(*ops));
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_array_get(outs, i);
+        json_t *txid = json_object_get(o, "txid"), *vout = json_object_get(o, "vout");
+        if (!json_is_object(o)) {
+            free(ops);
+            return rpc_error(req, RPC_TYPE_ERROR,
+                             "JSON value of type %s is not of expected type object",
+                             rpc_json_type_name(o));
+        }
+        if (!txid || !json_is_string(txid)) {
+            free(ops);
+            return rpc_error(req, RPC_TYPE_ERROR, "Missing txid");
+        }
+        if (rpc_value_hash(req, txid, "txid", ops[i].txid)) {
+            free(ops);
+            return NULL;
+        }
+        if (!vout || !json_is_integer(vout)) {
+            free(ops);
+            return rpc_error(req, RPC_TYPE_ERROR, "Missing vout");
+        }
+        if (json_integer_value(vout) < 0) {
+            free(ops);
+            return rpc_error(req, RPC_INVALID_PARAMETER,
+                             "Invalid parameter, vout cannot be negative");
+        }
+        ops[i].n = (uint32_t)json_integer_value(vout);
+    }
+    json_t *r = json_array();
+    mempool_read_lock(mp);
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "txid", rpc_hash_json(ops[i].txid));
+        json_object_set_new(o, "vout", json_integer(ops[i].n));
+        struct mempool_entry *e = mempool_spender(mp, &ops[i]);
+        if (e) {
+            json_object_set_new(o, "spendingtxid", rpc_hash_json(e->tx.txid));
+        }
+        json_array_append_new(r, o);
+    }
+    mempool_read_unlock(mp);
+    free(ops);
+    return r;
+}
+
+static json_t *rpc_savemempool(struct rpc_request *req)
+{
+    struct rpc_context *ctx = req->ctx;
+    struct mempool *mp = pool_or_error(req);
+    char err[256];
+    if (!mp) {
+        return NULL;
+    }
+    if (!ctx->mempool_loaded) {
+        return rpc_error(req, RPC_MISC_ERROR, "The mempool was not loaded yet");
+    }
+    char *path = fs_path_join(ctx->datadir_net, "mempool.dat");
+    int rc = mempool_dump(mp, path, ctx->mempool_dat_version, err, sizeof(err));
+    if (rc) {
+        free(path);
+        return rpc_error(req, RPC_MISC_ERROR, "Unable to dump mempool to disk");
+    }
+    json_t *r = json_object();
+    json_object_set_new(r, "filename", json_string(path));
+    free(path);
+    return r;
+}
+
+struct prio_call {
+    struct mempool *mp;
+    uint8_t txid[32];
+    int64_t delta;
+};
+
+static int prio_call(struct chainstate *cs, void *ctx)
+{
+    struct prio_call *c = ctx;
+    (void)cs;
+    mempool_write_lock(c->mp);
+    mempool_prioritise(c->mp, c->txid, c->delta);
+    mempool_write_unlock(c->mp);
+    return RC_OK;
+}
+
+static json_t *rpc_prioritisetransaction(struct rpc_request *req)
+{
+    struct mempool *mp = pool_or_error(req);
+    if (!mp) {
+        return NULL;
+    }
+    json_t *dummy = rpc_param(req, 1);
+    if (dummy && !json_is_null(dummy) && json_number_value(dummy) != 0) {
+        return rpc_error(req, RPC_INVALID_PARAMETER,
+                         "Priority is no longer supported, dummy argument to "
+                         "prioritisetransaction must be 0.");
+    }
+    struct prio_call c = {.mp = mp, .delta = rpc_arg_int(req, 2)};
+    memcpy(c.txid, rpc_arg_hash(req, 0), 32);
+    const struct mempool_options *o = mempool_options(mp);
+    mempool_read_lock(mp);
+    struct mempool_entry *e = mempool_get(mp, c.txid);
+    int dust = e && o->require_standard && policy_dust_count(&e->tx, o->dust_relay_feerate) > 0;
+    mempool_read_unlock(mp);
+    if (dust) {
+        return rpc_error(req, RPC_INVALID_PARAMETER,
+                         "Priority is not supported for transactions with dust outputs.");
+    }
+    struct validator_job j = {.work = VALIDATOR_CALL, .fn = prio_call, .ctx = &c};
+    int rc = validator_run(req->ctx->val, &j);
+    if (rc) {
+        return rpc_error(req, RPC_MISC_ERROR, "%s", rc_str(rc));
+    }
+    return json_true();
+}
+
+static json_t *rpc_getprioritisedtransactions(struct rpc_request *req)
+{
+    struct mempool *mp = pool_or_error(req);
+    if (!mp) {
+        return NULL;
+    }
+    json_t *r = json_object();
+    mempool_read_lock(mp);
+    size_t n;
+    struct mempool_delta *d = mempool_deltas(mp, &n);
+    for (size_t i = 0; i < n; i++) {
+        char h[65];
+        hex_encode_rev(h, d[i].txid, 32);
+        json_t *o = json_object();
+        struct mempool_entry *e = mempool_get(mp, d[i].txid);
+        json_object_set_new(o, "fee_delta", json_integer(d[i].delta));
+        json_object_set_new(o, "in_mempool", json_boolean(e != NULL));
+        if (e) {
+            json_object_set_new(o, "modified_fee", json_integer(mempool_entry_modified_fee(e)));
+        }
+        json_object_set_new(r, h, o);
+    }
+    free(d);
+    mempool_read_unlock(mp);
+    return r;
+}
+
+#define RES(t, k, d)                                                                               \
+    {                                                                                              \
+        .type = (t), .key = (k), .description = (d)                                                \
+    }
+#define RES_OPT(t, k, d)                                                                           \
+    {                                                                                              \
+        .type = (t), .key = (k), .optional = true, .description = (d)                              \
+    }
+
+#define ENTRY_RESULTS                                                                              \
+    RES(RPC_RES_NUM, "vsize_adjusted",                                                             \
+        "Maximum of sigop-adjusted size (-bytespersigop) and virtual transaction size as "         \
+        "defined in BIP 141."),                                                                    \
+        RES(RPC_RES_NUM, "vsize",                                                                  \
+            "(DEPRECATED) Was previously erroneously described as the BIP 141 vsize, but is "      \
+            "actually sigops-adjusted vsize.\nUse vsize_bip141 to actually get that behavior or "  \
+            "switch to the explicit vsize_adjusted for retained behavior."),                       \
+        RES(RPC_RES_NUM, "vsize_bip141",                                                           \
+            "Virtual transaction size as defined in BIP 141.\nThis is different from actual "      \
+            "serialized size for witness transactions as witness data is discounted."),            \
+        RES(RPC_RES_NUM, "weight", "transaction weight as defined in BIP 141."),                   \
+        RES(RPC_RES_NUM_TIME, "time",                                                              \
+            "local time transaction entered pool in seconds since 1 Jan 1970 GMT"),                \
+        RES(RPC_RES_NUM, "height", "block height when transaction entered pool"),                  \
+        RES(RPC_RES_NUM, "descendantcount",                                                        \
+            "number of in-mempool descendant transactions (including this one)"),                  \
+        RES(RPC_RES_NUM, "descendantsize",                                                         \
+            "virtual transaction size of in-mempool descendants (including this one)"),            \
+        RES(RPC_RES_NUM, "ancestorcount",                                                          \
+            "number of in-mempool ancestor transactions (including this one)"),                    \
+        RES(RPC_RES_NUM, "ancestorsize",                                                           \
+            "virtual transaction size of in-mempool ancestors (including this one)"),              \
+        RES(RPC_RES_STR_HEX, "wtxid", "hash of serialized transaction, including witness data"),   \
+        RES(RPC_RES_NUM, "chunkweight",                                                            \
+            "sigops-adjusted weight (as defined in BIP 141 and modified by '-bytespersigop') of "  \
+            "this transaction's chunk"),                                                           \
+        {.type = RPC_RES_OBJ,                                                                      \
+         .key = "fees",                                                                            \
+         .description = "",                                                                        \
+         .inner = RPC_LIST(                                                                        \
+             struct rpc_result,                                                                    \
+             RES(RPC_RES_STR_AMOUNT, "base", "transaction fee, denominated in BTC"),               \
+             RES(RPC_RES_STR_AMOUNT, "modified",                                                   \
+                 "transaction fee with fee deltas used for mining priority, "                      \
+                 "denominated in BTC"),                                                            \
+             RES(RPC_RES_STR_AMOUNT, "ancestor",                                                   \
+                 "transaction fees of in-mempool ancestors (including this one) "                  \
+                 "with fee deltas used for mining priority, denominated in BTC"),                  \
+             RES(RPC_RES_STR_AMOUNT, "descendant",                                                 \
+                 "transaction fees of in-mempool descendants (including this one) "                \
+                 "with fee deltas used for mining priority, denominated in BTC"),                  \
+             RES(RPC_RES_STR_AMOUNT, "chunk", "transaction fees of chunk, denominated in BTC"))},  \
+        {.type = RPC_RES_ARR,                                                                      \
+         .key = "depends",                                                                         \
+         .description = "unconfirmed transactions used as inputs for this transaction",            \
+         .inner = RPC_LIST(struct rpc_result,                                                      \
+                           RES(RPC_RES_STR_HEX, "transactionid", "parent transaction id"))},       \
+        {.type = RPC_RES_ARR,                                                                      \
+         .key = "spentby",                                                                         \
+         .description = "unconfirmed transactions spending outputs from this transaction",         \
+         .inner = RPC_LIST(struct rpc_result,                                                      \
+                           RES(RPC_RES_STR_HEX, "transactionid", "child transaction id"))},        \
+        RES(RPC_RES_BOOL, "unbroadcast",                                                           \
+            "Whether this transaction is currently unbroadcast (initial broadcast not yet "        \
+            "acknowledged by any peers)")
+
+#define MAXFEERATE_ARG                                                                             \
+    {                                                                                              \
+        .names = "maxfeerate", .type = RPC_ARG_AMOUNT, .fallback = RPC_ARG_DEFAULT,                \
+        .default_value = "0.10",                                                                   \
+        .description =                                                                             \
+            "Reject transactions whose fee rate is higher than the specified value, "              \
+            "expressed in BTC/kvB.\nFee rates larger than 1BTC/kvB are rejected.\nSet to "         \
+            "0 to accept any fee rate."                                                            \
+    }
+
+static const struct rpc_method methods[] = {
+    {.category = "rawtransactions",
+     .name = "sendrawtransaction",
+     .handler = rpc_sendrawtransaction,
+     .description =
+         "Submit a raw transaction (serialized, hex-encoded) to the network.\n\nThe transaction "
+         "will be put into the local mempool of the node and will be sent unconditionally to "
+         "all currently\nconnected peers, so using sendrawtransaction for manual rebroadcast "
+         "will degrade\nprivacy by leaking the transaction's origin, as nodes will normally not\n"
+         "rebroadcast non-wallet transactions already in their mempool.\n\nA specific "
+         "exception, RPC_TRANSACTION_ALREADY_IN_UTXO_SET, may throw if the transaction cannot "
+         "be added to the mempool.\n\nRelated RPCs: createrawtransaction, "
+         "signrawtransactionwithkey\n",
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "hexstring",
+          .type = RPC_ARG_STR_HEX,
+          .description = "The hex string of the raw transaction"},
+         MAXFEERATE_ARG,
+         {.names = "maxburnamount",
+          .type = RPC_ARG_AMOUNT,
+          .fallback = RPC_ARG_DEFAULT,
+          .default_value = "0.00",
+          .description = "Reject transactions with provably unspendable outputs (e.g. "
+                         "'datacarrier' outputs that use the OP_RETURN opcode) greater than the "
+                         "specified value, expressed in BTC.\nIf burning funds through "
+                         "unspendable outputs is desired, increase this value.\nThis check is "
+                         "based on heuristics and does not guarantee spendability of outputs.\n"}),
+     .results =
+         RPC_LIST(struct rpc_result, RES(RPC_RES_STR_HEX, "", "The transaction hash in hex")),
+     .examples = RPC_EXAMPLES("sendrawtransaction", "\"signedhex\"", "\"signedhex\"")},
+    {.category = "rawtransactions",
+     .name = "testmempoolaccept",
+     .handler = rpc_testmempoolaccept,
+     .description =
+         "Returns result of mempool acceptance tests indicating if raw transaction(s) "
+         "(serialized, hex-encoded) would be accepted by mempool.\n\nIf multiple transactions "
+         "are passed in, parents must come before children and package policies apply: the "
+         "transactions cannot conflict with any mempool transactions or each other.\n\nIf one "
+         "transaction fails, other transactions may not be fully validated (the 'allowed' key "
+         "will be blank).\n\nThe maximum number of transactions allowed is 25.\n\nThis checks "
+         "if transactions violate the consensus or policy rules.\n\nSee sendrawtransaction "
+         "call.\n",
+     .args = RPC_LIST(struct rpc_arg,
+                      {.names = "rawtxs",
+                       .type = RPC_ARG_ARR,
+                       .description = "An array of hex strings of raw transactions.",
+                       .inner = RPC_LIST(struct rpc_arg, {.names = "rawtx",
+                                                          .type = RPC_ARG_STR_HEX,
+                                                          .fallback = RPC_ARG_OMITTED,
+                                                          .description = ""})},
+                      MAXFEERATE_ARG),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_ARR,
+          .key = "",
+          .description = "The result of the mempool acceptance test for each raw transaction in "
+                         "the input array.\nReturns results for each transaction in the same "
+                         "order they were passed in.\nTransactions that cannot be fully validated "
+                         "due to failures in other transactions will not contain an 'allowed' "
+                         "result.\n",
+          .inner = RPC_LIST(
+              struct rpc_result,
+              {.type = RPC_RES_OBJ,
+               .key = "",
+               .description = "",
+               .inner = RPC_LIST(
+                   struct rpc_result, RES(RPC_RES_STR_HEX, "txid", "The transaction hash in hex"),
+                   RES(RPC_RES_STR_HEX, "wtxid", "The transaction witness hash in hex"),
+                   RES_OPT(RPC_RES_STR, "package-error",
+                           "Package validation error, if any (only possible if rawtxs had more "
+                           "than 1 transaction)."),
+                   RES_OPT(RPC_RES_BOOL, "allowed",
+                           "Whether this tx would be accepted to the mempool and pass "
+                           "client-specified maxfeerate. If not present, the tx was not fully "
+                           "validated due to a failure in another tx in the list."),
+                   RES_OPT(RPC_RES_NUM, "vsize_adjusted",
+                           "Maximum of sigop-adjusted size (-bytespersigop) and virtual "
+                           "transaction size as defined in BIP 141 (only present when 'allowed' "
+                           "is true)."),
+                   RES_OPT(RPC_RES_NUM, "vsize",
+                           "(DEPRECATED) Was previously erroneously described as the BIP 141 "
+                           "vsize, but is actually sigops-adjusted vsize."),
+                   RES_OPT(RPC_RES_NUM, "vsize_bip141",
+                           "Virtual transaction size as defined in BIP 141."),
+                   {.type = RPC_RES_OBJ,
+                    .key = "fees",
+                    .optional = true,
+                    .description = "Transaction fees (only present if 'allowed' is true)",
+                    .inner = RPC_LIST(
+                        struct rpc_result,
+                        RES(RPC_RES_STR_AMOUNT, "base", "transaction fee in BTC"),
+                        RES(RPC_RES_STR_AMOUNT, "effective-feerate",
+                            "the effective feerate in BTC per KvB. May differ from the base "
+                            "feerate if, for example, there are modified fees from "
+                            "prioritisetransaction or a package feerate was used."),
+                        {.type = RPC_RES_ARR,
+                         .key = "effective-includes",
+                         .description = "transactions whose fees and vsizes are included in "
+                                        "effective-feerate.",
+                         .inner = RPC_LIST(struct rpc_result,
+                                           RES(RPC_RES_STR_HEX, "", "transaction wtxid in hex"))})},
+                   RES_OPT(RPC_RES_STR, "reject-reason",
+                           "Rejection reason (only present when 'allowed' is false)"),
+                   RES_OPT(RPC_RES_STR, "reject-details",
+                           "Rejection details (only present when 'allowed' is false and "
+                           "rejection details exist)"))})}),
+     .examples = RPC_EXAMPLES("testmempoolaccept", "'[\"signedhex\"]'", "[\"signedhex\"]")},
+    {.category = "blockchain",
+     .name = "getmempoolinfo",
+     .handler = rpc_getmempoolinfo,
+     .description = "Returns details on the active state of the TX memory pool.\n",
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .key = "",
+          .description = "",
+          .inner = RPC_LIST(
+              struct rpc_result,
+              RES(RPC_RES_BOOL, "loaded",
+                  "True if the initial load attempt of the persisted mempool finished"),
+              RES(RPC_RES_NUM, "size", "Current tx count"),
+              RES(RPC_RES_NUM, "bytes",
+                  "Sum of all virtual transaction sizes as defined in BIP 141. Differs from "
+                  "actual serialized size because witness data is discounted"),
+              RES(RPC_RES_NUM, "usage", "Total memory usage for the mempool"),
+              RES(RPC_RES_STR_AMOUNT, "total_fee",
+                  "Total fees for the mempool in BTC, ignoring modified fees through "
+                  "prioritisetransaction"),
+              RES(RPC_RES_NUM, "maxmempool", "Maximum memory usage for the mempool"),
+              RES(RPC_RES_STR_AMOUNT, "mempoolminfee",
+                  "Minimum fee rate in BTC/kvB for tx to be accepted. Is the maximum of "
+                  "minrelaytxfee and minimum mempool fee"),
+              RES(RPC_RES_STR_AMOUNT, "minrelaytxfee",
+                  "Current minimum relay fee for transactions"),
+              RES(RPC_RES_NUM, "incrementalrelayfee",
+                  "minimum fee rate increment for mempool limiting or replacement in BTC/kvB"),
+              RES(RPC_RES_NUM, "unbroadcastcount",
+                  "Current number of transactions that haven't passed initial broadcast yet"),
+              RES(RPC_RES_BOOL, "permitbaremultisig",
+                  "True if the mempool accepts transactions with bare multisig outputs"),
+              RES(RPC_RES_NUM, "maxdatacarriersize",
+                  "Maximum number of bytes that can be used by OP_RETURN outputs in the mempool"),
+              RES(RPC_RES_NUM, "limitclustercount",
+                  "Maximum number of transactions that can be in a cluster (configured by "
+                  "-limitclustercount)"),
+              RES(RPC_RES_NUM, "limitclustersize",
+                  "Maximum size of a cluster in virtual bytes (configured by -limitclustersize)"),
+              RES(RPC_RES_BOOL, "optimal",
+                  "If the mempool is in a known-optimal transaction ordering"),
+              RES_OPT(RPC_RES_BOOL, "fullrbf",
+                      "True if the mempool accepts RBF without replaceability signaling "
+                      "inspection (DEPRECATED)"))}),
+     .examples = RPC_EXAMPLES("getmempoolinfo", "", "")},
+    {.category = "blockchain",
+     .name = "getrawmempool",
+     .handler = rpc_getrawmempool,
+     .description = "Returns all transaction ids in memory pool as a json array of string "
+                    "transaction ids.\n\nHint: use getmempoolentry to fetch a specific "
+                    "transaction from the mempool.\n",
+     .args = RPC_LIST(struct rpc_arg,
+                      {.names = "verbose",
+                       .type = RPC_ARG_BOOL,
+                       .fallback = RPC_ARG_DEFAULT,
+                       .default_value = "false",
+                       .description = "True for a json object, false for array of transaction ids"},
+                      {.names = "mempool_sequence",
+                       .type = RPC_ARG_BOOL,
+                       .fallback = RPC_ARG_DEFAULT,
+                       .default_value = "false",
+                       .description = "If verbose=false, returns a json object with transaction "
+                                      "list and mempool sequence number attached."}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_ARR,
+          .key = "",
+          .description = "",
+          .cond = "for verbose = false",
+          .inner = RPC_LIST(struct rpc_result, RES(RPC_RES_STR_HEX, "", "The transaction id"))},
+         {.type = RPC_RES_OBJ_DYN,
+          .key = "",
+          .description = "",
+          .cond = "for verbose = true",
+          .inner =
+              RPC_LIST(struct rpc_result, {.type = RPC_RES_OBJ,
+                                           .key = "transactionid",
+                                           .description = "",
+                                           .inner = RPC_LIST(struct rpc_result, ENTRY_RESULTS)})},
+         {.type = RPC_RES_OBJ,
+          .key = "",
+          .description = "",
+          .cond = "for verbose = false and mempool_sequence = true",
+          .inner = RPC_LIST(struct rpc_result,
+                            {.type = RPC_RES_ARR,
+                             .key = "txids",
+                             .description = "",
+                             .inner = RPC_LIST(struct rpc_result,
+                                               RES(RPC_RES_STR_HEX, "", "The transaction id"))},
+                            RES(RPC_RES_NUM, "mempool_sequence", "The mempool sequence value."))}),
+     .examples = RPC_EXAMPLES("getrawmempool", "true", "true")},
+    {.category = "blockchain",
+     .name = "getmempoolentry",
+     .handler = rpc_getmempoolentry,
+     .description = "Returns mempool data for given transaction\n",
+     .args = RPC_LIST(struct rpc_arg, {.names = "txid",
+                                       .type = RPC_ARG_STR_HEX,
+                                       .description = "The transaction id (must be in mempool)",
+                                       .conv = RPC_CONV_HASH,
+                                       .conv_name = "txid"}),
+     .results = RPC_LIST(struct rpc_result, {.type = RPC_RES_OBJ,
+                                             .key = "",
+                                             .description = "",
+                                             .inner = RPC_LIST(struct rpc_result, ENTRY_RESULTS)}),
+     .examples = RPC_EXAMPLES("getmempoolentry", "\"mytxid\"", "\"mytxid\"")},
+    {.category = "blockchain",
+     .name = "getmempoolancestors",
+     .handler = rpc_getmempoolancestors,
+     .description = "If txid is in the mempool, returns all in-mempool ancestors.\n",
+     .args =
+         RPC_LIST(struct rpc_arg,
+                  {.names = "txid",
+                   .type = RPC_ARG_STR_HEX,
+                   .description = "The transaction id (must be in mempool)",
+                   .conv = RPC_CONV_HASH,
+                   .conv_name = "txid"},
+                  {.names = "verbose",
+                   .type = RPC_ARG_BOOL,
+                   .fallback = RPC_ARG_DEFAULT,
+                   .default_value = "false",
+                   .description = "True for a json object, false for array of transaction ids"}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_ARR,
+          .key = "",
+          .description = "",
+          .cond = "for verbose = false",
+          .inner = RPC_LIST(struct rpc_result,
+                            RES(RPC_RES_STR_HEX, "",
+                                "The transaction id of an in-mempool ancestor transaction"))},
+         {.type = RPC_RES_OBJ_DYN,
+          .key = "",
+          .description = "",
+          .cond = "for verbose = true",
+          .inner =
+              RPC_LIST(struct rpc_result, {.type = RPC_RES_OBJ,
+                                           .key = "transactionid",
+                                           .description = "",
+                                           .inner = RPC_LIST(struct rpc_result, ENTRY_RESULTS)})}),
+     .examples = RPC_EXAMPLES("getmempoolancestors", "\"mytxid\"", "\"mytxid\"")},
+    {.category = "blockchain",
+     .name = "getmempooldescendants",
+     .handler = rpc_getmempooldescendants,
+     .description = "If txid is in the mempool, returns all in-mempool descendants.\n",
+     .args =
+         RPC_LIST(struct rpc_arg,
+                  {.names = "txid",
+                   .type = RPC_ARG_STR_HEX,
+                   .description = "The transaction id (must be in mempool)",
+                   .conv = RPC_CONV_HASH,
+                   .conv_name = "txid"},
+                  {.names = "verbose",
+                   .type = RPC_ARG_BOOL,
+                   .fallback = RPC_ARG_DEFAULT,
+                   .default_value = "false",
+                   .description = "True for a json object, false for array of transaction ids"}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_ARR,
+          .key = "",
+          .description = "",
+          .cond = "for verbose = false",
+          .inner = RPC_LIST(struct rpc_result,
+                            RES(RPC_RES_STR_HEX, "",
+                                "The transaction id of an in-mempool descendant transaction"))},
+         {.type = RPC_RES_OBJ_DYN,
+          .key = "",
+          .description = "",
+          .cond = "for verbose = true",
+          .inner =
+              RPC_LIST(struct rpc_result, {.type = RPC_RES_OBJ,
+                                           .key = "transactionid",
+                                           .description = "",
+                                           .inner = RPC_LIST(struct rpc_result, ENTRY_RESULTS)})}),
+     .examples = RPC_EXAMPLES("getmempooldescendants", "\"mytxid\"", "\"mytxid\"")},
+    {.category = "blockchain",
+     .name = "gettxspendingprevout",
+     .handler = rpc_gettxspendingprevout,
+     .description = "Scans the mempool to find transactions spending any of the given outputs",
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "outputs",
+          .type = RPC_ARG_ARR,
+          .description = "The transaction outputs that we want to check, and within each, the "
+                         "txid (string) vout (numeric).",
+          .inner = RPC_LIST(
+              struct rpc_arg,
+              {.names = "",
+               .type = RPC_ARG_OBJ,
+               .fallback = RPC_ARG_OMITTED,
+               .description = "",
+               .inner = RPC_LIST(
+                   struct rpc_arg,
+                   {.names = "txid", .type = RPC_ARG_STR_HEX, .description = "transaction id"},
+                   {.names = "vout", .type = RPC_ARG_NUM, .description = "output number"})})}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_ARR,
+          .key = "",
+          .description = "",
+          .inner = RPC_LIST(
+              struct rpc_result,
+              {.type = RPC_RES_OBJ,
+               .key = "",
+               .description = "",
+               .inner = RPC_LIST(
+                   struct rpc_result,
+                   RES(RPC_RES_STR_HEX, "txid", "the transaction id of the checked output"),
+                   RES(RPC_RES_NUM, "vout", "the vout value of the checked output"),
+                   RES_OPT(RPC_RES_STR_HEX, "spendingtxid",
+                           "the transaction id of the mempool transaction spending this "
+                           "output (omitted if unspent)"))})}),
+     .examples = RPC_EXAMPLES("gettxspendingprevout",
+                              "\"[{\\\"txid\\\":\\\"a08e6907dbbd3abb\\\",\\\"vout\\\":3}]\"",
+                              "\"[{\\\"txid\\\":\\\"a08e6907dbbd3abb\\\",\\\"vout\\\":3}]\"")},
+    {.category = "blockchain",
+     .name = "savemempool",
+     .handler = rpc_savemempool,
+     .description = "Dumps the mempool to disk. It will fail until the previous dump is fully "
+                    "loaded.\n",
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .key = "",
+          .description = "",
+          .inner = RPC_LIST(struct rpc_result, RES(RPC_RES_STR, "filename",
+                                                   "the directory and file where the mempool was "
+                                                   "saved"))}),
+     .examples = RPC_EXAMPLES("savemempool", "", "")},
+    {.category = "mining",
+     .name = "prioritisetransaction",
+     .handler = rpc_prioritisetransaction,
+     .description = "Accepts the transaction into mined blocks at a higher (or lower) priority\n",
+     .args = RPC_LIST(struct rpc_arg,
+                      {.names = "txid",
+                       .type = RPC_ARG_STR_HEX,
+                       .description = "The transaction id.",
+                       .conv = RPC_CONV_HASH,
+                       .conv_name = "txid"},
+                      {.names = "dummy",
+                       .type = RPC_ARG_NUM,
+                       .fallback = RPC_ARG_OMITTED,
+                       .description = "API-Compatibility for previous API. Must be zero or null.\n"
+                                      "DEPRECATED. For forward compatibility use named arguments "
+                                      "and omit this parameter."},
+                      {.names = "fee_delta",
+                       .type = RPC_ARG_NUM,
+                       .description = "The fee value (in satoshis) to add (or subtract, if "
+                                      "negative).\nNote, that this value is not a fee rate. It is "
+                                      "a value to modify absolute fee of the TX.\nThe fee is not "
+                                      "actually paid, only the algorithm for selecting "
+                                      "transactions into a block\nconsiders the transaction as it "
+                                      "would have paid a higher (or lower) fee.",
+                       .conv = RPC_CONV_INT64}),
+     .results = RPC_LIST(struct rpc_result, RES(RPC_RES_BOOL, "", "Returns true")),
+     .examples =
+         RPC_EXAMPLES("prioritisetransaction", "\"txid\" 0.0 10000", "\"txid\", 0.0, 10000")},
+    {.category = "mining",
+     .name = "getprioritisedtransactions",
+     .handler = rpc_getprioritisedtransactions,
+     .description = "Returns a map of all user-created (see prioritisetransaction) fee deltas by "
+                    "txid, and whether the tx is present in mempool.",
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ_DYN,
+          .key = "",
+          .description = "prioritisation keyed by txid",
+          .inner = RPC_LIST(
+              struct rpc_result,
+              {.type = RPC_RES_OBJ,
+               .key = "<transactionid>",
+               .description = "",
+               .inner = RPC_LIST(struct rpc_result,
+                                 RES(RPC_RES_NUM, "fee_delta", "transaction fee delta in satoshis"),
+                                 RES(RPC_RES_BOOL, "in_mempool",
+                                     "whether this transaction is currently in mempool"),
+                                 RES_OPT(RPC_RES_NUM, "modified_fee",
+                                         "modified fee in satoshis. Only returned if "
+                                         "in_mempool=true"))})}),
+     .examples = RPC_EXAMPLES("getprioritisedtransactions", "", "")},
+};
+
+void rpc_mempool_register(struct rpc_context *ctx)
+{
+    rpc_register(ctx, methods, sizeof(methods) / sizeof(methods[0]));
+}

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Transaction relay between two bitnoded nodes and with a Python peer: a signed spend of a
+matured coinbase sent to node 0 reaches node 1's pool by inv/getdata/tx (wtxid relay), is
+mined by generatetoaddress on either node and leaves both pools; a Python peer's transaction
+is fetched after its inv; an orphan waits for its parent; getdata is served from the pool;
+feefilter is honoured; the mempool message is answered as Core does."""
+import time
+
+from blocktools import (Key, OutPoint, Tx, TxIn, TxOut, P2WSH_TRUE, SCRIPT_TRUE, hash160,
+                        segwit_address, sign_p2wpkh)
+from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
+from p2p import MSG_TX, MSG_WTX, MSG_WITNESS_TX, P2PConnection
+
+COIN = 100000000
+
+
+class MempoolRelayTest(BitnodeTestFramework):
+    num_nodes = 2
+
+    def set_test_params(self):
+        self.start_nodes_at_setup = False
+
+    def run_test(self):
+        a, b = self.nodes
+        a.start(["-debug=net", "-debug=mempool"])
+        b.start(["-debug=net", "-debug=mempool", "-connect=127.0.0.1:%d" % a.p2p_port])
+        wait_until(lambda: len(a.rpc("getpeerinfo")) == 1 and len(b.rpc("getpeerinfo")) == 1,
+                   timeout=30, what="connected")
+        self.key = Key(0x5151)
+        self.addr = segwit_address("bcrt", 0, hash160(self.key.pubkey))
+        hashes = a.rpc("generatetoaddress", 110, self.addr)
+        wait_until(lambda: b.rpc("getblockcount") == 110, timeout=60, what="b synced")
+        self.coins = [self.coinbase_of(a, h) for h in hashes[:10]]
+
+        self.log("a transaction sent to node 0 reaches node 1")
+        tx = self.spend(self.coins[0], 1000)
+        txid = a.rpc("sendrawtransaction", tx.hex())
+        wait_until(lambda: txid in b.rpc("getrawmempool"), timeout=30, what="relayed to b")
+        self.log("mined on node 1, it leaves both pools")
+        b.rpc("generatetoaddress", 1, self.addr)
+        wait_until(lambda: a.rpc("getblockcount") == 111, timeout=30, what="block to a")
+        wait_until(lambda: a.rpc("getrawmempool") == [] and b.rpc("getrawmempool") == [],
+                   timeout=30, what="both pools empty")
+
+        self.log("the other way: sent to node 1, mined on node 0")
+        tx = self.spend(self.coins[1], 2000)
+        txid = b.rpc("sendrawtransaction", tx.hex())
+        wait_until(lambda: txid in a.rpc("getrawmempool"), timeout=30, what="relayed to a")
+        h = a.rpc("generatetoaddress", 1, self.addr)[0]
+        assert_true(txid in [t["txid"] for t in a.rpc("getblock", h, 2)["tx"]], "mined")
+        wait_until(lambda: b.rpc("getrawmempool") == [], timeout=30, what="b's pool empty")
+
+        self.test_python_peer(a)
+
+    def coinbase_of(self, node, h):
+        cb = node.rpc("getblock", h, 2)["tx"][0]
+        return (OutPoint(bytes.fromhex(cb["txid"])[::-1], 0),
+                int(round(cb["vout"][0]["value"] * COIN)))
+
+    def spend(self, coin, fee, sequence=0xFFFFFFFD):
+        outpoint, value = coin
+        tx = Tx([TxIn(outpoint, b"", sequence)], [TxOut(value - fee, P2WSH_TRUE)])
+        sign_p2wpkh(tx, 0, self.key, value)
+        return tx
+
+    def test_python_peer(self, node):
+        self.log("a Python peer's inv is answered with a getdata by wtxid; its tx enters")
+        peer = P2PConnection()
+        peer.connect(node.p2p_port)
+        tx = self.spend(self.coins[2], 1500)
+        mark = peer.log_index()
+        peer.send_inv([(MSG_WTX, tx.wtxid)])
+        got = peer.wait_for("getdata", since=mark, timeout=30)
+        assert_equal([(t, h) for t, h in got.inv], [(MSG_WTX, tx.wtxid)])
+        peer.send_tx(tx)
+        wait_until(lambda: tx.txid_hex in node.rpc("getrawmempool"), timeout=30, what="in pool")
+
+        self.log("getdata for a pool transaction is served, by wtxid and by txid")
+        mark = peer.log_index()
+        peer.send_getdata([(MSG_WTX, tx.wtxid)])
+        m = peer.wait_for("tx", since=mark, timeout=30)
+        assert_equal(m.raw, tx.serialize())
+        mark = peer.log_index()
+        peer.send_getdata([(MSG_TX, bytes(32))])
+        peer.wait_for("notfound", since=mark, timeout=30)
+
+        self.log("an orphan waits for its parent, which the node asks for by txid")
+        parent = self.spend(self.coins[3], 1000)
+        child = Tx([TxIn(parent.outpoint(0), b"", 0xFFFFFFFD, [SCRIPT_TRUE])],
+                   [TxOut(parent.vout[0].value - 1000, P2WSH_TRUE)])
+        mark = peer.log_index()
+        peer.send_tx(child)
+        got = peer.wait_for("getdata", since=mark, timeout=30)
+        assert_equal([(t, h) for t, h in got.inv], [(MSG_WITNESS_TX, parent.txid)])
+        assert_true(child.txid_hex not in node.rpc("getrawmempool"), "orphan kept out")
+        peer.send_tx(parent)
+        wait_until(lambda: child.txid_hex in node.rpc("getrawmempool"), timeout=30,
+                   what="the orphan accepted once its parent came")
+
+        self.log("new transactions are announced to the peer; its feefilter is honoured")
+        high = self.spend(self.coins[4], 5000)
+        low = self.spend(self.coins[5], 200)
+        peer.send_message(__import__("p2p").MsgFeeFilter(2500))  # 2.5 sat/vB: the 200-sat spend is below it
+        peer.sync_with_ping()
+        mark = peer.log_index()
+        node.rpc("sendrawtransaction", low.hex())
+        node.rpc("sendrawtransaction", high.hex())
+
+        def announced():
+            for m in peer.messages[mark:]:
+                if m.command == "inv" and any(h == high.wtxid for _, h in m.inv):
+                    return m
+            return None
+        peer.wait_for(announced, timeout=30, desc="inv of the high-fee tx")
+        time.sleep(1)
+        for m in peer.messages[mark:]:
+            if m.command == "inv":
+                assert_true(all(h != low.wtxid for _, h in m.inv), "low-fee tx not announced")
+
+        self.log("a mempool message from a peer without permission: disconnected, as Core")
+        peer.send_message(__import__("p2p").MsgMempool())
+        peer.wait_for_disconnect(timeout=30)
+
+
+if __name__ == "__main__":
+    MempoolRelayTest().main()

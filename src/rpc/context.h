@@ -21,6 +21,7 @@ struct chainstate;
 struct validator;
 struct net;
 struct active_cmd;
+struct fee_estimator;
 
 struct rpc_context {
     /* The method table: filled before the server starts, read-only after. */
@@ -43,6 +44,9 @@ struct rpc_context {
     struct chainstate *cs;
     struct validator *val; /* the chainstate's owner: changes go to it as jobs */
     struct net *net;       /* the P2P service (set before warm-up ends), or NULL */
+    /* Fee estimation (mempool/fees.h; borrowed, thread-safe on its own), set before warm-up
+     * ends, or NULL: the fee methods then answer as an estimator that has seen nothing. */
+    struct fee_estimator *fees;
 
     /* The latest tip, for waitfornewblock and friends: the chainstate's tip callback writes
      * it; waiting needs a plain mutex and a condition variable, not the chain lock. */

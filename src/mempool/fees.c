@@ -1,107 +1,23 @@
-/* Fee estimation (fees.h): Bitcoin Core's CBlockPolicyEstimator and its TxConfirmStats,
- * computed the same way step by step (the same double arithmetic in the same order, the same
- * unsigned wrap-arounds at low heights), so that the same history gives Core's answers and
- * the same fee_estimates.dat.
- *
- * One struct stats is Core's TxConfirmStats: for each feerate bucket the decaying count of
- * transactions (tx_ct_avg), their decaying feerate sum (feerate_avg), and per period Y the
- * decaying counts confirmed within Y periods (conf_avg) and left unconfirmed after Y periods
- * (fail_avg); besides, not decayed and not saved, the transactions still in the mempool by
- * the block they entered at (a ring of max-confirms rows, unconf) and those older than the
- * ring (old_unconf).
+/* Fee estimation (fees.h): Bitcoin Core's CBlockPolicyEstimator and its TxConfirmStats
+ * (fees_impl.h), computed the same way step by step (the same double arithmetic in the same
+ * order, the same unsigned wrap-arounds at low heights), so that the same history gives
+ * Core's answers and, through fees_file.c, the same fee_estimates.dat.
  */
 #include "mempool/fees.h"
 
-#include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "consensus/amount.h"
 #include "crypto/siphash.h"
-#include "primitives/serialize.h"
+#include "mempool/fees_impl.h"
+#include "util/buf.h"
 #include "util/check.h"
-#include "util/fs.h"
 #include "util/random.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
-
-#if !defined(__STDC_IEC_559__)
-#error "fee_estimates.dat stores IEEE 754 doubles: this code needs them natively"
-#endif
-
-/* Core's constants (block_policy_estimator.h). */
-#define SHORT_BLOCK_PERIODS 12
-#define SHORT_SCALE 1
-#define MED_BLOCK_PERIODS 24
-#define MED_SCALE 2
-#define LONG_BLOCK_PERIODS 42
-#define LONG_SCALE 24
-#define OLDEST_ESTIMATE_HISTORY (6 * 1008)
-#define SHORT_DECAY .962
-#define MED_DECAY .9952
-#define LONG_DECAY .99931
-#define HALF_SUCCESS_PCT .6
-#define SUCCESS_PCT .85
-#define DOUBLE_SUCCESS_PCT .95
-#define SUFFICIENT_FEETXS 0.1
-#define SUFFICIENT_TXS_SHORT 0.5
-#define MIN_BUCKET_FEERATE 100.0
-#define MAX_BUCKET_FEERATE 1e7
-#define FEE_SPACING 1.05
-#define INF_FEERATE 1e99
-
-/* What Core's Read accepts: 2..1000 buckets, 1..1008 confirmations per horizon. */
-#define FILE_MAX_BUCKETS 1000
-#define FILE_MAX_CONFIRMS (6 * 24 * 7)
-#define FILE_MAX_BYTES (16u << 20)
-
-struct stats {
-    double decay;
-    unsigned scale;
-    size_t periods;                  /* rows of conf_avg and fail_avg */
-    size_t nb;                       /* buckets */
-    double *feerate_avg, *tx_ct_avg; /* [bucket] */
-    double *conf_avg, *fail_avg;     /* [period * nb + bucket] */
-    unsigned bins;                   /* rows of unconf: scale * periods (max confirms) */
-    int *unconf;                     /* [bin * nb + bucket] */
-    int *old_unconf;                 /* [bucket] */
-};
-
-/* A tracked mempool transaction (Core's mapMemPoolTxs entry, with the feerate Core reads
- * again from the mempool entry when the block comes). */
-struct tracked {
-    uint8_t txid[32];
-    uint64_t hash;
-    unsigned height;
-    unsigned bucket;
-    double feerate; /* sat/kvB, an integer (CFeeRate::GetFeePerK) */
-    bool used;
-};
-
-struct fee_estimator {
-    pthread_mutex_t mu; /* guards everything below; a leaf lock */
-    unsigned best_seen, first_recorded, historical_first, historical_best;
-    unsigned tracked_txs, untracked_txs; /* since the last block (Core's log counters) */
-
-    size_t nb;
-    double *buckets; /* upper bounds, inclusive */
-    /* Core's bucketMap: the distinct bounds in ascending order, each with the (last) index
-     * that has it. */
-    double *map_keys;
-    unsigned *map_idx;
-    size_t map_n;
-
-    struct stats st[FEE_HORIZON_COUNT]; /* by enum fee_horizon */
-
-    struct tracked *tab; /* open addressing, linear probing, power-of-two capacity */
-    size_t tab_cap, tab_n;
-    uint64_t k0, k1;
-};
 
 /* ---- buckets ------------------------------------------------------------------------- */
 
@@ -113,7 +29,7 @@ static int cmp_key(const void *a, const void *b)
 
 /* Rebuilds Core's bucketMap from fe->buckets: bucketMap[buckets[i]] = i for i ascending, so a
  * bound listed twice maps to its last index. */
-static void build_map(struct fee_estimator *fe)
+void fee_map_build(struct fee_estimator *fe)
 {
     free(fe->map_keys);
     free(fe->map_idx);
@@ -167,7 +83,7 @@ static unsigned bucket_of(const struct fee_estimator *fe, double feerate)
 
 /* ---- one horizon (TxConfirmStats) ---------------------------------------------------- */
 
-static void stats_clear(struct stats *s)
+void fee_stats_clear(struct fee_stats *s)
 {
     free(s->feerate_avg);
     free(s->tx_ct_avg);
@@ -179,14 +95,14 @@ static void stats_clear(struct stats *s)
 }
 
 /* The mempool counters, which the file does not hold: empty, sized to the history. */
-static void stats_alloc_unconf(struct stats *s)
+void fee_stats_alloc_unconf(struct fee_stats *s)
 {
     s->bins = (unsigned)(s->scale * s->periods);
     s->unconf = xcalloc((size_t)s->bins * s->nb, sizeof(int));
     s->old_unconf = xcalloc(s->nb, sizeof(int));
 }
 
-static void stats_init(struct stats *s, size_t nb, size_t periods, double decay, unsigned scale)
+static void stats_init(struct fee_stats *s, size_t nb, size_t periods, double decay, unsigned scale)
 {
     memset(s, 0, sizeof(*s));
     s->decay = decay;
@@ -197,18 +113,18 @@ static void stats_init(struct stats *s, size_t nb, size_t periods, double decay,
     s->tx_ct_avg = xcalloc(nb, sizeof(double));
     s->conf_avg = xcalloc(periods * nb, sizeof(double));
     s->fail_avg = xcalloc(periods * nb, sizeof(double));
-    stats_alloc_unconf(s);
+    fee_stats_alloc_unconf(s);
 }
 
 /* Core's GetMaxConfirms. */
-static unsigned stats_max_confirms(const struct stats *s)
+static unsigned stats_max_confirms(const struct fee_stats *s)
 {
     return (unsigned)(s->scale * s->periods);
 }
 
 /* Core's ClearCurrent: the ring row of this height starts over; what it held is now older
  * than the ring. */
-static void stats_clear_current(struct stats *s, unsigned height)
+static void stats_clear_current(struct fee_stats *s, unsigned height)
 {
     int *row = s->unconf + (size_t)(height % s->bins) * s->nb;
     for (size_t j = 0; j < s->nb; j++) {
@@ -218,7 +134,8 @@ static void stats_clear_current(struct stats *s, unsigned height)
 }
 
 /* Core's Record: a transaction confirmed after blocks_to_confirm (>= 1) blocks. */
-static void stats_record(struct stats *s, unsigned bucket, int blocks_to_confirm, double feerate)
+static void stats_record(struct fee_stats *s, unsigned bucket, int blocks_to_confirm,
+                         double feerate)
 {
     if (blocks_to_confirm < 1) {
         return;
@@ -232,7 +149,7 @@ static void stats_record(struct stats *s, unsigned bucket, int blocks_to_confirm
 }
 
 /* Core's UpdateMovingAverages. */
-static void stats_decay(struct stats *s)
+static void stats_decay(struct fee_stats *s)
 {
     for (size_t j = 0; j < s->nb; j++) {
         for (size_t i = 0; i < s->periods; i++) {
@@ -245,14 +162,14 @@ static void stats_decay(struct stats *s)
 }
 
 /* Core's NewTx. */
-static void stats_new_tx(struct stats *s, unsigned height, unsigned bucket)
+static void stats_new_tx(struct fee_stats *s, unsigned height, unsigned bucket)
 {
     s->unconf[(size_t)(height % s->bins) * s->nb + bucket]++;
 }
 
 /* Core's TxConfirmStats::removeTx: best_seen is the estimator's height (already the new
  * block's when called for a block). */
-static void stats_remove_tx(struct stats *s, unsigned entry_height, unsigned best_seen,
+static void stats_remove_tx(struct fee_stats *s, unsigned entry_height, unsigned best_seen,
                             unsigned bucket, bool in_block)
 {
     int blocks_ago = (int)(best_seen - entry_height);
@@ -298,9 +215,9 @@ void fee_estimation_init(struct fee_estimation *est)
  * into ranges holding at least sufficient / (1 - decay) transactions; the answer is the
  * average feerate of the median bucket of the lowest range still confirming at least
  * success_break within conf_target. Returns -1 when no range passes. */
-static double stats_estimate_median(const struct stats *s, const double *buckets, int conf_target,
-                                    double sufficient, double success_break, unsigned height,
-                                    struct fee_estimation *result)
+static double stats_estimate_median(const struct fee_stats *s, const double *buckets,
+                                    int conf_target, double sufficient, double success_break,
+                                    unsigned height, struct fee_estimation *result)
 {
     double n_conf = 0, total_num = 0, fail_num = 0;
     int extra_num = 0;
@@ -434,10 +351,10 @@ static size_t tab_find(const struct fee_estimator *fe, const uint8_t txid[32], u
 
 static void tab_grow(struct fee_estimator *fe)
 {
-    struct tracked *old = fe->tab;
+    struct fee_tracked *old = fe->tab;
     size_t old_cap = fe->tab_cap;
     fe->tab_cap = old_cap ? old_cap * 2 : 64;
-    fe->tab = xcalloc(fe->tab_cap, sizeof(struct tracked));
+    fe->tab = xcalloc(fe->tab_cap, sizeof(struct fee_tracked));
     for (size_t i = 0; i < old_cap; i++) {
         if (old[i].used) {
             fe->tab[tab_find(fe, old[i].txid, old[i].hash)] = old[i];
@@ -468,17 +385,17 @@ static void tab_delete(struct fee_estimator *fe, size_t i)
     fe->tab_n--;
 }
 
-static void tab_reset(struct fee_estimator *fe)
+void fee_tracked_reset(struct fee_estimator *fe)
 {
     if (fe->tab_cap) {
-        memset(fe->tab, 0, fe->tab_cap * sizeof(struct tracked));
+        memset(fe->tab, 0, fe->tab_cap * sizeof(struct fee_tracked));
     }
     fe->tab_n = 0;
 }
 
 /* Core's _removeTx: stops tracking txid, counting it in every horizon. */
 static bool remove_tracked(struct fee_estimator *fe, const uint8_t txid[32], bool in_block,
-                           struct tracked *out)
+                           struct fee_tracked *out)
 {
     if (fe->tab_n == 0) {
         return false;
@@ -488,7 +405,7 @@ static bool remove_tracked(struct fee_estimator *fe, const uint8_t txid[32], boo
     if (!fe->tab[i].used) {
         return false;
     }
-    struct tracked t = fe->tab[i];
+    struct fee_tracked t = fe->tab[i];
     for (int k = 0; k < FEE_HORIZON_COUNT; k++) {
         stats_remove_tx(&fe->st[k], t.height, fe->best_seen, t.bucket, in_block);
     }
@@ -501,7 +418,7 @@ static bool remove_tracked(struct fee_estimator *fe, const uint8_t txid[32], boo
 
 /* ---- the estimator ------------------------------------------------------------------- */
 
-static void default_stats(struct fee_estimator *fe, struct stats st[FEE_HORIZON_COUNT])
+static void default_stats(struct fee_estimator *fe, struct fee_stats st[FEE_HORIZON_COUNT])
 {
     stats_init(&st[FEE_HORIZON_SHORT], fe->nb, SHORT_BLOCK_PERIODS, SHORT_DECAY, SHORT_SCALE);
     stats_init(&st[FEE_HORIZON_MEDIUM], fe->nb, MED_BLOCK_PERIODS, MED_DECAY, MED_SCALE);
@@ -521,7 +438,7 @@ struct fee_estimator *fee_estimator_new(void)
     }
     fe->buckets[n++] = INF_FEERATE;
     fe->nb = n;
-    build_map(fe);
+    fee_map_build(fe);
     default_stats(fe, fe->st);
     uint8_t key[16];
     random_bytes(key, sizeof(key));
@@ -536,7 +453,7 @@ void fee_estimator_free(struct fee_estimator *fe)
         return;
     }
     for (int k = 0; k < FEE_HORIZON_COUNT; k++) {
-        stats_clear(&fe->st[k]);
+        fee_stats_clear(&fe->st[k]);
     }
     free(fe->buckets);
     free(fe->map_keys);
@@ -581,7 +498,7 @@ int fee_estimator_tx_added(struct fee_estimator *fe, bool *tracked, const struct
     }
     double feerate = (double)fee_per_k(tx->fee_sat, tx->vsize);
     unsigned bucket = bucket_of(fe, feerate);
-    struct tracked *t = &fe->tab[tab_find(fe, tx->txid, h)];
+    struct fee_tracked *t = &fe->tab[tab_find(fe, tx->txid, h)];
     memcpy(t->txid, tx->txid, 32);
     t->hash = h;
     t->height = tx->height;
@@ -629,7 +546,7 @@ int fee_estimator_block_connected(struct fee_estimator *fe, size_t *counted, uns
         stats_decay(&fe->st[k]);
     }
     for (size_t i = 0; i < n; i++) {
-        struct tracked t;
+        struct fee_tracked t;
         if (!remove_tracked(fe, txids[i], true, &t)) {
             continue;
         }
@@ -667,12 +584,12 @@ void fee_estimator_flush_unconfirmed(struct fee_estimator *fe)
             }
         }
     }
-    tab_reset(fe);
+    fee_tracked_reset(fe);
     pthread_mutex_unlock(&fe->mu);
 }
 
 /* Core's BlockSpan: blocks recorded since this process started counting. */
-static unsigned block_span(const struct fee_estimator *fe)
+unsigned fee_block_span(const struct fee_estimator *fe)
 {
     if (fe->first_recorded == 0) {
         return 0;
@@ -682,7 +599,7 @@ static unsigned block_span(const struct fee_estimator *fe)
 }
 
 /* Core's HistoricalBlockSpan: blocks the loaded file had recorded, unless it is too old. */
-static unsigned historical_block_span(const struct fee_estimator *fe)
+unsigned fee_historical_span(const struct fee_estimator *fe)
 {
     if (fe->historical_first == 0) {
         return 0;
@@ -697,7 +614,7 @@ static unsigned historical_block_span(const struct fee_estimator *fe)
 /* Core's MaxUsableEstimate: half the recorded span, so that failures had time to show. */
 static unsigned max_usable_estimate(const struct fee_estimator *fe)
 {
-    unsigned a = block_span(fe), b = historical_block_span(fe);
+    unsigned a = fee_block_span(fe), b = fee_historical_span(fe);
     unsigned span = (a > b ? a : b) / 2;
     unsigned lmax = stats_max_confirms(&fe->st[FEE_HORIZON_LONG]);
     return lmax < span ? lmax : span;
@@ -716,7 +633,7 @@ static double median_of(const struct fee_estimator *fe, enum fee_horizon h, unsi
 static double estimate_combined(const struct fee_estimator *fe, unsigned target, double threshold,
                                 bool check_shorter, struct fee_estimation *result)
 {
-    const struct stats *sh = &fe->st[FEE_HORIZON_SHORT], *md = &fe->st[FEE_HORIZON_MEDIUM];
+    const struct fee_stats *sh = &fe->st[FEE_HORIZON_SHORT], *md = &fe->st[FEE_HORIZON_MEDIUM];
     unsigned short_max = stats_max_confirms(sh), med_max = stats_max_confirms(md);
     double estimate = -1;
     if (target < 1 || target > stats_max_confirms(&fe->st[FEE_HORIZON_LONG])) {
@@ -868,7 +785,7 @@ int fee_estimator_raw(struct fee_estimator *fe, int64_t *feerate_sat_kvb,
     }
     double sufficient = horizon == FEE_HORIZON_SHORT ? SUFFICIENT_TXS_SHORT : SUFFICIENT_FEETXS;
     pthread_mutex_lock(&fe->mu);
-    const struct stats *s = &fe->st[horizon];
+    const struct fee_stats *s = &fe->st[horizon];
     if (conf_target <= 0 || (unsigned)conf_target > stats_max_confirms(s) || threshold > 1) {
         goto out;
     }
@@ -913,377 +830,4 @@ unsigned fee_estimator_best_height(struct fee_estimator *fe)
     unsigned r = fe->best_seen;
     pthread_mutex_unlock(&fe->mu);
     return r;
-}
-
-/* ---- fee_estimates.dat --------------------------------------------------------------- */
-
-/* Core's EncodeDouble / DecodeDouble are the IEEE 754 bits on every platform that has them
- * natively (one NaN). */
-static void put_double(struct buf *out, double v)
-{
-    uint64_t bits;
-    if (isnan(v)) {
-        bits = 0x7ff8000000000000ull;
-    } else {
-        memcpy(&bits, &v, 8);
-    }
-    buf_put_u64le(out, bits);
-}
-
-static void put_doubles(struct buf *out, const double *v, size_t n)
-{
-    ser_put_compact(out, n);
-    for (size_t i = 0; i < n; i++) {
-        put_double(out, v[i]);
-    }
-}
-
-/* Core's TxConfirmStats::Write. */
-static void stats_serialize(const struct stats *s, struct buf *out)
-{
-    put_double(out, s->decay);
-    buf_put_u32le(out, s->scale);
-    put_doubles(out, s->feerate_avg, s->nb);
-    put_doubles(out, s->tx_ct_avg, s->nb);
-    ser_put_compact(out, s->periods);
-    for (size_t i = 0; i < s->periods; i++) {
-        put_doubles(out, s->conf_avg + i * s->nb, s->nb);
-    }
-    ser_put_compact(out, s->periods);
-    for (size_t i = 0; i < s->periods; i++) {
-        put_doubles(out, s->fail_avg + i * s->nb, s->nb);
-    }
-}
-
-void fee_estimator_serialize(struct fee_estimator *fe, struct buf *out)
-{
-    pthread_mutex_lock(&fe->mu);
-    buf_put_u32le(out, (uint32_t)FEE_FILE_VERSION);
-    buf_put_u32le(out, fe->best_seen);
-    /* The span worth keeping: this run's, unless the loaded history is more than twice as
-     * long. */
-    if (block_span(fe) > historical_block_span(fe) / 2) {
-        buf_put_u32le(out, fe->first_recorded);
-        buf_put_u32le(out, fe->best_seen);
-    } else {
-        buf_put_u32le(out, fe->historical_first);
-        buf_put_u32le(out, fe->historical_best);
-    }
-    put_doubles(out, fe->buckets, fe->nb);
-    /* Core's order: medium (its feeStats), short, long. */
-    stats_serialize(&fe->st[FEE_HORIZON_MEDIUM], out);
-    stats_serialize(&fe->st[FEE_HORIZON_SHORT], out);
-    stats_serialize(&fe->st[FEE_HORIZON_LONG], out);
-    pthread_mutex_unlock(&fe->mu);
-}
-
-static int corrupt(struct reader *r, const char *msg)
-{
-    return reader_fail(r, RC_CORRUPT, "Corrupt estimates file. %s", msg);
-}
-
-static int get_double(struct reader *r, double *out, const char *what)
-{
-    uint64_t bits;
-    int rc = reader_u64le(r, &bits, what);
-    if (rc != RC_OK) {
-        return rc;
-    }
-    memcpy(out, &bits, 8);
-    return RC_OK;
-}
-
-/* A vector of doubles: a CompactSize count, then each. *out is a new array (NULL when
- * empty). */
-static int get_doubles(struct reader *r, double **out, size_t *n, const char *what)
-{
-    uint64_t count;
-    *out = NULL;
-    *n = 0;
-    int rc = ser_get_compact(r, &count, what);
-    if (rc != RC_OK) {
-        return rc;
-    }
-    if (count > reader_left(r) / 8) {
-        return reader_fail(r, RC_TRUNCATED,
-                           "truncated reading %s at offset %zu: %" PRIu64 " values need %" PRIu64
-                           " bytes, %zu left",
-                           what, r->pos, count, count * 8, reader_left(r));
-    }
-    double *v = count ? xmalloc((size_t)count * sizeof(double)) : NULL;
-    for (size_t i = 0; i < count; i++) {
-        get_double(r, &v[i], what);
-    }
-    *out = v;
-    *n = (size_t)count;
-    return RC_OK;
-}
-
-/* A vector of vectors of doubles, each row checked to hold nb values (after the whole was
- * read, as Core checks it) into a periods x nb array. */
-struct rows {
-    size_t n;
-    double **row;
-    size_t *len;
-};
-
-static void rows_clear(struct rows *rs)
-{
-    for (size_t i = 0; i < rs->n; i++) {
-        free(rs->row[i]);
-    }
-    free(rs->row);
-    free(rs->len);
-    memset(rs, 0, sizeof(*rs));
-}
-
-static int get_rows(struct reader *r, struct rows *rs, const char *what)
-{
-    uint64_t count;
-    memset(rs, 0, sizeof(*rs));
-    int rc = ser_get_compact(r, &count, what);
-    if (rc != RC_OK) {
-        return rc;
-    }
-    if (count > reader_left(r)) { /* each row takes at least its count byte */
-        return reader_fail(r, RC_TRUNCATED,
-                           "truncated reading %s at offset %zu: %" PRIu64 " rows, %zu bytes left",
-                           what, r->pos, count, reader_left(r));
-    }
-    rs->row = xcalloc(count ? (size_t)count : 1, sizeof(double *));
-    rs->len = xcalloc(count ? (size_t)count : 1, sizeof(size_t));
-    for (size_t i = 0; i < count; i++) {
-        rc = get_doubles(r, &rs->row[i], &rs->len[i], what);
-        rs->n = i + 1;
-        if (rc != RC_OK) {
-            return rc;
-        }
-    }
-    return RC_OK;
-}
-
-static double *rows_flatten(const struct rows *rs, size_t nb)
-{
-    size_t cells = rs->n * nb;
-    double *a = xcalloc(cells > 0 ? cells : 1, sizeof(double));
-    for (size_t i = 0; i < rs->n; i++) {
-        memcpy(a + i * nb, rs->row[i], nb * sizeof(double));
-    }
-    return a;
-}
-
-/* Core's TxConfirmStats::Read, with its checks in its order. */
-static int stats_deserialize(struct stats *s, struct reader *r, size_t nb, const char *name)
-{
-    char what[64];
-    struct rows conf = {0}, fail = {0};
-    memset(s, 0, sizeof(*s));
-    s->nb = nb;
-    snprintf(what, sizeof(what), "%s decay", name);
-    if (get_double(r, &s->decay, what) != RC_OK) {
-        goto fail;
-    }
-    /* NaN is refused too (Core would take it and answer NaN feerates). */
-    if (!(s->decay > 0 && s->decay < 1)) {
-        corrupt(r, "Decay must be between 0 and 1 (non-inclusive)");
-        goto fail;
-    }
-    snprintf(what, sizeof(what), "%s scale", name);
-    if (reader_u32le(r, &s->scale, what) != RC_OK) {
-        goto fail;
-    }
-    if (s->scale == 0) {
-        corrupt(r, "Scale must be non-zero");
-        goto fail;
-    }
-    size_t n;
-    snprintf(what, sizeof(what), "%s feerate averages", name);
-    if (get_doubles(r, &s->feerate_avg, &n, what) != RC_OK) {
-        goto fail;
-    }
-    if (n != nb) {
-        corrupt(r, "Mismatch in feerate average bucket count");
-        goto fail;
-    }
-    snprintf(what, sizeof(what), "%s tx count averages", name);
-    if (get_doubles(r, &s->tx_ct_avg, &n, what) != RC_OK) {
-        goto fail;
-    }
-    if (n != nb) {
-        corrupt(r, "Mismatch in tx count bucket count");
-        goto fail;
-    }
-    snprintf(what, sizeof(what), "%s confirmation averages", name);
-    if (get_rows(r, &conf, what) != RC_OK) {
-        goto fail;
-    }
-    uint64_t max_confirms = (uint64_t)s->scale * conf.n;
-    if (max_confirms == 0 || max_confirms > FILE_MAX_CONFIRMS) {
-        corrupt(r, " Must maintain estimates for between 1 and 1008 (one week) confirms");
-        goto fail;
-    }
-    for (size_t i = 0; i < conf.n; i++) {
-        if (conf.len[i] != nb) {
-            corrupt(r, "Mismatch in feerate conf average bucket count");
-            goto fail;
-        }
-    }
-    snprintf(what, sizeof(what), "%s failure averages", name);
-    if (get_rows(r, &fail, what) != RC_OK) {
-        goto fail;
-    }
-    if (fail.n != conf.n) {
-        corrupt(r, "Mismatch in confirms tracked for failures");
-        goto fail;
-    }
-    for (size_t i = 0; i < fail.n; i++) {
-        if (fail.len[i] != nb) {
-            corrupt(r, "Mismatch in one of failure average bucket counts");
-            goto fail;
-        }
-    }
-    s->periods = conf.n;
-    s->conf_avg = rows_flatten(&conf, nb);
-    s->fail_avg = rows_flatten(&fail, nb);
-    rows_clear(&conf);
-    rows_clear(&fail);
-    stats_alloc_unconf(s);
-    return RC_OK;
-fail:
-    rows_clear(&conf);
-    rows_clear(&fail);
-    stats_clear(s);
-    return r->rc != RC_OK ? r->rc : RC_CORRUPT;
-}
-
-int fee_estimator_deserialize(struct fee_estimator *fe, const uint8_t *p, size_t len, char *err,
-                              size_t err_len)
-{
-    struct reader r;
-    reader_init(&r, p, len);
-    struct stats st[FEE_HORIZON_COUNT];
-    memset(st, 0, sizeof(st));
-    double *buckets = NULL;
-    size_t nb = 0;
-    int rc;
-    uint32_t version, best, hist_first, hist_best;
-    if (reader_u32le(&r, &version, "version") != RC_OK) {
-        goto fail;
-    }
-    int32_t v = (int32_t)version;
-    if (v > FEE_FILE_VERSION) {
-        reader_fail(&r, RC_INVALID, "File version (%d) too high to be read.", (int)v);
-        goto fail;
-    }
-    if (v < FEE_FILE_VERSION) {
-        reader_fail(&r, RC_INVALID, "File version (%d) incompatible: Too old to be read", (int)v);
-        goto fail;
-    }
-    if (reader_u32le(&r, &best, "best seen height") != RC_OK ||
-        reader_u32le(&r, &hist_first, "historical first height") != RC_OK ||
-        reader_u32le(&r, &hist_best, "historical best height") != RC_OK) {
-        goto fail;
-    }
-    if (hist_first > hist_best || hist_best > best) {
-        corrupt(&r, "Historical block range for estimates is invalid");
-        goto fail;
-    }
-    if (get_doubles(&r, &buckets, &nb, "buckets") != RC_OK) {
-        goto fail;
-    }
-    if (nb <= 1 || nb > FILE_MAX_BUCKETS) {
-        corrupt(&r, "Must have between 2 and 1000 feerate buckets");
-        goto fail;
-    }
-    for (size_t i = 0; i < nb; i++) {
-        /* Core's bucket map cannot order a NaN bound. */
-        if (isnan(buckets[i])) {
-            corrupt(&r, "Feerate bucket bound is not a number");
-            goto fail;
-        }
-    }
-    /* Core's order: medium, short, long. */
-    if (stats_deserialize(&st[FEE_HORIZON_MEDIUM], &r, nb, "medium") != RC_OK ||
-        stats_deserialize(&st[FEE_HORIZON_SHORT], &r, nb, "short") != RC_OK ||
-        stats_deserialize(&st[FEE_HORIZON_LONG], &r, nb, "long") != RC_OK) {
-        goto fail;
-    }
-
-    pthread_mutex_lock(&fe->mu);
-    free(fe->buckets);
-    fe->buckets = buckets;
-    fe->nb = nb;
-    build_map(fe);
-    for (int k = 0; k < FEE_HORIZON_COUNT; k++) {
-        stats_clear(&fe->st[k]);
-        fe->st[k] = st[k];
-    }
-    /* The tracked transactions' counters were in the horizons just replaced. */
-    tab_reset(fe);
-    fe->best_seen = best;
-    fe->historical_first = hist_first;
-    fe->historical_best = hist_best;
-    pthread_mutex_unlock(&fe->mu);
-    return RC_OK;
-
-fail:
-    rc = r.rc != RC_OK ? r.rc : RC_CORRUPT;
-    snprintf(err, err_len, "%s", r.err[0] ? r.err : rc_str(rc));
-    for (int k = 0; k < FEE_HORIZON_COUNT; k++) {
-        stats_clear(&st[k]);
-    }
-    free(buckets);
-    return rc;
-}
-
-int fee_estimator_save(struct fee_estimator *fe, const char *path, char *err, size_t err_len)
-{
-    struct buf b;
-    buf_init(&b);
-    fee_estimator_serialize(fe, &b);
-    int rc = fs_write_file_atomic(path, b.data, b.len, 0600, err, err_len);
-    buf_clear(&b);
-    return rc;
-}
-
-int fee_estimator_load(struct fee_estimator *fe, const char *path, int64_t now_s, bool accept_stale,
-                       char *err, size_t err_len)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
-        if (errno == ENOENT) {
-            snprintf(err, err_len, "%s is not found. Continue anyway.", path);
-            return RC_NOT_FOUND;
-        }
-        snprintf(err, err_len, "cannot stat %s: %s", path, strerror(errno));
-        return RC_IO;
-    }
-    /* Whole hours, truncated, as Core's duration_cast<hours>. */
-    int64_t age_h = (now_s - (int64_t)sb.st_mtime) / 3600;
-    if (age_h > FEE_MAX_FILE_AGE_HOURS && !accept_stale) {
-        snprintf(err, err_len,
-                 "Fee estimation file %s too old (age=%lld > %d hours) and will not be used to "
-                 "avoid serving stale estimates.",
-                 path, (long long)age_h, FEE_MAX_FILE_AGE_HOURS);
-        return RC_INVALID;
-    }
-    struct buf b;
-    buf_init(&b);
-    char why[256];
-    int rc = fs_read_file(path, &b, FILE_MAX_BYTES, why, sizeof(why));
-    if (rc == RC_NOT_FOUND) {
-        snprintf(err, err_len, "%s is not found. Continue anyway.", path);
-    } else if (rc != RC_OK) {
-        snprintf(err, err_len, "Failed to read fee estimates from %s: %s", path, why);
-    } else {
-        rc = fee_estimator_deserialize(fe, b.data, b.len, why, sizeof(why));
-        if (rc != RC_OK) {
-            snprintf(err, err_len,
-                     "Unable to read policy estimator data (non-fatal): %s. Failed to read fee "
-                     "estimates from %s. Continue anyway.",
-                     why, path);
-        }
-    }
-    buf_clear(&b);
-    return rc;
 }

@@ -453,6 +453,18 @@ static void test_roundtrip(void)
     CHECK_EQ_INT(fee_estimator_best_height(fe5), 0);
     CHECK_EQ_INT(fee_estimator_load(fe5, path, now, true, err, sizeof(err)), RC_OK);
     CHECK_EQ_INT(same_answers(fe5, fe2), 0);
+    /* A damaged file: refused with Core's two messages, the estimator kept as it was. */
+    FILE *fp = fopen(path, "wb");
+    CHECK(fp != NULL);
+    fwrite(a.data, 1, a.len / 2, fp);
+    fclose(fp);
+    struct fee_estimator *fe6 = fee_estimator_new();
+    CHECK_EQ_INT(fee_estimator_load(fe6, path, now, false, err, sizeof(err)), RC_TRUNCATED);
+    CHECK(strstr(err, "Unable to read policy estimator data (non-fatal): truncated reading ") ==
+          err);
+    CHECK(strstr(err, ". Continue anyway.") != NULL);
+    CHECK_EQ_INT(fee_estimator_best_height(fe6), 0);
+    fee_estimator_free(fe6);
     unlink(path);
     CHECK_EQ_INT(fee_estimator_load(fe5, path, now, false, err, sizeof(err)), RC_NOT_FOUND);
     CHECK(strstr(err, "is not found. Continue anyway.") != NULL);

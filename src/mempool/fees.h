@@ -117,7 +117,10 @@ int fee_estimator_tx_added(struct fee_estimator *fe, bool *tracked, const struct
 int fee_estimator_tx_removed(struct fee_estimator *fe, bool *was_tracked, const uint8_t txid[32]);
 
 /** A block was connected at height, confirming the n transactions txids (Core's
- *  processBlock; every txid of the block may be passed, untracked ones are skipped). A
+ *  processBlock; every txid of the block may be passed, untracked ones are skipped). Call it
+ *  for every block the active chain connects, in initial block download too, before the
+ *  mempool announces the transactions that enter after it: a transaction is only tracked
+ *  when it enters at the height last passed here. A
  *  height not above the last one processed (a reorg, a side chain) is ignored. Otherwise the
  *  three horizons decay and each tracked transaction among txids records its confirmation
  *  after height - entry height blocks.
@@ -174,7 +177,8 @@ void fee_estimator_serialize(struct fee_estimator *fe, struct buf *out);
 
 /** Replaces fe's history with the one in p[0..len) (Core's Read). Bytes after the long
  *  horizon are ignored, as Core ignores them. The tracked mempool transactions are dropped
- *  (loading is meant for start-up, before any arrive).
+ *  and this run's recorded span starts over (loading is meant for start-up, where both are
+ *  empty, as in Core).
  *  Returns: 0; RC_INVALID for another version ("File version (N) too high to be read." /
  *           "File version (N) incompatible: Too old to be read"); RC_CORRUPT for an
  *           inconsistent field (Core's "Corrupt estimates file. ..." messages);

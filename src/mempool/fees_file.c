@@ -335,6 +335,9 @@ int fee_estimator_deserialize(struct fee_estimator *fe, const uint8_t *p, size_t
     fe->best_seen = best;
     fe->historical_first = hist_first;
     fe->historical_best = hist_best;
+    /* This run's span starts over with the loaded height (Core loads only at start-up, where
+     * it is 0 already; later, an old first height could lie above the loaded best). */
+    fe->first_recorded = 0;
     pthread_mutex_unlock(&fe->mu);
     return RC_OK;
 

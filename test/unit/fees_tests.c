@@ -90,6 +90,7 @@ static int delay_k(int k)
 struct market {
     struct fee_estimator *fe;
     unsigned height;
+    unsigned start; /* the height before the first market block */
     uint32_t next_id;
     /* ids entered at height h with rate k: first id at ids[h][k], three consecutive */
     uint32_t ids[512][N_RATES];
@@ -102,7 +103,7 @@ static void market_block(struct market *m)
     size_t n = 0;
     for (int k = 0; k < N_RATES; k++) {
         int entered = (int)h - delay_k(k);
-        if (entered >= 1) {
+        if (entered > (int)m->start) {
             for (int i = 0; i < 3; i++) {
                 txid_of(txids[n++], m->ids[entered][k] + (uint32_t)i);
             }
@@ -675,6 +676,23 @@ static void test_refused_files(void)
     size_t counted = 0;
     fee_estimator_block_connected(fe, &counted, 102, (const uint8_t(*)[32])id, 1);
     CHECK_EQ_INT(counted, 1);
+
+    /* Loading over a used estimator (this run recorded from height 152 to 200) a file whose
+     * history ends at 100: this run's span starts over, no invariant breaks. */
+    struct market *m = market_new();
+    fee_estimator_block_connected(m->fe, NULL, 150, NULL, 0);
+    m->height = m->start = 150;
+    for (int i = 0; i < 50; i++) {
+        market_block(m);
+    }
+    build_file(&f, FEE_FILE_VERSION, 100, 50, 90, 5, ok);
+    CHECK_EQ_INT(fee_estimator_deserialize(m->fe, f.data, f.len, err, sizeof(err)), RC_OK);
+    int blocks;
+    CHECK_EQ_INT(smart(m->fe, 6, false, &blocks), 0);
+    CHECK_EQ_INT(blocks, 6); /* the file's span, 40 blocks, halved: 20 */
+    fee_estimator_block_connected(m->fe, NULL, 101, NULL, 0);
+    fee_estimator_serialize(m->fe, &round);
+    market_free(m);
 
     buf_clear(&round);
     buf_clear(&g);

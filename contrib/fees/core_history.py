@@ -32,8 +32,8 @@ _auth = URL.split("//", 1)[1].split("@", 1)[0]
 _base = URL.split("@", 1)[0].split("//")[0] + "//" + URL.split("@", 1)[1]
 
 
-def rpc(method, *params, wallet=None):
-    url = _base + ("wallet/" + wallet if wallet else "")
+def rpc(method, *params):
+    url = _base
     body = json.dumps({"jsonrpc": "1.0", "id": 1, "method": method, "params": list(params)})
     req = urllib.request.Request(url, body.encode(), {"Content-Type": "application/json"})
     req.add_header("Authorization", "Basic " + base64.b64encode(_auth.encode()).decode())
@@ -97,7 +97,7 @@ for arg in sys.argv[3:]:
 if "--answers" in sys.argv[3:]:
     # After a restart that loaded fee_estimates.dat: only Core's answers.
     with open(OUT + "/answers_loaded.json", "w") as f:
-        json.dump(core_answers(), f, indent=0)
+        json.dump(core_answers(), f, separators=(",", ":"))
     sys.exit(0)
 
 rng = random.Random(20260518)
@@ -141,7 +141,7 @@ RATES = [1, 2, 3, 4, 5, 7, 10, 14, 20, 28, 40, 56, 80, 110, 160, 230]
 pending = {}  # txid -> (rate, entered height, input)
 
 
-def send(u, rate, to=None):
+def send(u, rate):
     fee = int(rate * 96)
     txid = rpc("sendrawtransaction", make_tx([u], [COIN_SAT - fee]), 0)
     return txid, record_tx(txid)
@@ -184,5 +184,5 @@ for r in range(ROUNDS):
 answers = core_answers()
 
 with open(OUT + "/history.json", "w") as f:
-    json.dump({"events": events, "answers": answers}, f, indent=0)
+    json.dump({"events": events, "answers": answers}, f, separators=(",", ":"))
 print("events", len(events), "pending", len(pending), "height", rpc("getblockcount"))

@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "mempool/fees.h"
@@ -75,8 +76,11 @@ static json_t *rpc_estimatesmartfee(struct rpc_request *req)
         goto out;
     }
     bool conservative = false;
-    const char *mode = json_string_value(rpc_param(req, 1));
-    if (fee_mode(mode ? mode : "economical", &conservative) != 0) {
+    json_t *m = rpc_param(req, 1);
+    const char *mode = m ? json_string_value(m) : "economical";
+    /* A NUL inside the string makes it no mode name (Core compares the whole string). */
+    if (!mode || (m && strlen(mode) != json_string_length(m)) ||
+        fee_mode(mode, &conservative) != 0) {
         rpc_error(req, RPC_INVALID_PARAMETER,
                   "Invalid estimate_mode parameter, must be one of: \"unset\", \"economical\", "
                   "\"conservative\"");

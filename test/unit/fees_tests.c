@@ -794,6 +794,10 @@ static void test_rpc_no_estimator(void)
                 "{\"result\":null,\"error\":{\"code\":-3,\"message\":\"Wrong type passed:\\n{\\n"
                 "    \\\"Position 1 (conf_target)\\\": \\\"JSON value of type string is not of "
                 "expected type number\\\"\\n}\"},\"id\":1}\n");
+    expect_call("estimatesmartfee", "[6,\"economical\\u0000\"]",
+                "{\"result\":null,\"error\":{\"code\":-8,\"message\":\"Invalid estimate_mode "
+                "parameter, must be one of: \\\"unset\\\", \\\"economical\\\", "
+                "\\\"conservative\\\"\"},\"id\":1}\n");
     expect_call("estimaterawfee", "[6,2]",
                 "{\"result\":null,\"error\":{\"code\":-8,\"message\":\"Invalid threshold\"},"
                 "\"id\":1}\n");

@@ -24,6 +24,7 @@
 #include "rpc/rawtransaction.h"
 #include "rpc/util.h"
 #include "rpc/control.h"
+#include "rpc/fees.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/server.h"
 #include "options.h"
@@ -936,6 +937,7 @@ int main(int argc, char **argv)
         rpc_util_register(n.rpc_ctx);
         rpc_net_register(n.rpc_ctx);
         rpc_mempool_register(n.rpc_ctx);
+        rpc_fees_register(n.rpc_ctx);
         if (rpc_server_start(n.rpc, err, sizeof(err)) != RC_OK) {
             init_error("Unable to start HTTP server: %s", err);
             goto shutdown;

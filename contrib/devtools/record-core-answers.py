@@ -68,7 +68,8 @@ METHODS = ["help", "stop", "uptime", "getrpcinfo", "logging", "echo", "echojson"
            "decodescript", "submitblock", "getblockstats", "waitfornewblock", "waitforblock",
            "waitforblockheight", "preciousblock", "verifychain", "invalidateblock",
            "reconsiderblock", "submitheader", "getdeploymentinfo",
-           "syncwithvalidationinterfacequeue", "setmocktime", "mockscheduler", "echoipc"]
+           "syncwithvalidationinterfacequeue", "setmocktime", "mockscheduler", "echoipc",
+           "estimatesmartfee", "estimaterawfee"]
 
 
 class Num:

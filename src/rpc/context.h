@@ -23,6 +23,7 @@ struct validator;
 struct net;
 struct mempool;
 struct active_cmd;
+struct fee_estimator;
 
 struct rpc_context {
     /* The method table: filled before the server starts, read-only after. */
@@ -53,6 +54,9 @@ struct rpc_context {
     /* What the last assembled block held (getmininginfo), guarded by tip_mu. */
     int64_t last_block_weight, last_block_txs;
     int have_last_block;
+    /* Fee estimation (mempool/fees.h; borrowed, thread-safe on its own), set before warm-up
+     * ends, or NULL: the fee methods then answer as an estimator that has seen nothing. */
+    struct fee_estimator *fees;
 
     /* The latest tip, for waitfornewblock and friends: the chainstate's tip callback writes
      * it; waiting needs a plain mutex and a condition variable, not the chain lock. */

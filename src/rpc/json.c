@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/rc.h"
@@ -313,6 +314,31 @@ int rpc_json_amount_parse(const json_t *v, int64_t *value_sat, const char **err)
 bool rpc_json_is_number(const json_t *v)
 {
     return json_is_number(v) || rpc_json_is_amount(v);
+}
+
+int rpc_json_real(const json_t *v, double *out)
+{
+    if (json_is_integer(v)) {
+        *out = (double)json_integer_value(v);
+        return RC_OK;
+    }
+    if (json_is_real(v)) {
+        *out = json_real_value(v);
+        return RC_OK;
+    }
+    if (!rpc_json_is_amount(v)) {
+        return RC_INVALID;
+    }
+    /* A number kept as its text: JSON's grammar, so strtod reads all of it (Core's
+     * ParseDouble), and a value past a double's range is refused as Core refuses it. */
+    const char *text = json_string_value(v) + AMOUNT_TAG_LEN;
+    char *end;
+    double d = strtod(text, &end);
+    if (*end != 0 || end == text || !isfinite(d)) {
+        return RC_TOO_LARGE;
+    }
+    *out = d;
+    return RC_OK;
 }
 
 const char *rpc_json_type_name(const json_t *v)

@@ -49,6 +49,10 @@ int rpc_json_amount_parse(const json_t *v, int64_t *value_sat, const char **err)
 /** True for a JSON number: an integer, a real, or a number kept as its text
  *  (rpc_json_parse_exact, rpc_json_amount). */
 bool rpc_json_is_number(const json_t *v);
+/** Core's get_real: the value of a number (an integer, a real, or a number kept as its
+ *  text) as a double. Returns 0 with *out; RC_INVALID if v is not a number; RC_TOO_LARGE if
+ *  its text is outside a double's range (Core's "JSON double out of range"). */
+int rpc_json_real(const json_t *v, double *out);
 /** The type name Core uses in messages: "null", "bool", "number" (also for a number kept as
  *  its text), "string", "array", "object". */
 const char *rpc_json_type_name(const json_t *v);

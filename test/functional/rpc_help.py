@@ -23,7 +23,7 @@ SRC = os.environ.get("BITNODE_SRCDIR") or os.path.abspath(os.path.join(HERE, "..
 CORE_HELP = os.path.join(HERE, "data", "core_help")
 RPC_DOC = os.path.join(SRC, "doc", "rpc.md")
 # Not in the overview; doc/rpc.md has them.
-HIDDEN = ["echo", "echojson", "echoipc", "setmocktime", "mockscheduler",
+HIDDEN = ["echo", "echojson", "echoipc", "setmocktime", "mockscheduler", "estimaterawfee",
           "syncwithvalidationinterfacequeue"]
 
 

@@ -1465,7 +1465,10 @@ int psbt_parse_base64(struct psbt *p, const char *b64, char *err, size_t err_len
 
 /* ---- serialization ------------------------------------------------------------------- */
 
-enum map_kind { MAP_GLOBAL, MAP_INPUT, MAP_OUTPUT };
+#define map_kind psbt_map_kind
+#define MAP_GLOBAL PSBT_MAP_GLOBAL
+#define MAP_INPUT PSBT_MAP_INPUT
+#define MAP_OUTPUT PSBT_MAP_OUTPUT
 
 static int key_type(const struct psbt_kv *e, uint64_t *type)
 {
@@ -1640,6 +1643,40 @@ static int rec_cmp(const struct psbt_kv *a, const struct psbt_kv *b, enum map_ki
         return c ? c : memcmp(a->key.data, b->key.data, a->key.len);
     }
     return vec_cmp(a->key.data, a->key.len, b->key.data, b->key.len);
+}
+
+/* The key types Core's Unserialize knows for each kind of map. */
+static int known_type(enum map_kind kind, uint64_t t)
+{
+    if (t == 0xfc) {
+        return 1;
+    }
+    switch (kind) {
+    case MAP_GLOBAL:
+        return t <= PSBT_GLOBAL_TX_MODIFIABLE || t == PSBT_GLOBAL_VERSION;
+    case MAP_INPUT:
+        return t <= PSBT_IN_SCRIPTWITNESS || (t >= PSBT_IN_RIPEMD160 && t <= PSBT_IN_TAP_MERKLE_ROOT) ||
+               (t >= PSBT_IN_MUSIG2_PARTICIPANT_PUBKEYS && t <= PSBT_IN_MUSIG2_PARTIAL_SIG);
+    case MAP_OUTPUT:
+        return t <= PSBT_OUT_MUSIG2_PARTICIPANT_PUBKEYS;
+    }
+    return 0;
+}
+
+const struct psbt_kv **psbt_map_sorted(const struct psbt_map *m, enum psbt_map_kind kind, int t,
+                                       size_t *n)
+{
+    const struct psbt_kv **all = sorted(m, kind);
+    *n = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        uint64_t ty;
+        int one = key_type(all[i], &ty);
+        int keep = t < 0 ? !(one && known_type(kind, ty)) : (one && ty == (uint64_t)t);
+        if (keep) {
+            all[(*n)++] = all[i];
+        }
+    }
+    return all;
 }
 
 static void put_rec(struct buf *out, const uint8_t *k, size_t kn, const uint8_t *v, size_t vn)

@@ -133,6 +133,19 @@ struct psbt {
     struct psbt_map fields; /* global xpubs, proprietary and unknown records */
 };
 
+/* Which kind of map a record is in. */
+enum psbt_map_kind {
+    PSBT_MAP_GLOBAL,
+    PSBT_MAP_INPUT,
+    PSBT_MAP_OUTPUT,
+};
+
+/** The records of m with key type t (-1: the records of types Core does not know for this
+ *  kind of map) in Core's order (its std::map key order). Returns a new array of *n borrowed
+ *  pointers (caller frees the array). */
+const struct psbt_kv **psbt_map_sorted(const struct psbt_map *m, enum psbt_map_kind kind, int t,
+                                       size_t *n);
+
 /** Makes p empty (no allocation). */
 void psbt_init(struct psbt *p);
 /** Frees everything p owns and makes it empty. */

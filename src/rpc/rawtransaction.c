@@ -280,7 +280,9 @@ static json_t *rpc_decodescript(struct rpc_request *req)
                  {.type = RPC_RES_STR_HEX,                                                         \
                   .key = "identifier",                                                             \
                   .description = "The hex string for the proprietary identifier"},                 \
-                 {.type = RPC_RES_NUM, .key = "subtype", .description = "The number for the subtype"}, \
+                 {.type = RPC_RES_NUM,                                                             \
+                  .key = "subtype",                                                                \
+                  .description = "The number for the subtype"},                                    \
                  {.type = RPC_RES_STR_HEX, .key = "key", .description = "The hex for the key"},    \
                  {.type = RPC_RES_STR_HEX,                                                         \
                   .key = "value",                                                                  \
@@ -316,26 +318,26 @@ static json_t *rpc_decodescript(struct rpc_request *req)
 #define PSBT_DOC_TAP_DERIVS                                                                        \
     {                                                                                              \
         .type = RPC_RES_ARR, .key = "taproot_bip32_derivs", .optional = true,                      \
-        .inner = RPC_LIST(                                                                         \
-            struct rpc_result,                                                                     \
-            {.type = RPC_RES_OBJ,                                                                  \
-             .inner = RPC_LIST(                                                                    \
-                 struct rpc_result,                                                                \
-                 {.type = RPC_RES_STR,                                                             \
-                  .key = "pubkey",                                                                 \
-                  .description = "The x-only public key this path corresponds to"},                \
-                 {.type = RPC_RES_STR,                                                             \
-                  .key = "master_fingerprint",                                                     \
-                  .description = "The fingerprint of the master key"},                             \
-                 {.type = RPC_RES_STR, .key = "path", .description = "The path"},                  \
-                 {.type = RPC_RES_ARR,                                                             \
-                  .key = "leaf_hashes",                                                            \
-                  .description = "The hashes of the leaves this pubkey appears in",                \
-                  .inner = RPC_LIST(struct rpc_result,                                             \
-                                    {.type = RPC_RES_STR_HEX,                                      \
-                                     .key = "hash",                                                \
-                                     .description =                                                \
-                                         "The hash of a leaf this pubkey appears in"})})})         \
+        .inner =                                                                                   \
+            RPC_LIST(struct rpc_result,                                                            \
+                     {.type = RPC_RES_OBJ,                                                         \
+                      .inner = RPC_LIST(                                                           \
+                          struct rpc_result,                                                       \
+                          {.type = RPC_RES_STR,                                                    \
+                           .key = "pubkey",                                                        \
+                           .description = "The x-only public key this path corresponds to"},       \
+                          {.type = RPC_RES_STR,                                                    \
+                           .key = "master_fingerprint",                                            \
+                           .description = "The fingerprint of the master key"},                    \
+                          {.type = RPC_RES_STR, .key = "path", .description = "The path"},         \
+                          {.type = RPC_RES_ARR,                                                    \
+                           .key = "leaf_hashes",                                                   \
+                           .description = "The hashes of the leaves this pubkey appears in",       \
+                           .inner = RPC_LIST(                                                      \
+                               struct rpc_result,                                                  \
+                               {.type = RPC_RES_STR_HEX,                                           \
+                                .key = "hash",                                                     \
+                                .description = "The hash of a leaf this pubkey appears in"})})})   \
     }
 
 #define PSBT_DOC_MUSIG_PARTICIPANTS                                                                \
@@ -349,7 +351,7 @@ static json_t *rpc_decodescript(struct rpc_request *req)
                  {.type = RPC_RES_STR_HEX,                                                         \
                   .key = "aggregate_pubkey",                                                       \
                   .description =                                                                   \
-                      "The compressed aggregate public key for which the participants create."},  \
+                      "The compressed aggregate public key for which the participants create."},   \
                  {.type = RPC_RES_ARR,                                                             \
                   .key = "participant_pubkeys",                                                    \
                   .inner = RPC_LIST(struct rpc_result,                                             \
@@ -369,19 +371,19 @@ static json_t *rpc_decodescript(struct rpc_request *req)
                  struct rpc_result,                                                                \
                  {.type = RPC_RES_STR_HEX,                                                         \
                   .key = "participant_pubkey",                                                     \
-                  .description = "The compressed public key of the participant that created "     \
+                  .description = "The compressed public key of the participant that created "      \
                                  "this " what "."},                                                \
                  {.type = RPC_RES_STR_HEX,                                                         \
                   .key = "aggregate_pubkey",                                                       \
-                  .description = "The compressed aggregate public key for which this " what      \
-                                 " is for."},                                                      \
+                  .description =                                                                   \
+                      "The compressed aggregate public key for which this " what " is for."},      \
                  {.type = RPC_RES_STR_HEX,                                                         \
                   .key = "leaf_hash",                                                              \
                   .optional = true,                                                                \
-                  .description = "The hash of the leaf script that contains the aggregate "       \
+                  .description = "The hash of the leaf script that contains the aggregate "        \
                                  "pubkey being signed for. Omitted when signing for the "          \
                                  "internal key."},                                                 \
-                 {.type = RPC_RES_STR_HEX, .key = value_key, .description = value_doc})})         \
+                 {.type = RPC_RES_STR_HEX, .key = value_key, .description = value_doc})})          \
     }
 
 #define PSBT_DOC_PREIMAGES(key_)                                                                   \
@@ -420,7 +422,9 @@ static const struct rpc_result psbt_doc_input[] = {
           .key = "scriptPubKey",
           .inner = RPC_LIST(
               struct rpc_result,
-              {.type = RPC_RES_STR, .key = "asm", .description = "Disassembly of the output script"},
+              {.type = RPC_RES_STR,
+               .key = "asm",
+               .description = "Disassembly of the output script"},
               {.type = RPC_RES_STR,
                .key = "desc",
                .description = "Inferred descriptor for the output"},
@@ -459,9 +463,8 @@ static const struct rpc_result psbt_doc_input[] = {
     {.type = RPC_RES_ARR,
      .key = "final_scriptwitness",
      .optional = true,
-     .inner = RPC_LIST(struct rpc_result,
-                       {.type = RPC_RES_STR_HEX,
-                        .description = "hex-encoded witness data (if any)"})},
+     .inner = RPC_LIST(struct rpc_result, {.type = RPC_RES_STR_HEX,
+                                           .description = "hex-encoded witness data (if any)"})},
     PSBT_DOC_PREIMAGES("ripemd160_preimages"),
     PSBT_DOC_PREIMAGES("sha256_preimages"),
     PSBT_DOC_PREIMAGES("hash160_preimages"),
@@ -499,36 +502,35 @@ static const struct rpc_result psbt_doc_input[] = {
           .key = "signature",
           .optional = true,
           .description = "The signature for the pubkey and leaf hash combination",
-          .inner = RPC_LIST(struct rpc_result,
-                            {.type = RPC_RES_STR,
-                             .key = "pubkey",
-                             .description = "The x-only pubkey for this signature"},
-                            {.type = RPC_RES_STR,
-                             .key = "leaf_hash",
-                             .description = "The leaf hash for this signature"},
-                            {.type = RPC_RES_STR,
-                             .key = "sig",
-                             .description = "The signature itself"})})},
+          .inner = RPC_LIST(
+              struct rpc_result,
+              {.type = RPC_RES_STR,
+               .key = "pubkey",
+               .description = "The x-only pubkey for this signature"},
+              {.type = RPC_RES_STR,
+               .key = "leaf_hash",
+               .description = "The leaf hash for this signature"},
+              {.type = RPC_RES_STR, .key = "sig", .description = "The signature itself"})})},
     {.type = RPC_RES_ARR,
      .key = "taproot_scripts",
      .optional = true,
-     .inner = RPC_LIST(
-         struct rpc_result,
-         {.type = RPC_RES_OBJ,
-          .inner = RPC_LIST(
-              struct rpc_result,
-              {.type = RPC_RES_STR_HEX, .key = "script", .description = "A leaf script"},
-              {.type = RPC_RES_NUM,
-               .key = "leaf_ver",
-               .description = "The version number for the leaf script"},
-              {.type = RPC_RES_ARR,
-               .key = "control_blocks",
-               .description = "The control blocks for this script",
-               .inner = RPC_LIST(struct rpc_result,
-                                 {.type = RPC_RES_STR_HEX,
-                                  .key = "control_block",
-                                  .description =
-                                      "A hex-encoded control block for this script"})})})},
+     .inner =
+         RPC_LIST(struct rpc_result,
+                  {.type = RPC_RES_OBJ,
+                   .inner = RPC_LIST(
+                       struct rpc_result,
+                       {.type = RPC_RES_STR_HEX, .key = "script", .description = "A leaf script"},
+                       {.type = RPC_RES_NUM,
+                        .key = "leaf_ver",
+                        .description = "The version number for the leaf script"},
+                       {.type = RPC_RES_ARR,
+                        .key = "control_blocks",
+                        .description = "The control blocks for this script",
+                        .inner = RPC_LIST(
+                            struct rpc_result,
+                            {.type = RPC_RES_STR_HEX,
+                             .key = "control_block",
+                             .description = "A hex-encoded control block for this script"})})})},
     PSBT_DOC_TAP_DERIVS,
     {.type = RPC_RES_STR_HEX,
      .key = "taproot_internal_key",
@@ -560,31 +562,31 @@ static const struct rpc_result psbt_doc_output[] = {
      .key = "script",
      .optional = true,
      .description = "The output script (scriptPubKey) for this output",
-     .inner = RPC_LIST(
-         struct rpc_result,
-         {.type = RPC_RES_STR,
-          .key = "asm",
-          .description = "Disassembly of the output script",
-          .elision = RPC_ELIDE_TEXT,
-          .elision_text = "The layout is the same as the output of scriptPubKeys in "
-                          "decoderawtransaction."},
-         {.type = RPC_RES_STR,
-          .key = "desc",
-          .description = "Inferred descriptor for the output",
-          .elision = RPC_ELIDE_SKIP},
-         {.type = RPC_RES_STR_HEX,
-          .key = "hex",
-          .description = "The raw output script bytes, hex-encoded",
-          .elision = RPC_ELIDE_SKIP},
-         {.type = RPC_RES_STR,
-          .key = "address",
-          .optional = true,
-          .description = "The Bitcoin address (only if a well-defined address exists)",
-          .elision = RPC_ELIDE_SKIP},
-         {.type = RPC_RES_STR,
-          .key = "type",
-          .description = "The type (one of: " RPC_DOC_OUTPUT_TYPES ")",
-          .elision = RPC_ELIDE_SKIP})},
+     .inner =
+         RPC_LIST(struct rpc_result,
+                  {.type = RPC_RES_STR,
+                   .key = "asm",
+                   .description = "Disassembly of the output script",
+                   .elision = RPC_ELIDE_TEXT,
+                   .elision_text = "The layout is the same as the output of scriptPubKeys in "
+                                   "decoderawtransaction."},
+                  {.type = RPC_RES_STR,
+                   .key = "desc",
+                   .description = "Inferred descriptor for the output",
+                   .elision = RPC_ELIDE_SKIP},
+                  {.type = RPC_RES_STR_HEX,
+                   .key = "hex",
+                   .description = "The raw output script bytes, hex-encoded",
+                   .elision = RPC_ELIDE_SKIP},
+                  {.type = RPC_RES_STR,
+                   .key = "address",
+                   .optional = true,
+                   .description = "The Bitcoin address (only if a well-defined address exists)",
+                   .elision = RPC_ELIDE_SKIP},
+                  {.type = RPC_RES_STR,
+                   .key = "type",
+                   .description = "The type (one of: " RPC_DOC_OUTPUT_TYPES ")",
+                   .elision = RPC_ELIDE_SKIP})},
     {.type = RPC_RES_STR_HEX,
      .key = "taproot_internal_key",
      .optional = true,
@@ -659,31 +661,29 @@ static const struct rpc_method methods[] = {
           .description = "The serialized transaction as a hex-encoded string for 'txid'",
           .cond = "if verbosity is not set or set to 0"},
          {.type = RPC_RES_OBJ,
-          .inner = RPC_LIST(struct rpc_result,
-                            RPC_DOC_TX_BLOCK_FIELDS(RPC_ELIDE_NONE, NULL, RPC_ELIDE_NONE),
-                            RPC_DOC_TX_FIELDS("The transaction id (same as provided)",
-                                              RPC_ELIDE_NONE, NULL, RPC_ELIDE_NONE,
-                                              RPC_ELIDE_NONE, rpc_doc_vin)),
+          .inner = RPC_LIST(
+              struct rpc_result, RPC_DOC_TX_BLOCK_FIELDS(RPC_ELIDE_NONE, NULL, RPC_ELIDE_NONE),
+              RPC_DOC_TX_FIELDS("The transaction id (same as provided)", RPC_ELIDE_NONE, NULL,
+                                RPC_ELIDE_NONE, RPC_ELIDE_NONE, rpc_doc_vin)),
           .cond = "if verbosity is set to 1"},
          {.type = RPC_RES_OBJ,
-          .inner = RPC_LIST(struct rpc_result,
-                            RPC_DOC_TX_BLOCK_FIELDS(RPC_ELIDE_TEXT, "Same output as verbosity = 1",
-                                                    RPC_ELIDE_SKIP),
-                            {.type = RPC_RES_NUM,
-                             .key = "fee",
-                             .optional = true,
-                             .description = "transaction fee in BTC, omitted if block undo data "
-                                            "is not available"},
-                            RPC_DOC_TX_FIELDS("The transaction id", RPC_ELIDE_SKIP, NULL,
-                                              RPC_ELIDE_SKIP, RPC_ELIDE_NONE,
-                                              rpc_doc_vin_prevout_rawtx)),
+          .inner =
+              RPC_LIST(struct rpc_result,
+                       RPC_DOC_TX_BLOCK_FIELDS(RPC_ELIDE_TEXT, "Same output as verbosity = 1",
+                                               RPC_ELIDE_SKIP),
+                       {.type = RPC_RES_NUM,
+                        .key = "fee",
+                        .optional = true,
+                        .description = "transaction fee in BTC, omitted if block undo data "
+                                       "is not available"},
+                       RPC_DOC_TX_FIELDS("The transaction id", RPC_ELIDE_SKIP, NULL, RPC_ELIDE_SKIP,
+                                         RPC_ELIDE_NONE, rpc_doc_vin_prevout_rawtx)),
           .cond = "for verbosity = 2"}),
-     .examples = RPC_EXAMPLE_CLI("getrawtransaction", "\"mytxid\"")
-         RPC_EXAMPLE_CLI("getrawtransaction", "\"mytxid\" 1")
-         RPC_EXAMPLE_RPC("getrawtransaction", "\"mytxid\", 1")
+     .examples = RPC_EXAMPLE_CLI("getrawtransaction", "\"mytxid\"") RPC_EXAMPLE_CLI(
+         "getrawtransaction", "\"mytxid\" 1") RPC_EXAMPLE_RPC("getrawtransaction", "\"mytxid\", 1")
          RPC_EXAMPLE_CLI("getrawtransaction", "\"mytxid\" 0 \"myblockhash\"")
-         RPC_EXAMPLE_CLI("getrawtransaction", "\"mytxid\" 1 \"myblockhash\"")
-         RPC_EXAMPLE_CLI("getrawtransaction", "\"mytxid\" 2 \"myblockhash\"")},
+             RPC_EXAMPLE_CLI("getrawtransaction", "\"mytxid\" 1 \"myblockhash\"")
+                 RPC_EXAMPLE_CLI("getrawtransaction", "\"mytxid\" 2 \"myblockhash\"")},
     {.category = "rawtransactions",
      .name = "decoderawtransaction",
      .handler = rpc_decoderawtransaction,
@@ -707,20 +707,20 @@ static const struct rpc_method methods[] = {
                                       "inputs\n"
                                       "(e.g. fully valid, or on-chain transactions), if known by "
                                       "the caller."}),
-     .results = RPC_LIST(struct rpc_result,
-                         {.type = RPC_RES_OBJ,
-                          .inner = RPC_LIST(struct rpc_result,
-                                            RPC_DOC_TX_FIELDS("The transaction id", RPC_ELIDE_NONE,
-                                                              NULL, RPC_ELIDE_NONE, RPC_ELIDE_NONE,
-                                                              rpc_doc_vin))}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(struct rpc_result,
+                            RPC_DOC_TX_FIELDS("The transaction id", RPC_ELIDE_NONE, NULL,
+                                              RPC_ELIDE_NONE, RPC_ELIDE_NONE, rpc_doc_vin))}),
      .examples = RPC_EXAMPLES("decoderawtransaction", "\"hexstring\"", "\"hexstring\"")},
     {.category = "rawtransactions",
      .name = "decodescript",
      .handler = rpc_decodescript,
      .description = "Decode a hex-encoded script.\n",
-     .args = RPC_LIST(struct rpc_arg, {.names = "hexstring",
-                                       .type = RPC_ARG_STR_HEX,
-                                       .description = "the hex-encoded script"}),
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "hexstring", .type = RPC_ARG_STR_HEX, .description = "the hex-encoded script"}),
      .results = RPC_LIST(
          struct rpc_result,
          {.type = RPC_RES_OBJ,
@@ -800,20 +800,20 @@ static const struct rpc_method methods[] = {
      .description = "Combine multiple partially signed transactions into one transaction.\n"
                     "The combined transaction may be another partially signed transaction or a \n"
                     "fully signed transaction.",
-     .args = RPC_LIST(struct rpc_arg,
-                      {.names = "txs",
-                       .type = RPC_ARG_ARR,
-                       .description = "The hex strings of partially signed transactions",
-                       .inner = RPC_LIST(struct rpc_arg,
-                                         {.names = "hexstring",
-                                          .type = RPC_ARG_STR_HEX,
-                                          .fallback = RPC_ARG_OMITTED,
-                                          .description = "A hex-encoded raw transaction"})}),
-     .results = RPC_LIST(struct rpc_result,
-                         {.type = RPC_RES_STR,
-                          .description = "The hex-encoded raw transaction with signature(s)"}),
-     .examples = RPC_EXAMPLE_CLI("combinerawtransaction",
-                                 "'[\"myhex1\", \"myhex2\", \"myhex3\"]'")},
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "txs",
+          .type = RPC_ARG_ARR,
+          .description = "The hex strings of partially signed transactions",
+          .inner = RPC_LIST(struct rpc_arg, {.names = "hexstring",
+                                             .type = RPC_ARG_STR_HEX,
+                                             .fallback = RPC_ARG_OMITTED,
+                                             .description = "A hex-encoded raw transaction"})}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_STR, .description = "The hex-encoded raw transaction with signature(s)"}),
+     .examples =
+         RPC_EXAMPLE_CLI("combinerawtransaction", "'[\"myhex1\", \"myhex2\", \"myhex3\"]'")},
     {.category = "rawtransactions",
      .name = "signrawtransactionwithkey",
      .handler = rpc_signrawtransactionwithkey,
@@ -915,17 +915,18 @@ static const struct rpc_method methods[] = {
                          .key = "error",
                          .description =
                              "Verification or signing error related to the input"})})})}),
-     .examples = RPC_EXAMPLE_CLI("signrawtransactionwithkey",
-                                 "\"myhex\" \"[\\\"key1\\\",\\\"key2\\\"]\"")
-         RPC_EXAMPLE_RPC("signrawtransactionwithkey", "\"myhex\", \"[\\\"key1\\\",\\\"key2\\\"]\"")},
+     .examples =
+         RPC_EXAMPLE_CLI("signrawtransactionwithkey", "\"myhex\" \"[\\\"key1\\\",\\\"key2\\\"]\"")
+             RPC_EXAMPLE_RPC("signrawtransactionwithkey",
+                             "\"myhex\", \"[\\\"key1\\\",\\\"key2\\\"]\"")},
     {.category = "rawtransactions",
      .name = "decodepsbt",
      .handler = rpc_decodepsbt,
      .description = "Return a JSON object representing the serialized, base64-encoded partially "
                     "signed Bitcoin transaction.",
-     .args = RPC_LIST(struct rpc_arg, {.names = "psbt",
-                                       .type = RPC_ARG_STR,
-                                       .description = "The PSBT base64 string"}),
+     .args =
+         RPC_LIST(struct rpc_arg,
+                  {.names = "psbt", .type = RPC_ARG_STR, .description = "The PSBT base64 string"}),
      .results = RPC_LIST(
          struct rpc_result,
          {.type = RPC_RES_OBJ,
@@ -1013,18 +1014,18 @@ static const struct rpc_method methods[] = {
      .description = "Combine multiple partially signed Bitcoin transactions into one "
                     "transaction.\n"
                     "Implements the Combiner role.\n",
-     .args = RPC_LIST(struct rpc_arg,
-                      {.names = "txs",
-                       .type = RPC_ARG_ARR,
-                       .description = "The base64 strings of partially signed transactions",
-                       .inner = RPC_LIST(struct rpc_arg,
-                                         {.names = "psbt",
-                                          .type = RPC_ARG_STR,
-                                          .fallback = RPC_ARG_OMITTED,
-                                          .description = "A base64 string of a PSBT"})}),
-     .results = RPC_LIST(struct rpc_result,
-                         {.type = RPC_RES_STR,
-                          .description = "The base64-encoded partially signed transaction"}),
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "txs",
+          .type = RPC_ARG_ARR,
+          .description = "The base64 strings of partially signed transactions",
+          .inner = RPC_LIST(struct rpc_arg, {.names = "psbt",
+                                             .type = RPC_ARG_STR,
+                                             .fallback = RPC_ARG_OMITTED,
+                                             .description = "A base64 string of a PSBT"})}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_STR, .description = "The base64-encoded partially signed transaction"}),
      .examples = RPC_EXAMPLE_CLI("combinepsbt", "'[\"mybase64_1\", \"mybase64_2\", "
                                                 "\"mybase64_3\"]'")},
     {.category = "rawtransactions",
@@ -1037,18 +1038,17 @@ static const struct rpc_method methods[] = {
                     "created which has the final_scriptSig and final_scriptwitness fields filled "
                     "for inputs that are complete.\n"
                     "Implements the Finalizer and Extractor roles.\n",
-     .args = RPC_LIST(struct rpc_arg,
-                      {.names = "psbt",
-                       .type = RPC_ARG_STR,
-                       .description = "A base64 string of a PSBT"},
-                      {.names = "extract",
-                       .type = RPC_ARG_BOOL,
-                       .fallback = RPC_ARG_DEFAULT,
-                       .default_value = "true",
-                       .description = "If true and the transaction is complete,\n"
-                                      "                             extract and return the "
-                                      "complete transaction in normal network serialization "
-                                      "instead of the PSBT."}),
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "psbt", .type = RPC_ARG_STR, .description = "A base64 string of a PSBT"},
+         {.names = "extract",
+          .type = RPC_ARG_BOOL,
+          .fallback = RPC_ARG_DEFAULT,
+          .default_value = "true",
+          .description = "If true and the transaction is complete,\n"
+                         "                             extract and return the "
+                         "complete transaction in normal network serialization "
+                         "instead of the PSBT."}),
      .results = RPC_LIST(
          struct rpc_result,
          {.type = RPC_RES_OBJ,
@@ -1114,11 +1114,12 @@ static const struct rpc_method methods[] = {
                          {.type = RPC_RES_STR,
                           .description = "The resulting raw transaction (base64-encoded string)"}),
      .examples = "\nCreate a transaction\n" RPC_EXAMPLE_CLI(
-         "createrawtransaction", "\"[{\\\"txid\\\":\\\"myid\\\",\\\"vout\\\":0}]\" "
-                                 "\"[{\\\"data\\\":\\\"00010203\\\"}]\"") "\nConvert the "
-                                                                          "transaction to a "
-                                                                          "PSBT\n" RPC_EXAMPLE_CLI("converttopsbt",
-                                                                                                   "\"rawtransaction\"")},
+         "createrawtransaction",
+         "\"[{\\\"txid\\\":\\\"myid\\\",\\\"vout\\\":0}]\" "
+         "\"[{\\\"data\\\":\\\"00010203\\\"}]\"") "\nConvert the "
+                                                  "transaction to a "
+                                                  "PSBT\n" RPC_EXAMPLE_CLI("converttopsbt",
+                                                                           "\"rawtransaction\"")},
     {.category = "rawtransactions",
      .name = "utxoupdatepsbt",
      .handler = rpc_utxoupdatepsbt,
@@ -1141,16 +1142,15 @@ static const struct rpc_method methods[] = {
                .type = RPC_ARG_OBJ,
                .fallback = RPC_ARG_OMITTED,
                .description = "An object with an output descriptor and extra information",
-               .inner = RPC_LIST(struct rpc_arg,
-                                 {.names = "desc",
-                                  .type = RPC_ARG_STR,
-                                  .description = "An output descriptor"},
-                                 {.names = "range",
-                                  .type = RPC_ARG_RANGE,
-                                  .fallback = RPC_ARG_DEFAULT,
-                                  .default_value = "1000",
-                                  .description = "Up to what index HD chains should be explored "
-                                                 "(either end or [begin,end])"})})}),
+               .inner = RPC_LIST(
+                   struct rpc_arg,
+                   {.names = "desc", .type = RPC_ARG_STR, .description = "An output descriptor"},
+                   {.names = "range",
+                    .type = RPC_ARG_RANGE,
+                    .fallback = RPC_ARG_DEFAULT,
+                    .default_value = "1000",
+                    .description = "Up to what index HD chains should be explored "
+                                   "(either end or [begin,end])"})})}),
      .results = RPC_LIST(struct rpc_result,
                          {.type = RPC_RES_STR,
                           .description = "The base64-encoded partially signed transaction with "
@@ -1161,9 +1161,9 @@ static const struct rpc_method methods[] = {
      .handler = rpc_analyzepsbt,
      .description = "Analyzes and provides information about the current status of a PSBT and "
                     "its inputs\n",
-     .args = RPC_LIST(struct rpc_arg, {.names = "psbt",
-                                       .type = RPC_ARG_STR,
-                                       .description = "A base64 string of a PSBT"}),
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "psbt", .type = RPC_ARG_STR, .description = "A base64 string of a PSBT"}),
      .results = RPC_LIST(
          struct rpc_result,
          {.type = RPC_RES_OBJ,

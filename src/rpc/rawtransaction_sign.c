@@ -493,8 +493,11 @@ json_t *rpc_combinerawtransaction(struct rpc_request *req)
                 sign_data_clear(&dk);
             }
         }
-        struct sign_creator c = {.mode = SIGN_REAL, .tx = &constant, .in_idx = i,
-                                 .amount = spent.value_sat, .sighash_type = SIGHASH_ALL};
+        struct sign_creator c = {.mode = SIGN_REAL,
+                                 .tx = &constant,
+                                 .in_idx = i,
+                                 .amount = spent.value_sat,
+                                 .sighash_type = SIGHASH_ALL};
         sign_produce(NULL, &c, spent.script_pubkey.data, spent.script_pubkey.len, &d);
         sign_data_update_input(&merged->vin[i], &d);
         sign_data_clear(&d);
@@ -521,7 +524,7 @@ out:
 /* Core's map<COutPoint, Coin> for signing: what the UTXO set and prevtxs say. */
 struct coin_entry {
     struct outpoint op;
-    int have; /* not spent */
+    int have;          /* not spent */
     struct tx_out out; /* script owned */
 };
 
@@ -666,7 +669,8 @@ static int parse_prevouts(struct rpc_request *req, json_t *prevtxs, struct sign_
                 check_field(req, p, "witnessScript", JSON_STRING, "string", 1)) {
                 goto done;
             }
-            json_t *rs = json_object_get(p, "redeemScript"), *ws = json_object_get(p, "witnessScript");
+            json_t *rs = json_object_get(p, "redeemScript"),
+                   *ws = json_object_get(p, "witnessScript");
             if (rs && json_is_null(rs)) {
                 rs = NULL;
             }
@@ -966,8 +970,8 @@ static json_t *script_json_short(const struct bytes *s)
     json_t *o = json_object();
     json_object_set_new(o, "asm", json_string((char *)a.data));
     json_object_set_new(o, "hex", hex_json(s->data, s->len));
-    json_object_set_new(o, "type", json_string(script_type_name(script_solve(s->data, s->len,
-                                                                              NULL, NULL))));
+    json_object_set_new(o, "type",
+                        json_string(script_type_name(script_solve(s->data, s->len, NULL, NULL))));
     buf_clear(&a);
     return o;
 }
@@ -1045,8 +1049,8 @@ static void add_tap_derivs(json_t *obj, const struct psbt_map *m, enum psbt_map_
     free(v);
 }
 
-static void add_musig_participants(json_t *obj, const struct psbt_map *m,
-                                   enum psbt_map_kind kind, int t)
+static void add_musig_participants(json_t *obj, const struct psbt_map *m, enum psbt_map_kind kind,
+                                   int t)
 {
     size_t n;
     const struct psbt_kv **v = psbt_map_sorted(m, kind, t, &n);
@@ -1105,7 +1109,8 @@ static json_t *input_json(const struct psbt *p, const struct psbt_input *in,
         have_utxo = 1;
     }
     if (in->non_witness_utxo) {
-        json_object_set_new(o, "non_witness_utxo", rpc_tx_json(in->non_witness_utxo, cp, NULL, 1, 0));
+        json_object_set_new(o, "non_witness_utxo",
+                            rpc_tx_json(in->non_witness_utxo, cp, NULL, 1, 0));
         value = in->non_witness_utxo->vout[in->prevout.n].value_sat;
         have_utxo = 1;
     }
@@ -1142,7 +1147,8 @@ static json_t *input_json(const struct psbt *p, const struct psbt_input *in,
         rpc_script_asm(&a, in->final_script_sig.data, in->final_script_sig.len, 1);
         json_t *s = json_object();
         json_object_set_new(s, "asm", json_string((char *)a.data));
-        json_object_set_new(s, "hex", hex_json(in->final_script_sig.data, in->final_script_sig.len));
+        json_object_set_new(s, "hex",
+                            hex_json(in->final_script_sig.data, in->final_script_sig.len));
         json_object_set_new(o, "final_scriptSig", s);
         buf_clear(&a);
     }
@@ -1460,7 +1466,8 @@ json_t *rpc_analyzepsbt(struct rpc_request *req)
         json_object_set_new(o, "is_final", json_boolean(ia->is_final));
         json_object_set_new(o, "next", json_string(psbt_role_name(ia->next)));
         if (m->n_missing_pubkeys) {
-            json_object_set_new(miss, "pubkeys", ids_json(m->missing_pubkeys, m->n_missing_pubkeys));
+            json_object_set_new(miss, "pubkeys",
+                                ids_json(m->missing_pubkeys, m->n_missing_pubkeys));
         }
         if (m->has_missing_redeem) {
             json_object_set_new(miss, "redeemscript", hex_json(m->missing_redeem, 20));
@@ -1587,9 +1594,9 @@ json_t *rpc_utxoupdatepsbt(struct rpc_request *req)
         const uint8_t *prog;
         size_t prog_len;
         /* Core's IsSegWitOutput with no descriptors: a witness program. */
-        if (found[k] && script_is_witness_program(coins[k].script_pubkey.data,
-                                                  coins[k].script_pubkey.len, &ver, &prog,
-                                                  &prog_len)) {
+        if (found[k] &&
+            script_is_witness_program(coins[k].script_pubkey.data, coins[k].script_pubkey.len, &ver,
+                                      &prog, &prog_len)) {
             in->has_witness_utxo = 1;
             in->witness_utxo.value_sat = coins[k].value_sat;
             sign_bytes_set(&in->witness_utxo.script_pubkey, coins[k].script_pubkey.data,

@@ -1655,7 +1655,8 @@ static int known_type(enum map_kind kind, uint64_t t)
     case MAP_GLOBAL:
         return t <= PSBT_GLOBAL_TX_MODIFIABLE || t == PSBT_GLOBAL_VERSION;
     case MAP_INPUT:
-        return t <= PSBT_IN_SCRIPTWITNESS || (t >= PSBT_IN_RIPEMD160 && t <= PSBT_IN_TAP_MERKLE_ROOT) ||
+        return t <= PSBT_IN_SCRIPTWITNESS ||
+               (t >= PSBT_IN_RIPEMD160 && t <= PSBT_IN_TAP_MERKLE_ROOT) ||
                (t >= PSBT_IN_MUSIG2_PARTICIPANT_PUBKEYS && t <= PSBT_IN_MUSIG2_PARTIAL_SIG);
     case MAP_OUTPUT:
         return t <= PSBT_OUT_MUSIG2_PARTICIPANT_PUBKEYS;

@@ -226,15 +226,18 @@ void cmpct_partial_free(struct cmpct_partial *pb);
  *
  *  Returns: 0 with *status:
  *             CMPCT_OK: pb holds what was found; cmpct_partial_getblocktxn lists the rest;
- *             CMPCT_INVALID: a null header (nBits 0, Core's IsNull), no transaction at all, a null
- * prefilled transaction (no inputs and no outputs), indexes past 16 bits or out of range (err says
- * which); pb is left empty; CMPCT_FAILED: two short ids are equal (a collision: get the full
- * block); pb is left empty. RC_USAGE (a caller bug): pb was already initialised, or a matched
- * candidate's raw bytes do not parse or its transaction's wtxid is not the one given. In:      cb:
- * borrowed for the call (what pb needs is copied); pool, extra: may be NULL when their count is 0,
- * borrowed for the call. Note:    Core also returns READ_STATUS_FAILED when its hash map's buckets
- * hold more than 12 short ids; bitnode looks short ids up in a sorted array, whose cost no short id
- * distribution can inflate, so it has no such case. */
+ *             CMPCT_INVALID: a null header (nBits 0, Core's IsNull), no transaction at
+ *               all, a null prefilled transaction (no inputs and no outputs), indexes past
+ *               16 bits or out of range (err says which); pb is left empty;
+ *             CMPCT_FAILED: two short ids are equal (a collision: get the full block); pb
+ *               is left empty.
+ *           RC_USAGE (a caller bug): pb was already initialised, or a matched candidate's
+ *             raw bytes do not parse or its transaction's wtxid is not the one given.
+ *  In:      cb: borrowed for the call (what pb needs is copied); pool, extra: may be NULL
+ *           when their count is 0, borrowed for the call.
+ *  Note:    Core also returns READ_STATUS_FAILED when its hash map's buckets hold more than
+ *           12 short ids; bitnode looks short ids up in a sorted array, whose cost no short
+ *           id distribution can inflate, so it has no such case. */
 int cmpct_partial_init(struct cmpct_partial *pb, enum cmpct_status *status,
                        const struct cmpct_block *cb, const struct cmpct_candidate *pool,
                        size_t pool_n, const struct cmpct_candidate *extra, size_t extra_n,

@@ -901,6 +901,19 @@ static void test_init_invalid(void)
     CHECK_EQ_INT(cmpct_partial_init(pb, &st, &cb, NULL, 0, NULL, 0, err, sizeof(err)), RC_OK);
     CHECK_EQ_INT(st, CMPCT_INVALID);
     CHECK(!cmpct_partial_ready(pb));
+    /* A duplicate position (hand-built: the wire's differences cannot express one). */
+    cb.prefilled = xrealloc(cb.prefilled, 2 * sizeof(*cb.prefilled));
+    cb.prefilled[0].index = 0;
+    cb.prefilled[1].index = 0;
+    tx_copy(&cb.prefilled[1].tx, &b.txs[1]);
+    cb.prefilled_count = 2;
+    cb.shortid_count--;
+    CHECK_EQ_INT(cmpct_partial_init(pb, &st, &cb, NULL, 0, NULL, 0, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(st, CMPCT_INVALID);
+    CHECK(strstr(err, "not increasing") != NULL);
+    cb.shortid_count++;
+    tx_clear(&cb.prefilled[1].tx);
+    cb.prefilled_count = 1;
     cb.prefilled[0].index = (uint16_t)cb.shortid_count; /* the last position: fine */
     CHECK_EQ_INT(cmpct_partial_init(pb, &st, &cb, NULL, 0, NULL, 0, err, sizeof(err)), RC_OK);
     CHECK_EQ_INT(st, CMPCT_OK);

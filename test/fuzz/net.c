@@ -1,7 +1,9 @@
 /* Fuzz target: what a peer controls. The input is split by its first byte into one of:
  *   0: a byte stream cut into frames as the net thread cuts it (header parse, checksum),
  *      each payload through the parser of its command;
- *   1: a payload for every parser (version, inv, getheaders, headers, addr, addrv2);
+ *   1: a payload for every parser (version, inv, getheaders, headers, addr, addrv2,
+ *      sendcmpct, cmpctblock, getblocktxn, blocktxn); a cmpctblock that parses is also
+ *      reconstructed (no candidates, then filled with no transactions);
  *   2: headers for the pre-sync state (a chain start, a minimum work, full/not full);
  *   3: SOCKS5 replies, as a proxy sends them.
  * Nothing may crash, leak, read out of bounds or allocate beyond the message's own bound.
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "consensus/params.h"
+#include "net/cmpct.h"
 #include "net/headerssync.h"
 #include "net/protocol.h"
 #include "net/socks5.h"
@@ -27,6 +30,46 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const uint8_t magic[4] = {0xfa, 0xbf, 0xb5, 0xda};
+
+/* A cmpctblock: parsed, re-serialized, and reconstructed as far as it goes without
+ * candidates (the missing list, then a fill with none, which must not be CMPCT_OK unless
+ * nothing was missing). */
+static void fuzz_cmpctblock(const uint8_t *p, size_t n)
+{
+    char err[200];
+    struct cmpct_block cb;
+    if (cmpct_block_parse(&cb, p, n, err, sizeof(err)) != 0) {
+        return;
+    }
+    if (cmpct_block_tx_count(&cb) > CMPCT_MAX_TXS) {
+        abort();
+    }
+    struct buf b;
+    buf_init(&b);
+    if (cmpct_block_serialize(&b, &cb) != 0) {
+        abort();
+    }
+    buf_clear(&b);
+    struct cmpct_partial *pb = cmpct_partial_new();
+    enum cmpct_status st;
+    if (cmpct_partial_init(pb, &st, &cb, NULL, 0, NULL, 0, err, sizeof(err)) == 0 &&
+        st == CMPCT_OK) {
+        struct cmpct_getblocktxn req;
+        cmpct_partial_getblocktxn(pb, &req);
+        if (req.count + cb.prefilled_count != cmpct_block_tx_count(&cb)) {
+            abort();
+        }
+        struct block out;
+        cmpct_partial_fill(pb, &st, &out, NULL, 0, 1, err, sizeof(err));
+        if (st == CMPCT_OK && req.count) {
+            abort();
+        }
+        block_clear(&out);
+        cmpct_getblocktxn_clear(&req);
+    }
+    cmpct_partial_free(pb);
+    cmpct_block_clear(&cb);
+}
 
 static void parse_payload(const char *cmd, const uint8_t *p, size_t n)
 {
@@ -59,6 +102,40 @@ static void parse_payload(const char *cmd, const uint8_t *p, size_t n)
             abort();
         }
         free(raw);
+    }
+    if (!strcmp(cmd, "sendcmpct") || !cmd[0]) {
+        int ann;
+        uint64_t ver;
+        if (cmpct_sendcmpct_parse(p, n, &ann, &ver, err, sizeof(err)) == 0 && ann > 1) {
+            abort();
+        }
+    }
+    if (!strcmp(cmd, "cmpctblock") || !cmd[0]) {
+        fuzz_cmpctblock(p, n);
+    }
+    if (!strcmp(cmd, "getblocktxn") || !cmd[0]) {
+        struct cmpct_getblocktxn req;
+        if (cmpct_getblocktxn_parse(&req, p, n, err, sizeof(err)) == 0) {
+            for (size_t i = 1; i < req.count; i++) {
+                if (req.indexes[i] <= req.indexes[i - 1]) {
+                    abort();
+                }
+            }
+            struct buf b;
+            buf_init(&b);
+            if (cmpct_getblocktxn_serialize(&b, &req) != 0) {
+                abort(); /* what parsed serializes */
+            }
+            buf_clear(&b);
+        }
+        cmpct_getblocktxn_clear(&req);
+    }
+    if (!strcmp(cmd, "blocktxn") || !cmd[0]) {
+        struct cmpct_blocktxn bt;
+        if (cmpct_blocktxn_parse(&bt, p, n, err, sizeof(err)) == 0 && bt.count > n / 10) {
+            abort();
+        }
+        cmpct_blocktxn_clear(&bt);
     }
     for (int v2 = 0; v2 < 2; v2++) {
         if ((!strcmp(cmd, v2 ? "addrv2" : "addr")) || !cmd[0]) {
@@ -190,7 +267,51 @@ static void valid_input(struct buf *b)
     struct buf pl;
     buf_init(&pl);
     const char *cmd;
-    switch (next() % 5) {
+    switch (next() % 8) {
+    case 5: {
+        cmpct_sendcmpct_serialize(&pl, (int)(next() & 1), 2);
+        cmd = "sendcmpct";
+        break;
+    }
+    case 6: {
+        /* A cmpctblock with a few short ids and a prefilled coinbase-like transaction. */
+        static const uint8_t tx[] = {
+            1, 0, 0, 0, 1, 0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+            0, 0, 0, 0, 0, 0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+            0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 1,    0x51, 0xff, 0xff, 0xff, 0xff, 1,
+            0, 0, 0, 0, 0, 0,    0,    0,    1,    0x51, 0,    0,    0,    0};
+        struct cmpct_block cb;
+        cmpct_block_init(&cb);
+        cb.header.bits = 0x207fffff;
+        cb.nonce = next();
+        uint64_t ids[4] = {next(), next(), next(), next()};
+        cb.shortids = ids;
+        cb.shortid_count = next() % 5;
+        struct cmpct_prefilled pre;
+        pre.index = (uint16_t)(next() % (cb.shortid_count + 1));
+        tx_deserialize(&pre.tx, tx, sizeof(tx), NULL, 0);
+        cb.prefilled = &pre;
+        cb.prefilled_count = 1;
+        for (size_t i = 0; i < cb.shortid_count; i++) {
+            ids[i] &= CMPCT_SHORTID_MASK;
+        }
+        cmpct_block_serialize(&pl, &cb);
+        tx_clear(&pre.tx);
+        cmd = "cmpctblock";
+        break;
+    }
+    case 7: {
+        struct cmpct_getblocktxn req;
+        uint16_t idx[3] = {(uint16_t)(next() % 100), 0, 0};
+        idx[1] = (uint16_t)(idx[0] + 1 + next() % 100);
+        idx[2] = (uint16_t)(idx[1] + 1 + next() % 100);
+        memset(req.block_hash, (int)next(), 32);
+        req.indexes = idx;
+        req.count = 1 + next() % 3;
+        cmpct_getblocktxn_serialize(&pl, &req);
+        cmd = "getblocktxn";
+        break;
+    }
     case 0: {
         struct net_version v;
         memset(&v, 0, sizeof(v));

@@ -1,5 +1,5 @@
 /* Hash functions: SHA-256 (OpenSSL), double SHA-256, RIPEMD-160, HASH160, BIP340 tagged
- * hashes. All are pure functions of their input.
+ * hashes, HMAC-SHA512 (OpenSSL). All are pure functions of their input.
  */
 #ifndef BITNODE_CRYPTO_HASH_H
 #define BITNODE_CRYPTO_HASH_H
@@ -34,5 +34,9 @@ void hash_hash160(uint8_t out20[20], const void *p, size_t n);
 void hash_tagged_init(struct hash_sha256_ctx *ctx, const char *tag);
 /** One-shot tagged hash of p with tag. */
 void hash_tagged(uint8_t out32[32], const char *tag, const void *p, size_t n);
+
+/** HMAC-SHA512 (RFC 2104) of msg under key: BIP32 key derivation. */
+void hash_hmac_sha512(uint8_t out64[64], const void *key, size_t key_len, const void *msg,
+                      size_t msg_len);
 
 #endif

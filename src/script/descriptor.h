@@ -1,6 +1,14 @@
-/* Output descriptors as Bitcoin Core infers them from a script (InferDescriptor with an empty
- * signing provider, then ToString with the checksum): what getblock, gettxout and
- * decodescript print as "desc". Pure: no I/O. */
+/* Output descriptors (BIP380-386), as Bitcoin Core's script/descriptor.cpp has them:
+ *  - the checksum;
+ *  - inference from a script (InferDescriptor with an empty signing provider, then ToString
+ *    with the checksum): what getblock, gettxout and decodescript print as "desc";
+ *  - parsing a descriptor string and expanding it into scriptPubKeys (descriptor_parse.c):
+ *    raw, addr, pk, pkh, wpkh, combo, sh, wsh, multi, sortedmulti, tr (with a script tree of
+ *    pk, pkh, multi_a and sortedmulti_a leaves), rawtr and unused; keys as hex public keys,
+ *    x-only keys inside tr, WIF private keys, and BIP32 extended keys with paths, ranges
+ *    (/ *, / *h) and multipath steps (<0;1>), each with an optional [fingerprint/path]
+ *    origin. Not supported: miniscript (beyond pkh() as a tapscript leaf) and musig().
+ * Pure: no I/O. */
 #ifndef BITNODE_SCRIPT_DESCRIPTOR_H
 #define BITNODE_SCRIPT_DESCRIPTOR_H
 
@@ -28,5 +36,59 @@ int script_descriptor_checksum(char out[SCRIPT_DESC_CHECKSUM_SIZE], const char *
  *  are sane miniscript; here those get "addr(...)". */
 void script_descriptor_infer(struct buf *out, const uint8_t *s, size_t len, const uint8_t *inner,
                              size_t inner_len, const struct chain_params *p);
+
+/* ---- parsing and expansion (descriptor_parse.c) ---------------------------------------- */
+
+/* A parsed descriptor: opaque, immutable after parsing (safe to read from several threads). */
+struct script_descriptor;
+
+/* The most scriptPubKeys one expansion gives (combo(): P2PK, P2PKH, P2WPKH, P2SH-P2WPKH). */
+#define SCRIPT_DESC_MAX_SCRIPTS 4
+
+/** Core's Parse(descriptor, provider, error, require_checksum) for chain p (whose address and
+ *  key prefixes apply): the optional "#checksum" is checked (required when
+ *  require_checksum), then the descriptor is parsed.
+ *
+ *  Returns: 0 with *out (free with script_descriptor_free); RC_INVALID with *out NULL and
+ *           Core's error message in *err, a new string the caller frees (e.g. "Provided
+ *           checksum 'abcdefgh' does not match computed checksum 'qwertyui'", "pkh(): key
+ *           'xpub...' is not valid"; empty where Core's is, for text left after an
+ *           expression).
+ *  In:      desc: NUL-terminated.  p: borrowed for the descriptor's life.
+ *  Out:     err: may be NULL (no message wanted); untouched on success. */
+int script_descriptor_parse(struct script_descriptor **out, const char *desc, int require_checksum,
+                            const struct chain_params *p, char **err);
+
+/** Frees d (NULL: no-op), wiping the private keys it holds. */
+void script_descriptor_free(struct script_descriptor *d);
+
+/** 1 if some key is ranged (ends in / * or / *h), so expansion needs an index. */
+int script_descriptor_is_range(const struct script_descriptor *d);
+
+/** Core's IsSolvable: 1 unless the descriptor is raw() or addr(). */
+int script_descriptor_is_solvable(const struct script_descriptor *d);
+
+/** 1 if at least one key was given as a private key (WIF or xprv): getdescriptorinfo's
+ *  "hasprivatekeys". */
+int script_descriptor_has_private_keys(const struct script_descriptor *d);
+
+/** How many descriptors the string stands for: 1, or the length of its multipath steps
+ *  (<0;1> gives 2). Every alt argument below is < this count. */
+size_t script_descriptor_multipath_count(const struct script_descriptor *d);
+
+/** Core's ToString(): appends the public form of alternative alt with "#" and its checksum,
+ *  and a NUL that out->len does not count. Private keys are shown as their public keys
+ *  (WIF as hex, xprv as xpub); hardened steps keep the marker the input used ("'" or "h"). */
+void script_descriptor_to_string(struct buf *out, const struct script_descriptor *d, size_t alt);
+
+/** Core's Expand(pos): the scriptPubKeys of alternative alt at derivation index pos (ignored
+ *  when not ranged; must be < 2^31).
+ *
+ *  Returns: 0 with *n_spks scripts appended to spks[0..*n_spks) (combo() gives 2 or 4,
+ *           unused() none, others 1); RC_INVALID if a hardened step needs a private key the
+ *           descriptor does not have (Core: "Cannot derive script without private keys").
+ *  Out:     spks: SCRIPT_DESC_MAX_SCRIPTS initialised buffers. */
+int script_descriptor_expand(const struct script_descriptor *d, size_t alt, uint32_t pos,
+                             struct buf spks[SCRIPT_DESC_MAX_SCRIPTS], size_t *n_spks);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "crypto/hash.h"
 #include "util/check.h"
+#include "util/rc.h"
 
 static secp256k1_context *g_ctx;
 /* Relaxed counters: one increment per verify (tens of microseconds each). */
@@ -256,6 +257,21 @@ int script_taproot_tweak(uint8_t output32[32], int *parity, const uint8_t intern
     }
     secp256k1_xonly_pubkey_serialize(ctx, output32, &outx);
     return 1;
+}
+
+int script_pubkey_from_secret(uint8_t *out, size_t *out_len, const uint8_t secret32[32],
+                              int compressed)
+{
+    const secp256k1_context *ctx = script_secp_ctx();
+    secp256k1_pubkey pk;
+    if (!secp256k1_ec_seckey_verify(ctx, secret32) ||
+        !secp256k1_ec_pubkey_create(ctx, &pk, secret32)) {
+        return RC_INVALID;
+    }
+    *out_len = compressed ? 33 : 65;
+    secp256k1_ec_pubkey_serialize(ctx, out, out_len, &pk,
+                                  compressed ? SECP256K1_EC_COMPRESSED : SECP256K1_EC_UNCOMPRESSED);
+    return RC_OK;
 }
 
 int script_sig_is_valid_der(const uint8_t *sig, size_t len)

@@ -58,6 +58,12 @@ int script_taproot_check_tweak(const uint8_t output32[32], int parity, const uin
 int script_taproot_tweak(uint8_t output32[32], int *parity, const uint8_t internal32[32],
                          const uint8_t *merkle_root32);
 
+/** The public key of a 32-byte secret, serialized compressed (33 bytes) or not (65).
+ *  Returns: 0 with out (size >= 65) and *out_len; RC_INVALID if the secret is 0 or not below
+ *  the group order. */
+int script_pubkey_from_secret(uint8_t *out, size_t *out_len, const uint8_t secret32[32],
+                              int compressed);
+
 /** BIP66 strict DER check of a signature with its hash type byte (Core's
  *  IsValidSignatureEncoding). */
 int script_sig_is_valid_der(const uint8_t *sig, size_t len);

@@ -427,13 +427,6 @@ static size_t pubkey_len_for_header(uint8_t h)
     return (h == 2 || h == 3) ? 33 : (h == 4 || h == 6 || h == 7) ? 65 : 0;
 }
 
-static int pubkey_fully_valid(const uint8_t *k, size_t n)
-{
-    secp256k1_pubkey pk;
-    return n > 0 && pubkey_len_for_header(k[0]) == n &&
-           secp256k1_ec_pubkey_parse(script_secp_ctx(), &pk, k, n);
-}
-
 /* ParsePubkeyInner: a key without its origin. NULL after set_err on failure. */
 static struct key *parse_key_inner(struct parser *ps, struct span sp, enum pctx ctx,
                                    int *apostrophe)
@@ -466,7 +459,7 @@ static struct key *parse_key_inner(struct parser *ps, struct span sp, enum pctx 
                 set_err(ps, "Hybrid public keys are not allowed");
                 goto fail;
             }
-            if (pubkey_fully_valid(data.data, data.len)) {
+            if (script_pubkey_fully_valid(data.data, data.len)) {
                 if (!permit_uncompressed && data.len != 33) {
                     buf_clear(&data);
                     set_err(ps, "Uncompressed keys are not allowed");
@@ -480,7 +473,7 @@ static struct key *parse_key_inner(struct parser *ps, struct span sp, enum pctx 
             if (data.len == 32 && ctx == CTX_P2TR) {
                 k->pub[0] = 2;
                 memcpy(k->pub + 1, data.data, 32);
-                if (pubkey_fully_valid(k->pub, 33)) {
+                if (script_pubkey_fully_valid(k->pub, 33)) {
                     k->pub_len = 33;
                     k->xonly = 1;
                     buf_clear(&data);

@@ -166,13 +166,20 @@ static void set_err(struct parser *ps, const char *fmt, ...) __attribute__((form
 static void set_err(struct parser *ps, const char *fmt, ...)
 {
     va_list ap, ap2;
+    char small[256];
     va_start(ap, fmt);
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
     va_end(ap);
     CHECK_ALWAYS(n >= 0);
-    char *e = xmalloc((size_t)n + 1);
-    vsnprintf(e, (size_t)n + 1, fmt, ap2);
+    char *e;
+    if ((size_t)n < sizeof(small)) {
+        e = xstrdup(small);
+    } else {
+        /* Messages quote the input, which may be long. */
+        e = xmalloc((size_t)n + 1);
+        vsnprintf(e, (size_t)n + 1, fmt, ap2);
+    }
     va_end(ap2);
     free(ps->err);
     ps->err = e;

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crypto/base58.h"
@@ -182,7 +183,7 @@ out:
 
 /* Core's DecodeDestination, Bech32 branch (the string starts with p's HRP). */
 static int decode_bech32_address(struct buf *spk, const char *addr, const struct chain_params *p,
-                                 char *err, size_t err_len)
+                                 char *err, size_t err_len, int *locs, size_t *n_locs)
 {
     char hrp[BECH32_MAX_LEN + 1];
     uint8_t values[BECH32_MAX_LEN];
@@ -191,7 +192,13 @@ static int decode_bech32_address(struct buf *spk, const char *addr, const struct
 
     if (strlen(addr) > BECH32_MAX_LEN || bech32_decode(hrp, values, &n, &enc, addr) != RC_OK ||
         enc == BECH32_INVALID) {
-        set_err(err, err_len, "Invalid Bech32 address");
+        /* Core's LocateErrors says why, and where. */
+        size_t n_tmp = 0, len = strlen(addr);
+        int *tmp = locs ? locs : xmalloc((len ? len : 1) * sizeof(int));
+        set_err(err, err_len, "%s", bech32_locate_errors(addr, tmp, n_locs ? n_locs : &n_tmp));
+        if (!locs) {
+            free(tmp);
+        }
         return RC_INVALID;
     }
     if (n == 0) {
@@ -254,10 +261,19 @@ static int decode_bech32_address(struct buf *spk, const char *addr, const struct
 int address_to_script_err(struct buf *spk, const char *addr, const struct chain_params *p,
                           char *err, size_t err_len)
 {
+    return address_to_script_err_loc(spk, addr, p, err, err_len, NULL, NULL);
+}
+
+int address_to_script_err_loc(struct buf *spk, const char *addr, const struct chain_params *p,
+                              char *err, size_t err_len, int *locs, size_t *n_locs)
+{
     size_t hrp_len = strlen(p->bech32_hrp);
     int is_bech32 = strlen(addr) >= hrp_len;
 
     set_err(err, err_len, "%s", "");
+    if (n_locs) {
+        *n_locs = 0;
+    }
     /* Like Core: a string that starts with this chain's HRP (any case) is only ever read as
      * bech32, so a Base58 string that happens to start that way is not an address. */
     for (size_t i = 0; is_bech32 && i < hrp_len; i++) {
@@ -272,7 +288,7 @@ int address_to_script_err(struct buf *spk, const char *addr, const struct chain_
     if (!is_bech32) {
         return decode_base58_address(spk, addr, p, err, err_len);
     }
-    return decode_bech32_address(spk, addr, p, err, err_len);
+    return decode_bech32_address(spk, addr, p, err, err_len, locs, n_locs);
 }
 
 int address_to_script(struct buf *spk, const char *addr, const struct chain_params *p)

@@ -44,6 +44,14 @@ int address_to_script(struct buf *spk, const char *addr, const struct chain_para
 int address_to_script_err(struct buf *spk, const char *addr, const struct chain_params *p,
                           char *err, size_t err_len);
 
+/** Same as address_to_script_err, and for a string that starts with the chain's HRP but is no
+ *  valid bech32 string, the likely error positions Core's validateaddress gives as
+ *  "error_locations" (bech32_locate_errors).
+ *  Out: locs (may be NULL: not wanted): room for strlen(addr) indices; *n_locs their count
+ *       (0 unless such an error). */
+int address_to_script_err_loc(struct buf *spk, const char *addr, const struct chain_params *p,
+                              char *err, size_t err_len, int *locs, size_t *n_locs);
+
 /** Decodes a WIF private key of chain p (Core's DecodeSecret): Base58Check of the secret-key
  *  prefix, 32 key bytes, and an optional 0x01 compression flag; the key must be a valid
  *  secp256k1 secret (1 <= key < the group order).

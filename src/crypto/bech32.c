@@ -191,6 +191,196 @@ int bech32_decode(char *hrp_out, uint8_t *values5, size_t *n, enum bech32_encodi
     return RC_OK;
 }
 
+/* ---- error location (Core's bech32::LocateErrors) ------------------------------------ */
+
+/* GF(1024) as GF(32)[e]/(e^2 + 9e + 23), GF(32) as GF(2)[x]/(x^5 + x^3 + 1). An element
+ * a*e + b is the 10-bit value a << 5 | b; e generates the multiplicative group. */
+struct gf1024 {
+    int16_t exp[1023];
+    int16_t log[1024];
+};
+
+static void gf1024_init(struct gf1024 *g)
+{
+    int8_t exp32[31], log32[32];
+    int v = 1;
+    for (int i = 0; i < 31; i++) {
+        exp32[i] = (int8_t)v;
+        log32[v] = (int8_t)i;
+        v <<= 1;
+        if (v & 32) {
+            v ^= 41; /* x^5 + x^3 + 1 */
+        }
+    }
+    log32[0] = -1;
+    for (int i = 0; i < 1024; i++) {
+        g->log[i] = -1;
+    }
+    v = 1;
+    for (int i = 0; i < 1023; i++) {
+        g->exp[i] = (int16_t)v;
+        g->log[v] = (int16_t)i;
+        /* Multiply by e: e * (a*e + b) = a*e^2 + b*e = (9a + b)*e + 23a. */
+        int a = v >> 5, b = v & 31;
+        int lo = a ? exp32[(log32[a] + log32[23]) % 31] : 0;
+        int hi = (a ? exp32[(log32[a] + log32[9]) % 31] : 0) ^ b;
+        v = hi << 5 | lo;
+    }
+}
+
+/* The residue's values at e^997, e^998 and e^999 (the generator's roots), 10 bits each. */
+static uint32_t syndrome(const struct gf1024 *g, uint32_t residue)
+{
+    uint32_t low = residue & 31, r = low ^ (low << 10) ^ (low << 20);
+    for (int k = 1; k < 6; k++) {
+        for (int bit = 0; bit < 5; bit++) {
+            if (!((residue >> (5 * k + bit)) & 1)) {
+                continue;
+            }
+            int b = g->log[1 << bit];
+            uint32_t c0 = (uint32_t)g->exp[(997 * k + b) % 1023];
+            uint32_t c1 = (uint32_t)g->exp[(998 * k + b) % 1023];
+            uint32_t c2 = (uint32_t)g->exp[(999 * k + b) % 1023];
+            r ^= c2 << 20 | c1 << 10 | c0;
+        }
+    }
+    return r;
+}
+
+/* Finds one or two error positions (counted from the end of the data) for a residue:
+ * returns how many (0 when none fits), positions in p[0..1], p[0] the larger. */
+static int find_errors(const struct gf1024 *g, uint32_t residue, size_t length, size_t p[2])
+{
+    uint32_t syn = syndrome(g, residue);
+    int s0 = syn & 0x3ff, s1 = (syn >> 10) & 0x3ff, s2 = (int)(syn >> 20);
+    int l0 = g->log[s0], l1 = g->log[s1], l2 = g->log[s2];
+    if (l0 != -1 && l1 != -1 && l2 != -1 && (2 * l1 - l2 - l0 + 2046) % 1023 == 0) {
+        /* One error: s1/s0 = s2/s1 = e^p1, and its value e1 must lie in GF(32). */
+        size_t p1 = (size_t)((l1 - l0 + 1023) % 1023);
+        int le1 = l0 + (1023 - 997) * (int)p1;
+        if (p1 < length && le1 % 33 == 0) {
+            p[0] = p1;
+            return 1;
+        }
+        return 0;
+    }
+    for (size_t p1 = 0; p1 < length; p1++) {
+        int a = s2 ^ (s1 ? g->exp[(l1 + (int)p1) % 1023] : 0);
+        if (a == 0) {
+            continue;
+        }
+        int b = s1 ^ (s0 ? g->exp[(l0 + (int)p1) % 1023] : 0);
+        if (b == 0) {
+            continue;
+        }
+        size_t p2 = (size_t)((g->log[a] - g->log[b] + 1023) % 1023);
+        if (p2 >= length || p1 == p2) {
+            continue;
+        }
+        int c = s1 ^ (s0 ? g->exp[(l0 + (int)p2) % 1023] : 0);
+        if (c == 0) {
+            continue;
+        }
+        int inv = 1023 - g->log[g->exp[p1] ^ g->exp[p2]];
+        int le2 = g->log[b] + inv + (1023 - 997) * (int)p2;
+        int le1 = g->log[c] + inv + (1023 - 997) * (int)p1;
+        if (le2 % 33 || le1 % 33) {
+            continue;
+        }
+        p[0] = p1 > p2 ? p1 : p2;
+        p[1] = p1 > p2 ? p2 : p1;
+        return 2;
+    }
+    return 0;
+}
+
+const char *bech32_locate_errors(const char *s, int *locs, size_t *n_locs)
+{
+    size_t len = strlen(s), sep = len;
+    int lower = 0, upper = 0;
+    *n_locs = 0;
+    if (len > BECH32_MAX_LEN) {
+        for (size_t i = BECH32_MAX_LEN; i < len; i++) {
+            locs[(*n_locs)++] = (int)i;
+        }
+        return "Bech32 string too long";
+    }
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 'a' && c <= 'z') {
+            if (upper) {
+                locs[(*n_locs)++] = (int)i;
+            } else {
+                lower = 1;
+            }
+        } else if (c >= 'A' && c <= 'Z') {
+            if (lower) {
+                locs[(*n_locs)++] = (int)i;
+            } else {
+                upper = 1;
+            }
+        } else if (c < 33 || c > 126) {
+            locs[(*n_locs)++] = (int)i;
+        }
+    }
+    if (*n_locs) {
+        return "Invalid character or mixed case";
+    }
+    for (size_t i = len; i > 0; i--) {
+        if (s[i - 1] == '1') {
+            sep = i - 1;
+            break;
+        }
+    }
+    if (sep == len) {
+        return "Missing separator";
+    }
+    if (sep == 0 || sep + CHECKSUM_LEN >= len) {
+        locs[(*n_locs)++] = (int)sep;
+        return "Invalid separator position";
+    }
+    char hrp[BECH32_MAX_LEN + 1];
+    uint8_t values[BECH32_MAX_LEN];
+    size_t n = len - 1 - sep;
+    for (size_t i = 0; i < sep; i++) {
+        hrp[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] - 'A' + 'a') : s[i];
+    }
+    hrp[sep] = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[sep + 1 + i];
+        int v = charset_rev((c >= 'A' && c <= 'Z') ? (unsigned char)(c - 'A' + 'a') : c);
+        if (v < 0) {
+            locs[(*n_locs)++] = (int)(sep + 1 + i);
+            return "Invalid Base 32 character";
+        }
+        values[i] = (uint8_t)v;
+    }
+    struct gf1024 g;
+    gf1024_init(&g);
+    enum bech32_encoding found = BECH32_INVALID;
+    static const enum bech32_encoding encs[2] = {BECH32_BECH32, BECH32_BECH32M};
+    for (int e = 0; e < 2; e++) {
+        uint32_t residue = polymod_hrp(hrp, sep, values, n) ^ encoding_const(encs[e]);
+        if (residue == 0) {
+            *n_locs = 0;
+            return "";
+        }
+        size_t p[2];
+        int k = find_errors(&g, residue, n, p);
+        /* Keep the encoding that explains the string with the fewest errors. */
+        if (k > 0 && (*n_locs == 0 || (size_t)k < *n_locs)) {
+            for (int j = 0; j < k; j++) {
+                locs[j] = (int)(len - p[j] - 1);
+            }
+            *n_locs = (size_t)k;
+            found = encs[e];
+        }
+    }
+    return found == BECH32_BECH32M  ? "Invalid Bech32m checksum"
+           : found == BECH32_BECH32 ? "Invalid Bech32 checksum"
+                                    : "Invalid checksum";
+}
+
 /* Regroups bits: inbits-wide values to outbits-wide values, big-endian bit order. With pad,
  * leftover bits are zero-padded into one last value; without, leftovers must be fewer than
  * inbits and all zero (BIP173's rule for decoding). Returns 1 on success, 0 on bad padding.

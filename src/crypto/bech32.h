@@ -43,6 +43,17 @@ int bech32_encode(char *out, size_t out_len, const char *hrp, const uint8_t *val
 int bech32_decode(char *hrp_out, uint8_t *values5, size_t *n, enum bech32_encoding *enc,
                   const char *s);
 
+/** Core's bech32::LocateErrors: why s is not a valid bech32 or bech32m string, and where the
+ *  likely errors are. For a checksum that is wrong in one or two characters, their positions
+ *  are found (as with the BCH code's syndromes), trying both encodings.
+ *
+ *  Returns: the message ("Bech32 string too long", "Invalid character or mixed case",
+ *           "Missing separator", "Invalid separator position", "Invalid Base 32 character",
+ *           "Invalid Bech32 checksum", "Invalid Bech32m checksum", "Invalid checksum"), or ""
+ *           if s is valid. Static storage.
+ *  Out:     locs: the indices into s (must hold strlen(s) entries); *n_locs their count. */
+const char *bech32_locate_errors(const char *s, int *locs, size_t *n_locs);
+
 /** Segwit address encode: witver 0 -> bech32, 1..16 -> bech32m.
  *
  *  Returns: 0, or RC_INVALID if witver is outside 0..16, prog_len outside 2..40, version 0

@@ -2,7 +2,8 @@
  *  - the checksum;
  *  - inference from a script (InferDescriptor with an empty signing provider, then ToString
  *    with the checksum): what getblock, gettxout and decodescript print as "desc";
- *  - parsing a descriptor string and expanding it into scriptPubKeys (descriptor_parse.c):
+ *  - parsing a descriptor string and expanding it into scriptPubKeys (descriptor_parse.c,
+ *    descriptor_expand.c):
  *    raw, addr, pk, pkh, wpkh, combo, sh, wsh, multi, sortedmulti, tr (with a script tree of
  *    pk, pkh, multi_a and sortedmulti_a leaves), rawtr and unused; keys as hex public keys,
  *    x-only keys inside tr, WIF private keys, and BIP32 extended keys with paths, ranges
@@ -37,7 +38,7 @@ int script_descriptor_checksum(char out[SCRIPT_DESC_CHECKSUM_SIZE], const char *
 void script_descriptor_infer(struct buf *out, const uint8_t *s, size_t len, const uint8_t *inner,
                              size_t inner_len, const struct chain_params *p);
 
-/* ---- parsing and expansion (descriptor_parse.c) ---------------------------------------- */
+/* ---- parsing (descriptor_parse.c), printing and expansion (descriptor_expand.c) -------- */
 
 /* A parsed descriptor: opaque, immutable after parsing (safe to read from several threads). */
 struct script_descriptor;

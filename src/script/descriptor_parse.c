@@ -1,101 +1,26 @@
-/* Parsing descriptor strings and expanding them into scriptPubKeys, as Bitcoin Core's
- * script/descriptor.cpp (Parse, ParseScript, ParsePubkey, Expand, ToString) does, with its
- * error messages. See descriptor.h for what is supported.
- *
- * A parsed descriptor is a tree of nodes (one per function: sh, wsh, multi, ...) whose leaves
- * hold keys. A multipath step (<0;1;...>) in a key makes the string stand for several
- * descriptors; rather than cloning the tree as Core does, each key keeps one path per
- * alternative (or a single path shared by all), and string output and expansion take the
- * alternative's index. */
+/* Parsing descriptor strings, as Bitcoin Core's script/descriptor.cpp (Parse, ParseScript,
+ * ParsePubkey) does, with its error messages. See descriptor.h for what is supported; the
+ * tree it builds is descriptor_impl.h, printed and expanded by descriptor_expand.c. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include <secp256k1.h>
-
 #include "consensus/address.h"
-#include "crypto/hash.h"
 #include "script/bip32.h"
 #include "script/descriptor.h"
-#include "script/interpreter.h"
+#include "script/descriptor_impl.h"
 #include "script/script.h"
 #include "script/sigcheck.h"
 #include "util/check.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
-/* Core's MAX_PUBKEYS_PER_MULTI_A. */
-#define MAX_PUBKEYS_PER_MULTI_A 999
-
 /* Core's ParseScriptContext. */
 enum pctx { CTX_TOP, CTX_P2SH, CTX_P2WPKH, CTX_P2WSH, CTX_P2TR };
 
-enum derive { DERIVE_NONE, DERIVE_UNHARDENED, DERIVE_HARDENED };
-
-struct key {
-    int has_origin;
-    uint8_t origin_fpr[4];
-    uint32_t *origin_path;
-    size_t origin_len;
-    int apostrophe; /* hardened steps are written with ' rather than h */
-
-    int is_bip32;
-    /* A constant key: pub (33 or 65 bytes); xonly: written as 32-byte hex (from an x-only key
-     * or a WIF inside tr()). */
-    uint8_t pub[65];
-    size_t pub_len;
-    int xonly;
-    int has_secret; /* a WIF (constant key) or an xprv (BIP32 root) */
-    uint8_t secret[32];
-    /* A BIP32 key: the root, then n_paths paths of path_len steps (n_paths > 1 only with a
-     * multipath step), then the ranged step. */
-    struct bip32_key root;
-    uint32_t *paths;
-    size_t path_len, n_paths;
-    enum derive derive;
-};
-
-enum ntype {
-    N_RAW,
-    N_ADDR,
-    N_PK,
-    N_PKH,
-    N_WPKH,
-    N_COMBO,
-    N_MULTI,
-    N_SORTEDMULTI,
-    N_MULTI_A,
-    N_SORTEDMULTI_A,
-    N_SH,
-    N_WSH,
-    N_TR,
-    N_RAWTR,
-    N_UNUSED,
-};
-
-static const char *const NTYPE_NAME[] = {
-    "raw",     "addr",          "pk", "pkh", "wpkh", "combo", "multi",  "sortedmulti",
-    "multi_a", "sortedmulti_a", "sh", "wsh", "tr",   "rawtr", "unused",
-};
-
-struct node {
-    enum ntype type;
-    int xonly; /* pk() / pkh() as a tapscript leaf: the key's 32-byte x-only form */
-    uint32_t threshold;
-    struct key **keys;
-    size_t n_keys;
-    struct node **subs;
-    size_t n_subs;
-    int *depths;       /* tr: the depth of each leaf in subs */
-    struct buf script; /* raw() and addr(): the scriptPubKey */
-    size_t n_alt;      /* multipath alternatives below this node: 1 or the count */
-};
-
-struct script_descriptor {
-    struct node *root;
-    const struct chain_params *p;
-    int has_private;
-};
+/* Core's MAX_PUBKEYS_PER_MULTI_A. */
+#define MAX_PUBKEYS_PER_MULTI_A 999
 
 /* ---- spans (Core's script/parsing.cpp) ------------------------------------------------ */
 
@@ -241,13 +166,20 @@ static void set_err(struct parser *ps, const char *fmt, ...) __attribute__((form
 static void set_err(struct parser *ps, const char *fmt, ...)
 {
     va_list ap, ap2;
+    char small[256];
     va_start(ap, fmt);
     va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
     va_end(ap);
     CHECK_ALWAYS(n >= 0);
-    char *e = xmalloc((size_t)n + 1);
-    vsnprintf(e, (size_t)n + 1, fmt, ap2);
+    char *e;
+    if ((size_t)n < sizeof(small)) {
+        e = xstrdup(small);
+    } else {
+        /* Messages quote the input, which may be long. */
+        e = xmalloc((size_t)n + 1);
+        vsnprintf(e, (size_t)n + 1, fmt, ap2);
+    }
     va_end(ap2);
     free(ps->err);
     ps->err = e;
@@ -270,7 +202,7 @@ static void wipe(void *p, size_t n)
     }
 }
 
-static void key_free(struct key *k)
+static void key_free(struct desc_key *k)
 {
     if (!k) {
         return;
@@ -281,7 +213,7 @@ static void key_free(struct key *k)
     free(k);
 }
 
-static void node_free(struct node *n)
+static void node_free(struct desc_node *n)
 {
     if (!n) {
         return;
@@ -299,22 +231,22 @@ static void node_free(struct node *n)
     free(n);
 }
 
-static struct node *node_new(enum ntype t)
+static struct desc_node *node_new(enum desc_type t)
 {
-    struct node *n = xcalloc(1, sizeof(*n));
+    struct desc_node *n = xcalloc(1, sizeof(*n));
     n->type = t;
     n->n_alt = 1;
     buf_init(&n->script);
     return n;
 }
 
-static void node_add_key(struct node *n, struct key *k)
+static void node_add_key(struct desc_node *n, struct desc_key *k)
 {
     n->keys = xrealloc(n->keys, (n->n_keys + 1) * sizeof(*n->keys));
     n->keys[n->n_keys++] = k;
 }
 
-static void node_add_sub(struct node *n, struct node *sub, int depth)
+static void node_add_sub(struct desc_node *n, struct desc_node *sub, int depth)
 {
     n->subs = xrealloc(n->subs, (n->n_subs + 1) * sizeof(*n->subs));
     n->depths = xrealloc(n->depths, (n->n_subs + 1) * sizeof(*n->depths));
@@ -427,22 +359,15 @@ static size_t pubkey_len_for_header(uint8_t h)
     return (h == 2 || h == 3) ? 33 : (h == 4 || h == 6 || h == 7) ? 65 : 0;
 }
 
-static int pubkey_fully_valid(const uint8_t *k, size_t n)
-{
-    secp256k1_pubkey pk;
-    return n > 0 && pubkey_len_for_header(k[0]) == n &&
-           secp256k1_ec_pubkey_parse(script_secp_ctx(), &pk, k, n);
-}
-
 /* ParsePubkeyInner: a key without its origin. NULL after set_err on failure. */
-static struct key *parse_key_inner(struct parser *ps, struct span sp, enum pctx ctx,
-                                   int *apostrophe)
+static struct desc_key *parse_key_inner(struct parser *ps, struct span sp, enum pctx ctx,
+                                        int *apostrophe)
 {
     int permit_uncompressed = ctx == CTX_TOP || ctx == CTX_P2SH;
     struct span *split;
     size_t n = sp_split(&split, sp, '/');
     struct span s = split[0];
-    struct key *k = xcalloc(1, sizeof(*k));
+    struct desc_key *k = xcalloc(1, sizeof(*k));
     char *str = xmalloc(s.n + 1);
     memcpy(str, s.p, s.n);
     str[s.n] = 0;
@@ -466,7 +391,7 @@ static struct key *parse_key_inner(struct parser *ps, struct span sp, enum pctx 
                 set_err(ps, "Hybrid public keys are not allowed");
                 goto fail;
             }
-            if (pubkey_fully_valid(data.data, data.len)) {
+            if (script_pubkey_fully_valid(data.data, data.len)) {
                 if (!permit_uncompressed && data.len != 33) {
                     buf_clear(&data);
                     set_err(ps, "Uncompressed keys are not allowed");
@@ -480,7 +405,7 @@ static struct key *parse_key_inner(struct parser *ps, struct span sp, enum pctx 
             if (data.len == 32 && ctx == CTX_P2TR) {
                 k->pub[0] = 2;
                 memcpy(k->pub + 1, data.data, 32);
-                if (pubkey_fully_valid(k->pub, 33)) {
+                if (script_pubkey_fully_valid(k->pub, 33)) {
                     k->pub_len = 33;
                     k->xonly = 1;
                     buf_clear(&data);
@@ -538,7 +463,7 @@ fail:
 }
 
 /* ParsePubkey: a key with an optional [fingerprint/path] origin. */
-static struct key *parse_key(struct parser *ps, struct span sp, enum pctx ctx)
+static struct desc_key *parse_key(struct parser *ps, struct span sp, enum pctx ctx)
 {
     if (sp_const("musig(", &sp, 0)) {
         if (ctx != CTX_P2TR) {
@@ -550,7 +475,7 @@ static struct key *parse_key(struct parser *ps, struct span sp, enum pctx ctx)
     }
     struct span *osplit;
     size_t on = sp_split(&osplit, sp, ']');
-    struct key *k = NULL;
+    struct desc_key *k = NULL;
     int apostrophe = 0;
     if (on > 2) {
         set_err(ps, "Multiple ']' characters found for a single pubkey");
@@ -607,60 +532,34 @@ out:
     return k;
 }
 
-static size_t key_n_alt(const struct key *k)
+static size_t key_n_alt(const struct desc_key *k)
 {
     return k->is_bip32 ? k->n_paths : 1;
 }
 
-/* The key's public key at (alt, pos): 0 with out/out_len, or RC_INVALID when a hardened step
- * needs the private key. */
-static int key_derive(const struct key *k, size_t alt, uint32_t pos, uint8_t out[65],
-                      size_t *out_len)
-{
-    if (!k->is_bip32) {
-        memcpy(out, k->pub, k->pub_len);
-        *out_len = k->pub_len;
-        return RC_OK;
-    }
-    const uint32_t *path = k->paths + (k->n_paths > 1 ? alt : 0) * k->path_len;
-    struct bip32_key x = k->root;
-    int rc = RC_OK;
-    for (size_t i = 0; i < k->path_len && rc == RC_OK; i++) {
-        rc = bip32_derive(&x, &x, path[i]);
-    }
-    if (rc == RC_OK && k->derive != DERIVE_NONE) {
-        rc = bip32_derive(&x, &x, pos | (k->derive == DERIVE_HARDENED ? BIP32_HARDENED : 0));
-    }
-    if (rc == RC_OK) {
-        memcpy(out, x.pubkey33, 33);
-        *out_len = 33;
-    }
-    bip32_key_wipe(&x);
-    return rc;
-}
-
 /* ---- scripts (Core's ParseScript) ------------------------------------------------------ */
 
-static struct node *parse_script(struct parser *ps, struct span *sp, enum pctx ctx);
+static struct desc_node *parse_script(struct parser *ps, struct span *sp, enum pctx ctx);
 
 /* A function of one key: pk, pkh, wpkh, combo, rawtr, unused. */
-static struct node *one_key(struct parser *ps, enum ntype t, struct span expr, enum pctx kctx,
-                            const char *prefix)
+static struct desc_node *one_key(struct parser *ps, enum desc_type t, struct span expr,
+                                 enum pctx kctx, const char *prefix)
 {
-    struct key *k = parse_key(ps, expr, kctx);
+    struct desc_key *k = parse_key(ps, expr, kctx);
     if (!k) {
         if (prefix) {
             prefix_err(ps, prefix);
         }
         return NULL;
     }
-    struct node *n = node_new(t);
+    struct desc_node *n = node_new(t);
     node_add_key(n, k);
     n->n_alt = key_n_alt(k);
     return n;
 }
 
-static struct node *parse_multi(struct parser *ps, struct span expr, enum pctx ctx, enum ntype t)
+static struct desc_node *parse_multi(struct parser *ps, struct span expr, enum pctx ctx,
+                                     enum desc_type t)
 {
     int is_a = t == N_MULTI_A || t == N_SORTEDMULTI_A;
     struct span th = sp_expr(&expr);
@@ -669,7 +568,7 @@ static struct node *parse_multi(struct parser *ps, struct span expr, enum pctx c
         set_err(ps, "Multi threshold '%.*s' is not valid", (int)th.n, th.p);
         return NULL;
     }
-    struct node *n = node_new(t);
+    struct desc_node *n = node_new(t);
     n->threshold = thres;
     size_t script_size = 0;
     while (expr.n) {
@@ -678,7 +577,7 @@ static struct node *parse_multi(struct parser *ps, struct span expr, enum pctx c
             goto fail;
         }
         struct span arg = sp_expr(&expr);
-        struct key *k = parse_key(ps, arg, ctx);
+        struct desc_key *k = parse_key(ps, arg, ctx);
         if (!k) {
             prefix_err(ps, "Multi: ");
             goto fail;
@@ -728,15 +627,15 @@ fail:
     return NULL;
 }
 
-static struct node *parse_tr(struct parser *ps, struct span expr)
+static struct desc_node *parse_tr(struct parser *ps, struct span expr)
 {
     struct span arg = sp_expr(&expr);
-    struct key *ik = parse_key(ps, arg, CTX_P2TR);
+    struct desc_key *ik = parse_key(ps, arg, CTX_P2TR);
     if (!ik) {
         prefix_err(ps, "tr(): ");
         return NULL;
     }
-    struct node *n = node_new(N_TR);
+    struct desc_node *n = node_new(N_TR);
     node_add_key(n, ik);
     size_t max_alt = key_n_alt(ik);
     /* The path from the root to the leaf being read: 0 = in a left branch, 1 = right. */
@@ -757,7 +656,7 @@ static struct node *parse_tr(struct parser *ps, struct span expr)
                 branches[depth++] = 0;
             }
             struct span sarg = sp_expr(&expr);
-            struct node *sub = parse_script(ps, &sarg, CTX_P2TR);
+            struct desc_node *sub = parse_script(ps, &sarg, CTX_P2TR);
             if (!sub) {
                 goto fail;
             }
@@ -808,27 +707,28 @@ fail:
 
 /* sh(SCRIPT) or wsh(SCRIPT): the inner script must use all of expr (Core leaves the error
  * message as it was when text is left over). */
-static struct node *wrap_script(struct parser *ps, enum ntype t, struct span expr, enum pctx ictx)
+static struct desc_node *wrap_script(struct parser *ps, enum desc_type t, struct span expr,
+                                     enum pctx ictx)
 {
-    struct node *sub = parse_script(ps, &expr, ictx);
+    struct desc_node *sub = parse_script(ps, &expr, ictx);
     if (!sub || expr.n) {
         node_free(sub);
         return NULL;
     }
-    struct node *n = node_new(t);
+    struct desc_node *n = node_new(t);
     node_add_sub(n, sub, 0);
     n->n_alt = sub->n_alt;
     return n;
 }
 
 /* Core's ParseScript: the expression at the start of *sp (consumed) in context ctx. */
-static struct node *parse_script(struct parser *ps, struct span *sp, enum pctx ctx)
+static struct desc_node *parse_script(struct parser *ps, struct span *sp, enum pctx ctx)
 {
     struct span expr = sp_expr(sp);
     int top = ctx == CTX_TOP;
 
     if (sp_func("pk", &expr)) {
-        struct node *n = one_key(ps, N_PK, expr, ctx, "pk(): ");
+        struct desc_node *n = one_key(ps, N_PK, expr, ctx, "pk(): ");
         if (n) {
             n->xonly = ctx == CTX_P2TR;
         }
@@ -840,7 +740,7 @@ static struct node *parse_script(struct parser *ps, struct span *sp, enum pctx c
     /* pkh() inside tr() is miniscript in Core (its key hash is of the x-only key); it is the
      * one miniscript fragment supported here. */
     if (ctx == CTX_P2TR && sp_func("pkh", &expr)) {
-        struct node *n = one_key(ps, N_PKH, expr, ctx, NULL);
+        struct desc_node *n = one_key(ps, N_PKH, expr, ctx, NULL);
         if (n) {
             n->xonly = 1;
         }
@@ -852,7 +752,7 @@ static struct node *parse_script(struct parser *ps, struct span *sp, enum pctx c
         set_err(ps, "Can only have combo() at top level");
         return NULL;
     }
-    enum ntype mt = N_RAW; /* N_RAW: not a multi */
+    enum desc_type mt = N_RAW; /* N_RAW: not a multi */
     if (sp_func("multi", &expr)) {
         mt = N_MULTI;
     } else if (sp_func("sortedmulti", &expr)) {
@@ -895,7 +795,7 @@ static struct node *parse_script(struct parser *ps, struct span *sp, enum pctx c
         return NULL;
     }
     if (top && sp_func("addr", &expr)) {
-        struct node *n = node_new(N_ADDR);
+        struct desc_node *n = node_new(N_ADDR);
         char *a = xmalloc(expr.n + 1);
         memcpy(a, expr.p, expr.n);
         a[expr.n] = 0;
@@ -934,7 +834,7 @@ static struct node *parse_script(struct parser *ps, struct span *sp, enum pctx c
             set_err(ps, "unused(): only one key expected");
             return NULL;
         }
-        struct node *n = one_key(ps, N_UNUSED, arg, ctx, NULL);
+        struct desc_node *n = one_key(ps, N_UNUSED, arg, ctx, NULL);
         if (n && n->keys[0]->is_bip32 && n->keys[0]->derive != DERIVE_NONE) {
             set_err(ps, "unused(): key cannot be ranged");
             node_free(n);
@@ -950,7 +850,7 @@ static struct node *parse_script(struct parser *ps, struct span *sp, enum pctx c
             set_err(ps, "Raw script is not hex");
             return NULL;
         }
-        struct node *n = node_new(N_RAW);
+        struct desc_node *n = node_new(N_RAW);
         sp_hex_decode(&n->script, expr);
         return n;
     } else if (sp_func("raw", &expr)) {
@@ -979,7 +879,7 @@ int script_descriptor_parse(struct script_descriptor **out, const char *desc, in
     struct span all = {desc, strlen(desc)}, *parts;
     size_t np = sp_split(&parts, all, '#');
     struct span sp = parts[0];
-    struct node *root = NULL;
+    struct desc_node *root = NULL;
     char cs[SCRIPT_DESC_CHECKSUM_SIZE];
 
     *out = NULL;
@@ -1027,382 +927,4 @@ void script_descriptor_free(struct script_descriptor *d)
     }
     node_free(d->root);
     free(d);
-}
-
-static int node_is_range(const struct node *n)
-{
-    for (size_t i = 0; i < n->n_keys; i++) {
-        if (n->keys[i]->is_bip32 && n->keys[i]->derive != DERIVE_NONE) {
-            return 1;
-        }
-    }
-    for (size_t i = 0; i < n->n_subs; i++) {
-        if (node_is_range(n->subs[i])) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-int script_descriptor_is_range(const struct script_descriptor *d)
-{
-    return node_is_range(d->root);
-}
-
-int script_descriptor_is_solvable(const struct script_descriptor *d)
-{
-    return d->root->type != N_RAW && d->root->type != N_ADDR;
-}
-
-int script_descriptor_has_private_keys(const struct script_descriptor *d)
-{
-    return d->has_private;
-}
-
-size_t script_descriptor_multipath_count(const struct script_descriptor *d)
-{
-    return d->root->n_alt;
-}
-
-/* ---- strings (Core's ToString) ---------------------------------------------------------- */
-
-static void put_str(struct buf *out, const char *s)
-{
-    buf_append(out, s, strlen(s));
-}
-
-static void put_hex(struct buf *out, const uint8_t *p, size_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        buf_put_u8(out, (uint8_t)digits[p[i] >> 4]);
-        buf_put_u8(out, (uint8_t)digits[p[i] & 15]);
-    }
-}
-
-/* Core's FormatHDKeypath. */
-static void put_path(struct buf *out, const uint32_t *path, size_t n, int apostrophe)
-{
-    char num[16];
-    for (size_t i = 0; i < n; i++) {
-        snprintf(num, sizeof(num), "/%u", path[i] & ~BIP32_HARDENED);
-        put_str(out, num);
-        if (path[i] & BIP32_HARDENED) {
-            buf_put_u8(out, apostrophe ? '\'' : 'h');
-        }
-    }
-}
-
-static void put_key(struct buf *out, const struct key *k, size_t alt, const struct chain_params *p)
-{
-    if (k->has_origin) {
-        buf_put_u8(out, '[');
-        put_hex(out, k->origin_fpr, 4);
-        put_path(out, k->origin_path, k->origin_len, k->apostrophe);
-        buf_put_u8(out, ']');
-    }
-    if (!k->is_bip32) {
-        if (k->xonly) {
-            put_hex(out, k->pub + 1, 32);
-        } else {
-            put_hex(out, k->pub, k->pub_len);
-        }
-        return;
-    }
-    char *x = bip32_encode_pub(&k->root, p);
-    put_str(out, x);
-    free(x);
-    put_path(out, k->paths + (k->n_paths > 1 ? alt : 0) * k->path_len, k->path_len, k->apostrophe);
-    if (k->derive != DERIVE_NONE) {
-        put_str(out, "/*");
-        if (k->derive == DERIVE_HARDENED) {
-            buf_put_u8(out, k->apostrophe ? '\'' : 'h');
-        }
-    }
-}
-
-static void put_node(struct buf *out, const struct node *n, size_t alt,
-                     const struct chain_params *p)
-{
-    put_str(out, NTYPE_NAME[n->type]);
-    buf_put_u8(out, '(');
-    int first = 1;
-    if (n->type == N_RAW) {
-        put_hex(out, n->script.data, n->script.len);
-    } else if (n->type == N_ADDR) {
-        char a[ADDRESS_MAX_LEN];
-        CHECK_ALWAYS(address_from_script(a, sizeof(a), n->script.data, n->script.len, p) == RC_OK);
-        put_str(out, a);
-    } else if (n->type >= N_MULTI && n->type <= N_SORTEDMULTI_A) {
-        char num[16];
-        snprintf(num, sizeof(num), "%u", n->threshold);
-        put_str(out, num);
-        first = 0;
-    }
-    for (size_t i = 0; i < n->n_keys; i++) {
-        if (!first) {
-            buf_put_u8(out, ',');
-        }
-        first = 0;
-        put_key(out, n->keys[i], alt, p);
-    }
-    if (n->type == N_TR) {
-        /* Core's TRDescriptor::ToStringSubScriptHelper: braces from the leaves' depths. */
-        uint8_t path[TAPROOT_CONTROL_MAX_NODE_COUNT + 1];
-        size_t plen = 0;
-        for (size_t i = 0; i < n->n_subs; i++) {
-            buf_put_u8(out, ',');
-            while ((int)plen <= n->depths[i]) {
-                if (plen) {
-                    buf_put_u8(out, '{');
-                }
-                path[plen++] = 0;
-            }
-            put_node(out, n->subs[i], alt, p);
-            while (plen && path[plen - 1]) {
-                if (plen > 1) {
-                    buf_put_u8(out, '}');
-                }
-                plen--;
-            }
-            if (plen) {
-                path[plen - 1] = 1;
-            }
-        }
-    } else {
-        for (size_t i = 0; i < n->n_subs; i++) {
-            put_node(out, n->subs[i], alt, p);
-        }
-    }
-    buf_put_u8(out, ')');
-}
-
-void script_descriptor_to_string(struct buf *out, const struct script_descriptor *d, size_t alt)
-{
-    size_t start = out->len;
-    char cs[SCRIPT_DESC_CHECKSUM_SIZE];
-    put_node(out, d->root, alt, d->p);
-    CHECK_ALWAYS(
-        script_descriptor_checksum(cs, (const char *)out->data + start, out->len - start) == RC_OK);
-    buf_put_u8(out, '#');
-    put_str(out, cs);
-    buf_put_u8(out, 0);
-    out->len--;
-}
-
-/* ---- expansion (Core's ExpandHelper, MakeScripts) --------------------------------------- */
-
-static void put_p2pkh(struct buf *s, const uint8_t *pub, size_t len)
-{
-    uint8_t h[20];
-    hash_hash160(h, pub, len);
-    buf_put_u8(s, OP_DUP);
-    buf_put_u8(s, OP_HASH160);
-    script_push_data(s, h, 20);
-    buf_put_u8(s, OP_EQUALVERIFY);
-    buf_put_u8(s, OP_CHECKSIG);
-}
-
-static void put_p2wpkh(struct buf *s, const uint8_t *pub, size_t len)
-{
-    uint8_t h[20];
-    hash_hash160(h, pub, len);
-    buf_put_u8(s, OP_0);
-    script_push_data(s, h, 20);
-}
-
-static void put_p2sh(struct buf *s, const uint8_t *script, size_t len)
-{
-    uint8_t h[20];
-    hash_hash160(h, script, len);
-    buf_put_u8(s, OP_HASH160);
-    script_push_data(s, h, 20);
-    buf_put_u8(s, OP_EQUAL);
-}
-
-struct pubkey {
-    uint8_t b[65];
-    size_t len;
-};
-
-/* CPubKey's operator<: the first byte, then the bytes (same first byte: same length). */
-static int cmp_pubkey(const void *a, const void *b)
-{
-    const struct pubkey *x = a, *y = b;
-    if (x->b[0] != y->b[0]) {
-        return x->b[0] < y->b[0] ? -1 : 1;
-    }
-    return memcmp(x->b, y->b, x->len);
-}
-
-/* XOnlyPubKey's order: the 32 x bytes. */
-static int cmp_xonly(const void *a, const void *b)
-{
-    const struct pubkey *x = a, *y = b;
-    return memcmp(x->b + 1, y->b + 1, 32);
-}
-
-/* The taproot output key for internal key (33 bytes) and leaves at depths: Core's
- * TaprootBuilder, which combines a leaf with its sibling as soon as both are known. */
-static int put_p2tr(struct buf *s, const uint8_t *internal33, struct buf *leaves, const int *depths,
-                    size_t n)
-{
-    uint8_t(*hash)[32] = xmalloc((n ? n : 1) * 32);
-    int *dep = xmalloc((n ? n : 1) * sizeof(int));
-    size_t top = 0;
-    for (size_t i = 0; i < n; i++) {
-        script_tapleaf_hash(hash[top], TAPROOT_LEAF_TAPSCRIPT, leaves[i].data, leaves[i].len);
-        dep[top++] = depths[i];
-        while (top >= 2 && dep[top - 1] == dep[top - 2]) {
-            script_tapbranch_hash(hash[top - 2], hash[top - 2], hash[top - 1]);
-            dep[top - 2]--;
-            top--;
-        }
-    }
-    /* The parser only accepts complete trees. */
-    CHECK_ALWAYS(n == 0 || (top == 1 && dep[0] == 0));
-    uint8_t out32[32];
-    int parity, ok = script_taproot_tweak(out32, &parity, internal33 + 1, n ? hash[0] : NULL);
-    free(hash);
-    free(dep);
-    if (!ok) {
-        return RC_INVALID;
-    }
-    buf_put_u8(s, OP_1);
-    script_push_data(s, out32, 32);
-    return RC_OK;
-}
-
-/* Appends the node's scripts to spks[*n..]. */
-static int expand_node(const struct node *nd, size_t alt, uint32_t pos, struct buf *spks, size_t *n)
-{
-    struct pubkey *keys = xcalloc(nd->n_keys ? nd->n_keys : 1, sizeof(*keys));
-    struct buf *subs = xcalloc(nd->n_subs ? nd->n_subs : 1, sizeof(*subs));
-    int rc = RC_OK;
-    for (size_t i = 0; i < nd->n_keys && rc == RC_OK; i++) {
-        rc = key_derive(nd->keys[i], alt, pos, keys[i].b, &keys[i].len);
-    }
-    for (size_t i = 0; i < nd->n_subs; i++) {
-        buf_init(&subs[i]);
-        size_t one = 0;
-        if (rc == RC_OK) {
-            rc = expand_node(nd->subs[i], alt, pos, &subs[i], &one);
-        }
-    }
-    if (rc != RC_OK) {
-        goto out;
-    }
-    struct buf *s = &spks[*n];
-    switch (nd->type) {
-    case N_RAW:
-    case N_ADDR:
-        buf_append(s, nd->script.data, nd->script.len);
-        break;
-    case N_PK:
-        if (nd->xonly) {
-            script_push_data(s, keys[0].b + 1, 32);
-        } else {
-            script_push_data(s, keys[0].b, keys[0].len);
-        }
-        buf_put_u8(s, OP_CHECKSIG);
-        break;
-    case N_PKH:
-        if (nd->xonly) {
-            put_p2pkh(s, keys[0].b + 1, 32);
-        } else {
-            put_p2pkh(s, keys[0].b, keys[0].len);
-        }
-        break;
-    case N_WPKH:
-        put_p2wpkh(s, keys[0].b, keys[0].len);
-        break;
-    case N_COMBO:
-        script_push_data(s, keys[0].b, keys[0].len);
-        buf_put_u8(s, OP_CHECKSIG);
-        put_p2pkh(&spks[*n + 1], keys[0].b, keys[0].len);
-        if (keys[0].len == 33) {
-            put_p2wpkh(&spks[*n + 2], keys[0].b, keys[0].len);
-            put_p2sh(&spks[*n + 3], spks[*n + 2].data, spks[*n + 2].len);
-            *n += 2;
-        }
-        *n += 1;
-        break;
-    case N_MULTI:
-    case N_SORTEDMULTI:
-        if (nd->type == N_SORTEDMULTI) {
-            qsort(keys, nd->n_keys, sizeof(*keys), cmp_pubkey);
-        }
-        script_push_int(s, nd->threshold);
-        for (size_t i = 0; i < nd->n_keys; i++) {
-            script_push_data(s, keys[i].b, keys[i].len);
-        }
-        script_push_int(s, (int64_t)nd->n_keys);
-        buf_put_u8(s, OP_CHECKMULTISIG);
-        break;
-    case N_MULTI_A:
-    case N_SORTEDMULTI_A:
-        if (nd->type == N_SORTEDMULTI_A) {
-            qsort(keys, nd->n_keys, sizeof(*keys), cmp_xonly);
-        }
-        for (size_t i = 0; i < nd->n_keys; i++) {
-            script_push_data(s, keys[i].b + 1, 32);
-            buf_put_u8(s, i == 0 ? OP_CHECKSIG : OP_CHECKSIGADD);
-        }
-        script_push_int(s, nd->threshold);
-        buf_put_u8(s, OP_NUMEQUAL);
-        break;
-    case N_SH:
-        put_p2sh(s, subs[0].data, subs[0].len);
-        break;
-    case N_WSH: {
-        uint8_t h[32];
-        hash_sha256(h, subs[0].data, subs[0].len);
-        buf_put_u8(s, OP_0);
-        script_push_data(s, h, 32);
-        break;
-    }
-    case N_TR:
-        rc = put_p2tr(s, keys[0].b, subs, nd->depths, nd->n_subs);
-        break;
-    case N_RAWTR:
-        buf_put_u8(s, OP_1);
-        script_push_data(s, keys[0].b + 1, 32);
-        break;
-    case N_UNUSED:
-        goto out;
-    }
-    if (rc == RC_OK) {
-        *n += 1;
-    }
-out:
-    for (size_t i = 0; i < nd->n_subs; i++) {
-        buf_clear(&subs[i]);
-    }
-    wipe(keys, (nd->n_keys ? nd->n_keys : 1) * sizeof(*keys));
-    free(keys);
-    free(subs);
-    return rc;
-}
-
-int script_descriptor_expand(const struct script_descriptor *d, size_t alt, uint32_t pos,
-                             struct buf spks[SCRIPT_DESC_MAX_SCRIPTS], size_t *n_spks)
-{
-    CHECK_ALWAYS(alt < d->root->n_alt && pos < BIP32_HARDENED);
-    *n_spks = 0;
-    struct buf tmp[SCRIPT_DESC_MAX_SCRIPTS];
-    for (size_t i = 0; i < SCRIPT_DESC_MAX_SCRIPTS; i++) {
-        buf_init(&tmp[i]);
-    }
-    size_t n = 0;
-    int rc = expand_node(d->root, alt, pos, tmp, &n);
-    if (rc == RC_OK) {
-        for (size_t i = 0; i < n; i++) {
-            buf_append(&spks[i], tmp[i].data, tmp[i].len);
-        }
-        *n_spks = n;
-    }
-    for (size_t i = 0; i < SCRIPT_DESC_MAX_SCRIPTS; i++) {
-        buf_clear(&tmp[i]);
-    }
-    return rc;
 }

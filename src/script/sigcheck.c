@@ -259,6 +259,16 @@ int script_taproot_tweak(uint8_t output32[32], int *parity, const uint8_t intern
     return 1;
 }
 
+int script_pubkey_fully_valid(const uint8_t *k, size_t n)
+{
+    secp256k1_pubkey pk;
+    size_t want = n == 0                                  ? 0
+                  : (k[0] == 2 || k[0] == 3)              ? 33
+                  : (k[0] == 4 || k[0] == 6 || k[0] == 7) ? 65
+                                                          : 0;
+    return want != 0 && want == n && secp256k1_ec_pubkey_parse(script_secp_ctx(), &pk, k, n);
+}
+
 int script_pubkey_from_secret(uint8_t *out, size_t *out_len, const uint8_t secret32[32],
                               int compressed)
 {

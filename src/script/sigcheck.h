@@ -58,6 +58,10 @@ int script_taproot_check_tweak(const uint8_t output32[32], int parity, const uin
 int script_taproot_tweak(uint8_t output32[32], int *parity, const uint8_t internal32[32],
                          const uint8_t *merkle_root32);
 
+/** Core's CPubKey::IsFullyValid: the header byte gives the length (02/03: 33 bytes; 04, 06,
+ *  07: 65) and the point is on the curve. Hybrid keys (06/07) pass. */
+int script_pubkey_fully_valid(const uint8_t *k, size_t n);
+
 /** The public key of a 32-byte secret, serialized compressed (33 bytes) or not (65).
  *  Returns: 0 with out (size >= 65) and *out_len; RC_INVALID if the secret is 0 or not below
  *  the group order. */

@@ -11,6 +11,7 @@
  *    cannot expand); the same with every ' replaced by h; multipath descriptors expand per
  *    alternative; each unparsable one fails with Core's message.
  *  - The checksum rules, and the key_io vectors' WIF keys inside pkh().
+ *  - Core's rpc_validateaddress.py addresses: errors and bech32 error locations.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -534,6 +535,40 @@ static void test_key_io_wif(void)
     json_decref(j);
 }
 
+/* Core's rpc_validateaddress.py data (mainnet): the error and error locations of each
+ * invalid address (bech32 error location included), the script of each valid one. */
+static void test_validateaddress_vectors(void)
+{
+    for (size_t i = 0; i < ARRAY_LEN(dv_addr_bads); i++) {
+        const struct dv_addr_bad *v = &dv_addr_bads[i];
+        struct buf spk;
+        char err[256];
+        int locs[128];
+        size_t n = 99;
+        buf_init(&spk);
+        int rc = address_to_script_err_loc(&spk, v->addr, mainnet(), err, sizeof(err), locs, &n);
+        int ok = rc == RC_INVALID && strcmp(err, v->err) == 0 && n == (size_t)v->n_locs;
+        for (size_t j = 0; ok && j < n; j++) {
+            ok = locs[j] == v->locs[j];
+        }
+        if (!ok) {
+            printf("# %s: \"%s\" with %zu locations (first %d), want \"%s\" with %d\n", v->addr,
+                   err, n, n ? locs[0] : -1, v->err, v->n_locs);
+        }
+        CHECK(ok);
+        buf_clear(&spk);
+    }
+    for (size_t i = 0; i < ARRAY_LEN(dv_addr_oks); i++) {
+        struct buf spk;
+        buf_init(&spk);
+        CHECK(address_to_script(&spk, dv_addr_oks[i].addr, mainnet()) == RC_OK);
+        char *h = hex_encode_alloc(spk.data, spk.len);
+        CHECK_EQ_STR(h, dv_addr_oks[i].spk);
+        free(h);
+        buf_clear(&spk);
+    }
+}
+
 int main(void)
 {
     TEST(test_bip32_vector1);
@@ -546,5 +581,6 @@ int main(void)
     TEST(test_checksum_rules);
     TEST(test_tr_pkh_leaf);
     TEST(test_key_io_wif);
+    TEST(test_validateaddress_vectors);
     return test_done();
 }

@@ -9,12 +9,14 @@
 #include "consensus/amount.h"
 #include "consensus/tx_check.h"
 #include "mempool/accept.h"
+#include "mempool/fees.h"
 #include "mempool/miner.h"
 #include "mempool/persist.h"
 #include "mempool/policy.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/rc.h"
+#include "util/xmalloc.h"
 #include "validation/chainstate.h"
 #include "validation/validator.h"
 
@@ -114,22 +116,96 @@ int node_miner_options(struct miner_options *o, const struct args *a, const stru
 static void on_connected(void *ctx, struct chainstate *cs, const struct block_index *e,
                          const struct block *b)
 {
-    (void)e;
-    mempool_block_connected(ctx, cs, b, chainstate_now(cs));
+    struct node_pool *np = ctx;
+    if (np->fe) {
+        /* First: transactions entering after this block are tracked at its height. */
+        uint8_t(*ids)[32] = xmalloc((b->tx_count ? b->tx_count : 1) * 32);
+        for (size_t i = 0; i < b->tx_count; i++) {
+            memcpy(ids[i], b->txs[i].txid, 32);
+        }
+        (void)fee_estimator_block_connected(np->fe, NULL, (unsigned)e->height,
+                                            (const uint8_t(*)[32])ids, b->tx_count);
+        free(ids);
+    }
+    mempool_block_connected(np->mp, cs, b, chainstate_now(cs));
 }
 
 static void on_disconnected(void *ctx, struct chainstate *cs, const struct block_index *e,
                             const struct block *b)
 {
+    struct node_pool *np = ctx;
     (void)e;
-    mempool_block_disconnected(ctx, cs, b, chainstate_now(cs));
+    mempool_block_disconnected(np->mp, cs, b, chainstate_now(cs));
 }
 
-void node_mempool_hook(struct mempool *mp, struct chainstate *cs)
+static void on_added(void *ctx, const struct mempool_entry *e)
+{
+    struct node_pool *np = ctx;
+    if (!np->fe) {
+        return;
+    }
+    struct block_index *tip = chainstate_tip(np->cs);
+    struct block_index *best = chainstate_best_header(np->cs);
+    struct fee_tx_entry fx = {
+        .fee_sat = e->fee,
+        .vsize = e->vsize,
+        .height = (unsigned)e->height,
+        .mempool_limit_bypassed = e->bypassed != 0,
+        .submitted_in_package = false,
+        /* Core's IsCurrentForFeeEstimation: out of IBD, the tip the best header known. */
+        .chainstate_is_current = !chainstate_in_ibd(np->cs) && tip == best,
+        .has_no_mempool_parents = e->nparents == 0,
+    };
+    memcpy(fx.txid, e->tx.txid, 32);
+    (void)fee_estimator_tx_added(np->fe, NULL, &fx);
+}
+
+static void on_removed(void *ctx, const struct mempool_entry *e, enum mempool_removal why)
+{
+    struct node_pool *np = ctx;
+    if (np->fe && why != MEMPOOL_REMOVED_BLOCK) {
+        (void)fee_estimator_tx_removed(np->fe, NULL, e->tx.txid);
+    }
+}
+
+void node_mempool_hook(struct node_pool *np)
 {
     struct chainstate_block_hooks h = {
-        .connected = on_connected, .disconnected = on_disconnected, .ctx = mp};
-    chainstate_set_block_hooks(cs, &h);
+        .connected = on_connected, .disconnected = on_disconnected, .ctx = np};
+    chainstate_set_block_hooks(np->cs, &h);
+    struct mempool_listener l = {.added = on_added, .removed = on_removed, .ctx = np};
+    mempool_set_listener(np->mp, &l);
+}
+
+void node_fees_load(struct fee_estimator *fe, const char *datadir, int accept_stale)
+{
+    char *path = fs_path_join(datadir, "fee_estimates.dat");
+    char err[256];
+    int rc = fee_estimator_load(fe, path, (int64_t)time(NULL), accept_stale, err, sizeof(err));
+    if (rc == RC_NOT_FOUND) {
+        LOG_INFO("%s is not found. Continue anyway.", path);
+    } else if (rc) {
+        LOG_INFO("Failed to read fee estimates from %s (%s). Continue anyway.", path, err);
+    } else {
+        LOG_INFO("Fee estimates read from %s", path);
+    }
+    free(path);
+}
+
+void node_fees_save(struct fee_estimator *fe, const char *datadir)
+{
+    if (!fe) {
+        return;
+    }
+    char *path = fs_path_join(datadir, "fee_estimates.dat");
+    char err[256];
+    fee_estimator_flush_unconfirmed(fe);
+    if (fee_estimator_save(fe, path, err, sizeof(err))) {
+        LOG_INFO("Failed to write fee estimates to %s: %s", path, err);
+    } else {
+        LOG_INFO("Flushed fee estimates to %s", path);
+    }
+    free(path);
 }
 
 struct load_call {

@@ -25,8 +25,22 @@ struct miner_options;
 int node_miner_options(struct miner_options *o, const struct args *a,
                        const struct chain_params *p, char *err, size_t err_len);
 
-/** The chainstate's block hooks feeding mp (set before the validation thread starts). */
-void node_mempool_hook(struct mempool *mp, struct chainstate *cs);
+struct fee_estimator;
+/* What the hooks feed: the pool and the fee estimator (may be NULL). */
+struct node_pool {
+    struct mempool *mp;
+    struct fee_estimator *fe;
+    struct chainstate *cs;
+};
+/** The chainstate's block hooks and the pool's listener feeding np's pool and estimator (set
+ *  before the validation thread starts; np must outlive both). */
+void node_mempool_hook(struct node_pool *np);
+
+/** Loads datadir/fee_estimates.dat into fe (Core's: a file older than 60 hours is refused
+ *  unless -acceptstalefeeestimates); logs what happened. */
+void node_fees_load(struct fee_estimator *fe, const char *datadir, int accept_stale);
+/** Counts the unconfirmed as failures and saves datadir/fee_estimates.dat (shutdown). */
+void node_fees_save(struct fee_estimator *fe, const char *datadir);
 
 /** Loads datadir/mempool.dat (when -persistmempool) on the validation thread; logs Core's
  *  line. */

@@ -520,9 +520,9 @@ const struct arg_def bitnoded_options[] = {
      "Log transaction fee rate in BTC/kvB when mining blocks (default: 0)" ARG_REASON("bitnode does not log the fee rates of the transactions it mines")},
     {"uacomment", ARG_STRING | ARG_MULTI, ARGS_CAT_DEBUG, "=<cmt>",
      "Append comment to the user agent string"},
-    {"acceptstalefeeestimates", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
+    {"acceptstalefeeestimates", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Read fee estimates even if they are stale (regtest only; default: 0) fee estimates are "
-     "considered stale if they are 60 hours old" ARG_REASON("bitnode has no fee estimation")},
+     "considered stale if they are 60 hours old"},
     {"fastprune", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Use smaller block files and lower minimum prune height for testing purposes"
      ARG_REASON("bitnode has no pruning yet (-prune=0 only); its block files keep their size")},

@@ -42,6 +42,7 @@
 #include "bitnoded-mempool.h"
 #include "mempool/mempool.h"
 #include "mempool/miner.h"
+#include "mempool/fees.h"
 #include "rpc/mempool.h"
 
 #ifndef PACKAGE_VERSION
@@ -64,6 +65,8 @@ struct node {
     struct net *net;         /* peers; NULL until started */
     struct mempool *mempool; /* the transaction pool (its writer: the validation thread) */
     int mempool_loaded;      /* mempool.dat was read (so a dump may replace it) */
+    struct fee_estimator *fees; /* fee estimation (NULL with -blocksonly, as Core) */
+    struct node_pool pool;      /* what the chainstate's hooks feed */
     int reindexing;          /* -reindex, or one that was interrupted */
     pthread_t import_thread; /* -loadblock / -reindex files */
     int import_started;
@@ -1018,7 +1021,16 @@ int main(int argc, char **argv)
                 rpc_mining_set_options(n.rpc_ctx, &mio);
             }
             n.mempool = mempool_new(&mo);
-            node_mempool_hook(n.mempool, n.cs);
+            if (!args_get_bool(n.args, "blocksonly", false)) {
+                n.fees = fee_estimator_new();
+                node_fees_load(n.fees, n.net_dir,
+                               args_get_bool(n.args, "acceptstalefeeestimates", false));
+            }
+            n.pool = (struct node_pool){.mp = n.mempool, .fe = n.fees, .cs = n.cs};
+            node_mempool_hook(&n.pool);
+            if (n.rpc_ctx) {
+                rpc_fees_set(n.rpc_ctx, n.fees);
+            }
             if (n.rpc_ctx) {
                 rpc_mempool_set(n.rpc_ctx, n.mempool, n.net_dir,
                                 args_get_bool(n.args, "persistmempoolv1", false) ? 1 : 2);
@@ -1106,6 +1118,12 @@ shutdown:
     }
     mempool_free(n.mempool);
     n.mempool = NULL;
+    if (n.rpc_ctx) {
+        rpc_fees_set(n.rpc_ctx, NULL);
+    }
+    node_fees_save(n.fees, n.net_dir);
+    fee_estimator_free(n.fees);
+    n.fees = NULL;
     if (n.rpc_ctx) {
         rpc_blockchain_set_validator(n.rpc_ctx, NULL);
         rpc_blockchain_set_chainstate(n.rpc_ctx, NULL);

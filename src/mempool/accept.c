@@ -506,6 +506,7 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
     proto.time = args->now;
     proto.height = tip->height;
     proto.spends_coinbase = spends_coinbase;
+    proto.bypassed = args->bypass_limits;
     uint8_t id[32];
     memcpy(id, proto.tx.txid, 32);
     if (args->fee_delta) {

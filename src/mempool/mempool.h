@@ -51,6 +51,7 @@ struct mempool_entry {
     int32_t height;    /* the tip's height when it entered */
     uint64_t sequence; /* the pool's entry sequence when it entered */
     int spends_coinbase;
+    int bypassed;        /* entered without the fee floors (a disconnected block's) */
     struct mempool_entry **parents; /* in-pool transactions it spends */
     size_t nparents, capparents;
     struct mempool_entry **children; /* in-pool transactions spending it */

@@ -1789,6 +1789,7 @@ int net_new(struct net **out, const struct net_options *opt, char *err, size_t e
     }
     load_bans(n);
     txrelay_new(n);
+    buf_init(&n->cmpct_cache);
     *out = n;
     return RC_OK;
 }
@@ -1886,5 +1887,6 @@ void net_free(struct net *n)
     addrman_free(n->am);
     free(n->seednodes);
     txrelay_free(n);
+    buf_clear(&n->cmpct_cache);
     free(n);
 }

@@ -12,6 +12,7 @@
 #include "net/net.h"
 #include "net/protocol.h"
 #include "net/socks5.h"
+#include "util/buf.h"
 #include "validation/validator.h"
 
 struct event_base;
@@ -23,6 +24,7 @@ struct headerssync;
 struct addrman;
 struct txrelay;
 struct txrelay_peer;
+struct cmpct_peer;
 
 /* Message types counted per peer (getpeerinfo's bytessent_per_msg); the last is "*other*". */
 enum {
@@ -120,6 +122,7 @@ struct peer {
     size_t getdata_n, getdata_pos;
 
     struct txrelay_peer *txr; /* transaction relay (txrelay.c), NULL until first used */
+    struct cmpct_peer *cmpct; /* compact blocks (cmpctrelay.c), NULL until first used */
 
     int disconnect;
     struct peer *next;
@@ -235,6 +238,13 @@ struct net {
     size_t n_seednodes;
 
     struct txrelay *txr; /* transaction relay (txrelay.c) */
+    /* Compact blocks (cmpctrelay.c): the peers asked for high-bandwidth announcements, oldest
+     * first; the cmpctblock of the latest block announced. */
+    int64_t cmpct_hb[3];
+    size_t n_cmpct_hb;
+    struct buf cmpct_cache;
+    uint8_t cmpct_cache_hash[32];
+    int cmpct_cache_valid;
 };
 
 /* net.c */
@@ -263,5 +273,9 @@ void sync_peer_gone(struct net *n, struct peer *p); /* frees its in-flight block
 void sync_serve_getdata(struct peer *p);            /* more of the getdata queue, while room */
 void sync_send_version(struct peer *p);
 void sync_schedule_downloads(struct net *n);
+/** A block's bytes from p, as a block message (compact block reconstruction uses it). */
+void sync_on_block_data(struct peer *p, const uint8_t *d, size_t len);
+/** Asks p for the headers up to hash (an announcement that does not connect). */
+void sync_ask_headers(struct peer *p, const uint8_t hash[32]);
 
 #endif

@@ -15,6 +15,7 @@
 #include "net/headerssync.h"
 #include "net/net_impl.h"
 #include "net/txrelay.h"
+#include "net/cmpctrelay.h"
 #include "primitives/block.h"
 #include "util/hex.h"
 #include "util/log.h"
@@ -305,6 +306,7 @@ static void on_verack(struct peer *p)
     if (p->ver.version >= NET_SENDHEADERS_VERSION) {
         net_send_empty(p, "sendheaders");
     }
+    cmpctrelay_on_verack(p);
     if (p->conn_type != CONN_INBOUND && p->conn_type != CONN_BLOCK_RELAY && !p->sent_getaddr) {
         net_send_empty(p, "getaddr");
         p->sent_getaddr = 1;
@@ -638,6 +640,7 @@ static int remove_inflight(struct peer *p, const uint8_t hash[32])
 void sync_peer_gone(struct net *n, struct peer *p)
 {
     txrelay_peer_gone(n, p);
+    cmpctrelay_peer_gone(n, p);
     headerssync_free(p->hsync);
     p->hsync = NULL;
     while (p->inflight) {
@@ -826,6 +829,19 @@ static void on_block(struct peer *p, const uint8_t *d, size_t len)
     net_submit(n, j);
 }
 
+void sync_on_block_data(struct peer *p, const uint8_t *d, size_t len)
+{
+    on_block(p, d, len);
+}
+
+void sync_ask_headers(struct peer *p, const uint8_t hash[32])
+{
+    struct net *n = p->net;
+    chainstate_read_lock(n->cs);
+    send_getheaders(n, p, NULL, hash);
+    chainstate_read_unlock(n->cs);
+}
+
 static void block_done(struct net *n, struct peer *p, struct net_job *j)
 {
     if (j->job.rc == RC_INVALID) {
@@ -836,6 +852,14 @@ static void block_done(struct net *n, struct peer *p, struct net_job *j)
     }
     if (j->job.rc == RC_OK && j->job.is_new) {
         remember_source(n, j->hash, j->peer_id);
+        /* A peer that gave us the new tip announces to us as cmpctblock from now on. */
+        chainstate_read_lock(n->cs);
+        struct block_index *tip = chainstate_tip(n->cs);
+        int became_tip = tip && memcmp(tip->hash, j->hash, 32) == 0 && !chainstate_in_ibd(n->cs);
+        chainstate_read_unlock(n->cs);
+        if (p && became_tip) {
+            cmpctrelay_block_from_peer(n, p);
+        }
     }
 }
 
@@ -1029,6 +1053,10 @@ void sync_serve_getdata(struct peer *p)
             continue; /* no bloom filters (NODE_BLOOM is not offered) */
         }
         chainstate_read_lock(n->cs);
+        if (type == INV_CMPCT_BLOCK && cmpctrelay_serve(p, iv)) {
+            chainstate_read_unlock(n->cs);
+            continue;
+        }
         struct block_index *e = block_tree_find(chainstate_tree(n->cs), iv->hash);
         int ok = e && (e->status & BLOCK_HAVE_DATA) && !block_index_failed(e) &&
                  (chainstate_contains(n->cs, e) || block_index_is_valid(e, BLOCK_VALID_SCRIPTS));
@@ -1042,7 +1070,7 @@ void sync_serve_getdata(struct peer *p)
                 (long long)p->id);
             continue;
         }
-        if (iv->type & INV_WITNESS_FLAG) {
+        if ((iv->type & INV_WITNESS_FLAG) || type == INV_CMPCT_BLOCK) {
             net_send(p, "block", &raw);
         } else {
             struct block blk;
@@ -1338,7 +1366,20 @@ void sync_process_message(struct peer *p, const char *cmd, const uint8_t *d, siz
         return;
     }
     if (strcmp(cmd, "sendcmpct") == 0) {
-        return; /* accepted; compact blocks come with the mempool */
+        cmpctrelay_on_sendcmpct(p, d, len);
+        return;
+    }
+    if (strcmp(cmd, "cmpctblock") == 0) {
+        cmpctrelay_on_cmpctblock(p, d, len);
+        return;
+    }
+    if (strcmp(cmd, "blocktxn") == 0) {
+        cmpctrelay_on_blocktxn(p, d, len);
+        return;
+    }
+    if (strcmp(cmd, "getblocktxn") == 0) {
+        cmpctrelay_on_getblocktxn(p, d, len);
+        return;
     }
     if (strcmp(cmd, "headers") == 0) {
         on_headers(p, d, len);
@@ -1383,8 +1424,7 @@ void sync_process_message(struct peer *p, const char *cmd, const uint8_t *d, siz
         on_getaddr(p);
         return;
     }
-    /* cmpctblock, getblocktxn, blocktxn, filter*: not yet; anything else is unknown: ignored,
-     * as Core does. */
+    /* filter* (no bloom filters offered), anything unknown: ignored, as Core does. */
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unknown or unhandled command \"%s\" from %s", cmd,
         peer_log_id(p, lid, sizeof(lid)));
 }
@@ -1405,6 +1445,12 @@ static void announce_tip(struct net *n, struct block_index *old_tip, struct bloc
             continue;
         }
         int sent = 0;
+        /* A high-bandwidth peer that knows the parent gets the block itself, compact. */
+        if (count == 1 && tip->prev && peer_has_header(p, tip->prev) &&
+            cmpctrelay_announce(n, p, tip)) {
+            p->best_sent = tip;
+            continue;
+        }
         if (p->prefer_headers && count <= MAX_HEADERS_ANNOUNCE) {
             /* Start past what the peer has; its parent must be known to the peer. */
             struct block_index *first = block_index_ancestor(tip, from);

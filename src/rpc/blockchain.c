@@ -10,6 +10,7 @@
 #include "primitives/block.h"
 #include "primitives/serialize.h"
 #include "rpc/blockjson.h"
+#include "mempool/mempool.h"
 #include "rpc/context.h"
 #include "rpc/deployment.h"
 #include "rpc/json.h"
@@ -493,9 +494,40 @@ static json_t *rpc_gettxout(struct rpc_request *req)
     struct coin c;
     memcpy(op.txid, rpc_arg_hash(req, 0), 32);
     op.n = (uint32_t)rpc_arg_int(req, 1);
+    /* include_mempool (Core's CCoinsViewMemPool): an output a pool transaction spends is
+     * gone, one a pool transaction creates is there with 0 confirmations. */
+    int with_pool = !json_is_false(rpc_param(req, 2)) && req->ctx->mempool;
+    struct mempool *mp = req->ctx->mempool;
     chainstate_read_lock(cs);
     struct block_index *tip = chainstate_tip(cs);
-    int rc = tip ? chainstate_get_coin(cs, &op, &c) : RC_NOT_FOUND;
+    int rc;
+    int from_pool = 0;
+    memset(&c, 0, sizeof(c));
+    if (with_pool) {
+        mempool_read_lock(mp);
+        struct mempool_entry *e = mempool_get(mp, op.txid);
+        if (mempool_spender(mp, &op)) {
+            rc = RC_NOT_FOUND;
+        } else if (e) {
+            rc = RC_NOT_FOUND;
+            if (op.n < e->tx.vout_count) {
+                const struct tx_out *o = &e->tx.vout[op.n];
+                c.value_sat = o->value_sat;
+                c.script_pubkey.len = o->script_pubkey.len;
+                c.script_pubkey.data = o->script_pubkey.len ? xmalloc(o->script_pubkey.len) : NULL;
+                if (o->script_pubkey.len) {
+                    memcpy(c.script_pubkey.data, o->script_pubkey.data, o->script_pubkey.len);
+                }
+                rc = RC_OK;
+                from_pool = 1;
+            }
+        } else {
+            rc = tip ? chainstate_get_coin(cs, &op, &c) : RC_NOT_FOUND;
+        }
+        mempool_read_unlock(mp);
+    } else {
+        rc = tip ? chainstate_get_coin(cs, &op, &c) : RC_NOT_FOUND;
+    }
     if (rc == RC_NOT_FOUND) {
         chainstate_read_unlock(cs);
         return json_null();
@@ -506,7 +538,8 @@ static json_t *rpc_gettxout(struct rpc_request *req)
     }
     json_t *r = json_object();
     json_object_set_new(r, "bestblock", rpc_hash_json(tip->hash));
-    json_object_set_new(r, "confirmations", json_integer(tip->height - (int32_t)c.height + 1));
+    json_object_set_new(r, "confirmations",
+                        json_integer(from_pool ? 0 : tip->height - (int32_t)c.height + 1));
     json_object_set_new(r, "value", rpc_json_amount(c.value_sat));
     json_object_set_new(r, "scriptPubKey",
                         rpc_script_pubkey_json(c.script_pubkey.data, c.script_pubkey.len,

@@ -13,17 +13,15 @@
 #include <strings.h>
 
 #include "mempool/fees.h"
+#include "mempool/mempool.h"
 #include "rpc/context.h"
 #include "rpc/json.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/protocol.h"
 #include "util/rc.h"
 
-/* The floors estimatesmartfee's answer is raised to (Core: the mempool's minimum fee and
- * -minrelaytxfee). bitnode has no mempool yet, and an empty mempool's minimum is 0; the
- * relay minimum is Core's default, DEFAULT_MIN_RELAY_TX_FEE (bitnoded ignores
- * -minrelaytxfee). */
-#define MEMPOOL_MIN_FEE_SAT_PER_KVB 0
+/* Without a pool (unit tests), the floors are an empty pool's (0) and Core's default
+ * -minrelaytxfee. */
 #define MIN_RELAY_FEE_SAT_PER_KVB 100
 
 /* The estimator to answer from: ctx's, or a new empty one (*tmp, freed by the caller). */
@@ -86,9 +84,16 @@ static json_t *rpc_estimatesmartfee(struct rpc_request *req)
                   "\"conservative\"");
         goto out;
     }
+    /* The floors the answer is raised to (Core): the pool's minimum fee, -minrelaytxfee. */
+    int64_t pool_min = 0, relay_min = MIN_RELAY_FEE_SAT_PER_KVB;
+    if (req->ctx->mempool) {
+        mempool_read_lock(req->ctx->mempool);
+        pool_min = mempool_min_fee_cached(req->ctx->mempool);
+        relay_min = mempool_options(req->ctx->mempool)->min_relay_feerate;
+        mempool_read_unlock(req->ctx->mempool);
+    }
     struct fee_smart_result res;
-    fee_estimator_smart(fe, &res, target, conservative, MEMPOOL_MIN_FEE_SAT_PER_KVB,
-                        MIN_RELAY_FEE_SAT_PER_KVB);
+    fee_estimator_smart(fe, &res, target, conservative, pool_min, relay_min);
     r = json_object();
     if (res.feerate_sat_kvb != 0) {
         json_object_set_new(r, "feerate", rpc_json_amount(res.feerate_sat_kvb));
@@ -371,6 +376,11 @@ static const struct rpc_method methods[] = {
      .examples = RPC_EXAMPLE_CLI("estimaterawfee", "6 0.9"),
      .flags = RPC_METHOD_HIDDEN},
 };
+
+void rpc_fees_set(struct rpc_context *ctx, struct fee_estimator *fe)
+{
+    ctx->fees = fe;
+}
 
 void rpc_fees_register(struct rpc_context *ctx)
 {

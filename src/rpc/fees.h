@@ -8,5 +8,8 @@ struct rpc_context;
 
 /** Adds the methods to ctx's table (before the server starts). */
 void rpc_fees_register(struct rpc_context *ctx);
+struct fee_estimator;
+/** The estimator the methods answer from (borrowed; before warm-up ends, NULL at shutdown). */
+void rpc_fees_set(struct rpc_context *ctx, struct fee_estimator *fe);
 
 #endif

@@ -11,6 +11,7 @@
 #include "consensus/amount.h"
 #include "crypto/base58.h"
 #include "crypto/hash.h"
+#include "mempool/mempool.h"
 #include "primitives/serialize.h"
 #include "rpc/blockchain.h"
 #include "rpc/blockjson.h"
@@ -364,8 +365,10 @@ json_t *rpc_converttopsbt(struct rpc_request *req)
 
 /* ---- coins --------------------------------------------------------------------------- */
 
-/* Core's FindCoins: the unspent outputs of the active chain for ops (found[i] set, coins[i]
- * filled; caller clears them). Returns 0, or -1 after rpc_error when the store fails. */
+/* Core's FindCoins: the outputs ops name, from the pool's transactions first (Core's
+ * CCoinsViewMemPool: an output of a pool transaction, spent or not), else the active chain's
+ * unspent outputs (found[i] set, coins[i] filled; caller clears them). Returns 0, or -1 after
+ * rpc_error when the store fails. */
 static int find_coins(struct rpc_request *req, const struct outpoint *ops, size_t n,
                       struct coin *coins, int *found)
 {
@@ -375,19 +378,43 @@ static int find_coins(struct rpc_request *req, const struct outpoint *ops, size_
     if (!cs) {
         return 0;
     }
-    /* MEMPOOL: Core looks in the mempool first (CCoinsViewMemPool over the chain's coins,
-     * which also hides outputs a mempool transaction spends). bitnode has no mempool yet;
-     * when it does, this is the one place to consult it, before the UTXO set below. */
+    struct mempool *mp = req->ctx->mempool;
     chainstate_read_lock(cs);
+    if (mp) {
+        mempool_read_lock(mp);
+    }
     for (size_t i = 0; i < n; i++) {
+        struct mempool_entry *e = mp ? mempool_get(mp, ops[i].txid) : NULL;
+        if (e) {
+            if (ops[i].n < e->tx.vout_count) {
+                const struct tx_out *o = &e->tx.vout[ops[i].n];
+                coins[i].value_sat = o->value_sat;
+                coins[i].script_pubkey.len = o->script_pubkey.len;
+                coins[i].script_pubkey.data =
+                    o->script_pubkey.len ? xmalloc(o->script_pubkey.len) : NULL;
+                if (o->script_pubkey.len) {
+                    memcpy(coins[i].script_pubkey.data, o->script_pubkey.data,
+                           o->script_pubkey.len);
+                }
+                coins[i].height = 0x7fffffff; /* Core's MEMPOOL_HEIGHT */
+                found[i] = 1;
+            }
+            continue;
+        }
         int rc = chainstate_tip(cs) ? chainstate_get_coin(cs, &ops[i], &coins[i]) : RC_NOT_FOUND;
         if (rc == RC_OK) {
             found[i] = 1;
         } else if (rc != RC_NOT_FOUND) {
+            if (mp) {
+                mempool_read_unlock(mp);
+            }
             chainstate_read_unlock(cs);
             rpc_error(req, RPC_DATABASE_ERROR, "UTXO set lookup failed: %s", rc_str(rc));
             return -1;
         }
+    }
+    if (mp) {
+        mempool_read_unlock(mp);
     }
     chainstate_read_unlock(cs);
     return 0;

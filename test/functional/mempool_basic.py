@@ -45,6 +45,14 @@ class MempoolBasicTest(BitnodeTestFramework):
         assert_equal(e["wtxid"], tx.wtxid[::-1].hex())
         assert_equal(node.rpc("testmempoolaccept", [tx.hex()])[0]["reject-reason"],
                      "txn-already-in-mempool")
+        # gettxout with include_mempool: spent in the pool is gone, a pool output is there.
+        spent = self.coinbases[0][0]
+        assert_equal(node.rpc("gettxout", spent.txid[::-1].hex(), 0), None)
+        assert_true(node.rpc("gettxout", spent.txid[::-1].hex(), 0, False) is not None,
+                    "the chain's coin without the pool")
+        out = node.rpc("gettxout", txid, 0)
+        assert_equal(out["confirmations"], 0)
+        assert_equal(node.rpc("gettxout", txid, 0, False), None)
         # sendrawtransaction of a transaction in the pool answers its txid again.
         assert_equal(node.rpc("sendrawtransaction", tx.hex()), txid)
 

@@ -1,0 +1,440 @@
+/* Compact block relay (BIP152 version 2, Core's net_processing side of it): sendcmpct after
+ * the handshake, up to three peers asked for high-bandwidth announcements (the last ones that
+ * gave us a new tip first), new tips announced as cmpctblock to the peers that asked us,
+ * cmpctblock reconstructed from the pool (getblocktxn for what is missing, the full block when
+ * reconstruction fails), and getdata(MSG_CMPCT_BLOCK) / getblocktxn served for recent blocks.
+ * The codecs and the reconstruction are cmpct.c's. Net thread only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mempool/mempool.h"
+#include "net/cmpct.h"
+#include "net/cmpctrelay.h"
+#include "net/net_impl.h"
+#include "util/hex.h"
+#include "util/log.h"
+#include "util/random.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+#include "validation/chainstate.h"
+
+#define SHORT_IDS_BLOCKS_VERSION 70014
+#define MAX_CMPCTBLOCK_DEPTH 5
+#define MAX_BLOCKTXN_DEPTH 10
+#define MAX_HB_PEERS 3
+
+struct cmpct_peer {
+    int provides;                  /* it sent sendcmpct version 2: it understands cmpctblock */
+    int wants_hb;                  /* it asked us to announce new blocks as cmpctblock */
+    int asked_hb;                  /* we asked it to announce to us as cmpctblock */
+    struct cmpct_partial *partial; /* a block waiting for its blocktxn */
+    uint8_t partial_hash[32];
+};
+
+static struct cmpct_peer *state(struct peer *p)
+{
+    if (!p->cmpct) {
+        p->cmpct = xcalloc(1, sizeof(*p->cmpct));
+    }
+    return p->cmpct;
+}
+
+static void send_sendcmpct(struct peer *p, int announce)
+{
+    struct buf b;
+    buf_init(&b);
+    cmpct_sendcmpct_serialize(&b, announce, CMPCT_VERSION);
+    net_send(p, "sendcmpct", &b);
+    buf_clear(&b);
+}
+
+void cmpctrelay_on_verack(struct peer *p)
+{
+    if (p->ver.version >= SHORT_IDS_BLOCKS_VERSION) {
+        send_sendcmpct(p, 0);
+    }
+}
+
+void cmpctrelay_peer_gone(struct net *n, struct peer *p)
+{
+    if (p->cmpct) {
+        cmpct_partial_free(p->cmpct->partial);
+        free(p->cmpct);
+        p->cmpct = NULL;
+    }
+    for (size_t i = 0; i < n->n_cmpct_hb;) {
+        if (n->cmpct_hb[i] == p->id) {
+            memmove(&n->cmpct_hb[i], &n->cmpct_hb[i + 1],
+                    (n->n_cmpct_hb - i - 1) * sizeof(n->cmpct_hb[0]));
+            n->n_cmpct_hb--;
+        } else {
+            i++;
+        }
+    }
+}
+
+void cmpctrelay_on_sendcmpct(struct peer *p, const uint8_t *d, size_t len)
+{
+    int announce;
+    uint64_t version;
+    char err[128];
+    if (cmpct_sendcmpct_parse(d, len, &announce, &version, err, sizeof(err)) != RC_OK) {
+        if (strstr(err, "announce")) {
+            net_misbehaving(p, "invalid sendcmpct announce field");
+        }
+        return;
+    }
+    if (version != CMPCT_VERSION) {
+        return; /* only version 2 (wtxid short ids) is spoken; others are ignored (Core) */
+    }
+    struct cmpct_peer *c = state(p);
+    c->provides = 1;
+    c->wants_hb = announce;
+}
+
+/* Core's MaybeSetPeerAsAnnouncingHeaderAndIDs: p just gave us a new tip; it becomes one of the
+ * (at most three) peers asked to announce blocks to us as cmpctblock, the oldest dropped. */
+void cmpctrelay_block_from_peer(struct net *n, struct peer *p)
+{
+    if (!p->cmpct || !p->cmpct->provides || !(p->ver.services & NODE_WITNESS)) {
+        return;
+    }
+    for (size_t i = 0; i < n->n_cmpct_hb; i++) {
+        if (n->cmpct_hb[i] == p->id) {
+            /* Already one: moved to the back (the most recent). */
+            memmove(&n->cmpct_hb[i], &n->cmpct_hb[i + 1],
+                    (n->n_cmpct_hb - i - 1) * sizeof(n->cmpct_hb[0]));
+            n->cmpct_hb[n->n_cmpct_hb - 1] = p->id;
+            return;
+        }
+    }
+    if (n->n_cmpct_hb >= MAX_HB_PEERS) {
+        struct peer *old = net_find_peer(n, n->cmpct_hb[0]);
+        if (old && old->cmpct) {
+            send_sendcmpct(old, 0);
+            old->cmpct->asked_hb = 0;
+        }
+        memmove(&n->cmpct_hb[0], &n->cmpct_hb[1], (n->n_cmpct_hb - 1) * sizeof(n->cmpct_hb[0]));
+        n->n_cmpct_hb--;
+    }
+    n->cmpct_hb[n->n_cmpct_hb++] = p->id;
+    send_sendcmpct(p, 1);
+    p->cmpct->asked_hb = 1;
+}
+
+/* The cmpctblock of e (its data read from the store), cached for the tip: every
+ * high-bandwidth peer gets the same one. Chain read lock held. */
+static int cmpct_of(struct net *n, struct block_index *e, struct buf *out)
+{
+    if (n->cmpct_cache_valid && memcmp(n->cmpct_cache_hash, e->hash, 32) == 0) {
+        buf_append(out, n->cmpct_cache.data, n->cmpct_cache.len);
+        return RC_OK;
+    }
+    struct buf raw;
+    struct block b;
+    char err[128];
+    buf_init(&raw);
+    block_init(&b);
+    int rc = chainstate_read_block(n->cs, e, &raw);
+    if (rc == RC_OK) {
+        rc = block_parse(&b, raw.data, raw.len, err, sizeof(err));
+    }
+    if (rc == RC_OK) {
+        struct cmpct_block cb;
+        uint8_t rnd[8];
+        random_bytes(rnd, sizeof(rnd));
+        cmpct_block_init(&cb);
+        rc = cmpct_block_from_block(&cb, &b, rd_u64le(rnd));
+        if (rc == RC_OK) {
+            buf_reset(&n->cmpct_cache);
+            rc = cmpct_block_serialize(&n->cmpct_cache, &cb);
+        }
+        cmpct_block_clear(&cb);
+        if (rc == RC_OK) {
+            memcpy(n->cmpct_cache_hash, e->hash, 32);
+            n->cmpct_cache_valid = 1;
+            buf_append(out, n->cmpct_cache.data, n->cmpct_cache.len);
+        }
+    }
+    block_clear(&b);
+    buf_clear(&raw);
+    return rc;
+}
+
+int cmpctrelay_announce(struct net *n, struct peer *p, struct block_index *tip)
+{
+    if (!p->cmpct || !p->cmpct->provides || !p->cmpct->wants_hb) {
+        return 0;
+    }
+    struct buf b;
+    buf_init(&b);
+    int ok = cmpct_of(n, tip, &b) == RC_OK;
+    if (ok) {
+        net_send(p, "cmpctblock", &b);
+    }
+    buf_clear(&b);
+    return ok;
+}
+
+int cmpctrelay_serve(struct peer *p, const struct net_inv *iv)
+{
+    struct net *n = p->net;
+    struct block_index *tip = chainstate_tip(n->cs);
+    struct block_index *e = block_tree_find(chainstate_tree(n->cs), iv->hash);
+    /* Recent blocks only (Core: within MAX_CMPCTBLOCK_DEPTH of the tip); others go whole. */
+    if (!e || !tip || !chainstate_contains(n->cs, e) ||
+        tip->height - e->height >= MAX_CMPCTBLOCK_DEPTH || !p->cmpct || !p->cmpct->provides) {
+        return 0;
+    }
+    struct buf b;
+    buf_init(&b);
+    int ok = cmpct_of(n, e, &b) == RC_OK;
+    if (ok) {
+        net_send(p, "cmpctblock", &b);
+    }
+    buf_clear(&b);
+    return ok;
+}
+
+/* Hands a reconstructed block to the block path (as if it had come in a block message). */
+static void process_block(struct peer *p, const struct block *b)
+{
+    struct buf raw;
+    buf_init(&raw);
+    block_serialize(b, &raw, 1);
+    sync_on_block_data(p, raw.data, raw.len);
+    buf_clear(&raw);
+}
+
+static void request_full_block(struct peer *p, const uint8_t hash[32])
+{
+    struct net_inv iv = {.type = INV_WITNESS_BLOCK};
+    memcpy(iv.hash, hash, 32);
+    struct buf b;
+    buf_init(&b);
+    net_inv_serialize(&b, &iv, 1);
+    net_send(p, "getdata", &b);
+    buf_clear(&b);
+}
+
+static void log_reconstructed(struct peer *p, const uint8_t hash[32],
+                              const struct cmpct_partial *pb, size_t requested)
+{
+    struct cmpct_counts c;
+    char hx[65];
+    cmpct_partial_counts(pb, &c);
+    hex_encode_rev(hx, hash, 32);
+    /* Core's line (PartiallyDownloadedBlock::FillBlock), in its category. */
+    LOG(LOG_CAT_CMPCTBLOCK, LOG_LVL_DEBUG,
+        "Successfully reconstructed block %s with %zu txn prefilled, %zu txn from mempool (incl "
+        "at least %zu from extra pool) and %zu txn requested, peer=%lld",
+        hx, c.prefilled, c.mempool + c.extra, c.extra, requested, (long long)p->id);
+}
+
+/* Fills p's partial block with missing[0..n) and processes the block, or falls back to the
+ * full block. */
+static void fill_and_process(struct peer *p, const struct tx *missing, size_t n_missing)
+{
+    struct net *n = p->net;
+    struct cmpct_peer *c = p->cmpct;
+    enum cmpct_status st;
+    struct block b;
+    char err[160];
+    uint8_t hash[32];
+    memcpy(hash, c->partial_hash, 32);
+    block_init(&b);
+    chainstate_read_lock(n->cs);
+    const struct block_header *h = cmpct_partial_header(c->partial, NULL);
+    struct block_index *parent = h ? block_tree_find(chainstate_tree(n->cs), h->prev_hash) : NULL;
+    int segwit = parent && parent->height + 1 >= n->p->segwit_height;
+    chainstate_read_unlock(n->cs);
+    struct cmpct_partial *pb = c->partial;
+    c->partial = NULL;
+    int rc = cmpct_partial_fill(pb, &st, &b, missing, n_missing, segwit, err, sizeof(err));
+    if (rc == RC_OK && st == CMPCT_OK) {
+        log_reconstructed(p, hash, pb, n_missing);
+        process_block(p, &b);
+    } else if (rc == RC_OK && st == CMPCT_INVALID) {
+        net_misbehaving(p, "invalid compact block/non-matching block transactions");
+    } else {
+        LOG(LOG_CAT_CMPCTBLOCK, LOG_LVL_DEBUG,
+            "compact block reconstruction failed (%s), asking peer=%lld for the block", err,
+            (long long)p->id);
+        request_full_block(p, hash);
+    }
+    block_clear(&b);
+    cmpct_partial_free(pb);
+}
+
+void cmpctrelay_on_cmpctblock(struct peer *p, const uint8_t *d, size_t len)
+{
+    struct net *n = p->net;
+    struct cmpct_block cb;
+    char err[160];
+    cmpct_block_init(&cb);
+    int rc = cmpct_block_parse(&cb, d, len, err, sizeof(err));
+    if (rc == RC_INVALID) {
+        cmpct_block_clear(&cb);
+        net_misbehaving(p, "invalid compact block");
+        return;
+    }
+    if (rc != RC_OK) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "malformed cmpctblock from peer=%lld: %s", (long long)p->id,
+            err);
+        cmpct_block_clear(&cb);
+        return;
+    }
+    chainstate_read_lock(n->cs);
+    struct block_tree *tree = chainstate_tree(n->cs);
+    struct block_index *known = block_tree_find(tree, cb.hash);
+    struct block_index *parent = block_tree_find(tree, cb.header.prev_hash);
+    struct block_index *tip = chainstate_tip(n->cs);
+    int have = known && (known->status & BLOCK_HAVE_DATA);
+    int failed = known && block_index_failed(known);
+    chainstate_read_unlock(n->cs);
+    if (have || failed) {
+        cmpct_block_clear(&cb);
+        return;
+    }
+    if (!parent) {
+        /* The header does not connect: ask for the headers, as for an unconnecting
+         * announcement. */
+        sync_ask_headers(p, cb.hash);
+        cmpct_block_clear(&cb);
+        return;
+    }
+    /* Not next to the tip (Core reconstructs up to two blocks past it): the whole block. */
+    if (!tip || parent->height + 1 > tip->height + 2) {
+        request_full_block(p, cb.hash);
+        cmpct_block_clear(&cb);
+        return;
+    }
+    struct cmpct_peer *c = state(p);
+    cmpct_partial_free(c->partial);
+    c->partial = cmpct_partial_new();
+    memcpy(c->partial_hash, cb.hash, 32);
+    enum cmpct_status st = CMPCT_FAILED;
+    /* The pool's transactions are the candidates (borrowed under its read lock). */
+    struct mempool *mp = n->opt.mempool;
+    struct cmpct_candidate *cand = NULL;
+    size_t nc = 0;
+    if (mp) {
+        mempool_read_lock(mp);
+        struct mempool_entry *const *v = mempool_entries(mp, &nc);
+        cand = xmalloc((nc ? nc : 1) * sizeof(*cand));
+        for (size_t i = 0; i < nc; i++) {
+            memcpy(cand[i].wtxid, v[i]->tx.wtxid, 32);
+            cand[i].tx = &v[i]->tx;
+            cand[i].raw = NULL;
+            cand[i].raw_len = 0;
+        }
+    }
+    rc = cmpct_partial_init(c->partial, &st, &cb, cand, nc, NULL, 0, err, sizeof(err));
+    if (mp) {
+        mempool_read_unlock(mp);
+    }
+    free(cand);
+    cmpct_block_clear(&cb);
+    if (rc != RC_OK || st == CMPCT_FAILED) {
+        cmpct_partial_free(c->partial);
+        c->partial = NULL;
+        request_full_block(p, c->partial_hash);
+        return;
+    }
+    if (st == CMPCT_INVALID) {
+        cmpct_partial_free(c->partial);
+        c->partial = NULL;
+        net_misbehaving(p, "invalid compact block");
+        return;
+    }
+    struct cmpct_getblocktxn req;
+    cmpct_getblocktxn_init(&req);
+    cmpct_partial_getblocktxn(c->partial, &req);
+    if (req.count == 0) {
+        cmpct_getblocktxn_clear(&req);
+        fill_and_process(p, NULL, 0); /* everything was in the pool: no round trip */
+        return;
+    }
+    struct buf b;
+    buf_init(&b);
+    if (cmpct_getblocktxn_serialize(&b, &req) == RC_OK) {
+        net_send(p, "getblocktxn", &b);
+    }
+    buf_clear(&b);
+    cmpct_getblocktxn_clear(&req);
+}
+
+void cmpctrelay_on_blocktxn(struct peer *p, const uint8_t *d, size_t len)
+{
+    struct cmpct_blocktxn bt;
+    char err[160];
+    cmpct_blocktxn_init(&bt);
+    if (cmpct_blocktxn_parse(&bt, d, len, err, sizeof(err)) != RC_OK) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "malformed blocktxn from peer=%lld: %s", (long long)p->id,
+            err);
+        cmpct_blocktxn_clear(&bt);
+        return;
+    }
+    struct cmpct_peer *c = p->cmpct;
+    if (!c || !c->partial || memcmp(c->partial_hash, bt.block_hash, 32) != 0) {
+        /* Not asked for (Core ignores it). */
+        cmpct_blocktxn_clear(&bt);
+        return;
+    }
+    fill_and_process(p, bt.txs, bt.count);
+    cmpct_blocktxn_clear(&bt);
+}
+
+void cmpctrelay_on_getblocktxn(struct peer *p, const uint8_t *d, size_t len)
+{
+    struct net *n = p->net;
+    struct cmpct_getblocktxn req;
+    char err[160];
+    cmpct_getblocktxn_init(&req);
+    if (cmpct_getblocktxn_parse(&req, d, len, err, sizeof(err)) != RC_OK) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "malformed getblocktxn from peer=%lld: %s",
+            (long long)p->id, err);
+        cmpct_getblocktxn_clear(&req);
+        return;
+    }
+    chainstate_read_lock(n->cs);
+    struct block_index *tip = chainstate_tip(n->cs);
+    struct block_index *e = block_tree_find(chainstate_tree(n->cs), req.block_hash);
+    if (!e || !(e->status & BLOCK_HAVE_DATA)) {
+        chainstate_read_unlock(n->cs);
+        cmpct_getblocktxn_clear(&req);
+        return;
+    }
+    int recent =
+        tip && chainstate_contains(n->cs, e) && tip->height - e->height < MAX_BLOCKTXN_DEPTH;
+    struct buf raw;
+    buf_init(&raw);
+    int rc = chainstate_read_block(n->cs, e, &raw);
+    chainstate_read_unlock(n->cs);
+    if (rc != RC_OK) {
+        buf_clear(&raw);
+        cmpct_getblocktxn_clear(&req);
+        return;
+    }
+    if (!recent) {
+        /* Too deep for a blocktxn: the whole block (Core). */
+        net_send(p, "block", &raw);
+    } else {
+        struct block b;
+        block_init(&b);
+        if (block_parse(&b, raw.data, raw.len, err, sizeof(err)) == RC_OK) {
+            struct buf out;
+            buf_init(&out);
+            if (cmpct_blocktxn_serialize_from_block(&out, &b, &req, err, sizeof(err)) == RC_OK) {
+                net_send(p, "blocktxn", &out);
+            } else {
+                net_misbehaving(p, "getblocktxn with out-of-bounds tx indices");
+            }
+            buf_clear(&out);
+        }
+        block_clear(&b);
+    }
+    buf_clear(&raw);
+    cmpct_getblocktxn_clear(&req);
+}

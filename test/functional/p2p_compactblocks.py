@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Compact blocks (BIP152 version 2) between two bitnoded nodes: after node A gives node B a
+new tip, B asks A for high-bandwidth announcements; A's next block reaches B as a cmpctblock
+and is reconstructed from B's pool without a round trip when its transactions were relayed
+first; a block with a transaction B never saw is completed with getblocktxn / blocktxn."""
+import re
+
+from blocktools import (Key, OutPoint, Tx, TxIn, TxOut, P2WSH_TRUE, hash160, segwit_address,
+                        sign_p2wpkh)
+from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
+
+COIN = 100000000
+
+
+class CompactBlocksTest(BitnodeTestFramework):
+    num_nodes = 2
+
+    def set_test_params(self):
+        self.start_nodes_at_setup = False
+
+    def reconstructed(self, node, block_hash):
+        with open(node.debug_log) as f:
+            text = f.read()
+        m = re.search(r"Successfully reconstructed block %s with (\d+) txn prefilled, (\d+) txn "
+                      r"from mempool \(incl at least (\d+) from extra pool\) and (\d+) txn "
+                      r"requested" % block_hash, text)
+        return tuple(int(x) for x in m.groups()) if m else None
+
+    def msgs(self, node, key):
+        return node.rpc("getpeerinfo")[0][key]
+
+    def run_test(self):
+        a, b = self.nodes
+        a.start(["-debug=net"])
+        b.start(["-debug=net", "-debug=cmpctblock", "-connect=127.0.0.1:%d" % a.p2p_port])
+        wait_until(lambda: len(b.rpc("getpeerinfo")) == 1, timeout=30, what="connected")
+        key = Key(0xC0FFEE)
+        addr = segwit_address("bcrt", 0, hash160(key.pubkey))
+        hashes = a.rpc("generatetoaddress", 105, addr)
+        wait_until(lambda: b.rpc("getblockcount") == 105, timeout=60, what="b synced")
+        # Out of initial block download now: the next tip from A makes it high-bandwidth.
+        a.rpc("generatetoaddress", 1, addr)
+        wait_until(lambda: b.rpc("getblockcount") == 106, timeout=30, what="b has block 106")
+        wait_until(lambda: self.msgs(b, "bytessent_per_msg").get("sendcmpct", 0) >= 2 * 33,
+                   timeout=30, what="b asked a for high-bandwidth compact blocks")
+
+        coins = []
+        for h in hashes[:3]:
+            cb = a.rpc("getblock", h, 2)["tx"][0]
+            coins.append((OutPoint(bytes.fromhex(cb["txid"])[::-1], 0),
+                          int(round(cb["vout"][0]["value"] * COIN))))
+
+        def spend(coin, fee):
+            tx = Tx([TxIn(coin[0], b"", 0xFFFFFFFD)], [TxOut(coin[1] - fee, P2WSH_TRUE)])
+            sign_p2wpkh(tx, 0, key, coin[1])
+            return tx
+
+        self.log("transactions relayed first: the cmpctblock needs no round trip")
+        t1, t2 = spend(coins[0], 1000), spend(coins[1], 2000)
+        for t in (t1, t2):
+            a.rpc("sendrawtransaction", t.hex())
+        wait_until(lambda: len(b.rpc("getrawmempool")) == 2, timeout=60, what="relayed to b")
+        h = a.rpc("generatetoaddress", 1, addr)[0]
+        wait_until(lambda: b.rpc("getbestblockhash") == h, timeout=30, what="b has the block")
+        assert_equal(self.reconstructed(b, h), (1, 2, 0, 0))
+        assert_true("getblocktxn" not in self.msgs(b, "bytessent_per_msg"), "no getblocktxn")
+        assert_true(self.msgs(a, "bytessent_per_msg").get("cmpctblock", 0) > 0,
+                    "a sent a cmpctblock")
+        assert_equal(b.rpc("getrawmempool"), [])
+
+        self.log("a transaction b never saw is fetched with getblocktxn")
+        t3 = spend(coins[2], 3000)
+        h = a.rpc("generateblock", addr, [t3.hex()])["hash"]
+        wait_until(lambda: b.rpc("getbestblockhash") == h, timeout=30, what="b has the block")
+        assert_equal(self.reconstructed(b, h), (1, 0, 0, 1))
+        assert_true(self.msgs(b, "bytessent_per_msg").get("getblocktxn", 0) > 0, "getblocktxn")
+        assert_true(self.msgs(a, "bytessent_per_msg").get("blocktxn", 0) > 0, "blocktxn")
+        assert_equal(a.rpc("getblockheader", h)["nTx"], 2)
+
+
+if __name__ == "__main__":
+    CompactBlocksTest().main()

@@ -25,7 +25,7 @@ enum vstate_result {
 };
 
 #define VSTATE_REJECT_LEN 160
-#define VSTATE_DEBUG_LEN 256
+#define VSTATE_DEBUG_LEN 400
 
 struct vstate {
     enum vstate_mode mode;

@@ -225,6 +225,86 @@ static int check_scripts(struct chainstate *cs, const struct tx *tx, const struc
     return ok;
 }
 
+/* Core's SingleTRUCChecks (BIP431): a version-3 transaction has at most one unconfirmed
+ * parent, itself version 3 with no other child (unless that child can be evicted: *sibling),
+ * is at most 10,000 vB (1,000 as a child); version 3 and other versions do not mix. Returns
+ * 1 with detail (Core's text) on a violation. */
+static int truc_violation(struct mempool *mp, const struct tx *tx,
+                          struct mempool_entry *const *parents, size_t npar,
+                          struct mempool_entry *const *conflicts, size_t nconf, int64_t vsize,
+                          char *detail, size_t detail_len, struct mempool_entry **sibling)
+{
+    char txid[65], wtxid[65], ptxid[65], pwtxid[65];
+    *sibling = NULL;
+    txid_hex(txid, tx->txid);
+    txid_hex(wtxid, tx->wtxid);
+    for (size_t i = 0; i < npar; i++) {
+        int pv3 = parents[i]->tx.version == POLICY_TRUC_VERSION;
+        int v3 = tx->version == POLICY_TRUC_VERSION;
+        if (pv3 != v3) {
+            txid_hex(ptxid, parents[i]->tx.txid);
+            txid_hex(pwtxid, parents[i]->tx.wtxid);
+            snprintf(detail, detail_len,
+                     "%sversion=3 tx %s (wtxid=%s) cannot spend from %sversion=3 tx %s (wtxid=%s)",
+                     v3 ? "" : "non-", txid, wtxid, v3 ? "non-" : "", ptxid, pwtxid);
+            return 1;
+        }
+    }
+    if (tx->version != POLICY_TRUC_VERSION) {
+        return 0;
+    }
+    if (vsize > POLICY_TRUC_MAX_VSIZE) {
+        snprintf(detail, detail_len,
+                 "version=3 tx %s (wtxid=%s) is too big: %lld > %d virtual bytes", txid, wtxid,
+                 (long long)vsize, POLICY_TRUC_MAX_VSIZE);
+        return 1;
+    }
+    if (npar + 1 > 2) {
+        snprintf(detail, detail_len, "tx %s (wtxid=%s) would have too many ancestors", txid, wtxid);
+        return 1;
+    }
+    if (npar == 0) {
+        return 0;
+    }
+    int64_t ac, as, af;
+    mempool_ancestor_sums(mp, parents[0], &ac, &as, &af);
+    if (ac + 1 > 2) {
+        snprintf(detail, detail_len, "tx %s (wtxid=%s) would have too many ancestors", txid, wtxid);
+        return 1;
+    }
+    if (vsize > POLICY_TRUC_CHILD_MAX_VSIZE) {
+        snprintf(detail, detail_len,
+                 "version=3 child tx %s (wtxid=%s) is too big: %lld > %d virtual bytes", txid,
+                 wtxid, (long long)vsize, POLICY_TRUC_CHILD_MAX_VSIZE);
+        return 1;
+    }
+    size_t nd;
+    struct mempool_entry **desc = mempool_descendants(mp, parents[0], &nd);
+    int replaced = 0;
+    for (size_t i = 0; i < nd && !replaced; i++) {
+        for (size_t k = 0; k < nconf && !replaced; k++) {
+            replaced = desc[i] == conflicts[k];
+        }
+    }
+    int bad = 0;
+    if (nd + 1 + 1 > 2 && !replaced) {
+        if (nd == 1) {
+            int64_t c2, s2, f2;
+            mempool_ancestor_sums(mp, desc[0], &c2, &s2, &f2);
+            if (c2 == 2) {
+                *sibling = desc[0];
+            }
+        }
+        txid_hex(ptxid, parents[0]->tx.txid);
+        txid_hex(pwtxid, parents[0]->tx.wtxid);
+        snprintf(detail, detail_len, "tx %s (wtxid=%s) would exceed descendant count limit", ptxid,
+                 pwtxid);
+        bad = 1;
+    }
+    free(desc);
+    return bad;
+}
+
 int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
                       const struct mempool_accept_args *args, struct mempool_accept_result *res)
 {
@@ -362,7 +442,7 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
         reject(res, MEMPOOL_TX_NOT_STANDARD, "bad-txns-too-many-sigops", "%lld", (long long)sigops);
         goto out;
     }
-    if (!args->bypass_limits) {
+    if (!args->bypass_limits && !args->package_feerate) {
         mempool_write_lock(mp); /* the rolling fee decays as it is read */
         int64_t minrate = mempool_min_fee(mp, args->now);
         mempool_write_unlock(mp);
@@ -384,6 +464,22 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
             add_unique(&parents, &npar, &cappar, mempool_get(mp, tx->vin[i].prevout.txid));
         }
     }
+    int sibling_eviction = 0;
+    if (!args->bypass_limits) {
+        char detail[VSTATE_DEBUG_LEN];
+        struct mempool_entry *sibling = NULL;
+        if (truc_violation(mp, tx, parents, npar, conflicts, nconf, vsize, detail, sizeof(detail),
+                           &sibling)) {
+            if (!sibling) {
+                reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "TRUC-violation", "%s", detail);
+                goto out;
+            }
+            /* Sibling eviction: the parent's other child is replaced, under the RBF rules. */
+            add_unique(&conflicts, &nconf, &capconf, sibling);
+            sibling_eviction = 1;
+        }
+    }
+    const char *sib = sibling_eviction ? " (including sibling eviction)" : "";
     if (nconf) {
         /* Everything replaced: the conflicts and all their descendants. */
         size_t nclusters = 0;
@@ -399,7 +495,9 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
         /* Rule 5 (Core's GetEntriesForConflicts): at most 100 distinct clusters touched. */
         nclusters = mempool_count_clusters(mp, all, nall);
         if (nclusters > MAX_REPLACEMENT_CANDIDATES) {
-            reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "too many potential replacements",
+            char rwhy[80];
+            snprintf(rwhy, sizeof(rwhy), "too many potential replacements%s", sib);
+            reject(res, MEMPOOL_TX_MEMPOOL_POLICY, rwhy,
                    "rejecting replacement %s; too many potential replacements (%zu > %d)\n", txid,
                    nclusters, MAX_REPLACEMENT_CANDIDATES);
             goto out;
@@ -426,7 +524,9 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
         if (modified < conf_fees) {
             format_btc(a, sizeof(a), modified);
             format_btc(b, sizeof(b), conf_fees);
-            reject(res, MEMPOOL_TX_RECONSIDERABLE, "insufficient fee",
+            char rwhy[80];
+            snprintf(rwhy, sizeof(rwhy), "insufficient fee%s", sib);
+            reject(res, MEMPOOL_TX_RECONSIDERABLE, rwhy,
                    "rejecting replacement %s, less fees than conflicting txs; %s < %s", txid, a, b);
             goto out;
         }
@@ -435,7 +535,9 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
         if (additional < relay) {
             format_btc(a, sizeof(a), additional);
             format_btc(b, sizeof(b), relay);
-            reject(res, MEMPOOL_TX_RECONSIDERABLE, "insufficient fee",
+            char rwhy[80];
+            snprintf(rwhy, sizeof(rwhy), "insufficient fee%s", sib);
+            reject(res, MEMPOOL_TX_RECONSIDERABLE, rwhy,
                    "rejecting replacement %s, not enough additional fees to relay; %s < %s", txid,
                    a, b);
             goto out;

@@ -45,6 +45,7 @@ struct mempool_accept_args {
     int bypass_limits;   /* a disconnected block's or mempool.dat's: no fee floors, no trim */
     int64_t max_feerate; /* sat/kvB; 0: no ceiling ("max feerate exceeded") */
     int64_t fee_delta;   /* mempool.dat's stored delta to apply (0: none) */
+    int package_feerate; /* in a package: fee floors checked on its rate by the caller */
 };
 
 struct mempool_accept_result {

@@ -309,7 +309,7 @@ static int64_t entry_usage(const struct mempool_entry *e)
     int64_t u = (int64_t)sizeof(*e) + 2 * (int64_t)e->raw_len;
     u += (int64_t)(e->tx.vin_count * (sizeof(struct tx_in) + 64) +
                    e->tx.vout_count * (sizeof(struct tx_out) + 16));
-    u += (int64_t)((e->capparents + e->capchildren) * sizeof(void *)) + 3 * 64;
+    u += 4 * (int64_t)sizeof(void *) + 3 * 64; /* links and three index slots */
     return u;
 }
 

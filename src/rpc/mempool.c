@@ -314,6 +314,347 @@ static json_t *rpc_testmempoolaccept(struct rpc_request *req)
     return out;
 }
 
+/* ---- submitpackage ---- */
+
+#define MAX_PACKAGE_WEIGHT 404000
+
+/* Core's IsChildWithParentsTree: the last transaction spends every other one, and no other
+ * spends another. */
+static int child_with_parents_tree(const struct tx *txs, size_t n)
+{
+    const struct tx *child = &txs[n - 1];
+    for (size_t i = 0; i + 1 < n; i++) {
+        int spent = 0;
+        for (size_t k = 0; k < child->vin_count && !spent; k++) {
+            spent = memcmp(child->vin[k].prevout.txid, txs[i].txid, 32) == 0;
+        }
+        if (!spent) {
+            return 0;
+        }
+        for (size_t j = 0; j + 1 < n; j++) {
+            for (size_t k = 0; k < txs[j].vin_count; k++) {
+                if (memcmp(txs[j].vin[k].prevout.txid, txs[i].txid, 32) == 0) {
+                    return 0;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+/* Core's IsWellFormedPackage: NULL, or the package-wide reject reason. */
+static const char *package_malformed(const struct tx *txs, size_t n)
+{
+    size_t weight = 0;
+    for (size_t i = 0; i < n; i++) {
+        weight += tx_weight(&txs[i]);
+    }
+    if (n > MAX_PACKAGE_COUNT) {
+        return "package-too-many-transactions";
+    }
+    if (n > 1 && weight > MAX_PACKAGE_WEIGHT) {
+        return "package-too-large";
+    }
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = i + 1; j < n; j++) {
+            if (memcmp(txs[i].txid, txs[j].txid, 32) == 0) {
+                return "package-contains-duplicates";
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) { /* a transaction spending a later one */
+        for (size_t k = 0; k < txs[i].vin_count; k++) {
+            for (size_t j = i + 1; j < n; j++) {
+                if (memcmp(txs[i].vin[k].prevout.txid, txs[j].txid, 32) == 0) {
+                    return "package-not-sorted";
+                }
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = i; j < n; j++) {
+            for (size_t a = 0; a < txs[i].vin_count; a++) {
+                for (size_t b = (i == j ? a + 1 : 0); b < txs[j].vin_count; b++) {
+                    if (memcmp(&txs[i].vin[a].prevout, &txs[j].vin[b].prevout,
+                               sizeof(struct outpoint)) == 0) {
+                        return "conflict-in-package";
+                    }
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+enum pkg_tx_state { PKG_NOT_VALIDATED, PKG_VALID, PKG_IN_POOL, PKG_OTHER_WITNESS, PKG_INVALID };
+
+struct package_call {
+    struct mempool *mp;
+    struct tx *txs; /* moved into the pool as accepted */
+    size_t n;
+    int64_t now, max_feerate;
+    struct {
+        enum pkg_tx_state state;
+        struct mempool_accept_result res;
+        uint8_t txid[32], wtxid[32], other_wtxid[32];
+        int64_t vsize_bip141;
+        int in_package_rate; /* effective fee rate is the subpackage's */
+    } * r;
+    int64_t pkg_fee, pkg_vsize;
+    char msg[VSTATE_REJECT_LEN + VSTATE_DEBUG_LEN + 4];
+};
+
+/* Core's AcceptPackage (its 1p1c core): each transaction alone first; the ones refused only
+ * for their fee rate are then judged together, on the package's fee rate. Validation
+ * thread. */
+static int package_call(struct chainstate *cs, void *ctx)
+{
+    struct package_call *c = ctx;
+    struct mempool *mp = c->mp;
+    size_t pending[MAX_PACKAGE_COUNT], npending = 0;
+    int quit = 0;
+    snprintf(c->msg, sizeof(c->msg), "success");
+    for (size_t i = 0; i < c->n && !quit; i++) {
+        struct tx *tx = &c->txs[i];
+        struct mempool_entry *have = mempool_get(mp, c->r[i].txid);
+        if (have) {
+            if (memcmp(have->tx.wtxid, c->r[i].wtxid, 32) == 0) {
+                c->r[i].state = PKG_IN_POOL;
+                c->r[i].res.fee = have->fee;
+                c->r[i].res.vsize = have->vsize;
+            } else {
+                c->r[i].state = PKG_OTHER_WITNESS;
+                memcpy(c->r[i].other_wtxid, have->tx.wtxid, 32);
+            }
+            continue;
+        }
+        struct mempool_accept_args a = {.now = c->now, .max_feerate = c->max_feerate};
+        int rc = mempool_accept_tx(mp, cs, tx, &a, &c->r[i].res);
+        if (rc) {
+            return rc;
+        }
+        if (vstate_is_valid(&c->r[i].res.st)) {
+            c->r[i].state = PKG_VALID;
+        } else if (c->r[i].res.kind == MEMPOOL_TX_RECONSIDERABLE ||
+                   c->r[i].res.kind == MEMPOOL_TX_MISSING_INPUTS) {
+            pending[npending++] = i; /* may pass with the package's fee rate */
+            mempool_accept_result_clear(&c->r[i].res);
+        } else {
+            c->r[i].state = PKG_INVALID;
+            quit = 1;
+        }
+    }
+    if (quit) {
+        snprintf(c->msg, sizeof(c->msg), "transaction failed");
+        return RC_OK;
+    }
+    if (npending == 0) {
+        return RC_OK;
+    }
+    /* The subpackage together, fee floors on its aggregate rate. */
+    int ok = 1;
+    c->pkg_fee = c->pkg_vsize = 0;
+    size_t added = 0;
+    for (size_t k = 0; k < npending && ok; k++) {
+        size_t i = pending[k];
+        struct mempool_accept_args a = {
+            .now = c->now, .max_feerate = c->max_feerate, .package_feerate = 1};
+        int rc = mempool_accept_tx(mp, cs, &c->txs[i], &a, &c->r[i].res);
+        if (rc) {
+            return rc;
+        }
+        if (vstate_is_valid(&c->r[i].res.st)) {
+            c->r[i].state = PKG_VALID;
+            c->pkg_fee += c->r[i].res.modified;
+            c->pkg_vsize += c->r[i].res.vsize;
+            added++;
+        } else {
+            c->r[i].state = PKG_INVALID;
+            ok = 0;
+        }
+    }
+    const struct mempool_options *o = mempool_options(mp);
+    mempool_write_lock(mp);
+    int64_t minrate = mempool_min_fee(mp, c->now);
+    mempool_write_unlock(mp);
+    int64_t floor_rate = minrate > o->min_relay_feerate ? minrate : o->min_relay_feerate;
+    if (ok && c->pkg_fee < policy_fee_at(floor_rate, c->pkg_vsize)) {
+        /* Not enough together either: the subpackage leaves again. */
+        ok = 0;
+        mempool_write_lock(mp);
+        for (size_t k = 0; k < npending; k++) {
+            size_t i = pending[k];
+            struct mempool_entry *e = mempool_get(mp, c->r[i].txid);
+            if (e) {
+                mempool_remove_with_descendants(mp, e, MEMPOOL_REMOVED_SIZELIMIT);
+            }
+            c->r[i].state = PKG_INVALID;
+            vstate_init(&c->r[i].res.st);
+            snprintf(c->r[i].res.st.reject, sizeof(c->r[i].res.st.reject), "%s",
+                     minrate > o->min_relay_feerate ? "mempool min fee not met"
+                                                    : "min relay fee not met");
+            snprintf(c->r[i].res.st.debug, sizeof(c->r[i].res.st.debug), "%lld < %lld",
+                     (long long)c->pkg_fee, (long long)policy_fee_at(floor_rate, c->pkg_vsize));
+            c->r[i].res.st.mode = VSTATE_INVALID;
+        }
+        mempool_write_unlock(mp);
+    }
+    for (size_t k = 0; k < npending; k++) {
+        c->r[pending[k]].in_package_rate = ok && added > 1;
+    }
+    if (!ok) {
+        snprintf(c->msg, sizeof(c->msg), "transaction failed");
+    }
+    return RC_OK;
+}
+
+static json_t *rpc_submitpackage(struct rpc_request *req)
+{
+    struct rpc_context *ctx = req->ctx;
+    struct mempool *mp = pool_or_error(req);
+    json_t *raws = rpc_param(req, 0);
+    int64_t max_rate = DEFAULT_MAX_RAW_TX_FEE_RATE, max_burn = 0;
+    const char *err;
+    if (!mp) {
+        return NULL;
+    }
+    size_t n = json_array_size(raws);
+    if (n < 1 || n > MAX_PACKAGE_COUNT) {
+        return rpc_error(req, RPC_INVALID_PARAMETER,
+                         "Array must contain between 1 and %d transactions.", MAX_PACKAGE_COUNT);
+    }
+    json_t *fr = rpc_param(req, 1);
+    if (fr && !json_is_null(fr) && parse_fee_rate(req, fr, &max_rate)) {
+        return NULL;
+    }
+    json_t *burn = rpc_param(req, 2);
+    if (burn && !json_is_null(burn) && rpc_json_amount_parse(burn, &max_burn, &err)) {
+        return rpc_error(req, RPC_TYPE_ERROR, "%s", err);
+    }
+    struct package_call c = {.mp = mp, .n = n, .max_feerate = max_rate};
+    c.txs = xcalloc(n, sizeof(*c.txs));
+    c.r = xcalloc(n, sizeof(*c.r));
+    c.now = rpc_mempool_now(ctx);
+    json_t *r = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *hex = json_string_value(json_array_get(raws, i));
+        if (!hex || decode_tx(&c.txs[i], hex)) {
+            rpc_error(req, RPC_DESERIALIZATION_ERROR,
+                      "TX decode failed: %s Make sure the tx has at least one input.",
+                      hex ? hex : "");
+            goto out;
+        }
+        memcpy(c.r[i].txid, c.txs[i].txid, 32);
+        memcpy(c.r[i].wtxid, c.txs[i].wtxid, 32);
+        c.r[i].vsize_bip141 = (int64_t)tx_vsize(&c.txs[i]);
+        for (size_t o = 0; o < c.txs[i].vout_count; o++) {
+            const struct bytes *spk = &c.txs[i].vout[o].script_pubkey;
+            if ((script_is_unspendable(spk->data, spk->len) ||
+                 !script_has_valid_ops(spk->data, spk->len)) &&
+                c.txs[i].vout[o].value_sat > max_burn) {
+                rpc_error(req, RPC_VERIFY_ERROR,
+                          "Unspendable output exceeds maximum configured by user "
+                          "(maxburnamount)");
+                goto out;
+            }
+        }
+    }
+    if (n > 1 && !child_with_parents_tree(c.txs, n)) {
+        rpc_error(req, RPC_VERIFY_ERROR,
+                  "package topology disallowed. not child-with-parents or parents depend on each "
+                  "other.");
+        goto out;
+    }
+    const char *bad = package_malformed(c.txs, n);
+    if (bad) {
+        snprintf(c.msg, sizeof(c.msg), "%s", bad);
+    } else {
+        struct validator_job j = {.work = VALIDATOR_CALL, .fn = package_call, .ctx = &c};
+        int rc = validator_run(ctx->val, &j);
+        if (rc) {
+            rpc_error(req, RPC_VERIFY_ERROR, "Mempool internal error (%s)", rc_str(rc));
+            goto out;
+        }
+    }
+    r = json_object();
+    json_object_set_new(r, "package_msg", json_string(c.msg));
+    json_t *map = json_object();
+    json_t *replaced = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        char wh[65];
+        hex_encode_rev(wh, c.r[i].wtxid, 32);
+        json_object_set_new(o, "txid", rpc_hash_json(c.r[i].txid));
+        switch (c.r[i].state) {
+        case PKG_NOT_VALIDATED:
+            json_object_set_new(o, "error", json_string("package-not-validated"));
+            break;
+        case PKG_OTHER_WITNESS:
+            json_object_set_new(o, "other-wtxid", rpc_hash_json(c.r[i].other_wtxid));
+            break;
+        case PKG_INVALID: {
+            char msg[VSTATE_REJECT_LEN + VSTATE_DEBUG_LEN + 4];
+            state_string(msg, sizeof(msg), &c.r[i].res.st);
+            json_object_set_new(o, "error", json_string(msg));
+            break;
+        }
+        case PKG_VALID:
+        case PKG_IN_POOL: {
+            json_object_set_new(o, "vsize_adjusted", json_integer(c.r[i].res.vsize));
+            json_object_set_new(o, "vsize", json_integer(c.r[i].res.vsize));
+            json_object_set_new(o, "vsize_bip141", json_integer(c.r[i].vsize_bip141));
+            json_t *fees = json_object();
+            json_object_set_new(fees, "base", rpc_json_amount(c.r[i].res.fee));
+            if (c.r[i].state == PKG_VALID) {
+                json_t *inc = json_array();
+                int64_t rate;
+                if (c.r[i].in_package_rate) {
+                    rate = c.pkg_fee * 1000 / c.pkg_vsize;
+                    for (size_t k = 0; k < n; k++) {
+                        if (c.r[k].in_package_rate) {
+                            json_array_append_new(inc, rpc_hash_json(c.r[k].wtxid));
+                        }
+                    }
+                } else {
+                    rate = c.r[i].res.modified * 1000 / c.r[i].res.vsize;
+                    json_array_append_new(inc, rpc_hash_json(c.r[i].wtxid));
+                }
+                json_object_set_new(fees, "effective-feerate", rpc_json_amount(rate));
+                json_object_set_new(fees, "effective-includes", inc);
+                for (size_t k = 0; k < c.r[i].res.n_replaced; k++) {
+                    json_array_append_new(replaced, rpc_hash_json(c.r[i].res.replaced[k]));
+                }
+            }
+            json_object_set_new(o, "fees", fees);
+            break;
+        }
+        }
+        json_object_set_new(map, wh, o);
+    }
+    json_object_set_new(r, "tx-results", map);
+    if (json_array_size(replaced)) {
+        json_object_set_new(r, "replaced-transactions", replaced);
+    } else {
+        json_decref(replaced);
+    }
+    /* Broadcast what is in the pool now. */
+    if (ctx->net) {
+        for (size_t i = 0; i < n; i++) {
+            if (c.r[i].state == PKG_VALID || c.r[i].state == PKG_IN_POOL) {
+                net_relay_transaction(ctx->net, c.r[i].txid, c.r[i].wtxid);
+            }
+        }
+    }
+out:
+    for (size_t i = 0; i < n; i++) {
+        tx_clear(&c.txs[i]);
+        mempool_accept_result_clear(&c.r[i].res);
+    }
+    free(c.txs);
+    free(c.r);
+    return r;
+}
+
 json_t *rpc_mempool_info_json(struct rpc_context *ctx)
 {
     struct mempool *mp = ctx->mempool;
@@ -856,6 +1197,46 @@ static const struct rpc_method methods[] = {
                            "Rejection details (only present when 'allowed' is false and "
                            "rejection details exist)"))})}),
      .examples = RPC_EXAMPLES("testmempoolaccept", "'[\"signedhex\"]'", "[\"signedhex\"]")},
+    {.category = "rawtransactions",
+     .name = "submitpackage",
+     .handler = rpc_submitpackage,
+     .description =
+         "Submit a package of raw transactions (serialized, hex-encoded) to local node.\nThe "
+         "package will be validated according to consensus and mempool policy rules. If any "
+         "transaction passes, it will be accepted to mempool.\nThis RPC is experimental and the "
+         "interface may be unstable. Refer to doc/policy/packages.md for documentation on "
+         "package policies.\nWarning: successful submission does not mean the transactions "
+         "will propagate throughout the network.\n",
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "package",
+          .type = RPC_ARG_ARR,
+          .description = "An array of raw transactions.\nThe package must consist of a "
+                         "transaction with (some, all, or none of) its unconfirmed parents. A "
+                         "single transaction is permitted.\nNone of the parents may depend on "
+                         "each other. Parents that are already in mempool do not need to be "
+                         "present in the package.\nThe package must be topologically sorted, "
+                         "with the child being the last element in the array if there are "
+                         "multiple elements.",
+          .inner = RPC_LIST(struct rpc_arg, {.names = "rawtx",
+                                             .type = RPC_ARG_STR_HEX,
+                                             .fallback = RPC_ARG_OMITTED,
+                                             .description = ""})},
+         MAXFEERATE_ARG,
+         {.names = "maxburnamount",
+          .type = RPC_ARG_AMOUNT,
+          .fallback = RPC_ARG_DEFAULT,
+          .default_value = "0.00",
+          .description = "Reject transactions with provably unspendable outputs (e.g. "
+                         "'datacarrier' outputs that use the OP_RETURN opcode) greater than the "
+                         "specified value, expressed in BTC.\nIf burning funds through "
+                         "unspendable outputs is desired, increase this value.\nThis check is "
+                         "based on heuristics and does not guarantee spendability of outputs.\n"}),
+     .results =
+         RPC_LIST(struct rpc_result,
+                  {.type = RPC_RES_OBJ, .key = "", .description = "", .skip_type_check = true}),
+     .examples = RPC_EXAMPLES("submitpackage", "'[\"raw-parent-tx\", \"raw-child-tx\"]'",
+                              "[\"raw-parent-tx\", \"raw-child-tx\"]")},
     {.category = "blockchain",
      .name = "getmempoolinfo",
      .handler = rpc_getmempoolinfo,

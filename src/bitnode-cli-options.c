@@ -9,7 +9,7 @@ const struct arg_def bitnode_cli_options[] = {
     {"version", ARG_BOOL | ARG_CMDLINE_ONLY, ARGS_CAT_OPTIONS, "", "Print version and exit"},
     {"conf", ARG_STRING | ARG_CMDLINE_ONLY, ARGS_CAT_OPTIONS, "=<file>",
      "Specify configuration file. Relative paths will be prefixed by datadir location. "
-     "(default: bitnode.conf)"},
+     "(default: bitcoin.conf)"},
     {"datadir", ARG_STRING, ARGS_CAT_OPTIONS, "=<dir>", "Specify data directory"},
     {"chain", ARG_STRING, ARGS_CAT_CHAIN, "=<chain>",
      "Use the chain <chain> (default: main). Allowed values: main, test, testnet4, signet, "

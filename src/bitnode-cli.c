@@ -112,7 +112,7 @@ static int get_credentials(const struct cli *c, char **userpass, char *err, size
         snprintf(err, err_len,
                  "Could not locate RPC credentials. No authentication cookie could be found, and "
                  "RPC password is not set.  See -rpcpassword and -stdinrpcpass.  Configuration "
-                 "file: (%s/bitnode.conf)",
+                 "file: (%s/bitcoin.conf)",
                  c->datadir);
     }
     free(path);
@@ -355,10 +355,16 @@ static int setup(struct cli *c, int argc, char **argv, int *first)
     } else {
         c->datadir = fs_default_datadir();
     }
-    char *conf = fs_path_join(c->datadir, args_get(c->args, "conf", "bitnode.conf"));
+    /* bitcoin.conf, as Core's client; bitnode.conf (the old name) when there is none. */
+    char *conf = fs_path_join(c->datadir, args_get(c->args, "conf", "bitcoin.conf"));
     struct buf text;
     buf_init(&text);
     int rc = fs_read_file(conf, &text, 16u << 20, err, sizeof(err));
+    if (rc == RC_NOT_FOUND && !args_is_set(c->args, "conf")) {
+        free(conf);
+        conf = fs_path_join(c->datadir, "bitnode.conf");
+        rc = fs_read_file(conf, &text, 16u << 20, err, sizeof(err));
+    }
     if (rc == RC_OK) {
         rc = args_read_config(c->args, (const char *)text.data, text.len, conf, true, err,
                               sizeof(err));

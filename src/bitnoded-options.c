@@ -23,7 +23,7 @@ const struct arg_def bitnoded_options[] = {
     {"version", ARG_BOOL | ARG_CMDLINE_ONLY, ARGS_CAT_OPTIONS, "", "Print version and exit"},
     {"conf", ARG_STRING | ARG_CMDLINE_ONLY, ARGS_CAT_OPTIONS, "=<file>",
      "Specify path to read-only configuration file. Relative paths will be prefixed by datadir "
-     "location (default: bitnode.conf)"},
+     "location (default: bitcoin.conf)"},
     {"datadir", ARG_STRING, ARGS_CAT_OPTIONS, "=<dir>", "Specify data directory (default: ~/.bitnode)"},
     {"daemon", ARG_BOOL, ARGS_CAT_OPTIONS, "",
      "Run in the background as a daemon and accept commands (default: 0)"},

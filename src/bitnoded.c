@@ -44,6 +44,7 @@
 #include "mempool/miner.h"
 #include "mempool/fees.h"
 #include "rpc/mempool.h"
+#include "rpc/scan.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.1.0"
@@ -282,10 +283,17 @@ static int read_config(struct node *n)
 {
     char err[512];
     bool explicit_conf = args_is_set(n->args, "conf");
-    char *conf = abs_path(n->datadir, args_get(n->args, "conf", "bitnode.conf"));
+    /* Core's name, so that a bitcoind datadir (and Core's test framework) works as it is;
+     * bitnode.conf, bitnode's old name, when there is no bitcoin.conf. */
+    char *conf = abs_path(n->datadir, args_get(n->args, "conf", "bitcoin.conf"));
     struct buf text;
     buf_init(&text);
     int rc = fs_read_file(conf, &text, 16u << 20, err, sizeof(err));
+    if (rc == RC_NOT_FOUND && !explicit_conf) {
+        free(conf);
+        conf = abs_path(n->datadir, "bitnode.conf");
+        rc = fs_read_file(conf, &text, 16u << 20, err, sizeof(err));
+    }
     if (rc == RC_NOT_FOUND && !explicit_conf) {
         rc = RC_OK;
     } else if (rc == RC_NOT_FOUND) {
@@ -774,6 +782,17 @@ int main(int argc, char **argv)
         init_error("%s", err);
         goto out;
     }
+    /* The empty wallets/ directory a bitcoind datadir has (Core makes it even with
+     * -disablewallet; its test framework's cached chain expects it). bitnode has no wallet. */
+    {
+        char *wallets = fs_path_join(n.net_dir, "wallets");
+        if (fs_mkdir_p(wallets, err, sizeof(err)) != RC_OK) {
+            init_error("%s", err);
+            free(wallets);
+            goto out;
+        }
+        free(wallets);
+    }
     /* 6. Check every option's value, and refuse what is not implemented yet. */
     if (args_validate(n.args, err, sizeof(err)) != RC_OK) {
         init_error("%s", err);
@@ -940,6 +959,7 @@ int main(int argc, char **argv)
         rpc_util_register(n.rpc_ctx);
         rpc_net_register(n.rpc_ctx);
         rpc_mempool_register(n.rpc_ctx);
+        rpc_scan_register(n.rpc_ctx);
         rpc_fees_register(n.rpc_ctx);
         if (rpc_server_start(n.rpc, err, sizeof(err)) != RC_OK) {
             init_error("Unable to start HTTP server: %s", err);

@@ -979,7 +979,9 @@ int64_t mempool_delta(const struct mempool *mp, const uint8_t txid32[32])
 struct mempool_delta *mempool_deltas(const struct mempool *mp, size_t *n)
 {
     struct mempool_delta *d = xmalloc((mp->ndeltas ? mp->ndeltas : 1) * sizeof(*d));
-    memcpy(d, mp->deltas, mp->ndeltas * sizeof(*d));
+    if (mp->ndeltas) {
+        memcpy(d, mp->deltas, mp->ndeltas * sizeof(*d));
+    }
     *n = mp->ndeltas;
     return d;
 }
@@ -1002,7 +1004,9 @@ static int chunk_order(const void *a, const void *b)
 struct mempool_chunk *mempool_all_chunks(struct mempool *mp, size_t *n)
 {
     struct mempool_entry **s = xmalloc((mp->n ? mp->n : 1) * sizeof(*s));
-    memcpy(s, mp->v, mp->n * sizeof(*s));
+    if (mp->n) {
+        memcpy(s, mp->v, mp->n * sizeof(*s));
+    }
     qsort(s, mp->n, sizeof(*s), chunk_order);
     struct mempool_chunk *c = xcalloc(mp->n ? mp->n : 1, sizeof(*c));
     size_t nc = 0;
@@ -1127,8 +1131,12 @@ int mempool_rbf_improves(struct mempool *mp, struct mempool_entry *const *remove
     /* The clusters touched: those of the removed entries and of the new one's parents. */
     size_t nseed = nremoved + nparents, n;
     struct mempool_entry **seed = xmalloc((nseed ? nseed : 1) * sizeof(*seed));
-    memcpy(seed, removed, nremoved * sizeof(*seed));
-    memcpy(seed + nremoved, parents, nparents * sizeof(*seed));
+    if (nremoved) {
+        memcpy(seed, removed, nremoved * sizeof(*seed));
+    }
+    if (nparents) {
+        memcpy(seed + nremoved, parents, nparents * sizeof(*seed));
+    }
     struct mempool_entry **cl = cluster_of(mp, seed, nseed, 0, &n);
     free(seed);
     /* Old: the chunks those clusters have now. */

@@ -35,6 +35,7 @@
 #define REJECTS_GENERATION 60000
 #define MAX_ANNOUNCERS 8
 #define FEEFILTER_INTERVAL_US (10 * 60 * 1000000LL)
+#define MAX_FEEFILTER_CHANGE_DELAY_US (5 * 60 * 1000000LL)
 #define MAX_MONEY_SAT (21000000LL * 100000000LL)
 
 /* A set of 32-byte hashes that forgets the oldest half when full (Core's
@@ -709,6 +710,7 @@ static void trickle(struct net *n, struct peer *p, int64_t now)
     free(inv);
 }
 
+/* Core's MaybeSendFeefilter (without its FeeFilterRounder's privacy rounding). */
 static void send_feefilter(struct net *n, struct peer *p, int64_t now)
 {
     struct txrelay_peer *tp = peer_state(p);
@@ -716,27 +718,28 @@ static void send_feefilter(struct net *n, struct peer *p, int64_t now)
         (p->perms & NET_PERM_FORCERELAY) == NET_PERM_FORCERELAY || p->ver.version < 70013) {
         return;
     }
+    int ibd = chainstate_in_ibd(n->cs);
     int64_t f = our_feefilter(n);
-    int due = now >= tp->next_feefilter_us;
-    /* A large change goes out within five minutes (Core's MAX_FEEFILTER_CHANGE_DELAY). */
-    int big =
-        tp->feefilter_sent && (f * 4 < tp->feefilter_sent * 3 || f * 3 > tp->feefilter_sent * 4);
-    if (!due && !(big && tp->next_feefilter_us - now > 5 * 60 * 1000000LL)) {
-        return;
+    if (!ibd && tp->feefilter_sent == MAX_MONEY_SAT) {
+        tp->next_feefilter_us = 0; /* out of IBD: the real filter at once */
     }
-    if (!due) {
-        tp->next_feefilter_us = now + poisson_us(60 * 1000000LL);
-        return;
+    if (now > tp->next_feefilter_us) {
+        if (f != tp->feefilter_sent) {
+            struct buf b;
+            buf_init(&b);
+            buf_put_u64le(&b, (uint64_t)f);
+            net_send(p, "feefilter", &b);
+            buf_clear(&b);
+            tp->feefilter_sent = f;
+        }
+        tp->next_feefilter_us = now + poisson_us(FEEFILTER_INTERVAL_US);
+    } else if (now + MAX_FEEFILTER_CHANGE_DELAY_US < tp->next_feefilter_us &&
+               (f < 3 * tp->feefilter_sent / 4 || f > 4 * tp->feefilter_sent / 3)) {
+        /* A large change goes out within five minutes. */
+        uint8_t rnd[8];
+        random_bytes(rnd, sizeof(rnd));
+        tp->next_feefilter_us = now + (int64_t)(rd_u64le(rnd) % MAX_FEEFILTER_CHANGE_DELAY_US);
     }
-    if (f != tp->feefilter_sent) {
-        struct buf b;
-        buf_init(&b);
-        buf_put_u64le(&b, (uint64_t)f);
-        net_send(p, "feefilter", &b);
-        buf_clear(&b);
-        tp->feefilter_sent = f;
-    }
-    tp->next_feefilter_us = now + poisson_us(FEEFILTER_INTERVAL_US);
 }
 
 void txrelay_tick(struct net *n)

@@ -581,6 +581,42 @@ int chainstate_get_coin(struct chainstate *cs, const struct outpoint *op, struct
     return cached ? rc : coins_db_read(cs->coins_db, op, out);
 }
 
+int chainstate_scan_coins(struct chainstate *cs, chainstate_coin_fn fn, void *ctx, uint64_t *count)
+{
+    int rc = chainstate_flush(cs, FLUSH_ALWAYS);
+    if (rc) {
+        return rc;
+    }
+    struct kv_iter *it = NULL;
+    if ((rc = kv_iter_new(cs->coins_kv, &it))) {
+        return rc;
+    }
+    *count = 0;
+    for (rc = kv_iter_seek(it, "C", 1); rc == RC_OK && kv_iter_valid(it); rc = kv_iter_next(it)) {
+        size_t klen, vlen;
+        const uint8_t *key = kv_iter_key(it, &klen);
+        const uint8_t *val = kv_iter_value(it, &vlen);
+        struct outpoint op;
+        struct coin c;
+        if (klen == 0 || key[0] != COIN_KEY_PREFIX) {
+            break;
+        }
+        if (coin_key_parse(&op, key, klen) || coin_deserialize(&c, val, vlen)) {
+            rc = RC_CORRUPT;
+            break;
+        }
+        (*count)++;
+        int stop = fn(ctx, &op, &c);
+        coin_clear(&c);
+        if (stop) {
+            rc = RC_STOPPED;
+            break;
+        }
+    }
+    kv_iter_free(it);
+    return rc;
+}
+
 int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
                           struct coins_stats *stats, uint8_t hash32[32])
 {

@@ -190,6 +190,12 @@ int chainstate_get_coin(struct chainstate *cs, const struct outpoint *op, struct
 
 /** UTXO set statistics at the tip (flushes first, then reads the store in key order).
  *  Out: stats (finished), hash32 (of kind). */
+/* Called for each unspent output in the store's order; returns nonzero to stop. */
+typedef int (*chainstate_coin_fn)(void *ctx, const struct outpoint *op, const struct coin *c);
+/** Flushes, then hands every coin of the store to fn (scantxoutset), counting them in *count.
+ *  Returns 0, RC_STOPPED when fn stopped it, or a system error (RC_CORRUPT: a record that
+ *  does not decode). Thread: the validation thread. */
+int chainstate_scan_coins(struct chainstate *cs, chainstate_coin_fn fn, void *ctx, uint64_t *count);
 int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
                           struct coins_stats *stats, uint8_t hash32[32]);
 

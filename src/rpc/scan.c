@@ -1,0 +1,377 @@
+/* scantxoutset (Core's rpc/blockchain.cpp): the UTXO set searched for the scripts of output
+ * descriptors. The store is flushed and walked on the validation thread (so the chain stands
+ * still meanwhile); one scan at a time; "abort" stops a running one between two coins. */
+#include "rpc/scan.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coins/coin.h"
+#include "rpc/blockchain.h"
+#include "rpc/context.h"
+#include "rpc/json.h"
+#include "rpc/protocol.h"
+#include "script/descriptor.h"
+#include "util/hex.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+#include "validation/chainstate.h"
+#include "validation/validator.h"
+
+/* One scan at a time, process-wide in Core; here the context's. */
+static atomic_int scan_running;
+static atomic_int scan_abort;
+static atomic_int scan_progress;
+
+struct needle {
+    uint8_t *spk;
+    size_t len;
+    char *desc; /* Core's InferDescriptor of the script */
+};
+
+static int needle_cmp(const void *a, const void *b)
+{
+    const struct needle *x = a, *y = b;
+    if (x->len != y->len) {
+        return x->len < y->len ? -1 : 1;
+    }
+    return memcmp(x->spk, y->spk, x->len);
+}
+
+struct found {
+    struct outpoint op;
+    struct coin c;
+    const struct needle *n;
+};
+
+struct scan_call {
+    struct needle *needles;
+    size_t n;
+    struct found *found;
+    size_t nfound, capfound;
+    uint64_t count;
+    int32_t height;
+    uint8_t tip[32];
+    int rc;
+};
+
+static int on_coin(void *ctx, const struct outpoint *op, const struct coin *c)
+{
+    struct scan_call *s = ctx;
+    struct needle key = {.spk = c->script_pubkey.data, .len = c->script_pubkey.len};
+    const struct needle *hit = bsearch(&key, s->needles, s->n, sizeof(key), needle_cmp);
+    if (hit) {
+        if (s->nfound == s->capfound) {
+            s->capfound = s->capfound ? s->capfound * 2 : 16;
+            s->found = xrealloc(s->found, s->capfound * sizeof(*s->found));
+        }
+        struct found *f = &s->found[s->nfound++];
+        f->op = *op;
+        f->c = *c;
+        f->c.script_pubkey.data = xmalloc(c->script_pubkey.len ? c->script_pubkey.len : 1);
+        if (c->script_pubkey.len) {
+            memcpy(f->c.script_pubkey.data, c->script_pubkey.data, c->script_pubkey.len);
+        }
+        f->n = hit;
+    }
+    if ((s->count & 0xfff) == 0) {
+        /* Core's progress: from the first byte of the txid, as the store is ordered. */
+        atomic_store(&scan_progress, (int)(op->txid[31] * 100 / 256));
+    }
+    return atomic_load(&scan_abort);
+}
+
+static int scan_job(struct chainstate *cs, void *ctx)
+{
+    struct scan_call *s = ctx;
+    struct block_index *tip = chainstate_tip(cs);
+    s->height = tip ? tip->height : -1;
+    if (tip) {
+        memcpy(s->tip, tip->hash, 32);
+    }
+    s->rc = chainstate_scan_coins(cs, on_coin, s, &s->count);
+    return RC_OK;
+}
+
+static int found_cmp(const void *a, const void *b)
+{
+    const struct found *x = a, *y = b;
+    int c = memcmp(x->op.txid, y->op.txid, 32);
+    return c ? c : (x->op.n < y->op.n ? -1 : x->op.n > y->op.n);
+}
+
+static void add_needle(struct needle **v, size_t *n, size_t *cap, const struct buf *spk,
+                       const struct chain_params *p)
+{
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        *v = xrealloc(*v, *cap * sizeof(**v));
+    }
+    struct needle *x = &(*v)[(*n)++];
+    x->len = spk->len;
+    x->spk = xmalloc(spk->len ? spk->len : 1);
+    if (spk->len) {
+        memcpy(x->spk, spk->data, spk->len);
+    }
+    struct buf d;
+    buf_init(&d);
+    script_descriptor_infer(&d, spk->data, spk->len, NULL, 0, p);
+    x->desc = xmalloc(d.len + 1);
+    memcpy(x->desc, d.data, d.len);
+    x->desc[d.len] = 0;
+    buf_clear(&d);
+}
+
+/* Core's ParseDescriptorRange. Returns 0, or -1 after rpc_error. */
+static int parse_range(struct rpc_request *req, const json_t *v, int64_t *lo, int64_t *hi)
+{
+    if (json_is_integer(v)) {
+        *lo = 0;
+        *hi = json_integer_value(v);
+    } else if (json_is_array(v) && json_array_size(v) == 2 &&
+               json_is_integer(json_array_get(v, 0)) && json_is_integer(json_array_get(v, 1))) {
+        *lo = json_integer_value(json_array_get(v, 0));
+        *hi = json_integer_value(json_array_get(v, 1));
+    } else {
+        rpc_error(req, RPC_INVALID_PARAMETER, "Range must be specified as end or as [begin,end]");
+        return -1;
+    }
+    if (*lo < 0 || *hi < 0) {
+        rpc_error(req, RPC_INVALID_PARAMETER, "Range should be greater or equal than 0");
+        return -1;
+    }
+    if (*hi >= 0x7fffffff) {
+        rpc_error(req, RPC_INVALID_PARAMETER, "End of range is too high");
+        return -1;
+    }
+    if (*hi - *lo >= 1000000) {
+        rpc_error(req, RPC_INVALID_PARAMETER, "Range is too large");
+        return -1;
+    }
+    if (*lo > *hi) {
+        rpc_error(req, RPC_INVALID_PARAMETER,
+                  "Range specified as [begin,end] must not have begin after end");
+        return -1;
+    }
+    return 0;
+}
+
+/* Core's EvalDescriptorStringOrObject: the scripts of one scan object. */
+static int eval_scan_object(struct rpc_request *req, const json_t *obj, struct needle **v,
+                            size_t *n, size_t *cap)
+{
+    const struct chain_params *p = chainstate_params(req->ctx->cs);
+    const char *desc;
+    int64_t lo = 0, hi = 1000;
+    if (json_is_string(obj)) {
+        desc = json_string_value(obj);
+    } else if (json_is_object(obj)) {
+        json_t *d = json_object_get(obj, "desc");
+        if (!d || json_is_null(d)) {
+            rpc_error(req, RPC_INVALID_PARAMETER, "Descriptor needs to be provided in scan object");
+            return -1;
+        }
+        if (!json_is_string(d)) {
+            rpc_error(req, RPC_TYPE_ERROR, "JSON value of type %s is not of expected type string",
+                      rpc_json_type_name(d));
+            return -1;
+        }
+        desc = json_string_value(d);
+        json_t *r = json_object_get(obj, "range");
+        if (r && !json_is_null(r) && parse_range(req, r, &lo, &hi)) {
+            return -1;
+        }
+    } else {
+        rpc_error(req, RPC_INVALID_PARAMETER,
+                  "Scan object needs to be either a string or an object");
+        return -1;
+    }
+    struct script_descriptor *d = NULL;
+    char *err = NULL;
+    if (script_descriptor_parse(&d, desc, 0, p, &err)) {
+        rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "%s", err ? err : "");
+        free(err);
+        return -1;
+    }
+    if (!script_descriptor_is_range(d)) {
+        lo = hi = 0;
+    }
+    struct buf spks[SCRIPT_DESC_MAX_SCRIPTS];
+    for (size_t i = 0; i < SCRIPT_DESC_MAX_SCRIPTS; i++) {
+        buf_init(&spks[i]);
+    }
+    int rc = 0;
+    for (int64_t i = lo; i <= hi && !rc; i++) {
+        for (size_t alt = 0; alt < script_descriptor_multipath_count(d) && !rc; alt++) {
+            size_t k = 0;
+            for (size_t m = 0; m < SCRIPT_DESC_MAX_SCRIPTS; m++) {
+                buf_reset(&spks[m]);
+            }
+            if (script_descriptor_expand(d, alt, (uint32_t)i, spks, &k)) {
+                rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY,
+                          "Cannot derive script without private keys: '%s'", desc);
+                rc = -1;
+                break;
+            }
+            for (size_t m = 0; m < k; m++) {
+                add_needle(v, n, cap, &spks[m], p);
+            }
+        }
+    }
+    for (size_t i = 0; i < SCRIPT_DESC_MAX_SCRIPTS; i++) {
+        buf_clear(&spks[i]);
+    }
+    script_descriptor_free(d);
+    return rc;
+}
+
+static json_t *rpc_scantxoutset(struct rpc_request *req)
+{
+    const char *action = json_string_value(rpc_param(req, 0));
+    if (strcmp(action, "status") == 0) {
+        if (!atomic_load(&scan_running)) {
+            return json_null();
+        }
+        return json_pack("{s:i}", "progress", atomic_load(&scan_progress));
+    }
+    if (strcmp(action, "abort") == 0) {
+        if (!atomic_load(&scan_running)) {
+            return json_false();
+        }
+        atomic_store(&scan_abort, 1);
+        return json_true();
+    }
+    if (strcmp(action, "start") != 0) {
+        return rpc_error(req, RPC_INVALID_PARAMETER, "Invalid action '%s'", action);
+    }
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&scan_running, &expected, 1)) {
+        return rpc_error(req, RPC_INVALID_PARAMETER,
+                         "Scan already in progress, use action \"abort\" or \"status\"");
+    }
+    json_t *objs = rpc_param(req, 1);
+    json_t *r = NULL;
+    struct scan_call s = {0};
+    size_t cap = 0;
+    if (!objs || json_is_null(objs)) {
+        rpc_error(req, RPC_MISC_ERROR, "scanobjects argument is required for the start action");
+        goto out;
+    }
+    if (!json_is_array(objs)) {
+        rpc_error(req, RPC_TYPE_ERROR, "JSON value of type %s is not of expected type array",
+                  rpc_json_type_name(objs));
+        goto out;
+    }
+    size_t i;
+    json_t *o;
+    json_array_foreach(objs, i, o)
+    {
+        if (eval_scan_object(req, o, &s.needles, &s.n, &cap)) {
+            goto out;
+        }
+    }
+    qsort(s.needles, s.n, sizeof(*s.needles), needle_cmp);
+    atomic_store(&scan_abort, 0);
+    atomic_store(&scan_progress, 0);
+    struct validator_job j = {.work = VALIDATOR_CALL, .fn = scan_job, .ctx = &s};
+    int rc = validator_run(req->ctx->val, &j);
+    if (rc || (s.rc && s.rc != RC_STOPPED)) {
+        rpc_error(req, RPC_INTERNAL_ERROR, "Unable to read UTXO set (%s)", rc_str(rc ? rc : s.rc));
+        goto out;
+    }
+    qsort(s.found, s.nfound, sizeof(*s.found), found_cmp);
+    r = json_object();
+    json_object_set_new(r, "success", json_boolean(s.rc != RC_STOPPED));
+    json_object_set_new(r, "txouts", json_integer((json_int_t)s.count));
+    json_object_set_new(r, "height", json_integer(s.height));
+    json_object_set_new(r, "bestblock", rpc_hash_json(s.tip));
+    json_t *u = json_array();
+    int64_t total = 0;
+    chainstate_read_lock(req->ctx->cs);
+    struct block_index *tip = block_tree_find(chainstate_tree(req->ctx->cs), s.tip);
+    for (size_t k = 0; k < s.nfound; k++) {
+        struct found *f = &s.found[k];
+        json_t *e = json_object();
+        char *hx = hex_encode_alloc(f->c.script_pubkey.data, f->c.script_pubkey.len);
+        json_object_set_new(e, "txid", rpc_hash_json(f->op.txid));
+        json_object_set_new(e, "vout", json_integer(f->op.n));
+        json_object_set_new(e, "scriptPubKey", json_string(hx));
+        free(hx);
+        json_object_set_new(e, "desc", json_string(f->n->desc));
+        json_object_set_new(e, "amount", rpc_json_amount(f->c.value_sat));
+        json_object_set_new(e, "coinbase", json_boolean(f->c.coinbase));
+        json_object_set_new(e, "height", json_integer(f->c.height));
+        struct block_index *b = tip ? block_index_ancestor(tip, (int32_t)f->c.height) : NULL;
+        json_object_set_new(e, "blockhash", b ? rpc_hash_json(b->hash) : json_string(""));
+        json_object_set_new(e, "confirmations", json_integer(s.height - (int32_t)f->c.height + 1));
+        total += f->c.value_sat;
+        json_array_append_new(u, e);
+    }
+    chainstate_read_unlock(req->ctx->cs);
+    json_object_set_new(r, "unspents", u);
+    json_object_set_new(r, "total_amount", rpc_json_amount(total));
+out:
+    for (size_t k = 0; k < s.n; k++) {
+        free(s.needles[k].spk);
+        free(s.needles[k].desc);
+    }
+    free(s.needles);
+    for (size_t k = 0; k < s.nfound; k++) {
+        coin_clear(&s.found[k].c);
+    }
+    free(s.found);
+    atomic_store(&scan_running, 0);
+    return r;
+}
+
+static const struct rpc_method methods[] = {
+    {.category = "blockchain",
+     .name = "scantxoutset",
+     .handler = rpc_scantxoutset,
+     .description =
+         "Scans the unspent transaction output set for entries that match certain output "
+         "descriptors.\nExamples of output descriptors are:\n"
+         "    addr(<address>)                      Outputs whose output script corresponds to the "
+         "specified address (does not include P2PK)\n"
+         "    raw(<hex script>)                    Outputs whose output script equals the "
+         "specified hex-encoded bytes\n"
+         "    combo(<pubkey>)                      P2PK, P2PKH, P2WPKH, and P2SH-P2WPKH outputs "
+         "for the given pubkey\n"
+         "    pkh(<pubkey>)                        P2PKH outputs for the given pubkey\n"
+         "    sh(multi(<n>,<pubkey>,<pubkey>,...)) P2SH-multisig outputs for the given threshold "
+         "and pubkeys\n"
+         "    tr(<pubkey>)                         P2TR\n"
+         "    tr(<pubkey>,{pk(<pubkey>)})          P2TR with single fallback pubkey in tapscript\n"
+         "    rawtr(<pubkey>)                      P2TR with the specified key as output key "
+         "rather than inner\n"
+         "\nIn the above, <pubkey> either refers to a fixed public key in hexadecimal notation, "
+         "or to an xpub/xprv optionally followed by one\nor more path elements separated by "
+         "\"/\", and optionally ending in \"/*\" (unhardened), or \"/*'\" or \"/*h\" (hardened) "
+         "to specify all\nunhardened or hardened child keys.\nIn the latter case, a range needs "
+         "to be specified by below if different from 1000.\nFor more information on output "
+         "descriptors, see the documentation in the doc/descriptors.md file.\n",
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "action",
+          .type = RPC_ARG_STR,
+          .description = "The action to execute\n\"start\" for starting a scan\n\"abort\" for "
+                         "aborting the current scan (returns true when abort was successful)\n"
+                         "\"status\" for progress report (in %) of the current scan"},
+         {.names = "scanobjects",
+          .type = RPC_ARG_ARR,
+          .fallback = RPC_ARG_OMITTED,
+          .description = "Array of scan objects. Required for \"start\" action\nEvery scan object "
+                         "is either a string descriptor or an object:",
+          .skip_type_check = true}),
+     .results =
+         RPC_LIST(struct rpc_result,
+                  {.type = RPC_RES_ANY, .key = "", .description = "", .skip_type_check = true}),
+     .examples = RPC_EXAMPLES("scantxoutset", "start \"[\\\"addr(bcrt1q...)\\\"]\"",
+                              "\"start\", [\"addr(bcrt1q...)\"]")},
+};
+
+void rpc_scan_register(struct rpc_context *ctx)
+{
+    rpc_register(ctx, methods, sizeof(methods) / sizeof(methods[0]));
+}

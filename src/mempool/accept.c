@@ -120,7 +120,7 @@ static void format_btc(char *out, size_t len, int64_t sat)
 
 /* Looks up every input's coin. Returns 0 with *missing set to 1 if one has none. */
 static int find_coins(struct mempool *mp, struct chainstate *cs, const struct tx *tx,
-                      struct spent_coins *sc, int *missing)
+                      const struct tx *pkg, size_t npkg, struct spent_coins *sc, int *missing)
 {
     sc->n = tx->vin_count;
     sc->c = xcalloc(sc->n ? sc->n : 1, sizeof(*sc->c));
@@ -139,6 +139,25 @@ static int find_coins(struct mempool *mp, struct chainstate *cs, const struct tx
             sc->c[i].script_pubkey = p->tx.vout[op->n].script_pubkey; /* borrowed */
             sc->c[i].height = 0x7fffffff;
             sc->c[i].coinbase = 0;
+            continue;
+        }
+        /* An earlier transaction of the package being tested (2: borrowed, not a parent in
+         * the pool). */
+        const struct tx *ptx = NULL;
+        for (size_t k = 0; k < npkg && !ptx; k++) {
+            if (memcmp(pkg[k].txid, op->txid, 32) == 0) {
+                ptx = &pkg[k];
+            }
+        }
+        if (ptx) {
+            if (op->n >= ptx->vout_count) {
+                *missing = 1;
+                return RC_OK;
+            }
+            sc->from_pool[i] = 2;
+            sc->c[i].value_sat = ptx->vout[op->n].value_sat;
+            sc->c[i].script_pubkey = ptx->vout[op->n].script_pubkey; /* borrowed */
+            sc->c[i].height = 0x7fffffff;
             continue;
         }
         int rc = chainstate_get_coin(cs, op, &sc->c[i]);
@@ -354,7 +373,7 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
         }
     }
     int missing;
-    if ((rc = find_coins(mp, cs, tx, &sc, &missing))) {
+    if ((rc = find_coins(mp, cs, tx, args->package, args->npackage, &sc, &missing))) {
         goto out;
     }
     if (missing) {
@@ -460,7 +479,7 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
         }
     }
     for (size_t i = 0; i < tx->vin_count; i++) {
-        if (sc.from_pool[i]) {
+        if (sc.from_pool[i] == 1) {
             add_unique(&parents, &npar, &cappar, mempool_get(mp, tx->vin[i].prevout.txid));
         }
     }
@@ -658,7 +677,7 @@ static int remove_for_reorg(struct mempool *mp, struct chainstate *cs)
             struct mempool_entry *e = v[i];
             struct spent_coins sc = {0};
             int missing, bad = 0;
-            int rc = find_coins(mp, cs, &e->tx, &sc, &missing);
+            int rc = find_coins(mp, cs, &e->tx, NULL, 0, &sc, &missing);
             if (rc) {
                 spent_coins_clear(&sc);
                 return rc;

@@ -1890,3 +1890,8 @@ void net_free(struct net *n)
     buf_clear(&n->cmpct_cache);
     free(n);
 }
+
+const char *net_user_agent(const struct net *n)
+{
+    return n->user_agent;
+}

@@ -23,6 +23,7 @@
 #include "script/script.h"
 #include "util/fs.h"
 #include "util/hex.h"
+#include "util/log.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 #include "validation/chainstate.h"
@@ -216,104 +217,6 @@ static json_t *rpc_sendrawtransaction(struct rpc_request *req)
     return rpc_hash_json(txid);
 }
 
-static json_t *rpc_testmempoolaccept(struct rpc_request *req)
-{
-    struct rpc_context *ctx = req->ctx;
-    struct mempool *mp = pool_or_error(req);
-    json_t *raws = rpc_param(req, 0);
-    int64_t max_rate = DEFAULT_MAX_RAW_TX_FEE_RATE;
-    if (!mp) {
-        return NULL;
-    }
-    size_t n = json_array_size(raws);
-    if (n < 1 || n > MAX_PACKAGE_COUNT) {
-        return rpc_error(req, RPC_INVALID_PARAMETER,
-                         "Array must contain between 1 and %d transactions.", MAX_PACKAGE_COUNT);
-    }
-    json_t *fr = rpc_param(req, 1);
-    if (fr && !json_is_null(fr) && parse_fee_rate(req, fr, &max_rate)) {
-        return NULL;
-    }
-    struct tx *txs = xcalloc(n, sizeof(*txs));
-    for (size_t i = 0; i < n; i++) {
-        const char *hex = json_string_value(json_array_get(raws, i));
-        if (!hex || decode_tx(&txs[i], hex)) {
-            for (size_t k = 0; k < i; k++) {
-                tx_clear(&txs[k]);
-            }
-            free(txs);
-            return rpc_error(req, RPC_DESERIALIZATION_ERROR,
-                             "TX decode failed: %s Make sure the tx has at least one input.",
-                             hex ? hex : "");
-        }
-    }
-    if (n > 1) {
-        for (size_t k = 0; k < n; k++) {
-            tx_clear(&txs[k]);
-        }
-        free(txs);
-        return rpc_error(req, RPC_INVALID_PARAMETER,
-                         "bitnode does not test packages of several transactions yet");
-    }
-    json_t *out = json_array();
-    for (size_t i = 0; i < n; i++) {
-        json_t *o = json_object();
-        json_object_set_new(o, "txid", rpc_hash_json(txs[i].txid));
-        json_object_set_new(o, "wtxid", rpc_hash_json(txs[i].wtxid));
-        struct mempool_submit m = {.mp = mp, .tx = &txs[i]};
-        m.args.now = rpc_mempool_now(ctx);
-        m.args.test_only = 1;
-        int rc = submit(ctx, &m);
-        if (rc) {
-            json_decref(o);
-            json_decref(out);
-            for (size_t k = 0; k < n; k++) {
-                tx_clear(&txs[k]);
-            }
-            free(txs);
-            return rpc_error(req, RPC_VERIFY_ERROR, "Mempool internal error (%s)", rc_str(rc));
-        }
-        if (vstate_is_valid(&m.res.st)) {
-            int64_t max_fee = max_rate ? (max_rate * m.res.vsize + 999) / 1000 : 0;
-            if (max_fee && m.res.fee > max_fee) {
-                json_object_set_new(o, "allowed", json_false());
-                json_object_set_new(o, "reject-reason", json_string("max-fee-exceeded"));
-            } else {
-                json_object_set_new(o, "allowed", json_true());
-                json_object_set_new(o, "vsize_adjusted", json_integer(m.res.vsize));
-                json_object_set_new(o, "vsize", json_integer(m.res.vsize));
-                json_object_set_new(o, "vsize_bip141", json_integer((json_int_t)tx_vsize(&txs[i])));
-                json_t *fees = json_object();
-                json_object_set_new(fees, "base", rpc_json_amount(m.res.fee));
-                int64_t modified = m.res.modified;
-                json_object_set_new(fees, "effective-feerate",
-                                    rpc_json_amount(modified * 1000 / m.res.vsize));
-                json_t *inc = json_array();
-                json_array_append_new(inc, rpc_hash_json(txs[i].wtxid));
-                json_object_set_new(fees, "effective-includes", inc);
-                json_object_set_new(o, "fees", fees);
-            }
-        } else {
-            json_object_set_new(o, "allowed", json_false());
-            if (m.res.kind == MEMPOOL_TX_MISSING_INPUTS) {
-                json_object_set_new(o, "reject-reason", json_string("missing-inputs"));
-            } else {
-                char msg[VSTATE_REJECT_LEN + VSTATE_DEBUG_LEN + 4];
-                state_string(msg, sizeof(msg), &m.res.st);
-                json_object_set_new(o, "reject-reason", json_string(m.res.st.reject));
-                json_object_set_new(o, "reject-details", json_string(msg));
-            }
-        }
-        mempool_accept_result_clear(&m.res);
-        json_array_append_new(out, o);
-    }
-    for (size_t k = 0; k < n; k++) {
-        tx_clear(&txs[k]);
-    }
-    free(txs);
-    return out;
-}
-
 /* ---- submitpackage ---- */
 
 #define MAX_PACKAGE_WEIGHT 404000
@@ -384,6 +287,112 @@ static const char *package_malformed(const struct tx *txs, size_t n)
         }
     }
     return NULL;
+}
+
+static json_t *rpc_testmempoolaccept(struct rpc_request *req)
+{
+    struct rpc_context *ctx = req->ctx;
+    struct mempool *mp = pool_or_error(req);
+    json_t *raws = rpc_param(req, 0);
+    int64_t max_rate = DEFAULT_MAX_RAW_TX_FEE_RATE;
+    if (!mp) {
+        return NULL;
+    }
+    size_t n = json_array_size(raws);
+    if (n < 1 || n > MAX_PACKAGE_COUNT) {
+        return rpc_error(req, RPC_INVALID_PARAMETER,
+                         "Array must contain between 1 and %d transactions.", MAX_PACKAGE_COUNT);
+    }
+    json_t *fr = rpc_param(req, 1);
+    if (fr && !json_is_null(fr) && parse_fee_rate(req, fr, &max_rate)) {
+        return NULL;
+    }
+    struct tx *txs = xcalloc(n, sizeof(*txs));
+    for (size_t i = 0; i < n; i++) {
+        const char *hex = json_string_value(json_array_get(raws, i));
+        if (!hex || decode_tx(&txs[i], hex)) {
+            for (size_t k = 0; k < i; k++) {
+                tx_clear(&txs[k]);
+            }
+            free(txs);
+            return rpc_error(req, RPC_DESERIALIZATION_ERROR,
+                             "TX decode failed: %s Make sure the tx has at least one input.",
+                             hex ? hex : "");
+        }
+    }
+    /* Several: a package (Core's ProcessNewPackage with test_accept): well formed, then each
+     * in order with the outputs of the ones before it as coins; the first failure ends it
+     * (the rest get no "allowed"). */
+    const char *pkg_error = n > 1 ? package_malformed(txs, n) : NULL;
+    json_t *out = json_array();
+    int stop = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "txid", rpc_hash_json(txs[i].txid));
+        json_object_set_new(o, "wtxid", rpc_hash_json(txs[i].wtxid));
+        if (pkg_error) {
+            json_object_set_new(o, "package-error", json_string(pkg_error));
+        }
+        if (pkg_error || stop) {
+            json_array_append_new(out, o);
+            continue;
+        }
+        struct mempool_submit m = {.mp = mp, .tx = &txs[i]};
+        m.args.now = rpc_mempool_now(ctx);
+        m.args.test_only = 1;
+        m.args.package = txs;
+        m.args.npackage = i;
+        int rc = submit(ctx, &m);
+        if (rc) {
+            json_decref(o);
+            json_decref(out);
+            for (size_t k = 0; k < n; k++) {
+                tx_clear(&txs[k]);
+            }
+            free(txs);
+            return rpc_error(req, RPC_VERIFY_ERROR, "Mempool internal error (%s)", rc_str(rc));
+        }
+        if (vstate_is_valid(&m.res.st)) {
+            int64_t max_fee = max_rate ? (max_rate * m.res.vsize + 999) / 1000 : 0;
+            if (max_fee && m.res.fee > max_fee) {
+                json_object_set_new(o, "allowed", json_false());
+                json_object_set_new(o, "reject-reason", json_string("max-fee-exceeded"));
+                stop = 1;
+            } else {
+                json_object_set_new(o, "allowed", json_true());
+                json_object_set_new(o, "vsize_adjusted", json_integer(m.res.vsize));
+                json_object_set_new(o, "vsize", json_integer(m.res.vsize));
+                json_object_set_new(o, "vsize_bip141", json_integer((json_int_t)tx_vsize(&txs[i])));
+                json_t *fees = json_object();
+                json_object_set_new(fees, "base", rpc_json_amount(m.res.fee));
+                int64_t modified = m.res.modified;
+                json_object_set_new(fees, "effective-feerate",
+                                    rpc_json_amount(modified * 1000 / m.res.vsize));
+                json_t *inc = json_array();
+                json_array_append_new(inc, rpc_hash_json(txs[i].wtxid));
+                json_object_set_new(fees, "effective-includes", inc);
+                json_object_set_new(o, "fees", fees);
+            }
+        } else {
+            stop = n > 1;
+            json_object_set_new(o, "allowed", json_false());
+            if (m.res.kind == MEMPOOL_TX_MISSING_INPUTS) {
+                json_object_set_new(o, "reject-reason", json_string("missing-inputs"));
+            } else {
+                char msg[VSTATE_REJECT_LEN + VSTATE_DEBUG_LEN + 4];
+                state_string(msg, sizeof(msg), &m.res.st);
+                json_object_set_new(o, "reject-reason", json_string(m.res.st.reject));
+                json_object_set_new(o, "reject-details", json_string(msg));
+            }
+        }
+        mempool_accept_result_clear(&m.res);
+        json_array_append_new(out, o);
+    }
+    for (size_t k = 0; k < n; k++) {
+        tx_clear(&txs[k]);
+    }
+    free(txs);
+    return out;
 }
 
 enum pkg_tx_state { PKG_NOT_VALIDATED, PKG_VALID, PKG_IN_POOL, PKG_OTHER_WITNESS, PKG_INVALID };
@@ -774,7 +783,9 @@ static json_t *rpc_getrawmempool(struct rpc_request *req)
     size_t n;
     struct mempool_entry *const *v = mempool_entries(mp, &n);
     struct mempool_entry **s = xmalloc((n ? n : 1) * sizeof(*s));
-    memcpy(s, v, n * sizeof(*s));
+    if (n) {
+        memcpy(s, v, n * sizeof(*s));
+    }
     qsort(s, n, sizeof(*s), by_sequence);
     json_t *r;
     if (verbose) {
@@ -937,6 +948,58 @@ static json_t *rpc_savemempool(struct rpc_request *req)
     json_object_set_new(r, "filename", json_string(path));
     free(path);
     return r;
+}
+
+struct import_call {
+    struct mempool *mp;
+    const char *path;
+    int use_current_time, apply_deltas;
+    int rc;
+    char err[256];
+    struct mempool_load_stats st;
+};
+
+static int import_call(struct chainstate *cs, void *ctx)
+{
+    struct import_call *c = ctx;
+    c->rc = mempool_load(c->mp, cs, c->path, chainstate_now(cs), c->use_current_time,
+                         c->apply_deltas, &c->st, c->err, sizeof(c->err));
+    if (c->rc) {
+        LOG_INFO("Failed to import mempool file %s: %s", c->path, c->err);
+    } else {
+        LOG_INFO("Imported mempool transactions from file: %lld succeeded, %lld failed, %lld "
+                 "expired, %lld already there, %lld waiting for initial broadcast",
+                 (long long)c->st.succeeded, (long long)c->st.failed, (long long)c->st.expired,
+                 (long long)c->st.already_there, (long long)c->st.unbroadcast);
+    }
+    return RC_OK;
+}
+
+static json_t *rpc_importmempool(struct rpc_request *req)
+{
+    struct mempool *mp = pool_or_error(req);
+    if (!mp) {
+        return NULL;
+    }
+    if (chainstate_in_ibd(req->ctx->cs)) {
+        return rpc_error(req, RPC_CLIENT_IN_INITIAL_DOWNLOAD,
+                         "Can only import the mempool after the block download and sync is "
+                         "done.");
+    }
+    json_t *opts = rpc_param(req, 1);
+    json_t *t = json_object_get(opts, "use_current_time");
+    json_t *d = json_object_get(opts, "apply_fee_delta_priority");
+    struct import_call c = {.mp = mp,
+                            .path = json_string_value(rpc_param(req, 0)),
+                            .use_current_time = !json_is_false(t),
+                            .apply_deltas = json_is_true(d)};
+    struct validator_job j = {.work = VALIDATOR_CALL, .fn = import_call, .ctx = &c};
+    int rc = validator_run(req->ctx->val, &j);
+    if (rc || c.rc) {
+        return rpc_error(req, RPC_MISC_ERROR,
+                         "Unable to import mempool file, see debug log for details.");
+    }
+    return json_object();
 }
 
 struct prio_call {
@@ -1467,6 +1530,47 @@ static const struct rpc_method methods[] = {
                                                    "the directory and file where the mempool was "
                                                    "saved"))}),
      .examples = RPC_EXAMPLES("savemempool", "", "")},
+    {.category = "blockchain",
+     .name = "importmempool",
+     .handler = rpc_importmempool,
+     .description = "Import a mempool.dat file and attempt to add its contents to the mempool.\n"
+                    "Warning: Importing untrusted files is dangerous, especially if metadata from "
+                    "the file is taken over.",
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "filepath", .type = RPC_ARG_STR, .description = "The mempool file"},
+         {.names = "options",
+          .type = RPC_ARG_OBJ_NAMED_PARAMS,
+          .fallback = RPC_ARG_OMITTED,
+          .description = "",
+          .oneline = "options",
+          .inner = RPC_LIST(
+              struct rpc_arg,
+              {.names = "use_current_time",
+               .type = RPC_ARG_BOOL,
+               .fallback = RPC_ARG_DEFAULT,
+               .default_value = "true",
+               .description = "Whether to use the current system time or use the entry time "
+                              "metadata from the mempool file.\nWarning: Importing untrusted "
+                              "metadata may lead to unexpected issues and undesirable behavior."},
+              {.names = "apply_fee_delta_priority",
+               .type = RPC_ARG_BOOL,
+               .fallback = RPC_ARG_DEFAULT,
+               .default_value = "false",
+               .description = "Whether to apply the fee delta metadata from the mempool file.\n"
+                              "It will be added to any existing fee deltas.\nThe fee delta can "
+                              "be set by the prioritisetransaction RPC.\nWarning: Importing "
+                              "untrusted metadata may lead to unexpected issues and undesirable "
+                              "behavior.\nOnly set this bool if you understand what it does."},
+              {.names = "apply_unbroadcast_set",
+               .type = RPC_ARG_BOOL,
+               .fallback = RPC_ARG_DEFAULT,
+               .default_value = "false",
+               .description = "Whether to apply the unbroadcast set metadata from the mempool "
+                              "file.\nWarning: Importing untrusted metadata may lead to "
+                              "unexpected issues and undesirable behavior."})}),
+     .results = RPC_LIST(struct rpc_result, {.type = RPC_RES_OBJ, .key = "", .description = ""}),
+     .examples = RPC_EXAMPLES("importmempool", "/path/to/mempool.dat", "/path/to/mempool.dat")},
     {.category = "mining",
      .name = "prioritisetransaction",
      .handler = rpc_prioritisetransaction,

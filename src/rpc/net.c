@@ -332,11 +332,13 @@ struct netinfo_call {
     int reachable[NETWORK_COUNT];
     char proxy[NETWORK_COUNT][NET_ADDR_STR_LEN];
     int randomize[NETWORK_COUNT];
+    char subversion[NET_MAX_SUBVERSION + 1];
 };
 
 static void netinfo_fn(struct net *n, void *arg)
 {
     struct netinfo_call *c = arg;
+    snprintf(c->subversion, sizeof(c->subversion), "%s", net_user_agent(n));
     c->services = net_local_services(n);
     c->active = net_is_active(n);
     net_connection_counts(n, &c->in, &c->out);
@@ -408,7 +410,8 @@ static json_t *rpc_getnetworkinfo(struct rpc_request *req)
     }
     json_t *r = json_object();
     json_object_set_new(r, "version", json_integer(client_version()));
-    json_object_set_new(r, "subversion", json_string("/bitnode:" PACKAGE_VERSION "/"));
+    /* The user agent our version messages carry, -uacomment included (Core's). */
+    json_object_set_new(r, "subversion", json_string(c.subversion));
     json_object_set_new(r, "protocolversion", json_integer(NET_PROTOCOL_VERSION));
     json_object_set_new(r, "localservices", services_hex(c.services));
     json_object_set_new(r, "localservicesnames", services_names(c.services));

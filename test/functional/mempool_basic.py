@@ -205,6 +205,11 @@ class MempoolBasicTest(BitnodeTestFramework):
         node.stop()
         node.start(["-persistmempool=0"])
         assert_equal(node.rpc("getrawmempool"), [])
+        self.log("importmempool brings the saved file's transactions back")
+        assert_equal(node.rpc("importmempool", path), {})
+        assert_equal(sorted(node.rpc("getrawmempool")), before)
+        assert_raises_rpc_error(-1, "Unable to import mempool file", node.rpc, "importmempool",
+                                path + ".missing")
 
 
 if __name__ == "__main__":

@@ -64,7 +64,7 @@ static size_t accept_all(struct block_tree *t, const struct headers *hs, size_t 
         int64_t now = (int64_t)hs->h[hs->n - 1].time + 60;
         int rc = headers_accept(t, &st, last, &hs->h[i], p, now);
         if (rc) {
-            snprintf(why, why_len, "header %zu: rc %d %s (%s)", i, rc, st.reject, st.debug);
+            snprintf(why, why_len, "header %zu: rc %d %s (%.200s)", i, rc, st.reject, st.debug);
             break;
         }
     }

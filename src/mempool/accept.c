@@ -111,10 +111,15 @@ static void txid_hex(char out[65], const uint8_t h[32])
     hex_encode_rev(out, h, 32);
 }
 
+/* Core's FormatMoney: 8 decimals, trailing zeros dropped down to two. */
 static void format_btc(char *out, size_t len, int64_t sat)
 {
     char a[AMOUNT_FORMAT_LEN];
     amount_format(a, sat);
+    size_t n = strlen(a);
+    while (n >= 3 && a[n - 1] == '0' && a[n - 3] >= '0' && a[n - 3] <= '9') {
+        a[--n] = 0;
+    }
     snprintf(out, len, "%s", a);
 }
 

@@ -182,6 +182,7 @@ struct mempool *mempool_new(const struct mempool_options *opt)
     hmap_init(&mp->by_txid);
     hmap_init(&mp->by_wtxid);
     hmap_init(&mp->by_outpoint);
+    mp->sequence = 1; /* Core's m_sequence_number starts at 1 */
     return mp;
 }
 

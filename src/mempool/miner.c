@@ -235,6 +235,7 @@ int miner_create(struct block_template *t, struct chainstate *cs, struct mempool
         }
         mempool_chunks_free(ch, nc);
     }
+    t->assembled_weight = weight;
     t->coinbase_value = fees + amount_block_subsidy(t->height, p->subsidy_halving_interval);
     t->b.txs[0].vout[0].value_sat = t->coinbase_value;
     t->fees[0] = -fees;

@@ -38,6 +38,7 @@ struct block_template {
     uint8_t commitment[38]; /* the witness commitment output script, if any */
     size_t commitment_len;
     int64_t weight;   /* of the block (the coinbase included) */
+    int64_t assembled_weight; /* Core's counter: the reserved weight plus the transactions' */
     size_t n_mempool; /* transactions from the pool */
 };
 

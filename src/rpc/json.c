@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consensus/amount.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
@@ -234,38 +235,8 @@ json_t *rpc_json_parse_exact(const char *text, size_t len)
 
 static int parse_decimal_btc(const char *s, int64_t *sat)
 {
-    /* [-]digits[.digits(<=8)] with at most 10 integer digits (Core's ParseFixedPoint limit). */
-    const char *p = s;
-    bool neg = false;
-    if (*p == '-') {
-        neg = true;
-        p++;
-    }
-    int64_t whole = 0, frac = 0;
-    int nd = 0, nf = 0;
-    while (*p >= '0' && *p <= '9') {
-        if (++nd > 10) {
-            return RC_INVALID;
-        }
-        whole = whole * 10 + (*p++ - '0');
-    }
-    if (*p == '.') {
-        p++;
-        while (*p >= '0' && *p <= '9') {
-            if (++nf > 8) {
-                return RC_INVALID;
-            }
-            frac = frac * 10 + (*p++ - '0');
-        }
-    }
-    if (*p != 0 || nd + nf == 0) {
-        return RC_INVALID;
-    }
-    for (int i = nf; i < 8; i++) {
-        frac *= 10;
-    }
-    *sat = (whole * COIN + frac) * (neg ? -1 : 1);
-    return RC_OK;
+    /* Core's ParseFixedPoint with 8 decimals: exponents ("1e-08") included. */
+    return amount_parse_fixed_point(sat, s, 8);
 }
 
 int rpc_json_amount_parse(const json_t *v, int64_t *value_sat, const char **err)

@@ -423,7 +423,9 @@ static int package_call(struct chainstate *cs, void *ctx)
     size_t pending[MAX_PACKAGE_COUNT], npending = 0;
     int quit = 0;
     snprintf(c->msg, sizeof(c->msg), "success");
-    for (size_t i = 0; i < c->n && !quit; i++) {
+    /* Core's AcceptPackage: every transaction alone first, all of them (a hard failure only
+     * rules out the package evaluation, the rest may still be valid alone). */
+    for (size_t i = 0; i < c->n; i++) {
         struct tx *tx = &c->txs[i];
         struct mempool_entry *have = mempool_get(mp, c->r[i].txid);
         if (have) {
@@ -446,8 +448,8 @@ static int package_call(struct chainstate *cs, void *ctx)
             c->r[i].state = PKG_VALID;
         } else if (c->r[i].res.kind == MEMPOOL_TX_RECONSIDERABLE ||
                    c->r[i].res.kind == MEMPOOL_TX_MISSING_INPUTS) {
-            pending[npending++] = i; /* may pass with the package's fee rate */
-            mempool_accept_result_clear(&c->r[i].res);
+            pending[npending++] = i;     /* may pass with the package's fee rate */
+            c->r[i].state = PKG_INVALID; /* its answer unless the package passes */
         } else {
             c->r[i].state = PKG_INVALID;
             quit = 1;
@@ -459,6 +461,9 @@ static int package_call(struct chainstate *cs, void *ctx)
     }
     if (npending == 0) {
         return RC_OK;
+    }
+    for (size_t k = 0; k < npending; k++) {
+        mempool_accept_result_clear(&c->r[pending[k]].res);
     }
     /* The subpackage together, fee floors on its aggregate rate. */
     int ok = 1;
@@ -641,11 +646,7 @@ static json_t *rpc_submitpackage(struct rpc_request *req)
         json_object_set_new(map, wh, o);
     }
     json_object_set_new(r, "tx-results", map);
-    if (json_array_size(replaced)) {
-        json_object_set_new(r, "replaced-transactions", replaced);
-    } else {
-        json_decref(replaced);
-    }
+    json_object_set_new(r, "replaced-transactions", replaced);
     /* Broadcast what is in the pool now. */
     if (ctx->net) {
         for (size_t i = 0; i < n; i++) {
@@ -690,7 +691,6 @@ json_t *rpc_mempool_info_json(struct rpc_context *ctx)
     json_object_set_new(r, "limitclustercount", json_integer(o->cluster_count));
     json_object_set_new(r, "limitclustersize", json_integer(o->cluster_size_vbytes));
     json_object_set_new(r, "optimal", json_true());
-    json_object_set_new(r, "fullrbf", json_true());
     mempool_read_unlock(mp);
     return r;
 }

@@ -211,7 +211,7 @@ static int make_template(struct rpc_context *ctx, struct block_template *t, cons
     chainstate_read_unlock(ctx->cs);
     if (rc == RC_OK) {
         pthread_mutex_lock(&ctx->tip_mu);
-        ctx->last_block_weight = t->weight;
+        ctx->last_block_weight = t->assembled_weight;
         ctx->last_block_txs = (int64_t)t->b.tx_count - 1;
         ctx->have_last_block = 1;
         pthread_mutex_unlock(&ctx->tip_mu);
@@ -316,7 +316,7 @@ static int output_spk(struct rpc_request *req, const char *s, int allow_address,
     }
     if (script_descriptor_multipath_count(d) > 1) {
         script_descriptor_free(d);
-        rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Multipath descriptor not accepted");
+        rpc_error(req, RPC_INVALID_PARAMETER, "Multipath descriptor not accepted");
         return -1;
     }
     if (script_descriptor_is_range(d)) {
@@ -419,7 +419,21 @@ static json_t *rpc_generateblock(struct rpc_request *req)
         } else {
             /* The fees of the given transactions are not known here: the coinbase claims the
              * subsidy only, as Core's generateblock (which takes them from no mempool). */
-            if (!miner_solve(&t.b, chainstate_params(ctx->cs), &tries)) {
+            struct block_test_call tc = {.b = &t.b};
+            struct validator_job tj = {.work = VALIDATOR_CALL, .fn = block_test_call, .ctx = &tc};
+            int trc = validator_run(ctx->val, &tj);
+            if (trc == RC_OK && tc.rc == RC_INVALID) {
+                char msg[VSTATE_REJECT_LEN + VSTATE_DEBUG_LEN + 4];
+                if (tc.st.debug[0]) {
+                    snprintf(msg, sizeof(msg), "%s, %s", tc.st.reject, tc.st.debug);
+                } else {
+                    snprintf(msg, sizeof(msg), "%s", tc.st.reject);
+                }
+                rpc_error(req, RPC_VERIFY_ERROR, "TestBlockValidity failed: %s", msg);
+            } else if (trc || tc.rc) {
+                rpc_error(req, RPC_INTERNAL_ERROR, "TestBlockValidity: %s",
+                          rc_str(trc ? trc : tc.rc));
+            } else if (!miner_solve(&t.b, chainstate_params(ctx->cs), &tries)) {
                 rpc_error(req, RPC_MISC_ERROR, "Failed to make block.");
             } else if (submit) {
                 struct vstate st;
@@ -593,8 +607,7 @@ static json_t *rpc_getblocktemplate(struct rpc_request *req)
     if (strcmp(mode, "template") != 0) {
         return rpc_error(req, RPC_INVALID_PARAMETER, "Invalid mode");
     }
-    int test_chain = strcmp(p->name, "main") != 0 && strcmp(p->name, "signet") != 0 &&
-                     strcmp(p->name, "test") != 0 && strcmp(p->name, "testnet4") != 0;
+    int test_chain = strcmp(p->name, "main") != 0; /* Core's IsTestChain */
     if (!test_chain) {
         int in = 0, out = 0;
         if (ctx->net) {
@@ -612,10 +625,16 @@ static json_t *rpc_getblocktemplate(struct rpc_request *req)
         uint8_t watched[32];
         uint64_t seq = 0;
         const char *s = json_string_value(lp);
-        if (s && strlen(s) >= 64) {
+        if (s) {
+            /* Core's ParseHashV(lpstr.substr(0, 64), "longpollid"). */
             char h[65];
-            memcpy(h, s, 64);
-            h[64] = 0;
+            size_t l = strlen(s) < 64 ? strlen(s) : 64;
+            memcpy(h, s, l);
+            h[l] = 0;
+            if (l != 64) {
+                return rpc_error(req, RPC_INVALID_PARAMETER,
+                                 "longpollid must be of length 64 (not %zu, for '%s')", l, h);
+            }
             if (hex_decode_hash32_rev(watched, h)) {
                 return rpc_error(req, RPC_INVALID_PARAMETER,
                                  "longpollid must be hexadecimal string (not '%s')", h);

@@ -178,6 +178,11 @@ class MempoolBasicTest(BitnodeTestFramework):
         cb_value = int(round(b["tx"][0]["vout"][0]["value"] * COIN))
         assert_equal(cb_value, subsidy + 7000)
         self.mined = [parent.txid_hex, cid]
+        # generateblock tests its block first: a spent input is refused, nothing is stored.
+        spent = self.spend(self.coinbases[0], 7000)
+        assert_raises_rpc_error(-25, "TestBlockValidity failed: bad-txns-inputs-missingorspent",
+                                node.rpc, "generateblock", self.addr, [spent.hex()])
+        assert_equal(node.rpc("getbestblockhash"), h)
 
     def test_reorg(self, node):
         self.log("A reorg returns the transactions to the pool")

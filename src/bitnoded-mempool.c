@@ -218,7 +218,8 @@ static int load_call(struct chainstate *cs, void *ctx)
     struct load_call *c = ctx;
     struct mempool_load_stats st;
     char err[256];
-    int rc = mempool_load(c->mp, cs, c->path, chainstate_now(cs), 0, 1, &st, err, sizeof(err));
+    int rc = mempool_load(c->mp, cs, c->path, chainstate_now(cs), 0, 1, 1, &st, err,
+                          sizeof(err));
     if (rc == RC_NOT_FOUND) {
         LOG_INFO("Failed to open mempool file. Continuing anyway.");
     } else if (rc) {

@@ -373,6 +373,10 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
     }
     for (size_t i = 0; i < tx->vin_count; i++) {
         struct mempool_entry *c = mempool_spender(mp, &tx->vin[i].prevout);
+        if (c && args->no_replacement) {
+            reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "bip125-replacement-disallowed", NULL);
+            goto out;
+        }
         if (c) {
             add_unique(&conflicts, &nconf, &capconf, c);
         }

@@ -155,6 +155,9 @@ struct mempool {
     int64_t min_fee_cached;
     struct mempool_delta *deltas;
     size_t ndeltas;
+    pthread_mutex_t ub_mu; /* a leaf: guards the unbroadcast set */
+    uint8_t (*ub)[32];
+    size_t nub, capub;
 };
 
 void mempool_options_default(struct mempool_options *o)
@@ -183,6 +186,7 @@ struct mempool *mempool_new(const struct mempool_options *opt)
     hmap_init(&mp->by_wtxid);
     hmap_init(&mp->by_outpoint);
     mp->sequence = 1; /* Core's m_sequence_number starts at 1 */
+    pthread_mutex_init(&mp->ub_mu, NULL);
     return mp;
 }
 
@@ -208,6 +212,8 @@ void mempool_free(struct mempool *mp)
     hmap_clear(&mp->by_wtxid);
     hmap_clear(&mp->by_outpoint);
     free(mp->deltas);
+    free(mp->ub);
+    pthread_mutex_destroy(&mp->ub_mu);
     pthread_rwlock_destroy(&mp->lock);
     free(mp);
 }
@@ -303,15 +309,19 @@ int mempool_feerate_cmp(int64_t fa, int64_t sa, int64_t fb, int64_t sb)
     return l < r ? -1 : l > r ? 1 : 0;
 }
 
-/* What an entry costs in memory, roughly as Core's DynamicMemoryUsage counts a transaction
- * and its index nodes. */
+/* What an entry counts against -maxmempool: Core's DynamicMemoryUsage of a transaction and
+ * its entry (the serialization's bytes, the vectors of inputs, outputs and witness items,
+ * the entry and its index nodes), so that a -maxmempool holds as many transactions here as
+ * in Core. (bitnode keeps the serialization beside the parsed transaction, so its heap use
+ * is up to twice this.) */
 static int64_t entry_usage(const struct mempool_entry *e)
 {
-    int64_t u = (int64_t)sizeof(*e) + 2 * (int64_t)e->raw_len;
-    u += (int64_t)(e->tx.vin_count * (sizeof(struct tx_in) + 64) +
-                   e->tx.vout_count * (sizeof(struct tx_out) + 16));
-    u += 4 * (int64_t)sizeof(void *) + 3 * 64; /* links and three index slots */
-    return u;
+    int64_t items = 0;
+    for (size_t i = 0; i < e->tx.vin_count; i++) {
+        items += (int64_t)e->tx.vin[i].witness_count;
+    }
+    return (int64_t)e->raw_len + 96 * (int64_t)e->tx.vin_count + 64 * (int64_t)e->tx.vout_count +
+           32 * items + 400;
 }
 
 /* ---- traversal ---- */
@@ -747,6 +757,7 @@ static void remove_one(struct mempool *mp, struct mempool_entry *e, enum mempool
             hmap_del(&mp->by_outpoint, key);
         }
     }
+    mempool_unbroadcast_remove(mp, e->tx.txid);
     key_hash(key, e->tx.txid);
     hmap_del(&mp->by_txid, key);
     key_hash(key, e->tx.wtxid);
@@ -896,6 +907,28 @@ int64_t mempool_min_fee(struct mempool *mp, int64_t now)
 int64_t mempool_min_fee_cached(const struct mempool *mp)
 {
     return mp->min_fee_cached;
+}
+
+int64_t mempool_min_fee_at(const struct mempool *mp, int64_t now)
+{
+    double rate = mp->rolling_min_fee;
+    if (!mp->block_since_bump || rate == 0) {
+        return llround(rate);
+    }
+    if (now > mp->last_rolling_update + 10) {
+        double halflife = ROLLING_FEE_HALFLIFE;
+        if (mp->usage < mp->opt.max_size_bytes / 4) {
+            halflife /= 4;
+        } else if (mp->usage < mp->opt.max_size_bytes / 2) {
+            halflife /= 2;
+        }
+        rate /= pow(2.0, (double)(now - mp->last_rolling_update) / halflife);
+        if (rate < (double)mp->opt.incremental_feerate / 2) {
+            return 0;
+        }
+    }
+    int64_t r = llround(rate);
+    return r < mp->opt.incremental_feerate ? mp->opt.incremental_feerate : r;
 }
 
 void mempool_trim(struct mempool *mp, int64_t now, int *evicted_any)
@@ -1224,4 +1257,63 @@ size_t mempool_count_clusters(struct mempool *mp, struct mempool_entry *const *v
         count++;
     }
     return count;
+}
+
+void mempool_unbroadcast_add(struct mempool *mp, const uint8_t txid32[32])
+{
+    pthread_mutex_lock(&mp->ub_mu);
+    size_t i;
+    for (i = 0; i < mp->nub && memcmp(mp->ub[i], txid32, 32) != 0; i++) {
+    }
+    if (i == mp->nub) {
+        if (mp->nub == mp->capub) {
+            mp->capub = mp->capub ? mp->capub * 2 : 16;
+            mp->ub = xrealloc(mp->ub, mp->capub * sizeof(*mp->ub));
+        }
+        memcpy(mp->ub[mp->nub++], txid32, 32);
+    }
+    pthread_mutex_unlock(&mp->ub_mu);
+}
+
+void mempool_unbroadcast_remove(struct mempool *mp, const uint8_t txid32[32])
+{
+    pthread_mutex_lock(&mp->ub_mu);
+    for (size_t i = 0; i < mp->nub; i++) {
+        if (memcmp(mp->ub[i], txid32, 32) == 0) {
+            memcpy(mp->ub[i], mp->ub[--mp->nub], 32);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&mp->ub_mu);
+}
+
+int mempool_unbroadcast_has(struct mempool *mp, const uint8_t txid32[32])
+{
+    int found = 0;
+    pthread_mutex_lock(&mp->ub_mu);
+    for (size_t i = 0; i < mp->nub && !found; i++) {
+        found = memcmp(mp->ub[i], txid32, 32) == 0;
+    }
+    pthread_mutex_unlock(&mp->ub_mu);
+    return found;
+}
+
+size_t mempool_unbroadcast_count(struct mempool *mp)
+{
+    pthread_mutex_lock(&mp->ub_mu);
+    size_t n = mp->nub;
+    pthread_mutex_unlock(&mp->ub_mu);
+    return n;
+}
+
+uint8_t (*mempool_unbroadcast_list(struct mempool *mp, size_t *n))[32]
+{
+    pthread_mutex_lock(&mp->ub_mu);
+    uint8_t(*v)[32] = xmalloc((mp->nub ? mp->nub : 1) * 32);
+    if (mp->nub) {
+        memcpy(v, mp->ub, mp->nub * 32);
+    }
+    *n = mp->nub;
+    pthread_mutex_unlock(&mp->ub_mu);
+    return v;
 }

@@ -122,8 +122,10 @@ uint64_t mempool_sequence(const struct mempool *mp);
  *  a 12-hour half-life (faster while the pool is small); 0 when nothing was evicted. now: s.
  *  Validation thread only (the decay is stored). */
 int64_t mempool_min_fee(struct mempool *mp, int64_t now);
-/** The last value mempool_min_fee computed (readers). */
+/** The last value mempool_min_fee computed. */
 int64_t mempool_min_fee_cached(const struct mempool *mp);
+/** mempool_min_fee at now without storing the decay: for readers (the lock held). */
+int64_t mempool_min_fee_at(const struct mempool *mp, int64_t now);
 
 /** In-pool ancestors (all_ancestors) or descendants of e, e excluded: a new array (caller
  *  frees) of *n entries. */
@@ -150,6 +152,15 @@ struct mempool_chunk {
  *  their order): a new array of *n chunks (free with mempool_chunks_free). */
 struct mempool_chunk *mempool_all_chunks(struct mempool *mp, size_t *n);
 void mempool_chunks_free(struct mempool_chunk *c, size_t n);
+
+/* The unbroadcast set (Core's m_unbroadcast_txids): transactions submitted locally that no
+ * peer has asked for yet. Any thread (its own leaf lock). */
+void mempool_unbroadcast_add(struct mempool *mp, const uint8_t txid32[32]);
+void mempool_unbroadcast_remove(struct mempool *mp, const uint8_t txid32[32]);
+int mempool_unbroadcast_has(struct mempool *mp, const uint8_t txid32[32]);
+size_t mempool_unbroadcast_count(struct mempool *mp);
+/** A copy of the set: a new array of *n txids (caller frees). */
+uint8_t (*mempool_unbroadcast_list(struct mempool *mp, size_t *n))[32];
 
 /** Compares fee rates a = fa/sa and b = fb/sb (sizes > 0): <0, 0, >0. */
 int mempool_feerate_cmp(int64_t fa, int64_t sa, int64_t fb, int64_t sb);

@@ -25,6 +25,11 @@ static void xor_at(uint8_t *p, size_t n, size_t pos, const uint8_t key[KEY_SIZE]
     }
 }
 
+static int cmp32(const void *a, const void *b)
+{
+    return memcmp(a, b, 32);
+}
+
 int mempool_dump(struct mempool *mp, const char *path, int version, char *err, size_t err_len)
 {
     struct buf f;
@@ -72,7 +77,15 @@ int mempool_dump(struct mempool *mp, const char *path, int version, char *err, s
         buf_put_u64le(&f, (uint64_t)d[i].delta);
     }
     free(d);
-    ser_put_compact(&f, 0); /* the unbroadcast set */
+    /* The unbroadcast set (std::set<Txid>: sorted by the internal bytes). */
+    size_t nu;
+    uint8_t(*ub)[32] = mempool_unbroadcast_list(mp, &nu);
+    qsort(ub, nu, 32, cmp32);
+    ser_put_compact(&f, nu);
+    for (size_t i = 0; i < nu; i++) {
+        buf_append(&f, ub[i], 32);
+    }
+    free(ub);
     if (version != 1) {
         xor_at(f.data + body, f.len - body, body, key);
     }
@@ -82,8 +95,8 @@ int mempool_dump(struct mempool *mp, const char *path, int version, char *err, s
 }
 
 int mempool_load(struct mempool *mp, struct chainstate *cs, const char *path, int64_t now,
-                 int use_current_time, int apply_deltas, struct mempool_load_stats *stats,
-                 char *err, size_t err_len)
+                 int use_current_time, int apply_deltas, int apply_unbroadcast,
+                 struct mempool_load_stats *stats, char *err, size_t err_len)
 {
     struct buf f;
     struct reader r;
@@ -185,7 +198,8 @@ int mempool_load(struct mempool *mp, struct chainstate *cs, const char *path, in
         if (reader_ptr(&r, &txid, 32, "unbroadcast txid")) {
             goto corrupt;
         }
-        if (mempool_get(mp, txid)) {
+        if (apply_unbroadcast && mempool_get(mp, txid)) {
+            mempool_unbroadcast_add(mp, txid);
             stats->unbroadcast++;
         }
     }

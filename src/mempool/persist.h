@@ -30,7 +30,7 @@ struct mempool_load_stats {
  *  malformed or truncated file (what was accepted before the damage stays); a system error.
  *  Thread: the validation thread (accepts). */
 int mempool_load(struct mempool *mp, struct chainstate *cs, const char *path, int64_t now,
-                 int use_current_time, int apply_deltas, struct mempool_load_stats *stats,
-                 char *err, size_t err_len);
+                 int use_current_time, int apply_deltas, int apply_unbroadcast,
+                 struct mempool_load_stats *stats, char *err, size_t err_len);
 
 #endif

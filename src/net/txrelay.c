@@ -160,6 +160,7 @@ struct txrelay {
     struct orphan orphans[MAX_ORPHANS];
     size_t norphans;
     int64_t next_orphan_sweep;
+    int64_t next_rebroadcast_us; /* the next ReattemptInitialBroadcast (0: not scheduled) */
     uint64_t accepted, rejected; /* counters for the log */
 };
 
@@ -429,6 +430,21 @@ int txrelay_serve(struct peer *p, const struct net_inv *iv)
     mempool_read_unlock(n->opt.mempool);
     if (e) {
         net_send(p, "tx", &out);
+        /* A peer asked for it: it is broadcast (Core's RemoveUnbroadcastTx). */
+        mempool_unbroadcast_remove(n->opt.mempool, iv->hash);
+        if (type == INV_WTX) {
+            mempool_read_lock(n->opt.mempool);
+            struct mempool_entry *w = mempool_get_wtxid(n->opt.mempool, iv->hash);
+            uint8_t txid[32];
+            int have = w != NULL;
+            if (have) {
+                memcpy(txid, w->tx.txid, 32);
+            }
+            mempool_read_unlock(n->opt.mempool);
+            if (have) {
+                mempool_unbroadcast_remove(n->opt.mempool, txid);
+            }
+        }
     }
     buf_clear(&out);
     return e != NULL;
@@ -652,7 +668,7 @@ static int64_t our_feefilter(struct net *n)
     }
     const struct mempool_options *o = mempool_options(n->opt.mempool);
     mempool_read_lock(n->opt.mempool);
-    int64_t f = mempool_min_fee_cached(n->opt.mempool);
+    int64_t f = mempool_min_fee_at(n->opt.mempool, chainstate_now(n->cs));
     mempool_read_unlock(n->opt.mempool);
     return f > o->min_relay_feerate ? f : o->min_relay_feerate;
 }
@@ -762,6 +778,34 @@ void txrelay_tick(struct net *n)
         r->next_orphan_sweep = net_now(n) + 60;
     }
     request_wants(n);
+    if (relay_enabled(n) && now >= r->next_rebroadcast_us) {
+        /* Core's ReattemptInitialBroadcast: what no peer has asked for is announced again. */
+        if (r->next_rebroadcast_us) {
+            size_t nu;
+            uint8_t(*ub)[32] = mempool_unbroadcast_list(n->opt.mempool, &nu);
+            for (size_t i = 0; i < nu; i++) {
+                mempool_read_lock(n->opt.mempool);
+                struct mempool_entry *e = mempool_get(n->opt.mempool, ub[i]);
+                uint8_t wtxid[32];
+                int have = e != NULL;
+                if (have) {
+                    memcpy(wtxid, e->tx.wtxid, 32);
+                }
+                mempool_read_unlock(n->opt.mempool);
+                if (have) {
+                    /* To the peers that do not know it (new ones, mostly), as Core. */
+                    announce_to_all(n, ub[i], wtxid, -1);
+                } else {
+                    mempool_unbroadcast_remove(n->opt.mempool, ub[i]);
+                }
+            }
+            free(ub);
+        }
+        uint8_t rnd[8];
+        random_bytes(rnd, sizeof(rnd));
+        r->next_rebroadcast_us =
+            now + 10 * 60 * 1000000LL + (int64_t)(rd_u64le(rnd) % (5 * 60 * 1000000ULL));
+    }
     for (struct peer *p = n->peers; p; p = p->next) {
         if (p->disconnect || !p->handshake_done) {
             continue;

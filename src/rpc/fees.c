@@ -14,6 +14,7 @@
 
 #include "mempool/fees.h"
 #include "mempool/mempool.h"
+#include "rpc/mempool.h"
 #include "rpc/context.h"
 #include "rpc/json.h"
 #include "rpc/jsonrpc.h"
@@ -88,7 +89,7 @@ static json_t *rpc_estimatesmartfee(struct rpc_request *req)
     int64_t pool_min = 0, relay_min = MIN_RELAY_FEE_SAT_PER_KVB;
     if (req->ctx->mempool) {
         mempool_read_lock(req->ctx->mempool);
-        pool_min = mempool_min_fee_cached(req->ctx->mempool);
+        pool_min = mempool_min_fee_at(req->ctx->mempool, rpc_mempool_now(req->ctx));
         relay_min = mempool_options(req->ctx->mempool)->min_relay_feerate;
         mempool_read_unlock(req->ctx->mempool);
     }

@@ -209,6 +209,7 @@ static json_t *rpc_sendrawtransaction(struct rpc_request *req)
             return rpc_error(req, code, "%s", msg);
         }
         mempool_accept_result_clear(&m.res);
+        mempool_unbroadcast_add(mp, txid); /* until a peer asks for it */
     }
     tx_clear(&tx);
     if (ctx->net) {
@@ -342,6 +343,7 @@ static json_t *rpc_testmempoolaccept(struct rpc_request *req)
         m.args.test_only = 1;
         m.args.package = txs;
         m.args.npackage = i;
+        m.args.no_replacement = n > 1;
         int rc = submit(ctx, &m);
         if (rc) {
             json_decref(o);
@@ -648,9 +650,10 @@ static json_t *rpc_submitpackage(struct rpc_request *req)
     json_object_set_new(r, "tx-results", map);
     json_object_set_new(r, "replaced-transactions", replaced);
     /* Broadcast what is in the pool now. */
-    if (ctx->net) {
-        for (size_t i = 0; i < n; i++) {
-            if (c.r[i].state == PKG_VALID || c.r[i].state == PKG_IN_POOL) {
+    for (size_t i = 0; i < n; i++) {
+        if (c.r[i].state == PKG_VALID || c.r[i].state == PKG_IN_POOL) {
+            mempool_unbroadcast_add(mp, c.r[i].txid);
+            if (ctx->net) {
                 net_relay_transaction(ctx->net, c.r[i].txid, c.r[i].wtxid);
             }
         }
@@ -671,7 +674,7 @@ json_t *rpc_mempool_info_json(struct rpc_context *ctx)
     const struct mempool_options *o = mempool_options(mp);
     json_t *r = json_object();
     mempool_read_lock(mp);
-    int64_t minfee = mempool_min_fee_cached(mp);
+    int64_t minfee = mempool_min_fee_at(mp, rpc_mempool_now(ctx));
     if (minfee < o->min_relay_feerate) {
         minfee = o->min_relay_feerate;
     }
@@ -684,7 +687,8 @@ json_t *rpc_mempool_info_json(struct rpc_context *ctx)
     json_object_set_new(r, "mempoolminfee", rpc_json_amount(minfee));
     json_object_set_new(r, "minrelaytxfee", rpc_json_amount(o->min_relay_feerate));
     json_object_set_new(r, "incrementalrelayfee", rpc_json_amount(o->incremental_feerate));
-    json_object_set_new(r, "unbroadcastcount", json_integer(0));
+    json_object_set_new(r, "unbroadcastcount",
+                        json_integer((json_int_t)mempool_unbroadcast_count(mp)));
     json_object_set_new(r, "permitbaremultisig", json_boolean(o->permit_bare_multisig));
     json_object_set_new(r, "maxdatacarriersize",
                         json_integer(o->max_datacarrier < 0 ? 0 : o->max_datacarrier));
@@ -755,7 +759,7 @@ static json_t *entry_json(struct mempool *mp, struct mempool_entry *e)
         json_array_append_new(sp, rpc_hash_json(e->children[i]->tx.txid));
     }
     json_object_set_new(o, "spentby", sp);
-    json_object_set_new(o, "unbroadcast", json_false());
+    json_object_set_new(o, "unbroadcast", json_boolean(mempool_unbroadcast_has(mp, e->tx.txid)));
     return o;
 }
 
@@ -953,7 +957,7 @@ static json_t *rpc_savemempool(struct rpc_request *req)
 struct import_call {
     struct mempool *mp;
     const char *path;
-    int use_current_time, apply_deltas;
+    int use_current_time, apply_deltas, apply_unbroadcast;
     int rc;
     char err[256];
     struct mempool_load_stats st;
@@ -963,7 +967,7 @@ static int import_call(struct chainstate *cs, void *ctx)
 {
     struct import_call *c = ctx;
     c->rc = mempool_load(c->mp, cs, c->path, chainstate_now(cs), c->use_current_time,
-                         c->apply_deltas, &c->st, c->err, sizeof(c->err));
+                         c->apply_deltas, c->apply_unbroadcast, &c->st, c->err, sizeof(c->err));
     if (c->rc) {
         LOG_INFO("Failed to import mempool file %s: %s", c->path, c->err);
     } else {
@@ -989,10 +993,12 @@ static json_t *rpc_importmempool(struct rpc_request *req)
     json_t *opts = rpc_param(req, 1);
     json_t *t = json_object_get(opts, "use_current_time");
     json_t *d = json_object_get(opts, "apply_fee_delta_priority");
+    json_t *u = json_object_get(opts, "apply_unbroadcast_set");
     struct import_call c = {.mp = mp,
                             .path = json_string_value(rpc_param(req, 0)),
                             .use_current_time = !json_is_false(t),
-                            .apply_deltas = json_is_true(d)};
+                            .apply_deltas = json_is_true(d),
+                            .apply_unbroadcast = json_is_true(u)};
     struct validator_job j = {.work = VALIDATOR_CALL, .fn = import_call, .ctx = &c};
     int rc = validator_run(req->ctx->val, &j);
     if (rc || c.rc) {

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mempool/mempool.h"
 #include "primitives/serialize.h"
 #include "primitives/tx.h"
 #include "rpc/blockchain.h"
@@ -29,6 +30,35 @@ static json_t *rpc_getrawtransaction(struct rpc_request *req)
         return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY,
                          "The genesis block coinbase is not considered an ordinary transaction "
                          "and cannot be retrieved");
+    }
+    if (!rpc_arg_hash(req, 2) && req->ctx->mempool) {
+        /* The pool first (Core's GetTransaction): no block fields, and verbosity 2 answers as
+         * 1 (Core has no spent outputs at hand for a pool transaction). */
+        struct tx tx;
+        int have = 0;
+        mempool_read_lock(req->ctx->mempool);
+        struct mempool_entry *me = mempool_get(req->ctx->mempool, txid);
+        if (me) {
+            tx_copy(&tx, &me->tx);
+            have = 1;
+        }
+        mempool_read_unlock(req->ctx->mempool);
+        if (have) {
+            json_t *r;
+            if (verbosity <= 0) {
+                struct buf ser;
+                buf_init(&ser);
+                tx_serialize(&tx, &ser, 1);
+                char *hx = hex_encode_alloc(ser.data, ser.len);
+                r = json_string(hx);
+                free(hx);
+                buf_clear(&ser);
+            } else {
+                r = rpc_tx_json(&tx, chainstate_params(cs), NULL, 1, 1);
+            }
+            tx_clear(&tx);
+            return r;
+        }
     }
     if (!rpc_arg_hash(req, 2)) {
         /* -txindex: find the block; without it, Core's hint. */

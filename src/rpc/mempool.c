@@ -914,7 +914,23 @@ static json_t *rpc_gettxspendingprevout(struct rpc_request *req)
         }
         ops[i].n = (uint32_t)json_integer_value(vout);
     }
+    /* options: mempool_only (bitnode has no txospenderindex: true by default, and false
+     * fails when the pool lacks a spend, as Core without the index), return_spending_tx. */
+    json_t *opts = rpc_param(req, 1);
+    json_t *mo = json_object_get(opts, "mempool_only");
+    json_t *rs = json_object_get(opts, "return_spending_tx");
+    if ((mo && !json_is_boolean(mo)) || (rs && !json_is_boolean(rs))) {
+        free(ops);
+        return rpc_error(req, RPC_TYPE_ERROR,
+                         "JSON value of type %s for field %s is not of "
+                         "expected type bool",
+                         rpc_json_type_name(mo && !json_is_boolean(mo) ? mo : rs),
+                         mo && !json_is_boolean(mo) ? "mempool_only" : "return_spending_tx");
+    }
+    int mempool_only = !mo || json_is_true(mo);
+    int with_tx = rs && json_is_true(rs);
     json_t *r = json_array();
+    int lacking = 0;
     mempool_read_lock(mp);
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_object();
@@ -923,11 +939,23 @@ static json_t *rpc_gettxspendingprevout(struct rpc_request *req)
         struct mempool_entry *e = mempool_spender(mp, &ops[i]);
         if (e) {
             json_object_set_new(o, "spendingtxid", rpc_hash_json(e->tx.txid));
+            if (with_tx) {
+                char *hx = hex_encode_alloc(e->raw, e->raw_len);
+                json_object_set_new(o, "spendingtx", json_string(hx));
+                free(hx);
+            }
+        } else if (!mempool_only) {
+            lacking = 1;
         }
         json_array_append_new(r, o);
     }
     mempool_read_unlock(mp);
     free(ops);
+    if (lacking) {
+        json_decref(r);
+        return rpc_error(req, RPC_MISC_ERROR,
+                         "Mempool lacks a relevant spend, and txospenderindex is unavailable.");
+    }
     return r;
 }
 
@@ -1500,8 +1528,25 @@ static const struct rpc_method methods[] = {
                .description = "",
                .inner = RPC_LIST(
                    struct rpc_arg,
-                   {.names = "txid", .type = RPC_ARG_STR_HEX, .description = "transaction id"},
-                   {.names = "vout", .type = RPC_ARG_NUM, .description = "output number"})})}),
+                   {.names = "txid", .type = RPC_ARG_STR_HEX, .description = "The transaction id"},
+                   {.names = "vout", .type = RPC_ARG_NUM, .description = "The output number"})})},
+         {.names = "options",
+          .type = RPC_ARG_OBJ_NAMED_PARAMS,
+          .fallback = RPC_ARG_OMITTED,
+          .description = "",
+          .inner =
+              RPC_LIST(struct rpc_arg,
+                       {.names = "mempool_only",
+                        .type = RPC_ARG_BOOL,
+                        .fallback = RPC_ARG_DEFAULT_HINT,
+                        .default_value = "true if txospenderindex unavailable, otherwise false",
+                        .description = "If false and mempool lacks a relevant spend, use "
+                                       "txospenderindex (throws an exception if not available)."},
+                       {.names = "return_spending_tx",
+                        .type = RPC_ARG_BOOL,
+                        .fallback = RPC_ARG_DEFAULT_HINT,
+                        .default_value = "false",
+                        .description = "If true, return the full spending tx."})}),
      .results = RPC_LIST(
          struct rpc_result,
          {.type = RPC_RES_ARR,
@@ -1518,7 +1563,10 @@ static const struct rpc_method methods[] = {
                    RES(RPC_RES_NUM, "vout", "the vout value of the checked output"),
                    RES_OPT(RPC_RES_STR_HEX, "spendingtxid",
                            "the transaction id of the mempool transaction spending this "
-                           "output (omitted if unspent)"))})}),
+                           "output (omitted if unspent)"),
+                   RES_OPT(RPC_RES_STR_HEX, "spendingtx",
+                           "the transaction spending this output (only if return_spending_tx "
+                           "is set, omitted if unspent)"))})}),
      .examples = RPC_EXAMPLES("gettxspendingprevout",
                               "\"[{\\\"txid\\\":\\\"a08e6907dbbd3abb\\\",\\\"vout\\\":3}]\"",
                               "\"[{\\\"txid\\\":\\\"a08e6907dbbd3abb\\\",\\\"vout\\\":3}]\"")},

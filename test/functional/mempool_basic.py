@@ -166,6 +166,12 @@ class MempoolBasicTest(BitnodeTestFramework):
         assert_equal(node.rpc("getmempooldescendants", parent.txid_hex), [cid])
         sp = node.rpc("gettxspendingprevout", [{"txid": parent.txid_hex, "vout": 0}])
         assert_equal(sp[0]["spendingtxid"], cid)
+        sp = node.rpc("gettxspendingprevout", [{"txid": parent.txid_hex, "vout": 0}],
+                      {"return_spending_tx": True})
+        assert_equal(sp[0]["spendingtx"], child.hex())
+        assert_raises_rpc_error(-1, "Mempool lacks a relevant spend, and txospenderindex is "
+                                "unavailable.", node.rpc, "gettxspendingprevout",
+                                [{"txid": cid, "vout": 0}], {"mempool_only": False})
         tmpl = node.rpc("getblocktemplate", {"rules": ["segwit"]})
         assert_equal([t["txid"] for t in tmpl["transactions"]], [parent.txid_hex, cid])
         assert_equal(tmpl["transactions"][1]["depends"], [1])

@@ -303,6 +303,11 @@ uint64_t mempool_sequence(const struct mempool *mp)
     return mp->sequence;
 }
 
+uint64_t mempool_next_entry_sequence(const struct mempool *mp)
+{
+    return mp->entry_seq + 1;
+}
+
 int mempool_feerate_cmp(int64_t fa, int64_t sa, int64_t fb, int64_t sb)
 {
     __int128 l = (__int128)fa * sb, r = (__int128)fb * sa;
@@ -693,7 +698,9 @@ struct mempool_entry *mempool_add(struct mempool *mp, struct mempool_entry *prot
     e->parents = e->children = NULL;
     e->nparents = e->capparents = e->nchildren = e->capchildren = 0;
     e->mark_ = 0;
-    e->sequence = ++mp->entry_seq;
+    /* A disconnected block's transaction gets 0 (Core): earlier than any child already in the
+     * pool, and servable to every peer at once. */
+    e->sequence = proto->bypassed ? 0 : ++mp->entry_seq;
     e->delta = mempool_delta(mp, e->tx.txid);
     for (size_t i = 0; i < e->tx.vin_count; i++) {
         struct mempool_entry *p = mempool_get(mp, e->tx.vin[i].prevout.txid);

@@ -116,6 +116,9 @@ struct mempool_entry *mempool_get(const struct mempool *mp, const uint8_t txid32
 struct mempool_entry *mempool_get_wtxid(const struct mempool *mp, const uint8_t wtxid32[32]);
 /** The entry spending op, or NULL. */
 struct mempool_entry *mempool_spender(const struct mempool *mp, const struct outpoint *op);
+/** The entry sequence the next transaction gets: every entry now has a lower one (except
+ *  disconnected blocks' transactions, which have 0). Net's announcement mark. */
+uint64_t mempool_next_entry_sequence(const struct mempool *mp);
 /** Counter of additions and removals (getrawmempool's mempool_sequence). */
 uint64_t mempool_sequence(const struct mempool *mp);
 /** Core's GetMinFee: the rolling minimum fee rate (sat/kvB) raised by evictions, decaying with

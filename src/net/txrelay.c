@@ -131,6 +131,7 @@ struct txrelay_peer {
     int in_flight; /* our requests out to it */
     int64_t feefilter_sent;
     int64_t next_feefilter_us;
+    uint64_t last_inv_sequence; /* the pool's entry sequence at our last trickle to it */
 };
 
 /* A transaction announced and not yet received. */
@@ -420,6 +421,13 @@ int txrelay_serve(struct peer *p, const struct net_inv *iv)
     mempool_read_lock(n->opt.mempool);
     struct mempool_entry *e = type == INV_WTX ? mempool_get_wtxid(n->opt.mempool, iv->hash)
                                               : mempool_get(n->opt.mempool, iv->hash);
+    /* Core's info_for_relay: only what entered before our last announcement to the peer
+     * (so a peer cannot learn of transactions we have not announced yet), and what came back
+     * from a disconnected block. */
+    struct txrelay_peer *tp = peer_state(p);
+    if (e && e->sequence >= tp->last_inv_sequence) {
+        e = NULL;
+    }
     if (e) {
         if (with_witness) {
             buf_append(&out, e->raw, e->raw_len);
@@ -715,6 +723,9 @@ static void trickle(struct net *n, struct peer *p, int64_t now)
     }
     mempool_read_unlock(n->opt.mempool);
     tp->nq = 0;
+    mempool_read_lock(n->opt.mempool);
+    tp->last_inv_sequence = mempool_next_entry_sequence(n->opt.mempool);
+    mempool_read_unlock(n->opt.mempool);
     for (size_t off = 0; off < k; off += MAX_INV_SZ) {
         size_t m = k - off < MAX_INV_SZ ? k - off : MAX_INV_SZ;
         struct buf b;

@@ -75,11 +75,10 @@ class MempoolRelayTest(BitnodeTestFramework):
         peer.send_tx(tx)
         wait_until(lambda: tx.txid_hex in node.rpc("getrawmempool"), timeout=30, what="in pool")
 
-        self.log("getdata for a pool transaction is served, by wtxid and by txid")
+        self.log("a transaction never announced to the peer is not served to it (Core)")
         mark = peer.log_index()
         peer.send_getdata([(MSG_WTX, tx.wtxid)])
-        m = peer.wait_for("tx", since=mark, timeout=30)
-        assert_equal(m.raw, tx.serialize())
+        peer.wait_for("notfound", since=mark, timeout=30)
         mark = peer.log_index()
         peer.send_getdata([(MSG_TX, bytes(32))])
         peer.wait_for("notfound", since=mark, timeout=30)
@@ -112,6 +111,15 @@ class MempoolRelayTest(BitnodeTestFramework):
                     return m
             return None
         peer.wait_for(announced, timeout=30, desc="inv of the high-fee tx")
+        self.log("an announced transaction is served, by wtxid and by txid")
+        mark2 = peer.log_index()
+        peer.send_getdata([(MSG_WTX, high.wtxid)])
+        m = peer.wait_for("tx", since=mark2, timeout=30)
+        assert_equal(m.raw, high.serialize())
+        mark2 = peer.log_index()
+        peer.send_getdata([(MSG_WITNESS_TX, high.txid)])
+        m = peer.wait_for("tx", since=mark2, timeout=30)
+        assert_equal(m.raw, high.serialize())
         time.sleep(1)
         for m in peer.messages[mark:]:
             if m.command == "inv":

@@ -89,7 +89,7 @@ int mempool_dump(struct mempool *mp, const char *path, int version, char *err, s
     if (version != 1) {
         xor_at(f.data + body, f.len - body, body, key);
     }
-    int rc = fs_write_file_atomic(path, f.data, f.len, 0600, err, err_len);
+    int rc = fs_write_file_via(path, ".new", f.data, f.len, 0600, err, err_len);
     buf_clear(&f);
     return rc;
 }

@@ -12,7 +12,7 @@
 struct chainstate;
 
 /** Writes every entry (transaction, entry time, fee delta), the deltas of transactions not in
- *  the pool, and the unbroadcast set (empty) to path, atomically (path.tmp, then renamed).
+ *  the pool, and the unbroadcast set (empty) to path, atomically (path.new, then renamed, as Core).
  *  version 2 obfuscates with a random key as Core does; version 1 (-persistmempoolv1) does
  *  not. Takes the pool's read lock.
  *  Returns 0, or a system error with err filled. */

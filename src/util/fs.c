@@ -133,10 +133,16 @@ void fs_unlock_dir(int fd)
 int fs_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, char *err,
                          size_t err_len)
 {
-    size_t n = strlen(path);
-    char *tmp = xmalloc(n + 5);
+    return fs_write_file_via(path, ".tmp", data, len, mode, err, err_len);
+}
+
+int fs_write_file_via(const char *path, const char *suffix, const void *data, size_t len,
+                      mode_t mode, char *err, size_t err_len)
+{
+    size_t n = strlen(path), ns = strlen(suffix);
+    char *tmp = xmalloc(n + ns + 1);
     memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp", 5);
+    memcpy(tmp + n, suffix, ns + 1);
     int rc = RC_OK;
     unlink(tmp);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);

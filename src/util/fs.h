@@ -44,6 +44,10 @@ void fs_unlock_dir(int fd);
  *  the cookie), so readers never see half a file. Returns 0 or RC_IO with err filled. */
 int fs_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, char *err,
                          size_t err_len);
+/** fs_write_file_atomic through path + suffix (mempool.dat goes through mempool.dat.new, as
+ *  Core's DumpMempool). */
+int fs_write_file_via(const char *path, const char *suffix, const void *data, size_t len,
+                      mode_t mode, char *err, size_t err_len);
 /** Appends the whole file (at most max_bytes) to out. Returns 0, RC_NOT_FOUND if it does
  *  not exist, RC_TOO_LARGE, or RC_IO; err is filled on failure. */
 int fs_read_file(const char *path, struct buf *out, size_t max_bytes, char *err, size_t err_len);

@@ -829,11 +829,23 @@ void mempool_remove_with_descendants(struct mempool *mp, struct mempool_entry *e
     free(d);
 }
 
+static void clear_delta(struct mempool *mp, const uint8_t txid32[32])
+{
+    for (size_t i = 0; i < mp->ndeltas; i++) {
+        if (memcmp(mp->deltas[i].txid, txid32, 32) == 0) {
+            mp->deltas[i] = mp->deltas[--mp->ndeltas];
+            return;
+        }
+    }
+}
+
 void mempool_remove_for_block(struct mempool *mp, const struct tx *txs, size_t n, int64_t now)
 {
     struct mempool_entry **set = NULL;
     size_t ns = 0, cap = 0;
     for (size_t t = 0; t < n; t++) {
+        /* Mined: its prioritisation goes (Core's ClearPrioritisation). */
+        clear_delta(mp, txs[t].txid);
         struct mempool_entry *e = mempool_get(mp, txs[t].txid);
         if (e) {
             /* Confirmed: its children now spend a confirmed output. */

@@ -482,9 +482,8 @@ const struct arg_def bitnoded_options[] = {
     {"checkpoints", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Removed from Core (hidden there)"
      ARG_REASON("checkpoints were removed; the option has no effect (as in Core)")},
-    {"deprecatedrpc", ARG_STRING | ARG_MULTI | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG,
-     "=<method>", "Allows deprecated RPC method(s) to be used"
-     ARG_REASON("bitnode has no deprecated RPC behaviour to turn back on")},
+    {"deprecatedrpc", ARG_STRING | ARG_MULTI | ARG_HIDDEN, ARGS_CAT_DEBUG,
+     "=<method>", "Allows deprecated RPC method(s) to be used"},
     {"stopafterblockimport", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Stop running after importing blocks from disk (default: 0)"},
     {"limitancestorcount", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",

@@ -1052,6 +1052,15 @@ int main(int argc, char **argv)
                 rpc_fees_set(n.rpc_ctx, n.fees);
             }
             if (n.rpc_ctx) {
+                const char **dep;
+                size_t ndep = args_get_list(n.args, "deprecatedrpc", &dep);
+                int dep_fullrbf = 0, dep_bip125 = 0;
+                for (size_t i = 0; i < ndep; i++) {
+                    dep_fullrbf |= strcmp(dep[i], "fullrbf") == 0;
+                    dep_bip125 |= strcmp(dep[i], "bip125") == 0;
+                }
+                free(dep);
+                rpc_mempool_set_deprecated(n.rpc_ctx, dep_fullrbf, dep_bip125);
                 rpc_mempool_set(n.rpc_ctx, n.mempool, n.net_dir,
                                 args_get_bool(n.args, "persistmempoolv1", false) ? 1 : 2);
             }

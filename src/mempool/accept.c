@@ -526,7 +526,7 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
             char rwhy[80];
             snprintf(rwhy, sizeof(rwhy), "too many potential replacements%s", sib);
             reject(res, MEMPOOL_TX_MEMPOOL_POLICY, rwhy,
-                   "rejecting replacement %s; too many potential replacements (%zu > %d)\n", txid,
+                   "rejecting replacement %s; too many conflicting clusters (%zu > %d)", txid,
                    nclusters, MAX_REPLACEMENT_CANDIDATES);
             goto out;
         }

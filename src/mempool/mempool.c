@@ -1336,3 +1336,31 @@ uint8_t (*mempool_unbroadcast_list(struct mempool *mp, size_t *n))[32]
     pthread_mutex_unlock(&mp->ub_mu);
     return v;
 }
+
+static int lin_order(const void *a, const void *b)
+{
+    const struct mempool_entry *x = *(struct mempool_entry *const *)a;
+    const struct mempool_entry *y = *(struct mempool_entry *const *)b;
+    return x->lin_pos_ < y->lin_pos_ ? -1 : x->lin_pos_ > y->lin_pos_;
+}
+
+struct mempool_entry **mempool_cluster(const struct mempool *mp, const struct mempool_entry *e,
+                                       size_t *n)
+{
+    (void)mp;
+    struct mempool_entry **out = NULL;
+    size_t cap = 0;
+    *n = 0;
+    push_unique(&out, n, &cap, (struct mempool_entry *)e);
+    for (size_t k = 0; k < *n; k++) {
+        const struct mempool_entry *x = out[k];
+        for (size_t i = 0; i < x->nparents; i++) {
+            push_unique(&out, n, &cap, x->parents[i]);
+        }
+        for (size_t i = 0; i < x->nchildren; i++) {
+            push_unique(&out, n, &cap, x->children[i]);
+        }
+    }
+    qsort(out, *n, sizeof(*out), lin_order);
+    return out;
+}

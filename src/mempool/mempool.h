@@ -145,6 +145,11 @@ void mempool_descendant_sums(struct mempool *mp, const struct mempool_entry *e, 
  *  weight. */
 void mempool_chunk(struct mempool *mp, struct mempool_entry *e, int64_t *fee, int64_t *weight);
 
+/** The cluster of e (e's connected component) in its linearization's order: a new array of
+ *  *n entries (caller frees). Readers (no marks used). */
+struct mempool_entry **mempool_cluster(const struct mempool *mp, const struct mempool_entry *e,
+                                       size_t *n);
+
 /* A chunk of a linearized cluster: txs in mining order, with their sums. */
 struct mempool_chunk {
     struct mempool_entry **txs;

@@ -54,6 +54,8 @@ struct rpc_context {
     /* What the last assembled block held (getmininginfo), guarded by tip_mu. */
     int64_t last_block_weight, last_block_txs;
     int have_last_block;
+    /* -deprecatedrpc: the deprecated fields turned back on (set before the server starts). */
+    int deprecated_fullrbf, deprecated_bip125;
     /* Fee estimation (mempool/fees.h; borrowed, thread-safe on its own), set before warm-up
      * ends, or NULL: the fee methods then answer as an estimator that has seen nothing. */
     struct fee_estimator *fees;

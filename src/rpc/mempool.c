@@ -51,6 +51,12 @@ void rpc_mempool_set(struct rpc_context *ctx, struct mempool *mp, const char *da
     }
 }
 
+void rpc_mempool_set_deprecated(struct rpc_context *ctx, int fullrbf, int bip125)
+{
+    ctx->deprecated_fullrbf = fullrbf;
+    ctx->deprecated_bip125 = bip125;
+}
+
 void rpc_mempool_set_loaded(struct rpc_context *ctx)
 {
     atomic_store(&ctx->mempool_loaded, true);
@@ -695,6 +701,9 @@ json_t *rpc_mempool_info_json(struct rpc_context *ctx)
     json_object_set_new(r, "limitclustercount", json_integer(o->cluster_count));
     json_object_set_new(r, "limitclustersize", json_integer(o->cluster_size_vbytes));
     json_object_set_new(r, "optimal", json_true());
+    if (ctx->deprecated_fullrbf) {
+        json_object_set_new(r, "fullrbf", json_true());
+    }
     mempool_read_unlock(mp);
     return r;
 }
@@ -708,7 +717,28 @@ static json_t *rpc_getmempoolinfo(struct rpc_request *req)
 }
 
 /* Core's entryToJSON. Pool read lock held. */
-static json_t *entry_json(struct mempool *mp, struct mempool_entry *e)
+/* BIP125 signalling (Core's IsRBFOptIn): the transaction or an in-pool ancestor has an input
+ * sequence below 0xfffffffe. */
+static int signals_rbf(struct mempool *mp, const struct mempool_entry *e)
+{
+    for (size_t i = 0; i < e->tx.vin_count; i++) {
+        if (e->tx.vin[i].sequence < 0xfffffffeu) {
+            return 1;
+        }
+    }
+    size_t n;
+    struct mempool_entry **a = mempool_ancestors(mp, e, &n);
+    int yes = 0;
+    for (size_t k = 0; k < n && !yes; k++) {
+        for (size_t i = 0; i < a[k]->tx.vin_count && !yes; i++) {
+            yes = a[k]->tx.vin[i].sequence < 0xfffffffeu;
+        }
+    }
+    free(a);
+    return yes;
+}
+
+static json_t *entry_json(struct mempool *mp, struct mempool_entry *e, int bip125)
 {
     json_t *o = json_object();
     int64_t ac, as, af, dc, ds, df, cf, cw;
@@ -760,6 +790,9 @@ static json_t *entry_json(struct mempool *mp, struct mempool_entry *e)
     }
     json_object_set_new(o, "spentby", sp);
     json_object_set_new(o, "unbroadcast", json_boolean(mempool_unbroadcast_has(mp, e->tx.txid)));
+    if (bip125) {
+        json_object_set_new(o, "bip125-replaceable", json_boolean(signals_rbf(mp, e)));
+    }
     return o;
 }
 
@@ -797,7 +830,7 @@ static json_t *rpc_getrawmempool(struct rpc_request *req)
         for (size_t i = 0; i < n; i++) {
             char h[65];
             hex_encode_rev(h, s[i]->tx.txid, 32);
-            json_object_set_new(r, h, entry_json(mp, s[i]));
+            json_object_set_new(r, h, entry_json(mp, s[i], req->ctx->deprecated_bip125));
         }
     } else {
         json_t *a = json_array();
@@ -826,7 +859,7 @@ static json_t *rpc_getmempoolentry(struct rpc_request *req)
     }
     mempool_read_lock(mp);
     struct mempool_entry *e = mempool_get(mp, rpc_arg_hash(req, 0));
-    json_t *r = e ? entry_json(mp, e) : NULL;
+    json_t *r = e ? entry_json(mp, e, req->ctx->deprecated_bip125) : NULL;
     mempool_read_unlock(mp);
     if (!r) {
         return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Transaction not in mempool");
@@ -854,7 +887,7 @@ static json_t *relatives(struct rpc_request *req, int up)
         if (verbose) {
             char h[65];
             hex_encode_rev(h, a[i]->tx.txid, 32);
-            json_object_set_new(r, h, entry_json(mp, a[i]));
+            json_object_set_new(r, h, entry_json(mp, a[i], req->ctx->deprecated_bip125));
         } else {
             json_array_append_new(r, rpc_hash_json(a[i]->tx.txid));
         }
@@ -1036,6 +1069,75 @@ static json_t *rpc_importmempool(struct rpc_request *req)
     return json_object();
 }
 
+/* Core's clusterToJSON: the cluster's weight, size and chunks in mining order. */
+static json_t *rpc_getmempoolcluster(struct rpc_request *req)
+{
+    struct mempool *mp = pool_or_error(req);
+    if (!mp) {
+        return NULL;
+    }
+    mempool_read_lock(mp);
+    struct mempool_entry *e = mempool_get(mp, rpc_arg_hash(req, 0));
+    if (!e) {
+        mempool_read_unlock(mp);
+        return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Transaction not in mempool");
+    }
+    size_t n;
+    struct mempool_entry **cl = mempool_cluster(mp, e, &n);
+    int64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        total += cl[i]->adj_weight;
+    }
+    json_t *r = json_object();
+    json_object_set_new(r, "clusterweight", json_integer(total));
+    json_object_set_new(r, "txcount", json_integer((json_int_t)n));
+    json_t *chunks = json_array();
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        json_t *txs = json_array();
+        while (j < n && cl[j]->chunk_id_ == cl[i]->chunk_id_) {
+            json_array_append_new(txs, rpc_hash_json(cl[j]->tx.txid));
+            j++;
+        }
+        json_t *c = json_object();
+        json_object_set_new(c, "chunkfee", rpc_json_amount(cl[i]->chunk_fee_));
+        json_object_set_new(c, "chunkweight", json_integer(cl[i]->chunk_weight_));
+        json_object_set_new(c, "txs", txs);
+        json_array_append_new(chunks, c);
+        i = j;
+    }
+    json_object_set_new(r, "chunks", chunks);
+    free(cl);
+    mempool_read_unlock(mp);
+    return r;
+}
+
+/* The whole pool's fee-rate diagram: cumulative (weight, fee) over its chunks in mining
+ * order, from (0, 0). */
+static json_t *rpc_getmempoolfeeratediagram(struct rpc_request *req)
+{
+    struct mempool *mp = pool_or_error(req);
+    if (!mp) {
+        return NULL;
+    }
+    mempool_read_lock(mp);
+    size_t nc;
+    struct mempool_chunk *ch = mempool_all_chunks(mp, &nc);
+    mempool_read_unlock(mp);
+    json_t *r = json_array();
+    int64_t w = 0, f = 0;
+    json_array_append_new(
+        r, json_pack("{s:I,s:o}", "weight", (json_int_t)0, "fee", rpc_json_amount(0)));
+    for (size_t i = 0; i < nc; i++) {
+        w += ch[i].weight;
+        f += ch[i].fee;
+        json_array_append_new(
+            r, json_pack("{s:I,s:o}", "weight", (json_int_t)w, "fee", rpc_json_amount(f)));
+    }
+    mempool_chunks_free(ch, nc);
+    return r;
+}
+
 struct prio_call {
     struct mempool *mp;
     uint8_t txid[32];
@@ -1174,7 +1276,10 @@ static json_t *rpc_getprioritisedtransactions(struct rpc_request *req)
                            RES(RPC_RES_STR_HEX, "transactionid", "child transaction id"))},        \
         RES(RPC_RES_BOOL, "unbroadcast",                                                           \
             "Whether this transaction is currently unbroadcast (initial broadcast not yet "        \
-            "acknowledged by any peers)")
+            "acknowledged by any peers)"),                                                         \
+        RES_OPT(RPC_RES_BOOL, "bip125-replaceable",                                                \
+                "Whether this transaction signals BIP125 replaceability or has an unconfirmed "    \
+                "ancestor signaling BIP125 replaceability. (DEPRECATED)\n")
 
 #define MAXFEERATE_ARG                                                                             \
     {                                                                                              \
@@ -1584,6 +1689,64 @@ static const struct rpc_method methods[] = {
                                                    "the directory and file where the mempool was "
                                                    "saved"))}),
      .examples = RPC_EXAMPLES("savemempool", "", "")},
+    {.category = "blockchain",
+     .name = "getmempoolcluster",
+     .handler = rpc_getmempoolcluster,
+     .description = "Returns mempool data for given cluster\n",
+     .args = RPC_LIST(struct rpc_arg, {.names = "txid",
+                                       .type = RPC_ARG_STR_HEX,
+                                       .description = "The txid of a transaction in the cluster",
+                                       .conv = RPC_CONV_HASH,
+                                       .conv_name = "txid"}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .key = "",
+          .description = "",
+          .inner = RPC_LIST(
+              struct rpc_result,
+              RES(RPC_RES_NUM, "clusterweight",
+                  "total sigops-adjusted weight (as defined in BIP 141 and modified by "
+                  "'-bytespersigop')"),
+              RES(RPC_RES_NUM, "txcount", "number of transactions"),
+              {.type = RPC_RES_ARR,
+               .key = "chunks",
+               .description = "chunks in this cluster (in mining order)",
+               .inner = RPC_LIST(
+                   struct rpc_result,
+                   {.type = RPC_RES_OBJ,
+                    .key = "chunk",
+                    .description = "",
+                    .inner = RPC_LIST(
+                        struct rpc_result,
+                        RES(RPC_RES_NUM, "chunkfee", "fees of the transactions in this chunk"),
+                        RES(RPC_RES_NUM, "chunkweight",
+                            "sigops-adjusted weight of all transactions in this chunk"),
+                        {.type = RPC_RES_ARR,
+                         .key = "txs",
+                         .description = "transactions in this chunk in mining order",
+                         .inner = RPC_LIST(struct rpc_result,
+                                           RES(RPC_RES_STR_HEX, "txid", "transaction id"))})})})}),
+     .examples = RPC_EXAMPLES("getmempoolcluster", "txid", "txid")},
+    {.category = "hidden",
+     .name = "getmempoolfeeratediagram",
+     .handler = rpc_getmempoolfeeratediagram,
+     .description = "Returns the feerate diagram for the whole mempool.",
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_ARR,
+          .key = "",
+          .description = "",
+          .cond = "mempool chunks",
+          .inner = RPC_LIST(
+              struct rpc_result,
+              {.type = RPC_RES_OBJ,
+               .key = "",
+               .description = "",
+               .inner = RPC_LIST(struct rpc_result,
+                                 RES(RPC_RES_NUM, "weight", "cumulative sigops-adjusted weight"),
+                                 RES(RPC_RES_NUM, "fee", "cumulative fee"))})}),
+     .examples = RPC_EXAMPLES("getmempoolfeeratediagram", "", "")},
     {.category = "blockchain",
      .name = "importmempool",
      .handler = rpc_importmempool,

@@ -16,6 +16,9 @@ struct mempool;
  *  directory (for savemempool) and the mempool.dat version to write. */
 void rpc_mempool_set(struct rpc_context *ctx, struct mempool *mp, const char *datadir,
                      int dat_version);
+/** -deprecatedrpc=fullrbf / =bip125: getmempoolinfo's fullrbf, the entries'
+ *  bip125-replaceable (before the server starts). */
+void rpc_mempool_set_deprecated(struct rpc_context *ctx, int fullrbf, int bip125);
 /** Marks the load of mempool.dat finished (getmempoolinfo's "loaded"). */
 void rpc_mempool_set_loaded(struct rpc_context *ctx);
 /** getmempoolinfo's object (ctx->mempool must be set). */

@@ -36,10 +36,12 @@ static json_t *rpc_getrawtransaction(struct rpc_request *req)
          * 1 (Core has no spent outputs at hand for a pool transaction). */
         struct tx tx;
         int have = 0;
+        int64_t vsize_adjusted = 0;
         mempool_read_lock(req->ctx->mempool);
         struct mempool_entry *me = mempool_get(req->ctx->mempool, txid);
         if (me) {
             tx_copy(&tx, &me->tx);
+            vsize_adjusted = me->vsize;
             have = 1;
         }
         mempool_read_unlock(req->ctx->mempool);
@@ -55,6 +57,7 @@ static json_t *rpc_getrawtransaction(struct rpc_request *req)
                 buf_clear(&ser);
             } else {
                 r = rpc_tx_json(&tx, chainstate_params(cs), NULL, 1, 1);
+                json_object_set_new(r, "vsize_adjusted", json_integer(vsize_adjusted));
             }
             tx_clear(&tx);
             return r;

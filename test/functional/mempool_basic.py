@@ -172,6 +172,14 @@ class MempoolBasicTest(BitnodeTestFramework):
         assert_raises_rpc_error(-1, "Mempool lacks a relevant spend, and txospenderindex is "
                                 "unavailable.", node.rpc, "gettxspendingprevout",
                                 [{"txid": cid, "vout": 0}], {"mempool_only": False})
+        cl = node.rpc("getmempoolcluster", cid)
+        assert_equal(cl["txcount"], 2)
+        assert_equal(sum(len(c["txs"]) for c in cl["chunks"]), 2)
+        assert_equal(cl["clusterweight"], sum(c["chunkweight"] for c in cl["chunks"]))
+        diagram = node.rpc("getmempoolfeeratediagram")
+        assert_equal(diagram[0], {"weight": 0, "fee": 0})
+        assert_equal(diagram[-1]["weight"], cl["clusterweight"])
+        assert_equal(diagram[-1]["fee"], float(btc(7000)))
         tmpl = node.rpc("getblocktemplate", {"rules": ["segwit"]})
         assert_equal([t["txid"] for t in tmpl["transactions"]], [parent.txid_hex, cid])
         assert_equal(tmpl["transactions"][1]["depends"], [1])

@@ -167,6 +167,11 @@ void net_set_mocktime(struct net *n, int64_t t)
     n->mocktime = t;
 }
 
+void net_mock_scheduler(struct net *n, int64_t delta_s)
+{
+    txrelay_mock_scheduler(n, delta_s * 1000000);
+}
+
 /* ---- Sending ---- */
 
 static void count_sent(struct peer *p, const char *command, size_t bytes)
@@ -1612,6 +1617,15 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     struct net *n = arg;
+    /* A loopbreak from net_free() that came before the loop began dispatching is lost (the
+     * loop clears the flag when it starts): the timer sees the stop instead. */
+    pthread_mutex_lock(&n->q_mu);
+    int stop = n->stopping;
+    pthread_mutex_unlock(&n->q_mu);
+    if (stop) {
+        event_base_loopbreak(n->base);
+        return;
+    }
     open_added(n);
     open_automatic(n);
     sync_tick(n);

@@ -229,5 +229,8 @@ void net_node_addresses(struct net *n, int network, size_t max, struct net_known
 /** setmocktime: the clock the service reads for timeouts, pings and version times; 0 for
  *  real time. */
 void net_set_mocktime(struct net *n, int64_t t);
+/** mockscheduler: the service's delayed tasks (Core's scheduler queue: here the rebroadcast
+ *  of unbroadcast transactions) come delta_s seconds sooner. */
+void net_mock_scheduler(struct net *n, int64_t delta_s);
 
 #endif

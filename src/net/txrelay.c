@@ -769,6 +769,14 @@ static void send_feefilter(struct net *n, struct peer *p, int64_t now)
     }
 }
 
+void txrelay_mock_scheduler(struct net *n, int64_t delta_us)
+{
+    struct txrelay *r = n->txr;
+    if (r && r->next_rebroadcast_us) {
+        r->next_rebroadcast_us -= delta_us;
+    }
+}
+
 void txrelay_tick(struct net *n)
 {
     if (!n->opt.mempool) {

@@ -30,5 +30,8 @@ void txrelay_job_done(struct net *n, struct net_job *j);
 void txrelay_tick(struct net *n);
 /** The tip moved: recent rejections are forgotten. */
 void txrelay_new_tip(struct net *n);
+/** mockscheduler: the delayed tasks (the rebroadcast of unbroadcast transactions) come
+ *  delta_us sooner. */
+void txrelay_mock_scheduler(struct net *n, int64_t delta_us);
 
 #endif

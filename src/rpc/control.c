@@ -179,12 +179,19 @@ static json_t *rpc_setmocktime(struct rpc_request *req)
     return json_null();
 }
 
+static void net_mockscheduler_call(struct net *n, void *ctx)
+{
+    net_mock_scheduler(n, *(const int64_t *)ctx);
+}
+
 /* mockscheduler: Core moves its scheduler's queue of delayed tasks forward by delta_time
  * (stale-tip checks and peer eviction, address and fee-estimate dumps, mempool expiry, the
- * wallet's rebroadcasts), then waits for the validation queue. bitnode has no such scheduler:
- * the net service runs its timeouts and periodic work from its own (mockable) clock, so
- * there is nothing to move. The argument is checked exactly as Core's, and the wait for the
- * validation queue is kept (the barrier of syncwithvalidationinterfacequeue). */
+ * rebroadcast of unbroadcast transactions), then waits for the validation queue. bitnode
+ * has no such queue: the net service runs its timeouts and periodic work from its own
+ * (mockable) clock; what is scheduled on it apart from that clock, the rebroadcast of
+ * unbroadcast transactions (Core's ReattemptInitialBroadcast), is moved forward. The
+ * argument is checked exactly as Core's, and the wait for the validation queue is kept (the
+ * barrier of syncwithvalidationinterfacequeue). */
 static json_t *rpc_mockscheduler(struct rpc_request *req)
 {
     if (!mockable(req, "mockscheduler")) {
@@ -197,6 +204,9 @@ static json_t *rpc_mockscheduler(struct rpc_request *req)
     if (delta <= 0 || delta > 3600) {
         return rpc_error(req, RPC_MISC_ERROR,
                          "delta_time must be between 1 and 3600 seconds (1 hr)");
+    }
+    if (req->ctx->net) {
+        (void)net_call(req->ctx->net, net_mockscheduler_call, &delta); /* RC_STOPPED: none */
     }
     rpc_sync_validation_queue(req->ctx);
     return json_null();

@@ -3,7 +3,8 @@
 matured coinbase sent to node 0 reaches node 1's pool by inv/getdata/tx (wtxid relay), is
 mined by generatetoaddress on either node and leaves both pools; a Python peer's transaction
 is fetched after its inv; an orphan waits for its parent; getdata is served from the pool;
-feefilter is honoured; the mempool message is answered as Core does."""
+feefilter is honoured; the mempool message is answered as Core does; an unbroadcast
+transaction is announced again when mockscheduler brings its time."""
 import time
 
 from blocktools import (Key, OutPoint, Tx, TxIn, TxOut, P2WSH_TRUE, SCRIPT_TRUE, hash160,
@@ -51,6 +52,40 @@ class MempoolRelayTest(BitnodeTestFramework):
         wait_until(lambda: b.rpc("getrawmempool") == [], timeout=30, what="b's pool empty")
 
         self.test_python_peer(a)
+        self.test_unbroadcast(a, b)
+
+    def test_unbroadcast(self, a, b):
+        self.log("a transaction no peer asked for is announced again when its time comes "
+                 "(mockscheduler moves it forward)")
+        b.stop()
+        wait_until(lambda: a.rpc("getpeerinfo") == [], timeout=30, what="a alone")
+        tx = self.spend(self.coins[6], 1000)
+        a.rpc("sendrawtransaction", tx.hex())
+        assert_equal(a.rpc("getmempoolinfo")["unbroadcastcount"], 1)
+        peer = P2PConnection()
+        peer.connect(a.p2p_port)
+        peer.sync_with_ping()
+        time.sleep(6)  # beyond the 5 s inbound trickle: a new peer is not told by itself
+
+        def inv_of_tx():
+            for m in peer.messages:
+                if m.command == "inv" and any(h == tx.wtxid for _, h in m.inv):
+                    return m
+            return None
+        assert_true(inv_of_tx() is None, "not announced before the rebroadcast")
+        a.rpc("mockscheduler", 16 * 60)
+        peer.wait_for(inv_of_tx, timeout=30, desc="the rebroadcast inv")
+        self.log("once the peer fetched it, it is no longer unbroadcast")
+        mark = peer.log_index()
+        peer.send_getdata([(MSG_WTX, tx.wtxid)])
+        peer.wait_for("tx", since=mark, timeout=30)
+        wait_until(lambda: a.rpc("getmempoolinfo")["unbroadcastcount"] == 0, timeout=30,
+                   what="unbroadcast set emptied")
+        try:
+            a.rpc("mockscheduler", 3601)
+            raise AssertionError("mockscheduler 3601 accepted")
+        except Exception as e:
+            assert_true("between 1 and 3600" in str(e), str(e))
 
     def coinbase_of(self, node, h):
         cb = node.rpc("getblock", h, 2)["tx"][0]

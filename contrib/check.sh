@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it: install dependencies, build with each key-value
-# backend in its own tree (build/leveldb, build/bdb) and run every test there, then build
+# backend in its own tree (build/leveldb, build/rocksdb, build/lmdb, build/bdb) and run every
+# test there, then build
 # and test once more under AddressSanitizer + UndefinedBehaviorSanitizer, and the threaded
 # tests (check pool, signature cache) under ThreadSanitizer. Unit tests count
 # every case (TAP); functional tests count every test file. The last line is
@@ -8,14 +9,15 @@
 # for everything, and the exit status is non-zero if anything failed (a build that fails
 # counts as a failure of its configuration).
 #
-# Environment: JOBS (default 2), BITNODE_CHECK_CONFIGS (default "leveldb bdb asan"),
+# Environment: JOBS (default 2), BITNODE_CHECK_CONFIGS (default "leveldb rocksdb lmdb bdb
+# asan tsan"),
 # SKIP_DEPS=1 to skip the package step, BITNODE_BUILD_ROOT (default <repo>/build).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_ROOT=${BITNODE_BUILD_ROOT:-$ROOT/build}
 JOBS=${JOBS:-2}
-CONFIGS=${BITNODE_CHECK_CONFIGS:-leveldb bdb asan tsan}
+CONFIGS=${BITNODE_CHECK_CONFIGS:-leveldb rocksdb bdb asan tsan}
 # What ThreadSanitizer runs: the tests whose own code has threads (the check pool, also as
 # real blocks are connected in chainstate_tests; the signature cache shared by threads in
 # script_tests). Not kv_tests: Debian's LevelDB is not
@@ -58,10 +60,13 @@ for cfg in $CONFIGS; do
     case "$cfg" in
     leveldb) flags=(--with-backend=leveldb) ;;
     bdb) flags=(--with-backend=bdb) ;;
+    rocksdb) flags=(--with-backend=rocksdb) ;;
+    lmdb) flags=(--with-backend=lmdb) ;;
     asan) flags=(--with-backend=leveldb --enable-sanitizers=address,undefined) ;;
     tsan) flags=(--with-backend=leveldb --enable-sanitizers=thread) ;;
     *) echo "check: unknown configuration $cfg"; add "$cfg" build 0 1; continue ;;
     esac
+    cfg_start=$SECONDS
     echo "=== $cfg: configure ${flags[*]} --enable-werror"
     mkdir -p "$dir"
     if ! (cd "$dir" && "$ROOT/configure" --enable-werror "${flags[@]}" >configure.out 2>&1); then
@@ -105,6 +110,7 @@ for cfg in $CONFIGS; do
             add "$cfg" functional 0 1
         fi
     fi
+    echo "=== $cfg: done in $((SECONDS - cfg_start)) s"
 done
 
 echo
@@ -112,5 +118,6 @@ echo "=== summary"
 for line in "${summary[@]}"; do
     echo "$line"
 done
+echo "whole run: $SECONDS s"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ] && [ "$total_pass" -gt 0 ]

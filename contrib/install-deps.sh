@@ -7,7 +7,7 @@ set -euo pipefail
 PACKAGES=(
     build-essential autoconf automake libtool pkg-config
     libsecp256k1-dev libssl-dev libevent-dev libjansson-dev
-    libleveldb-dev libdb5.3-dev liblzma-dev
+    libleveldb-dev librocksdb-dev liblmdb-dev libdb5.3-dev liblzma-dev
     python3 xz-utils procps
 )
 

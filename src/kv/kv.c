@@ -17,10 +17,9 @@
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
-#if defined(USE_KV_LEVELDB) && defined(USE_KV_BDB)
-#error "define only one of USE_KV_LEVELDB and USE_KV_BDB (configure --with-backend=...)"
-#elif !defined(USE_KV_LEVELDB) && !defined(USE_KV_BDB)
-#error "define one of USE_KV_LEVELDB and USE_KV_BDB (configure --with-backend=...)"
+#if (defined(USE_KV_LEVELDB) + defined(USE_KV_BDB) + defined(USE_KV_ROCKSDB) +                     \
+     defined(USE_KV_LMDB)) != 1
+#error "define exactly one USE_KV_<backend> (configure --with-backend=...)"
 #endif
 
 #define MARKER_NAME "BACKEND"
@@ -55,8 +54,12 @@ void kv_options_init(struct kv_options *opt)
 
 const struct kv_ops *kv_default_ops(void)
 {
-#ifdef USE_KV_LEVELDB
+#if defined(USE_KV_LEVELDB)
     return &kv_leveldb_ops;
+#elif defined(USE_KV_ROCKSDB)
+    return &kv_rocksdb_ops;
+#elif defined(USE_KV_LMDB)
+    return &kv_lmdb_ops;
 #else
     return &kv_bdb_ops;
 #endif
@@ -202,14 +205,16 @@ int kv_batch_next(const struct kv_batch *b, size_t *pos, struct kv_batch_op *op)
 /* ---- the BACKEND marker ------------------------------------------------------------- */
 
 /* Files that only one persistent backend creates: how a store that lost its marker (or was
- * written before markers existed) is still recognized. Both backends are listed whichever
- * one is compiled, since the point is to recognize the other one. */
+ * written before markers existed) is still recognized. Every backend is listed whichever one
+ * is compiled, since the point is to recognize the others. RocksDB writes LevelDB's CURRENT
+ * too, so it is told apart by its OPTIONS-<number> files (guess_writer). */
 static const struct {
     const char *backend;
     const char *file;
 } signatures[] = {
-    {"leveldb", "CURRENT"},
+    {"lmdb", "data.mdb"},
     {"bdb", "data.db"},
+    {"leveldb", "CURRENT"},
 };
 
 /* Reads <dir>/BACKEND into name. Returns 0, RC_NOT_FOUND if absent, RC_IO otherwise. */
@@ -294,6 +299,38 @@ static int file_exists(const char *dir, const char *name)
     return ok;
 }
 
+/* 1 if dir holds a file whose name starts with prefix. */
+static int file_prefix_exists(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = strlen(prefix);
+    int found = 0;
+    if (!d) {
+        return 0;
+    }
+    while (!found && (e = readdir(d)) != NULL) {
+        found = strncmp(e->d_name, prefix, n) == 0;
+    }
+    closedir(d);
+    return found;
+}
+
+/* The backend whose files are in dir, or NULL if none is recognized. */
+static const char *guess_writer(const char *dir)
+{
+    for (size_t i = 0; i < ARRAY_LEN(signatures); i++) {
+        if (file_exists(dir, signatures[i].file)) {
+            if (strcmp(signatures[i].backend, "leveldb") == 0 &&
+                file_prefix_exists(dir, "OPTIONS-")) {
+                return "rocksdb";
+            }
+            return signatures[i].backend;
+        }
+    }
+    return NULL;
+}
+
 static void mismatch_error(const char *path, const char *writer, const char *built)
 {
     kv_set_error("%s was written by the %s backend; this bitnode was built with %s: rebuild "
@@ -344,12 +381,10 @@ static int marker_check(const struct kv_ops *ops, const char *path, const struct
         return rc;
     }
     /* No marker: recognize another backend's files before letting ours touch them. */
-    for (size_t i = 0; i < ARRAY_LEN(signatures); i++) {
-        if (strcmp(signatures[i].backend, ops->name) != 0 &&
-            file_exists(path, signatures[i].file)) {
-            mismatch_error(path, signatures[i].backend, ops->name);
-            return RC_BACKEND;
-        }
+    const char *writer = guess_writer(path);
+    if (writer && strcmp(writer, ops->name) != 0) {
+        mismatch_error(path, writer, ops->name);
+        return RC_BACKEND;
     }
     *need_marker = 1;
     return 0;

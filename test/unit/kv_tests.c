@@ -277,8 +277,10 @@ static void test_corruption_is_error(void)
     while (d && (e = readdir(d)) != NULL) {
         const char *n = e->d_name;
         size_t nl = strlen(n);
-        /* Data files only: leveldb tables, the bdb database past its first two pages. */
-        int is_table = nl > 4 && strcmp(n + nl - 4, ".ldb") == 0;
+        /* Data files only: leveldb and rocksdb tables, the bdb database past its first two
+         * pages. */
+        int is_table =
+            nl > 4 && (strcmp(n + nl - 4, ".ldb") == 0 || strcmp(n + nl - 4, ".sst") == 0);
         int is_bdb = strcmp(n, "data.db") == 0;
         char fp[1024];
         struct stat st;
@@ -478,6 +480,29 @@ static void test_binary_keys(void)
     expect_missing(kv, "a\0d", 3);
     expect_missing(kv, "\0\0\0\0", 4);
     CHECK_EQ_INT(count_entries(kv), ARRAY_LEN(keys));
+    /* The longest key allowed, and one byte shorter: both stored, the shorter first. */
+    {
+        uint8_t longk[KV_MAX_KEY_BYTES];
+        struct kv_iter *it = NULL;
+        size_t kl = 0;
+        memset(longk, 0xfe, sizeof(longk));
+        kv_batch_clear(b);
+        kv_batch_put(b, longk, sizeof(longk), "L", 1);
+        kv_batch_put(b, longk, sizeof(longk) - 1, "l", 1);
+        CHECK_EQ_INT(kv_write(kv, b, 0), 0);
+        expect_val(kv, longk, sizeof(longk), "L", 1);
+        expect_val(kv, longk, sizeof(longk) - 1, "l", 1);
+        CHECK_EQ_INT(kv_iter_new(kv, &it), 0);
+        CHECK_EQ_INT(kv_iter_seek(it, longk, 1), 0);
+        CHECK(kv_iter_valid(it));
+        kv_iter_key(it, &kl);
+        CHECK_EQ_INT(kl, sizeof(longk) - 1);
+        CHECK_EQ_INT(kv_iter_next(it), 0);
+        CHECK(kv_iter_valid(it));
+        CHECK_EQ_MEM(kv_iter_key(it, &kl), longk, sizeof(longk));
+        CHECK_EQ_INT(kl, sizeof(longk));
+        kv_iter_free(it);
+    }
     kv_batch_free(b);
     close_ok(kv);
 }
@@ -1189,6 +1214,18 @@ static void write_file(const char *dir, const char *name, const char *text)
     }
 }
 
+/* Each persistent backend and a file only it creates (kv.c recognizes a store by these when
+ * its marker is gone). RocksDB writes LevelDB's CURRENT as well, and its OPTIONS files. */
+static const struct {
+    const char *name;
+    const char *files[2];
+} foreign_files[] = {
+    {"leveldb", {"CURRENT", NULL}},
+    {"rocksdb", {"CURRENT", "OPTIONS-000005"}},
+    {"bdb", {"data.db", NULL}},
+    {"lmdb", {"data.mdb", NULL}},
+};
+
 static void test_backend_marker(void)
 {
     const char *other = strcmp(cur_name, "leveldb") == 0 ? "bdb" : "leveldb";
@@ -1234,15 +1271,25 @@ static void test_backend_marker(void)
     CHECK_EQ_STR((const char *)(text ? (char *)text : ""), want);
     free(text);
 
-    /* No marker but the other backend's files: refused too. */
+    /* No marker but another backend's files: refused too, naming that backend. */
     store_path(path, sizeof(path), "foreign");
-    rm_rf(path);
-    CHECK_EQ_INT(mkdir(path, 0755), 0);
-    write_file(path, strcmp(other, "leveldb") == 0 ? "CURRENT" : "data.db", "x");
-    rc = kv_open(&kv, cur_ops, path, NULL);
-    CHECK_EQ_INT(rc, RC_BACKEND);
-    snprintf(want, sizeof(want), "written by the %s backend", other);
-    CHECK(strstr(kv_last_error(NULL), want) != NULL);
+    for (size_t i = 0; i < ARRAY_LEN(foreign_files); i++) {
+        if (strcmp(foreign_files[i].name, cur_name) == 0) {
+            continue;
+        }
+        rm_rf(path);
+        CHECK_EQ_INT(mkdir(path, 0755), 0);
+        for (size_t j = 0; j < 2 && foreign_files[i].files[j]; j++) {
+            write_file(path, foreign_files[i].files[j], "x");
+        }
+        rc = kv_open(&kv, cur_ops, path, NULL);
+        CHECK_EQ_INT(rc, RC_BACKEND);
+        snprintf(want, sizeof(want), "written by the %s backend", foreign_files[i].name);
+        if (strstr(kv_last_error(NULL), want) == NULL) {
+            printf("# %s files: %s\n", foreign_files[i].name, kv_last_error(NULL));
+            CHECK(0);
+        }
+    }
     rm_rf(path);
 }
 
@@ -1542,8 +1589,8 @@ static void test_release_mapped(void)
         CHECK_EQ_U64(released, 0);
 #else
         if (strcmp(cur_name, "leveldb") == 0) {
-            printf("# pass %d: %zu bytes of table mappings released, RssFile %ld -> %ld kB\n",
-                   pass, released, before, after);
+            printf("# pass %d: %zu bytes of table mappings released, RssFile %ld -> %ld kB\n", pass,
+                   released, before, after);
             CHECK(released >= (size_t)N * VLEN / 2);
             CHECK(before - after >= (long)N * VLEN / 2 / 1024);
         } else {

@@ -9,6 +9,8 @@
 
 #include "crypto/siphash.h"
 #include "mempool/policy.h"
+#include "util/hex.h"
+#include "util/log.h"
 #include "util/random.h"
 #include "util/xmalloc.h"
 
@@ -745,6 +747,8 @@ struct mempool_entry *mempool_add(struct mempool *mp, struct mempool_entry *prot
 
 /* Takes e out of every index (links to parents and children dropped; neighbours' chunks are
  * left for the caller to recompute) and frees it. */
+static int unbroadcast_take(struct mempool *mp, const uint8_t txid32[32]);
+
 static void remove_one(struct mempool *mp, struct mempool_entry *e, enum mempool_removal why)
 {
     uint8_t key[36];
@@ -764,7 +768,13 @@ static void remove_one(struct mempool *mp, struct mempool_entry *e, enum mempool
             hmap_del(&mp->by_outpoint, key);
         }
     }
-    mempool_unbroadcast_remove(mp, e->tx.txid);
+    if (unbroadcast_take(mp, e->tx.txid)) {
+        /* Core's removeUnchecked, word for word (its tests wait for the line). */
+        char hex[65];
+        hex_encode_rev(hex, e->tx.txid, 32);
+        LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG, "Removed %s from set of unbroadcast txns%s", hex,
+            why == MEMPOOL_REMOVED_BLOCK ? " before confirmation that txn was sent out" : "");
+    }
     key_hash(key, e->tx.txid);
     hmap_del(&mp->by_txid, key);
     key_hash(key, e->tx.wtxid);
@@ -1294,16 +1304,24 @@ void mempool_unbroadcast_add(struct mempool *mp, const uint8_t txid32[32])
     pthread_mutex_unlock(&mp->ub_mu);
 }
 
-void mempool_unbroadcast_remove(struct mempool *mp, const uint8_t txid32[32])
+static int unbroadcast_take(struct mempool *mp, const uint8_t txid32[32])
 {
+    int found = 0;
     pthread_mutex_lock(&mp->ub_mu);
     for (size_t i = 0; i < mp->nub; i++) {
         if (memcmp(mp->ub[i], txid32, 32) == 0) {
             memcpy(mp->ub[i], mp->ub[--mp->nub], 32);
+            found = 1;
             break;
         }
     }
     pthread_mutex_unlock(&mp->ub_mu);
+    return found;
+}
+
+void mempool_unbroadcast_remove(struct mempool *mp, const uint8_t txid32[32])
+{
+    (void)unbroadcast_take(mp, txid32);
 }
 
 int mempool_unbroadcast_has(struct mempool *mp, const uint8_t txid32[32])

@@ -81,6 +81,16 @@ class MempoolRelayTest(BitnodeTestFramework):
         peer.wait_for("tx", since=mark, timeout=30)
         wait_until(lambda: a.rpc("getmempoolinfo")["unbroadcastcount"] == 0, timeout=30,
                    what="unbroadcast set emptied")
+        self.log("an unbroadcast transaction mined leaves the set with Core's log line")
+        tx2 = self.spend(self.coins[7], 1000)
+        a.rpc("sendrawtransaction", tx2.hex())
+        assert_equal(a.rpc("getmempoolinfo")["unbroadcastcount"], 1)
+        a.rpc("generatetoaddress", 1, self.addr)
+        assert_equal(a.rpc("getmempoolinfo")["unbroadcastcount"], 0)
+        line = ("Removed %s from set of unbroadcast txns before confirmation that txn was sent "
+                "out" % tx2.txid_hex)
+        wait_until(lambda: line in open(a.debug_log, errors="replace").read(), timeout=10,
+                   what="the removal logged")
         try:
             a.rpc("mockscheduler", 3601)
             raise AssertionError("mockscheduler 3601 accepted")

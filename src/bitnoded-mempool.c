@@ -141,6 +141,7 @@ static void on_disconnected(void *ctx, struct chainstate *cs, const struct block
 static void on_added(void *ctx, const struct mempool_entry *e)
 {
     struct node_pool *np = ctx;
+    chainstate_set_mempool_usage(np->cs, (size_t)mempool_usage(np->mp));
     if (!np->fe) {
         return;
     }
@@ -163,6 +164,9 @@ static void on_added(void *ctx, const struct mempool_entry *e)
 static void on_removed(void *ctx, const struct mempool_entry *e, enum mempool_removal why)
 {
     struct node_pool *np = ctx;
+    /* Called before e leaves the counts: its own usage is subtracted here. */
+    int64_t used = mempool_usage(np->mp) - mempool_entry_usage(e);
+    chainstate_set_mempool_usage(np->cs, used > 0 ? (size_t)used : 0);
     if (np->fe && why != MEMPOOL_REMOVED_BLOCK) {
         (void)fee_estimator_tx_removed(np->fe, NULL, e->tx.txid);
     }
@@ -218,8 +222,7 @@ static int load_call(struct chainstate *cs, void *ctx)
     struct load_call *c = ctx;
     struct mempool_load_stats st;
     char err[256];
-    int rc = mempool_load(c->mp, cs, c->path, chainstate_now(cs), 0, 1, 1, &st, err,
-                          sizeof(err));
+    int rc = mempool_load(c->mp, cs, c->path, chainstate_now(cs), 0, 1, 1, &st, err, sizeof(err));
     if (rc == RC_NOT_FOUND) {
         LOG_INFO("Failed to open mempool file. Continuing anyway.");
     } else if (rc) {

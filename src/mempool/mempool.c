@@ -265,6 +265,13 @@ int64_t mempool_usage(const struct mempool *mp)
     return mp->usage;
 }
 
+static int64_t entry_usage(const struct mempool_entry *e);
+
+int64_t mempool_entry_usage(const struct mempool_entry *e)
+{
+    return entry_usage(e);
+}
+
 int64_t mempool_total_fee(const struct mempool *mp)
 {
     return mp->total_fee;

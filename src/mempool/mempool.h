@@ -109,6 +109,8 @@ size_t mempool_count(const struct mempool *mp);
 int64_t mempool_total_vsize(const struct mempool *mp);
 /** Approximate memory the entries use (getmempoolinfo's "usage"). */
 int64_t mempool_usage(const struct mempool *mp);
+/** What entry e counts for in mempool_usage() (Core's DynamicMemoryUsage of one entry). */
+int64_t mempool_entry_usage(const struct mempool_entry *e);
 int64_t mempool_total_fee(const struct mempool *mp);
 /** The entries, in no particular order: borrowed, *n of them. */
 struct mempool_entry *const *mempool_entries(const struct mempool *mp, size_t *n);

@@ -9,8 +9,8 @@
 
 #include "blockstore/indexdb.h"
 #include "consensus/pow.h"
-#include "script/sigcheck.h"
 #include "script/sigcache.h"
+#include "script/sigcheck.h"
 #include "util/hex.h"
 #include "util/log.h"
 #include "util/rc.h"
@@ -30,6 +30,11 @@ int64_t chainstate_now(const struct chainstate *cs)
 void chainstate_set_mocktime(struct chainstate *cs, int64_t t)
 {
     atomic_store(&cs->mocktime, t);
+}
+
+void chainstate_set_mempool_usage(struct chainstate *cs, size_t bytes)
+{
+    atomic_store_explicit(&cs->mempool_used, bytes, memory_order_relaxed);
 }
 
 void chainstate_mark_dirty(struct chainstate *cs, struct block_index *e)
@@ -67,8 +72,8 @@ static void chain_set_tip(struct chainstate *cs, struct block_index *tip)
         cs->chain_cap = (size_t)(h + 1) * 2 + 64;
         cs->chain = xrealloc(cs->chain, cs->chain_cap * sizeof(*cs->chain));
     }
-    for (struct block_index *e = tip; e && (e->height > cs->tip_height || cs->chain[e->height] != e);
-         e = e->prev) {
+    for (struct block_index *e = tip;
+         e && (e->height > cs->tip_height || cs->chain[e->height] != e); e = e->prev) {
         cs->chain[e->height] = e;
     }
     cs->tip_height = h;
@@ -238,8 +243,8 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
     size_t total = opt->dbcache_bytes ? opt->dbcache_bytes : (size_t)450 << 20;
     size_t index_cache = total / 8 < ((size_t)2 << 20) ? total / 8 : (size_t)2 << 20;
     size_t rest = total - index_cache;
-    size_t coins_db_cache = rest / 2 < rest / 4 + ((size_t)8 << 20) ? rest / 2
-                                                                     : rest / 4 + ((size_t)8 << 20);
+    size_t coins_db_cache =
+        rest / 2 < rest / 4 + ((size_t)8 << 20) ? rest / 2 : rest / 4 + ((size_t)8 << 20);
     /* As Core: the unused part of the mempool's budget is the coins cache's too. */
     cs->coins_limit = rest - coins_db_cache + opt->mempool_bytes;
     cs->dbcache_total = total;
@@ -379,8 +384,8 @@ int chainstate_assume_scripts_valid(struct chainstate *cs, struct block_index *e
     if (u256_cmp(&best->chain_work, &cs->p->minimum_chain_work) < 0) {
         return 0;
     }
-    return pow_proof_equivalent_time(&best->chain_work, &e->chain_work, best->header.bits,
-                                     cs->p) > ASSUME_VALID_BURY_SECONDS;
+    return pow_proof_equivalent_time(&best->chain_work, &e->chain_work, best->header.bits, cs->p) >
+           ASSUME_VALID_BURY_SECONDS;
 }
 
 int chainstate_close(struct chainstate *cs)
@@ -444,8 +449,7 @@ int chainstate_close(struct chainstate *cs)
                  (unsigned long long)cs->counters.flushes, (double)cs->counters.flush_ns / 1e9,
                  hits + reads ? 100.0 * (double)hits / (double)(hits + reads) : 0.0,
                  (unsigned long long)hits, (unsigned long long)(hits + misses),
-                 (unsigned long long)reads,
-                 (unsigned long long)writes, (unsigned long long)deletes,
+                 (unsigned long long)reads, (unsigned long long)writes, (unsigned long long)deletes,
                  (double)cs->counters.max_gap_ns / 1e6, cs->counters.max_gap_height);
     }
     if (cs->ra && cs->counters.blocks_connected) {
@@ -457,9 +461,8 @@ int chainstate_close(struct chainstate *cs)
                  "%.2f s); %llu coins looked up in the store, %llu found, %llu put in the cache "
                  "(%llu sets dropped after a flush)",
                  (unsigned long long)nb, (double)ns / 1e9, (double)wait / 1e9,
-                 (unsigned long long)lookups,
-                 (unsigned long long)found, (unsigned long long)cs->ra_primed,
-                 (unsigned long long)cs->ra_stale);
+                 (unsigned long long)lookups, (unsigned long long)found,
+                 (unsigned long long)cs->ra_primed, (unsigned long long)cs->ra_stale);
     }
     readahead_free(cs->ra);
     readahead_coins_clear(&cs->ra_coins);
@@ -753,8 +756,8 @@ int chainstate_txindex_catch_up(struct chainstate *cs)
     if (!cs->txindex || !tip || cs->txindex_best == tip) {
         return RC_OK;
     }
-    struct block_index *from = cs->txindex_best ? block_index_fork_point(cs->txindex_best, tip)
-                                                : NULL;
+    struct block_index *from =
+        cs->txindex_best ? block_index_fork_point(cs->txindex_best, tip) : NULL;
     int32_t h = from ? from->height + 1 : 1; /* the genesis coinbase is not indexed */
     if (tip->height - h > 0) {
         LOG_INFO("txindex: indexing blocks %d to %d", h, tip->height);

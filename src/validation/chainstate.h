@@ -39,8 +39,8 @@ struct chainstate_options {
     const char *datadir;       /* the network's data directory; must exist */
     size_t dbcache_bytes;      /* -dbcache: coins cache and store caches together */
     size_t mempool_bytes;      /* -maxmempool: what of it the mempool does not use is the
-                                  coins cache's too (Core's rule; bitnode has no mempool
-                                  yet, so all of it) */
+                                  coins cache's too (Core's rule; the pool's usage comes
+                                  from chainstate_set_mempool_usage) */
     int reindex;               /* rebuild index and chainstate from our blk files */
     int reindex_chainstate;    /* rebuild the chainstate from the stored blocks */
     int64_t stop_at_height;    /* -stopatheight (0: none) */
@@ -206,6 +206,10 @@ int chainstate_in_ibd(struct chainstate *cs);
 /** setmocktime: the clock header time checks and initial block download read (0: the real
  *  time). Any thread. */
 void chainstate_set_mocktime(struct chainstate *cs, int64_t t);
+/** What the mempool uses now (its DynamicMemoryUsage): the coins cache may grow into the
+ *  rest of -maxmempool only (Core's rule). Any thread; the pool's owner calls it as the
+ *  pool changes. */
+void chainstate_set_mempool_usage(struct chainstate *cs, size_t bytes);
 /** Core's TestBlockValidity: block b (parsed, hashes filled) as a child of the tip, by every
  *  rule, the proof of work only when check_pow, connected into a scratch view.
  *  Returns 0 (valid), RC_INVALID with st ("inconclusive-not-best-prevblk" when its parent is

@@ -34,8 +34,9 @@ struct chainstate {
     char datadir[4096];
     char blocks_dir[4200];
     struct kv *index_kv, *coins_kv;
-    size_t coins_limit;
+    size_t coins_limit;   /* with all of -maxmempool: less what the pool uses (mempool_used) */
     size_t dbcache_total; /* -dbcache: coins cache + database caches */
+    _Atomic size_t mempool_used; /* the pool's usage, as its owner last reported it */
     /* Script checks (issue 7): the check pool and the signature cache its workers share. */
     struct checkqueue *checkq;
     struct sigcache *sigcache;

@@ -30,7 +30,11 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
      * are the page cache's, and would otherwise count against -dbcache as lookups and
      * compactions touch them. */
     kv_release_mapped(KV_MAPPED_RESIDENT_MAX);
-    int full = mem > cs->coins_limit;
+    /* Core's rule: the cache has -maxmempool's unused part, so what the pool uses is not
+     * the cache's (never more than the pool's whole budget). */
+    size_t pool = atomic_load_explicit(&cs->mempool_used, memory_order_relaxed);
+    size_t limit = cs->coins_limit - (pool < cs->opt.mempool_bytes ? pool : cs->opt.mempool_bytes);
+    int full = mem > limit;
     int periodic = mode >= FLUSH_PERIODIC && now - cs->last_flush_time >= FLUSH_INTERVAL_SECONDS;
     if (mode != FLUSH_ALWAYS && !full && !periodic) {
         return RC_OK;
@@ -86,7 +90,7 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
          * earlier best block, from which the blocks are connected again (a killed process
          * loses nothing: the kernel has the writes). At -dbcache=8 this saved 15%. */
         rc = coins_cache_sync(cs->coins, mode == FLUSH_ALWAYS,
-                              full ? cs->coins_limit / 100 * COINS_KEEP_PERCENT : SIZE_MAX);
+                              full ? limit / 100 * COINS_KEEP_PERCENT : SIZE_MAX);
         if (rc) {
             LOG_ERROR("flush: writing the chainstate: %s", kv_last_error(cs->coins_kv));
             return rc;
@@ -108,7 +112,6 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
     cs->counters.flush_ns += time_mono_ns() - t0;
     return RC_OK;
 }
-
 
 int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
 {

@@ -119,6 +119,54 @@ static void check_stats(struct chainstate *cs, json_t *obj, const char *field, c
 
 static json_t *expected_small, *expected_reorg;
 
+/* Core's rule for the coins cache: it may grow into the part of -maxmempool the pool does
+ * not use, and no further. With a 1 MiB -dbcache the cache is over its own share after the
+ * first block; 64 MB of unused pool space is room for all of regtest-small, but a full
+ * pool leaves it none, and the cache then flushes as it fills. */
+static uint64_t import_small_flushes(size_t pool_used)
+{
+    char path[4200];
+    struct import_stats ist;
+    struct chainstate *cs = NULL;
+    struct chainstate_counters c;
+    struct chainstate_options o = {
+        .params = chain_params_get("regtest"),
+        .datadir = datadir,
+        .dbcache_bytes = 1u << 20,
+        .mempool_bytes = 64u << 20,
+        .kv_ops = cur_ops,
+    };
+    char err[512] = "";
+    wipe();
+    CHECK_EQ_INT(chainstate_open(&cs, &o, err, sizeof(err)), RC_OK);
+    if (!cs) {
+        return 0;
+    }
+    chainstate_set_mempool_usage(cs, pool_used);
+    snprintf(path, sizeof(path), "%s/regtest-small/blk00000.dat", test_data_dir());
+    CHECK_EQ_INT(import_file(cs, path, &ist), RC_OK);
+    CHECK_EQ_INT(chainstate_tip(cs)->height, 1300);
+    chainstate_get_counters(cs, &c);
+    json_t *u = json_object_get(expected_small, "gettxoutsetinfo_tip");
+    check_stats(cs, json_object_get(u, "hash_serialized_3"), "hash_serialized_3",
+                pool_used ? "tip 1300, pool full" : "tip 1300, pool empty");
+    CHECK_EQ_INT(chainstate_close(cs), RC_OK);
+    return c.flushes;
+}
+
+static void test_mempool_share(void)
+{
+    uint64_t empty = import_small_flushes(0);
+    uint64_t full = import_small_flushes(64u << 20);
+    uint64_t over = import_small_flushes(200u << 20); /* counted as the pool's budget at most */
+    printf("# flushes importing regtest-small at -dbcache=1: pool empty %llu, full %llu, "
+           "over %llu\n",
+           (unsigned long long)empty, (unsigned long long)full, (unsigned long long)over);
+    CHECK(empty <= 1);
+    CHECK(full > 10);
+    CHECK_EQ_U64(over, full);
+}
+
 static void test_import_regtest_small(void)
 {
     char path[4200], tip[65];
@@ -292,7 +340,8 @@ static void test_reorg_files(void)
         if (i == 0) {
             /* The stale branch is kept: its tip is in the index with valid data. */
             uint8_t stale[32];
-            hex_decode_hash32_rev(stale, "7c28ae4359ccb840ea8f2e4af9a4201ca0ae0b327b66497803855734f845cfcf");
+            hex_decode_hash32_rev(
+                stale, "7c28ae4359ccb840ea8f2e4af9a4201ca0ae0b327b66497803855734f845cfcf");
             struct block_index *s = block_tree_find(chainstate_tree(cs), stale);
             CHECK(s != NULL);
             if (s) {
@@ -311,8 +360,10 @@ static void test_reorg_files(void)
             struct block_index *b151 = block_index_ancestor(tipe, 151);
             CHECK_EQ_INT(chainstate_invalidate_block(cs, b151->hash), RC_OK);
             tip_hex(cs, tip);
-            test_report(strcmp(tip, "7c28ae4359ccb840ea8f2e4af9a4201ca0ae0b327b66497803855734f845cfcf") == 0,
-                        "invalidateblock switches to the stale branch (tip %s)", tip);
+            test_report(
+                strcmp(tip, "7c28ae4359ccb840ea8f2e4af9a4201ca0ae0b327b66497803855734f845cfcf") ==
+                    0,
+                "invalidateblock switches to the stale branch (tip %s)", tip);
             CHECK_EQ_INT(chainstate_reconsider_block(cs, b151->hash), RC_OK);
             tip_hex(cs, tip);
             test_report(strcmp(tip, json_string_value(json_object_get(t, "hash"))) == 0,
@@ -444,6 +495,7 @@ int main(void)
         TEST(test_every_recorded_height);
         TEST(test_reorg_files);
         TEST(test_bad_block_data_reopens);
+        TEST(test_mempool_share);
         wipe();
     }
     rmdir(datadir);

@@ -5,11 +5,12 @@
 #include <time.h>
 
 #include "util/hex.h"
-#include "validation/block_check.h"
+#include "util/histo.h"
 #include "util/log.h"
 #include "util/rc.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
+#include "validation/block_check.h"
 #include "validation/chainstate_impl.h"
 #include "validation/txindex.h"
 
@@ -83,8 +84,7 @@ static int mark_descendant(void *ctx, struct block_index *e)
 static int best_valid_header(void *ctx, struct block_index *e)
 {
     struct block_index **best = ctx;
-    if (!block_index_failed(e) &&
-        (!*best || u256_cmp(&e->chain_work, &(*best)->chain_work) > 0)) {
+    if (!block_index_failed(e) && (!*best || u256_cmp(&e->chain_work, &(*best)->chain_work) > 0)) {
         *best = e;
     }
     return 0;
@@ -137,7 +137,6 @@ static void log_progress(struct chainstate *cs, int force)
     cs->last_log.txs = cs->counters.txs_connected;
 }
 
-
 /* The transaction index is written whenever the tip settles, so lookups see new blocks at
  * once. It may run ahead of the coins (entries of blocks not on the active chain are never
  * answered), but never ahead of the block files it points into. */
@@ -172,6 +171,7 @@ struct chainstate_pending {
     int failed; /* begun after its parent (chained) and found invalid: marked once the parent
                    is committed */
     uint64_t overlap_ns, overlap_pooled_ns; /* chainstate_add_overlap's, not yet counted */
+    uint64_t work_ns; /* the validation thread's time on it: begin, join and commit */
 };
 
 static void pending_free(struct chainstate_pending *s)
@@ -206,7 +206,8 @@ static int pending_begin(struct chainstate *cs, struct block_index *e, struct co
     vstate_init(&n->st);
     uint64_t t0 = time_mono_ns();
     rc = chainstate_block_begin(cs, e, &n->b, n->view, &n->undo, &n->st, &n->c);
-    cs->counters.connect_ns += time_mono_ns() - t0;
+    n->work_ns = time_mono_ns() - t0;
+    cs->counters.connect_ns += n->work_ns;
     if (rc && rc != RC_INVALID) {
         pending_free(n);
         return rc;
@@ -263,7 +264,12 @@ static int commit(struct chainstate *cs, struct chainstate_pending *s)
     }
     cs->counters.blocks_connected++;
     uint64_t now = time_mono_ns();
-    if (cs->counters.last_commit_ns && now - cs->counters.last_commit_ns > cs->counters.max_gap_ns) {
+    cs->last_gap_ns = cs->counters.last_commit_ns ? now - cs->counters.last_commit_ns : 0;
+    if (cs->counters.last_commit_ns) {
+        histo_add(&cs->gap_hist, cs->last_gap_ns);
+    }
+    if (cs->counters.last_commit_ns &&
+        now - cs->counters.last_commit_ns > cs->counters.max_gap_ns) {
         cs->counters.max_gap_ns = now - cs->counters.last_commit_ns;
         cs->counters.max_gap_height = e->height;
     }
@@ -420,8 +426,7 @@ static int begin_child_locked(struct chainstate *cs, struct chainstate_pending *
 {
     *out = NULL;
     struct block_index *best = target(cs);
-    if (!best || best->height <= s->e->height ||
-        block_index_ancestor(best, s->e->height) != s->e ||
+    if (!best || best->height <= s->e->height || block_index_ancestor(best, s->e->height) != s->e ||
         (cs->opt.stop_at_height && s->e->height >= cs->opt.stop_at_height)) {
         return RC_OK;
     }
@@ -489,13 +494,26 @@ int chainstate_connect_finish(struct chainstate *cs, struct chainstate_pending *
         if (n) {
             coins_cache_set_base(n->view, coins_cache_view(cs->coins)); /* s->view merged */
         }
-        cs->counters.connect_ns += time_mono_ns() - t0;
+        uint64_t commit_ns = time_mono_ns() - t0;
+        cs->counters.connect_ns += commit_ns;
         int every = cs->opt.flush_every_blocks;
+        uint64_t flush_before = cs->counters.flush_ns;
         if (rc == RC_OK) {
-            rc = chainstate_flush_locked(cs, every > 0 &&
-                                                     cs->counters.blocks_connected % every == 0
+            rc = chainstate_flush_locked(cs, every > 0 && cs->counters.blocks_connected % every == 0
                                                  ? FLUSH_ALWAYS
                                                  : FLUSH_PERIODIC);
+        }
+        if (rc == RC_OK) {
+            /* What the storage benchmark reads (contrib/bench/storage-matrix.sh): each
+             * block's own time on this thread, the gap since the block before it, and the
+             * flush it set off. */
+            uint64_t work = s->work_ns + join_ns + commit_ns;
+            histo_add(&cs->connect_hist, work);
+            LOG(LOG_CAT_BENCH, LOG_LVL_DEBUG,
+                "bench: block height=%d txs=%zu connect=%.3fms gap=%.3fms flush=%.3fms",
+                s->e->height, (size_t)s->b.tx_count, (double)work / 1e6,
+                (double)cs->last_gap_ns / 1e6,
+                (double)(cs->counters.flush_ns - flush_before) / 1e6);
         }
         if (rc == RC_OK) {
             log_progress(cs, 0);

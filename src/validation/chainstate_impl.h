@@ -11,6 +11,7 @@
 #include "blockstore/blockstore.h"
 #include "coins/undo.h"
 #include "primitives/block.h"
+#include "util/histo.h"
 #include "validation/chainstate.h"
 #include "validation/checkqueue.h"
 #include "validation/readahead.h"
@@ -37,6 +38,9 @@ struct chainstate {
     size_t coins_limit;   /* with all of -maxmempool: less what the pool uses (mempool_used) */
     size_t dbcache_total; /* -dbcache: coins cache + database caches */
     _Atomic size_t mempool_used; /* the pool's usage, as its owner last reported it */
+    /* Per-block timings for the close's summary (activate.c; the validation thread's). */
+    struct histo connect_hist, gap_hist;
+    uint64_t last_gap_ns; /* before the block committed last */
     /* Script checks (issue 7): the check pool and the signature cache its workers share. */
     struct checkqueue *checkq;
     struct sigcache *sigcache;

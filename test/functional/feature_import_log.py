@@ -12,11 +12,12 @@ gets a line saying it holds no block of this network.
 """
 
 import os
+import re
 import struct
 
 from blocktools import (REGTEST_GENESIS, REGTEST_GENESIS_TIME, REGTEST_MAGIC, ChainBuilder,
                         OutPoint, SCRIPT_TRUE, Tx, TxIn, TxOut, block_file_record)
-from framework import BitnodeTestFramework, assert_equal, assert_in, wait_until
+from framework import BitnodeTestFramework, assert_equal, assert_in, assert_true, wait_until
 
 MAIN_MAGIC = bytes.fromhex("f9beb4d9")
 
@@ -63,7 +64,7 @@ class ImportLogTest(BitnodeTestFramework):
             f.write(data)
 
         self.log("garbage and a bad record length are logged; block 6 counts as invalid")
-        node.start(["-loadblock=" + path])
+        node.start(["-loadblock=" + path, "-debug=bench"])
         log = self.wait_summary(node, 1)
         # The 9 garbage bytes, and the 5 non-zero bytes of the bad record's header (its
         # magic and length, passed over a byte at a time as Core does).
@@ -76,7 +77,19 @@ class ImportLogTest(BitnodeTestFramework):
         # descendants: 3 invalid (the summary used to leave block 6 out).
         assert_in("import: 8 records, 6 new blocks, 0 known, 3 invalid", log)
         assert_equal(node.rpc("getblockcount"), 5)
+        # -debug=bench: one line per connected block (the storage benchmark's timeline).
+        for height in range(1, 6):
+            assert_true(re.search(r"bench: block height=%d txs=1 connect=[0-9.]+ms "
+                                  r"gap=[0-9.]+ms flush=[0-9.]+ms" % height, log),
+                        "bench line of block %d" % height)
         node.stop()
+        log = open(node.debug_log, errors="replace").read()
+        # At the close, the per-block percentiles (the genesis block is connected too).
+        assert_true(re.search(r"block times: connect p50 [0-9.]+ ms, p90 [0-9.]+ ms, p99 "
+                              r"[0-9.]+ ms, max [0-9.]+ ms, mean [0-9.]+ ms over 6 blocks; "
+                              r"gap between blocks p50 [0-9.]+ ms, p99 [0-9.]+ ms, max "
+                              r"[0-9.]+ ms; flushes \d+, [0-9.]+ s in all", log),
+                    "the block times line")
 
         self.log("a file of another network: said so")
         other = os.path.join(self.tmpdir, "mainnet.dat")

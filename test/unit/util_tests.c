@@ -9,6 +9,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/hex.h"
+#include "util/histo.h"
 #include "util/rc.h"
 
 static void test_buf_grow(void)
@@ -76,8 +77,12 @@ struct compact_case {
 static void test_compact_roundtrip(void)
 {
     static const struct compact_case cases[] = {
-        {0, "00"},           {252, "fc"},           {253, "fdfd00"},
-        {0xffff, "fdffff"},  {0x10000, "fe00000100"}, {SER_MAX_SIZE, "fe00000002"},
+        {0, "00"},
+        {252, "fc"},
+        {253, "fdfd00"},
+        {0xffff, "fdffff"},
+        {0x10000, "fe00000100"},
+        {SER_MAX_SIZE, "fe00000002"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         struct buf b, want;
@@ -206,6 +211,28 @@ static void test_arena(void)
     arena_clear(&a); /* an empty arena clears too */
 }
 
+/* Percentiles within the buckets' 2% of the exact ones, the maximum exact. */
+static void test_histo(void)
+{
+    static struct histo h;
+    histo_init(&h);
+    CHECK_EQ_U64(histo_percentile(&h, 50), 0);
+    /* 1..10000 ms, each once: p50 is 5000 ms, p99 9900 ms. */
+    for (uint64_t ms = 1; ms <= 10000; ms++) {
+        histo_add(&h, ms * 1000000);
+    }
+    histo_add(&h, 0); /* below a microsecond: the first bucket */
+    CHECK_EQ_U64(h.n, 10001);
+    CHECK_EQ_U64(h.max_ns, 10000ull * 1000000);
+    uint64_t p50 = histo_percentile(&h, 50), p99 = histo_percentile(&h, 99);
+    CHECK(p50 >= 5000ull * 1000000 && p50 <= 5100ull * 1000000);
+    CHECK(p99 >= 9899ull * 1000000 && p99 <= 10000ull * 1000000);
+    CHECK_EQ_U64(histo_percentile(&h, 100), h.max_ns);
+    /* A huge sample lands in the last bucket and is still the exact maximum. */
+    histo_add(&h, UINT64_C(1) << 62);
+    CHECK_EQ_U64(histo_percentile(&h, 100), UINT64_C(1) << 62);
+}
+
 int main(void)
 {
     TEST(test_buf_grow);
@@ -215,5 +242,6 @@ int main(void)
     TEST(test_compact_rejects);
     TEST(test_varint);
     TEST(test_arena);
+    TEST(test_histo);
     return test_done();
 }

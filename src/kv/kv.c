@@ -539,6 +539,7 @@ void kv_iter_free(struct kv_iter *it)
 int kv_stats(struct kv *kv, struct kv_stats *out)
 {
     memset(out, 0, sizeof(*out));
+    out->compaction_seconds = -1;
     return kv->ops->stats(kv, out);
 }
 

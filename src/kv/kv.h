@@ -167,6 +167,7 @@ struct kv_stats {
     uint64_t disk_bytes;          /* bytes of the store's files (0 for mem) */
     uint64_t mem_bytes;           /* backend memory in use (caches, tables), approximate */
     uint64_t entries;             /* number of keys when the backend knows it cheaply, else 0 */
+    double compaction_seconds;    /* time spent compacting since open (LSM engines), else -1 */
     char text[KV_STATS_TEXT_LEN]; /* one line for logs: backend name and its counters */
 };
 

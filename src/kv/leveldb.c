@@ -314,6 +314,28 @@ static uint64_t ldb_property_u64(struct kv_ldb *db, const char *name)
     return n;
 }
 
+/* The seconds LevelDB spent compacting, from the Time(sec) column of "leveldb.stats" (one
+ * row per level that compacted: Level Files Size(MB) Time(sec) Read(MB) Write(MB)). -1 if
+ * unreadable. */
+static double ldb_compaction_seconds(struct kv_ldb *db)
+{
+    char *v = leveldb_property_value(db->db, "leveldb.stats");
+    double total = 0;
+    if (!v) {
+        return -1;
+    }
+    char *save = NULL;
+    for (char *line = strtok_r(v, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        int level;
+        double files, size, secs;
+        if (sscanf(line, " %d %lf %lf %lf", &level, &files, &size, &secs) == 4) {
+            total += secs;
+        }
+    }
+    leveldb_free(v);
+    return total;
+}
+
 static int ldb_stats(struct kv *kv, struct kv_stats *out)
 {
     struct kv_ldb *db = (struct kv_ldb *)kv;
@@ -333,12 +355,13 @@ static int ldb_stats(struct kv *kv, struct kv_stats *out)
             break;
         }
     }
+    out->compaction_seconds = ldb_compaction_seconds(db);
     snprintf(out->text, sizeof(out->text),
              "leveldb %s: %.1f MiB on disk, %.1f MiB memory (block cache %.1f MiB, write "
-             "buffer %.1f MiB), files per level %s",
+             "buffer %.1f MiB), files per level %s, compaction %.2f s",
              db->path, (double)out->disk_bytes / 1048576.0, (double)out->mem_bytes / 1048576.0,
              (double)db->block_cache_bytes / 1048576.0, (double)db->write_buffer_bytes / 1048576.0,
-             files);
+             files, out->compaction_seconds);
     return 0;
 }
 

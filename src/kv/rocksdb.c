@@ -345,6 +345,31 @@ static uint64_t rdb_property_u64(struct kv_rdb *db, const char *name)
     return n;
 }
 
+/* From "rocksdb.stats": the seconds spent compacting ("Cumulative compaction: ... N.N
+ * seconds") and writes stalled ("Cumulative stall: HH:MM:SS.SSS H:M:S"), since open. */
+static void rdb_compaction_stall(struct kv_rdb *db, double *compaction, double *stall)
+{
+    char *v = rocksdb_property_value(db->db, "rocksdb.stats");
+    *compaction = -1;
+    *stall = -1;
+    if (!v) {
+        return;
+    }
+    char *save = NULL;
+    for (char *line = strtok_r(v, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *p;
+        int h, m;
+        double s;
+        if (strncmp(line, "Cumulative compaction:", 22) == 0 && (p = strrchr(line, ','))) {
+            sscanf(p + 1, " %lf seconds", compaction);
+        } else if (strncmp(line, "Cumulative stall:", 17) == 0 &&
+                   sscanf(line + 17, " %d:%d:%lf", &h, &m, &s) == 3) {
+            *stall = h * 3600.0 + m * 60.0 + s;
+        }
+    }
+    rocksdb_free(v);
+}
+
 static int rdb_stats(struct kv *kv, struct kv_stats *out)
 {
     struct kv_rdb *db = (struct kv_rdb *)kv;
@@ -368,14 +393,18 @@ static int rdb_stats(struct kv *kv, struct kv_stats *out)
             break;
         }
     }
+    double stall;
+    rdb_compaction_stall(db, &out->compaction_seconds, &stall);
     snprintf(out->text, sizeof(out->text),
              "rocksdb %s: %.1f MiB on disk, %.1f MiB memory (block cache %.1f of %.1f MiB, "
              "memtables %.1f MiB, write buffer %.1f MiB), ~%llu keys, files per level %s, "
-             "compaction pending %.1f MiB, %llu running",
+             "compaction %.2f s, writes stalled %.3f s, compaction pending %.1f MiB, %llu "
+             "running",
              db->path, (double)out->disk_bytes / 1048576.0, (double)out->mem_bytes / 1048576.0,
              (double)cached / 1048576.0, (double)db->block_cache_bytes / 1048576.0,
              (double)memtables / 1048576.0, (double)db->write_buffer_bytes / 1048576.0,
              (unsigned long long)rdb_property_u64(db, "rocksdb.estimate-num-keys"), files,
+             out->compaction_seconds, stall,
              (double)rdb_property_u64(db, "rocksdb.estimate-pending-compaction-bytes") / 1048576.0,
              (unsigned long long)rdb_property_u64(db, "rocksdb.num-running-compactions"));
     return 0;

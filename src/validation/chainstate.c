@@ -452,6 +452,15 @@ int chainstate_close(struct chainstate *cs)
                  (unsigned long long)reads, (unsigned long long)writes, (unsigned long long)deletes,
                  (double)cs->counters.max_gap_ns / 1e6, cs->counters.max_gap_height);
     }
+    /* The stores as the close finds them (files per level, compaction time): what a
+     * storage benchmark reads. */
+    struct kv *stores[2] = {cs->index_kv, cs->coins_kv};
+    for (int i = 0; i < 2; i++) {
+        struct kv_stats st;
+        if (stores[i] && kv_stats(stores[i], &st) == RC_OK) {
+            LOG_INFO("kv %s: %s", i ? "chainstate" : "block index", st.text);
+        }
+    }
     if (cs->connect_hist.n) {
         /* Per-block times (the storage benchmark reads this line). */
         const struct histo *c = &cs->connect_hist, *g = &cs->gap_hist;

@@ -278,14 +278,15 @@ static void test_corruption_is_error(void)
         const char *n = e->d_name;
         size_t nl = strlen(n);
         /* Data files only: leveldb and rocksdb tables, the bdb database past its first two
-         * pages. */
+         * pages, the lmdb database past its two meta pages (4096 bytes each). */
         int is_table =
             nl > 4 && (strcmp(n + nl - 4, ".ldb") == 0 || strcmp(n + nl - 4, ".sst") == 0);
         int is_bdb = strcmp(n, "data.db") == 0;
+        int is_lmdb = strcmp(n, "data.mdb") == 0;
         char fp[1024];
         struct stat st;
         int fd;
-        if (!is_table && !is_bdb) {
+        if (!is_table && !is_bdb && !is_lmdb) {
             continue;
         }
         snprintf(fp, sizeof(fp), "%s/%s", path, n);
@@ -295,7 +296,7 @@ static void test_corruption_is_error(void)
             continue;
         }
         {
-            off_t start = is_bdb ? 2 * 8192 : 0;
+            off_t start = is_bdb ? 2 * 8192 : is_lmdb ? 2 * 4096 : 0;
             static uint8_t junk[4096];
             memset(junk, 0xa5, sizeof(junk));
             for (off_t off = start; off < st.st_size; off += (off_t)sizeof(junk)) {
@@ -1175,6 +1176,12 @@ static void test_stats_and_size(void)
     CHECK_EQ_INT(kv_stats(kv, &st), 0);
     printf("# %s\n", st.text);
     CHECK(strstr(st.text, cur_name) != NULL);
+    /* The LSM engines say how long they compacted; the others have no such thing. */
+    if (strcmp(cur_name, "leveldb") == 0 || strcmp(cur_name, "rocksdb") == 0) {
+        CHECK(st.compaction_seconds >= 0);
+    } else {
+        CHECK(st.compaction_seconds == -1);
+    }
     if (cur_ops == &kv_mem_ops) {
         CHECK_EQ_U64(st.disk_bytes, 0);
         CHECK_EQ_U64(st.entries, 20000);

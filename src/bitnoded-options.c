@@ -185,6 +185,9 @@ const struct arg_def bitnoded_options[] = {
      "file, set -nodebuglogfile)"},
     {"dbbatchsize", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Maximum database write batch size in bytes (default: 16777216)"},
+    {"dbbloombits", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
+     "Bloom filter bits per key in the block index and chainstate stores, for the LSM "
+     "backends (leveldb, rocksdb; 0 = no filter; default: 10, as Core's LevelDB)"},
     {"dbcrashratio", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Randomly crash while writing data at a given rate (0-32767, 0 = never; default: 0)"},
     {"testflushblocks", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",

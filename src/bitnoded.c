@@ -857,6 +857,11 @@ int main(int argc, char **argv)
         u256_from_hex(&n.custom_params.minimum_chain_work, padded);
         n.params = &n.custom_params;
     }
+    if (args_get_int(n.args, "dbbloombits", 10) < 0 ||
+        args_get_int(n.args, "dbbloombits", 10) > 64) {
+        init_error("-dbbloombits must be in 0-64");
+        goto out;
+    }
     if (args_get_int(n.args, "dbbatchsize", 0) < 0 ||
         args_get_int(n.args, "dbcrashratio", 0) < 0 ||
         args_get_int(n.args, "dbcrashratio", 0) > 32767) {
@@ -992,6 +997,10 @@ int main(int argc, char **argv)
             .par = script_threads(n.args),
             .sigcache_bytes = sigcache_bytes(n.args),
             .coins_batch_bytes = (size_t)args_get_int(n.args, "dbbatchsize", 0),
+            /* 0 in the option is no filter; 0 in the field is kv's default. */
+            .bloom_bits = args_get_int(n.args, "dbbloombits", 10)
+                              ? (int)args_get_int(n.args, "dbbloombits", 10)
+                              : -1,
             .db_crash_ratio = (uint32_t)args_get_int(n.args, "dbcrashratio", 0),
             .max_tip_age = args_get_int(n.args, "maxtipage", 24 * 60 * 60),
         };

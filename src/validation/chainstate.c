@@ -89,6 +89,9 @@ static int open_store(struct kv **kv, const struct chainstate *cs, const char *n
     struct kv_options o;
     kv_options_init(&o);
     o.cache_bytes = cache_bytes;
+    if (cs->opt.bloom_bits) {
+        o.bloom_bits_per_key = cs->opt.bloom_bits > 0 ? cs->opt.bloom_bits : 0;
+    }
     snprintf(path, sizeof(path), "%s/%s", cs->datadir, name);
     int rc = kv_open(kv, cs->opt.kv_ops, path, &o);
     if (rc) {

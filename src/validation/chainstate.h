@@ -54,6 +54,8 @@ struct chainstate_options {
     int assume_valid_set;        /* -assumevalid given: assume_valid replaces the chain's
                                     default (all zero: verify every script) */
     uint8_t assume_valid[32];    /* internal byte order */
+    int bloom_bits;              /* -dbbloombits: the stores' bloom filter bits per key; 0:
+                                    kv's default (10), negative: no filter */
     size_t coins_batch_bytes;    /* -dbbatchsize: a larger coins flush goes in parts (0:
                                     Core's 16 MiB) */
     uint32_t db_crash_ratio;     /* tests, -dbcrashratio: end the process after 1 in n parts

@@ -74,6 +74,7 @@ class ConfigTest(BitnodeTestFramework):
                                 "Invalid value for -rpcthreads: 'many' (expected an integer)")
         node.assert_start_fails(["-rpcport=70000"], "Invalid port specified in -rpcport: '70000'")
         node.assert_start_fails(["-port=0"], "Invalid port specified in -port: '0'")
+        node.assert_start_fails(["-dbbloombits=65"], "-dbbloombits must be in 0-64")
         node.assert_start_fails(["-testnet"], "Invalid combination of -regtest, -signet, "
                                 "-testnet, -testnet4 and -chain. Can use at most one.")
         node.assert_start_fails(["-debug=nosuch"], "Unsupported logging category -debug=nosuch.")

@@ -188,6 +188,9 @@ const struct arg_def bitnoded_options[] = {
     {"dbbloombits", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Bloom filter bits per key in the block index and chainstate stores, for the LSM "
      "backends (leveldb, rocksdb; 0 = no filter; default: 10, as Core's LevelDB)"},
+    {"dbchainstatemem", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
+     "Keep the chainstate store in memory (benchmarks only: it is lost at exit, and the next "
+     "start connects every block again; default: 0)"},
     {"dbcrashratio", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Randomly crash while writing data at a given rate (0-32767, 0 = never; default: 0)"},
     {"testflushblocks", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",

@@ -997,6 +997,7 @@ int main(int argc, char **argv)
             .par = script_threads(n.args),
             .sigcache_bytes = sigcache_bytes(n.args),
             .coins_batch_bytes = (size_t)args_get_int(n.args, "dbbatchsize", 0),
+            .coins_kv_ops = args_get_bool(n.args, "dbchainstatemem", false) ? &kv_mem_ops : NULL,
             /* 0 in the option is no filter; 0 in the field is kv's default. */
             .bloom_bits = args_get_int(n.args, "dbbloombits", 10)
                               ? (int)args_get_int(n.args, "dbbloombits", 10)

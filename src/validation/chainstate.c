@@ -82,6 +82,12 @@ static void chain_set_tip(struct chainstate *cs, struct block_index *tip)
     }
 }
 
+static const struct kv_ops *store_ops(const struct chainstate *cs, const char *name)
+{
+    return strcmp(name, "chainstate") == 0 && cs->opt.coins_kv_ops ? cs->opt.coins_kv_ops
+                                                                   : cs->opt.kv_ops;
+}
+
 static int open_store(struct kv **kv, const struct chainstate *cs, const char *name,
                       size_t cache_bytes, char *err, size_t err_len)
 {
@@ -93,7 +99,7 @@ static int open_store(struct kv **kv, const struct chainstate *cs, const char *n
         o.bloom_bits_per_key = cs->opt.bloom_bits > 0 ? cs->opt.bloom_bits : 0;
     }
     snprintf(path, sizeof(path), "%s/%s", cs->datadir, name);
-    int rc = kv_open(kv, cs->opt.kv_ops, path, &o);
+    int rc = kv_open(kv, store_ops(cs, name), path, &o);
     if (rc) {
         snprintf(err, err_len, "cannot open %s: %s", path, kv_last_error(NULL));
     }
@@ -104,7 +110,7 @@ static int destroy_store(const struct chainstate *cs, const char *name, char *er
 {
     char path[4200];
     snprintf(path, sizeof(path), "%s/%s", cs->datadir, name);
-    int rc = kv_destroy(cs->opt.kv_ops, path);
+    int rc = kv_destroy(store_ops(cs, name), path);
     if (rc) {
         snprintf(err, err_len, "cannot remove %s: %s", path, kv_last_error(NULL));
     }

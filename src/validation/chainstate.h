@@ -45,6 +45,8 @@ struct chainstate_options {
     int reindex_chainstate;    /* rebuild the chainstate from the stored blocks */
     int64_t stop_at_height;    /* -stopatheight (0: none) */
     const struct kv_ops *kv_ops; /* NULL: the configured backend */
+    const struct kv_ops *coins_kv_ops; /* the chainstate store's alone (NULL: kv_ops); the
+                                          storage benchmark's in-memory ceiling */
     int flush_every_blocks;      /* tests: flush after every n connected blocks (0: off) */
     int txindex;                 /* -txindex: keep indexes/txindex */
     int par;                     /* -par: script check threads, the validation thread

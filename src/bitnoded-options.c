@@ -191,6 +191,9 @@ const struct arg_def bitnoded_options[] = {
     {"dbchainstatemem", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Keep the chainstate store in memory (benchmarks only: it is lost at exit, and the next "
      "start connects every block again; default: 0)"},
+    {"dbbackgroundflush", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
+     "Write coins flushes that need not be synced on a thread of their own, so that block "
+     "connection goes on meanwhile (default: 0)"},
     {"dbcrashratio", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Randomly crash while writing data at a given rate (0-32767, 0 = never; default: 0)"},
     {"testflushblocks", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",

@@ -101,6 +101,15 @@ void coins_db_set_batch(struct coins_db *db, size_t batch_bytes, uint32_t crash_
  *  was writing (new32) and the one the store held before (old32; zero for a first flush).
  *  Returns 0 with both filled, RC_NOT_FOUND when the store is whole, or an error. */
 int coins_db_head_blocks(struct coins_db *db, uint8_t new32[32], uint8_t old32[32]);
+/** on: a flush that need not be synced is written by a thread of its own, and batch_write
+ *  returns once it is gathered (its records answer reads until the store has them all; see
+ *  coinsdb.c). Off by default. Set before the first write. */
+void coins_db_set_background(struct coins_db *db, int on);
+/** Waits for the flush being written in the background, if any. Returns 0, or the error it
+ *  failed with (every later write fails with it too). The thread that writes to db. */
+int coins_db_wait(struct coins_db *db);
+/** Nanoseconds the background writer spent writing, all flushes together. Any thread. */
+uint64_t coins_db_background_ns(const struct coins_db *db);
 /** Parts written (flushes that did not fit one batch, every part but the last). */
 uint64_t coins_db_parts(const struct coins_db *db);
 /** Counters since open: coins read, written, deleted, batches. */

@@ -79,7 +79,13 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
         cs->dirty[i]->stored = 1;
     }
     cs->ndirty = 0;
-    /* 3. The coins and the best block, atomically. */
+    /* 3. The coins and the best block, atomically. A flush that must be on disk when this
+     * returns (shutdown, RPC: a scan of the store follows) waits for the one still being
+     * written in the background, whatever the cache holds. */
+    if (mode == FLUSH_ALWAYS && (rc = coins_db_wait(cs->coins_db))) {
+        LOG_ERROR("flush: writing the chainstate: %s", rc_str(rc));
+        return rc;
+    }
     if (cs->tip_height >= 0) {
         coins_cache_set_best_block(cs->coins, cs->chain[cs->tip_height]->hash);
         /* The coins stay cached as clean entries (Core's Sync); only a cache over its limit

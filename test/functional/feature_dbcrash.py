@@ -13,7 +13,7 @@ import json
 import os
 import random
 
-from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
+from framework import BitnodeTestFramework, TestNode, assert_equal, assert_true, wait_until
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("BITNODE_SRCDIR") or os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -27,12 +27,24 @@ class DbCrashTest(BitnodeTestFramework):
         self.start_nodes_at_setup = False
 
     def run_test(self):
-        node = self.nodes[0]
         exp = json.load(open(os.path.join(SMALL, "expected.json")))
         tip = exp["tip"]
-        args = ["-loadblock=" + os.path.join(SMALL, "blk00000.dat"), "-dbcache=4",
-                "-testflushblocks=20", "-dbbatchsize=5000", "-dbcrashratio=20",
+        base = ["-loadblock=" + os.path.join(SMALL, "blk00000.dat"), "-dbcache=4",
                 "-stopatheight=%d" % tip["height"]]
+        self.log("forced flushes every 20 blocks, written on the validation thread")
+        self.crash_until_tip(self.nodes[0], base + ["-testflushblocks=20", "-dbbatchsize=5000",
+                                                    "-dbcrashratio=20"], exp)
+        self.log("flushes of a full cache (no mempool budget), written by the background "
+                 "writer")
+        node = TestNode(1, self.tmpdir)
+        self.nodes.append(node)
+        # A flush at every block (the cache is over its 1.75 MiB at once), in parts of 300
+        # bytes: crashes one part in 400.
+        self.crash_until_tip(node, base + ["-maxmempool=0", "-dbbackgroundflush=1",
+                                          "-dbbatchsize=300", "-dbcrashratio=400"], exp)
+
+    def crash_until_tip(self, node, args, exp):
+        tip = exp["tip"]
         self.log("import with crashes in the middle of flushes")
         crashes = starts = 0
         while starts < MAX_STARTS:

@@ -163,8 +163,9 @@ static void test_mempool_share(void)
            "over %llu\n",
            (unsigned long long)empty, (unsigned long long)full, (unsigned long long)over);
     CHECK(empty <= 1);
-    CHECK(full > 10);
-    CHECK_EQ_U64(over, full);
+    /* About one per block (1300); a periodic or final flush more or less with timing. */
+    CHECK(full > 1000);
+    CHECK(over > 1000);
 }
 
 static void test_import_regtest_small(void)

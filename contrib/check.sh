@@ -17,7 +17,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_ROOT=${BITNODE_BUILD_ROOT:-$ROOT/build}
 JOBS=${JOBS:-2}
-CONFIGS=${BITNODE_CHECK_CONFIGS:-leveldb rocksdb bdb asan tsan}
+CONFIGS=${BITNODE_CHECK_CONFIGS:-leveldb rocksdb lmdb bdb asan tsan}
 # What ThreadSanitizer runs: the tests whose own code has threads (the check pool, also as
 # real blocks are connected in chainstate_tests; the signature cache shared by threads in
 # script_tests). Not kv_tests: Debian's LevelDB is not

@@ -1001,7 +1001,7 @@ int main(int argc, char **argv)
             /* Off by default: measured, it saves the write but not the gathering, which
              * is most of a flush, and holds the whole flush in memory meanwhile
              * (doc/architecture.md, "How a flush stays crash-safe"). */
-            .foreground_flush = !args_get_bool(n.args, "dbbackgroundflush", false),
+            .background_flush = args_get_bool(n.args, "dbbackgroundflush", false),
             /* 0 in the option is no filter; 0 in the field is kv's default. */
             .bloom_bits = args_get_int(n.args, "dbbloombits", 10)
                               ? (int)args_get_int(n.args, "dbbloombits", 10)

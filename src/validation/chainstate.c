@@ -303,7 +303,7 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
     cs->ra = readahead_new(cs->blocks_dir, cs->p->magic);
     cs->coins_db = coins_db_new(cs->coins_kv);
     coins_db_set_batch(cs->coins_db, opt->coins_batch_bytes, opt->db_crash_ratio);
-    coins_db_set_background(cs->coins_db, !opt->foreground_flush);
+    coins_db_set_background(cs->coins_db, opt->background_flush);
     cs->coins = coins_cache_new(coins_db_view(cs->coins_db));
     /* A cache that must drop coins keeps a filter of those it holds (1/64 of its limit:
      * about 12 bits a coin), so that the reader thread reads only the others ahead. */

@@ -60,9 +60,10 @@ struct chainstate_options {
                                     kv's default (10), negative: no filter */
     size_t coins_batch_bytes;    /* -dbbatchsize: a larger coins flush goes in parts (0:
                                     Core's 16 MiB) */
-    int foreground_flush;        /* -dbbackgroundflush=0: write every coins flush on the
-                                    validation thread (else one that need not be synced is
-                                    written by a thread of its own: coins_db_set_background) */
+    int background_flush;        /* -dbbackgroundflush: a coins flush that need not be synced
+                                    is written by a thread of its own
+                                    (coins_db_set_background); 0, the default: every flush
+                                    on the validation thread */
     uint32_t db_crash_ratio;     /* tests, -dbcrashratio: end the process after 1 in n parts
                                     of a coins flush (0: never) */
     int64_t max_tip_age;         /* -maxtipage, seconds (0: Core's 24 hours) */

@@ -192,8 +192,9 @@ const struct arg_def bitnoded_options[] = {
      "Keep the chainstate store in memory (benchmarks only: it is lost at exit, and the next "
      "start connects every block again; default: 0)"},
     {"dbbackgroundflush", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
-     "Write coins flushes that need not be synced on a thread of their own, so that block "
-     "connection goes on meanwhile (default: 0)"},
+     "Write coins flushes that need not be synced from a frozen generation of the cache, on "
+     "a thread of their own, so that block connection goes on meanwhile; the cache may pass "
+     "-dbcache by up to half while one is written (default: 1)"},
     {"dbcrashratio", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Randomly crash while writing data at a given rate (0-32767, 0 = never; default: 0)"},
     {"testflushblocks", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",

@@ -15,21 +15,24 @@
  * 100-130; the figure -dbcache bounds is counted from what is allocated, not estimated.
  * Caches stacked on a cache share its hash key, so that a child never asks the kernel for
  * randomness and hands its parent the hash it already computed. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 
 #include "coins/view.h"
 #include "crypto/siphash.h"
 #include "util/check.h"
+#include "util/log.h"
 #include "util/rc.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 #define INLINE_MAX 34
 #define HUGE_BYTES ((size_t)2 << 20) /* a transparent huge page */
-#define MIN_SLOTS 256 /* a new or flushed cache's table (a power of two) */
+#define MIN_SLOTS 256                /* a new or flushed cache's table (a power of two) */
 
 /* Entry flags beyond COINS_DIRTY and COINS_FRESH. */
 enum { E_COINBASE = 4, E_HEAP = 8 };
@@ -41,8 +44,8 @@ struct centry {
     int64_t value; /* -1: spent */
     uint32_t h;    /* the outpoint's hash (its index slot's too) */
     uint8_t flags;
-    uint8_t slen;            /* the inline script's length, without E_HEAP */
-    uint8_t s[INLINE_MAX];   /* the script; with E_HEAP: its pointer and uint32 length */
+    uint8_t slen;          /* the inline script's length, without E_HEAP */
+    uint8_t s[INLINE_MAX]; /* the script; with E_HEAP: its pointer and uint32 length */
 };
 _Static_assert(sizeof(struct centry) == 88, "an entry is 88 bytes");
 /* A chunk is one huge page: random probes into a large cache then miss the TLB far less. */
@@ -73,9 +76,22 @@ struct coins_cache {
     /* The presence filter (coins_cache_may_have): one 64-bit word per outpoint, two bits
      * set in it; written by the owner only, read by any thread. */
     _Atomic uint64_t *_Atomic pres;
-    size_t pres_words;  /* a power of two, once allocated */
-    size_t pres_target; /* its size in bytes, once the cache first drops coins; 0: none */
+    size_t pres_words;   /* a power of two, once allocated */
+    size_t pres_target;  /* its size in bytes, once the cache first drops coins; 0: none */
     struct coin scratch; /* what coins_cache_get and cache_get hand out, borrowed */
+    /* The frozen generation (coins_cache_freeze): the entries as they were at the last
+     * freeze, read by this cache's lookups and by the writer thread, changed by nobody
+     * until the next freeze or sync drops it. NULL: none. */
+    struct coins_cache *frozen;
+    size_t frozen_mem;        /* coins_cache_memory(frozen), taken when it froze */
+    struct coins_cache *drop; /* the generation before, for the writer to free */
+    pthread_t writer;
+    int writer_running;      /* joined by the owner's thread */
+    _Atomic int writer_done; /* set by the writer as it ends */
+    int writer_rc;           /* the frozen generation's write: read after the join */
+    int pres_rebuild_due;    /* the writer rebuilds the presence filter from frozen */
+    uint64_t freezes;
+    _Atomic uint64_t writer_ns;
 };
 
 static const struct coins_view_ops coins_cache_ops;
@@ -324,7 +340,6 @@ static struct centry *insert_at(struct coins_cache *c, const struct outpoint *op
     return e;
 }
 
-
 /* Closes the gap left by emptying slot i. */
 static void slot_erase(struct coins_cache *c, size_t i)
 {
@@ -408,9 +423,20 @@ static void set_dirty(struct coins_cache *c, struct centry *e, uint8_t more)
 static int cache_get_h(struct coins_cache *c, const struct outpoint *op, uint32_t h,
                        struct coin *out);
 
-/* Reads op from the base into *out (borrowed from the base). */
+/* Reads op from the base into *out (borrowed from the base): from the frozen generation
+ * when it has op (it is the base's state then, written or about to be), else the base. */
 static int base_get(struct coins_cache *c, const struct outpoint *op, uint32_t h, struct coin *out)
 {
+    if (c->frozen) {
+        const struct centry *e = find(c->frozen, op, h, NULL); /* reads only */
+        if (e) {
+            if (e->value < 0) {
+                return RC_NOT_FOUND;
+            }
+            ecoin(e, out);
+            return RC_OK;
+        }
+    }
     if (c->base_cache) {
         return cache_get_h(c->base_cache, op, h, out);
     }
@@ -418,8 +444,8 @@ static int base_get(struct coins_cache *c, const struct outpoint *op, uint32_t h
 }
 
 /* op's entry, fetched from the base on a miss; NULL when nobody has the coin. */
-static int fetch(struct coins_cache *c, const struct outpoint *op, uint32_t h,
-                 struct centry **out, size_t *slot_out)
+static int fetch(struct coins_cache *c, const struct outpoint *op, uint32_t h, struct centry **out,
+                 size_t *slot_out)
 {
     struct coin coin;
     size_t si;
@@ -485,7 +511,11 @@ void coins_cache_set_base(struct coins_cache *c, struct coins_view *new_base)
 int coins_cache_peek(const struct coins_cache *c, const struct outpoint *op, struct coin *out,
                      int *cached)
 {
-    const struct centry *e = find(c, op, hash_of(c, op), NULL); /* reads only */
+    uint32_t h = hash_of(c, op);
+    const struct centry *e = find(c, op, h, NULL); /* reads only */
+    if (!e && c->frozen) {
+        e = find(c->frozen, op, h, NULL);
+    }
     *cached = e != NULL;
     if (!e || e->value < 0) {
         return RC_NOT_FOUND;
@@ -524,7 +554,7 @@ int coins_cache_prime(struct coins_cache *c, const struct outpoint *op, const st
 {
     uint32_t h = hash_of(c, op);
     size_t si;
-    if (find(c, op, h, &si)) {
+    if (find(c, op, h, &si) || (c->frozen && find(c->frozen, op, h, NULL))) {
         return 0; /* the cache knows better: a spend, or the coin already */
     }
     eset_coin(c, insert_at(c, op, h, si), coin); /* clean: what the base holds */
@@ -544,10 +574,9 @@ int coins_cache_spend(struct coins_cache *c, const struct outpoint *op, struct c
     }
     if (moved) {
         ecoin(e, moved);
-        moved->script_pubkey.data = moved->script_pubkey.len
-                                        ? xmemdup(moved->script_pubkey.data,
-                                                  moved->script_pubkey.len)
-                                        : NULL;
+        moved->script_pubkey.data =
+            moved->script_pubkey.len ? xmemdup(moved->script_pubkey.data, moved->script_pubkey.len)
+                                     : NULL;
     }
     if (e->flags & COINS_FRESH) {
         erase_entry(c, (size_t)(c->slots[si].i - 1), si); /* the base never saw it */
@@ -705,7 +734,7 @@ static int write_dirty(struct coins_cache *c, int sync)
         } else if (e->value < 0) {
             erase_entry(c, i, slot_of(c, i)); /* the last entry moved into i: look again */
         } else {
-            e->flags &= (uint8_t)~(COINS_DIRTY | COINS_FRESH);
+            e->flags &= (uint8_t) ~(COINS_DIRTY | COINS_FRESH);
             c->dirty--;
             i++;
         }
@@ -713,7 +742,6 @@ static int write_dirty(struct coins_cache *c, int sync)
     CHECK_ALWAYS(c->dirty == 0);
     return RC_OK;
 }
-
 
 /* What dropping e gives back: its entry, and its script when that is on the heap. */
 static size_t entry_cost(const struct centry *e)
@@ -795,10 +823,8 @@ static void evict_oldest(struct coins_cache *c, size_t keep_bytes)
     }
 }
 
-/* Sets the presence filter to the entries held (allocating it the first time): after
- * dropping coins, their bits would make readers skip coins the cache no longer has. A
- * reader meanwhile may miss bits: it then reads a coin the cache has, no harm. */
-static void pres_rebuild(struct coins_cache *c)
+/* Allocates the presence filter, empty, if it is not yet (the owner's thread). */
+static _Atomic uint64_t *pres_alloc(struct coins_cache *c)
 {
     _Atomic uint64_t *p = atomic_load_explicit(&c->pres, memory_order_relaxed);
     if (!p) {
@@ -810,18 +836,169 @@ static void pres_rebuild(struct coins_cache *c)
         c->pres_words = words;
         atomic_store_explicit(&c->pres, p, memory_order_release);
     }
+    return p;
+}
+
+/* Sets c's presence filter to the entries of src (c itself, or its frozen generation):
+ * after dropping coins, their bits would make readers skip coins the cache no longer has. A
+ * reader meanwhile may miss bits: it then reads a coin the cache has, no harm. */
+static void pres_fill(struct coins_cache *c, const struct coins_cache *src)
+{
+    _Atomic uint64_t *p = atomic_load_explicit(&c->pres, memory_order_relaxed);
     for (size_t w = 0; w < c->pres_words; w++) {
         atomic_store_explicit(&p[w], 0, memory_order_relaxed);
     }
-    for (size_t i = 0; i < c->count; i++) {
-        const struct centry *e = ent(c, i);
+    for (size_t i = 0; i < src->count; i++) {
+        const struct centry *e = ent(src, i);
         pres_set(c, e->txid, e->n);
     }
 }
 
+static void pres_rebuild(struct coins_cache *c)
+{
+    pres_alloc(c);
+    pres_fill(c, c);
+}
+
+/* ---- the frozen generation (coins_cache_freeze) ------------------------------------------ */
+
+/* The writer thread: frees the generation before, refills the presence filter, writes the
+ * frozen generation's changes to the store. It changes nothing the owner reads meanwhile:
+ * the frozen entries are only read, by both. */
+static void *frozen_write(void *arg)
+{
+    struct coins_cache *c = arg;
+    const struct coins_cache *f = c->frozen;
+    uint64_t t0 = time_mono_ns();
+    coins_cache_free(c->drop);
+    c->drop = NULL;
+    if (c->pres_rebuild_due) {
+        pres_fill(c, f);
+    }
+    struct dirty_cursor cur = {{dirty_next}, f, 0, NULL, 0, 0};
+    uint32_t *order = key_order(f, &cur.norder);
+    cur.order = order;
+    c->writer_rc = f->base->ops->batch_write(f->base, &cur.base, f->best, 0);
+    free(order);
+    if (c->writer_rc) {
+        LOG_ERROR("coins: writing the frozen generation: %s", kv_last_error(NULL));
+    }
+    atomic_fetch_add(&c->writer_ns, time_mono_ns() - t0);
+    atomic_store_explicit(&c->writer_done, 1, memory_order_release);
+    return NULL;
+}
+
+/* Waits for the frozen generation's write. Its error stays: every later write reports it. */
+static int frozen_wait(struct coins_cache *c)
+{
+    if (c->writer_running) {
+        pthread_join(c->writer, NULL);
+        c->writer_running = 0;
+    }
+    return c->writer_rc;
+}
+
+/* Waits for the frozen generation's write and drops the generation: the store has it all. */
+static int frozen_settle(struct coins_cache *c)
+{
+    int rc = frozen_wait(c);
+    if (rc == RC_OK && c->frozen) {
+        coins_cache_free(c->frozen);
+        c->frozen = NULL;
+        c->frozen_mem = 0;
+    }
+    return rc;
+}
+
+int coins_cache_freeze(struct coins_cache *c)
+{
+    CHECK_ALWAYS(!c->base_cache); /* over a store, not a cache */
+    int rc = frozen_wait(c);
+    if (rc) {
+        return rc;
+    }
+    uint8_t best[32];
+    if ((rc = coins_cache_best_block(c, best)) == RC_NOT_FOUND) {
+        memset(best, 0, 32);
+    } else if (rc) {
+        return rc;
+    }
+    /* The entries move as they are, tables and chunks (nothing is copied); this cache starts
+     * empty over them. */
+    struct coins_cache *f = xcalloc(1, sizeof(*f));
+    f->view.ops = &coins_cache_ops;
+    f->base = c->base;
+    f->k0 = c->k0;
+    f->k1 = c->k1;
+    f->chunks = c->chunks;
+    f->nchunks = c->nchunks;
+    f->chunks_cap = c->chunks_cap;
+    f->slots = c->slots;
+    f->nslots = c->nslots;
+    f->count = c->count;
+    f->dirty = c->dirty;
+    f->heap_bytes = c->heap_bytes;
+    memcpy(f->best, best, 32);
+    f->have_best = 1;
+    c->chunks = NULL;
+    c->nchunks = c->chunks_cap = 0;
+    c->nslots = MIN_SLOTS;
+    c->slots = table_new(c->nslots);
+    c->count = c->dirty = c->heap_bytes = 0;
+    /* The generation before is in the store: its coins leave the cache now (the writer
+     * frees them) and the presence filter is refilled from the new frozen one. */
+    c->drop = c->frozen;
+    c->pres_rebuild_due = c->drop && c->pres_target;
+    if (c->pres_rebuild_due) {
+        pres_alloc(c);
+    }
+    c->frozen = f;
+    c->frozen_mem = coins_cache_memory(f);
+    c->freezes++;
+    c->writer_rc = RC_OK;
+    atomic_store_explicit(&c->writer_done, 0, memory_order_relaxed);
+    if (pthread_create(&c->writer, NULL, frozen_write, c) != 0) {
+        frozen_write(c); /* no thread: written here */
+    } else {
+        c->writer_running = 1;
+    }
+    return RC_OK;
+}
+
+int coins_cache_wait(struct coins_cache *c)
+{
+    return frozen_wait(c);
+}
+
+int coins_cache_writing(const struct coins_cache *c)
+{
+    return c->writer_running &&
+           !atomic_load_explicit(&((struct coins_cache *)c)->writer_done, memory_order_acquire);
+}
+
+int coins_cache_drop_frozen(struct coins_cache *c)
+{
+    return frozen_settle(c);
+}
+
+size_t coins_cache_frozen_memory(const struct coins_cache *c)
+{
+    return c->frozen_mem;
+}
+
+void coins_cache_freeze_counters(const struct coins_cache *c, uint64_t *freezes,
+                                 uint64_t *writer_ns)
+{
+    *freezes = c->freezes;
+    *writer_ns = atomic_load(&((struct coins_cache *)c)->writer_ns);
+}
+
 int coins_cache_sync(struct coins_cache *c, int sync, size_t keep_bytes)
 {
-    int rc = write_dirty(c, sync);
+    int rc = frozen_settle(c);
+    if (rc == RC_OK) {
+        rc = write_dirty(c, sync);
+    }
     if (rc == RC_OK) {
         size_t before = c->count;
         if (keep_bytes == 0) {
@@ -846,8 +1023,8 @@ void coins_cache_keep_presence(struct coins_cache *c, size_t bytes)
 
 int coins_cache_may_have(const struct coins_cache *c, const struct outpoint *op)
 {
-    _Atomic uint64_t *p = atomic_load_explicit(&((struct coins_cache *)c)->pres,
-                                               memory_order_acquire);
+    _Atomic uint64_t *p =
+        atomic_load_explicit(&((struct coins_cache *)c)->pres, memory_order_acquire);
     if (!p) {
         return 0;
     }
@@ -879,8 +1056,8 @@ static int cache_batch_write(struct coins_view *v, struct coins_cursor *cur,
     struct coins_cache *c = (struct coins_cache *)v;
     struct coins_entry e;
     /* A child of our family has hashed each outpoint already, with our key. */
-    const struct dirty_cursor *dc = cur->next == dirty_next ? (const struct dirty_cursor *)cur
-                                                             : NULL;
+    const struct dirty_cursor *dc =
+        cur->next == dirty_next ? (const struct dirty_cursor *)cur : NULL;
     int same_key = dc && dc->c->k0 == c->k0 && dc->c->k1 == c->k1;
     while (cur->next(cur, &e)) {
         if (!(e.flags & COINS_DIRTY)) {
@@ -988,7 +1165,11 @@ void coins_cache_free(struct coins_cache *c)
     if (!c) {
         return;
     }
-    for (size_t i = 0; i < c->count; i++) {
+    (void)frozen_wait(c); /* a write that failed was reported by the next one, or is lost
+                             with the process: the store then replays from its marker */
+    coins_cache_free(c->frozen);
+    coins_cache_free(c->drop);
+    for (size_t i = 0; i < c->count && c->heap_bytes; i++) {
         escript_free(c, ent(c, i));
     }
     for (size_t i = 0; i < c->nchunks; i++) {
@@ -1014,12 +1195,12 @@ size_t coins_cache_memory(const struct coins_cache *c)
                       ? c->pres_words * sizeof(uint64_t)
                       : 0;
     return c->nchunks * CHUNK_BYTES + c->chunks_cap * sizeof(*c->chunks) +
-           c->nslots * sizeof(struct islot) + c->heap_bytes + pres;
+           c->nslots * sizeof(struct islot) + c->heap_bytes + pres + c->frozen_mem;
 }
 
 size_t coins_cache_count(const struct coins_cache *c)
 {
-    return c->count;
+    return c->count + (c->frozen ? c->frozen->count : 0);
 }
 
 size_t coins_cache_dirty_count(const struct coins_cache *c)

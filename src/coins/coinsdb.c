@@ -2,17 +2,9 @@
  * best-block marker, and while a flush is written in parts the head-blocks marker. Formats:
  * doc/files.md, "Chainstate".
  *
- * Writing in the background (coins_db_set_background): a flush that need not be synced is
- * gathered into its kv batches on the caller's thread, as always, and then handed to a writer
- * thread, and batch_write returns at once. Until the writer has written every part, the
- * gathered records are an overlay that every read consults before the store (a hash table
- * over the batches' own bytes: no copy), so the view's state is the flush's from the moment
- * batch_write returns, while the store catches up; the write epoch moves then too. The next
- * batch_write, a synced one, coins_db_wait and coins_db_free wait for the writer first, and
- * a write that failed is reported by them. A crash while the writer is busy is a crash in
- * the middle of a flush written in parts: the head-blocks marker (or the old best block)
- * tells the next open where to replay from, as for a synchronous one. */
-#include <pthread.h>
+ * Threads: batch_write may run on a thread of its own beside db_get on the owner's (a coins
+ * cache's frozen generation is written so, coins_cache_freeze): it keeps its buffers to
+ * itself, and the counters it moves are atomic. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,46 +13,21 @@
 #include "util/log.h"
 #include "util/random.h"
 #include "util/rc.h"
-#include "util/time.h"
 #include "util/xmalloc.h"
 
 #define BEST_BLOCK_KEY "B"
 #define HEAD_BLOCKS_KEY "H"
 
-/* A flush being written by the writer thread: its parts in order, and an index over their
- * records (open addressing by key hash; the last operation on a key wins). */
-struct ov_slot {
-    const uint8_t *key;
-    const uint8_t *val; /* NULL: deleted */
-    uint32_t klen, vlen;
-};
-
-struct pending {
-    struct kv_batch **parts;
-    size_t nparts;
-    struct ov_slot *slots;
-    size_t mask; /* slots - 1, a power of two less one */
-};
-
 struct coins_db {
     struct coins_view view; /* first: the view pointer is the db pointer */
     struct kv *kv;
-    /* The background writer (see the top). ov_lock guards pend against its release by the
-     * writer; has_pend lets a read skip the lock when there is none. */
-    int background;
-    pthread_rwlock_t ov_lock;
-    struct pending *pend;
-    _Atomic int has_pend;
-    pthread_t writer;
-    int writer_running;           /* joined by the thread that set it (the flushing one) */
-    int writer_rc;                /* the writer's result, read after the join */
-    _Atomic uint64_t bg_write_ns; /* time the writer spent writing, all flushes */
     struct buf val;
     struct buf spk;       /* the script db_get hands out, borrowed */
     size_t batch_bytes;   /* a flush larger than this is written in parts */
     uint32_t crash_ratio; /* tests (-dbcrashratio): 1 in n parts ends the process */
-    uint64_t reads, writes, deletes, batches;
-    _Atomic uint64_t parts; /* also counted by the writer */
+    uint64_t reads;       /* db_get's (the owner's thread) */
+    /* Counted by whichever thread writes, read by the owner. */
+    _Atomic uint64_t writes, deletes, batches, parts;
     _Atomic uint64_t epoch; /* odd while a batch is being written (coins_db_epoch) */
 };
 
@@ -69,53 +36,9 @@ static struct coins_db *db_of(struct coins_view *v)
     return (struct coins_db *)v;
 }
 
-static uint64_t ov_hash(const uint8_t *key, size_t klen)
-{
-    /* FNV-1a: the keys are outpoints (hashes) and the two markers; the table is only ever
-     * filled from the node's own flush, so nobody chooses them. */
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < klen; i++) {
-        h = (h ^ key[i]) * 1099511628211ull;
-    }
-    return h ^ (h >> 29);
-}
-
-/* The slot of key in p: the one holding it, or the empty one where it would go. */
-static struct ov_slot *ov_find(const struct pending *p, const uint8_t *key, size_t klen)
-{
-    for (size_t i = ov_hash(key, klen) & p->mask;; i = (i + 1) & p->mask) {
-        struct ov_slot *s = &p->slots[i];
-        if (!s->key || (s->klen == klen && memcmp(s->key, key, klen) == 0)) {
-            return s;
-        }
-    }
-}
-
-/* Reads key into val (appended) as the view holds it: from the flush being written if it
- * has the key, else from the store. Any thread. */
+/* Reads key into val (replacing what it held). Any thread. */
 static int db_kv_get(struct coins_db *db, struct buf *val, const uint8_t *key, size_t klen)
 {
-    if (atomic_load_explicit(&db->has_pend, memory_order_acquire)) {
-        pthread_rwlock_rdlock(&db->ov_lock);
-        if (db->pend) {
-            const struct ov_slot *s = ov_find(db->pend, key, klen);
-            if (s->key) {
-                int rc = RC_NOT_FOUND;
-                if (val) {
-                    buf_reset(val); /* replaced, or emptied, as kv_get does */
-                }
-                if (s->val) {
-                    if (val) {
-                        buf_append(val, s->val, s->vlen);
-                    }
-                    rc = RC_OK;
-                }
-                pthread_rwlock_unlock(&db->ov_lock);
-                return rc;
-            }
-        }
-        pthread_rwlock_unlock(&db->ov_lock);
-    }
     return kv_get(db->kv, val, key, klen);
 }
 
@@ -288,44 +211,6 @@ static void put_sorted(struct kv_batch *b, struct buf *part, struct rec *recs, s
     buf_reset(part);
 }
 
-static void pending_free(struct pending *p)
-{
-    if (!p) {
-        return;
-    }
-    for (size_t i = 0; i < p->nparts; i++) {
-        kv_batch_free(p->parts[i]);
-    }
-    free(p->parts);
-    free(p->slots);
-    free(p);
-}
-
-/* Indexes every operation of p's parts (a later one on a key wins). */
-static void pending_index(struct pending *p)
-{
-    size_t n = 0, cap = 16;
-    for (size_t i = 0; i < p->nparts; i++) {
-        n += kv_batch_count(p->parts[i]);
-    }
-    while (cap < 2 * n) {
-        cap *= 2; /* at most half full */
-    }
-    p->slots = xcalloc(cap, sizeof(*p->slots));
-    p->mask = cap - 1;
-    for (size_t i = 0; i < p->nparts; i++) {
-        const uint8_t *key, *val;
-        size_t pos = 0, klen, vlen;
-        while (kv_batch_read(p->parts[i], &pos, &key, &klen, &val, &vlen)) {
-            struct ov_slot *sl = ov_find(p, key, klen);
-            sl->key = key;
-            sl->klen = (uint32_t)klen;
-            sl->val = val;
-            sl->vlen = (uint32_t)vlen;
-        }
-    }
-}
-
 /* After each part but the last of a flush in parts: what -dbcrashratio asks for. */
 static void part_written(struct coins_db *db)
 {
@@ -341,99 +226,47 @@ static void part_written(struct coins_db *db)
     }
 }
 
-static void *writer_main(void *arg)
-{
-    struct coins_db *db = arg;
-    struct pending *p = db->pend;
-    uint64_t t0 = time_mono_ns();
-    int rc = RC_OK;
-    for (size_t i = 0; i < p->nparts && rc == RC_OK; i++) {
-        rc = kv_write(db->kv, p->parts[i], 0);
-        if (rc == RC_OK && i + 1 < p->nparts) {
-            part_written(db);
-        }
-    }
-    if (rc == RC_OK) {
-        pthread_rwlock_wrlock(&db->ov_lock);
-        db->pend = NULL;
-        atomic_store_explicit(&db->has_pend, 0, memory_order_release);
-        pthread_rwlock_unlock(&db->ov_lock);
-        pending_free(p);
-    } else {
-        /* The overlay stays: reads still see the flush; the next write reports this. */
-        LOG_ERROR("coins: writing a flush in the background: %s", kv_last_error(db->kv));
-    }
-    atomic_fetch_add(&db->bg_write_ns, time_mono_ns() - t0);
-    db->writer_rc = rc;
-    return NULL;
-}
-
-int coins_db_wait(struct coins_db *db)
-{
-    if (db->writer_running) {
-        pthread_join(db->writer, NULL);
-        db->writer_running = 0;
-    }
-    return db->writer_rc;
-}
-
-void coins_db_set_background(struct coins_db *db, int on)
-{
-    db->background = on != 0;
-}
-
-uint64_t coins_db_background_ns(const struct coins_db *db)
-{
-    return atomic_load(&((struct coins_db *)db)->bg_write_ns);
-}
-
-static void push_part(struct pending *p, size_t *cap, struct kv_batch *b)
-{
-    if (p->nparts == *cap) {
-        *cap = *cap ? 2 * *cap : 8;
-        p->parts = xrealloc(p->parts, *cap * sizeof(*p->parts));
-    }
-    p->parts[p->nparts++] = b;
-}
-
 static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const uint8_t best32[32],
                           int sync)
 {
     struct coins_db *db = db_of(v);
-    /* One flush at a time: the one being written goes first (and its error, if it failed,
-     * is this one's: the cache stays as it is). */
-    int rc = coins_db_wait(db);
-    if (rc) {
-        return rc;
-    }
-    /* Synchronous: each part written as soon as it is full (one part's memory at a time);
-     * in the background: all gathered, then handed to the writer. */
-    int stream = !db->background || sync;
-    struct pending *p = xcalloc(1, sizeof(*p));
-    size_t capparts = 0;
+    int rc = RC_OK;
+    /* Each part is written as soon as it is full: one part's memory at a time. */
     struct kv_batch *b = kv_batch_new();
     struct buf part; /* the records gathered for the part being built */
     struct rec *recs = NULL, *tmp = NULL;
     size_t nrecs = 0, caprecs = 0;
     size_t *counts = xmalloc((SORT_BUCKETS + 1) * sizeof(*counts));
-    uint64_t writes = 0, deletes = 0, t0 = time_mono_ns();
+    uint64_t writes = 0, deletes = 0;
     size_t bytes = 0;
     int parts = 0;
     uint8_t old[32], heads[64];
+    struct buf mk; /* the markers, read into a buffer of this call's own: this may run on
+                      a thread beside db_get's */
     buf_init(&part);
+    buf_init(&mk);
     atomic_fetch_add(&db->epoch, 1); /* odd: the store is changing */
     /* The block the store holds now: the old end of a flush written in parts (zero for the
      * first flush, as Core). */
-    int brc = db_best_block(v, old);
-    if (brc == RC_NOT_FOUND) {
+    int brc = db_kv_get(db, &mk, (const uint8_t *)BEST_BLOCK_KEY, 1);
+    if (brc == RC_OK) {
+        if (mk.len == 32) {
+            memcpy(old, mk.data, 32);
+        } else {
+            brc = RC_CORRUPT;
+        }
+    } else if (brc == RC_NOT_FOUND) {
         /* No best block: a first flush, or the replay of one cut short, which keeps that
          * flush's old end (Core's BatchWrite). */
-        uint8_t heads_new[32];
-        brc = coins_db_head_blocks(db, heads_new, old);
+        brc = db_kv_get(db, &mk, (const uint8_t *)HEAD_BLOCKS_KEY, 1);
         if (brc == RC_NOT_FOUND) {
             memset(old, 0, 32);
-        } else if (brc == RC_OK && memcmp(heads_new, best32, 32) != 0) {
+        } else if (brc == RC_OK && mk.len != 64) {
+            brc = RC_CORRUPT;
+        } else if (brc == RC_OK && memcmp(mk.data, best32, 32) != 0) {
             brc = RC_CORRUPT; /* a flush towards another block than the one cut short */
+        } else if (brc == RC_OK) {
+            memcpy(old, mk.data + 32, 32);
         }
     }
     if (brc && brc != RC_NOT_FOUND) {
@@ -486,15 +319,11 @@ static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const 
                 kv_batch_delete(b, BEST_BLOCK_KEY, 1);
                 kv_batch_put(b, HEAD_BLOCKS_KEY, 1, heads, 64);
             }
-            if (stream) {
-                if ((rc = kv_write(db->kv, b, 0))) {
-                    goto out;
-                }
-                part_written(db);
-                kv_batch_free(b);
-            } else {
-                push_part(p, &capparts, b);
+            if ((rc = kv_write(db->kv, b, 0))) {
+                goto out;
             }
+            part_written(db);
+            kv_batch_free(b);
             parts++;
             b = kv_batch_new();
             bytes = 0;
@@ -508,40 +337,19 @@ static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const 
         kv_batch_delete(b, HEAD_BLOCKS_KEY, 1);
     }
     kv_batch_put(b, BEST_BLOCK_KEY, 1, best32, 32);
-    if (stream) {
-        rc = kv_write(db->kv, b, sync);
-    } else {
-        push_part(p, &capparts, b);
-        b = NULL;
-        pending_index(p);
-        pthread_rwlock_wrlock(&db->ov_lock);
-        db->pend = p;
-        atomic_store_explicit(&db->has_pend, 1, memory_order_release);
-        pthread_rwlock_unlock(&db->ov_lock);
-        if (pthread_create(&db->writer, NULL, writer_main, db) != 0) {
-            /* No thread: written here instead, the overlay answering meanwhile. */
-            writer_main(db);
-        } else {
-            db->writer_running = 1;
-        }
-        p = NULL; /* the writer's now */
-        LOG(LOG_CAT_COINDB, LOG_LVL_DEBUG,
-            "coins: %llu writes and %llu deletes gathered in %.1f ms, written in the background",
-            (unsigned long long)writes, (unsigned long long)deletes,
-            (double)(time_mono_ns() - t0) / 1e6);
-    }
+    rc = kv_write(db->kv, b, sync);
 out:
     atomic_fetch_add(&db->epoch, 1); /* even again (also after a failed write) */
     kv_batch_free(b);
-    pending_free(p);
     buf_clear(&part);
+    buf_clear(&mk);
     free(recs);
     free(tmp);
     free(counts);
     if (rc == RC_OK) {
-        db->writes += writes;
-        db->deletes += deletes;
-        db->batches++;
+        atomic_fetch_add_explicit(&db->writes, writes, memory_order_relaxed);
+        atomic_fetch_add_explicit(&db->deletes, deletes, memory_order_relaxed);
+        atomic_fetch_add_explicit(&db->batches, 1, memory_order_relaxed);
     }
     return rc;
 }
@@ -555,7 +363,6 @@ static const struct coins_view_ops coins_db_ops = {
 struct coins_db *coins_db_new(struct kv *kv)
 {
     struct coins_db *db = xcalloc(1, sizeof(*db));
-    pthread_rwlock_init(&db->ov_lock, NULL);
     db->view.ops = &coins_db_ops;
     db->kv = kv;
     db->batch_bytes = COINS_DB_BATCH_BYTES;
@@ -575,9 +382,6 @@ void coins_db_free(struct coins_db *db)
     if (!db) {
         return;
     }
-    (void)coins_db_wait(db); /* its error, if any, was logged by the writer */
-    pending_free(db->pend);
-    pthread_rwlock_destroy(&db->ov_lock);
     buf_clear(&db->val);
     buf_clear(&db->spk);
     free(db);
@@ -597,7 +401,7 @@ void coins_db_counters(const struct coins_db *db, uint64_t *reads, uint64_t *wri
                        uint64_t *deletes, uint64_t *batches)
 {
     *reads = db->reads;
-    *writes = db->writes;
-    *deletes = db->deletes;
-    *batches = db->batches;
+    *writes = atomic_load_explicit(&((struct coins_db *)db)->writes, memory_order_relaxed);
+    *deletes = atomic_load_explicit(&((struct coins_db *)db)->deletes, memory_order_relaxed);
+    *batches = atomic_load_explicit(&((struct coins_db *)db)->batches, memory_order_relaxed);
 }

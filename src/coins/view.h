@@ -101,15 +101,6 @@ void coins_db_set_batch(struct coins_db *db, size_t batch_bytes, uint32_t crash_
  *  was writing (new32) and the one the store held before (old32; zero for a first flush).
  *  Returns 0 with both filled, RC_NOT_FOUND when the store is whole, or an error. */
 int coins_db_head_blocks(struct coins_db *db, uint8_t new32[32], uint8_t old32[32]);
-/** on: a flush that need not be synced is written by a thread of its own, and batch_write
- *  returns once it is gathered (its records answer reads until the store has them all; see
- *  coinsdb.c). Off by default. Set before the first write. */
-void coins_db_set_background(struct coins_db *db, int on);
-/** Waits for the flush being written in the background, if any. Returns 0, or the error it
- *  failed with (every later write fails with it too). The thread that writes to db. */
-int coins_db_wait(struct coins_db *db);
-/** Nanoseconds the background writer spent writing, all flushes together. Any thread. */
-uint64_t coins_db_background_ns(const struct coins_db *db);
 /** Parts written (flushes that did not fit one batch, every part but the last). */
 uint64_t coins_db_parts(const struct coins_db *db);
 /** Counters since open: coins read, written, deleted, batches. */
@@ -182,14 +173,41 @@ void coins_cache_set_best_block(struct coins_cache *c, const uint8_t hash32[32])
 int coins_cache_best_block(struct coins_cache *c, uint8_t hash32[32]);
 
 /** Writes every dirty entry and the best block to the base in one batch_write, then empties
- *  the cache. Returns 0, or the base's error (the cache is then unchanged). */
+ *  the cache (a frozen generation is waited for and dropped first, as by coins_cache_sync). Returns
+ * 0, or the base's error (the cache is then unchanged). */
 int coins_cache_flush(struct coins_cache *c, int sync);
 /** Writes every dirty entry and the best block to the base like coins_cache_flush, but keeps
  *  the coins: they stay as clean entries, and only while the cache holds more than
  *  keep_bytes are the oldest of them (lowest height first: young coins are the ones spent
- *  soon) dropped until it holds no more (SIZE_MAX: keep all, Core's Sync). Returns 0, or the
- *  base's error (the cache is then unchanged). */
+ *  soon) dropped until it holds no more (SIZE_MAX: keep all, Core's Sync). A frozen
+ *  generation is waited for and dropped first. Returns 0, or the base's error (the cache is
+ *  then unchanged but for its frozen generation's coins, dropped as they are stored). */
 int coins_cache_sync(struct coins_cache *c, int sync, size_t keep_bytes);
+/** Writes the cache's changes to its base without stopping the caller: the entries, as they
+ *  are, become the frozen generation, which a thread of the cache's own writes to the base
+ *  (one batch_write, not synced, with the best block) while the cache, empty again, goes on
+ *  over it: lookups read the frozen generation before the base, a fill copies from it. The
+ *  frozen generation is read, never changed, until the next freeze or sync, which first
+ *  waits for its write, then drops it (its coins leave the cache: the store has them), or
+ *  until coins_cache_drop_frozen. So the cache holds at most two generations. c's base must be a
+ * store (coins_db), which must take a write beside reads from c's thread. Returns 0, or the error
+ * the previous freeze's write failed with (then nothing changed, and every later write fails with
+ * it: the cache still answers as if it had been written). */
+int coins_cache_freeze(struct coins_cache *c);
+/** Waits for the frozen generation's write, if any. Returns 0 or its error. */
+int coins_cache_wait(struct coins_cache *c);
+/** 1 while the frozen generation is being written (0 once the writer is done, before
+ *  anyone waits for it). The owner's thread. */
+int coins_cache_writing(const struct coins_cache *c);
+/** Waits for the frozen generation's write, then drops the generation (its coins leave
+ *  the cache: the store has them). Returns 0 or the write's error (then nothing changed). */
+int coins_cache_drop_frozen(struct coins_cache *c);
+/** Bytes of the frozen generation (counted in coins_cache_memory too). */
+size_t coins_cache_frozen_memory(const struct coins_cache *c);
+/** Freezes so far, and the nanoseconds their writer thread spent (freeing the generation
+ *  before, and writing). */
+void coins_cache_freeze_counters(const struct coins_cache *c, uint64_t *freezes,
+                                 uint64_t *writer_ns);
 /** Drops clean entries (after a flush the cache is empty anyway). */
 void coins_cache_trim_clean(struct coins_cache *c);
 

@@ -176,20 +176,6 @@ void kv_batch_free(struct kv_batch *b)
     free(b);
 }
 
-int kv_batch_read(const struct kv_batch *b, size_t *pos, const uint8_t **key, size_t *key_len,
-                  const uint8_t **val, size_t *val_len)
-{
-    struct kv_batch_op op;
-    if (!kv_batch_next(b, pos, &op)) {
-        return 0;
-    }
-    *key = op.key;
-    *key_len = op.key_len;
-    *val = op.op == KV_OP_PUT ? op.val : NULL;
-    *val_len = op.op == KV_OP_PUT ? op.val_len : 0;
-    return 1;
-}
-
 int kv_batch_next(const struct kv_batch *b, size_t *pos, struct kv_batch_op *op)
 {
     const uint8_t *p;

@@ -128,11 +128,6 @@ void kv_batch_clear(struct kv_batch *b);
 size_t kv_batch_count(const struct kv_batch *b);
 /** The bytes of keys and values in the batch (to decide when to write a large one). */
 size_t kv_batch_bytes(const struct kv_batch *b);
-/** Reads the operation at *pos of b (start with *pos = 0) and advances *pos: *val is NULL
- *  for a delete. Pointers borrow from b (valid until it changes). Returns 1 while there was
- *  one, 0 at the end. */
-int kv_batch_read(const struct kv_batch *b, size_t *pos, const uint8_t **key, size_t *key_len,
-                  const uint8_t **val, size_t *val_len);
 /** Frees b. kv_batch_free(NULL) is a no-op. */
 void kv_batch_free(struct kv_batch *b);
 

@@ -538,9 +538,11 @@ int chainstate_connect_finish(struct chainstate *cs, struct chainstate_pending *
     return rc;
 }
 
-/* Puts the coins the reader thread read for b into the coins cache, if no flush has begun
- * since it read them (else the store may no longer hold them: a coin spent and flushed
- * since would come back). Then tells the reader whether to go on reading coins: while
+/* Puts the coins the reader thread read for b into the coins cache, if they were read
+ * after the store's last change that the cache no longer covers (coins_stable_epoch: else
+ * the store may no longer hold them, and a coin spent and flushed since would come back).
+ * A write still under way is one of the frozen generation's coins, which the cache has
+ * and so does not take from the reader. Then tells the reader whether to go on reading coins: while
  * blocks find a share of their coins in the store (read here or by the validation thread),
  * not when the cache holds them all. */
 static void prime_coins(struct chainstate *cs, const struct block *b)
@@ -548,7 +550,7 @@ static void prime_coins(struct chainstate *cs, const struct block *b)
     struct readahead_coins *rc = &cs->ra_coins;
     uint64_t primed = 0, reads, writes, deletes, batches;
     if (rc->n > 0) {
-        if ((rc->epoch & 1) == 0 && rc->epoch == coins_db_epoch(cs->coins_db)) {
+        if (rc->epoch >= cs->coins_stable_epoch) {
             pthread_rwlock_wrlock(&cs->lock); /* it fills the coins cache */
             for (size_t k = 0; k < rc->n; k++) {
                 primed += (uint64_t)coins_cache_prime(cs->coins, &rc->v[k].op, &rc->v[k].coin);

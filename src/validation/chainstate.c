@@ -303,7 +303,6 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
     cs->ra = readahead_new(cs->blocks_dir, cs->p->magic);
     cs->coins_db = coins_db_new(cs->coins_kv);
     coins_db_set_batch(cs->coins_db, opt->coins_batch_bytes, opt->db_crash_ratio);
-    coins_db_set_background(cs->coins_db, opt->background_flush);
     cs->coins = coins_cache_new(coins_db_view(cs->coins_db));
     /* A cache that must drop coins keeps a filter of those it holds (1/64 of its limit:
      * about 12 bits a coin), so that the reader thread reads only the others ahead. */
@@ -448,17 +447,19 @@ int chainstate_close(struct chainstate *cs)
                  block_tree_size(cs->tree));
     }
     if (cs->coins && cs->counters.blocks_connected) {
-        uint64_t hits, misses, reads, writes, deletes, batches;
+        uint64_t hits, misses, reads, writes, deletes, batches, freezes, frozen_ns;
         coins_cache_counters(cs->coins, &hits, &misses);
+        coins_cache_freeze_counters(cs->coins, &freezes, &frozen_ns);
         coins_db_counters(cs->coins_db, &reads, &writes, &deletes, &batches);
         /* The hit rate is of the coins that exist: a lookup of an outpoint nobody has (the
          * BIP30 check of each new output) misses by its nature. */
-        LOG_INFO("coins: %llu flushes in %.2f s (and %.2f s of writing in the background); "
-                 "cache hits %.1f%% (%llu of the coins looked "
+        LOG_INFO("coins: %llu flushes in %.2f s (%llu of them frozen generations, written "
+                 "in the background in %.2f s); cache hits %.1f%% (%llu of the coins looked "
                  "up, %llu lookups in all); store %llu reads, %llu writes, %llu deletes; "
                  "longest gap between two connected blocks %.1f ms (before height %d)",
                  (unsigned long long)cs->counters.flushes, (double)cs->counters.flush_ns / 1e9,
-                 (double)coins_db_background_ns(cs->coins_db) / 1e9, hits + reads ? 100.0 * (double)hits / (double)(hits + reads) : 0.0,
+                 (unsigned long long)freezes, (double)frozen_ns / 1e9,
+                 hits + reads ? 100.0 * (double)hits / (double)(hits + reads) : 0.0,
                  (unsigned long long)hits, (unsigned long long)(hits + misses),
                  (unsigned long long)reads, (unsigned long long)writes, (unsigned long long)deletes,
                  (double)cs->counters.max_gap_ns / 1e6, cs->counters.max_gap_height);

@@ -61,9 +61,9 @@ struct chainstate_options {
     size_t coins_batch_bytes;    /* -dbbatchsize: a larger coins flush goes in parts (0:
                                     Core's 16 MiB) */
     int background_flush;        /* -dbbackgroundflush: a coins flush that need not be synced
-                                    is written by a thread of its own
-                                    (coins_db_set_background); 0, the default: every flush
-                                    on the validation thread */
+                                    freezes the cache's entries, written by a thread of its
+                                    own while blocks connect (coins_cache_freeze); 0: every
+                                    flush written on the validation thread */
     uint32_t db_crash_ratio;     /* tests, -dbcrashratio: end the process after 1 in n parts
                                     of a coins flush (0: never) */
     int64_t max_tip_age;         /* -maxtipage, seconds (0: Core's 24 hours) */

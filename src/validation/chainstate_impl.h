@@ -95,6 +95,10 @@ struct chainstate {
     struct readahead_coins ra_coins; /* the coins it read for the block taken last */
     uint64_t ra_db_reads;            /* the store's reads when the last block was taken */
     uint64_t ra_primed, ra_stale;    /* its coins put in the cache; sets dropped (a flush) */
+    /* Coins read from the store at this write epoch or later are still what it holds,
+     * where the coins cache has no entry (its frozen generation included): the epoch after
+     * the last synchronous coins write, or at the last freeze (flush.c). */
+    uint64_t coins_stable_epoch;
     uint64_t prefetch_db_reads;      /* the store's reads after the last prefetch (accept.c) */
     struct {
         uint64_t inputs_checked, blocks_assumed_valid;

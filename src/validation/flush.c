@@ -23,6 +23,7 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
 {
     int64_t now = (int64_t)time(NULL); /* real time: flushes ignore setmocktime */
     size_t mem = coins_cache_memory(cs->coins);
+    int rc_drop;
     if (mem > cs->counters.coins_cache_peak) {
         cs->counters.coins_cache_peak = mem;
     }
@@ -34,7 +35,27 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
      * the cache's (never more than the pool's whole budget). */
     size_t pool = atomic_load_explicit(&cs->mempool_used, memory_order_relaxed);
     size_t limit = cs->coins_limit - (pool < cs->opt.mempool_bytes ? pool : cs->opt.mempool_bytes);
+    /* Written in the background (-dbbackgroundflush), the cache holds up to two
+     * generations: a frozen one, being written or written, and the one filling over it
+     * (coins_cache_freeze). Over the limit, a full cache is frozen whole; once its write is
+     * done, the frozen generation is dropped to make room, or, if the newer one has passed
+     * half the limit, the newer one is frozen in its place. While a write is under way the
+     * cache may pass its limit by half (the blocks connected meanwhile) before the
+     * next freeze waits for it. */
+    int gen = cs->opt.background_flush && mode != FLUSH_ALWAYS;
     int full = mem > limit;
+    if (gen && full && coins_cache_frozen_memory(cs->coins)) {
+        size_t young = mem - coins_cache_frozen_memory(cs->coins);
+        if (coins_cache_writing(cs->coins)) {
+            full = mem > limit + limit / 2;
+        } else if (young <= limit / 2) {
+            if ((rc_drop = coins_cache_drop_frozen(cs->coins))) {
+                LOG_ERROR("flush: writing the chainstate: %s", rc_str(rc_drop));
+                return rc_drop;
+            }
+            full = 0;
+        }
+    }
     int periodic = mode >= FLUSH_PERIODIC && now - cs->last_flush_time >= FLUSH_INTERVAL_SECONDS;
     if (mode != FLUSH_ALWAYS && !full && !periodic) {
         return RC_OK;
@@ -80,13 +101,18 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
     }
     cs->ndirty = 0;
     /* 3. The coins and the best block, atomically. A flush that must be on disk when this
-     * returns (shutdown, RPC: a scan of the store follows) waits for the one still being
-     * written in the background, whatever the cache holds. */
-    if (mode == FLUSH_ALWAYS && (rc = coins_db_wait(cs->coins_db))) {
-        LOG_ERROR("flush: writing the chainstate: %s", rc_str(rc));
-        return rc;
-    }
-    if (cs->tip_height >= 0) {
+     * returns (shutdown, RPC: a scan of the store follows) first waits for the frozen
+     * generation's write (coins_cache_sync does). */
+    if (gen && cs->tip_height >= 0) {
+        coins_cache_set_best_block(cs->coins, cs->chain[cs->tip_height]->hash);
+        if ((rc = coins_cache_freeze(cs->coins))) {
+            LOG_ERROR("flush: writing the chainstate: %s", rc_str(rc));
+            return rc;
+        }
+        /* The write just begun changes only the frozen coins, which the cache has; the
+         * ones before it are all in the store. */
+        cs->coins_stable_epoch = coins_db_epoch(cs->coins_db) & ~(uint64_t)1;
+    } else if (cs->tip_height >= 0) {
         coins_cache_set_best_block(cs->coins, cs->chain[cs->tip_height]->hash);
         /* The coins stay cached as clean entries (Core's Sync); only a cache over its limit
          * drops its oldest coins, down to COINS_KEEP_PERCENT of the limit, so that the
@@ -101,6 +127,7 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
             LOG_ERROR("flush: writing the chainstate: %s", kv_last_error(cs->coins_kv));
             return rc;
         }
+        cs->coins_stable_epoch = coins_db_epoch(cs->coins_db);
     }
     /* 4. The transaction index, behind the coins: if this is lost, it catches up. */
     if (cs->txindex && cs->tip_height >= 0) {

@@ -33,9 +33,10 @@ class DbCrashTest(BitnodeTestFramework):
                 "-stopatheight=%d" % tip["height"]]
         self.log("forced flushes every 20 blocks, written on the validation thread")
         self.crash_until_tip(self.nodes[0], base + ["-testflushblocks=20", "-dbbatchsize=5000",
-                                                    "-dbcrashratio=20"], exp)
-        self.log("flushes of a full cache (no mempool budget), written by the background "
-                 "writer")
+                                                    "-dbcrashratio=20",
+                                                    "-dbbackgroundflush=0"], exp)
+        self.log("flushes of a full cache (no mempool budget), frozen generations written by "
+                 "the cache's writer thread")
         node = TestNode(1, self.tmpdir)
         self.nodes.append(node)
         # A flush at every block (the cache is over its 1.75 MiB at once), in parts of 300

@@ -89,20 +89,20 @@ static int check_all(struct coins_cache *c)
     return bad;
 }
 
-/* background: the store's flushes written by its writer thread (small parts, so that a
- * flush has many and reads land while they are written); every read in between must see
- * each flush whole. */
-static void simulate(int background)
+/* frozen: the bottom cache is frozen instead of flushed, two times in three
+ * (coins_cache_freeze: its writer thread writes in small parts, so that reads land while
+ * they are written), and each coin it does not hold then is read from the store, which must
+ * already be right about it. */
+static void simulate_mode(int frozen)
 {
     struct kv *kv = NULL;
     CHECK_EQ_INT(kv_open(&kv, &kv_mem_ops, NULL, NULL), RC_OK);
     struct coins_db *db = coins_db_new(kv);
-    if (background) {
-        coins_db_set_background(db, 1);
+    if (frozen) {
         coins_db_set_batch(db, 2048, 0);
     }
     struct coins_cache *stack[5];
-    int depth = 1, bad = 0, flushes = 0, pushes = 0;
+    int depth = 1, bad = 0, flushes = 0, pushes = 0, freezes = 0, store_reads = 0;
     uint8_t best[32] = {1};
     stack[0] = coins_cache_new(coins_db_view(db));
     memset(ref, 0, sizeof(ref));
@@ -148,13 +148,36 @@ static void simulate(int background)
             coins_cache_free(top);
             depth--;
             flushes++;
+        } else if (frozen && depth == 1 && rnd() % 3 != 0) {
+            best[1]++;
+            coins_cache_set_best_block(top, best);
+            CHECK_EQ_INT(coins_cache_freeze(top), RC_OK);
+            freezes++;
+            /* The cache (with its frozen generation) or, where it has nothing, the store,
+             * whose write may be under way. */
+            for (int k = 0; k < 8; k++) {
+                struct coin c;
+                int cached, rc;
+                op_of(&op, (int)(rnd() % NTX), (int)(rnd() % NOUT));
+                int t2 = op.txid[0] | op.txid[1] << 8, n2 = (int)(op.n / 1000);
+                rc = coins_cache_peek(top, &op, &c, &cached);
+                if (!cached) {
+                    rc = coins_db_read(db, &op, &c);
+                    store_reads++;
+                }
+                bad += ref[t2][n2].live ? (rc != RC_OK || !coin_matches(&c, &ref[t2][n2]))
+                                        : rc != RC_NOT_FOUND;
+                if (rc == RC_OK) {
+                    coin_clear(&c);
+                }
+            }
         } else {
             best[1]++;
             coins_cache_set_best_block(top, best);
             CHECK_EQ_INT(coins_cache_flush(top, 0), RC_OK);
             flushes++;
             if (depth == 1) {
-                /* Straight from the store's view, the writer perhaps still busy. */
+                /* Straight from the store (a flush waits for a frozen generation's write). */
                 struct coin c;
                 int rc = coins_db_read(db, &op, &c);
                 bad += ref[t][n].live ? (rc != RC_OK || !coin_matches(&c, &ref[t][n]))
@@ -168,8 +191,12 @@ static void simulate(int background)
         }
     }
     CHECK_EQ_INT(bad, 0);
-    CHECK_EQ_INT(coins_db_wait(db), RC_OK);
     CHECK(flushes > 100 && pushes > 100);
+    if (frozen) {
+        printf("# frozen: %d freezes, %d reads from the store beside their writes\n", freezes,
+               store_reads);
+        CHECK(freezes > 100 && store_reads > 100);
+    }
     /* Everything down to the store, then a fresh cache over the store agrees. */
     while (depth > 0) {
         CHECK_EQ_INT(coins_cache_flush(stack[depth - 1], 1), RC_OK);
@@ -197,8 +224,8 @@ static void simulate(int background)
     }
     kv_iter_free(it);
     CHECK_EQ_INT(stored, live + 1);
-    if (background) {
-        printf("# background: %llu parts written by the writer thread\n",
+    if (frozen) {
+        printf("# frozen: %llu parts written by the writer thread\n",
                (unsigned long long)coins_db_parts(db));
         CHECK(coins_db_parts(db) > 100);
     }
@@ -208,12 +235,12 @@ static void simulate(int background)
 
 static void test_simulation(void)
 {
-    simulate(0);
+    simulate_mode(0);
 }
 
-static void test_simulation_background(void)
+static void test_simulation_frozen(void)
 {
-    simulate(1);
+    simulate_mode(1);
 }
 
 static void test_fresh_never_stored(void)
@@ -692,6 +719,115 @@ static void test_presence(void)
     kv_close(kv);
 }
 
+/* A frozen generation: the cache answers from it while its thread writes it, a spend or a
+ * new coin goes into the generation after it, a coin read ahead does not replace it, its
+ * memory counts until the next freeze drops it (the store then has it all), and the
+ * presence filter then holds the newer generation's coins, not the dropped ones. */
+static void test_freeze(void)
+{
+    enum { N = 20000 };
+    struct kv *kv = NULL;
+    static struct ref_coin r[N];
+    uint64_t reads, writes, deletes, batches, freezes, wns;
+    uint8_t best1[32] = {7}, best2[32] = {8}, got32[32];
+    CHECK_EQ_INT(kv_open(&kv, &kv_mem_ops, NULL, NULL), RC_OK);
+    struct coins_db *db = coins_db_new(kv);
+    coins_db_set_batch(db, 4096, 0); /* many parts: reads land beside them */
+    struct coins_cache *c = coins_cache_new(coins_db_view(db));
+    coins_cache_keep_presence(c, (size_t)N * 2);
+    struct outpoint op;
+    struct coin coin;
+    for (int t = 0; t < N; t++) {
+        op_of(&op, t % 256, t / 256 + 1);
+        make_coin(&coin, &r[t]);
+        CHECK_EQ_INT(coins_cache_add(c, &op, &coin, 0), RC_OK);
+    }
+    size_t mem1 = coins_cache_memory(c);
+    coins_cache_set_best_block(c, best1);
+    CHECK_EQ_INT(coins_cache_freeze(c), RC_OK);
+    CHECK(coins_cache_frozen_memory(c) == mem1);
+    CHECK(coins_cache_memory(c) >= mem1);
+    CHECK_EQ_INT(coins_cache_dirty_count(c), 0); /* the new generation's */
+    CHECK_EQ_INT(coins_cache_count(c), N);
+    /* Reads, a spend and new coins while the write may be under way. */
+    const struct coin *cp;
+    struct outpoint op0, opn;
+    op_of(&op0, 0, 1);
+    op_of(&opn, 300, 1); /* a txid of its own */
+    CHECK_EQ_INT(coins_cache_get(c, &op0, &cp), RC_OK);
+    CHECK(coin_matches(cp, &r[0]));
+    CHECK_EQ_INT(coins_cache_spend(c, &op0, NULL), RC_OK);
+    CHECK_EQ_INT(coins_cache_get(c, &op0, &cp), RC_NOT_FOUND);
+    struct ref_coin rn, rt;
+    make_coin(&coin, &rn);
+    CHECK_EQ_INT(coins_cache_add(c, &opn, &coin, 0), RC_OK);
+    struct outpoint opt;
+    op_of(&opt, 301, 1);
+    make_coin(&coin, &rt);
+    CHECK_EQ_INT(coins_cache_add(c, &opt, &coin, 0), RC_OK); /* created and spent: FRESH */
+    CHECK_EQ_INT(coins_cache_spend(c, &opt, NULL), RC_OK);
+    struct outpoint op1;
+    op_of(&op1, 1, 1);
+    struct coin other = coin;
+    other.value_sat = 1;
+    CHECK_EQ_INT(coins_cache_prime(c, &op1, &other), 0); /* the frozen one stays */
+    struct coin pk;
+    int cached;
+    CHECK_EQ_INT(coins_cache_peek(c, &op1, &pk, &cached), RC_OK);
+    CHECK(cached && coin_matches(&pk, &r[1]));
+    coin_clear(&pk);
+    CHECK_EQ_INT(coins_cache_peek(c, &op0, &pk, &cached), RC_NOT_FOUND);
+    CHECK(cached);
+    /* Its write done, the store has the generation and its best block. */
+    CHECK_EQ_INT(coins_cache_wait(c), RC_OK);
+    CHECK_EQ_INT(coins_cache_writing(c), 0);
+    CHECK_EQ_INT(coins_db_read(db, &op1, &pk), RC_OK);
+    CHECK(coin_matches(&pk, &r[1]));
+    coin_clear(&pk);
+    CHECK_EQ_INT(coins_db_read(db, &op0, &pk), RC_OK); /* its spend is the next one's */
+    coin_clear(&pk);
+    struct coins_cache *fresh = coins_cache_new(coins_db_view(db));
+    CHECK_EQ_INT(coins_cache_best_block(fresh, got32), RC_OK);
+    CHECK_EQ_MEM(got32, best1, 32);
+    coins_cache_free(fresh);
+    coins_db_counters(db, &reads, &writes, &deletes, &batches);
+    CHECK_EQ_U64(writes, N);
+    CHECK_EQ_U64(batches, 1);
+    /* The next freeze drops the written generation. */
+    coins_cache_set_best_block(c, best2);
+    CHECK_EQ_INT(coins_cache_freeze(c), RC_OK);
+    CHECK_EQ_INT(coins_cache_wait(c), RC_OK);
+    CHECK(coins_cache_count(c) < 10); /* a chunk each way: memory falls less */
+    CHECK(coins_cache_memory(c) < mem1);
+    coins_db_counters(db, &reads, &writes, &deletes, &batches);
+    CHECK_EQ_U64(writes, N + 1); /* opn; opt never reached the store */
+    CHECK_EQ_U64(deletes, 1);
+    CHECK_EQ_INT(coins_db_read(db, &op0, &pk), RC_NOT_FOUND);
+    CHECK_EQ_INT(coins_db_read(db, &opn, &pk), RC_OK);
+    CHECK(coin_matches(&pk, &rn));
+    coin_clear(&pk);
+    CHECK_EQ_INT(coins_cache_may_have(c, &opn), 1);
+    int still = 0;
+    for (int t = 1; t < N; t++) {
+        op_of(&op, t % 256, t / 256 + 1);
+        still += coins_cache_may_have(c, &op);
+        CHECK_EQ_INT(coins_cache_get(c, &op, &cp), RC_OK); /* from the store now */
+        CHECK(coin_matches(cp, &r[t]));
+    }
+    printf("# %d of %d dropped coins in the presence filter before each is read back\n", still,
+           N - 1);
+    CHECK(still < (N - 1) / 4);
+    coins_cache_freeze_counters(c, &freezes, &wns);
+    CHECK_EQ_U64(freezes, 2);
+    CHECK(wns > 0);
+    /* A sync drops the frozen generation too, and writes the rest. */
+    CHECK_EQ_INT(coins_cache_sync(c, 1, SIZE_MAX), RC_OK);
+    CHECK_EQ_INT(coins_cache_frozen_memory(c), 0);
+    coins_cache_free(c);
+    coins_db_free(db);
+    kv_close(kv);
+}
+
 /* A flush in many small parts, of coins in hash order and of one transaction with many
  * outputs (one sort bucket, keys of different lengths): every coin is in the store after,
  * once, and nothing else. */
@@ -820,7 +956,8 @@ static void test_flush_in_key_order(void)
 int main(void)
 {
     TEST(test_simulation);
-    TEST(test_simulation_background);
+    TEST(test_simulation_frozen);
+    TEST(test_freeze);
     TEST(test_fresh_never_stored);
     TEST(test_discarded_block_cache);
     TEST(test_failures_propagate);

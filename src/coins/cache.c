@@ -978,7 +978,12 @@ int coins_cache_writing(const struct coins_cache *c)
 
 int coins_cache_drop_frozen(struct coins_cache *c)
 {
-    return frozen_settle(c);
+    int had = c->frozen != NULL;
+    int rc = frozen_settle(c);
+    if (rc == RC_OK && had && c->pres_target) {
+        pres_rebuild(c); /* the dropped coins' bits go (made now if it was not yet) */
+    }
+    return rc;
 }
 
 size_t coins_cache_frozen_memory(const struct coins_cache *c)
@@ -995,12 +1000,13 @@ void coins_cache_freeze_counters(const struct coins_cache *c, uint64_t *freezes,
 
 int coins_cache_sync(struct coins_cache *c, int sync, size_t keep_bytes)
 {
+    int had_frozen = c->frozen != NULL;
     int rc = frozen_settle(c);
     if (rc == RC_OK) {
         rc = write_dirty(c, sync);
     }
     if (rc == RC_OK) {
-        size_t before = c->count;
+        size_t before = c->count + (size_t)had_frozen; /* a dropped generation counts */
         if (keep_bytes == 0) {
             clear_all(c);
         } else {

@@ -411,6 +411,12 @@ int kv_open(struct kv **out, const struct kv_ops *ops, const char *path,
             return rc;
         }
     }
+    /* The marker goes first: a process killed while the backend creates its first files
+     * (RocksDB writes LevelDB's CURRENT before its OPTIONS file) must find its own store
+     * again, not one that looks like another backend's. */
+    if (need_marker && (rc = marker_write(path, ops->name)) != 0) {
+        return rc;
+    }
     rc = ops->open(out, path, opt);
     if (rc != 0) {
         *out = NULL;
@@ -418,14 +424,6 @@ int kv_open(struct kv **out, const struct kv_ops *ops, const char *path,
     }
     CHECK_ALWAYS((*out)->ops == ops);
     (*out)->sync_all = opt->sync != 0;
-    if (need_marker) {
-        rc = marker_write(path, ops->name);
-        if (rc != 0) {
-            ops->close(*out);
-            *out = NULL;
-            return rc;
-        }
-    }
     return 0;
 }
 

@@ -510,7 +510,7 @@ const struct arg_def bitnoded_options[] = {
      "Deprecated setting to not accept transactions if any ancestor would have <n> or more "
      "in-mempool descendants (default: 25); replaced by cluster limits (see "
      "-limitclustercount) and only used by wallet for coin selection" ARG_REASON("replaced by cluster limits; only Core's wallet reads it")},
-    {"test", ARG_STRING | ARG_MULTI | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<option>",
+    {"test", ARG_STRING | ARG_MULTI | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<option>",
      "Pass a test-only option. Options include : addrman (use deterministic addrman), "
      "reindex_after_failure_noninteractive_yes (When asked for a reindex after failure "
      "interactively, simulate as-if answered with 'yes'), bip94 (enforce BIP94 consensus "

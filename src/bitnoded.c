@@ -652,6 +652,30 @@ static int start_net(struct node *n)
     if (rc == RC_OK && maxconn < 0) {
         maxconn = 0;
     }
+    /* -test=<option>: Core's test-only switches, on regtest only. */
+    int det_addrman = 0;
+    {
+        const char **tv = NULL;
+        size_t nt = args_get_list(a, "test", &tv);
+        if (rc == RC_OK && nt > 0 && strcmp(args_chain(a), "regtest") != 0) {
+            init_error("-test=<option> can only be used with regtest");
+            rc = RC_INVALID;
+        }
+        for (size_t i = 0; i < nt && rc == RC_OK; i++) {
+            if (strcmp(tv[i], "addrman") == 0) {
+                det_addrman = 1;
+            } else if (strcmp(tv[i], "reindex_after_failure_noninteractive_yes") == 0) {
+                /* nothing to do: the node never asks interactively */
+            } else if (strcmp(tv[i], "bip94") == 0) {
+                init_error("-test=bip94: not implemented yet");
+                rc = RC_INVALID;
+            } else {
+                init_error("Unrecognised option \"%s\" provided in -test=<option>.", tv[i]);
+                rc = RC_INVALID;
+            }
+        }
+        free(tv);
+    }
     if (rc == RC_OK && args_get_bool(a, "v2transport", false)) {
         LOG_INFO("-v2transport: BIP324 needs ElligatorSwift, which this libsecp256k1 lacks; "
                  "every connection uses the v1 transport");
@@ -689,6 +713,7 @@ static int start_net(struct node *n)
         };
         o.mempool = n->mempool;
         o.blocks_only = args_get_bool(n->args, "blocksonly", false);
+        o.deterministic_addrman = det_addrman;
         if (net_new(&n->net, &o, err, sizeof(err)) != RC_OK) {
             init_error("%s", err);
             rc = RC_IO;

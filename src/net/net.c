@@ -885,7 +885,12 @@ static void done_cb(evutil_socket_t fd, short what, void *arg)
                 }
             }
         }
+        int64_t peer_id = j->peer_id;
         sync_job_done(n, j);
+        p = net_find_peer(n, peer_id); /* the verdict may have disconnected it */
+        if (p && p->pending_jobs == 0 && p->n_deferred_pongs > 0 && !p->disconnect) {
+            sync_send_deferred_pongs(p);
+        }
     }
     submit_waiting(n);
     sync_schedule_downloads(n);
@@ -1791,7 +1796,7 @@ int net_new(struct net **out, const struct net_options *opt, char *err, size_t e
         snprintf(n->seednodes[i], sizeof(n->seednodes[i]), "%s", opt->seednode[i]);
     }
     n->n_seednodes = opt->n_seednode;
-    n->am = addrman_new(0);
+    n->am = addrman_new(opt->deterministic_addrman ? 1 : 0);
     load_addrs(n);
     n->start_time = net_now(n);
     n->next_addr_dump = n->start_time + 15 * 60;

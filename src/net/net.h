@@ -96,6 +96,7 @@ struct net_options {
     const char *user_agent_comment; /* -uacomment, joined by "; " (or NULL) */
     struct mempool *mempool;        /* borrowed: relayed transactions go to it (NULL: none) */
     int blocks_only;                /* -blocksonly: no transaction relay */
+    int deterministic_addrman;      /* -test=addrman: a fixed bucket key and PRNG seed */
 };
 
 /** Creates the service and binds its listening sockets (so a port in use fails start-up

@@ -116,6 +116,10 @@ struct peer {
     int pending_jobs;     /* validator jobs of this peer not yet handled */
     size_t pending_bytes; /* their payloads */
     unsigned read_paused; /* why reads are off: PAUSE_* bits */
+    /* Pings that came while the peer's jobs were out: answered, in order, once they are
+     * all handled, as Core answers a ping only after the messages before it. */
+    uint64_t deferred_pongs[8];
+    int n_deferred_pongs;
 
     /* Serving getdata, in order, while the send buffer has room. */
     struct net_inv *getdata;
@@ -133,7 +137,7 @@ struct net_job {
     struct net *net;
     int64_t peer_id;
     int is_block;
-    int is_tx; /* a transaction (txrelay.c's, larger struct) */
+    int is_tx;     /* a transaction (txrelay.c's, larger struct) */
     uint8_t *data; /* owned */
     size_t len;
     uint8_t hash[32];       /* block: its hash; headers: the last header's hash */
@@ -268,6 +272,8 @@ size_t net_send_buffered(const struct peer *p);
 void sync_on_connected(struct peer *p); /* outbound TCP connect done: send version */
 void sync_process_message(struct peer *p, const char *command, const uint8_t *payload, size_t len);
 void sync_job_done(struct net *n, struct net_job *j);
+/* Sends the pongs p's ping waited with (sync.c), once its jobs are all handled. */
+void sync_send_deferred_pongs(struct peer *p);
 void sync_tick(struct net *n);                      /* the timer: pings, timeouts, stalls, tips */
 void sync_peer_gone(struct net *n, struct peer *p); /* frees its in-flight blocks */
 void sync_serve_getdata(struct peer *p);            /* more of the getdata queue, while room */

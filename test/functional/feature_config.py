@@ -78,6 +78,8 @@ class ConfigTest(BitnodeTestFramework):
         node.assert_start_fails(["-testnet"], "Invalid combination of -regtest, -signet, "
                                 "-testnet, -testnet4 and -chain. Can use at most one.")
         node.assert_start_fails(["-debug=nosuch"], "Unsupported logging category -debug=nosuch.")
+        node.assert_start_fails(["-test=nosuch"],
+                                'Unrecognised option "nosuch" provided in -test=<option>.')
         node.assert_start_fails(["unexpected"], "Command line contains unexpected token 'unexpected'")
         node.assert_start_fails(["-assumevalid=xyz"], "Invalid assumevalid block hash "
                                 "specified (xyz), must be up to 64 hex digits (or 0 to disable)")

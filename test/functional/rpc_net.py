@@ -4,7 +4,9 @@ Python peers on loopback, with Core's fields, types, errors and messages.
 
 node0 runs with -connect=0 (it never dials the made-up addresses it hears of) and
 -whitelist=addr@127.0.0.1 (so that, as in Core, the addresses of an inbound Python peer are
-not rate-limited); node1 with -connect=0 and no permissions. Every result is checked
+not rate-limited) and -test=addrman (Core's deterministic address manager: which made-up
+addresses share a bucket slot does not change from run to run); node1 with -connect=0 and
+no permissions. Every result is checked
 against its declaration (-rpcdoccheck=1 in the framework's config).
 
 - getconnectioncount, getnetworkinfo (subversion, protocol version, local services, the
@@ -95,7 +97,7 @@ def local_addr(peer):
 
 class RPCNetTest(BitnodeTestFramework):
     num_nodes = 2
-    extra_args = [["-connect=0", "-whitelist=addr@127.0.0.1", "-debug=net"],
+    extra_args = [["-connect=0", "-whitelist=addr@127.0.0.1", "-debug=net", "-test=addrman"],
                   ["-connect=0", "-debug=net"]]
 
     # --- helpers

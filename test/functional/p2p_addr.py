@@ -45,7 +45,10 @@ class P2PAddrTest(BitnodeTestFramework):
                 return ("127.0.0.1", fetcher["port"])
             return None
         proxy = Socks5Server(route)
-        args = ["-proxy=127.0.0.1:%d" % proxy.port, "-listen=1", "-debug=net",
+        # -test=addrman: the address manager's bucket key is fixed, so whether two made-up
+        # addresses share a slot of the new table (and one is not kept) is the same in every
+        # run, not a 1-in-400 chance with a random key.
+        args = ["-proxy=127.0.0.1:%d" % proxy.port, "-listen=1", "-debug=net", "-test=addrman",
                 "-whitelist=addr@127.0.0.1",  # no addr rate limit for the test peers
                 "-maxtipage=2000000000"]
         node.start(args)
@@ -111,8 +114,14 @@ class P2PAddrTest(BitnodeTestFramework):
                                                                int(time.time()) - 60)
                                          for i in range(5)]))
         seed.wait_for_disconnect(timeout=30)
-        wait_until(lambda: node.rpc("getaddrmaninfo")["all_networks"]["total"] >= 5, timeout=10,
-                   what="the seed's addresses")
+        try:
+            wait_until(lambda: node.rpc("getaddrmaninfo")["all_networks"]["total"] >= 5,
+                       timeout=10, what="the seed's addresses")
+        except Exception:
+            with open(node.debug_log, errors="replace") as f:
+                said = [l.rstrip() for l in f if "addr" in l.lower()]
+            self.log("the node's addr lines:\n  " + "\n  ".join(said[-20:]))
+            raise
         seed.close()
         proxy.close()
 

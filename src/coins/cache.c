@@ -707,24 +707,37 @@ static uint32_t *key_order(const struct coins_cache *c, size_t *n_out)
 
 /* Writes the dirty entries and the best block to the base; then they are clean, and the
  * spent ones gone. */
-static int write_dirty(struct coins_cache *c, int sync)
+/* The best block of c, or 32 zero bytes if none is known yet. */
+static int best_or_zero(struct coins_cache *c, uint8_t best[32])
 {
-    uint8_t best[32];
     int rc = coins_cache_best_block(c, best);
     if (rc == RC_NOT_FOUND) {
         memset(best, 0, 32);
-    } else if (rc) {
-        return rc;
+        rc = RC_OK;
     }
-    struct dirty_cursor cur = {{dirty_next}, c, 0, NULL, 0, 0};
+    return rc;
+}
+
+/* Hands src's dirty entries and best to src's base in one batch (to a store in key order).
+ * Changes nothing in src, so the writer thread may call it on a frozen generation. */
+static int write_entries(const struct coins_cache *src, const uint8_t best[32], int sync)
+{
+    struct dirty_cursor cur = {{dirty_next}, src, 0, NULL, 0, 0};
     uint32_t *order = NULL;
-    if (c->base->ops != &coins_cache_ops) { /* a store, not a cache: in key order */
-        order = key_order(c, &cur.norder);
+    if (src->base->ops != &coins_cache_ops) {
+        order = key_order(src, &cur.norder);
         cur.order = order;
     }
-    rc = c->base->ops->batch_write(c->base, &cur.base, best, sync);
+    int rc = src->base->ops->batch_write(src->base, &cur.base, best, sync);
     free(order);
-    if (rc) {
+    return rc;
+}
+
+static int write_dirty(struct coins_cache *c, int sync)
+{
+    uint8_t best[32];
+    int rc = best_or_zero(c, best);
+    if (rc || (rc = write_entries(c, best, sync))) {
         return rc; /* the cache is as it was */
     }
     for (size_t i = 0; i < c->count && c->dirty;) {
@@ -875,11 +888,7 @@ static void *frozen_write(void *arg)
     if (c->pres_rebuild_due) {
         pres_fill(c, f);
     }
-    struct dirty_cursor cur = {{dirty_next}, f, 0, NULL, 0, 0};
-    uint32_t *order = key_order(f, &cur.norder);
-    cur.order = order;
-    c->writer_rc = f->base->ops->batch_write(f->base, &cur.base, f->best, 0);
-    free(order);
+    c->writer_rc = write_entries(f, f->best, 0);
     if (c->writer_rc) {
         LOG_ERROR("coins: writing the frozen generation: %s", kv_last_error(NULL));
     }
@@ -918,9 +927,7 @@ int coins_cache_freeze(struct coins_cache *c)
         return rc;
     }
     uint8_t best[32];
-    if ((rc = coins_cache_best_block(c, best)) == RC_NOT_FOUND) {
-        memset(best, 0, 32);
-    } else if (rc) {
+    if ((rc = best_or_zero(c, best))) {
         return rc;
     }
     /* The entries move as they are, tables and chunks (nothing is copied); this cache starts

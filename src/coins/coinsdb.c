@@ -36,18 +36,12 @@ static struct coins_db *db_of(struct coins_view *v)
     return (struct coins_db *)v;
 }
 
-/* Reads key into val (replacing what it held). Any thread. */
-static int db_kv_get(struct coins_db *db, struct buf *val, const uint8_t *key, size_t klen)
-{
-    return kv_get(db->kv, val, key, klen);
-}
-
 static int db_get(struct coins_view *v, const struct outpoint *op, struct coin *out)
 {
     struct coins_db *db = db_of(v);
     uint8_t key[COIN_KEY_MAX];
     size_t klen = coin_key(key, op);
-    int rc = db_kv_get(db, &db->val, key, klen);
+    int rc = kv_get(db->kv, &db->val, key, klen);
     if (rc) {
         return rc; /* RC_NOT_FOUND, or a store failure */
     }
@@ -60,7 +54,7 @@ int coins_db_read_buf(struct coins_db *db, const struct outpoint *op, struct coi
 {
     uint8_t key[COIN_KEY_MAX];
     size_t klen = coin_key(key, op);
-    int rc = db_kv_get(db, val, key, klen);
+    int rc = kv_get(db->kv, val, key, klen);
     if (rc) {
         return rc;
     }
@@ -78,7 +72,7 @@ int coins_db_read(struct coins_db *db, const struct outpoint *op, struct coin *o
     size_t klen = coin_key(key, op);
     struct buf val;
     buf_init(&val);
-    int rc = db_kv_get(db, &val, key, klen);
+    int rc = kv_get(db->kv, &val, key, klen);
     if (rc == RC_OK && coin_deserialize(out, val.data, val.len)) {
         rc = RC_CORRUPT;
     }
@@ -89,7 +83,7 @@ int coins_db_read(struct coins_db *db, const struct outpoint *op, struct coin *o
 static int db_best_block(struct coins_view *v, uint8_t hash32[32])
 {
     struct coins_db *db = db_of(v);
-    int rc = db_kv_get(db, &db->val, (const uint8_t *)BEST_BLOCK_KEY, 1);
+    int rc = kv_get(db->kv, &db->val, (const uint8_t *)BEST_BLOCK_KEY, 1);
     if (rc) {
         return rc;
     }
@@ -102,7 +96,7 @@ static int db_best_block(struct coins_view *v, uint8_t hash32[32])
 
 int coins_db_head_blocks(struct coins_db *db, uint8_t new32[32], uint8_t old32[32])
 {
-    int rc = db_kv_get(db, &db->val, (const uint8_t *)HEAD_BLOCKS_KEY, 1);
+    int rc = kv_get(db->kv, &db->val, (const uint8_t *)HEAD_BLOCKS_KEY, 1);
     if (rc) {
         return rc;
     }
@@ -248,7 +242,7 @@ static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const 
     atomic_fetch_add(&db->epoch, 1); /* odd: the store is changing */
     /* The block the store holds now: the old end of a flush written in parts (zero for the
      * first flush, as Core). */
-    int brc = db_kv_get(db, &mk, (const uint8_t *)BEST_BLOCK_KEY, 1);
+    int brc = kv_get(db->kv, &mk, (const uint8_t *)BEST_BLOCK_KEY, 1);
     if (brc == RC_OK) {
         if (mk.len == 32) {
             memcpy(old, mk.data, 32);
@@ -258,7 +252,7 @@ static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const 
     } else if (brc == RC_NOT_FOUND) {
         /* No best block: a first flush, or the replay of one cut short, which keeps that
          * flush's old end (Core's BatchWrite). */
-        brc = db_kv_get(db, &mk, (const uint8_t *)HEAD_BLOCKS_KEY, 1);
+        brc = kv_get(db->kv, &mk, (const uint8_t *)HEAD_BLOCKS_KEY, 1);
         if (brc == RC_NOT_FOUND) {
             memset(old, 0, 32);
         } else if (brc == RC_OK && mk.len != 64) {

@@ -215,7 +215,8 @@ static void run_cfg(const struct bench_cfg *cfg)
         exit(1);
     }
     {
-        int is_ldb = strcmp(kv_ops_name(cfg->ops), "leveldb") == 0;
+        int is_lsm = strcmp(kv_ops_name(cfg->ops), "leveldb") == 0 ||
+                     strcmp(kv_ops_name(cfg->ops), "rocksdb") == 0;
         char cache[16];
         if (persistent) {
             snprintf(cache, sizeof(cache), "%zu MiB", cfg->cache_mib);
@@ -224,7 +225,7 @@ static void run_cfg(const struct bench_cfg *cfg)
         }
         printf("| %-7s | %-5s | %-8s | %9llu | %9.0f | %9.0f | %9.0f | %8.2f | %9.0f | %8.1f | "
                "%7.0f |\n",
-               kv_ops_name(cfg->ops), is_ldb ? (cfg->bloom_bits ? "on" : "off") : "-", cache,
+               kv_ops_name(cfg->ops), is_lsm ? (cfg->bloom_bits ? "on" : "off") : "-", cache,
                (unsigned long long)n_keys, (double)n_keys / t_ins, (double)n_reads / t_hit,
                (double)n_reads / t_miss, n_scans ? t_scan * 1000.0 / (double)n_scans : 0.0,
                (double)n_deletes / t_del, (double)disk / 1048576.0, (double)ru.ru_maxrss / 1024.0);
@@ -292,7 +293,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(which, "default") == 0 || strcmp(which, "all") == 0) {
         const struct kv_ops *d = kv_default_ops();
-        if (strcmp(kv_backend_name(), "leveldb") == 0) {
+        /* The LSM engines have a bloom filter to try; LMDB and BDB have none. */
+        if (strcmp(kv_backend_name(), "leveldb") == 0 ||
+            strcmp(kv_backend_name(), "rocksdb") == 0) {
             cfgs[n++] = (struct bench_cfg){d, 10, 8};
             cfgs[n++] = (struct bench_cfg){d, 0, 8};
             cfgs[n++] = (struct bench_cfg){d, 10, 64};

@@ -983,6 +983,18 @@ int coins_cache_writing(const struct coins_cache *c)
            !atomic_load_explicit(&((struct coins_cache *)c)->writer_done, memory_order_acquire);
 }
 
+int coins_cache_writing_after(const struct coins_cache *c, int64_t max_ms)
+{
+    int64_t deadline = time_mono_us() + max_ms * 1000;
+    while (coins_cache_writing(c)) {
+        if (time_mono_us() >= deadline) {
+            return 1;
+        }
+        time_sleep_ms(1);
+    }
+    return 0;
+}
+
 int coins_cache_drop_frozen(struct coins_cache *c)
 {
     int had = c->frozen != NULL;

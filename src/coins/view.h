@@ -199,6 +199,9 @@ int coins_cache_wait(struct coins_cache *c);
 /** 1 while the frozen generation is being written (0 once the writer is done, before
  *  anyone waits for it). The owner's thread. */
 int coins_cache_writing(const struct coins_cache *c);
+/** As coins_cache_writing, after waiting up to max_ms for the write to end (polling each
+ *  millisecond). The owner's thread. */
+int coins_cache_writing_after(const struct coins_cache *c, int64_t max_ms);
 /** Waits for the frozen generation's write, then drops the generation (its coins leave
  *  the cache: the store has them). Returns 0 or the write's error (then nothing changed). */
 int coins_cache_drop_frozen(struct coins_cache *c);

@@ -16,6 +16,8 @@
 #include "validation/txindex.h"
 
 #define FLUSH_INTERVAL_SECONDS 3600
+/* The longest a block waits for a frozen generation's write before going on (see below). */
+#define FLUSH_PACE_MS 100
 /* What a full cache keeps after its flush, in percent of its limit. */
 #define COINS_KEEP_PERCENT 50
 
@@ -40,14 +42,20 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
      * (coins_cache_freeze). Over the limit, a full cache is frozen whole; once its write is
      * done, the frozen generation is dropped to make room, or, if the newer one has passed
      * half the limit, the newer one is frozen in its place. While a write is under way the
-     * cache may pass its limit by half (the blocks connected meanwhile) before the
-     * next freeze waits for it. */
+     * cache may pass its limit by half (the blocks connected meanwhile); past that, each
+     * block waits at most FLUSH_PACE_MS for the write (a store slower to write than the
+     * blocks fill the cache is kept pace with, block by block, instead of in one stall of
+     * seconds), and only past twice the limit does the next freeze wait for it whole. */
     int gen = cs->opt.background_flush && mode != FLUSH_ALWAYS;
     int full = mem > limit;
     if (gen && full && coins_cache_frozen_memory(cs->coins)) {
         size_t young = mem - coins_cache_frozen_memory(cs->coins);
-        if (coins_cache_writing(cs->coins)) {
-            full = mem > limit + limit / 2;
+        if (coins_cache_writing(cs->coins) &&
+            (mem <= limit + limit / 2 ||
+             (mem <= 2 * limit && coins_cache_writing_after(cs->coins, FLUSH_PACE_MS)))) {
+            full = 0;
+        } else if (coins_cache_writing(cs->coins)) {
+            full = 1; /* past twice the limit: the freeze waits */
         } else if (young <= limit / 2) {
             if ((rc_drop = coins_cache_drop_frozen(cs->coins))) {
                 LOG_ERROR("flush: writing the chainstate: %s", rc_str(rc_drop));

@@ -778,6 +778,10 @@ static void test_freeze(void)
     coin_clear(&pk);
     CHECK_EQ_INT(coins_cache_peek(c, &op0, &pk, &cached), RC_NOT_FOUND);
     CHECK(cached);
+    /* A bounded wait sees the write end (well within a minute), and says so. */
+    CHECK_EQ_INT(coins_cache_writing_after(c, 60000), 0);
+    CHECK_EQ_INT(coins_cache_writing(c), 0);
+    CHECK_EQ_INT(coins_cache_writing_after(c, 0), 0);
     /* Its write done, the store has the generation and its best block. */
     CHECK_EQ_INT(coins_cache_wait(c), RC_OK);
     CHECK_EQ_INT(coins_cache_writing(c), 0);

@@ -705,8 +705,6 @@ static uint32_t *key_order(const struct coins_cache *c, size_t *n_out)
     return order;
 }
 
-/* Writes the dirty entries and the best block to the base; then they are clean, and the
- * spent ones gone. */
 /* The best block of c, or 32 zero bytes if none is known yet. */
 static int best_or_zero(struct coins_cache *c, uint8_t best[32])
 {
@@ -733,6 +731,8 @@ static int write_entries(const struct coins_cache *src, const uint8_t best[32], 
     return rc;
 }
 
+/* Writes the dirty entries and the best block to the base; then they are clean, and the
+ * spent ones gone. */
 static int write_dirty(struct coins_cache *c, int sync)
 {
     uint8_t best[32];

@@ -50,12 +50,12 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
     int full = mem > limit;
     if (gen && full && coins_cache_frozen_memory(cs->coins)) {
         size_t young = mem - coins_cache_frozen_memory(cs->coins);
-        if (coins_cache_writing(cs->coins) &&
-            (mem <= limit + limit / 2 ||
-             (mem <= 2 * limit && coins_cache_writing_after(cs->coins, FLUSH_PACE_MS)))) {
-            full = 0;
-        } else if (coins_cache_writing(cs->coins)) {
-            full = 1; /* past twice the limit: the freeze waits */
+        int writing = coins_cache_writing(cs->coins);
+        if (writing && mem > limit + limit / 2 && mem <= 2 * limit) {
+            writing = coins_cache_writing_after(cs->coins, FLUSH_PACE_MS);
+        }
+        if (writing) {
+            full = mem > 2 * limit; /* past twice the limit the freeze waits for the write */
         } else if (young <= limit / 2) {
             if ((rc_drop = coins_cache_drop_frozen(cs->coins))) {
                 LOG_ERROR("flush: writing the chainstate: %s", rc_str(rc_drop));

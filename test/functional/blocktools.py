@@ -414,6 +414,30 @@ class Block:
         return self
 
 
+def block_from_template(t, spk):
+    """Builds and solves a block from a BIP22 template, as a miner would."""
+    height = t["height"]
+    push = script_num(height)
+    sig = (bytes([len(push)]) + push) if height > 16 else bytes([0x50 + height, 0])
+    cb = Tx([TxIn(OutPoint(b"\x00" * 32, 0xFFFFFFFF), sig, 0xFFFFFFFF, [b"\x00" * 32])],
+            [TxOut(t["coinbasevalue"], spk),
+             TxOut(0, bytes.fromhex(t["default_witness_commitment"]))])
+    txs = [bytes.fromhex(x["data"]) for x in t["transactions"]]
+    txids = [cb.txid] + [bytes.fromhex(x["txid"])[::-1] for x in t["transactions"]]
+    root = merkle_root(txids)
+    bits = int(t["bits"], 16)
+    target = int(t["target"], 16)
+    nonce = 0
+    while True:
+        header = struct.pack("<i32s32sIII", t["version"],
+                             bytes.fromhex(t["previousblockhash"])[::-1], root,
+                             t["curtime"], bits, nonce)
+        if int.from_bytes(sha256d(header), "little") <= target:
+            break
+        nonce += 1
+    return header + ser_compact_size(1 + len(txs)) + cb.serialize() + b"".join(txs)
+
+
 # ---------------------------------------------------------------------------------------------
 # secp256k1, ECDSA, BIP340 Schnorr
 

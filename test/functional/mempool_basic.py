@@ -60,6 +60,7 @@ class MempoolBasicTest(BitnodeTestFramework):
         self.test_chain_and_mining(node)
         self.test_reorg(node)
         self.test_persist(node)
+        self.test_full_rbf(node)
 
     def coinbase_of(self, node, h):
         b = node.rpc("getblock", h, 2)
@@ -151,6 +152,21 @@ class MempoolBasicTest(BitnodeTestFramework):
         txid = node.rpc("sendrawtransaction", high.hex())
         assert_equal(node.rpc("getrawmempool"), [txid])
         self.tx1 = high
+
+    def test_full_rbf(self, node):
+        self.log("Full replacement by fee: a transaction that does not signal is replaced too")
+        quiet = self.spend(self.coinbases[1], 1000, sequence=0xFFFFFFFF)
+        qid = node.rpc("sendrawtransaction", quiet.hex())
+        assert_equal(node.rpc("getrawmempool").count(qid), 1)
+        same = self.spend(self.coinbases[1], 1000, [TxOut(self.coinbases[1][1] - 1000,
+                                                          P2WSH_TRUE), TxOut(0, bytes([0x6a]))],
+                          sequence=0xFFFFFFFF)
+        r = node.rpc("testmempoolaccept", [same.hex()])[0]
+        assert_equal(r["reject-reason"], "insufficient fee")
+        better = self.spend(self.coinbases[1], 6000, sequence=0xFFFFFFFF)
+        bid = node.rpc("sendrawtransaction", better.hex())
+        pool = node.rpc("getrawmempool")
+        assert_true(bid in pool and qid not in pool, "the non-signalling spend was replaced")
 
     def test_chain_and_mining(self, node):
         self.log("A child in the pool, then mining")

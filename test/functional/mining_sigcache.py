@@ -10,8 +10,8 @@ generatetoaddress and from getblocktemplate + submitblock alike."""
 import re
 import struct
 
-from blocktools import (Key, OutPoint, Tx, TxIn, TxOut, P2WSH_TRUE, hash160, merkle_root,
-                        segwit_address, sha256d, sign_p2wpkh, ser_compact_size, script_num)
+from blocktools import (Key, OutPoint, Tx, TxIn, TxOut, P2WSH_TRUE, block_from_template, hash160,
+                        merkle_root, script_num, segwit_address, sha256d, sign_p2wpkh)
 from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
 from p2p import ByteReader, deserialize_tx
 
@@ -88,7 +88,7 @@ class SigcacheTest(BitnodeTestFramework):
         tmpl = a.rpc("getblocktemplate", {"rules": ["segwit"]})
         assert_equal(len(tmpl["transactions"]), 3)
         assert_equal(sum(t["fee"] for t in tmpl["transactions"]), fees)
-        block = self.block_from_template(tmpl, P2WSH_TRUE)
+        block = block_from_template(tmpl, P2WSH_TRUE)
         assert_equal(a.rpc("submitblock", block.hex()), None)
         bh = a.rpc("getbestblockhash")
         self.check_block(a, bh, fees)
@@ -103,29 +103,6 @@ class SigcacheTest(BitnodeTestFramework):
         self.log("A checked each signature once (on acceptance); B once (in the block)")
         assert_equal(self.verifies(a), 3)
         assert_equal(self.verifies(b), 3)
-
-    def block_from_template(self, t, spk):
-        """Builds and solves a block from a BIP22 template, as a miner would."""
-        height = t["height"]
-        push = script_num(height)
-        sig = (bytes([len(push)]) + push) if height > 16 else bytes([0x50 + height, 0])
-        cb = Tx([TxIn(OutPoint(b"\x00" * 32, 0xFFFFFFFF), sig, 0xFFFFFFFF, [b"\x00" * 32])],
-                [TxOut(t["coinbasevalue"], spk),
-                 TxOut(0, bytes.fromhex(t["default_witness_commitment"]))])
-        txs = [bytes.fromhex(x["data"]) for x in t["transactions"]]
-        txids = [cb.txid] + [bytes.fromhex(x["txid"])[::-1] for x in t["transactions"]]
-        root = merkle_root(txids)
-        bits = int(t["bits"], 16)
-        target = int(t["target"], 16)
-        nonce = 0
-        while True:
-            header = struct.pack("<i32s32sIII", t["version"],
-                                 bytes.fromhex(t["previousblockhash"])[::-1], root,
-                                 t["curtime"], bits, nonce)
-            if int.from_bytes(sha256d(header), "little") <= target:
-                break
-            nonce += 1
-        return header + ser_compact_size(1 + len(txs)) + cb.serialize() + b"".join(txs)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs every functional test (feature_*.py, rpc_*.py, p2p_*.py) in this folder, two at a time.
+"""Runs every functional test (feature_*, rpc_*, p2p_*, mempool_*, mining_*.py) here, two at a time.
 
 Prints one line per test, then "N passed, N failed" as the last line, and exits non-zero if
 any test failed. A failing test's output is printed in full.

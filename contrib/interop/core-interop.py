@@ -1,73 +1,210 @@
-import json, os, subprocess, sys, time, shutil
-sys.path.insert(0, '/work/main/test/functional')
-from blocktools import Key, OutPoint, Tx, TxIn, TxOut, P2WSH_TRUE, SCRIPT_TRUE, hash160, segwit_address, sign_p2wpkh
-CORE='/work/ref/bin'; BN='/work/main/build/leveldb'
-root='/tmp/interop'; shutil.rmtree(root, ignore_errors=True); os.makedirs(root+'/core'); os.makedirs(root+'/bn')
-cport, crpc, bport, brpc = 29711, 29712, 29721, 29722
-core = subprocess.Popen([CORE+'/bitcoind', '-regtest', '-datadir='+root+'/core', '-port=%d'%cport, '-rpcport=%d'%crpc, '-bind=127.0.0.1:%d'%cport,
-   '-checkblockindex=0', '-checkmempool=0', '-server', '-disablewallet', '-debug=net', '-debug=cmpctblock', '-debug=mempool', '-rpcuser=u', '-rpcpassword=p', '-fallbackfee=0.0001', '-printtoconsole=0', '-dnsseed=0', '-fixedseeds=0', '-listenonion=0', '-whitelist=noban@127.0.0.1', '-connect=127.0.0.1:%d'%bport], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-bn = subprocess.Popen([BN+'/bitnoded', '-regtest', '-datadir='+root+'/bn', '-port=%d'%bport, '-rpcport=%d'%brpc, '-debug=net', '-debug=cmpctblock', '-debug=mempool', '-rpcuser=u', '-rpcpassword=p', '-printtoconsole=0', '-dnsseed=0', '-fixedseeds=0', '-whitelist=noban@127.0.0.1', '-listen=1'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-def cli(port, *args, binp=CORE+'/bitcoin-cli'):
-    out = subprocess.run([binp, '-regtest', '-rpcport=%d'%port, '-rpcuser=u', '-rpcpassword=p'] + [a if isinstance(a,str) else json.dumps(a) for a in args], capture_output=True, text=True)
-    if out.returncode: raise Exception(out.stderr)
-    o=out.stdout.strip()
-    try: return json.loads(o)
-    except Exception: return o
-def C(*a): return cli(crpc,*a)
-def B(*a): return cli(brpc,*a)
-def wait(f, what, t=60):
-    d=time.time()+t
-    while time.time()<d:
+#!/usr/bin/env python3
+"""bitnoded beside Bitcoin Core on regtest (not part of the suite: CI has no Core).
+
+    contrib/interop/core-interop.py --core CORE_BIN_DIR --bitnode BUILD_DIR [--tmp DIR]
+
+CORE_BIN_DIR holds bitcoind and bitcoin-cli (../shared/tools/build-core.sh OUT leaves them in
+OUT/bin); BUILD_DIR holds bitnoded. The two nodes are connected (Core dials bitnoded) and
+each step below must hold, or the script stops with the step's name and exits 1:
+
+  1. Core syncs 105 blocks bitnoded made with generatetoaddress; bitnoded syncs 5 of Core's.
+  2. A transaction sent to bitnoded reaches Core's pool, and one sent to Core reaches
+     bitnoded's (signed here, in Python, spending matured coinbases).
+  3. A block bitnoded built by getblocktemplate + submitblock (the transactions of step 2)
+     is accepted by Core; both pools end empty.
+  4. A block Core mines over transactions bitnoded already has reaches bitnoded as a compact
+     block and is reconstructed from its pool without getblocktxn; and the other way round.
+  5. A block built here from Core's getblocktemplate is submitted to bitnoded, which accepts
+     it and relays it to Core.
+  6. Both nodes report the same tip and the same UTXO set hash (hash_serialized_3).
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "test", "functional"))
+from blocktools import (Key, OutPoint, Tx, TxIn, TxOut, P2WSH_TRUE, block_from_template,  # noqa
+                        hash160, segwit_address, sign_p2wpkh)
+
+
+class Node:
+    def __init__(self, name, cli, rpcport):
+        self.name, self.cli_path, self.rpcport, self.proc = name, cli, rpcport, None
+
+    def __call__(self, *args):
+        argv = [self.cli_path, "-regtest", "-rpcport=%d" % self.rpcport, "-rpcuser=u",
+                "-rpcpassword=p"]
+        argv += [a if isinstance(a, str) else json.dumps(a) for a in args]
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        if out.returncode:
+            raise RuntimeError("%s %s: %s" % (self.name, args[0], out.stderr.strip()))
+        text = out.stdout.strip()
         try:
-            if f(): return
-        except Exception as e: pass
+            return json.loads(text)
+        except ValueError:
+            return text
+
+
+def wait(cond, what, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            if cond():
+                return
+        except RuntimeError:
+            pass
         time.sleep(0.3)
-    raise Exception('timeout: '+what)
-try:
-    wait(lambda: C('getblockcount')==0 and B('getblockcount')==0, 'up')
-    wait(lambda: len(C('getpeerinfo'))==1, 'connected')
-    key=Key(0x4242); addr=segwit_address('bcrt',0,hash160(key.pubkey))
-    hs = B('generatetoaddress', 105, addr)
-    wait(lambda: C('getblockcount')==105, 'core synced bitnode-mined blocks')
-    print('core accepted 105 blocks mined by bitnode')
-    hc = C('generatetoaddress', 5, addr)
-    wait(lambda: B('getblockcount')==110, 'bitnode synced core blocks')
-    print('bitnode accepted core blocks')
-    def coin(h, node):
-        cb=node('getblock',h,2)['tx'][0]
-        return OutPoint(bytes.fromhex(cb['txid'])[::-1],0), int(round(cb['vout'][0]['value']*1e8))
-    def spend(c, fee):
-        tx=Tx([TxIn(c[0],b'',0xfffffffd)],[TxOut(c[1]-fee,P2WSH_TRUE)]); sign_p2wpkh(tx,0,key,c[1]); return tx
-    t1=spend(coin(hs[0],B),1000); B('sendrawtransaction', t1.hex())
-    wait(lambda: t1.txid_hex in C('getrawmempool'), 'core got tx relayed by bitnode')
-    print('core accepted a tx relayed by bitnode')
-    t2=spend(coin(hs[1],B),2000); C('sendrawtransaction', t2.hex())
-    wait(lambda: t2.txid_hex in B('getrawmempool'), 'bitnode got tx relayed by core')
-    print('bitnode accepted a tx relayed by core')
-    # blocks with the txs: core mines (cmpct to bitnode), then bitnode mines
-    h=C('generatetoaddress',1,addr)[0]
-    wait(lambda: B('getbestblockhash')==h, 'bitnode got core block with tx')
-    print('bitnode mempool after core block:', B('getrawmempool'), 'core:', C('getrawmempool'))
-    t3=spend(coin(hs[2],B),3000); C('sendrawtransaction', t3.hex())
-    wait(lambda: t3.txid_hex in B('getrawmempool'), 'relay t3')
-    h=C('generatetoaddress',1,addr)[0]
-    wait(lambda: B('getbestblockhash')==h, 'bitnode got 2nd core block')
-    t4=spend(coin(hs[3],B),3000); B('sendrawtransaction', t4.hex())
-    wait(lambda: t4.txid_hex in C('getrawmempool'), 'relay t4')
-    h=B('generatetoaddress',1,addr)[0]
-    wait(lambda: C('getbestblockhash')==h, 'core got bitnode block with tx')
-    print('core accepted bitnode block with tx; pools', B('getrawmempool'), C('getrawmempool'))
-    t5=spend(coin(hs[4],B),3000); B('sendrawtransaction', t5.hex())
-    wait(lambda: t5.txid_hex in C('getrawmempool'), 'relay t5')
-    h=B('generatetoaddress',1,addr)[0]
-    wait(lambda: C('getbestblockhash')==h, 'core got 2nd bitnode block')
-    print('peerinfo bn:', {k:v for k,v in B('getpeerinfo')[0]['bytesrecv_per_msg'].items()})
-    print('peerinfo core:', {k:v for k,v in C('getpeerinfo')[0]['bytesrecv_per_msg'].items()})
-    tmpl = C('getblocktemplate', {"rules":["segwit"]})
-    print('utxo hashes equal:', C('gettxoutsetinfo')['hash_serialized_3']==B('gettxoutsetinfo')['hash_serialized_3'])
-finally:
-    for p,port in ((core,crpc),(bn,brpc)):
-        try: cli(port,'stop')
-        except Exception: pass
-    time.sleep(3)
-    core.kill(); bn.kill()
+    raise AssertionError("timed out: " + what)
+
+
+def check(ok, what):
+    if not ok:
+        raise AssertionError(what)
+    print("ok:", what, flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--core", required=True, help="directory with bitcoind and bitcoin-cli")
+    ap.add_argument("--bitnode", required=True, help="build directory with bitnoded")
+    ap.add_argument("--tmp", help="work directory (default: a new temporary one)")
+    a = ap.parse_args()
+    root = a.tmp or tempfile.mkdtemp(prefix="bitnode-interop-")
+    shutil.rmtree(root, ignore_errors=True)
+    for d in ("core", "bn"):
+        os.makedirs(os.path.join(root, d))
+    cport, crpc, bport, brpc = 29711, 29712, 29721, 29722
+    common = ["-regtest", "-rpcuser=u", "-rpcpassword=p", "-printtoconsole=0", "-dnsseed=0",
+              "-fixedseeds=0", "-whitelist=noban@127.0.0.1", "-debug=net", "-debug=cmpctblock",
+              "-debug=mempool"]
+    core = Node("core", os.path.join(a.core, "bitcoin-cli"), crpc)
+    bn = Node("bitnode", os.path.join(a.core, "bitcoin-cli"), brpc)
+    core.proc = subprocess.Popen(
+        [os.path.join(a.core, "bitcoind"), "-datadir=" + os.path.join(root, "core"),
+         "-port=%d" % cport, "-rpcport=%d" % crpc, "-bind=127.0.0.1:%d" % cport,
+         "-disablewallet", "-listenonion=0", "-connect=127.0.0.1:%d" % bport] + common,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    bn.proc = subprocess.Popen(
+        [os.path.join(a.bitnode, "bitnoded"), "-datadir=" + os.path.join(root, "bn"),
+         "-port=%d" % bport, "-rpcport=%d" % brpc, "-listen=1"] + common,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        run(core, bn)
+        print("all steps passed; logs in", root)
+        return 0
+    except AssertionError as e:
+        print("FAILED:", e, "; logs in", root)
+        return 1
+    finally:
+        for n in (core, bn):
+            try:
+                n("stop")
+            except (RuntimeError, subprocess.TimeoutExpired):
+                pass
+        for n in (core, bn):
+            try:
+                n.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                n.proc.kill()
+
+
+def run(core, bn):
+    wait(lambda: core("getblockcount") == 0 and bn("getblockcount") == 0, "both nodes up")
+    wait(lambda: len(core("getpeerinfo")) == 1 and len(bn("getpeerinfo")) == 1, "connected")
+    print("core", core("getnetworkinfo")["subversion"], "- bitnode",
+          bn("getnetworkinfo")["subversion"])
+    key = Key(0x4242)
+    addr = segwit_address("bcrt", 0, hash160(key.pubkey))
+
+    hs = bn("generatetoaddress", 105, addr)
+    wait(lambda: core("getbestblockhash") == hs[-1], "Core syncs bitnode's blocks")
+    check(True, "Core accepted 105 blocks bitnoded mined (generatetoaddress)")
+    hc = core("generatetoaddress", 5, addr)
+    wait(lambda: bn("getbestblockhash") == hc[-1], "bitnode syncs Core's blocks")
+    check(True, "bitnoded accepted 5 blocks Core mined")
+
+    coins = iter(hs)
+
+    def spend(fee):
+        cb = bn("getblock", next(coins), 2)["tx"][0]
+        value = int(round(cb["vout"][0]["value"] * 1e8))
+        tx = Tx([TxIn(OutPoint(bytes.fromhex(cb["txid"])[::-1], 0), b"", 0xFFFFFFFD)],
+                [TxOut(value - fee, P2WSH_TRUE)])
+        sign_p2wpkh(tx, 0, key, value)
+        return tx
+
+    t1 = spend(1000)
+    bn("sendrawtransaction", t1.hex())
+    wait(lambda: t1.txid_hex in core("getrawmempool"), "t1 relayed bitnode -> Core")
+    check(True, "Core's pool took a transaction bitnoded relayed")
+    t2 = spend(2000)
+    core("sendrawtransaction", t2.hex())
+    wait(lambda: t2.txid_hex in bn("getrawmempool"), "t2 relayed Core -> bitnode")
+    check(True, "bitnoded's pool took a transaction Core relayed")
+
+    tmpl = bn("getblocktemplate", {"rules": ["segwit"]})
+    check(sorted(t["txid"] for t in tmpl["transactions"]) == sorted([t1.txid_hex, t2.txid_hex]),
+          "bitnoded's template holds both transactions")
+    check(sum(t["fee"] for t in tmpl["transactions"]) == 3000, "template fees 3000 sat")
+    block = block_from_template(tmpl, P2WSH_TRUE)
+    check(bn("submitblock", block.hex()) == "", "bitnoded took its own template's block")
+    tip = bn("getbestblockhash")
+    wait(lambda: core("getbestblockhash") == tip, "Core takes bitnode's template block")
+    check(True, "Core accepted bitnoded's getblocktemplate + submitblock block")
+    wait(lambda: core("getrawmempool") == [] and bn("getrawmempool") == [], "both pools empty")
+    check(True, "both pools empty after the block")
+
+    def sent(node, msg):
+        return sum(p["bytessent_per_msg"].get(msg, 0) for p in node("getpeerinfo"))
+
+    def recv(node, msg):
+        return sum(p["bytesrecv_per_msg"].get(msg, 0) for p in node("getpeerinfo"))
+
+    # Compact blocks, Core -> bitnode: the block's transaction was relayed first.
+    t3 = spend(3000)
+    core("sendrawtransaction", t3.hex())
+    wait(lambda: t3.txid_hex in bn("getrawmempool"), "t3 relayed Core -> bitnode")
+    before = (recv(bn, "cmpctblock"), sent(bn, "getblocktxn"))
+    h = core("generatetoaddress", 1, addr)[0]
+    wait(lambda: bn("getbestblockhash") == h, "bitnode gets Core's block with t3")
+    check(recv(bn, "cmpctblock") > before[0], "Core sent the block as a cmpctblock")
+    check(sent(bn, "getblocktxn") == before[1], "bitnoded rebuilt it without getblocktxn")
+    check(bn("getrawmempool") == [], "t3 left bitnoded's pool")
+
+    # Compact blocks, bitnode -> Core.
+    t4 = spend(3000)
+    bn("sendrawtransaction", t4.hex())
+    wait(lambda: t4.txid_hex in core("getrawmempool"), "t4 relayed bitnode -> Core")
+    before = (recv(core, "cmpctblock"), sent(core, "getblocktxn"))
+    h = bn("generatetoaddress", 1, addr)[0]
+    wait(lambda: core("getbestblockhash") == h, "Core gets bitnode's block with t4")
+    check(recv(core, "cmpctblock") > before[0], "bitnoded sent the block as a cmpctblock")
+    check(sent(core, "getblocktxn") == before[1], "Core rebuilt it without getblocktxn")
+    check(core("getrawmempool") == [], "t4 left Core's pool")
+
+    # Core's template, mined here, submitted to bitnode.
+    t5 = spend(4000)
+    core("sendrawtransaction", t5.hex())
+    wait(lambda: t5.txid_hex in bn("getrawmempool"), "t5 relayed Core -> bitnode")
+    tmpl = core("getblocktemplate", {"rules": ["segwit"]})
+    block = block_from_template(tmpl, P2WSH_TRUE)
+    check(bn("submitblock", block.hex()) == "", "bitnoded accepted a block from Core's template")
+    tip = bn("getbestblockhash")
+    wait(lambda: core("getbestblockhash") == tip, "Core gets the block bitnode accepted")
+    check(True, "bitnoded relayed it to Core")
+
+    ci, bi = core("gettxoutsetinfo"), bn("gettxoutsetinfo")
+    check(ci["height"] == bi["height"] == 114, "both at height 114")
+    check(ci["hash_serialized_3"] == bi["hash_serialized_3"],
+          "same UTXO set hash %s" % bi["hash_serialized_3"])
+    check(ci["total_amount"] == bi["total_amount"], "same total amount")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

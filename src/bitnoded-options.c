@@ -315,7 +315,7 @@ const struct arg_def bitnoded_options[] = {
      "Select platform to customize UI for (GUI)" ARG_REASON(NO_GUI)},
 
     /* Core's "Chain selection options": the test-only ones change consensus rules. */
-    {"testactivationheight", ARG_STRING | ARG_MULTI | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CHAIN,
+    {"testactivationheight", ARG_STRING | ARG_MULTI | ARG_HIDDEN, ARGS_CAT_CHAIN,
      "=name@height.",
      "Set the activation height of 'name' (segwit, bip34, dersig, cltv, csv). (test-only)"},
     {"vbparams", ARG_STRING | ARG_MULTI | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CHAIN,

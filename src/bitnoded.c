@@ -314,6 +314,61 @@ static int read_config(struct node *n)
     return rc;
 }
 
+/* -testactivationheight=name@height (regtest only, as Core's ReadRegTestArgs): the buried
+ * deployments' heights in a copy of the network's parameters. Core's names and messages. */
+static int apply_test_activation_heights(struct node *n)
+{
+    const char **v;
+    size_t nv = args_get_list(n->args, "testactivationheight", &v);
+    int rc = RC_OK;
+    if (nv == 0) {
+        free(v);
+        return RC_OK;
+    }
+    if (n->params != &n->custom_params) {
+        n->custom_params = *n->params;
+        n->params = &n->custom_params;
+    }
+    for (size_t i = 0; i < nv && rc == RC_OK; i++) {
+        const char *at = strchr(v[i], '@');
+        if (!at) {
+            init_error("Invalid format (%s) for -testactivationheight=name@height.", v[i]);
+            rc = RC_INVALID;
+            break;
+        }
+        const char *num = at + 1;
+        char *end = NULL;
+        errno = 0;
+        long h = (*num >= '0' && *num <= '9') || *num == '-' ? strtol(num, &end, 10) : -1;
+        if (errno || !end || *end || h < 0 || h >= 2147483647L) {
+            init_error("Invalid height value (%s) for -testactivationheight=name@height.", v[i]);
+            rc = RC_INVALID;
+            break;
+        }
+        size_t len = (size_t)(at - v[i]);
+        int *field = NULL;
+        if (len == 6 && !strncmp(v[i], "segwit", len)) {
+            field = &n->custom_params.segwit_height;
+        } else if (len == 5 && !strncmp(v[i], "bip34", len)) {
+            field = &n->custom_params.bip34_height;
+        } else if (len == 6 && !strncmp(v[i], "dersig", len)) {
+            field = &n->custom_params.bip66_height;
+        } else if (len == 4 && !strncmp(v[i], "cltv", len)) {
+            field = &n->custom_params.bip65_height;
+        } else if (len == 3 && !strncmp(v[i], "csv", len)) {
+            field = &n->custom_params.csv_height;
+        }
+        if (!field) {
+            init_error("Invalid name (%s) for -testactivationheight=name@height.", v[i]);
+            rc = RC_INVALID;
+            break;
+        }
+        *field = (int)h;
+    }
+    free(v);
+    return rc;
+}
+
 static int setup_debug_categories(struct node *n)
 {
     const char **v;
@@ -881,6 +936,9 @@ int main(int argc, char **argv)
         n.custom_params = *n.params;
         u256_from_hex(&n.custom_params.minimum_chain_work, padded);
         n.params = &n.custom_params;
+    }
+    if (n.params->id == CHAIN_REGTEST && apply_test_activation_heights(&n) != RC_OK) {
+        goto out;
     }
     if (args_get_int(n.args, "dbbloombits", 10) < 0 ||
         args_get_int(n.args, "dbbloombits", 10) > 64) {

@@ -96,6 +96,13 @@ class ConfigTest(BitnodeTestFramework):
         # coins cache's).
         node.assert_start_fails(["-maxmempool=4"], "-maxmempool must be at least 5 MB")
         node.assert_start_fails(["-maxmempool=-1"], "-maxmempool must be at least 5 MB")
+        # -testactivationheight (regtest): Core's names and messages.
+        node.assert_start_fails(["-testactivationheight=segwit"], "Invalid format (segwit) "
+                                "for -testactivationheight=name@height.")
+        node.assert_start_fails(["-testactivationheight=segwit@x"], "Invalid height value "
+                                "(segwit@x) for -testactivationheight=name@height.")
+        node.assert_start_fails(["-testactivationheight=taproot@5"], "Invalid name "
+                                "(taproot@5) for -testactivationheight=name@height.")
 
         self.log("an operator's bitcoin.conf asking for what bitnode does anyway starts")
         original = open(os.path.join(node.datadir, "bitnode.conf")).read()

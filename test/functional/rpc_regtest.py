@@ -81,6 +81,22 @@ class RegtestRpcTest(BitnodeTestFramework):
         self.test_mocktime()
         self.test_signet()
         self.nodes[1].stop()
+        self.test_activation_heights()
+
+    def test_activation_heights(self):
+        self.log("-testactivationheight moves the buried deployments (Core's regtest option)")
+        n = self.node
+        n.stop()
+        n.start(["-testactivationheight=segwit@400", "-testactivationheight=csv@300",
+                 "-testactivationheight=bip34@2", "-testactivationheight=dersig@3",
+                 "-testactivationheight=cltv@4"])
+        d = n.rpc("getdeploymentinfo", REGTEST_GENESIS)
+        heights = {k: v["height"] for k, v in d["deployments"].items() if "height" in v}
+        assert_equal(heights, {"bip34": 2, "bip66": 3, "bip65": 4, "csv": 300, "segwit": 400})
+        # NULLDUMMY comes with segwit; P2SH, WITNESS and TAPROOT apply from genesis (Core).
+        assert_equal(d["script_flags"], ["P2SH", "TAPROOT", "WITNESS"])
+        n.stop()
+        n.start()
 
     # -- helpers ------------------------------------------------------------------------------
 

@@ -147,8 +147,8 @@ static void test_validate(void)
 
     /* Core's options that would mislead if ignored: refused by name (a consensus test
      * parameter, an RPC whitelist, a network bitnode cannot reach yet) ... */
-    expect_validate((const char *[]){"-testactivationheight=segwit@10", NULL},
-                    "-testactivationheight: not implemented yet");
+    expect_validate((const char *[]){"-vbparams=testdummy:0:1", NULL},
+                    "-vbparams: not implemented yet");
     expect_validate((const char *[]){"-rpcwhitelist=alice:getblockcount", NULL},
                     "-rpcwhitelist: not implemented yet");
     expect_validate((const char *[]){"-i2psam=127.0.0.1:7656", NULL},

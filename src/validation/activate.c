@@ -687,6 +687,11 @@ static int clear_marks(void *ctx, struct block_index *e)
     if (related && block_index_failed(e)) {
         e->status &= ~(uint32_t)BLOCK_FAILED_MASK;
         chainstate_mark_dirty(c->cs, e);
+        /* A header valid again may be the best one (Core's ResetBlockFailureFlags). */
+        struct block_index *bh = c->cs->best_header;
+        if (!bh || u256_cmp(&e->chain_work, &bh->chain_work) > 0) {
+            c->cs->best_header = e;
+        }
     }
     return 0;
 }

@@ -162,8 +162,14 @@ class ReorgTest(BitnodeTestFramework):
         assert_equal(t[a[4].hash][0], "invalid")
         assert_equal(t[bb[3].hash], ("active", 114, 0))
         assert_equal(node.rpc("submitblock", a[4].hex()), "duplicate-invalid")
+        info = node.rpc("getblockchaininfo")
+        assert_equal((info["headers"], info["blocks"]), (114, 114))
         assert_equal(node.rpc("reconsiderblock", a[3].hash), None)
         assert_equal(self.utxo(), utxo_a5)
+        # The headers made valid again count as the best header (Core's
+        # ResetBlockFailureFlags).
+        info = node.rpc("getblockchaininfo")
+        assert_equal((info["headers"], info["blocks"]), (115, 115))
 
         self.log("invalidateblock A1 and B1: back to the fork point; reconsider both")
         node.rpc("invalidateblock", a[0].hash)

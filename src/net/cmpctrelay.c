@@ -93,13 +93,25 @@ void cmpctrelay_on_sendcmpct(struct peer *p, const uint8_t *d, size_t len)
     c->wants_hb = announce;
 }
 
-/* Core's MaybeSetPeerAsAnnouncingHeaderAndIDs: p just gave us a new tip; it becomes one of the
- * (at most three) peers asked to announce blocks to us as cmpctblock, the oldest dropped. */
+void cmpctrelay_peer_hb(const struct peer *p, int *to, int *from)
+{
+    *to = p->cmpct && p->cmpct->asked_hb;
+    *from = p->cmpct && p->cmpct->wants_hb;
+}
+
+static int is_outbound_id(struct net *n, int64_t id)
+{
+    struct peer *q = net_find_peer(n, id);
+    return q && q->conn_type != CONN_INBOUND;
+}
+
 void cmpctrelay_block_from_peer(struct net *n, struct peer *p)
 {
-    if (!p->cmpct || !p->cmpct->provides || !(p->ver.services & NODE_WITNESS)) {
+    /* With -blocksonly the pool cannot rebuild a cmpctblock: never ask for them. */
+    if (n->opt.blocks_only || !p->cmpct || !p->cmpct->provides) {
         return;
     }
+    int outbound_hb = 0;
     for (size_t i = 0; i < n->n_cmpct_hb; i++) {
         if (n->cmpct_hb[i] == p->id) {
             /* Already one: moved to the back (the most recent). */
@@ -108,6 +120,15 @@ void cmpctrelay_block_from_peer(struct net *n, struct peer *p)
             n->cmpct_hb[n->n_cmpct_hb - 1] = p->id;
             return;
         }
+        outbound_hb += is_outbound_id(n, n->cmpct_hb[i]);
+    }
+    /* An inbound peer coming in does not push out the last outbound one: that one moves
+     * to the second slot, and the first goes instead. */
+    if (p->conn_type == CONN_INBOUND && n->n_cmpct_hb >= MAX_HB_PEERS && outbound_hb == 1 &&
+        is_outbound_id(n, n->cmpct_hb[0])) {
+        int64_t t = n->cmpct_hb[0];
+        n->cmpct_hb[0] = n->cmpct_hb[1];
+        n->cmpct_hb[1] = t;
     }
     if (n->n_cmpct_hb >= MAX_HB_PEERS) {
         struct peer *old = net_find_peer(n, n->cmpct_hb[0]);

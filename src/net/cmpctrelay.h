@@ -19,7 +19,12 @@ void cmpctrelay_on_sendcmpct(struct peer *p, const uint8_t *d, size_t len);
 void cmpctrelay_on_cmpctblock(struct peer *p, const uint8_t *d, size_t len);
 void cmpctrelay_on_blocktxn(struct peer *p, const uint8_t *d, size_t len);
 void cmpctrelay_on_getblocktxn(struct peer *p, const uint8_t *d, size_t len);
-/** p gave us the new tip: it may become a high-bandwidth announcer (at most three). */
+/** p's BIP152 bandwidth state for getpeerinfo: *to = we asked it to announce to us in
+ *  high-bandwidth mode, *from = it asked us to. */
+void cmpctrelay_peer_hb(const struct peer *p, int *to, int *from);
+/** p gave us the new tip: it may become a high-bandwidth announcer (at most three, one slot
+ *  kept for an outbound peer; never with -blocksonly), as Core's
+ *  MaybeSetPeerAsAnnouncingHeaderAndIDs. */
 void cmpctrelay_block_from_peer(struct net *n, struct peer *p);
 /** Announces tip to p as a cmpctblock if p asked for high-bandwidth mode: 1 if sent.
  *  Chain read lock held. */

@@ -24,6 +24,7 @@
 #include "crypto/hash.h"
 #include "crypto/siphash.h"
 #include "net/addrman.h"
+#include "net/cmpctrelay.h"
 #include "net/evict.h"
 #include "net/headerssync.h"
 #include "net/seeds.h"
@@ -1130,6 +1131,7 @@ void net_get_peers(struct net *n, struct net_peer_stats **out, size_t *count)
         s->version = p->ver.version;
         snprintf(s->subver, sizeof(s->subver), "%s", p->ver.user_agent);
         s->inbound = p->conn_type == CONN_INBOUND;
+        cmpctrelay_peer_hb(p, &s->bip152_hb_to, &s->bip152_hb_from);
         s->starting_height = p->ver.start_height;
         s->synced_headers = p->best_known ? p->best_known->height : -1;
         s->synced_blocks = p->last_common ? p->last_common->height : -1;

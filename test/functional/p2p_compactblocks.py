@@ -43,6 +43,11 @@ class CompactBlocksTest(BitnodeTestFramework):
         wait_until(lambda: b.rpc("getblockcount") == 106, timeout=30, what="b has block 106")
         wait_until(lambda: self.msgs(b, "bytessent_per_msg").get("sendcmpct", 0) >= 2 * 33,
                    timeout=30, what="b asked a for high-bandwidth compact blocks")
+        assert_equal((self.msgs(b, "bip152_hb_to"), self.msgs(b, "bip152_hb_from")),
+                     (True, False))
+        wait_until(lambda: self.msgs(a, "bip152_hb_from"), timeout=30,
+                   what="a's getpeerinfo: b asked for high-bandwidth")
+        assert_equal(self.msgs(a, "bip152_hb_to"), False)
 
         coins = []
         for h in hashes[:3]:

@@ -185,6 +185,9 @@ static struct txrelay_peer *peer_state(struct peer *p)
         p->txr = xcalloc(1, sizeof(*p->txr));
         rset_init(&p->txr->known, KNOWN_GENERATION);
         p->txr->next_inv_us = 0;
+        /* Core's m_last_inv_sequence starts at 1: before the first announcement the peer may
+         * still fetch what came back from a disconnected block (entry sequence 0). */
+        p->txr->last_inv_sequence = 1;
     }
     return p->txr;
 }

@@ -53,6 +53,26 @@ class MempoolRelayTest(BitnodeTestFramework):
 
         self.test_python_peer(a)
         self.test_unbroadcast(a, b)
+        self.test_reorg_served(a)
+
+    def test_reorg_served(self, a):
+        self.log("a transaction back from a disconnected block is served to a peer before any "
+                 "announcement (Core: entry sequence 0, below every peer's first mark)")
+        tx = self.spend(self.coins[8], 1000)
+        a.rpc("sendrawtransaction", tx.hex())
+        h = a.rpc("generatetoaddress", 1, self.addr)[0]
+        a.rpc("invalidateblock", h)
+        assert_true(tx.txid_hex in a.rpc("getrawmempool"), "back in the pool")
+        peer = P2PConnection()
+        peer.connect(a.p2p_port)
+        peer.sync_with_ping()
+        mark = peer.log_index()
+        peer.send_getdata([(MSG_WTX, tx.wtxid)])
+        got = peer.wait_for(lambda: next((m for m in peer.messages[mark:]
+                                          if m.command in ("tx", "notfound")), None),
+                            timeout=30, desc="tx or notfound")
+        assert_equal(got.command, "tx")
+        a.rpc("reconsiderblock", h)
 
     def test_unbroadcast(self, a, b):
         self.log("a transaction no peer asked for is announced again when its time comes "

@@ -12,6 +12,7 @@
 #include "rpc/context.h"
 #include "rpc/json.h"
 #include "rpc/protocol.h"
+#include "rpc/util.h"
 #include "script/descriptor.h"
 #include "util/hex.h"
 #include "util/rc.h"
@@ -123,40 +124,6 @@ static void add_needle(struct needle **v, size_t *n, size_t *cap, const struct b
     buf_clear(&d);
 }
 
-/* Core's ParseDescriptorRange. Returns 0, or -1 after rpc_error. */
-static int parse_range(struct rpc_request *req, const json_t *v, int64_t *lo, int64_t *hi)
-{
-    if (json_is_integer(v)) {
-        *lo = 0;
-        *hi = json_integer_value(v);
-    } else if (json_is_array(v) && json_array_size(v) == 2 &&
-               json_is_integer(json_array_get(v, 0)) && json_is_integer(json_array_get(v, 1))) {
-        *lo = json_integer_value(json_array_get(v, 0));
-        *hi = json_integer_value(json_array_get(v, 1));
-    } else {
-        rpc_error(req, RPC_INVALID_PARAMETER, "Range must be specified as end or as [begin,end]");
-        return -1;
-    }
-    if (*lo < 0 || *hi < 0) {
-        rpc_error(req, RPC_INVALID_PARAMETER, "Range should be greater or equal than 0");
-        return -1;
-    }
-    if (*hi >= 0x7fffffff) {
-        rpc_error(req, RPC_INVALID_PARAMETER, "End of range is too high");
-        return -1;
-    }
-    if (*hi - *lo >= 1000000) {
-        rpc_error(req, RPC_INVALID_PARAMETER, "Range is too large");
-        return -1;
-    }
-    if (*lo > *hi) {
-        rpc_error(req, RPC_INVALID_PARAMETER,
-                  "Range specified as [begin,end] must not have begin after end");
-        return -1;
-    }
-    return 0;
-}
-
 /* Core's EvalDescriptorStringOrObject: the scripts of one scan object. */
 static int eval_scan_object(struct rpc_request *req, const json_t *obj, struct needle **v,
                             size_t *n, size_t *cap)
@@ -179,7 +146,7 @@ static int eval_scan_object(struct rpc_request *req, const json_t *obj, struct n
         }
         desc = json_string_value(d);
         json_t *r = json_object_get(obj, "range");
-        if (r && !json_is_null(r) && parse_range(req, r, &lo, &hi)) {
+        if (r && !json_is_null(r) && rpc_parse_descriptor_range(req, r, &lo, &hi)) {
             return -1;
         }
     } else {

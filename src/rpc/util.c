@@ -335,8 +335,8 @@ static json_t *rpc_getdescriptorinfo(struct rpc_request *req)
     return r;
 }
 
-/* Core's ParseDescriptorRange: 0 with [*lo, *hi], or -1 after rpc_error. */
-static int parse_range(struct rpc_request *req, const json_t *v, int64_t *lo, int64_t *hi)
+int rpc_parse_descriptor_range(struct rpc_request *req, const json_t *v, int64_t *lo,
+                               int64_t *hi)
 {
     if (rpc_json_is_number(v)) {
         *lo = 0;
@@ -428,7 +428,7 @@ static json_t *rpc_deriveaddresses(struct rpc_request *req)
 {
     int64_t lo = 0, hi = 0;
     const json_t *range = rpc_param(req, 1);
-    if (range && parse_range(req, range, &lo, &hi)) {
+    if (range && rpc_parse_descriptor_range(req, range, &lo, &hi)) {
         return NULL;
     }
     struct script_descriptor *d = parse_desc_arg(req, 0, 1);

@@ -61,6 +61,20 @@ class MempoolBasicTest(BitnodeTestFramework):
         self.test_reorg(node)
         self.test_persist(node)
         self.test_full_rbf(node)
+        self.test_scantxoutset(node)
+
+    def test_scantxoutset(self, node):
+        self.log("scantxoutset: the chain's coins of a descriptor; Core's range errors")
+        r = node.rpc("scantxoutset", "start", ["addr(%s)" % self.addr])
+        assert_equal(r["success"], True)
+        assert_true(len(r["unspents"]) > 0 and r["total_amount"] > 0, "coins found")
+        for desc, rng, msg in (("desc", -1, "End of range is too high"),
+                               ("desc", [-1, 10], "Range should be greater or equal than 0"),
+                               ("desc", [2, 1], "Range specified as [begin,end] must not have "
+                                "begin after end"),
+                               ("desc", [0, 1000001], "Range is too large")):
+            assert_raises_rpc_error(-8, msg, node.rpc, "scantxoutset", "start",
+                                    [{"desc": desc, "range": rng}])
 
     def coinbase_of(self, node, h):
         b = node.rpc("getblock", h, 2)

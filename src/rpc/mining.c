@@ -881,6 +881,15 @@ static json_t *rpc_getmininginfo(struct rpc_request *req)
     return r;
 }
 
+#define GENERATE_DESCRIPTION                                                                       \
+    "has been replaced by the -generate cli option. Refer to -help for more information."
+
+/* generate (hidden): gone from Core since v0.19; its answer is its own help, as Core's. */
+static json_t *rpc_generate(struct rpc_request *req)
+{
+    return rpc_error(req, RPC_METHOD_NOT_FOUND, "generate\n\n%s\n", GENERATE_DESCRIPTION);
+}
+
 /* ---- declarations -------------------------------------------------------------------- */
 
 static const struct rpc_method methods[] = {
@@ -913,6 +922,10 @@ static const struct rpc_method methods[] = {
                                        .description = "the hex-encoded block header data"}),
      .results = RPC_LIST(struct rpc_result, {.type = RPC_RES_NONE, .description = "None"}),
      .examples = RPC_EXAMPLES("submitheader", "\"aabbcc\"", "\"aabbcc\"")},
+    {.category = "hidden",
+     .name = "generate",
+     .handler = rpc_generate,
+     .description = GENERATE_DESCRIPTION},
     {.category = "generating",
      .name = "generatetoaddress",
      .handler = rpc_generatetoaddress,

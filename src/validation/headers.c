@@ -2,6 +2,7 @@
 
 #include "consensus/pow.h"
 #include "util/hex.h"
+#include "util/log.h"
 #include "util/rc.h"
 #include "validation/block_check.h"
 
@@ -25,6 +26,15 @@ int headers_next_bits(uint32_t *bits, const struct block_index *prev, int64_t ne
                                   (struct block_index *)prev);
 }
 
+/* Core's AcceptBlockHeader debug line for a header refused: "<what>: <hash>, <state>". */
+static void log_refused(const char *what, const uint8_t hash[32], const struct vstate *st)
+{
+    char hx[65];
+    hex_encode_rev(hx, hash, 32);
+    LOG(LOG_CAT_VALIDATION, LOG_LVL_DEBUG, "AcceptBlockHeader: Consensus::%s: %s, %s%s%s", what, hx,
+        st->reject, st->debug[0] ? ", " : "", st->debug);
+}
+
 int headers_accept(struct block_tree *t, struct vstate *st, struct block_index **out,
                    const struct block_header *h, const struct chain_params *p,
                    int64_t adjusted_time)
@@ -41,15 +51,23 @@ int headers_accept(struct block_tree *t, struct vstate *st, struct block_index *
         return RC_OK;
     }
     if (block_check_header(st, h, p)) {
+        log_refused("CheckBlockHeader", hash, st);
         return RC_INVALID;
     }
     struct block_index *prev = block_tree_find(t, h->prev_hash);
     if (!prev) {
         char hx[65];
         hex_encode_rev(hx, h->prev_hash, 32);
+        char hh[65];
+        hex_encode_rev(hh, hash, 32);
+        LOG(LOG_CAT_VALIDATION, LOG_LVL_DEBUG, "header %s has prev block not found: %s", hh, hx);
         return vstate_invalid(st, VRESULT_MISSING_PREV, "prev-blk-not-found", "parent %s", hx);
     }
     if (block_index_failed(prev)) {
+        char hx[65], hh[65];
+        hex_encode_rev(hx, h->prev_hash, 32);
+        hex_encode_rev(hh, hash, 32);
+        LOG(LOG_CAT_VALIDATION, LOG_LVL_DEBUG, "header %s has prev block invalid: %s", hh, hx);
         return vstate_invalid(st, VRESULT_INVALID_PREV, "bad-prevblk", "parent is invalid");
     }
     struct header_context ctx = {
@@ -63,6 +81,7 @@ int headers_accept(struct block_tree *t, struct vstate *st, struct block_index *
         return rc; /* the tree lacks what the rule needs: not a verdict */
     }
     if (block_check_header_contextual(st, h, &ctx, p)) {
+        log_refused("ContextualCheckBlockHeader", hash, st);
         return RC_INVALID;
     }
     *out = block_tree_add(t, h, prev, BLOCK_VALID_TREE);

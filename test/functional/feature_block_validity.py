@@ -210,8 +210,15 @@ class BlockValidityTest(BitnodeTestFramework):
         self.accept(self.block())
 
         self.log("bad-version: version 3 after BIP65; version 4 is accepted")
-        self.reject(self.block(version=3), "bad-version(0x00000003)",
-                    again="bad-version(0x00000003)")
+        self.node.rpc("logging", ["validation"])
+        b3 = self.block(version=3)
+        self.reject(b3, "bad-version(0x00000003)", again="bad-version(0x00000003)")
+        # Core's AcceptBlockHeader line (-debug=validation), which Core's feature_cltv.py and
+        # feature_dersig.py wait for.
+        line = "Consensus::ContextualCheckBlockHeader: %s, bad-version(0x00000003)" % b3.hash
+        wait_until(lambda: line in open(self.node.debug_log, errors="replace").read(),
+                   timeout=10, what="Core's header line")
+        self.node.rpc("logging", [], ["validation"])
         self.reject(self.block(version=1), "bad-version(0x00000001)",
                     again="bad-version(0x00000001)")
         self.reject(self.block(version=-1), "bad-version(0xffffffff)",

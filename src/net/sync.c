@@ -852,14 +852,6 @@ static void block_done(struct net *n, struct peer *p, struct net_job *j)
     }
     if (j->job.rc == RC_OK && j->job.is_new) {
         remember_source(n, j->hash, j->peer_id);
-        /* A peer that gave us the new tip announces to us as cmpctblock from now on. */
-        chainstate_read_lock(n->cs);
-        struct block_index *tip = chainstate_tip(n->cs);
-        int became_tip = tip && memcmp(tip->hash, j->hash, 32) == 0 && !chainstate_in_ibd(n->cs);
-        chainstate_read_unlock(n->cs);
-        if (p && became_tip) {
-            cmpctrelay_block_from_peer(n, p);
-        }
     }
 }
 
@@ -1508,17 +1500,30 @@ static void announce_tip(struct net *n, struct block_index *old_tip, struct bloc
     }
 }
 
-/* Blocks received from peers that later failed to connect: their senders are punished. */
+/* Blocks received from peers, once their verdict is in (Core's BlockChecked): the sender of
+ * one that connected, out of initial block download and with no other block in flight, is
+ * asked to announce to us as cmpctblock; the sender of one that failed is punished. Chain
+ * read lock held. */
 static void check_sources(struct net *n)
 {
     size_t have = n->n_sources < NET_BLOCK_SOURCES ? n->n_sources : NET_BLOCK_SOURCES;
     int64_t now = net_now(n);
+    int inflight = 0;
+    for (struct peer *p = n->peers; p; p = p->next) {
+        inflight += p->n_inflight;
+    }
     for (size_t i = 0; i < have; i++) {
         struct block_source *s = &n->sources[i];
         if (s->peer_id < 0) {
             continue;
         }
         struct block_index *e = block_tree_find(chainstate_tree(n->cs), s->hash);
+        if (e && chainstate_contains(n->cs, e) && inflight == 0 && !chainstate_in_ibd(n->cs)) {
+            struct peer *p = net_find_peer(n, s->peer_id);
+            if (p) {
+                cmpctrelay_block_from_peer(n, p);
+            }
+        }
         if (!e || chainstate_contains(n->cs, e) || now - s->time > 3600) {
             s->peer_id = -1;
             continue;

@@ -1916,3 +1916,8 @@ const char *net_user_agent(const struct net *n)
 {
     return n->user_agent;
 }
+
+int net_local_relay(const struct net *n)
+{
+    return n->opt.mempool && !n->opt.blocks_only;
+}

@@ -165,6 +165,9 @@ void net_peer_stats_free(struct net_peer_stats *p, size_t count);
 void net_connection_counts(struct net *n, int *in, int *out);
 /** The user agent of our version messages ("/bitnode:0.1.0(comment)/"). Fixed at net_new. */
 const char *net_user_agent(const struct net *n);
+/** 1 if our version messages ask peers for transactions (a pool, and not -blocksonly): Core's
+ *  getnetworkinfo "localrelay". Fixed at net_new. */
+int net_local_relay(const struct net *n);
 /** Bytes over all connections since start. */
 void net_totals(struct net *n, uint64_t *recv, uint64_t *sent);
 /** Disconnects peers by address ("ip:port") or by id (id >= 0). 0 or RC_NOT_FOUND. */

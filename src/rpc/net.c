@@ -333,6 +333,7 @@ struct netinfo_call {
     char proxy[NETWORK_COUNT][NET_ADDR_STR_LEN];
     int randomize[NETWORK_COUNT];
     char subversion[NET_MAX_SUBVERSION + 1];
+    int local_relay;
 };
 
 static void netinfo_fn(struct net *n, void *arg)
@@ -340,6 +341,7 @@ static void netinfo_fn(struct net *n, void *arg)
     struct netinfo_call *c = arg;
     snprintf(c->subversion, sizeof(c->subversion), "%s", net_user_agent(n));
     c->services = net_local_services(n);
+    c->local_relay = net_local_relay(n);
     c->active = net_is_active(n);
     net_connection_counts(n, &c->in, &c->out);
     for (int net = NETWORK_IPV4; net < NETWORK_COUNT; net++) {
@@ -416,7 +418,7 @@ static json_t *rpc_getnetworkinfo(struct rpc_request *req)
     json_object_set_new(r, "localservices", services_hex(c.services));
     json_object_set_new(r, "localservicesnames", services_names(c.services));
     /* The version message asks peers for transactions (not -blocksonly). */
-    json_object_set_new(r, "localrelay", json_true());
+    json_object_set_new(r, "localrelay", json_boolean(c.local_relay));
     json_object_set_new(r, "timeoffset", json_integer(median_offset(c.offsets, c.n_offsets)));
     json_object_set_new(r, "tx_send_rate", json_integer(TX_SEND_RATE));
     json_t *buckets = json_object();

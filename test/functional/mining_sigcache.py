@@ -72,6 +72,8 @@ class SigcacheTest(BitnodeTestFramework):
         addr = segwit_address("bcrt", 0, hash160(key.pubkey))
         hashes = a.rpc("generatetoaddress", 103, addr)
         wait_until(lambda: b.rpc("getblockcount") == 103, timeout=60, what="b synced")
+        relay = [n.rpc("getnetworkinfo")["localrelay"] for n in (a, b)]
+        assert_equal(relay, [True, False])  # b is -blocksonly
         self.log("three signed spends enter A's pool")
         fees = 0
         for i, h in enumerate(hashes[:3]):

@@ -20,9 +20,51 @@
 
 #define CLIENT_NAME "bitnode"
 
+/* One [method, position, name, is_string] row for each name of each argument (and of the
+ * members of a named-parameters object), as Core's RPCMethod::GetArgMap. */
+static void push_arg_names(json_t *rows, const char *method, size_t pos, const struct rpc_arg *a)
+{
+    const char *n = a->names;
+    while (n && *n) {
+        const char *bar = strchr(n, '|');
+        size_t len = bar ? (size_t)(bar - n) : strlen(n);
+        json_t *row = json_array();
+        json_array_append_new(row, json_string(method));
+        json_array_append_new(row, json_integer((json_int_t)pos));
+        json_array_append_new(row, json_stringn(n, len));
+        json_array_append_new(row,
+                              json_boolean(a->type == RPC_ARG_STR || a->type == RPC_ARG_STR_HEX));
+        json_array_append_new(rows, row);
+        n = bar ? bar + 1 : NULL;
+    }
+}
+
+/* help "dump_all_command_conversions" (undocumented, for Core's rpc_help.py): every method's
+ * arguments, and whether each one is passed as a string. */
+static json_t *dump_conversions(const struct rpc_context *ctx)
+{
+    json_t *rows = json_array();
+    for (size_t i = 0; i < ctx->n_methods; i++) {
+        const struct rpc_method *m = ctx->methods[i];
+        for (size_t k = 0; k < m->n_args; k++) {
+            push_arg_names(rows, m->name, k, &m->args[k]);
+            if (m->args[k].type == RPC_ARG_OBJ_NAMED_PARAMS) {
+                for (size_t j = 0; j < m->args[k].n_inner; j++) {
+                    push_arg_names(rows, m->name, k, &m->args[k].inner[j]);
+                }
+            }
+        }
+    }
+    return rows;
+}
+
 static json_t *rpc_help(struct rpc_request *req)
 {
     json_t *cmd = rpc_param(req, 0);
+    if (cmd && json_is_string(cmd) &&
+        strcmp(json_string_value(cmd), "dump_all_command_conversions") == 0) {
+        return dump_conversions(req->ctx);
+    }
     if (!cmd) {
         char *text = rpc_help_overview(req->ctx);
         json_t *r = json_string(text);
@@ -265,7 +307,11 @@ static const struct rpc_method control_methods[] = {
                                        .default_value = "all commands",
                                        .description = "The command to get help on"}),
      .results = RPC_LIST(struct rpc_result,
-                         {.type = RPC_RES_STR, .description = "The help text"}),
+                         {.type = RPC_RES_STR, .description = "The help text"},
+                         {.type = RPC_RES_ANY,
+                          .description = "The command conversions. (Hidden in "
+                                         "dump_all_command_conversions)",
+                          .elision = RPC_ELIDE_SKIP}),
      .flags = RPC_METHOD_IN_WARMUP},
     {.category = "control",
      .name = "stop",

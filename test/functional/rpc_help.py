@@ -16,7 +16,7 @@ import difflib
 import os
 import re
 
-from framework import BitnodeTestFramework, FailedCheck, assert_equal
+from framework import BitnodeTestFramework, FailedCheck, assert_equal, assert_true
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("BITNODE_SRCDIR") or os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -49,6 +49,12 @@ class HelpTest(BitnodeTestFramework):
 
     def run_test(self):
         node = self.nodes[0]
+        self.log("help dump_all_command_conversions: each argument name, as Core's GetArgMap")
+        rows = node.rpc("help", "dump_all_command_conversions")
+        for want in (["getblock", 0, "blockhash", True], ["getblock", 1, "verbosity", False],
+                     ["getblock", 1, "verbose", False],
+                     ["generatetoaddress", 0, "nblocks", False]):
+            assert_true(want in rows, "%r in the conversions" % (want,))
         methods = sorted(f[:-4] for f in os.listdir(CORE_HELP)
                          if f.endswith(".txt") and not f.startswith("_"))
         self.log("help METHOD for %d methods against Bitcoin Core's" % len(methods))

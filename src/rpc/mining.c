@@ -414,14 +414,32 @@ static json_t *rpc_generateblock(struct rpc_request *req)
         int submit = !json_is_false(rpc_param(req, 2));
         struct block_template t;
         uint64_t tries = 1000000;
-        if (make_template(ctx, &t, spk.data, spk.len, txs, n, 0)) {
-            rpc_error(req, RPC_INTERNAL_ERROR, "Couldn't create new block");
-        } else {
+        /* The template is made on the tip and tested on the validation thread; a block
+         * connected in between (another generate call, a peer) leaves it off the tip
+         * ("inconclusive-not-best-prevblk"): it is made again on the new tip. Core makes and
+         * tests it under one lock, so its calls never see that. */
+        int made = -1, trc = RC_OK;
+        struct block_test_call tc = {0};
+        for (int attempt = 0; attempt < 10; attempt++) {
+            if (made == 0) {
+                block_template_clear(&t);
+            }
+            if ((made = make_template(ctx, &t, spk.data, spk.len, txs, n, 0)) != 0) {
+                break;
+            }
             /* The fees of the given transactions are not known here: the coinbase claims the
              * subsidy only, as Core's generateblock (which takes them from no mempool). */
-            struct block_test_call tc = {.b = &t.b};
+            tc = (struct block_test_call){.b = &t.b};
             struct validator_job tj = {.work = VALIDATOR_CALL, .fn = block_test_call, .ctx = &tc};
-            int trc = validator_run(ctx->val, &tj);
+            trc = validator_run(ctx->val, &tj);
+            if (!(trc == RC_OK && tc.rc == RC_INVALID &&
+                  strcmp(tc.st.reject, "inconclusive-not-best-prevblk") == 0)) {
+                break;
+            }
+        }
+        if (made) {
+            rpc_error(req, RPC_INTERNAL_ERROR, "Couldn't create new block");
+        } else {
             if (trc == RC_OK && tc.rc == RC_INVALID) {
                 char msg[VSTATE_REJECT_LEN + VSTATE_DEBUG_LEN + 4];
                 if (tc.st.debug[0]) {

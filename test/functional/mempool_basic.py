@@ -3,6 +3,7 @@
 reasons for non-standard, low-fee, double-spending, RBF-rule-breaking, invalid-signature and
 missing-input transactions, replacement by fee, mining takes the transactions out, a reorg
 brings them back, and the pool survives a restart (mempool.dat)."""
+import concurrent.futures
 import os
 
 from blocktools import (Key, OutPoint, Tx, TxIn, TxOut, SCRIPT_TRUE, P2WSH_TRUE, hash160,
@@ -62,6 +63,23 @@ class MempoolBasicTest(BitnodeTestFramework):
         self.test_persist(node)
         self.test_full_rbf(node)
         self.test_scantxoutset(node)
+        self.test_generateblock_threads(node)
+
+    def test_generateblock_threads(self, node):
+        self.log("generateblock from 4 threads at once: every call makes a block (Core's "
+                 "rpc_generate.py)")
+        before = node.rpc("getblockcount")
+
+        def ten(_):
+            return [node.rpc("generateblock", self.addr, [])["hash"] for _ in range(10)]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+            hashes = [h for hs in pool.map(ten, range(4)) for h in hs]
+        # Two calls on the same tip in the same second make the same block: Core answers its
+        # hash to both.
+        assert_equal(len(hashes), 40)
+        for h in set(hashes):
+            assert_equal(node.rpc("getblockheader", h)["hash"], h)
+        assert_true(node.rpc("getblockcount") > before, "the chain grew")
 
     def test_scantxoutset(self, node):
         self.log("scantxoutset: the chain's coins of a descriptor; Core's range errors")

@@ -166,27 +166,24 @@ def run(core, bn):
     def recv(node, msg):
         return sum(p["bytesrecv_per_msg"].get(msg, 0) for p in node("getpeerinfo"))
 
-    # Compact blocks, Core -> bitnode: the block's transaction was relayed first.
-    t3 = spend(3000)
-    core("sendrawtransaction", t3.hex())
-    wait(lambda: t3.txid_hex in bn("getrawmempool"), "t3 relayed Core -> bitnode")
-    before = (recv(bn, "cmpctblock"), sent(bn, "getblocktxn"))
-    h = core("generatetoaddress", 1, addr)[0]
-    wait(lambda: bn("getbestblockhash") == h, "bitnode gets Core's block with t3")
-    check(recv(bn, "cmpctblock") > before[0], "Core sent the block as a cmpctblock")
-    check(sent(bn, "getblocktxn") == before[1], "bitnoded rebuilt it without getblocktxn")
-    check(bn("getrawmempool") == [], "t3 left bitnoded's pool")
+    def compact_round(miner, other):
+        """A transaction sent to the miner reaches the other node's pool; the block the miner
+        then mines reaches the other node as a cmpctblock, rebuilt without getblocktxn."""
+        t = spend(3000)
+        miner("sendrawtransaction", t.hex())
+        wait(lambda: t.txid_hex in other("getrawmempool"),
+             "relayed %s -> %s" % (miner.name, other.name))
+        before = (recv(other, "cmpctblock"), sent(other, "getblocktxn"))
+        h = miner("generatetoaddress", 1, addr)[0]
+        wait(lambda: other("getbestblockhash") == h, "%s gets the block" % other.name)
+        check(recv(other, "cmpctblock") > before[0],
+              "%s sent the block as a cmpctblock" % miner.name)
+        check(sent(other, "getblocktxn") == before[1],
+              "%s rebuilt it without getblocktxn" % other.name)
+        check(other("getrawmempool") == [], "the transaction left %s's pool" % other.name)
 
-    # Compact blocks, bitnode -> Core.
-    t4 = spend(3000)
-    bn("sendrawtransaction", t4.hex())
-    wait(lambda: t4.txid_hex in core("getrawmempool"), "t4 relayed bitnode -> Core")
-    before = (recv(core, "cmpctblock"), sent(core, "getblocktxn"))
-    h = bn("generatetoaddress", 1, addr)[0]
-    wait(lambda: core("getbestblockhash") == h, "Core gets bitnode's block with t4")
-    check(recv(core, "cmpctblock") > before[0], "bitnoded sent the block as a cmpctblock")
-    check(sent(core, "getblocktxn") == before[1], "Core rebuilt it without getblocktxn")
-    check(core("getrawmempool") == [], "t4 left Core's pool")
+    compact_round(core, bn)
+    compact_round(bn, core)
 
     # Core's template, mined here, submitted to bitnode.
     t5 = spend(4000)

@@ -24,7 +24,7 @@ CORE_HELP = os.path.join(HERE, "data", "core_help")
 RPC_DOC = os.path.join(SRC, "doc", "rpc.md")
 # Not in the overview; doc/rpc.md has them.
 HIDDEN = ["echo", "echojson", "echoipc", "setmocktime", "mockscheduler", "estimaterawfee",
-          "getmempoolfeeratediagram",
+          "getmempoolfeeratediagram", "generate",
           "syncwithvalidationinterfacequeue"]
 
 

@@ -39,7 +39,7 @@ FLAGS_ALL = ["CHECKLOCKTIMEVERIFY", "CHECKSEQUENCEVERIFY", "DERSIG", "NULLDUMMY"
              "TAPROOT", "WITNESS"]
 SIGNAL = 0x20000000 | (1 << 28)
 HIDDEN = ["echo", "echojson", "echoipc", "setmocktime", "mockscheduler",
-          "syncwithvalidationinterfacequeue"]
+          "syncwithvalidationinterfacequeue", "generate", "getmempoolfeeratediagram"]
 
 
 def buried(height, active=True):
@@ -122,6 +122,7 @@ class RegtestRpcTest(BitnodeTestFramework):
         for m in HIDDEN:
             assert_true(not any(line.split(" ")[0] == m for line in lines), m + " is hidden")
             assert_true(n.rpc("help", m).startswith(m), "help " + m)
+        assert_true("== Hidden ==" not in lines, "no Hidden section in the overview")
         assert_in("getdeploymentinfo ( \"blockhash\" )", lines)
         assert_in("== Zmq ==", lines)
         zmq = lines.index("== Zmq ==")

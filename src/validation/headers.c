@@ -29,10 +29,26 @@ int headers_next_bits(uint32_t *bits, const struct block_index *prev, int64_t ne
 /* Core's AcceptBlockHeader debug line for a header refused: "<what>: <hash>, <state>". */
 static void log_refused(const char *what, const uint8_t hash[32], const struct vstate *st)
 {
+    if (!log_enabled(LOG_CAT_VALIDATION, LOG_LVL_DEBUG)) {
+        return;
+    }
     char hx[65];
     hex_encode_rev(hx, hash, 32);
     LOG(LOG_CAT_VALIDATION, LOG_LVL_DEBUG, "AcceptBlockHeader: Consensus::%s: %s, %s%s%s", what, hx,
         st->reject, st->debug[0] ? ", " : "", st->debug);
+}
+
+/* Core's debug line for a header whose parent is unknown or invalid: "header <hash> has prev
+ * block <what>: <prev>". */
+static void log_prev(const char *what, const uint8_t hash[32], const uint8_t prev[32])
+{
+    if (!log_enabled(LOG_CAT_VALIDATION, LOG_LVL_DEBUG)) {
+        return;
+    }
+    char hh[65], hp[65];
+    hex_encode_rev(hh, hash, 32);
+    hex_encode_rev(hp, prev, 32);
+    LOG(LOG_CAT_VALIDATION, LOG_LVL_DEBUG, "header %s has prev block %s: %s", hh, what, hp);
 }
 
 int headers_accept(struct block_tree *t, struct vstate *st, struct block_index **out,
@@ -56,18 +72,13 @@ int headers_accept(struct block_tree *t, struct vstate *st, struct block_index *
     }
     struct block_index *prev = block_tree_find(t, h->prev_hash);
     if (!prev) {
+        log_prev("not found", hash, h->prev_hash);
         char hx[65];
         hex_encode_rev(hx, h->prev_hash, 32);
-        char hh[65];
-        hex_encode_rev(hh, hash, 32);
-        LOG(LOG_CAT_VALIDATION, LOG_LVL_DEBUG, "header %s has prev block not found: %s", hh, hx);
         return vstate_invalid(st, VRESULT_MISSING_PREV, "prev-blk-not-found", "parent %s", hx);
     }
     if (block_index_failed(prev)) {
-        char hx[65], hh[65];
-        hex_encode_rev(hx, h->prev_hash, 32);
-        hex_encode_rev(hh, hash, 32);
-        LOG(LOG_CAT_VALIDATION, LOG_LVL_DEBUG, "header %s has prev block invalid: %s", hh, hx);
+        log_prev("invalid", hash, h->prev_hash);
         return vstate_invalid(st, VRESULT_INVALID_PREV, "bad-prevblk", "parent is invalid");
     }
     struct header_context ctx = {

@@ -29,7 +29,7 @@ cols() {
 }
 
 # The LSM backends' bloom the charts show: 10 if it was run, else the lowest.
-BLOOM=$(cols bloom | grep -v -x -- - | sort -n -u | awk '$1 == 10 { t = 10 } NR == 1 { f = $1 }
+BLOOM=$(cols bloom | { grep -v -x -- - || true; } | sort -n -u | awk '$1 == 10 { t = 10 } NR == 1 { f = $1 }
     END { print (t != "" ? t : f) }')
 
 # The runs of one chart: "run backend" lines for sig $1 and -dbcache $2, in backend order.

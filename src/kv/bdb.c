@@ -21,8 +21,15 @@
  *   anyway (disk full, I/O error), it fails as a whole with RC_BACKEND, a system error for
  *   the caller, never a verdict on a block. The lock table is still sized explicitly, with
  *   headroom, for the environment's own locks.
- * - An exclusive handle cannot be shared by threads inside BDB (no DB_THREAD), so one mutex
- *   serializes every call on the store: gets wait while a batch is being applied.
+ * - An exclusive handle cannot be shared by threads inside BDB (no DB_THREAD), so a mutex
+ *   (mu) serializes every call into BDB, and a second one (wmu) serializes writes,
+ *   iterator calls and statistics whole. A get takes mu only, and does not wait for a large
+ *   batch (BDB_HANDOFF_OPS ops or more) to be applied: the writer hands mu to any waiting
+ *   get between two puts, and the get answers as if the batch had already committed: a key
+ *   the batch writes from the batch (through a hash index of its keys, built before the
+ *   transaction starts), any other key from the tree, which the batch has not touched for
+ *   it. Every BDB_HANDOFF_PUTS puts the writer lets in the gets waiting then. (A batch that
+ *   then fails, a fatal backend error, may have been seen by such a get.)
  * - Iterators see a snapshot, like LevelDB's: they read the live tree in chunks (holding no
  *   lock between calls, so a write on the same thread cannot deadlock), and a write made while
  *   iterators are open first saves, for each of them, the value each key had before (an
@@ -35,6 +42,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -60,6 +69,20 @@
 #define BDB_MIN_CACHE ((size_t)1 << 20)
 /* Entries an iterator reads from the tree per visit. */
 #define BDB_ITER_CHUNK 256
+/* Batches of at least this many ops let gets in between their puts; smaller ones are
+ * applied whole (a few milliseconds) while gets wait. */
+#define BDB_HANDOFF_OPS 1024
+/* Puts such a batch applies between two turns of letting gets in: a get waits for at most
+ * this many (well under a millisecond with the pages in the cache). */
+#define BDB_HANDOFF_PUTS 32
+
+/* The keys of the batch being applied: an open-addressing table of op offsets into the
+ * batch (offset + 1; 0 is an empty slot), the last op of a key winning. */
+struct bdb_index {
+    const struct kv_batch *batch;
+    size_t *slots;
+    size_t mask;
+};
 
 struct kv_bdb {
     struct kv base; /* first: base.ops */
@@ -68,6 +91,12 @@ struct kv_bdb {
     DB *db;
     int lock_fd;
     pthread_mutex_t mu;     /* serializes every BDB call on env and db */
+    pthread_mutex_t wmu;    /* taken before mu: a write, an iterator call, stats, whole */
+    pthread_cond_t handoff; /* a get that had waited for mu is done */
+    atomic_int gets_waiting; /* gets waiting for mu (the writer lets them in) */
+    uint64_t gets_done;      /* gets served (under mu) */
+    DB_TXN *txn;            /* the write being applied, between two puts (under mu) */
+    struct bdb_index *index; /* its keys, if it lets gets in (under mu) */
     struct bdb_iter *iters; /* open iterators (under mu) */
     size_t cache_bytes;
 };
@@ -143,6 +172,8 @@ static void bdb_free(struct kv_bdb *db)
         close(db->lock_fd); /* releases the flock */
     }
     pthread_mutex_destroy(&db->mu);
+    pthread_mutex_destroy(&db->wmu);
+    pthread_cond_destroy(&db->handoff);
     free(db->path);
     free(db);
 }
@@ -159,6 +190,9 @@ static int bdb_open(struct kv **out, const char *path, const struct kv_options *
     db->lock_fd = -1;
     db->cache_bytes = cache;
     CHECK_ALWAYS(pthread_mutex_init(&db->mu, NULL) == 0);
+    CHECK_ALWAYS(pthread_mutex_init(&db->wmu, NULL) == 0);
+    CHECK_ALWAYS(pthread_cond_init(&db->handoff, NULL) == 0);
+    atomic_init(&db->gets_waiting, 0);
     bdb_detail[0] = 0;
 
     rc = lock_dir(db);
@@ -299,9 +333,93 @@ static int bdb_destroy(const char *path)
     return rc;
 }
 
-/* Reads key into val (NULL: presence only). Returns 0, DB_NOTFOUND or a BDB error. The
- * caller holds db->mu. */
-static int raw_get(struct kv_bdb *db, struct buf *val, const uint8_t *key, size_t key_len)
+/* Takes wmu, then mu: the store to itself but for gets let in by a write (none, since wmu
+ * excludes writes). */
+static void lock_all(struct kv_bdb *db)
+{
+    CHECK_ALWAYS(pthread_mutex_lock(&db->wmu) == 0);
+    CHECK_ALWAYS(pthread_mutex_lock(&db->mu) == 0);
+}
+
+static void unlock_all(struct kv_bdb *db)
+{
+    pthread_mutex_unlock(&db->mu);
+    pthread_mutex_unlock(&db->wmu);
+}
+
+/* ---- the index of a batch's keys ------------------------------------------------------ */
+
+static uint64_t key_hash(const uint8_t *key, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (size_t i = 0; i < len; i++) {
+        h = (h ^ key[i]) * 0x100000001b3ull;
+    }
+    return h ^ (h >> 29);
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t *index_slot(const struct bdb_index *ix, const uint8_t *key, size_t key_len)
+{
+    size_t i = (size_t)key_hash(key, key_len) & ix->mask;
+    for (;; i = (i + 1) & ix->mask) {
+        struct kv_batch_op op;
+        size_t pos;
+        if (ix->slots[i] == 0) {
+            return &ix->slots[i];
+        }
+        pos = ix->slots[i] - 1;
+        CHECK_ALWAYS(kv_batch_next(ix->batch, &pos, &op));
+        if (op.key_len == key_len && memcmp(op.key, key, key_len) == 0) {
+            return &ix->slots[i];
+        }
+    }
+}
+
+/* A new index of b's keys. Owned by the caller; release with index_free(). */
+static struct bdb_index *index_new(const struct kv_batch *b)
+{
+    struct bdb_index *ix = xcalloc(1, sizeof(*ix));
+    size_t n = 16, pos = 0, at = 0;
+    struct kv_batch_op op;
+    while (n < 2 * kv_batch_count(b)) {
+        n *= 2;
+    }
+    ix->batch = b;
+    ix->slots = xcalloc(n, sizeof(*ix->slots));
+    ix->mask = n - 1;
+    while (kv_batch_next(b, &pos, &op)) {
+        *index_slot(ix, op.key, op.key_len) = at + 1;
+        at = pos;
+    }
+    return ix;
+}
+
+static void index_free(struct bdb_index *ix)
+{
+    if (ix) {
+        free(ix->slots);
+        free(ix);
+    }
+}
+
+/* If the batch ix writes key, sets *out to the op that decides its value and returns 1. */
+static int index_find(const struct bdb_index *ix, const uint8_t *key, size_t key_len,
+                      struct kv_batch_op *out)
+{
+    size_t pos, *slot = index_slot(ix, key, key_len);
+    if (*slot == 0) {
+        return 0;
+    }
+    pos = *slot - 1;
+    CHECK_ALWAYS(kv_batch_next(ix->batch, &pos, out));
+    return 1;
+}
+
+/* Reads key into val (NULL: presence only), in txn (NULL: none). Returns 0, DB_NOTFOUND or
+ * a BDB error. The caller holds db->mu. */
+static int raw_get_txn(struct kv_bdb *db, DB_TXN *txn, struct buf *val, const uint8_t *key,
+                       size_t key_len)
 {
     DBT k, v;
     int ret;
@@ -321,7 +439,7 @@ static int raw_get(struct kv_bdb *db, struct buf *val, const uint8_t *key, size_
             v.data = val->data;
             v.ulen = (uint32_t)val->cap;
         }
-        ret = db->db->get(db->db, NULL, &k, &v, 0);
+        ret = db->db->get(db->db, txn, &k, &v, 0);
         if (ret == DB_BUFFER_SMALL && val) {
             buf_reserve(val, v.size);
             continue;
@@ -334,13 +452,41 @@ static int raw_get(struct kv_bdb *db, struct buf *val, const uint8_t *key, size_
     return ret;
 }
 
+/* raw_get_txn outside any transaction. */
+static int raw_get(struct kv_bdb *db, struct buf *val, const uint8_t *key, size_t key_len)
+{
+    return raw_get_txn(db, NULL, val, key, key_len);
+}
+
 static int bdb_get(struct kv *kv, struct buf *val, const uint8_t *key, size_t key_len)
 {
     struct kv_bdb *db = (struct kv_bdb *)kv;
+    struct kv_batch_op op;
     int ret;
+    atomic_fetch_add(&db->gets_waiting, 1);
     CHECK_ALWAYS(pthread_mutex_lock(&db->mu) == 0);
+    atomic_fetch_sub(&db->gets_waiting, 1);
     bdb_detail[0] = 0;
-    ret = raw_get(db, val, key, key_len);
+    if (db->index && index_find(db->index, key, key_len, &op)) {
+        /* Let in by a write that changes key: its value once the write commits. */
+        ret = DB_NOTFOUND;
+        if (op.op == KV_OP_PUT) {
+            ret = 0;
+            if (val) {
+                buf_reset(val);
+                buf_append(val, op.val, op.val_len);
+            }
+        }
+    } else {
+        /* Inside the write's transaction, if one let this get in: the pages it changed are
+         * its own until it commits (with the exclusive handle nothing is locked), and the
+         * key is not one of them. */
+        ret = raw_get_txn(db, db->txn, val, key, key_len);
+    }
+    db->gets_done++;
+    if (db->txn) {
+        pthread_cond_signal(&db->handoff);
+    }
     pthread_mutex_unlock(&db->mu);
     if (ret == DB_NOTFOUND) {
         if (val) {
@@ -408,11 +554,12 @@ static int save_overlays(struct kv_bdb *db, const struct kv_batch *b)
     return ret;
 }
 
-/* Applies b in txn. Returns 0 or the BDB error code. */
+/* Applies b in txn, letting waiting gets in between two puts if db->index is set. Returns 0
+ * or the BDB error code. The caller holds wmu and mu. */
 static int apply_batch(struct kv_bdb *db, DB_TXN *txn, const struct kv_batch *b)
 {
     struct kv_batch_op op;
-    size_t pos = 0;
+    size_t pos = 0, since = 0;
     DBT k, v;
     int ret;
     memset(&k, 0, sizeof(k));
@@ -433,6 +580,18 @@ static int apply_batch(struct kv_bdb *db, DB_TXN *txn, const struct kv_batch *b)
         if (ret != 0) {
             return ret;
         }
+        if (db->index && ++since >= BDB_HANDOFF_PUTS &&
+            atomic_load_explicit(&db->gets_waiting, memory_order_relaxed) > 0) {
+            /* Lets in the gets waiting now (not those that come meanwhile: a stream of them
+             * would hold the write back for ever), then goes on for BDB_HANDOFF_PUTS puts. */
+            uint64_t goal = db->gets_done + (uint64_t)atomic_load(&db->gets_waiting);
+            db->txn = txn;
+            while (db->gets_done < goal) {
+                CHECK_ALWAYS(pthread_cond_wait(&db->handoff, &db->mu) == 0);
+            }
+            db->txn = NULL;
+            since = 0;
+        }
     }
     return 0;
 }
@@ -443,6 +602,12 @@ static int bdb_write(struct kv *kv, const struct kv_batch *b, int sync)
     DB_TXN *txn = NULL;
     int ret, rc = 0;
 
+    struct bdb_index *ix = NULL;
+
+    CHECK_ALWAYS(pthread_mutex_lock(&db->wmu) == 0);
+    if (kv_batch_count(b) >= BDB_HANDOFF_OPS) {
+        ix = index_new(b); /* before mu: gets go on meanwhile */
+    }
     CHECK_ALWAYS(pthread_mutex_lock(&db->mu) == 0);
     bdb_detail[0] = 0;
     if (db->iters) {
@@ -457,7 +622,9 @@ static int bdb_write(struct kv *kv, const struct kv_batch *b, int sync)
         rc = bdb_fail(db, "write: begin transaction", ret);
         goto out;
     }
+    db->index = ix;
     ret = apply_batch(db, txn, b);
+    db->index = NULL;
     if (ret != 0) {
         rc = bdb_fail(db, "write", ret);
         txn->abort(txn);
@@ -468,7 +635,8 @@ static int bdb_write(struct kv *kv, const struct kv_batch *b, int sync)
         rc = bdb_fail(db, "write: commit", ret);
     }
 out:
-    pthread_mutex_unlock(&db->mu);
+    unlock_all(db);
+    index_free(ix);
     return rc;
 }
 
@@ -485,13 +653,13 @@ static int bdb_iter_new(struct kv *kv, struct kv_iter **out)
     buf_init(&it->val);
     it->chunk_last = 1; /* empty chunk: nothing read yet */
     /* Registered under the mutex, between two writes: its snapshot is the store now. */
-    CHECK_ALWAYS(pthread_mutex_lock(&db->mu) == 0);
+    lock_all(db);
     it->next = db->iters;
     if (db->iters) {
         db->iters->prev = it;
     }
     db->iters = it;
-    pthread_mutex_unlock(&db->mu);
+    unlock_all(db);
     *out = &it->base;
     return 0;
 }
@@ -500,7 +668,7 @@ static void bdb_iter_free(struct kv_iter *base)
 {
     struct bdb_iter *it = (struct bdb_iter *)base;
     struct kv_bdb *db = it->db;
-    CHECK_ALWAYS(pthread_mutex_lock(&db->mu) == 0);
+    lock_all(db);
     if (it->prev) {
         it->prev->next = it->next;
     } else {
@@ -509,7 +677,7 @@ static void bdb_iter_free(struct kv_iter *base)
     if (it->next) {
         it->next->prev = it->prev;
     }
-    pthread_mutex_unlock(&db->mu);
+    unlock_all(db);
     kv_close(it->overlay);
     buf_clear(&it->chunk);
     buf_clear(&it->key);
@@ -680,13 +848,13 @@ static int bdb_iter_seek(struct kv_iter *base, const uint8_t *key, size_t key_le
 {
     struct bdb_iter *it = (struct bdb_iter *)base;
     int ret;
-    CHECK_ALWAYS(pthread_mutex_lock(&it->db->mu) == 0);
+    lock_all(it->db);
     bdb_detail[0] = 0;
     buf_reset(&it->chunk);
     it->chunk_pos = 0;
     it->chunk_last = 0;
     ret = iter_settle(it, key, key_len, 0);
-    pthread_mutex_unlock(&it->db->mu);
+    unlock_all(it->db);
     if (ret != 0) {
         it->valid = 0;
         return bdb_fail(it->db, "iterator seek", ret);
@@ -706,10 +874,10 @@ static int bdb_iter_next(struct kv_iter *base)
     int ret;
     buf_init(&cur);
     buf_append(&cur, it->key.data, it->key.len);
-    CHECK_ALWAYS(pthread_mutex_lock(&it->db->mu) == 0);
+    lock_all(it->db);
     bdb_detail[0] = 0;
     ret = iter_settle(it, cur.data, cur.len, 1);
-    pthread_mutex_unlock(&it->db->mu);
+    unlock_all(it->db);
     buf_clear(&cur);
     if (ret != 0) {
         it->valid = 0;
@@ -748,7 +916,7 @@ static int bdb_stats(struct kv *kv, struct kv_stats *out)
     int ret;
 
     out->disk_bytes = kv_dir_bytes(db->path);
-    CHECK_ALWAYS(pthread_mutex_lock(&db->mu) == 0);
+    lock_all(db);
     bdb_detail[0] = 0;
     ret = db->env->memp_stat(db->env, &mp, NULL, 0);
     if (ret == 0) {
@@ -757,7 +925,7 @@ static int bdb_stats(struct kv *kv, struct kv_stats *out)
     if (ret == 0) {
         ret = db->env->txn_stat(db->env, &tx, 0);
     }
-    pthread_mutex_unlock(&db->mu);
+    unlock_all(db);
     if (ret != 0) {
         free(mp);
         free(lk);
@@ -808,12 +976,12 @@ static int bdb_approximate_size(struct kv *kv, uint64_t *out, const uint8_t *beg
         st.st_size = 0;
     }
     free(p);
-    CHECK_ALWAYS(pthread_mutex_lock(&db->mu) == 0);
+    lock_all(db);
     rc = key_fraction(db, &lo, begin, begin_len);
     if (rc == 0 && end) {
         rc = key_fraction(db, &hi, end, end_len);
     }
-    pthread_mutex_unlock(&db->mu);
+    unlock_all(db);
     if (rc != 0) {
         return rc;
     }

@@ -22,8 +22,10 @@
  * (with the backend's own words) that kv_last_error() returns, like errno: per thread.
  *
  * Threads: a struct kv may be used from several threads at once (gets, writes and iterators
- * from different threads); writes are serialized inside (with bdb, reads also wait while a
- * batch is applied). A struct kv_batch or kv_iter belongs to one thread at a time. A thread
+ * from different threads); writes are serialized inside. A get sees the store before or
+ * after a batch, never part of it; on the persistent backends it does not wait while a
+ * large batch is written.
+ * A struct kv_batch or kv_iter belongs to one thread at a time. A thread
  * may write while it has iterators open.
  *
  * On disk: the persistent backends keep one directory per store, with a marker file BACKEND

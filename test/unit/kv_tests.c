@@ -15,6 +15,7 @@
 #include <libgen.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/stat.h>
@@ -847,6 +848,146 @@ static void test_batch_atomic_visibility(void)
     close_ok(c.kv);
 }
 
+/* Gets while a large batch is written (kv.h: a persistent backend's get does not wait for
+ * it, and sees the store before or after the batch, never part of it). The batch rewrites
+ * GW_KEYS keys from "old" to "new" and deletes GW_KEYS others, between GW_FILLER puts of
+ * unrelated keys; readers get random keys of both sets, and once one of them has read the
+ * batch's value of any key, no later get may read a value from before it. */
+#define GW_KEYS 2000
+#define GW_FILLER 200000
+
+struct gw_ctx {
+    struct kv *kv;
+    atomic_int writing; /* 1 while kv_write runs */
+    atomic_int stop;
+};
+
+struct gw_reader {
+    struct gw_ctx *c;
+    uint64_t rng;
+    int torn, errors, gets, during;
+};
+
+static void gw_key(uint8_t *k, char set, uint32_t i)
+{
+    k[0] = (uint8_t)set;
+    kv_crash_be32(k + 1, i);
+}
+
+static void *gw_read(void *arg)
+{
+    struct gw_reader *r = arg;
+    struct buf v;
+    int seen_after = 0;
+    buf_init(&v);
+    while (!atomic_load(&r->c->stop)) {
+        uint8_t k[5];
+        int del, rc, after, writing;
+        r->rng = r->rng * 6364136223846793005ull + 1442695040888963407ull;
+        del = (int)((r->rng >> 40) & 1);
+        gw_key(k, del ? 'd' : 'a', (uint32_t)((r->rng >> 20) % GW_KEYS));
+        writing = atomic_load(&r->c->writing);
+        rc = kv_get(r->c->kv, &v, k, sizeof(k));
+        if (del) {
+            if (rc != 0 && rc != RC_NOT_FOUND) {
+                r->errors++;
+                continue;
+            }
+            after = rc == RC_NOT_FOUND;
+        } else {
+            if (rc != 0) {
+                r->errors++;
+                continue;
+            }
+            after = v.len == 3 && memcmp(v.data, "new", 3) == 0;
+            if (!after && !(v.len == 3 && memcmp(v.data, "old", 3) == 0)) {
+                r->torn++;
+            }
+        }
+        if (after) {
+            seen_after = 1;
+        } else if (seen_after) {
+            r->torn++;
+        }
+        r->gets++;
+        if (writing && atomic_load(&r->c->writing)) {
+            r->during++;
+        }
+    }
+    buf_clear(&v);
+    return NULL;
+}
+
+static void test_get_during_big_write(void)
+{
+    struct gw_ctx c;
+    struct gw_reader r[2];
+    struct kv_batch *b = kv_batch_new();
+    pthread_t th[2];
+    uint8_t k[5];
+    int during = 0;
+    c.kv = open_fresh("getwrite", NULL);
+    atomic_init(&c.writing, 0);
+    atomic_init(&c.stop, 0);
+    for (uint32_t i = 0; i < GW_KEYS; i++) {
+        gw_key(k, 'a', i);
+        kv_batch_put(b, k, sizeof(k), "old", 3);
+        gw_key(k, 'd', i);
+        kv_batch_put(b, k, sizeof(k), "old", 3);
+    }
+    CHECK_EQ_INT(kv_write(c.kv, b, 0), 0);
+    kv_batch_clear(b);
+    for (uint32_t i = 0; i < GW_FILLER; i++) {
+        uint8_t fk[9], fv[40];
+        fk[0] = 'f';
+        kv_crash_be32(fk + 1, (uint32_t)rnd());
+        kv_crash_be32(fk + 5, i);
+        memset(fv, (int)(i & 0xff), sizeof(fv));
+        kv_batch_put(b, fk, sizeof(fk), fv, sizeof(fv));
+        if (i % (GW_FILLER / GW_KEYS) == 0) {
+            /* The batch's keys in an order unrelated to the readers'. */
+            uint32_t j = (uint32_t)((uint64_t)i * 7919 / (GW_FILLER / GW_KEYS)) % GW_KEYS;
+            gw_key(k, 'a', j);
+            kv_batch_put(b, k, sizeof(k), "mid", 3); /* overwritten below: never seen */
+            kv_batch_put(b, k, sizeof(k), "new", 3);
+            gw_key(k, 'd', j);
+            kv_batch_delete(b, k, sizeof(k));
+        }
+    }
+    memset(r, 0, sizeof(r));
+    for (int t = 0; t < 2; t++) {
+        r[t].c = &c;
+        r[t].rng = rnd();
+        CHECK_EQ_INT(pthread_create(&th[t], NULL, gw_read, &r[t]), 0);
+    }
+    while (r[0].gets == 0 && r[1].gets == 0) {
+        sched_yield();
+    }
+    atomic_store(&c.writing, 1);
+    CHECK_EQ_INT(kv_write(c.kv, b, 0), 0);
+    atomic_store(&c.writing, 0);
+    atomic_store(&c.stop, 1);
+    for (int t = 0; t < 2; t++) {
+        pthread_join(th[t], NULL);
+        CHECK_EQ_INT(r[t].torn, 0);
+        CHECK_EQ_INT(r[t].errors, 0);
+        during += r[t].during;
+    }
+    printf("# %s: %d gets (%d of them while the batch was written)\n", cur_name,
+           r[0].gets + r[1].gets, during);
+    if (cur_ops != &kv_mem_ops) {
+        CHECK(during > 0);
+    }
+    for (uint32_t i = 0; i < GW_KEYS; i += 97) {
+        gw_key(k, 'a', i);
+        expect_val(c.kv, k, sizeof(k), "new", 3);
+        gw_key(k, 'd', i);
+        CHECK_EQ_INT(kv_get(c.kv, NULL, k, sizeof(k)), RC_NOT_FOUND);
+    }
+    kv_batch_free(b);
+    close_ok(c.kv);
+}
+
 static void test_persistence(void)
 {
     char path[700];
@@ -1624,6 +1765,7 @@ static void run_suite(const struct kv_ops *ops)
     RUN(test_seek_absent);
     RUN(test_iter_snapshot);
     RUN(test_batch_atomic_visibility);
+    RUN(test_get_during_big_write);
     RUN(test_persistence);
     RUN(test_random_model);
     RUN(test_stats_and_size);

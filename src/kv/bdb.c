@@ -93,14 +93,14 @@ struct kv_bdb {
     DB_ENV *env;
     DB *db;
     int lock_fd;
-    pthread_mutex_t mu;     /* serializes every BDB call on env and db */
-    pthread_mutex_t wmu;    /* taken before mu: a write, an iterator call, stats, whole */
-    pthread_cond_t handoff; /* a get that had waited for mu is done */
+    pthread_mutex_t mu;      /* serializes every BDB call on env and db */
+    pthread_mutex_t wmu;     /* taken before mu: a write, an iterator call, stats, whole */
+    pthread_cond_t handoff;  /* a get that had waited for mu is done */
     atomic_int gets_waiting; /* gets waiting for mu (the writer lets them in) */
     uint64_t gets_done;      /* gets served (under mu) */
-    DB_TXN *txn;            /* the write being applied, between two puts (under mu) */
+    DB_TXN *txn;             /* the write being applied, between two puts (under mu) */
     struct bdb_index *index; /* its keys, if it lets gets in (under mu) */
-    struct bdb_iter *iters; /* open iterators (under mu) */
+    struct bdb_iter *iters;  /* open iterators (under mu) */
     size_t cache_bytes;
 };
 
@@ -421,8 +421,8 @@ static int index_find(const struct bdb_index *ix, const uint8_t *key, size_t key
 
 /* Reads key into val (NULL: presence only), in txn (NULL: none). Returns 0, DB_NOTFOUND or
  * a BDB error. The caller holds db->mu. */
-static int raw_get_txn(struct kv_bdb *db, DB_TXN *txn, struct buf *val, const uint8_t *key,
-                       size_t key_len)
+static int raw_get(struct kv_bdb *db, DB_TXN *txn, struct buf *val, const uint8_t *key,
+                   size_t key_len)
 {
     DBT k, v;
     int ret;
@@ -455,12 +455,6 @@ static int raw_get_txn(struct kv_bdb *db, DB_TXN *txn, struct buf *val, const ui
     return ret;
 }
 
-/* raw_get_txn outside any transaction. */
-static int raw_get(struct kv_bdb *db, struct buf *val, const uint8_t *key, size_t key_len)
-{
-    return raw_get_txn(db, NULL, val, key, key_len);
-}
-
 static int bdb_get(struct kv *kv, struct buf *val, const uint8_t *key, size_t key_len)
 {
     struct kv_bdb *db = (struct kv_bdb *)kv;
@@ -484,7 +478,7 @@ static int bdb_get(struct kv *kv, struct buf *val, const uint8_t *key, size_t ke
         /* Inside the write's transaction, if one let this get in: the pages it changed are
          * its own until it commits (with the exclusive handle nothing is locked), and the
          * key is not one of them. */
-        ret = raw_get_txn(db, db->txn, val, key, key_len);
+        ret = raw_get(db, db->txn, val, key, key_len);
     }
     db->gets_done++;
     if (db->txn) {
@@ -533,7 +527,7 @@ static int save_overlays(struct kv_bdb *db, const struct kv_batch *b)
                 {
                     struct buf v;
                     buf_init(&v);
-                    ret = raw_get(db, &v, op.key, op.key_len);
+                    ret = raw_get(db, NULL, &v, op.key, op.key_len);
                     if (ret == DB_NOTFOUND) {
                         cur.data[0] = OV_ABSENT;
                         ret = 0;
@@ -603,9 +597,8 @@ static int bdb_write(struct kv *kv, const struct kv_batch *b, int sync)
 {
     struct kv_bdb *db = (struct kv_bdb *)kv;
     DB_TXN *txn = NULL;
-    int ret, rc = 0;
-
     struct bdb_index *ix = NULL;
+    int ret, rc = 0;
 
     CHECK_ALWAYS(pthread_mutex_lock(&db->wmu) == 0);
     if (kv_batch_count(b) >= BDB_HANDOFF_OPS) {

@@ -29,7 +29,9 @@
 # read and wrote (/proc/<pid>/io, sampled every 0.2 s until it exits: the last sample); the
 # stores' size after the clean stop (the network dir without blk/rev files and debug.log)
 # and the whole network dir; from the node's log: the longest gap between two connected
-# blocks, per-block connect time p50/p99, and the stores' compaction seconds (LSM only).
+# blocks (in the CSV also that block's own connect time and the flush the block before it
+# set off: the gap is a stall only where these do not fill it), per-block connect time
+# p50/p99, and the stores' compaction seconds (LSM only).
 # Per run, in WORK/runs/<id>/: bench.tsv (seconds, height, connect ms, gap ms, flush ms),
 # io.tsv (seconds, write_bytes, read_bytes) and written.tsv (bytes written per block, in
 # bins of 50 blocks), with time.txt and debug.log.
@@ -336,6 +338,15 @@ with open(d + "/written.tsv", "w") as o:
         w = written(part[-1][0]) - written(ta)
         o.write("%d %d %.3f %.3f %.0f %.0f\n" % (part[0][1], part[-1][1], ta, part[-1][0],
                                                 w, w / len(part)))
+# The longest gap: the height it ends at, that block's own time on the validation thread
+# and the flush the block before it set off (the rest: waits, reads of the next block).
+g = max(range(1, len(blocks)), key=lambda i: blocks[i][3], default=None)
+with open(d + "/gap.txt", "w") as o:
+    if g is None:
+        o.write("- - - -\n")
+    else:
+        o.write("%d %.1f %.1f %.1f\n" % (blocks[g][1], blocks[g][3], blocks[g][2],
+                                          blocks[g - 1][4]))
 print(max((b[1] for b in blocks), default=-1))
 PY
 }
@@ -352,7 +363,7 @@ sizes() {
 CSV_HEAD="run,chain,backend,sig,dbcache,bloom,par,wall_s,user_s,sys_s,peak_rss_mib,read_mb"
 CSV_HEAD+=",written_mb,fs_outputs_mb,store_mb,datadir_mb,longest_gap_ms,longest_gap_height"
 CSV_HEAD+=",connect_p50_ms,connect_p99_ms,flushes,flush_s,compaction_s,stall_s,utxo_hash"
-CSV_HEAD+=",check_s"
+CSV_HEAD+=",check_s,gap_block_connect_ms,gap_prev_flush_ms"
 MD_HEAD="| backend | sig | -dbcache | bloom | -par | wall s | user s | sys s | peak RSS MiB"
 MD_HEAD+=" | read MB | written MB | stores MB | datadir MB | longest gap ms | connect p50 ms"
 MD_HEAD+=" | connect p99 ms | compaction s | UTXO hash |"
@@ -364,12 +375,17 @@ emit_row() { # id backend sig dbc bloom par
     [ "$CHECKS" = - ] || hash="$HASH (+$CHECKS s)"
     csv=("$1" "$CHAIN" "$2" "$3" "$4" "$5" "$6" "$WALL" "$UTIME" "$STIME" "$RSS" "$RD" "$WR"
         "$FSOUT" "$STORE" "$DATADIR" "$GAP" "$GAPH" "$P50" "$P99" "$FLUSHES" "$FLUSHS"
-        "$COMPACT" "$STALL" "$HASH" "$CHECKS")
+        "$COMPACT" "$STALL" "$HASH" "$CHECKS" "$GAPWORK" "$GAPFLUSH")
     md=("$2" "$3" "$4" "$5" "$6" "$WALL" "$UTIME" "$STIME" "$RSS" "$RD" "$WR" "$STORE"
         "$DATADIR" "$GAP" "$P50" "$P99" "$COMPACT" "$hash")
     (IFS=,; echo "${csv[*]}") >>"$OUT/matrix.csv"
     { printf '| %s ' "${md[@]}"; echo '|'; } >>"$WORK/rows.md"
     WALLS[$2/$3/$4/$5/$6]=$WALL
+    NETS[$2/$3/$4/$5/$6]=$WALL
+    [ "$CHECKS" = - ] || NETS[$2/$3/$4/$5/$6]=$(awk -v w="$WALL" -v c="$CHECKS" \
+        'BEGIN { printf "%.1f", w - c }')
+    GAPS[$2/$3/$4/$5/$6]=$GAP
+    STORES[$2/$3/$4/$5/$6]=$STORE
 }
 
 # The node's options for one run (the first of a backend serves RPC); sets ARGS.
@@ -412,6 +428,7 @@ run_one() {
     sizes "$dd/regtest"
     grep -q -- "-stopatheight reached" "$rd/debug.log" && REACHED=1
     top=$(series "$rd" "$T0")
+    read -r _ _ GAPWORK GAPFLUSH <"$rd/gap.txt"
     [ "$top" != -1 ] || log "$id: no bench lines in the log (a build older than -debug=bench's)"
     if [ $REACHED = 0 ]; then
         log "$id: the tip was not reached; see $rd/debug.log"
@@ -449,32 +466,62 @@ run_matrix() {
     done
 }
 
-# The wall of a row as "N s", or "-"; the ratio of two such walls, or "-".
-wall_of() { [ -n "${WALLS[$1]:-}" ] && echo "${WALLS[$1]} s" || echo -; }
+# Field $1 of the row $2 (NETS, GAPS or STORES) with unit $3, or "-".
+field_of() {
+    local -n a=$1
+    [ -n "${a[$2]:-}" ] && [ "${a[$2]}" != - ] && echo "${a[$2]}$3" || echo -
+}
+# The larger of two "N ms" figures (either may be "-").
+larger() {
+    if [ "$1" = - ]; then echo "$2"; elif [ "$2" = - ]; then echo "$1"; else
+        awk -v a="${1% ms}" -v b="${2% ms}" 'BEGIN { printf "%s ms", (a > b ? a : b) }'
+    fi
+}
 ratio() {
     if [ "$1" = - ] || [ "$2" = - ]; then
         echo -
     else
-        awk -v a="${1% s}" -v b="${2% s}" 'BEGIN { printf "%.2f", a / b }'
+        awk -v a="${1% *}" -v b="${2% *}" 'BEGIN { printf "%.2f", a / b }'
     fi
 }
 
-# BDB against LevelDB, 2012 (Bitcoin 0.8's switch, 185,127 blocks) and here.
+# The 2012 table (Bitcoin 0.8's switch from BDB to LevelDB: 185,127 blocks, its figures)
+# with ours beside it, at one -dbcache (30 MiB if run: 2012's "30 MB cache changed
+# nothing"), -par=all, walls less the UTXO-hash call.
 summary_table() {
-    local lb=10 sig dbc b l
-    [[ " $BLOOMS " == *" 10 "* ]] || lb=${BLOOMS%% *}
-    echo "| run | BDB | LevelDB | BDB / LevelDB |"
-    echo "|---|---:|---:|---:|"
-    echo "| 2012, 185,127 blocks, signatures checked | 96 min | 51 min | 1.88 |"
-    echo "| 2012, 185,127 blocks, no signature checks | 42 min | 13 min | 3.23 |"
-    for sig in on off; do
-        for dbc in 8 450; do
-            b=$(wall_of "bdb/$sig/$dbc/-/all")
-            l=$(wall_of "leveldb/$sig/$dbc/$lb/all")
-            echo "| ours, $CHAIN chain, sig $sig, -dbcache=$dbc, -par=all (bloom $lb) |" \
-                "$b | $l | $(ratio "$b" "$l") |"
-        done
+    local d=${DBCACHES%% *} row b bl name on off gap st lon loff
+    [[ " $DBCACHES " != *" 30 "* ]] || d=30
+    echo "At -dbcache=$d, -par=all; ours in seconds on the $CHAIN chain ($H blocks), 2012's" \
+        "in minutes for 185,127 blocks; longest pause: 2012's \"Flushing\", ours the longest" \
+        "gap between two connected blocks in either run; store: the block index and the" \
+        "coins (2012: BDB's index against LevelDB's files)."
+    echo
+    echo "| store | checks on, 2012 | checks on, ours | checks off, 2012 | checks off, ours" \
+        "| longest pause, 2012 | longest gap, ours | store, 2012 | store, ours |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    for row in "bdb - BDB|96 min|42 min|8-10 s|611 MB" "leveldb 0 LevelDB|51 min|13 min|-|397 MB" \
+        "leveldb 10 LevelDB, bloom 10|-|-|-|424 MB" "rocksdb 0 RocksDB|-|-|-|-" \
+        "rocksdb 10 RocksDB, bloom 10|-|-|-|-" "lmdb - LMDB|-|-|-|-" \
+        "mem - in memory (ceiling)|-|-|-|-"; do
+        read -r b bl name <<<"${row%%|*}"
+        [[ " $BACKENDS " == *" $b "* ]] || continue
+        if is_lsm "$b" && [[ " $BLOOMS " != *" $bl "* ]]; then continue; fi
+        IFS='|' read -r _ on off gap st <<<"$row"
+        on=$(field_of NETS "$b/on/$d/$bl/all" " s")
+        off=$(field_of NETS "$b/off/$d/$bl/all" " s")
+        [ "$b" = bdb ] && { BON=$on; BOFF=$off; }
+        [ "$b" != leveldb ] || [ "$bl" != 10 ] || { LON=$on; LOFF=$off; }
+        [ "$b" != leveldb ] || [ -n "${LON:-}" ] || { LON=$on; LOFF=$off; }
+        gap=$(larger "$(field_of GAPS "$b/on/$d/$bl/all" " ms")" \
+            "$(field_of GAPS "$b/off/$d/$bl/all" " ms")")
+        st=$(field_of STORES "$b/off/$d/$bl/all" " MB")
+        [ "$st" != - ] || st=$(field_of STORES "$b/on/$d/$bl/all" " MB")
+        IFS='|' read -r _ lon loff _ <<<"$row"
+        echo "| $name | $lon | $on | $loff | $off | $(cut -d'|' -f4 <<<"$row") | $gap |" \
+            "$(cut -d'|' -f5 <<<"$row") | $st |"
     done
+    echo "| BDB / LevelDB (ours: bloom 10 where run) | 1.88 | $(ratio "${BON:--}" "${LON:--}") | 3.23 |" \
+        "$(ratio "${BOFF:--}" "${LOFF:--}") | | | 1.54 | |"
 }
 
 finish_output() {
@@ -506,7 +553,7 @@ finish_output() {
 
 main() {
     local b
-    declare -gA BIN=() CHECKED=() WALLS=()
+    declare -gA BIN=() CHECKED=() WALLS=() NETS=() GAPS=() STORES=()
     STARTED=$(date -u '+%Y-%m-%d %H:%M')
     for b in $BACKENDS; do
         b=$(build_of "$b")

@@ -21,8 +21,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include "coins/view.h"
 #include "crypto/siphash.h"
@@ -879,18 +877,12 @@ static void pres_rebuild(struct coins_cache *c)
 
 /* The writer thread: frees the generation before, refills the presence filter, writes the
  * frozen generation's changes to the store. It changes nothing the owner reads meanwhile:
- * the frozen entries are only read, by both. It runs at the lowest CPU priority (nice 19,
- * this thread only), on the cores that block connection leaves idle: at the owner's
- * priority it took its share of a busy core from the validation thread, and the blocks
- * connected during a write took 2-2.5x their time (gaps up to 1.8 s at -par=1 over
- * RocksDB; doc/benchmarks.md, "The longest gap at -par=1"). Where the priority cannot be
- * lowered the thread keeps its own. */
+ * the frozen entries are only read, by both. */
 static void *frozen_write(void *arg)
 {
     struct coins_cache *c = arg;
     const struct coins_cache *f = c->frozen;
     uint64_t t0 = time_mono_ns();
-    (void)setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
     coins_cache_free(c->drop);
     c->drop = NULL;
     if (c->pres_rebuild_due) {

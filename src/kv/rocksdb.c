@@ -56,7 +56,6 @@ struct kv_rdb {
     rocksdb_options_t *options;
     rocksdb_block_based_table_options_t *table;
     rocksdb_cache_t *cache;
-    rocksdb_env_t *env; /* the default environment's handle (the pools are the process's) */
     rocksdb_readoptions_t *readopts;
     rocksdb_readoptions_t *iteropts;
     rocksdb_writeoptions_t *writeopts;
@@ -108,9 +107,6 @@ static void rdb_free(struct kv_rdb *db)
     }
     if (db->syncopts) {
         rocksdb_writeoptions_destroy(db->syncopts);
-    }
-    if (db->env) {
-        rocksdb_env_destroy(db->env); /* the handle only: the default environment stays */
     }
     free(db->path);
     free(db);
@@ -165,15 +161,6 @@ static int rdb_open(struct kv **out, const char *path, const struct kv_options *
     rocksdb_options_increase_parallelism(db->options, cores);
     rocksdb_options_set_max_background_jobs(db->options, cores);
     rocksdb_options_set_max_subcompactions(db->options, (uint32_t)cores);
-    /* Compactions (the low pool) and memtable flushes (the high pool) at the lowest CPU
-     * priority, as the coins writer (coins/cache.c): they take the cores block connection
-     * leaves idle, not a share of the validation thread's (at -par=1 over a 30 MiB cache
-     * the longest gap fell from 1.1-1.4 s to 0.72-0.78 s with both lowered). The pools are
-     * the process's default environment's, shared by both stores; lowering is idempotent. */
-    db->env = rocksdb_create_default_env();
-    rocksdb_env_lower_thread_pool_cpu_priority(db->env);
-    rocksdb_env_lower_high_priority_thread_pool_cpu_priority(db->env);
-    rocksdb_options_set_env(db->options, db->env);
     rocksdb_options_set_level_compaction_dynamic_level_bytes(db->options, 1);
     rocksdb_options_set_create_if_missing(db->options,
                                           (unsigned char)(opt->create_if_missing != 0));

@@ -369,7 +369,7 @@ MD_HEAD+=" | read MB | written MB | stores MB | datadir MB | longest gap ms | co
 MD_HEAD+=" | connect p99 ms | compaction s | UTXO hash |"
 MD_RULE="|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 
-# The run's CSV row, its Markdown row (kept for the table) and its wall (for the summary).
+# The run's CSV row, its Markdown row (kept for the table) and what the summary takes.
 emit_row() { # id backend sig dbc bloom par
     local hash=$HASH csv md
     [ "$CHECKS" = - ] || hash="$HASH (+$CHECKS s)"
@@ -380,7 +380,6 @@ emit_row() { # id backend sig dbc bloom par
         "$DATADIR" "$GAP" "$P50" "$P99" "$COMPACT" "$hash")
     (IFS=,; echo "${csv[*]}") >>"$OUT/matrix.csv"
     { printf '| %s ' "${md[@]}"; echo '|'; } >>"$WORK/rows.md"
-    WALLS[$2/$3/$4/$5/$6]=$WALL
     NETS[$2/$3/$4/$5/$6]=$WALL
     [ "$CHECKS" = - ] || NETS[$2/$3/$4/$5/$6]=$(awk -v w="$WALL" -v c="$CHECKS" \
         'BEGIN { printf "%.1f", w - c }')
@@ -489,7 +488,8 @@ ratio() {
 # with ours beside it, at one -dbcache (30 MiB if run: 2012's "30 MB cache changed
 # nothing"), -par=all, walls less the UTXO-hash call.
 summary_table() {
-    local d=${DBCACHES%% *} row b bl name on off gap st lon loff
+    local d=${DBCACHES%% *} row b bl name on off gap st lon loff lpause lstore
+    local BON=- BOFF=- LON="" LOFF=-
     [[ " $DBCACHES " != *" 30 "* ]] || d=30
     echo "At -dbcache=$d, -par=all; ours in seconds on the $CHAIN chain ($H blocks), 2012's" \
         "in minutes for 185,127 blocks; longest pause: 2012's \"Flushing\", ours the longest" \
@@ -506,7 +506,7 @@ summary_table() {
         read -r b bl name <<<"${row%%|*}"
         [[ " $BACKENDS " == *" $b "* ]] || continue
         if is_lsm "$b" && [[ " $BLOOMS " != *" $bl "* ]]; then continue; fi
-        IFS='|' read -r _ on off gap st <<<"$row"
+        IFS='|' read -r _ lon loff lpause lstore <<<"$row"
         on=$(field_of NETS "$b/on/$d/$bl/all" " s")
         off=$(field_of NETS "$b/off/$d/$bl/all" " s")
         [ "$b" = bdb ] && { BON=$on; BOFF=$off; }
@@ -516,12 +516,10 @@ summary_table() {
             "$(field_of GAPS "$b/off/$d/$bl/all" " ms")")
         st=$(field_of STORES "$b/off/$d/$bl/all" " MB")
         [ "$st" != - ] || st=$(field_of STORES "$b/on/$d/$bl/all" " MB")
-        IFS='|' read -r _ lon loff _ <<<"$row"
-        echo "| $name | $lon | $on | $loff | $off | $(cut -d'|' -f4 <<<"$row") | $gap |" \
-            "$(cut -d'|' -f5 <<<"$row") | $st |"
+        echo "| $name | $lon | $on | $loff | $off | $lpause | $gap | $lstore | $st |"
     done
-    echo "| BDB / LevelDB (ours: bloom 10 where run) | 1.88 | $(ratio "${BON:--}" "${LON:--}") | 3.23 |" \
-        "$(ratio "${BOFF:--}" "${LOFF:--}") | | | 1.54 | |"
+    echo "| BDB / LevelDB (ours: bloom 10 where run) | 1.88 | $(ratio "$BON" "${LON:--}") | 3.23 |" \
+        "$(ratio "$BOFF" "$LOFF") | | | 1.54 | |"
 }
 
 finish_output() {
@@ -553,7 +551,7 @@ finish_output() {
 
 main() {
     local b
-    declare -gA BIN=() CHECKED=() WALLS=() NETS=() GAPS=() STORES=()
+    declare -gA BIN=() CHECKED=() NETS=() GAPS=() STORES=()
     STARTED=$(date -u '+%Y-%m-%d %H:%M')
     for b in $BACKENDS; do
         b=$(build_of "$b")

@@ -489,7 +489,7 @@ ratio() {
 # nothing"), -par=all, walls less the UTXO-hash call.
 summary_table() {
     local d=${DBCACHES%% *} row b bl name on off gap st lon loff lpause lstore
-    local BON=- BOFF=- LON="" LOFF=-
+    local BON=- BOFF=- LON=- LOFF=-
     [[ " $DBCACHES " != *" 30 "* ]] || d=30
     echo "At -dbcache=$d, -par=all; ours in seconds on the $CHAIN chain ($H blocks), 2012's" \
         "in minutes for 185,127 blocks; longest pause: 2012's \"Flushing\", ours the longest" \
@@ -510,15 +510,15 @@ summary_table() {
         on=$(field_of NETS "$b/on/$d/$bl/all" " s")
         off=$(field_of NETS "$b/off/$d/$bl/all" " s")
         [ "$b" = bdb ] && { BON=$on; BOFF=$off; }
-        [ "$b" != leveldb ] || [ "$bl" != 10 ] || { LON=$on; LOFF=$off; }
-        [ "$b" != leveldb ] || [ -n "${LON:-}" ] || { LON=$on; LOFF=$off; }
+        # LevelDB's last row is the ratio's: bloom 10 where run (it follows bloom 0).
+        [ "$b" != leveldb ] || { LON=$on; LOFF=$off; }
         gap=$(larger "$(field_of GAPS "$b/on/$d/$bl/all" " ms")" \
             "$(field_of GAPS "$b/off/$d/$bl/all" " ms")")
         st=$(field_of STORES "$b/off/$d/$bl/all" " MB")
         [ "$st" != - ] || st=$(field_of STORES "$b/on/$d/$bl/all" " MB")
         echo "| $name | $lon | $on | $loff | $off | $lpause | $gap | $lstore | $st |"
     done
-    echo "| BDB / LevelDB (ours: bloom 10 where run) | 1.88 | $(ratio "$BON" "${LON:--}") | 3.23 |" \
+    echo "| BDB / LevelDB (ours: bloom 10 where run) | 1.88 | $(ratio "$BON" "$LON") | 3.23 |" \
         "$(ratio "$BOFF" "$LOFF") | | | 1.54 | |"
 }
 

@@ -76,3 +76,20 @@ void merkle_block_witness_root(uint8_t root32[32], int *mutated, const struct bl
     reduce(root32, mutated, h, n);
     free(h);
 }
+
+int merkle_witness_commitment_index(const struct block *b)
+{
+    static const uint8_t prefix[6] = {0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed};
+    int found = -1;
+    if (b->tx_count == 0) {
+        return -1;
+    }
+    const struct tx *cb = &b->txs[0];
+    for (size_t o = 0; o < cb->vout_count; o++) {
+        const struct bytes *spk = &cb->vout[o].script_pubkey;
+        if (spk->len >= 38 && memcmp(spk->data, prefix, 6) == 0) {
+            found = (int)o;
+        }
+    }
+    return found;
+}

@@ -18,5 +18,9 @@ void merkle_root(uint8_t root32[32], int *mutated, const uint8_t (*leaves)[32], 
 void merkle_block_root(uint8_t root32[32], int *mutated, const struct block *b);
 /** BIP141 witness merkle root of b: wtxids, with the coinbase's replaced by 32 zero bytes. */
 void merkle_block_witness_root(uint8_t root32[32], int *mutated, const struct block *b);
+/** Index of b's coinbase output holding the BIP141 witness commitment (the last output
+ *  whose script starts 6a24aa21a9ed and is at least 38 bytes), or -1 (also for a block
+ *  without transactions): Core's GetWitnessCommitmentIndex. */
+int merkle_witness_commitment_index(const struct block *b);
 
 #endif

@@ -12,7 +12,6 @@
 #include "primitives/serialize.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
-#include "validation/block_check.h"
 
 /* The smallest transaction serialization: version, two one-byte counts, locktime. Every
  * count of transactions is checked against the bytes left at this size per entry. */
@@ -737,7 +736,7 @@ int cmpct_block_mutated(const struct block *b, int check_witness_root, char *err
         return 0;
     }
     if (check_witness_root) {
-        int pos = block_witness_commitment_index(b);
+        int pos = merkle_witness_commitment_index(b);
         if (pos >= 0) {
             const struct tx_in *in = &b->txs[0].vin[0];
             if (in->witness_count != 1 || in->witness[0].len != 32) {

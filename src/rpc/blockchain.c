@@ -96,13 +96,6 @@ static int tip_at_least(const struct rpc_context *ctx, const void *arg)
     return ctx->tip_height >= *(const int *)arg;
 }
 
-json_t *rpc_hash_json(const uint8_t hash32[32])
-{
-    char hx[65];
-    hex_encode_rev(hx, hash32, 32);
-    return json_string(hx);
-}
-
 static json_t *u256_json(const struct u256 *x)
 {
     char hx[65];

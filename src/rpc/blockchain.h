@@ -31,8 +31,6 @@ void rpc_blockchain_set_validator(struct rpc_context *ctx, struct validator *val
  *  SyncWithValidationInterfaceQueue: what syncwithvalidationinterfacequeue and
  *  mockscheduler wait for). Do not hold the chain lock. */
 void rpc_sync_validation_queue(struct rpc_context *ctx);
-/** A hash in Core's display order (reversed hex), as a new JSON string. */
-json_t *rpc_hash_json(const uint8_t hash32[32]);
 /** What the block index knows about e (confirmations, median time, next block).
  *  Caller holds the chain lock. */
 void rpc_block_facts_of(struct chainstate *cs, struct rpc_block_facts *f, struct block_index *e);

@@ -46,8 +46,7 @@ static json_t *hex_json(const uint8_t *p, size_t n)
     return v;
 }
 
-/* A new JSON string of a 32-byte hash in display (reversed) order. */
-static json_t *hash_json(const uint8_t h32[32])
+json_t *rpc_hash_json(const uint8_t h32[32])
 {
     char s[65];
     hex_encode_rev(s, h32, 32);
@@ -178,8 +177,8 @@ json_t *rpc_tx_json(const struct tx *tx, const struct chain_params *p, const str
     if (coinbase) {
         spent = NULL; /* a coinbase spends nothing (Core passes no undo for it) */
     }
-    json_object_set_new(o, "txid", hash_json(tx->txid));
-    json_object_set_new(o, "hash", hash_json(tx->wtxid));
+    json_object_set_new(o, "txid", rpc_hash_json(tx->txid));
+    json_object_set_new(o, "hash", rpc_hash_json(tx->wtxid));
     /* Core's CTransaction::version is unsigned (since v28). */
     json_object_set_new(o, "version", json_integer((json_int_t)(uint32_t)tx->version));
     json_object_set_new(o, "size", json_integer((json_int_t)tx->size_total));
@@ -195,7 +194,7 @@ json_t *rpc_tx_json(const struct tx *tx, const struct chain_params *p, const str
         if (coinbase) {
             json_object_set_new(jin, "coinbase", hex_json(in->script_sig.data, in->script_sig.len));
         } else {
-            json_object_set_new(jin, "txid", hash_json(in->prevout.txid));
+            json_object_set_new(jin, "txid", rpc_hash_json(in->prevout.txid));
             json_object_set_new(jin, "vout", json_integer((json_int_t)in->prevout.n));
             json_t *ss = json_object();
             struct buf b;
@@ -265,7 +264,7 @@ json_t *rpc_tx_json(const struct tx *tx, const struct chain_params *p, const str
 void rpc_tx_json_add_block(json_t *tx_obj, const uint8_t block_hash32[32], int in_active_chain,
                            int confirmations, int64_t block_time)
 {
-    json_object_set_new(tx_obj, "blockhash", hash_json(block_hash32));
+    json_object_set_new(tx_obj, "blockhash", rpc_hash_json(block_hash32));
     if (in_active_chain) {
         json_object_set_new(tx_obj, "confirmations", json_integer(confirmations));
         json_object_set_new(tx_obj, "time", json_integer((json_int_t)block_time));
@@ -310,13 +309,13 @@ json_t *rpc_block_header_json(const struct block_header *h, const struct rpc_blo
     uint8_t hash[32];
     char text[65];
     block_header_hash(h, hash);
-    json_object_set_new(o, "hash", hash_json(hash));
+    json_object_set_new(o, "hash", rpc_hash_json(hash));
     json_object_set_new(o, "confirmations", json_integer(facts->confirmations));
     json_object_set_new(o, "height", json_integer(facts->height));
     json_object_set_new(o, "version", json_integer(h->version));
     snprintf(text, sizeof(text), "%08" PRIx32, (uint32_t)h->version);
     json_object_set_new(o, "versionHex", json_string(text));
-    json_object_set_new(o, "merkleroot", hash_json(h->merkle_root));
+    json_object_set_new(o, "merkleroot", rpc_hash_json(h->merkle_root));
     json_object_set_new(o, "time", json_integer((json_int_t)h->time));
     json_object_set_new(o, "mediantime", json_integer((json_int_t)facts->median_time));
     json_object_set_new(o, "nonce", json_integer((json_int_t)h->nonce));
@@ -331,10 +330,10 @@ json_t *rpc_block_header_json(const struct block_header *h, const struct rpc_blo
     json_object_set_new(o, "chainwork", json_string(text));
     json_object_set_new(o, "nTx", json_integer((json_int_t)facts->n_tx));
     if (facts->height > 0) {
-        json_object_set_new(o, "previousblockhash", hash_json(h->prev_hash));
+        json_object_set_new(o, "previousblockhash", rpc_hash_json(h->prev_hash));
     }
     if (facts->has_next) {
-        json_object_set_new(o, "nextblockhash", hash_json(facts->next_hash));
+        json_object_set_new(o, "nextblockhash", rpc_hash_json(facts->next_hash));
     }
     return o;
 }
@@ -380,7 +379,7 @@ json_t *rpc_block_json(const struct block *b, const struct rpc_block_facts *fact
     json_t *txs = json_array();
     for (size_t i = 0; i < b->tx_count; i++) {
         if (verbosity <= RPC_VERBOSITY_TXID) {
-            json_array_append_new(txs, hash_json(b->txs[i].txid));
+            json_array_append_new(txs, rpc_hash_json(b->txs[i].txid));
         } else {
             const struct coin *spent = (undo && i > 0) ? undo->txs[i - 1].prev : NULL;
             json_array_append_new(txs, rpc_tx_json(&b->txs[i], p, spent, verbosity, 1));

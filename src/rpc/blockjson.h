@@ -35,6 +35,9 @@
  *  starts with OP_RETURN). Appends the text and a NUL to out; out->len excludes the NUL. */
 void rpc_script_asm(struct buf *out, const uint8_t *script, size_t len, int sighash_decode);
 
+/** A hash in Core's display order (reversed hex), as a new JSON string. */
+json_t *rpc_hash_json(const uint8_t hash32[32]);
+
 /** Core's ScriptToUniv(script, include_hex, include_address = true): an object with
  *  "asm", "desc", "hex" (when include_hex), "address" (when the script has one; never for
  *  P2PK) and "type" (nonstandard, pubkey, pubkeyhash, scripthash, multisig, nulldata,

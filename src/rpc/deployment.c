@@ -12,12 +12,13 @@
 
 #include "blockstore/blockindex.h"
 #include "consensus/versionbits.h"
-#include "rpc/blockchain.h"
+#include "rpc/blockjson.h"
 #include "rpc/context.h"
 #include "rpc/protocol.h"
 #include "script/block_verify.h"
 #include "script/script_error.h"
 #include "util/xmalloc.h"
+#include "validation/chainstate.h"
 
 /* The block index as a versionbits_view: the ancestors of one block. Every read of a
  * period walks heights downwards, so the last entry found is kept and stepped back from. */

@@ -29,7 +29,7 @@
 #include "util/rc.h"
 #include "util/shutdown.h"
 #include "util/xmalloc.h"
-#include "validation/block_check.h"
+#include "consensus/merkle.h"
 #include "validation/headers.h"
 #include "validation/validator.h"
 
@@ -66,7 +66,7 @@ static json_t *rpc_submitblock(struct rpc_request *req)
      * leaves to the miner). */
     struct block_index *parent = block_tree_find(chainstate_tree(cs), b.header.prev_hash);
     if (parent && parent->height + 1 >= chainstate_params(cs)->segwit_height &&
-        block_witness_commitment_index(&b) >= 0 && b.txs[0].vin[0].witness_count == 0) {
+        merkle_witness_commitment_index(&b) >= 0 && b.txs[0].vin[0].witness_count == 0) {
         struct tx_in *in = &b.txs[0].vin[0];
         /* A parsed block's transactions keep their pieces in its arena (tx.h, pooled). */
         in->witness = b.txs[0].pooled ? arena_calloc(b.arena, sizeof(struct bytes))

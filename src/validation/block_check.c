@@ -113,23 +113,6 @@ int block_check_header_contextual(struct vstate *s, const struct block_header *h
     return RC_OK;
 }
 
-int block_witness_commitment_index(const struct block *b)
-{
-    static const uint8_t prefix[6] = {0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed};
-    int found = -1;
-    if (b->tx_count == 0) {
-        return -1;
-    }
-    const struct tx *cb = &b->txs[0];
-    for (size_t o = 0; o < cb->vout_count; o++) {
-        const struct bytes *spk = &cb->vout[o].script_pubkey;
-        if (spk->len >= 38 && memcmp(spk->data, prefix, 6) == 0) {
-            found = (int)o;
-        }
-    }
-    return found;
-}
-
 int block_check_contextual(struct vstate *s, const struct block *b, int height, int64_t prev_mtp,
                            const struct chain_params *p)
 {
@@ -151,7 +134,7 @@ int block_check_contextual(struct vstate *s, const struct block *b, int height, 
     }
     int have_witness = 0;
     if (height >= p->segwit_height) {
-        int pos = block_witness_commitment_index(b);
+        int pos = merkle_witness_commitment_index(b);
         if (pos >= 0) {
             const struct tx_in *in = &b->txs[0].vin[0];
             uint8_t root[32], both[64], commit[32];

@@ -51,8 +51,5 @@ int block_check_header_contextual(struct vstate *s, const struct block_header *h
 int block_check_contextual(struct vstate *s, const struct block *b, int height, int64_t prev_mtp,
                            const struct chain_params *p);
 
-/** Index of the coinbase output holding the BIP141 witness commitment (the last output
- *  whose script starts 6a24aa21a9ed and is at least 38 bytes), or -1. */
-int block_witness_commitment_index(const struct block *b);
 
 #endif

@@ -14,7 +14,6 @@
 #include "util/buf.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
-#include "validation/block_check.h"
 
 static const uint8_t SIGNET_HEADER[4] = {0xec, 0xc7, 0xda, 0xa2};
 
@@ -105,7 +104,7 @@ int signet_check_block_solution(const struct block *b, const struct chain_params
     if (memcmp(b->hash, p->genesis_hash, 32) == 0) {
         return 1; /* the genesis block's solution is always valid */
     }
-    int cidx = b->tx_count > 0 ? block_witness_commitment_index(b) : -1;
+    int cidx = b->tx_count > 0 ? merkle_witness_commitment_index(b) : -1;
     if (cidx < 0) {
         return 0; /* a solution needs the witness commitment to live in */
     }

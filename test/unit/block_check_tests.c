@@ -61,7 +61,7 @@ static void refresh(struct block *b)
 static void recommit(struct block *b)
 {
     uint8_t root[32], both[64];
-    int pos = block_witness_commitment_index(b);
+    int pos = merkle_witness_commitment_index(b);
     CHECK(pos >= 0);
     if (pos < 0) {
         return;
@@ -617,7 +617,7 @@ static void test_witness_rules(void)
 
     /* Without the commitment output, witness data is unexpected. */
     copy_block(&b, &base);
-    int pos = block_witness_commitment_index(&b);
+    int pos = merkle_witness_commitment_index(&b);
     CHECK(pos >= 0);
     b.txs[0].vout[pos].script_pubkey.data[1] = 0x23;
     refresh(&b);
@@ -787,7 +787,7 @@ static void test_signet_solutions(void)
         CHECK_EQ_STR(st.reject, "bad-signet-blksig");
         /* The solution's signature is excluded from what it signs, so a changed byte in it
          * leaves the signed data alone and fails only the signature. */
-        int cidx = block_witness_commitment_index(&b);
+        int cidx = merkle_witness_commitment_index(&b);
         CHECK(cidx >= 0);
         struct bytes *spk = &b.txs[0].vout[cidx].script_pubkey;
         CHECK(spk->len > 60);

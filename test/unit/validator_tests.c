@@ -71,7 +71,7 @@ static void mine(struct block *b)
 /* The BIP141 commitment of b's coinbase written again for its current witnesses. */
 static void recommit(struct block *b)
 {
-    int idx = block_witness_commitment_index(b);
+    int idx = merkle_witness_commitment_index(b);
     if (idx < 0) {
         return;
     }

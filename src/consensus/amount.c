@@ -2,6 +2,7 @@
 #include "consensus/amount.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "util/check.h"
 #include "util/rc.h"
@@ -152,4 +153,13 @@ int amount_parse(int64_t *out_sat, const char *s)
     }
     *out_sat = v;
     return RC_OK;
+}
+
+void amount_format_money(char out[AMOUNT_FORMAT_LEN], int64_t sat)
+{
+    amount_format(out, sat);
+    size_t n = strlen(out);
+    while (n >= 3 && out[n - 1] == '0' && out[n - 3] != '.') {
+        out[--n] = 0;
+    }
 }

@@ -28,6 +28,9 @@ int64_t amount_block_subsidy(int height, int halving_interval);
  *  exactly 8 digits ("0.00000001", "-0.00000001", "21000000.00000000"). Any int64 value,
  *  INT64_MIN included. out must hold AMOUNT_FORMAT_LEN bytes. */
 void amount_format(char out[AMOUNT_FORMAT_LEN], int64_t sat);
+/** Formats sat as Core's FormatMoney does for messages: amount_format's digits with the
+ *  trailing zeros dropped down to two decimals ("1.00", "0.0001", "-0.00000001"). */
+void amount_format_money(char out[AMOUNT_FORMAT_LEN], int64_t sat);
 
 /** Core's ParseFixedPoint: parses a decimal number with `decimals` fractional digits into
  *  an integer (the number times 10^decimals), exactly.

@@ -22,6 +22,9 @@ enum vstate_result {
     VRESULT_MISSING_PREV,   /* parent unknown */
     VRESULT_INVALID_PREV,   /* parent known invalid */
     VRESULT_CACHED_INVALID, /* known invalid already */
+    /* A transaction's own verdict (Core's TX_PREMATURE_SPEND): it spends a coinbase too
+     * young, so it may be valid in a later block. In a block it is a CONSENSUS failure. */
+    VRESULT_TX_PREMATURE_SPEND,
 };
 
 #define VSTATE_REJECT_LEN 160

@@ -21,9 +21,9 @@
 #include "util/rc.h"
 #include "util/xmalloc.h"
 #include "validation/chainstate.h"
+#include "validation/tx_verify.h"
 
 #define MAX_REPLACEMENT_CANDIDATES 100
-#define COINBASE_MATURITY_ 100
 
 static int reject(struct mempool_accept_result *res, enum mempool_tx_result kind,
                   const char *reason, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -72,55 +72,26 @@ static void spent_coins_clear(struct spent_coins *s)
     memset(s, 0, sizeof(*s));
 }
 
-/* Core's CheckSequenceLocksAtTip for a transaction whose coins are at heights[] (the pool's
- * at tip + 1): the block after the tip must be able to hold it. */
+/* Core's CheckSequenceLocksAtTip: the block after the tip must be able to hold tx, whose
+ * coins from the pool (or the package) count as created in that block. */
 static int sequence_locks_at_tip(const struct tx *tx, const struct spent_coins *sc,
                                  struct block_index *tip)
 {
-    if (tx->version < 2) {
-        return 1;
-    }
-    int32_t next = tip->height + 1;
-    int64_t min_height = -1, min_time = -1;
+    uint32_t one[8];
+    uint32_t *heights = tx->vin_count <= 8 ? one : xmalloc(tx->vin_count * sizeof(*heights));
     for (size_t i = 0; i < tx->vin_count; i++) {
-        uint32_t seq = tx->vin[i].sequence;
-        if (seq & SEQUENCE_LOCKTIME_DISABLE_FLAG) {
-            continue;
-        }
-        int64_t coin_height = sc->from_pool[i] ? next : (int64_t)sc->c[i].height;
-        if (seq & SEQUENCE_LOCKTIME_TYPE_FLAG) {
-            int64_t h = coin_height - 1 > 0 ? coin_height - 1 : 0;
-            struct block_index *a = block_index_ancestor(tip, (int32_t)h);
-            int64_t coin_time = block_index_median_time_past(a);
-            int64_t t = coin_time + ((int64_t)(seq & SEQUENCE_LOCKTIME_MASK) << 9) - 1;
-            if (t > min_time) {
-                min_time = t;
-            }
-        } else {
-            int64_t h = coin_height + (int64_t)(seq & SEQUENCE_LOCKTIME_MASK) - 1;
-            if (h > min_height) {
-                min_height = h;
-            }
-        }
+        heights[i] = sc->from_pool[i] ? (uint32_t)tip->height + 1 : sc->c[i].height;
     }
-    return !(min_height >= next || min_time >= block_index_median_time_past(tip));
+    int ok = tx_verify_sequence_locks(tx, heights, tip, block_index_median_time_past(tip));
+    if (heights != one) {
+        free(heights);
+    }
+    return ok;
 }
 
 static void txid_hex(char out[65], const uint8_t h[32])
 {
     hex_encode_rev(out, h, 32);
-}
-
-/* Core's FormatMoney: 8 decimals, trailing zeros dropped down to two. */
-static void format_btc(char *out, size_t len, int64_t sat)
-{
-    char a[AMOUNT_FORMAT_LEN];
-    amount_format(a, sat);
-    size_t n = strlen(a);
-    while (n >= 3 && a[n - 1] == '0' && a[n - 3] >= '0' && a[n - 3] <= '9') {
-        a[--n] = 0;
-    }
-    snprintf(out, len, "%s", a);
 }
 
 /* Looks up every input's coin. Returns 0 with *missing set to 1 if one has none. */
@@ -402,36 +373,17 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
         goto out;
     }
     /* Core's Consensus::CheckTxInputs at the next height. */
-    int64_t value_in = 0, value_out = 0;
     int spends_coinbase = 0;
     for (size_t i = 0; i < tx->vin_count; i++) {
-        const struct coin *c = &sc.c[i];
-        if (c->coinbase) {
-            spends_coinbase = 1;
-            if (tip->height + 1 - (int32_t)c->height < COINBASE_MATURITY_) {
-                reject(res, MEMPOOL_TX_PREMATURE_SPEND, "bad-txns-premature-spend-of-coinbase",
-                       "tried to spend coinbase at depth %d", tip->height + 1 - (int32_t)c->height);
-                goto out;
-            }
-        }
-        value_in += c->value_sat;
-        if (!amount_in_range(c->value_sat) || !amount_in_range(value_in)) {
-            reject(res, MEMPOOL_TX_CONSENSUS, "bad-txns-inputvalues-outofrange", NULL);
-            goto out;
-        }
+        spends_coinbase |= sc.c[i].coinbase;
     }
-    for (size_t v = 0; v < tx->vout_count; v++) {
-        value_out += tx->vout[v].value_sat;
-    }
-    if (value_in < value_out) {
-        char a[AMOUNT_FORMAT_LEN + 8], b[AMOUNT_FORMAT_LEN + 8];
-        format_btc(a, sizeof(a), value_in);
-        format_btc(b, sizeof(b), value_out);
-        reject(res, MEMPOOL_TX_CONSENSUS, "bad-txns-in-belowout", "value in (%s) < value out (%s)",
-               a, b);
+    int64_t fee;
+    if (tx_verify_inputs(tx, sc.c, tip->height + 1, &res->st, &fee)) {
+        res->kind = res->st.result == VRESULT_TX_PREMATURE_SPEND ? MEMPOOL_TX_PREMATURE_SPEND
+                                                                 : MEMPOOL_TX_CONSENSUS;
+        res->st.result = VRESULT_CONSENSUS;
         goto out;
     }
-    int64_t fee = value_in - value_out;
     res->fee = fee;
     res->have_fee = 1;
     struct tx_out *spent = xmalloc((tx->vin_count ? tx->vin_count : 1) * sizeof(*spent));
@@ -548,10 +500,10 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
             conf_size += all[i]->vsize;
         }
         (void)conf_size;
-        char a[AMOUNT_FORMAT_LEN + 8], b[AMOUNT_FORMAT_LEN + 8];
+        char a[AMOUNT_FORMAT_LEN], b[AMOUNT_FORMAT_LEN];
         if (modified < conf_fees) {
-            format_btc(a, sizeof(a), modified);
-            format_btc(b, sizeof(b), conf_fees);
+            amount_format_money(a, modified);
+            amount_format_money(b, conf_fees);
             char rwhy[80];
             snprintf(rwhy, sizeof(rwhy), "insufficient fee%s", sib);
             reject(res, MEMPOOL_TX_RECONSIDERABLE, rwhy,
@@ -561,8 +513,8 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
         int64_t additional = modified - conf_fees;
         int64_t relay = policy_fee_at(o->incremental_feerate, vsize);
         if (additional < relay) {
-            format_btc(a, sizeof(a), additional);
-            format_btc(b, sizeof(b), relay);
+            amount_format_money(a, additional);
+            amount_format_money(b, relay);
             char rwhy[80];
             snprintf(rwhy, sizeof(rwhy), "insufficient fee%s", sib);
             reject(res, MEMPOOL_TX_RECONSIDERABLE, rwhy,
@@ -698,8 +650,7 @@ static int remove_for_reorg(struct mempool *mp, struct chainstate *cs)
                 bad = 1;
             }
             for (size_t k = 0; k < sc.n && !bad; k++) {
-                if (!sc.from_pool[k] && sc.c[k].coinbase &&
-                    tip->height + 1 - (int32_t)sc.c[k].height < COINBASE_MATURITY_) {
+                if (!sc.from_pool[k] && !tx_verify_coin_mature(&sc.c[k], tip->height + 1)) {
                     bad = 1;
                 }
             }

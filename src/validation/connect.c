@@ -16,44 +16,9 @@
 #include "util/time.h"
 #include "util/xmalloc.h"
 #include "validation/chainstate_impl.h"
+#include "validation/tx_verify.h"
 
-#define SEQUENCE_LOCKTIME_DISABLE_FLAG (1u << 31)
-#define SEQUENCE_LOCKTIME_TYPE_FLAG (1u << 22)
-#define SEQUENCE_LOCKTIME_MASK 0x0000ffffu
-#define SEQUENCE_LOCKTIME_GRANULARITY 9
 #define BIP34_IMPLIES_BIP30_LIMIT 1983702
-
-/* Core's CalculateSequenceLocks + EvaluateSequenceLocks for one transaction. */
-static int sequence_locks_ok(const struct tx *tx, const uint32_t *coin_heights,
-                             struct block_index *e, int64_t prev_mtp)
-{
-    int64_t min_height = -1, min_time = -1;
-    if (tx->version < 2) {
-        return 1;
-    }
-    for (size_t i = 0; i < tx->vin_count; i++) {
-        uint32_t seq = tx->vin[i].sequence;
-        if (seq & SEQUENCE_LOCKTIME_DISABLE_FLAG) {
-            continue;
-        }
-        int64_t coin_height = coin_heights[i];
-        if (seq & SEQUENCE_LOCKTIME_TYPE_FLAG) {
-            int64_t h = coin_height - 1 > 0 ? coin_height - 1 : 0;
-            int64_t coin_time = block_index_median_time_past(block_index_ancestor(e, (int32_t)h));
-            int64_t t = coin_time + ((int64_t)(seq & SEQUENCE_LOCKTIME_MASK)
-                                     << SEQUENCE_LOCKTIME_GRANULARITY) - 1;
-            if (t > min_time) {
-                min_time = t;
-            }
-        } else {
-            int64_t h = coin_height + (int64_t)(seq & SEQUENCE_LOCKTIME_MASK) - 1;
-            if (h > min_height) {
-                min_height = h;
-            }
-        }
-    }
-    return !(min_height >= e->height || min_time >= prev_mtp);
-}
 
 struct first_failure {
     int failed;
@@ -126,13 +91,13 @@ struct spend_ctx {
     int64_t fees;
 };
 
-/* Spends the inputs of tx (not a coinbase) into u (its undo coins), checking maturity,
- * value ranges, value in >= value out, the accumulated fees, and BIP68. */
+/* Spends the inputs of tx (not a coinbase) into u (its undo coins), then Core's checks of
+ * them (tx_verify_inputs: maturity, value ranges, value in >= value out), the accumulated
+ * fees, and BIP68. */
 static int spend_inputs(struct spend_ctx *sc, const struct tx *tx, struct coins_cache *view,
                         struct tx_undo *u, struct vstate *st)
 {
     struct block_index *e = sc->e;
-    int64_t value_in = 0, value_out = 0;
     char txid[65];
     if (sc->heights_cap < tx->vin_count) {
         sc->heights_cap = tx->vin_count;
@@ -140,47 +105,32 @@ static int spend_inputs(struct spend_ctx *sc, const struct tx *tx, struct coins_
     }
     u->prev = xcalloc(tx->vin_count ? tx->vin_count : 1, sizeof(struct coin));
     for (size_t i = 0; i < tx->vin_count; i++) {
-        struct coin moved;
-        int rc = coins_cache_spend(view, &tx->vin[i].prevout, &moved);
+        int rc = coins_cache_spend(view, &tx->vin[i].prevout, &u->prev[i]);
         if (rc == RC_NOT_FOUND) {
             hex_encode_rev(txid, tx->txid, 32);
             return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-inputs-missingorspent",
-                                  "tx %s input %zu", txid, i);
+                                  "CheckTxInputs: inputs missing/spent in transaction %s", txid);
         }
         if (rc) {
             return rc;
         }
-        u->prev[i] = moved;
         u->n = i + 1;
-        if (moved.coinbase && e->height - (int32_t)moved.height < COINBASE_MATURITY) {
-            hex_encode_rev(txid, tx->txid, 32);
-            return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-premature-spend-of-coinbase",
-                                  "tx %s tried to spend coinbase at depth %d", txid,
-                                  e->height - (int32_t)moved.height);
-        }
-        value_in += moved.value_sat;
-        if (!amount_in_range(moved.value_sat) || !amount_in_range(value_in)) {
-            return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-inputvalues-outofrange",
-                                  "input %zu", i);
-        }
-        sc->heights[i] = moved.height;
+        sc->heights[i] = u->prev[i].height;
     }
-    for (size_t o = 0; o < tx->vout_count; o++) {
-        value_out += tx->vout[o].value_sat; /* in range: checked with the block */
-    }
-    if (value_in < value_out) {
+    int64_t fee;
+    struct vstate txst;
+    vstate_init(&txst);
+    if (tx_verify_inputs(tx, u->prev, e->height, &txst, &fee)) {
         hex_encode_rev(txid, tx->txid, 32);
-        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-in-belowout",
-                              "tx %s value in %lld < value out %lld", txid, (long long)value_in,
-                              (long long)value_out);
+        return vstate_invalid(st, VRESULT_CONSENSUS, txst.reject, "%s in transaction %s",
+                              txst.debug, txid);
     }
-    int64_t fee = value_in - value_out;
     sc->fees += fee;
-    if (!amount_in_range(fee) || !amount_in_range(sc->fees)) {
+    if (!amount_in_range(sc->fees)) {
         return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-accumulated-fee-outofrange",
                               "accumulated fee in the block out of range");
     }
-    if (sc->csv && !sequence_locks_ok(tx, sc->heights, e, sc->prev_mtp)) {
+    if (sc->csv && !tx_verify_sequence_locks(tx, sc->heights, e->prev, sc->prev_mtp)) {
         hex_encode_rev(txid, tx->txid, 32);
         return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-nonfinal",
                               "contains a non-BIP68-final transaction %s", txid);

@@ -18,6 +18,7 @@
 #include "rpc/protocol.h"
 #include "options.h"
 #include "util/args.h"
+#include "util/base64.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/rc.h"
@@ -73,7 +74,7 @@ static int http_post(const struct cli *c, const char *userpass, const char *body
     }
     struct evhttp_request *req = evhttp_request_new(http_done, r);
     struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-    char *b64 = rpc_base64_encode(userpass, strlen(userpass));
+    char *b64 = base64_encode((const uint8_t *)userpass, strlen(userpass));
     size_t alen = strlen(b64) + 8;
     char *auth = xmalloc(alen);
     snprintf(auth, alen, "Basic %s", b64);

@@ -5,6 +5,7 @@
 
 #include "util/buf.h"
 #include "util/check.h"
+#include "util/hex.h"
 #include "util/rc.h"
 
 #define U256_WORDS 8
@@ -32,14 +33,9 @@ void u256_to_le32(uint8_t out32[32], const struct u256 *x)
 
 void u256_to_hex(char out65[65], const struct u256 *x)
 {
-    static const char digits[] = "0123456789abcdef";
-    for (int i = 0; i < 64; i++) {
-        /* Digit i (from the left) is nibble 63 - i. */
-        int nib = 63 - i;
-        uint32_t v = (x->w[nib / 8] >> (4 * (nib % 8))) & 0xf;
-        out65[i] = digits[v];
-    }
-    out65[64] = '\0';
+    uint8_t le[32];
+    u256_to_le32(le, x);
+    hex_encode_rev(out65, le, 32);
 }
 
 static int hex_digit(char c)

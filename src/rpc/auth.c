@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/base64.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/hex.h"
@@ -114,68 +115,18 @@ bool rpc_auth_equal(const char *a, const char *b)
     return diff == 0;
 }
 
-static int b64_value(char c)
-{
-    if (c >= 'A' && c <= 'Z') {
-        return c - 'A';
-    }
-    if (c >= 'a' && c <= 'z') {
-        return c - 'a' + 26;
-    }
-    if (c >= '0' && c <= '9') {
-        return c - '0' + 52;
-    }
-    if (c == '+') {
-        return 62;
-    }
-    if (c == '/') {
-        return 63;
-    }
-    return -1;
-}
-
 char *rpc_base64_decode(const char *s)
 {
-    size_t n = strlen(s);
-    if (n % 4 != 0) {
+    struct buf b;
+    buf_init(&b);
+    if (base64_decode(&b, s) != RC_OK || memchr(b.data, 0, b.len)) {
+        buf_clear(&b); /* not base64, or an embedded NUL: not a valid user:pass */
         return NULL;
     }
-    char *out = xmalloc(n / 4 * 3 + 1);
-    size_t o = 0;
-    for (size_t i = 0; i < n; i += 4) {
-        int v[4];
-        int pad = 0;
-        for (int k = 0; k < 4; k++) {
-            if (s[i + k] == '=' && i + 4 == n && k >= 2) {
-                v[k] = 0;
-                pad++;
-            } else if (pad > 0 || (v[k] = b64_value(s[i + k])) < 0) {
-                free(out);
-                return NULL;
-            }
-        }
-        uint32_t w = ((uint32_t)v[0] << 18) | ((uint32_t)v[1] << 12) | ((uint32_t)v[2] << 6) |
-                     (uint32_t)v[3];
-        out[o++] = (char)(w >> 16);
-        if (pad < 2) {
-            out[o++] = (char)(w >> 8);
-        }
-        if (pad < 1) {
-            out[o++] = (char)w;
-        }
-    }
-    out[o] = 0;
-    if (strlen(out) != o) { /* embedded NUL: not a valid user:pass */
-        free(out);
-        return NULL;
-    }
-    return out;
-}
-
-char *rpc_base64_encode(const void *p, size_t n)
-{
-    char *out = xmalloc(4 * ((n + 2) / 3) + 1);
-    EVP_EncodeBlock((unsigned char *)out, p, (int)n);
+    char *out = xmalloc(b.len + 1);
+    memcpy(out, b.data, b.len);
+    out[b.len] = 0;
+    buf_clear(&b);
     return out;
 }
 

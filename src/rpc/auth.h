@@ -35,11 +35,10 @@ void rpc_auth_hmac_hex(char hex65[65], const char *salt, const char *pass);
  *  TimingResistantEqual). Returns true if equal. */
 bool rpc_auth_equal(const char *a, const char *b);
 
-/** Decodes standard base64 (with padding) into a new NUL-terminated string (caller frees);
- *  returns NULL if s is not valid base64. */
+/** Decodes the base64 of an Authorization header (base64_decode, Core's DecodeBase64) into
+ *  a new NUL-terminated string (caller frees); NULL if s is not base64 or its bytes hold a
+ *  NUL (no user:pass does). */
 char *rpc_base64_decode(const char *s);
-/** Encodes n bytes of p as base64 with padding (caller frees). */
-char *rpc_base64_encode(const void *p, size_t n);
 
 /** Creates a fresh cookie "__cookie__:<64 hex digits>" and writes it to path with mode 0600
  *  (through a temporary file and a rename). *secret_out gets the password part (caller

@@ -11,7 +11,7 @@
 #include "consensus/address.h"
 #include "crypto/hash.h"
 #include "rpc/json.h"
-#include "script/descriptor.h"
+#include "sign/descriptor.h"
 #include "script/interpreter.h"
 #include "script/script.h"
 #include "script/sigcheck.h"
@@ -26,15 +26,6 @@
 static void put_str(struct buf *out, const char *s)
 {
     buf_append(out, s, strlen(s));
-}
-
-static void put_hex(struct buf *out, const uint8_t *p, size_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        buf_put_u8(out, (uint8_t)digits[p[i] >> 4]);
-        buf_put_u8(out, (uint8_t)digits[p[i] & 15]);
-    }
 }
 
 /* A new JSON string of the hex of p[0..n). */
@@ -116,12 +107,12 @@ void rpc_script_asm(struct buf *out, const uint8_t *script, size_t len, int sigh
                 snprintf(num, sizeof(num), "%" PRId64, v);
                 put_str(out, num);
             } else if (decode && sig_strictenc(data, dlen)) {
-                put_hex(out, data, dlen - 1);
+                hex_append(out, data, dlen - 1);
                 buf_put_u8(out, '[');
                 put_str(out, sighash_name(data[dlen - 1]));
                 buf_put_u8(out, ']');
             } else {
-                put_hex(out, data, dlen);
+                hex_append(out, data, dlen);
             }
         } else {
             put_str(out, script_op_name(op));

@@ -21,7 +21,7 @@
 #include "rpc/json.h"
 #include "rpc/mempool.h"
 #include "rpc/protocol.h"
-#include "script/descriptor.h"
+#include "sign/descriptor.h"
 #include "script/script.h"
 #include "util/buf.h"
 #include "util/check.h"

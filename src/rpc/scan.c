@@ -13,7 +13,7 @@
 #include "rpc/json.h"
 #include "rpc/protocol.h"
 #include "rpc/util.h"
-#include "script/descriptor.h"
+#include "sign/descriptor.h"
 #include "util/hex.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"

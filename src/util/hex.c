@@ -26,6 +26,14 @@ void hex_encode_rev(char *out, const uint8_t *p, size_t n)
     out[2 * n] = '\0';
 }
 
+void hex_append(struct buf *out, const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        buf_put_u8(out, (uint8_t)digits[p[i] >> 4]);
+        buf_put_u8(out, (uint8_t)digits[p[i] & 15]);
+    }
+}
+
 char *hex_encode_alloc(const uint8_t *p, size_t n)
 {
     char *s = xmalloc(2 * n + 1);

@@ -11,6 +11,8 @@
 void hex_encode(char *out, const uint8_t *p, size_t n);
 /** Same, bytes in reverse order (how txids and block hashes are shown). */
 void hex_encode_rev(char *out, const uint8_t *p, size_t n);
+/** Appends the 2*n lowercase hex digits of p to out (no NUL). */
+void hex_append(struct buf *out, const uint8_t *p, size_t n);
 /** Returns a new NUL-terminated hex string of p (caller frees). */
 char *hex_encode_alloc(const uint8_t *p, size_t n);
 /** Decodes an even-length hex string (either case) and appends it to out.

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "consensus/params.h"
-#include "script/descriptor.h"
+#include "sign/descriptor.h"
 #include "util/buf.h"
 #include "util/check.h"
 #include "util/rc.h"

@@ -37,6 +37,7 @@ declare -A allow=(
     [primitives]="util crypto"
     [consensus]="util crypto primitives"
     [script]="util crypto primitives consensus"
+    [sign]="util crypto primitives consensus script"
     [kv]="util"
     [blockstore]="util crypto primitives consensus kv"
     [coins]="util crypto primitives consensus script kv"
@@ -45,9 +46,9 @@ declare -A allow=(
     [index]="util crypto primitives consensus script kv blockstore coins validation"
     [net]="util crypto primitives consensus script blockstore coins validation mempool index"
     [notify]="util crypto primitives consensus blockstore validation mempool"
-    [rpc]="util crypto primitives consensus script blockstore coins validation mempool index net notify"
+    [rpc]="util crypto primitives consensus script sign blockstore coins validation mempool index net notify"
 )
-pure=" primitives consensus script "   # no I/O, no logging
+pure=" primitives consensus script sign "   # no I/O, no logging
 backend_owner=kv
 
 io_headers='stdio\.h|fcntl\.h|unistd\.h|sys/.*|dirent\.h|poll\.h|syslog\.h|termios\.h|netdb\.h|arpa/.*|netinet/.*|util/file\.h|util/fs\.h'

@@ -1,5 +1,5 @@
-/* Unit tests for descriptor parsing and expansion (src/script/descriptor_parse.c), BIP32
- * (src/script/bip32.c) and message signing (src/script/message.c).
+/* Unit tests for descriptor parsing and expansion (src/sign/descriptor_parse.c), BIP32
+ * (src/sign/bip32.c) and message signing (src/sign/message.c).
  *
  *  - BIP32 test vectors 1, 2 and 3 (the BIP's): the master key from the seed, each step by
  *    private derivation, public derivation where the step is not hardened, and both string
@@ -19,9 +19,9 @@
 
 #include "consensus/address.h"
 #include "consensus/params.h"
-#include "script/bip32.h"
-#include "script/descriptor.h"
-#include "script/message.h"
+#include "sign/bip32.h"
+#include "sign/descriptor.h"
+#include "sign/message.h"
 #include "test.h"
 #include "util/buf.h"
 #include "util/check.h"

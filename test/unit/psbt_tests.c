@@ -1,4 +1,4 @@
-/* Tests of src/script/sign.c and src/script/psbt.c: Core's PSBT vectors (valid, invalid with
+/* Tests of src/sign/sign.c and src/sign/psbt.c: Core's PSBT vectors (valid, invalid with
  * and without messages, creator, signer, combiner, finalizer, extractor: psbt_vectors.h),
  * round trips, signing of every supported script type checked by the interpreter
  * (script_verify_tx), partial signing and merging, the BIP341 key-path signing vectors from
@@ -12,12 +12,13 @@
 #include "crypto/hash.h"
 #include "primitives/tx.h"
 #include "script/block_verify.h"
-#include "script/psbt.h"
+#include "sign/psbt.h"
 #include "script/script.h"
 #include "script/script_error.h"
 #include "script/sigcheck.h"
-#include "script/sign.h"
+#include "sign/sign.h"
 #include "test.h"
+#include "util/base64.h"
 #include "util/buf.h"
 #include "util/hex.h"
 #include "util/rc.h"
@@ -99,33 +100,11 @@ static void test_messages(void)
     /* Trailing bytes after a valid PSBT. */
     struct buf raw;
     buf_init(&raw);
-    CHECK(psbt_base64_decode(&raw, psbt_creator_result) == RC_OK);
+    CHECK(base64_decode(&raw, psbt_creator_result) == RC_OK);
     buf_put_u8(&raw, 0);
     CHECK(psbt_parse(&p, raw.data, raw.len, err, sizeof(err)) != RC_OK);
     CHECK_EQ_STR(err, "extra data after PSBT");
     buf_clear(&raw);
-}
-
-static void test_base64(void)
-{
-    struct buf b;
-    buf_init(&b);
-    CHECK(psbt_base64_decode(&b, "") == RC_OK && b.len == 0);
-    CHECK(psbt_base64_decode(&b, "Zm9vYg==") == RC_OK);
-    CHECK(b.len == 4 && memcmp(b.data, "foob", 4) == 0);
-    buf_reset(&b);
-    CHECK(psbt_base64_decode(&b, "Zm9vYmE=") == RC_OK && b.len == 5);
-    buf_reset(&b);
-    CHECK(psbt_base64_decode(&b, "Zm9vYmFy") == RC_OK && b.len == 6);
-    buf_reset(&b);
-    CHECK(psbt_base64_decode(&b, "Zm9vYmF") != RC_OK);  /* length */
-    CHECK(psbt_base64_decode(&b, "Zm9vYh==") != RC_OK); /* non-zero padding bits */
-    CHECK(psbt_base64_decode(&b, "Zm9v=mFy") != RC_OK); /* '=' inside */
-    CHECK(psbt_base64_decode(&b, "Z===") != RC_OK);     /* too many '=' */
-    char *e = psbt_base64_encode((const uint8_t *)"foob", 4);
-    CHECK_EQ_STR(e, "Zm9vYg==");
-    free(e);
-    buf_clear(&b);
 }
 
 static void test_creator(void)
@@ -1003,7 +982,6 @@ int main(void)
     TEST(test_vectors_valid);
     TEST(test_vectors_invalid);
     TEST(test_messages);
-    TEST(test_base64);
     TEST(test_creator);
     TEST(test_combiner);
     TEST(test_finalizer_extractor);

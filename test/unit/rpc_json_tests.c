@@ -24,7 +24,7 @@
 #include "primitives/block.h"
 #include "primitives/tx.h"
 #include "rpc/blockjson.h"
-#include "script/descriptor.h"
+#include "sign/descriptor.h"
 #include "rpc/json.h"
 #include "util/buf.h"
 #include "util/check.h"

@@ -16,6 +16,7 @@
 #include "rpc/protocol.h"
 #include "rpc/server.h"
 #include "test.h"
+#include "util/base64.h"
 #include "util/rc.h"
 
 /* The dispatcher under test, with the control methods registered. */
@@ -29,7 +30,7 @@ static struct rpc_context *ctx;
 
 static char *basic(const char *userpass)
 {
-    char *b64 = rpc_base64_encode(userpass, strlen(userpass));
+    char *b64 = base64_encode((const uint8_t *)userpass, strlen(userpass));
     char *h = malloc(strlen(b64) + 8);
     strcpy(h, "Basic ");
     strcat(h, b64);
@@ -107,9 +108,7 @@ static void test_base64(void)
     CHECK(rpc_base64_decode("YQ=") == NULL);
     CHECK(rpc_base64_decode("Y=Q=") == NULL);
     CHECK(rpc_base64_decode("AA==") == NULL); /* embedded NUL */
-    s = rpc_base64_encode("user:pass", 9);
-    CHECK_EQ_STR(s, "dXNlcjpwYXNz");
-    free(s);
+    CHECK(rpc_base64_decode("YR==") == NULL); /* bits left over: Core's DecodeBase64 */
 }
 
 static void test_cookie(void)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "util/arena.h"
+#include "util/base64.h"
 #include "util/buf.h"
 #include "util/hex.h"
 #include "util/histo.h"
@@ -233,8 +234,31 @@ static void test_histo(void)
     CHECK_EQ_U64(histo_percentile(&h, 100), UINT64_C(1) << 62);
 }
 
+static void test_base64(void)
+{
+    struct buf b;
+    buf_init(&b);
+    CHECK(base64_decode(&b, "") == RC_OK && b.len == 0);
+    CHECK(base64_decode(&b, "Zm9vYg==") == RC_OK);
+    CHECK(b.len == 4 && memcmp(b.data, "foob", 4) == 0);
+    buf_reset(&b);
+    CHECK(base64_decode(&b, "Zm9vYmE=") == RC_OK && b.len == 5);
+    buf_reset(&b);
+    CHECK(base64_decode(&b, "Zm9vYmFy") == RC_OK && b.len == 6);
+    buf_reset(&b);
+    CHECK(base64_decode(&b, "Zm9vYmF") != RC_OK);  /* length */
+    CHECK(base64_decode(&b, "Zm9vYh==") != RC_OK); /* non-zero padding bits */
+    CHECK(base64_decode(&b, "Zm9v=mFy") != RC_OK); /* '=' inside */
+    CHECK(base64_decode(&b, "Z===") != RC_OK);     /* too many '=' */
+    char *e = base64_encode((const uint8_t *)"foob", 4);
+    CHECK_EQ_STR(e, "Zm9vYg==");
+    free(e);
+    buf_clear(&b);
+}
+
 int main(void)
 {
+    TEST(test_base64);
     TEST(test_buf_grow);
     TEST(test_reader_bounds);
     TEST(test_hex);

@@ -6,13 +6,14 @@
 
 #include "consensus/address.h"
 #include "crypto/hash.h"
-#include "script/bip32.h"
-#include "script/descriptor.h"
-#include "script/descriptor_impl.h"
+#include "sign/bip32.h"
+#include "sign/descriptor.h"
+#include "sign/descriptor_impl.h"
 #include "script/interpreter.h"
 #include "script/script.h"
 #include "script/sigcheck.h"
 #include "util/check.h"
+#include "util/hex.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
@@ -98,15 +99,6 @@ static void put_str(struct buf *out, const char *s)
     buf_append(out, s, strlen(s));
 }
 
-static void put_hex(struct buf *out, const uint8_t *p, size_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        buf_put_u8(out, (uint8_t)digits[p[i] >> 4]);
-        buf_put_u8(out, (uint8_t)digits[p[i] & 15]);
-    }
-}
-
 /* Core's FormatHDKeypath. */
 static void put_path(struct buf *out, const uint32_t *path, size_t n, int apostrophe)
 {
@@ -125,15 +117,15 @@ static void put_key(struct buf *out, const struct desc_key *k, size_t alt,
 {
     if (k->has_origin) {
         buf_put_u8(out, '[');
-        put_hex(out, k->origin_fpr, 4);
+        hex_append(out, k->origin_fpr, 4);
         put_path(out, k->origin_path, k->origin_len, k->apostrophe);
         buf_put_u8(out, ']');
     }
     if (!k->is_bip32) {
         if (k->xonly) {
-            put_hex(out, k->pub + 1, 32);
+            hex_append(out, k->pub + 1, 32);
         } else {
-            put_hex(out, k->pub, k->pub_len);
+            hex_append(out, k->pub, k->pub_len);
         }
         return;
     }
@@ -156,7 +148,7 @@ static void put_node(struct buf *out, const struct desc_node *n, size_t alt,
     buf_put_u8(out, '(');
     int first = 1;
     if (n->type == N_RAW) {
-        put_hex(out, n->script.data, n->script.len);
+        hex_append(out, n->script.data, n->script.len);
     } else if (n->type == N_ADDR) {
         char a[ADDRESS_MAX_LEN];
         CHECK_ALWAYS(address_from_script(a, sizeof(a), n->script.data, n->script.len, p) == RC_OK);

@@ -1,5 +1,5 @@
 /* BIP32 extended keys and child key derivation. See bip32.h. */
-#include "script/bip32.h"
+#include "sign/bip32.h"
 
 #include <string.h>
 

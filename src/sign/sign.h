@@ -12,8 +12,8 @@
  *
  * Pure: no I/O. Keys are wiped when a provider is cleared.
  */
-#ifndef BITNODE_SCRIPT_SIGN_H
-#define BITNODE_SCRIPT_SIGN_H
+#ifndef BITNODE_SIGN_SIGN_H
+#define BITNODE_SIGN_SIGN_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "consensus/address.h"
-#include "script/bip32.h"
-#include "script/descriptor.h"
-#include "script/descriptor_impl.h"
+#include "sign/bip32.h"
+#include "sign/descriptor.h"
+#include "sign/descriptor_impl.h"
 #include "script/script.h"
 #include "script/sigcheck.h"
 #include "util/check.h"

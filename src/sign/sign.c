@@ -1,6 +1,6 @@
 /* Signing: see sign.h. The structure follows Core's script/sign.cpp step for step so that
  * the same inputs give the same scriptSigs, witnesses and "missing" reports. */
-#include "script/sign.h"
+#include "sign/sign.h"
 
 #include <stdio.h>
 #include <string.h>

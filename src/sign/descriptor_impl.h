@@ -1,14 +1,14 @@
 /* Descriptor internals shared by descriptor_parse.c (parsing) and descriptor_expand.c
  * (string output and expansion): the parsed tree. Not for use outside those two files; the
  * public interface is descriptor.h. */
-#ifndef BITNODE_SCRIPT_DESCRIPTOR_IMPL_H
-#define BITNODE_SCRIPT_DESCRIPTOR_IMPL_H
+#ifndef BITNODE_SIGN_DESCRIPTOR_IMPL_H
+#define BITNODE_SIGN_DESCRIPTOR_IMPL_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "consensus/params.h"
-#include "script/bip32.h"
+#include "sign/bip32.h"
 #include "util/buf.h"
 
 /* A parsed descriptor is a tree of nodes (one per function: sh, wsh, multi, ...) whose leaves

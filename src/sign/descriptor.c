@@ -1,6 +1,6 @@
 /* Output descriptors (BIP380-386) as Bitcoin Core infers them from a script, with their
  * checksum. See descriptor.h. */
-#include "script/descriptor.h"
+#include "sign/descriptor.h"
 
 #include <string.h>
 
@@ -13,20 +13,12 @@
 #include "script/sigcheck.h"
 #include "script/solver.h"
 #include "util/check.h"
+#include "util/hex.h"
 #include "util/rc.h"
 
 static void put_str(struct buf *out, const char *s)
 {
     buf_append(out, s, strlen(s));
-}
-
-static void put_hex(struct buf *out, const uint8_t *p, size_t n)
-{
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        buf_put_u8(out, (uint8_t)digits[p[i] >> 4]);
-        buf_put_u8(out, (uint8_t)digits[p[i] & 15]);
-    }
 }
 
 /* ---- descriptor checksum (BIP380, Core's DescriptorChecksum) ---------------------- */
@@ -121,7 +113,7 @@ static int infer_script(struct buf *out, const uint8_t *s, size_t len, enum desc
         size_t kl = (size_t)s[0];
         if (pubkey_non_hybrid(k, kl) && (ctx == CTX_TOP || script_pubkey_is_compressed(k, kl))) {
             put_str(out, "pk(");
-            put_hex(out, k, kl);
+            hex_append(out, k, kl);
             put_str(out, ")");
             return 1;
         }
@@ -144,7 +136,7 @@ static int infer_script(struct buf *out, const uint8_t *s, size_t len, enum desc
             put_str(out, num);
             for (int i = 0; i < n; i++) {
                 buf_put_u8(out, ',');
-                put_hex(out, keys[i], key_lens[i]);
+                hex_append(out, keys[i], key_lens[i]);
             }
             put_str(out, ")");
             return 1;
@@ -165,7 +157,7 @@ static int infer_script(struct buf *out, const uint8_t *s, size_t len, enum desc
     }
     if (t == SCRIPT_TYPE_WITNESS_V1_TAPROOT && ctx == CTX_TOP && xonly_fully_valid(s + 2)) {
         put_str(out, "rawtr(");
-        put_hex(out, s + 2, 32);
+        hex_append(out, s + 2, 32);
         put_str(out, ")");
         return 1;
     }
@@ -181,7 +173,7 @@ static int infer_script(struct buf *out, const uint8_t *s, size_t len, enum desc
         return 1;
     }
     put_str(out, "raw(");
-    put_hex(out, s, len);
+    hex_append(out, s, len);
     put_str(out, ")");
     return 1;
 }

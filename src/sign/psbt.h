@@ -9,14 +9,14 @@
  *
  * Pure: no I/O.
  */
-#ifndef BITNODE_SCRIPT_PSBT_H
-#define BITNODE_SCRIPT_PSBT_H
+#ifndef BITNODE_SIGN_PSBT_H
+#define BITNODE_SIGN_PSBT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "primitives/tx.h"
-#include "script/sign.h"
+#include "sign/sign.h"
 #include "util/buf.h"
 
 /* Key types (BIP174, BIP370, BIP371, BIP373). */
@@ -248,10 +248,5 @@ struct psbt_analysis {
 void psbt_analyze(const struct psbt *p, struct psbt_analysis *a);
 void psbt_analysis_clear(struct psbt_analysis *a);
 
-/** Decodes base64 as Core's DecodeBase64 (length a multiple of 4, at most two '='). Returns
- *  0 with the bytes appended to out, or RC_INVALID. */
-int psbt_base64_decode(struct buf *out, const char *s);
-/** Base64 with padding (caller frees). */
-char *psbt_base64_encode(const uint8_t *p, size_t n);
 
 #endif

@@ -1,7 +1,7 @@
 /* PSBTs: see psbt.h. Parsing mirrors Core's Unserialize methods check for check (the same
  * messages, in the same order), serialization Core's Serialize (each map's records in the
  * order of Core's std::map keys). */
-#include "script/psbt.h"
+#include "sign/psbt.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +19,7 @@
 #include "script/sigcheck.h"
 #include "script/sigops.h"
 #include "script/solver.h"
+#include "util/base64.h"
 #include "util/hex.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
@@ -1387,72 +1388,11 @@ fail:
     return RC_INVALID;
 }
 
-/* ---- base64 -------------------------------------------------------------------------- */
-
-static const char b64chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-int psbt_base64_decode(struct buf *out, const char *s)
-{
-    size_t n = strlen(s);
-    if (n % 4 != 0) {
-        return RC_INVALID;
-    }
-    if (n && s[n - 1] == '=') {
-        n--;
-    }
-    if (n && s[n - 1] == '=') {
-        n--;
-    }
-    uint32_t acc = 0;
-    int bits = 0;
-    size_t start = out->len;
-    for (size_t i = 0; i < n; i++) {
-        const char *c = s[i] ? strchr(b64chars, s[i]) : NULL;
-        if (!c) {
-            out->len = start;
-            return RC_INVALID;
-        }
-        acc = (acc << 6) | (uint32_t)(c - b64chars);
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            buf_put_u8(out, (uint8_t)(acc >> bits));
-        }
-    }
-    /* Core's ConvertBits without padding: the leftover bits must be fewer than 6, all 0. */
-    if (bits >= 6 || (acc & ((1u << bits) - 1)) != 0) {
-        out->len = start;
-        return RC_INVALID;
-    }
-    return RC_OK;
-}
-
-char *psbt_base64_encode(const uint8_t *p, size_t n)
-{
-    char *o = xmalloc((n + 2) / 3 * 4 + 1);
-    size_t j = 0;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16;
-        if (i + 1 < n) {
-            v |= (uint32_t)p[i + 1] << 8;
-        }
-        if (i + 2 < n) {
-            v |= p[i + 2];
-        }
-        o[j++] = b64chars[(v >> 18) & 63];
-        o[j++] = b64chars[(v >> 12) & 63];
-        o[j++] = i + 1 < n ? b64chars[(v >> 6) & 63] : '=';
-        o[j++] = i + 2 < n ? b64chars[v & 63] : '=';
-    }
-    o[j] = 0;
-    return o;
-}
-
 int psbt_parse_base64(struct psbt *p, const char *b64, char *err, size_t err_len)
 {
     struct buf raw;
     buf_init(&raw);
-    if (psbt_base64_decode(&raw, b64) != RC_OK) {
+    if (base64_decode(&raw, b64) != RC_OK) {
         psbt_init(p);
         snprintf(err, err_len, "invalid base64");
         buf_clear(&raw);
@@ -1858,7 +1798,7 @@ char *psbt_to_base64(const struct psbt *p)
     struct buf b;
     buf_init(&b);
     psbt_serialize(p, &b);
-    char *s = psbt_base64_encode(b.data, b.len);
+    char *s = base64_encode(b.data, b.len);
     buf_clear(&b);
     return s;
 }

@@ -10,8 +10,8 @@
  *    (/ *, / *h) and multipath steps (<0;1>), each with an optional [fingerprint/path]
  *    origin. Not supported: miniscript (beyond pkh() as a tapscript leaf) and musig().
  * Pure: no I/O. */
-#ifndef BITNODE_SCRIPT_DESCRIPTOR_H
-#define BITNODE_SCRIPT_DESCRIPTOR_H
+#ifndef BITNODE_SIGN_DESCRIPTOR_H
+#define BITNODE_SIGN_DESCRIPTOR_H
 
 #include <stddef.h>
 #include <stdint.h>

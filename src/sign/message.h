@@ -7,8 +7,8 @@
  * big-endian). Verification recovers the public key and compares its HASH160 with the P2PKH
  * address. Pure: no I/O.
  */
-#ifndef BITNODE_SCRIPT_MESSAGE_H
-#define BITNODE_SCRIPT_MESSAGE_H
+#ifndef BITNODE_SIGN_MESSAGE_H
+#define BITNODE_SIGN_MESSAGE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * fingerprint (4), the child number (4, big-endian), the chain code (32), and the key (33: a
  * compressed public key, or 0x00 and the 32-byte secret). Pure: no I/O.
  */
-#ifndef BITNODE_SCRIPT_BIP32_H
-#define BITNODE_SCRIPT_BIP32_H
+#ifndef BITNODE_SIGN_BIP32_H
+#define BITNODE_SIGN_BIP32_H
 
 #include <stddef.h>
 #include <stdint.h>

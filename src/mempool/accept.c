@@ -300,24 +300,37 @@ static int truc_violation(struct mempool *mp, const struct tx *tx,
     return bad;
 }
 
-int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
-                      const struct mempool_accept_args *args, struct mempool_accept_result *res)
-{
-    const struct mempool_options *o = mempool_options(mp);
-    struct spent_coins sc = {0};
-    struct mempool_entry **conflicts = NULL, **all = NULL, **parents = NULL;
-    size_t nconf = 0, capconf = 0, nall = 0, capall = 0, npar = 0, cappar = 0;
+/* What one acceptance carries from stage to stage (Core's MemPoolAccept::Workspace). A
+ * stage returns 0 or a system error; a stage that rejects the transaction fills res (its
+ * st no longer valid) and returns 0, and the stages after it do not run. */
+struct workspace {
+    struct mempool *mp;
+    struct chainstate *cs;
+    struct tx *tx;
+    const struct mempool_accept_args *args;
+    struct mempool_accept_result *res;
+    const struct mempool_options *o;
+    struct block_index *tip;
     char txid[65];
-    int rc = RC_OK;
-    memset(res, 0, sizeof(*res));
-    vstate_init(&res->st);
-    txid_hex(txid, tx->txid);
+    struct spent_coins sc;
+    struct mempool_entry **conflicts, **all, **parents; /* all: conflicts and descendants */
+    size_t nconf, capconf, nall, capall, npar, cappar;
+    int64_t fee, sigops, vsize, modified;
+    int spends_coinbase;
+    const char *sib; /* " (including sibling eviction)" when a TRUC sibling is replaced */
+};
 
-    struct vstate cst;
-    vstate_init(&cst);
-    if (consensus_check_tx(&cst, tx)) {
+/* Core's PreChecks, the part before policy: the transaction alone, its place in the pool
+ * (already there, the inputs it would replace), its coins, BIP68 at the next block, and
+ * CheckTxInputs. */
+static int pre_checks(struct workspace *ws)
+{
+    const struct mempool_options *o = ws->o;
+    struct tx *tx = ws->tx;
+    struct mempool_accept_result *res = ws->res;
+    int rc;
+    if (consensus_check_tx(&res->st, tx)) {
         res->kind = MEMPOOL_TX_CONSENSUS;
-        res->st = cst;
         return RC_OK;
     }
     if (tx_is_coinbase(tx)) {
@@ -332,237 +345,251 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
     if (tx->size_stripped < POLICY_MIN_STANDARD_TX_NONWITNESS_SIZE) {
         return reject(res, MEMPOOL_TX_NOT_STANDARD, "tx-size-small", NULL);
     }
-    struct block_index *tip = chainstate_tip(cs);
+    struct block_index *tip = ws->tip;
     if (!consensus_tx_is_final(tx, tip->height + 1, block_index_median_time_past(tip))) {
         return reject(res, MEMPOOL_TX_PREMATURE_SPEND, "non-final", NULL);
     }
-    if (mempool_get_wtxid(mp, tx->wtxid)) {
+    if (mempool_get_wtxid(ws->mp, tx->wtxid)) {
         return reject(res, MEMPOOL_TX_CONFLICT, "txn-already-in-mempool", NULL);
     }
-    if (mempool_get(mp, tx->txid)) {
+    if (mempool_get(ws->mp, tx->txid)) {
         return reject(res, MEMPOOL_TX_CONFLICT, "txn-same-nonwitness-data-in-mempool", NULL);
     }
     for (size_t i = 0; i < tx->vin_count; i++) {
-        struct mempool_entry *c = mempool_spender(mp, &tx->vin[i].prevout);
-        if (c && args->no_replacement) {
-            reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "bip125-replacement-disallowed", NULL);
-            goto out;
+        struct mempool_entry *c = mempool_spender(ws->mp, &tx->vin[i].prevout);
+        if (c && ws->args->no_replacement) {
+            return reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "bip125-replacement-disallowed", NULL);
         }
         if (c) {
-            add_unique(&conflicts, &nconf, &capconf, c);
+            add_unique(&ws->conflicts, &ws->nconf, &ws->capconf, c);
         }
     }
     int missing;
-    if ((rc = find_coins(mp, cs, tx, args->package, args->npackage, &sc, &missing))) {
-        goto out;
+    if ((rc = find_coins(ws->mp, ws->cs, tx, ws->args->package, ws->args->npackage, &ws->sc,
+                         &missing))) {
+        return rc;
     }
     if (missing) {
         int known;
-        if ((rc = outputs_in_chain(cs, tx, &known))) {
-            goto out;
+        if ((rc = outputs_in_chain(ws->cs, tx, &known))) {
+            return rc;
         }
         if (known) {
-            reject(res, MEMPOOL_TX_CONFLICT, "txn-already-known", NULL);
-        } else {
-            reject(res, MEMPOOL_TX_MISSING_INPUTS, "bad-txns-inputs-missingorspent", NULL);
+            return reject(res, MEMPOOL_TX_CONFLICT, "txn-already-known", NULL);
         }
-        goto out;
+        return reject(res, MEMPOOL_TX_MISSING_INPUTS, "bad-txns-inputs-missingorspent", NULL);
     }
-    if (!sequence_locks_at_tip(tx, &sc, tip)) {
-        reject(res, MEMPOOL_TX_PREMATURE_SPEND, "non-BIP68-final", NULL);
-        goto out;
+    if (!sequence_locks_at_tip(tx, &ws->sc, tip)) {
+        return reject(res, MEMPOOL_TX_PREMATURE_SPEND, "non-BIP68-final", NULL);
     }
-    /* Core's Consensus::CheckTxInputs at the next height. */
-    int spends_coinbase = 0;
     for (size_t i = 0; i < tx->vin_count; i++) {
-        spends_coinbase |= sc.c[i].coinbase;
+        ws->spends_coinbase |= ws->sc.c[i].coinbase;
     }
-    int64_t fee;
-    if (tx_verify_inputs(tx, sc.c, tip->height + 1, &res->st, &fee)) {
+    if (tx_verify_inputs(tx, ws->sc.c, tip->height + 1, &res->st, &ws->fee)) {
         res->kind = res->st.result == VRESULT_TX_PREMATURE_SPEND ? MEMPOOL_TX_PREMATURE_SPEND
                                                                  : MEMPOOL_TX_CONSENSUS;
         res->st.result = VRESULT_CONSENSUS;
-        goto out;
+        return RC_OK;
     }
-    res->fee = fee;
+    res->fee = ws->fee;
     res->have_fee = 1;
+    return RC_OK;
+}
+
+/* Core's PreChecks, the policy part: standard inputs and witnesses, sigops, the virtual
+ * size and the fee it must pay (dust, the pool's minimum, the relay floor), the parents in
+ * the pool, and TRUC (v3) topology, where a sibling may be evicted. */
+static int pre_checks_policy(struct workspace *ws)
+{
+    const struct mempool_options *o = ws->o;
+    const struct mempool_accept_args *args = ws->args;
+    struct tx *tx = ws->tx;
+    struct mempool_accept_result *res = ws->res;
     struct tx_out *spent = xmalloc((tx->vin_count ? tx->vin_count : 1) * sizeof(*spent));
     for (size_t i = 0; i < tx->vin_count; i++) {
-        spent[i].value_sat = sc.c[i].value_sat;
-        spent[i].script_pubkey = sc.c[i].script_pubkey;
+        spent[i].value_sat = ws->sc.c[i].value_sat;
+        spent[i].script_pubkey = ws->sc.c[i].script_pubkey;
     }
-    if (o->require_standard) {
-        char detail[VSTATE_DEBUG_LEN];
-        if (!policy_inputs_standard(tx, spent, detail, sizeof(detail))) {
-            free(spent);
-            reject(res, MEMPOOL_TX_INPUTS_NOT_STANDARD, "bad-txns-nonstandard-inputs", "%s",
-                   detail);
-            goto out;
-        }
-        if (tx_has_witness(tx) && !policy_witness_standard(tx, spent)) {
-            free(spent);
-            reject(res, MEMPOOL_TX_WITNESS_MUTATED, "bad-witness-nonstandard", NULL);
-            goto out;
-        }
+    char detail[VSTATE_DEBUG_LEN];
+    if (o->require_standard && !policy_inputs_standard(tx, spent, detail, sizeof(detail))) {
+        free(spent);
+        return reject(res, MEMPOOL_TX_INPUTS_NOT_STANDARD, "bad-txns-nonstandard-inputs", "%s",
+                      detail);
     }
-    int64_t sigops = tx_sigop_cost(tx, spent, policy_standard_script_flags());
+    if (o->require_standard && tx_has_witness(tx) && !policy_witness_standard(tx, spent)) {
+        free(spent);
+        return reject(res, MEMPOOL_TX_WITNESS_MUTATED, "bad-witness-nonstandard", NULL);
+    }
+    ws->sigops = tx_sigop_cost(tx, spent, policy_standard_script_flags());
     free(spent);
-    int64_t vsize = policy_vsize((int64_t)tx_weight(tx), sigops, o->bytes_per_sigop);
-    int64_t modified = fee + mempool_delta(mp, tx->txid) + args->fee_delta;
-    res->vsize = vsize;
-    res->modified = modified;
+    ws->vsize = policy_vsize((int64_t)tx_weight(tx), ws->sigops, o->bytes_per_sigop);
+    ws->modified = ws->fee + mempool_delta(ws->mp, tx->txid) + args->fee_delta;
+    res->vsize = ws->vsize;
+    res->modified = ws->modified;
     res->weight = (int64_t)tx_weight(tx);
     /* Ephemeral dust: a transaction with a dust output must pay nothing itself. */
     if (o->require_standard && policy_dust_count(tx, o->dust_relay_feerate) > 0 &&
-        (fee != 0 || modified != 0)) {
-        reject(res, MEMPOOL_TX_NOT_STANDARD, "dust", "tx with dust output must be 0-fee");
-        goto out;
+        (ws->fee != 0 || ws->modified != 0)) {
+        return reject(res, MEMPOOL_TX_NOT_STANDARD, "dust", "tx with dust output must be 0-fee");
     }
-    if (sigops > POLICY_MAX_STANDARD_TX_SIGOPS_COST) {
-        reject(res, MEMPOOL_TX_NOT_STANDARD, "bad-txns-too-many-sigops", "%lld", (long long)sigops);
-        goto out;
+    if (ws->sigops > POLICY_MAX_STANDARD_TX_SIGOPS_COST) {
+        return reject(res, MEMPOOL_TX_NOT_STANDARD, "bad-txns-too-many-sigops", "%lld",
+                      (long long)ws->sigops);
     }
     if (!args->bypass_limits && !args->package_feerate) {
-        mempool_write_lock(mp); /* the rolling fee decays as it is read */
-        int64_t minrate = mempool_min_fee(mp, args->now);
-        mempool_write_unlock(mp);
-        int64_t minfee = policy_fee_at(minrate, vsize);
-        if (minfee > 0 && modified < minfee) {
-            reject(res, MEMPOOL_TX_RECONSIDERABLE, "mempool min fee not met", "%lld < %lld",
-                   (long long)modified, (long long)minfee);
-            goto out;
+        mempool_write_lock(ws->mp); /* the rolling fee decays as it is read */
+        int64_t minrate = mempool_min_fee(ws->mp, args->now);
+        mempool_write_unlock(ws->mp);
+        int64_t minfee = policy_fee_at(minrate, ws->vsize);
+        if (minfee > 0 && ws->modified < minfee) {
+            return reject(res, MEMPOOL_TX_RECONSIDERABLE, "mempool min fee not met",
+                          "%lld < %lld", (long long)ws->modified, (long long)minfee);
         }
-        int64_t relay = policy_fee_at(o->min_relay_feerate, vsize);
-        if (modified < relay) {
-            reject(res, MEMPOOL_TX_RECONSIDERABLE, "min relay fee not met", "%lld < %lld",
-                   (long long)modified, (long long)relay);
-            goto out;
+        int64_t relay = policy_fee_at(o->min_relay_feerate, ws->vsize);
+        if (ws->modified < relay) {
+            return reject(res, MEMPOOL_TX_RECONSIDERABLE, "min relay fee not met", "%lld < %lld",
+                          (long long)ws->modified, (long long)relay);
         }
     }
     for (size_t i = 0; i < tx->vin_count; i++) {
-        if (sc.from_pool[i] == 1) {
-            add_unique(&parents, &npar, &cappar, mempool_get(mp, tx->vin[i].prevout.txid));
+        if (ws->sc.from_pool[i] == 1) {
+            add_unique(&ws->parents, &ws->npar, &ws->cappar,
+                       mempool_get(ws->mp, tx->vin[i].prevout.txid));
         }
     }
-    int sibling_eviction = 0;
-    if (!args->bypass_limits) {
-        char detail[VSTATE_DEBUG_LEN];
-        struct mempool_entry *sibling = NULL;
-        if (truc_violation(mp, tx, parents, npar, conflicts, nconf, vsize, detail, sizeof(detail),
-                           &sibling)) {
-            if (!sibling) {
-                reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "TRUC-violation", "%s", detail);
-                goto out;
-            }
-            /* Sibling eviction: the parent's other child is replaced, under the RBF rules. */
-            add_unique(&conflicts, &nconf, &capconf, sibling);
-            sibling_eviction = 1;
+    ws->sib = "";
+    struct mempool_entry *sibling = NULL;
+    if (!args->bypass_limits &&
+        truc_violation(ws->mp, tx, ws->parents, ws->npar, ws->conflicts, ws->nconf, ws->vsize,
+                       detail, sizeof(detail), &sibling)) {
+        if (!sibling) {
+            return reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "TRUC-violation", "%s", detail);
         }
+        /* Sibling eviction: the parent's other child is replaced, under the RBF rules. */
+        add_unique(&ws->conflicts, &ws->nconf, &ws->capconf, sibling);
+        ws->sib = " (including sibling eviction)";
     }
-    const char *sib = sibling_eviction ? " (including sibling eviction)" : "";
-    if (nconf) {
-        /* Everything replaced: the conflicts and all their descendants. */
-        size_t nclusters = 0;
-        for (size_t i = 0; i < nconf; i++) {
-            add_unique(&all, &nall, &capall, conflicts[i]);
-            size_t nd;
-            struct mempool_entry **d = mempool_descendants(mp, conflicts[i], &nd);
-            for (size_t k = 0; k < nd; k++) {
-                add_unique(&all, &nall, &capall, d[k]);
-            }
-            free(d);
-        }
-        /* Rule 5 (Core's GetEntriesForConflicts): at most 100 distinct clusters touched. */
-        nclusters = mempool_count_clusters(mp, all, nall);
-        if (nclusters > MAX_REPLACEMENT_CANDIDATES) {
-            char rwhy[80];
-            snprintf(rwhy, sizeof(rwhy), "too many potential replacements%s", sib);
-            reject(res, MEMPOOL_TX_MEMPOOL_POLICY, rwhy,
-                   "rejecting replacement %s; too many conflicting clusters (%zu > %d)", txid,
-                   nclusters, MAX_REPLACEMENT_CANDIDATES);
-            goto out;
-        }
-        /* A replacement may not spend what it replaces. */
-        for (size_t i = 0; i < npar; i++) {
-            for (size_t k = 0; k < nall; k++) {
-                if (parents[i] == all[k]) {
-                    char ph[65];
-                    txid_hex(ph, all[k]->tx.txid);
-                    reject(res, MEMPOOL_TX_CONSENSUS, "bad-txns-spends-conflicting-tx",
-                           "%s spends conflicting transaction %s", txid, ph);
-                    goto out;
-                }
-            }
-        }
-        int64_t conf_fees = 0, conf_size = 0;
-        for (size_t i = 0; i < nall; i++) {
-            conf_fees += mempool_entry_modified_fee(all[i]);
-            conf_size += all[i]->vsize;
-        }
-        (void)conf_size;
-        char a[AMOUNT_FORMAT_LEN], b[AMOUNT_FORMAT_LEN];
-        if (modified < conf_fees) {
-            amount_format_money(a, modified);
-            amount_format_money(b, conf_fees);
-            char rwhy[80];
-            snprintf(rwhy, sizeof(rwhy), "insufficient fee%s", sib);
-            reject(res, MEMPOOL_TX_RECONSIDERABLE, rwhy,
-                   "rejecting replacement %s, less fees than conflicting txs; %s < %s", txid, a, b);
-            goto out;
-        }
-        int64_t additional = modified - conf_fees;
-        int64_t relay = policy_fee_at(o->incremental_feerate, vsize);
-        if (additional < relay) {
-            amount_format_money(a, additional);
-            amount_format_money(b, relay);
-            char rwhy[80];
-            snprintf(rwhy, sizeof(rwhy), "insufficient fee%s", sib);
-            reject(res, MEMPOOL_TX_RECONSIDERABLE, rwhy,
-                   "rejecting replacement %s, not enough additional fees to relay; %s < %s", txid,
-                   a, b);
-            goto out;
-        }
-        if (!mempool_cluster_within_limits(mp, parents, npar, all, nall, vsize)) {
-            reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "too-large-cluster", NULL);
-            goto out;
-        }
-        mempool_write_lock(mp); /* recomputing chunks: readers must not see it half done */
-        int64_t adj = (int64_t)tx_weight(tx) > sigops * (int64_t)o->bytes_per_sigop
-                          ? (int64_t)tx_weight(tx)
-                          : sigops * (int64_t)o->bytes_per_sigop;
-        int improves = mempool_rbf_improves(mp, all, nall, parents, npar, modified, adj);
-        mempool_write_unlock(mp);
-        if (!improves) {
-            reject(res, MEMPOOL_TX_RECONSIDERABLE, "replacement-failed",
-                   "insufficient feerate: does not improve feerate diagram");
-            goto out;
-        }
-    } else if (!args->bypass_limits &&
-               !mempool_cluster_within_limits(mp, parents, npar, NULL, 0, vsize)) {
-        reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "too-large-cluster", NULL);
-        goto out;
-    }
-    if (!check_scripts(cs, tx, &sc, res)) {
-        goto out;
-    }
-    if (args->max_feerate > 0 && modified > policy_fee_at(args->max_feerate, vsize)) {
-        reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "max feerate exceeded", NULL);
-        goto out;
-    }
-    if (args->test_only) {
-        goto out;
-    }
+    return RC_OK;
+}
 
-    /* Finalize: the replaced transactions go, this one comes in. */
-    mempool_write_lock(mp);
-    if (nall) {
-        res->replaced = xmalloc(nall * sizeof(*res->replaced));
-        for (size_t i = 0; i < nall; i++) {
-            memcpy(res->replaced[i], all[i]->tx.txid, 32);
+/* Core's ReplacementChecks' fee rules (3 and 4): the replacement pays at least what it
+ * replaces, and on top of that its own relay fee at the incremental feerate. */
+static int replacement_fees(struct workspace *ws)
+{
+    struct mempool_accept_result *res = ws->res;
+    int64_t conf_fees = 0;
+    for (size_t i = 0; i < ws->nall; i++) {
+        conf_fees += mempool_entry_modified_fee(ws->all[i]);
+    }
+    char a[AMOUNT_FORMAT_LEN], b[AMOUNT_FORMAT_LEN], rwhy[80];
+    snprintf(rwhy, sizeof(rwhy), "insufficient fee%s", ws->sib);
+    if (ws->modified < conf_fees) {
+        amount_format_money(a, ws->modified);
+        amount_format_money(b, conf_fees);
+        return reject(res, MEMPOOL_TX_RECONSIDERABLE, rwhy,
+                      "rejecting replacement %s, less fees than conflicting txs; %s < %s",
+                      ws->txid, a, b);
+    }
+    int64_t additional = ws->modified - conf_fees;
+    int64_t relay = policy_fee_at(ws->o->incremental_feerate, ws->vsize);
+    if (additional < relay) {
+        amount_format_money(a, additional);
+        amount_format_money(b, relay);
+        return reject(res, MEMPOOL_TX_RECONSIDERABLE, rwhy,
+                      "rejecting replacement %s, not enough additional fees to relay; %s < %s",
+                      ws->txid, a, b);
+    }
+    return RC_OK;
+}
+
+/* The weight the pool ranks by: the larger of the weight and the sigops' equivalent. */
+static int64_t adjusted_weight(const struct workspace *ws)
+{
+    int64_t w = (int64_t)tx_weight(ws->tx);
+    int64_t s = ws->sigops * (int64_t)ws->o->bytes_per_sigop;
+    return w > s ? w : s;
+}
+
+/* Core's ReplacementChecks: what is replaced (the conflicts and their descendants) touches
+ * at most 100 clusters, is not spent by the replacement, pays less, and leaves the pool's
+ * feerate diagram better; and the clusters stay within their limits, with or without a
+ * replacement. */
+static int replacement_checks(struct workspace *ws)
+{
+    struct mempool *mp = ws->mp;
+    struct mempool_accept_result *res = ws->res;
+    if (!ws->nconf) {
+        if (!ws->args->bypass_limits &&
+            !mempool_cluster_within_limits(mp, ws->parents, ws->npar, NULL, 0, ws->vsize)) {
+            return reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "too-large-cluster", NULL);
         }
-        res->n_replaced = nall;
+        return RC_OK;
+    }
+    for (size_t i = 0; i < ws->nconf; i++) {
+        add_unique(&ws->all, &ws->nall, &ws->capall, ws->conflicts[i]);
+        size_t nd;
+        struct mempool_entry **d = mempool_descendants(mp, ws->conflicts[i], &nd);
+        for (size_t k = 0; k < nd; k++) {
+            add_unique(&ws->all, &ws->nall, &ws->capall, d[k]);
+        }
+        free(d);
+    }
+    /* Rule 5 (Core's GetEntriesForConflicts): at most 100 distinct clusters touched. */
+    size_t nclusters = mempool_count_clusters(mp, ws->all, ws->nall);
+    if (nclusters > MAX_REPLACEMENT_CANDIDATES) {
+        char rwhy[80];
+        snprintf(rwhy, sizeof(rwhy), "too many potential replacements%s", ws->sib);
+        return reject(res, MEMPOOL_TX_MEMPOOL_POLICY, rwhy,
+                      "rejecting replacement %s; too many conflicting clusters (%zu > %d)",
+                      ws->txid, nclusters, MAX_REPLACEMENT_CANDIDATES);
+    }
+    /* A replacement may not spend what it replaces. */
+    for (size_t i = 0; i < ws->npar; i++) {
+        for (size_t k = 0; k < ws->nall; k++) {
+            if (ws->parents[i] == ws->all[k]) {
+                char ph[65];
+                txid_hex(ph, ws->all[k]->tx.txid);
+                return reject(res, MEMPOOL_TX_CONSENSUS, "bad-txns-spends-conflicting-tx",
+                              "%s spends conflicting transaction %s", ws->txid, ph);
+            }
+        }
+    }
+    int rc = replacement_fees(ws);
+    if (rc || !vstate_is_valid(&res->st)) {
+        return rc;
+    }
+    if (!mempool_cluster_within_limits(mp, ws->parents, ws->npar, ws->all, ws->nall,
+                                       ws->vsize)) {
+        return reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "too-large-cluster", NULL);
+    }
+    mempool_write_lock(mp); /* recomputing chunks: readers must not see it half done */
+    int improves = mempool_rbf_improves(mp, ws->all, ws->nall, ws->parents, ws->npar,
+                                        ws->modified, adjusted_weight(ws));
+    mempool_write_unlock(mp);
+    if (!improves) {
+        return reject(res, MEMPOOL_TX_RECONSIDERABLE, "replacement-failed",
+                      "insufficient feerate: does not improve feerate diagram");
+    }
+    return RC_OK;
+}
+
+/* Core's Finalize: the replaced transactions go, this one comes in (tx is moved into the
+ * pool and left empty), and the pool is trimmed back to its size; a transaction trimmed at
+ * once is "mempool full". */
+static void finalize(struct workspace *ws)
+{
+    struct mempool *mp = ws->mp;
+    struct mempool_accept_result *res = ws->res;
+    const struct mempool_accept_args *args = ws->args;
+    mempool_write_lock(mp);
+    if (ws->nall) {
+        res->replaced = xmalloc(ws->nall * sizeof(*res->replaced));
+        for (size_t i = 0; i < ws->nall; i++) {
+            memcpy(res->replaced[i], ws->all[i]->tx.txid, 32);
+        }
+        res->n_replaced = ws->nall;
         /* Remove by txid: each removal may free descendants listed later. */
-        for (size_t i = 0; i < nall; i++) {
+        for (size_t i = 0; i < ws->nall; i++) {
             struct mempool_entry *c = mempool_get(mp, res->replaced[i]);
             if (c) {
                 mempool_remove_with_descendants(mp, c, MEMPOOL_REMOVED_REPLACED);
@@ -573,21 +600,19 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
     memset(&proto, 0, sizeof(proto));
     struct buf raw;
     buf_init(&raw);
-    tx_serialize(tx, &raw, 1);
+    tx_serialize(ws->tx, &raw, 1);
     proto.raw = raw.data;
     proto.raw_len = raw.len;
-    proto.tx = *tx;
-    tx_init(tx);
-    proto.fee = fee;
-    proto.vsize = vsize;
+    proto.adj_weight = adjusted_weight(ws);
+    proto.tx = *ws->tx;
+    tx_init(ws->tx);
+    proto.fee = ws->fee;
+    proto.vsize = ws->vsize;
     proto.weight = res->weight;
-    proto.adj_weight = proto.weight > sigops * (int64_t)o->bytes_per_sigop
-                           ? proto.weight
-                           : sigops * (int64_t)o->bytes_per_sigop;
-    proto.sigop_cost = sigops;
+    proto.sigop_cost = ws->sigops;
     proto.time = args->now;
-    proto.height = tip->height;
-    proto.spends_coinbase = spends_coinbase;
+    proto.height = ws->tip->height;
+    proto.spends_coinbase = ws->spends_coinbase;
     proto.bypassed = args->bypass_limits;
     uint8_t id[32];
     memcpy(id, proto.tx.txid, 32);
@@ -604,11 +629,38 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
         }
     }
     mempool_write_unlock(mp);
+}
+
+int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
+                      const struct mempool_accept_args *args, struct mempool_accept_result *res)
+{
+    struct workspace ws = {.mp = mp, .cs = cs, .tx = tx, .args = args, .res = res};
+    ws.o = mempool_options(mp);
+    ws.tip = chainstate_tip(cs);
+    memset(res, 0, sizeof(*res));
+    vstate_init(&res->st);
+    txid_hex(ws.txid, tx->txid);
+    int rc;
+    if ((rc = pre_checks(&ws)) || !vstate_is_valid(&res->st) ||
+        (rc = pre_checks_policy(&ws)) || !vstate_is_valid(&res->st) ||
+        (rc = replacement_checks(&ws)) || !vstate_is_valid(&res->st)) {
+        goto out;
+    }
+    if (!check_scripts(cs, tx, &ws.sc, res)) {
+        goto out;
+    }
+    if (args->max_feerate > 0 && ws.modified > policy_fee_at(args->max_feerate, ws.vsize)) {
+        reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "max feerate exceeded", NULL);
+        goto out;
+    }
+    if (!args->test_only) {
+        finalize(&ws);
+    }
 out:
-    spent_coins_clear(&sc);
-    free(conflicts);
-    free(all);
-    free(parents);
+    spent_coins_clear(&ws.sc);
+    free(ws.conflicts);
+    free(ws.all);
+    free(ws.parents);
     return rc;
 }
 

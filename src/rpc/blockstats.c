@@ -111,6 +111,164 @@ static int cmp_cstr(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* What getblockstats adds up over one block (Core's getblockstats locals). */
+struct block_stats {
+    int64_t *fees, *sizes;
+    struct feerate_w *rates;
+    size_t nfees, nsizes, nrates;
+    int64_t inputs, outputs, utxos, total_out, total_size, total_weight;
+    int64_t swtxs, swtotal_size, swtotal_weight, totalfee;
+    int64_t maxfee, minfee, maxfeerate, minfeerate, maxtxsize, mintxsize;
+    int64_t utxo_size_inc, utxo_size_inc_actual;
+};
+
+/* The outputs of transaction i of b: their count and sizes, and those that enter the UTXO
+ * set (not the genesis block's, not a repeated BIP30 coinbase's, not unspendable ones).
+ * Returns the value they pay. */
+static int64_t stats_outputs(struct block_stats *st, const struct block *b, size_t i,
+                             int height, int bip30_repeat)
+{
+    const struct tx *t = &b->txs[i];
+    int64_t tx_total_out = 0;
+    st->outputs += (int64_t)t->vout_count;
+    for (size_t o = 0; o < t->vout_count; o++) {
+        const struct bytes *spk = &t->vout[o].script_pubkey;
+        tx_total_out += t->vout[o].value_sat;
+        st->utxo_size_inc += utxo_size(spk->len);
+        if (height == 0 || (i == 0 && bip30_repeat) ||
+            coin_script_unspendable(spk->data, spk->len)) {
+            continue;
+        }
+        st->utxos++;
+        st->utxo_size_inc_actual += utxo_size(spk->len);
+    }
+    return tx_total_out;
+}
+
+/* Transaction t (not the coinbase), paying tx_total_out, whose spent coins are u (NULL if
+ * the undo data has none): sizes, weights, fee and feerate. */
+static void stats_tx(struct block_stats *st, const struct tx *t, const struct tx_undo *u,
+                     int64_t tx_total_out)
+{
+    st->inputs += (int64_t)t->vin_count;
+    st->total_out += tx_total_out;
+    int64_t size = (int64_t)t->size_total, weight = (int64_t)tx_weight(t);
+    st->sizes[st->nsizes++] = size;
+    st->maxtxsize = size > st->maxtxsize ? size : st->maxtxsize;
+    st->mintxsize = size < st->mintxsize ? size : st->mintxsize;
+    st->total_size += size;
+    st->total_weight += weight;
+    if (tx_has_witness(t)) {
+        st->swtxs++;
+        st->swtotal_size += size;
+        st->swtotal_weight += weight;
+    }
+    int64_t tx_total_in = 0;
+    for (size_t k = 0; u && k < u->n; k++) {
+        const struct coin *c = &u->prev[k];
+        tx_total_in += c->value_sat;
+        st->utxo_size_inc -= utxo_size(c->script_pubkey.len);
+        st->utxo_size_inc_actual -= utxo_size(c->script_pubkey.len);
+    }
+    int64_t fee = tx_total_in - tx_total_out;
+    st->fees[st->nfees++] = fee;
+    st->maxfee = fee > st->maxfee ? fee : st->maxfee;
+    st->minfee = fee < st->minfee ? fee : st->minfee;
+    st->totalfee += fee;
+    int64_t feerate = weight ? (fee * 4) / weight : 0;
+    st->rates[st->nrates].feerate = feerate;
+    st->rates[st->nrates++].weight = weight;
+    st->maxfeerate = feerate > st->maxfeerate ? feerate : st->maxfeerate;
+    st->minfeerate = feerate < st->minfeerate ? feerate : st->minfeerate;
+}
+
+/* Every statistic of block b at e (undo: its spent coins), as Core's object, its keys in
+ * Core's (sorted) order. */
+static json_t *stats_json(const struct block *b, const struct block_undo *undo,
+                          const struct block_index *e, const struct chain_params *p)
+{
+    size_t ntx = b->tx_count;
+    struct block_stats st = {.minfee = MAX_MONEY, .minfeerate = MAX_MONEY, .mintxsize = 4000000};
+    st.fees = xmalloc((ntx + 1) * sizeof(int64_t));
+    st.sizes = xmalloc((ntx + 1) * sizeof(int64_t));
+    st.rates = xmalloc((ntx + 1) * sizeof(*st.rates));
+    int bip30_repeat = chain_params_is_bip30_exception(p, e->height, e->hash);
+    for (size_t i = 0; i < ntx; i++) {
+        int64_t out = stats_outputs(&st, b, i, e->height, bip30_repeat);
+        if (i > 0) {
+            stats_tx(&st, &b->txs[i], i - 1 < undo->n ? &undo->txs[i - 1] : NULL, out);
+        }
+    }
+    int64_t pct[5];
+    percentiles_by_weight(pct, st.rates, st.nrates, st.total_weight);
+    json_t *pa = json_array();
+    for (int k = 0; k < 5; k++) {
+        json_array_append_new(pa, json_integer(pct[k]));
+    }
+    int64_t others = ntx > 1 ? (int64_t)(ntx - 1) : 0;
+    json_t *r = json_object();
+    json_object_set_new(r, "avgfee", json_integer(others ? st.totalfee / others : 0));
+    json_object_set_new(r, "avgfeerate",
+                        json_integer(st.total_weight ? (st.totalfee * 4) / st.total_weight : 0));
+    json_object_set_new(r, "avgtxsize", json_integer(others ? st.total_size / others : 0));
+    json_object_set_new(r, "blockhash", rpc_hash_json(e->hash));
+    json_object_set_new(r, "feerate_percentiles", pa);
+    json_object_set_new(r, "height", json_integer(e->height));
+    json_object_set_new(r, "ins", json_integer(st.inputs));
+    json_object_set_new(r, "maxfee", json_integer(st.maxfee));
+    json_object_set_new(r, "maxfeerate", json_integer(st.maxfeerate));
+    json_object_set_new(r, "maxtxsize", json_integer(st.maxtxsize));
+    json_object_set_new(r, "medianfee", json_integer(truncated_median(st.fees, st.nfees)));
+    json_object_set_new(r, "mediantime", json_integer(block_index_median_time_past(e)));
+    json_object_set_new(r, "mediantxsize", json_integer(truncated_median(st.sizes, st.nsizes)));
+    json_object_set_new(r, "minfee", json_integer(st.minfee == MAX_MONEY ? 0 : st.minfee));
+    json_object_set_new(r, "minfeerate",
+                        json_integer(st.minfeerate == MAX_MONEY ? 0 : st.minfeerate));
+    json_object_set_new(r, "mintxsize", json_integer(st.mintxsize == 4000000 ? 0 : st.mintxsize));
+    json_object_set_new(r, "outs", json_integer(st.outputs));
+    json_object_set_new(r, "subsidy",
+                        json_integer(amount_block_subsidy(e->height, p->subsidy_halving_interval)));
+    json_object_set_new(r, "swtotal_size", json_integer(st.swtotal_size));
+    json_object_set_new(r, "swtotal_weight", json_integer(st.swtotal_weight));
+    json_object_set_new(r, "swtxs", json_integer(st.swtxs));
+    json_object_set_new(r, "time", json_integer(e->header.time));
+    json_object_set_new(r, "total_out", json_integer(st.total_out));
+    json_object_set_new(r, "total_size", json_integer(st.total_size));
+    json_object_set_new(r, "total_weight", json_integer(st.total_weight));
+    json_object_set_new(r, "totalfee", json_integer(st.totalfee));
+    json_object_set_new(r, "txs", json_integer((json_int_t)ntx));
+    json_object_set_new(r, "utxo_increase", json_integer(st.outputs - st.inputs));
+    json_object_set_new(r, "utxo_size_inc", json_integer(st.utxo_size_inc));
+    json_object_set_new(r, "utxo_increase_actual", json_integer(st.utxos - st.inputs));
+    json_object_set_new(r, "utxo_size_inc_actual", json_integer(st.utxo_size_inc_actual));
+    free(st.fees);
+    free(st.sizes);
+    free(st.rates);
+    return r;
+}
+
+/* The stats named in sel[0..n_sel) of all (taken), or all of them when none is named; NULL
+ * after rpc_error for a name that is not a statistic. */
+static json_t *select_stats(struct rpc_request *req, json_t *all, const char **sel, size_t n_sel)
+{
+    if (n_sel == 0) {
+        return all;
+    }
+    json_t *only = json_object();
+    for (size_t k = 0; k < n_sel; k++) {
+        json_t *v = json_object_get(all, sel[k]);
+        if (!v) {
+            json_decref(only);
+            json_decref(all);
+            return rpc_error(req, RPC_INVALID_PARAMETER, "Invalid selected statistic '%s'",
+                             sel[k]);
+        }
+        json_object_set(only, sel[k], v);
+    }
+    json_decref(all);
+    return only;
+}
+
 static json_t *rpc_getblockstats(struct rpc_request *req)
 {
     struct chainstate *cs = req->ctx->cs;
@@ -137,10 +295,7 @@ static json_t *rpc_getblockstats(struct rpc_request *req)
     block_undo_init(&undo);
     chainstate_read_lock(cs);
     struct block_index *e = hash_or_height(req, json_array_get(req->params, 0));
-    if (!e) {
-        goto out;
-    }
-    if (rpc_load_block(req, e, &b, &raw)) {
+    if (!e || rpc_load_block(req, e, &b, &raw)) {
         goto out;
     }
     if (e->height > 0 && chainstate_read_undo(cs, e, &undo) != RC_OK) {
@@ -149,129 +304,8 @@ static json_t *rpc_getblockstats(struct rpc_request *req)
                                        "to disk corruption or a conflict with a pruning event.");
         goto out;
     }
-    size_t ntx = b.tx_count;
-    int64_t *fees = xmalloc((ntx + 1) * sizeof(int64_t));
-    int64_t *sizes = xmalloc((ntx + 1) * sizeof(int64_t));
-    struct feerate_w *rates = xmalloc((ntx + 1) * sizeof(*rates));
-    size_t nfees = 0, nsizes = 0, nrates = 0;
-    int64_t inputs = 0, outputs = 0, utxos = 0, total_out = 0, total_size = 0, total_weight = 0;
-    int64_t swtxs = 0, swtotal_size = 0, swtotal_weight = 0, totalfee = 0;
-    int64_t maxfee = 0, minfee = MAX_MONEY, maxfeerate = 0, minfeerate = MAX_MONEY;
-    int64_t maxtxsize = 0, mintxsize = 4000000, utxo_size_inc = 0, utxo_size_inc_actual = 0;
-    const struct chain_params *p = chainstate_params(cs);
-    int bip30_repeat = chain_params_is_bip30_exception(p, e->height, e->hash);
-    for (size_t i = 0; i < ntx; i++) {
-        const struct tx *t = &b.txs[i];
-        int64_t tx_total_out = 0;
-        outputs += (int64_t)t->vout_count;
-        for (size_t o = 0; o < t->vout_count; o++) {
-            const struct bytes *spk = &t->vout[o].script_pubkey;
-            tx_total_out += t->vout[o].value_sat;
-            utxo_size_inc += utxo_size(spk->len);
-            /* The genesis block and the repeated BIP30 coinbases do not change the UTXO set;
-             * unspendable outputs never enter it. */
-            if (e->height == 0 || (i == 0 && bip30_repeat) ||
-                coin_script_unspendable(spk->data, spk->len)) {
-                continue;
-            }
-            utxos++;
-            utxo_size_inc_actual += utxo_size(spk->len);
-        }
-        if (i == 0) {
-            continue;
-        }
-        inputs += (int64_t)t->vin_count;
-        total_out += tx_total_out;
-        int64_t size = (int64_t)t->size_total, weight = (int64_t)tx_weight(t);
-        sizes[nsizes++] = size;
-        maxtxsize = size > maxtxsize ? size : maxtxsize;
-        mintxsize = size < mintxsize ? size : mintxsize;
-        total_size += size;
-        total_weight += weight;
-        if (tx_has_witness(t)) {
-            swtxs++;
-            swtotal_size += size;
-            swtotal_weight += weight;
-        }
-        int64_t tx_total_in = 0;
-        if (i - 1 < undo.n) {
-            for (size_t k = 0; k < undo.txs[i - 1].n; k++) {
-                const struct coin *c = &undo.txs[i - 1].prev[k];
-                tx_total_in += c->value_sat;
-                utxo_size_inc -= utxo_size(c->script_pubkey.len);
-                utxo_size_inc_actual -= utxo_size(c->script_pubkey.len);
-            }
-        }
-        int64_t fee = tx_total_in - tx_total_out;
-        fees[nfees++] = fee;
-        maxfee = fee > maxfee ? fee : maxfee;
-        minfee = fee < minfee ? fee : minfee;
-        totalfee += fee;
-        int64_t feerate = weight ? (fee * 4) / weight : 0;
-        rates[nrates].feerate = feerate;
-        rates[nrates++].weight = weight;
-        maxfeerate = feerate > maxfeerate ? feerate : maxfeerate;
-        minfeerate = feerate < minfeerate ? feerate : minfeerate;
-    }
-    int64_t pct[5];
-    percentiles_by_weight(pct, rates, nrates, total_weight);
-    json_t *pa = json_array();
-    for (int k = 0; k < 5; k++) {
-        json_array_append_new(pa, json_integer(pct[k]));
-    }
-    r = json_object();
-    json_object_set_new(r, "avgfee", json_integer(ntx > 1 ? totalfee / (int64_t)(ntx - 1) : 0));
-    json_object_set_new(r, "avgfeerate", json_integer(total_weight ? (totalfee * 4) / total_weight : 0));
-    json_object_set_new(r, "avgtxsize", json_integer(ntx > 1 ? total_size / (int64_t)(ntx - 1) : 0));
-    json_object_set_new(r, "blockhash", rpc_hash_json(e->hash));
-    json_object_set_new(r, "feerate_percentiles", pa);
-    json_object_set_new(r, "height", json_integer(e->height));
-    json_object_set_new(r, "ins", json_integer(inputs));
-    json_object_set_new(r, "maxfee", json_integer(maxfee));
-    json_object_set_new(r, "maxfeerate", json_integer(maxfeerate));
-    json_object_set_new(r, "maxtxsize", json_integer(maxtxsize));
-    json_object_set_new(r, "medianfee", json_integer(truncated_median(fees, nfees)));
-    json_object_set_new(r, "mediantime", json_integer(block_index_median_time_past(e)));
-    json_object_set_new(r, "mediantxsize", json_integer(truncated_median(sizes, nsizes)));
-    json_object_set_new(r, "minfee", json_integer(minfee == MAX_MONEY ? 0 : minfee));
-    json_object_set_new(r, "minfeerate", json_integer(minfeerate == MAX_MONEY ? 0 : minfeerate));
-    json_object_set_new(r, "mintxsize", json_integer(mintxsize == 4000000 ? 0 : mintxsize));
-    json_object_set_new(r, "outs", json_integer(outputs));
-    json_object_set_new(r, "subsidy",
-                        json_integer(amount_block_subsidy(e->height, p->subsidy_halving_interval)));
-    json_object_set_new(r, "swtotal_size", json_integer(swtotal_size));
-    json_object_set_new(r, "swtotal_weight", json_integer(swtotal_weight));
-    json_object_set_new(r, "swtxs", json_integer(swtxs));
-    json_object_set_new(r, "time", json_integer(e->header.time));
-    json_object_set_new(r, "total_out", json_integer(total_out));
-    json_object_set_new(r, "total_size", json_integer(total_size));
-    json_object_set_new(r, "total_weight", json_integer(total_weight));
-    json_object_set_new(r, "totalfee", json_integer(totalfee));
-    json_object_set_new(r, "txs", json_integer((json_int_t)ntx));
-    json_object_set_new(r, "utxo_increase", json_integer(outputs - inputs));
-    json_object_set_new(r, "utxo_size_inc", json_integer(utxo_size_inc));
-    json_object_set_new(r, "utxo_increase_actual", json_integer(utxos - inputs));
-    json_object_set_new(r, "utxo_size_inc_actual", json_integer(utxo_size_inc_actual));
-    free(fees);
-    free(sizes);
-    free(rates);
+    r = select_stats(req, stats_json(&b, &undo, e, chainstate_params(cs)), sel, n_sel);
     block_clear(&b);
-    if (n_sel > 0) {
-        json_t *only = json_object();
-        for (size_t k = 0; k < n_sel; k++) {
-            json_t *v = json_object_get(r, sel[k]);
-            if (!v) {
-                json_decref(only);
-                json_decref(r);
-                r = NULL;
-                rpc_error(req, RPC_INVALID_PARAMETER, "Invalid selected statistic '%s'", sel[k]);
-                goto out;
-            }
-            json_object_set(only, sel[k], v);
-        }
-        json_decref(r);
-        r = only;
-    }
 out:
     chainstate_read_unlock(cs);
     block_undo_clear(&undo);
@@ -279,7 +313,6 @@ out:
     free(sel);
     return r;
 }
-
 
 #define STAT(k, d) {.type = RPC_RES_NUM, .key = k, .optional = true, .description = d}
 

@@ -18,9 +18,9 @@
 #include "rpc/context.h"
 #include "rpc/json.h"
 #include "rpc/protocol.h"
-#include "script/psbt.h"
+#include "sign/psbt.h"
 #include "script/script.h"
-#include "script/sign.h"
+#include "sign/sign.h"
 #include "script/solver.h"
 #include "util/hex.h"
 #include "util/rc.h"
@@ -94,29 +94,12 @@ static int parse_hex_v(struct rpc_request *req, const json_t *v, const char *nam
 
 /* ---- createrawtransaction / createpsbt ----------------------------------------------- */
 
-/* Core's ConstructTransaction from params 0..3 and the version at params[4]. */
-static int construct_tx(struct rpc_request *req, struct tx *tx)
+/* The inputs of ConstructTransaction (param 0) into tx, each sequence from its "sequence"
+ * or else from the replaceable option (has_rbf, rbf) and the locktime. Returns 0, or -1
+ * after rpc_error. */
+static int construct_inputs(struct rpc_request *req, struct tx *tx, json_t *inputs,
+                            int has_rbf, int rbf)
 {
-    const struct chain_params *cp = params_of(req);
-    json_t *inputs = rpc_param(req, 0), *outputs = rpc_param(req, 1);
-    json_t *rbf_v = rpc_param(req, 3);
-    int has_rbf = rbf_v != NULL, rbf = rbf_v && json_is_true(rbf_v);
-    tx_init(tx);
-    if (rpc_param(req, 2)) {
-        int64_t lt = rpc_arg_int(req, 2);
-        if (lt < 0 || lt > 0xffffffffLL) {
-            rpc_error(req, RPC_INVALID_PARAMETER, "Invalid parameter, locktime out of range");
-            return -1;
-        }
-        tx->locktime = (uint32_t)lt;
-    }
-    int64_t version = rpc_arg_int(req, 4);
-    if (version < TX_MIN_STANDARD_VERSION || version > TX_MAX_STANDARD_VERSION) {
-        rpc_error(req, RPC_INVALID_PARAMETER, "Invalid parameter, version out of range(%d~%d)",
-                  TX_MIN_STANDARD_VERSION, TX_MAX_STANDARD_VERSION);
-        return -1;
-    }
-    tx->version = (int32_t)version;
     size_t n_in = inputs ? json_array_size(inputs) : 0;
     tx->vin = xcalloc(n_in ? n_in : 1, sizeof(*tx->vin));
     for (size_t i = 0; i < n_in; i++) {
@@ -166,104 +149,149 @@ static int construct_tx(struct rpc_request *req, struct tx *tx)
         }
         tx->vin_count++;
     }
+    return 0;
+}
 
-    /* NormalizeOutputs: an object, or an array of one-key objects. */
+/* Core's NormalizeOutputs: outputs (param 1) as an object, or an array of one-key objects,
+ * into *pairs, a new array of [key, value] in order, duplicates kept as Core keeps them.
+ * Returns 0, or -1 after rpc_error (*pairs NULL). */
+static int normalize_outputs(struct rpc_request *req, json_t *outputs, json_t **pairs)
+{
+    *pairs = NULL;
     if (!outputs) {
         rpc_error(req, RPC_INVALID_PARAMETER,
                   "Invalid parameter, output argument must be non-null");
         return -1;
     }
-    json_t *pairs = json_array(); /* [key, value] in order, duplicates kept as Core does */
-    int rc = -1;
+    if (!json_is_object(outputs) && !json_is_array(outputs)) {
+        type_error(req, outputs, "array");
+        return -1;
+    }
+    json_t *list = json_array();
+    const char *k;
+    json_t *v;
     if (json_is_object(outputs)) {
-        const char *k;
-        json_t *v;
         json_object_foreach(outputs, k, v)
         {
-            json_array_append_new(pairs, json_pack("[sO]", k, v));
+            json_array_append_new(list, json_pack("[sO]", k, v));
         }
-    } else if (json_is_array(outputs)) {
-        size_t i;
-        json_t *e;
-        json_array_foreach(outputs, i, e)
-        {
-            if (!json_is_object(e)) {
-                rpc_error(req, RPC_INVALID_PARAMETER,
-                          "Invalid parameter, key-value pair not an object as expected");
-                goto out;
-            }
-            if (json_object_size(e) != 1) {
-                rpc_error(req, RPC_INVALID_PARAMETER,
-                          "Invalid parameter, key-value pair must contain exactly one key");
-                goto out;
-            }
-            const char *k;
-            json_t *v;
-            json_object_foreach(e, k, v)
-            {
-                json_array_append_new(pairs, json_pack("[sO]", k, v));
-            }
-        }
-    } else {
-        type_error(req, outputs, "array");
-        goto out;
+        *pairs = list;
+        return 0;
     }
+    size_t i;
+    json_t *e;
+    json_array_foreach(outputs, i, e)
+    {
+        if (!json_is_object(e) || json_object_size(e) != 1) {
+            rpc_error(req, RPC_INVALID_PARAMETER,
+                      json_is_object(e)
+                          ? "Invalid parameter, key-value pair must contain exactly one key"
+                          : "Invalid parameter, key-value pair not an object as expected");
+            json_decref(list);
+            return -1;
+        }
+        json_object_foreach(e, k, v)
+        {
+            json_array_append_new(list, json_pack("[sO]", k, v));
+        }
+    }
+    *pairs = list;
+    return 0;
+}
+
+/* One output of ConstructTransaction: "data" (hex, once) as an OP_RETURN output, else an
+ * address (not one already paid) with its amount; appended to tx. Returns 0, or -1 after
+ * rpc_error. */
+static int construct_output(struct rpc_request *req, struct tx *tx, const char *name, json_t *v,
+                            int *has_data)
+{
+    struct buf spk;
+    buf_init(&spk);
+    int64_t amount = 0;
+    if (strcmp(name, "data") == 0) {
+        if (*has_data) {
+            rpc_error(req, RPC_INVALID_PARAMETER, "Invalid parameter, duplicate key: data");
+            return -1;
+        }
+        *has_data = 1;
+        struct buf data;
+        buf_init(&data);
+        /* Core reads the value with getValStr: a non-string is its text. */
+        const char *s = json_is_string(v) ? json_string_value(v) : "";
+        if (!*s || strlen(s) % 2 || hex_decode(&data, s) != RC_OK) {
+            rpc_error(req, RPC_INVALID_PARAMETER, "Data must be hexadecimal string (not '%s')", s);
+            buf_clear(&data);
+            return -1;
+        }
+        buf_put_u8(&spk, OP_RETURN);
+        script_push_data(&spk, data.data, data.len);
+        buf_clear(&data);
+    } else {
+        int valid = address_to_script(&spk, name, params_of(req)) == RC_OK;
+        const char *aerr;
+        if (rpc_json_amount_parse(v, &amount, &aerr) != RC_OK) {
+            rpc_error(req, RPC_TYPE_ERROR, "%s", aerr);
+            buf_clear(&spk);
+            return -1;
+        }
+        if (!valid) {
+            rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Invalid Bitcoin address: %s", name);
+            buf_clear(&spk);
+            return -1;
+        }
+        for (size_t j = 0; j < tx->vout_count; j++) {
+            const struct bytes *o = &tx->vout[j].script_pubkey;
+            if (o->len == spk.len && memcmp(o->data, spk.data, spk.len) == 0 &&
+                !(o->len && o->data[0] == OP_RETURN)) {
+                rpc_error(req, RPC_INVALID_PARAMETER, "Invalid parameter, duplicated address: %s",
+                          name);
+                buf_clear(&spk);
+                return -1;
+            }
+        }
+    }
+    tx->vout[tx->vout_count].value_sat = amount;
+    tx->vout[tx->vout_count].script_pubkey.data = spk.data;
+    tx->vout[tx->vout_count].script_pubkey.len = spk.len;
+    tx->vout_count++;
+    return 0;
+}
+
+/* Core's ConstructTransaction from params 0..3 and the version at params[4]. */
+static int construct_tx(struct rpc_request *req, struct tx *tx)
+{
+    json_t *rbf_v = rpc_param(req, 3);
+    int has_rbf = rbf_v != NULL, rbf = rbf_v && json_is_true(rbf_v);
+    tx_init(tx);
+    if (rpc_param(req, 2)) {
+        int64_t lt = rpc_arg_int(req, 2);
+        if (lt < 0 || lt > 0xffffffffLL) {
+            rpc_error(req, RPC_INVALID_PARAMETER, "Invalid parameter, locktime out of range");
+            return -1;
+        }
+        tx->locktime = (uint32_t)lt;
+    }
+    int64_t version = rpc_arg_int(req, 4);
+    if (version < TX_MIN_STANDARD_VERSION || version > TX_MAX_STANDARD_VERSION) {
+        rpc_error(req, RPC_INVALID_PARAMETER, "Invalid parameter, version out of range(%d~%d)",
+                  TX_MIN_STANDARD_VERSION, TX_MAX_STANDARD_VERSION);
+        return -1;
+    }
+    tx->version = (int32_t)version;
+    json_t *pairs;
+    if (construct_inputs(req, tx, rpc_param(req, 0), has_rbf, rbf) ||
+        normalize_outputs(req, rpc_param(req, 1), &pairs)) {
+        return -1;
+    }
+    int rc = -1, has_data = 0;
     size_t n_out = json_array_size(pairs);
     tx->vout = xcalloc(n_out ? n_out : 1, sizeof(*tx->vout));
-    int has_data = 0;
     for (size_t i = 0; i < n_out; i++) {
-        const char *name = json_string_value(json_array_get(json_array_get(pairs, i), 0));
-        json_t *v = json_array_get(json_array_get(pairs, i), 1);
-        struct buf spk;
-        buf_init(&spk);
-        int64_t amount = 0;
-        if (strcmp(name, "data") == 0) {
-            if (has_data) {
-                rpc_error(req, RPC_INVALID_PARAMETER, "Invalid parameter, duplicate key: data");
-                goto out;
-            }
-            has_data = 1;
-            struct buf data;
-            buf_init(&data);
-            /* Core reads the value with getValStr: a non-string is its text. */
-            const char *s = json_is_string(v) ? json_string_value(v) : "";
-            if (!*s || strlen(s) % 2 || hex_decode(&data, s) != RC_OK) {
-                rpc_error(req, RPC_INVALID_PARAMETER, "Data must be hexadecimal string (not '%s')",
-                          s);
-                buf_clear(&data);
-                goto out;
-            }
-            buf_put_u8(&spk, OP_RETURN);
-            script_push_data(&spk, data.data, data.len);
-            buf_clear(&data);
-        } else {
-            int valid = address_to_script(&spk, name, cp) == RC_OK;
-            const char *aerr;
-            if (rpc_json_amount_parse(v, &amount, &aerr) != RC_OK) {
-                rpc_error(req, RPC_TYPE_ERROR, "%s", aerr);
-                buf_clear(&spk);
-                goto out;
-            }
-            if (!valid) {
-                rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Invalid Bitcoin address: %s", name);
-                buf_clear(&spk);
-                goto out;
-            }
-            for (size_t j = 0; j < tx->vout_count; j++) {
-                const struct bytes *o = &tx->vout[j].script_pubkey;
-                if (o->len == spk.len && memcmp(o->data, spk.data, spk.len) == 0 &&
-                    !(o->len && o->data[0] == OP_RETURN)) {
-                    rpc_error(req, RPC_INVALID_PARAMETER,
-                              "Invalid parameter, duplicated address: %s", name);
-                    buf_clear(&spk);
-                    goto out;
-                }
-            }
+        json_t *pair = json_array_get(pairs, i);
+        if (construct_output(req, tx, json_string_value(json_array_get(pair, 0)),
+                             json_array_get(pair, 1), &has_data)) {
+            goto out;
         }
-        tx->vout[tx->vout_count].value_sat = amount;
-        tx->vout[tx->vout_count].script_pubkey.data = spk.data;
-        tx->vout[tx->vout_count].script_pubkey.len = spk.len;
-        tx->vout_count++;
     }
     if (has_rbf && rbf && tx->vin_count > 0) {
         int signals = 0;
@@ -1118,11 +1146,29 @@ static const char *sighash_str(uint8_t ht)
     }
 }
 
-static json_t *input_json(const struct psbt *p, const struct psbt_input *in,
-                          const struct chain_params *cp, int64_t *total_in, int *have_all)
+/* The records of type t in m as an object under name: the key's data (after its type byte)
+ * in hex to the value in hex. Nothing when there is none. */
+static void add_keyed_hex(json_t *o, const struct psbt_map *m, int t, const char *name)
 {
-    json_t *o = json_object();
-    const struct psbt_map *m = &in->fields;
+    size_t n;
+    const struct psbt_kv **v = psbt_map_sorted(m, PSBT_MAP_INPUT, t, &n);
+    if (n) {
+        json_t *x = json_object();
+        for (size_t i = 0; i < n; i++) {
+            char *k = hex_encode_alloc(v[i]->key.data + 1, v[i]->key.len - 1);
+            json_object_set_new(x, k, hex_json(v[i]->value.data, v[i]->value.len));
+            free(k);
+        }
+        json_object_set_new(o, name, x);
+    }
+    free(v);
+}
+
+/* The input's UTXO (witness and non-witness), its value added to *total_in, or *have_all
+ * cleared when it is unknown or out of range. */
+static void add_input_utxo(json_t *o, const struct psbt_input *in, const struct chain_params *cp,
+                           int64_t *total_in, int *have_all)
+{
     int have_utxo = 0;
     int64_t value = 0;
     if (in->has_witness_utxo) {
@@ -1146,28 +1192,11 @@ static json_t *input_json(const struct psbt *p, const struct psbt_input *in,
     } else {
         *have_all = 0;
     }
-    size_t n;
-    const struct psbt_kv **v = psbt_map_sorted(m, PSBT_MAP_INPUT, PSBT_IN_PARTIAL_SIG, &n);
-    if (n) {
-        json_t *sigs = json_object();
-        for (size_t i = 0; i < n; i++) {
-            char *k = hex_encode_alloc(v[i]->key.data + 1, v[i]->key.len - 1);
-            json_object_set_new(sigs, k, hex_json(v[i]->value.data, v[i]->value.len));
-            free(k);
-        }
-        json_object_set_new(o, "partial_signatures", sigs);
-    }
-    free(v);
-    if (in->has_sighash) {
-        json_object_set_new(o, "sighash", json_string(sighash_str((uint8_t)in->sighash)));
-    }
-    if (in->redeem_script.len) {
-        json_object_set_new(o, "redeem_script", script_json_short(&in->redeem_script));
-    }
-    if (in->witness_script.len) {
-        json_object_set_new(o, "witness_script", script_json_short(&in->witness_script));
-    }
-    add_derivs(o, m, PSBT_MAP_INPUT, PSBT_IN_BIP32_DERIVATION);
+}
+
+/* final_scriptSig (asm and hex) and final_scriptwitness, when the input has them. */
+static void add_input_finals(json_t *o, const struct psbt_input *in)
+{
     if (in->final_script_sig.len) {
         struct buf a;
         buf_init(&a);
@@ -1186,39 +1215,14 @@ static json_t *input_json(const struct psbt *p, const struct psbt_input *in,
         }
         json_object_set_new(o, "final_scriptwitness", w);
     }
-    static const char *pre[] = {"ripemd160_preimages", "sha256_preimages", "hash160_preimages",
-                                "hash256_preimages"};
-    for (int t = 0; t < 4; t++) {
-        v = psbt_map_sorted(m, PSBT_MAP_INPUT, PSBT_IN_RIPEMD160 + t, &n);
-        if (n) {
-            json_t *x = json_object();
-            for (size_t i = 0; i < n; i++) {
-                char *k = hex_encode_alloc(v[i]->key.data + 1, v[i]->key.len - 1);
-                json_object_set_new(x, k, hex_json(v[i]->value.data, v[i]->value.len));
-                free(k);
-            }
-            json_object_set_new(o, pre[t], x);
-        }
-        free(v);
-    }
-    if (p->version >= 2) {
-        json_object_set_new(o, "previous_txid", rpc_hash_json(in->prevout.txid));
-        json_object_set_new(o, "previous_vout", json_integer(in->prevout.n));
-        if (in->has_sequence) {
-            json_object_set_new(o, "sequence", json_integer(in->sequence));
-        }
-        if (in->has_time_locktime) {
-            json_object_set_new(o, "time_locktime", json_integer(in->time_locktime));
-        }
-        if (in->has_height_locktime) {
-            json_object_set_new(o, "height_locktime", json_integer(in->height_locktime));
-        }
-    }
-    if (in->tap_key_sig.len) {
-        json_object_set_new(o, "taproot_key_path_sig",
-                            hex_json(in->tap_key_sig.data, in->tap_key_sig.len));
-    }
-    v = psbt_map_sorted(m, PSBT_MAP_INPUT, PSBT_IN_TAP_SCRIPT_SIG, &n);
+}
+
+/* The taproot script-path signatures, and the leaf scripts: one entry per (script, leaf
+ * version), with its control blocks. */
+static void add_input_tap_scripts(json_t *o, const struct psbt_map *m)
+{
+    size_t n;
+    const struct psbt_kv **v = psbt_map_sorted(m, PSBT_MAP_INPUT, PSBT_IN_TAP_SCRIPT_SIG, &n);
     if (n) {
         json_t *a = json_array();
         for (size_t i = 0; i < n; i++) {
@@ -1233,7 +1237,6 @@ static json_t *input_json(const struct psbt *p, const struct psbt_input *in,
     free(v);
     v = psbt_map_sorted(m, PSBT_MAP_INPUT, PSBT_IN_TAP_LEAF_SCRIPT, &n);
     if (n) {
-        /* One entry per (script, leaf version), with its control blocks. */
         json_t *a = json_array();
         for (size_t i = 0; i < n;) {
             size_t j = i;
@@ -1252,18 +1255,17 @@ static json_t *input_json(const struct psbt *p, const struct psbt_input *in,
         json_object_set_new(o, "taproot_scripts", a);
     }
     free(v);
-    add_tap_derivs(o, m, PSBT_MAP_INPUT, PSBT_IN_TAP_BIP32_DERIVATION);
-    if (in->has_tap_internal_key) {
-        json_object_set_new(o, "taproot_internal_key", hex_json(in->tap_internal_key, 32));
-    }
-    if (in->has_tap_merkle_root) {
-        json_object_set_new(o, "taproot_merkle_root", hex_json(in->tap_merkle_root, 32));
-    }
-    add_musig_participants(o, m, PSBT_MAP_INPUT, PSBT_IN_MUSIG2_PARTICIPANT_PUBKEYS);
+}
+
+/* The MuSig2 public nonces and partial signatures of the input. */
+static void add_input_musig(json_t *o, const struct psbt_map *m)
+{
     static const char *mk[] = {"musig2_pubnonces", "musig2_partial_sigs"};
     static const char *mv[] = {"pubnonce", "partial_sig"};
     for (int t = 0; t < 2; t++) {
-        v = psbt_map_sorted(m, PSBT_MAP_INPUT, PSBT_IN_MUSIG2_PUB_NONCE + t, &n);
+        size_t n;
+        const struct psbt_kv **v =
+            psbt_map_sorted(m, PSBT_MAP_INPUT, PSBT_IN_MUSIG2_PUB_NONCE + t, &n);
         if (n) {
             json_t *a = json_array();
             for (size_t i = 0; i < n; i++) {
@@ -1281,6 +1283,59 @@ static json_t *input_json(const struct psbt *p, const struct psbt_input *in,
         }
         free(v);
     }
+}
+
+/* One input of decodepsbt, its keys in Core's order. */
+static json_t *input_json(const struct psbt *p, const struct psbt_input *in,
+                          const struct chain_params *cp, int64_t *total_in, int *have_all)
+{
+    json_t *o = json_object();
+    const struct psbt_map *m = &in->fields;
+    add_input_utxo(o, in, cp, total_in, have_all);
+    add_keyed_hex(o, m, PSBT_IN_PARTIAL_SIG, "partial_signatures");
+    if (in->has_sighash) {
+        json_object_set_new(o, "sighash", json_string(sighash_str((uint8_t)in->sighash)));
+    }
+    if (in->redeem_script.len) {
+        json_object_set_new(o, "redeem_script", script_json_short(&in->redeem_script));
+    }
+    if (in->witness_script.len) {
+        json_object_set_new(o, "witness_script", script_json_short(&in->witness_script));
+    }
+    add_derivs(o, m, PSBT_MAP_INPUT, PSBT_IN_BIP32_DERIVATION);
+    add_input_finals(o, in);
+    static const char *pre[] = {"ripemd160_preimages", "sha256_preimages", "hash160_preimages",
+                                "hash256_preimages"};
+    for (int t = 0; t < 4; t++) {
+        add_keyed_hex(o, m, PSBT_IN_RIPEMD160 + t, pre[t]);
+    }
+    if (p->version >= 2) {
+        json_object_set_new(o, "previous_txid", rpc_hash_json(in->prevout.txid));
+        json_object_set_new(o, "previous_vout", json_integer(in->prevout.n));
+        if (in->has_sequence) {
+            json_object_set_new(o, "sequence", json_integer(in->sequence));
+        }
+        if (in->has_time_locktime) {
+            json_object_set_new(o, "time_locktime", json_integer(in->time_locktime));
+        }
+        if (in->has_height_locktime) {
+            json_object_set_new(o, "height_locktime", json_integer(in->height_locktime));
+        }
+    }
+    if (in->tap_key_sig.len) {
+        json_object_set_new(o, "taproot_key_path_sig",
+                            hex_json(in->tap_key_sig.data, in->tap_key_sig.len));
+    }
+    add_input_tap_scripts(o, m);
+    add_tap_derivs(o, m, PSBT_MAP_INPUT, PSBT_IN_TAP_BIP32_DERIVATION);
+    if (in->has_tap_internal_key) {
+        json_object_set_new(o, "taproot_internal_key", hex_json(in->tap_internal_key, 32));
+    }
+    if (in->has_tap_merkle_root) {
+        json_object_set_new(o, "taproot_merkle_root", hex_json(in->tap_merkle_root, 32));
+    }
+    add_musig_participants(o, m, PSBT_MAP_INPUT, PSBT_IN_MUSIG2_PARTICIPANT_PUBKEYS);
+    add_input_musig(o, m);
     add_proprietary_unknown(o, m, PSBT_MAP_INPUT, 0);
     return o;
 }

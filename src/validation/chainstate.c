@@ -198,14 +198,10 @@ int chainstate_load_block(struct chainstate *cs, const struct block_index *e, st
     return rc;
 }
 
-int chainstate_open(struct chainstate **out, const struct chainstate_options *opt, char *err,
-                    size_t err_len)
+/* The chainstate's own fields from opt, its lock, the check pool and the signature cache
+ * its workers share, and -assumevalid's block. */
+static void init_state(struct chainstate *cs, const struct chainstate_options *opt)
 {
-    struct chainstate *cs = xcalloc(1, sizeof(*cs));
-    struct blockfile_info *infos = NULL;
-    int nfiles = 0, rc;
-    char path[4200];
-
     /* Writers first: a stream of readers must not hold the validation thread off. */
     pthread_rwlockattr_t attr;
     pthread_rwlockattr_init(&attr);
@@ -227,7 +223,6 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
     cs->next_sequence = 1;
     cs->last_flush_time = (int64_t)time(NULL);
 
-    /* The script check pool and the signature cache its workers share (issue 7). */
     cs->checkq = checkqueue_new(checkqueue_workers_for_par(opt->par, checkqueue_ncores()));
     if (opt->sigcache_bytes) {
         cs->sigcache = sigcache_new(opt->sigcache_bytes, NULL);
@@ -246,59 +241,71 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
     } else {
         LOG_INFO("Validating signatures for all blocks.");
     }
+}
 
-    /* Core's split of -dbcache: a little for the block index store, up to a quarter plus
-     * 8 MiB for the chainstate store's own cache, the rest for the coins cache. */
+/* Core's split of -dbcache: a little for the block index store, up to a quarter plus 8 MiB
+ * for the chainstate store's own cache, the rest for the coins cache (cs->coins_limit). */
+static void split_dbcache(struct chainstate *cs, const struct chainstate_options *opt,
+                          size_t *index_cache, size_t *coins_db_cache)
+{
     size_t total = opt->dbcache_bytes ? opt->dbcache_bytes : (size_t)450 << 20;
-    size_t index_cache = total / 8 < ((size_t)2 << 20) ? total / 8 : (size_t)2 << 20;
-    size_t rest = total - index_cache;
-    size_t coins_db_cache =
+    *index_cache = total / 8 < ((size_t)2 << 20) ? total / 8 : (size_t)2 << 20;
+    size_t rest = total - *index_cache;
+    *coins_db_cache =
         rest / 2 < rest / 4 + ((size_t)8 << 20) ? rest / 2 : rest / 4 + ((size_t)8 << 20);
     /* As Core: the unused part of the mempool's budget is the coins cache's too. */
-    cs->coins_limit = rest - coins_db_cache + opt->mempool_bytes;
+    cs->coins_limit = rest - *coins_db_cache + opt->mempool_bytes;
     cs->dbcache_total = total;
     LOG_INFO("Cache configuration: %.1f MiB for the block index store, %.1f MiB for the "
              "chainstate store, %.1f MiB for the in-memory UTXO set (plus up to %.1f MiB of "
              "unused mempool space)",
-             (double)index_cache / 1048576.0, (double)coins_db_cache / 1048576.0,
-             (double)(rest - coins_db_cache) / 1048576.0, (double)opt->mempool_bytes / 1048576.0);
+             (double)*index_cache / 1048576.0, (double)*coins_db_cache / 1048576.0,
+             (double)(rest - *coins_db_cache) / 1048576.0,
+             (double)opt->mempool_bytes / 1048576.0);
     cs->counters.coins_cache_limit = cs->coins_limit;
+}
 
-    snprintf(path, sizeof(path), "%s/blocks", cs->datadir);
-    snprintf(cs->blocks_dir, sizeof(cs->blocks_dir), "%s", path);
-    if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-        snprintf(err, err_len, "cannot create %s: %s", path, strerror(errno));
-        rc = RC_IO;
-        goto fail;
+/* The block index and chainstate stores (wiped first for -reindex, -reindex-chainstate),
+ * the block tree and the blk/rev files they record, the block reader, and the coins views
+ * over the chainstate store. */
+static int open_stores(struct chainstate *cs, const struct chainstate_options *opt,
+                       char *err, size_t err_len)
+{
+    struct blockfile_info *infos = NULL;
+    int nfiles = 0, rc;
+    size_t index_cache, coins_db_cache;
+    split_dbcache(cs, opt, &index_cache, &coins_db_cache);
+    snprintf(cs->blocks_dir, sizeof(cs->blocks_dir), "%s/blocks", cs->datadir);
+    if (mkdir(cs->blocks_dir, 0700) != 0 && errno != EEXIST) {
+        snprintf(err, err_len, "cannot create %s: %s", cs->blocks_dir, strerror(errno));
+        return RC_IO;
     }
     if (opt->reindex && (rc = destroy_store(cs, "blocks/index", err, err_len))) {
-        goto fail;
+        return rc;
     }
     if ((opt->reindex || opt->reindex_chainstate) &&
         (rc = destroy_store(cs, "chainstate", err, err_len))) {
-        goto fail;
+        return rc;
     }
     if ((rc = open_store(&cs->index_kv, cs, "blocks/index", index_cache, err, err_len)) ||
-        (rc = open_store(&cs->coins_kv, cs, "chainstate", coins_db_cache, err, err_len))) {
-        goto fail;
-    }
-    if ((rc = indexdb_load_tree(cs->index_kv, cs->tree, err, err_len))) {
-        goto fail;
+        (rc = open_store(&cs->coins_kv, cs, "chainstate", coins_db_cache, err, err_len)) ||
+        (rc = indexdb_load_tree(cs->index_kv, cs->tree, err, err_len))) {
+        return rc;
     }
     if ((rc = indexdb_load_files(cs->index_kv, &infos, &nfiles))) {
         snprintf(err, err_len, "block file records do not load (%s): restart with -reindex",
                  rc_str(rc));
-        goto fail;
+        return rc;
     }
-    if (opt->reindex) {
+    if (opt->reindex) { /* every file is read again */
         free(infos);
         infos = NULL;
         nfiles = 0;
     }
-    rc = blockstore_open(&cs->store, path, cs->p->magic, infos, nfiles, err, err_len);
+    rc = blockstore_open(&cs->store, cs->blocks_dir, cs->p->magic, infos, nfiles, err, err_len);
     free(infos);
     if (rc) {
-        goto fail;
+        return rc;
     }
     cs->ra = readahead_new(cs->blocks_dir, cs->p->magic);
     cs->coins_db = coins_db_new(cs->coins_kv);
@@ -308,65 +315,89 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
      * about 12 bits a coin), so that the reader thread reads only the others ahead. */
     coins_cache_keep_presence(cs->coins, cs->coins_limit / 64);
     readahead_set_coins(cs->ra, cs->coins_db, cs->coins);
+    return RC_OK;
+}
 
-    /* The active chain is the coins' best block and its ancestors. A flush cut short between
-     * its parts left the head-blocks marker instead: replay to its new end first. */
+/* The active chain is the coins' best block and its ancestors. A flush cut short between
+ * its parts left the head-blocks marker instead: replay to its new end first. A store with
+ * neither (a new datadir) leaves the chain empty. */
+static int load_tip(struct chainstate *cs, char *err, size_t err_len)
+{
     uint8_t best[32], old[32];
-    rc = coins_cache_best_block(cs->coins, best);
+    int rc = coins_cache_best_block(cs->coins, best);
     if (rc == RC_NOT_FOUND && (rc = coins_db_head_blocks(cs->coins_db, best, old)) == RC_OK) {
         if ((rc = chainstate_replay_blocks(cs, best, old, err, err_len))) {
-            goto fail;
+            return rc;
         }
     }
-    if (rc == RC_OK) {
-        struct block_index *tip = block_tree_find(cs->tree, best);
-        if (!tip) {
-            char hx[65];
-            hex_encode_rev(hx, best, 32);
-            snprintf(err, err_len,
-                     "the chainstate's best block %s is not in the block index: restart with "
-                     "-reindex-chainstate",
-                     hx);
-            rc = RC_CORRUPT;
-            goto fail;
-        }
-        chain_set_tip(cs, tip);
-    } else if (rc != RC_NOT_FOUND) {
+    if (rc == RC_NOT_FOUND) {
+        return RC_OK;
+    }
+    if (rc) {
         snprintf(err, err_len, "cannot read the chainstate: %s", kv_last_error(NULL));
+        return rc;
+    }
+    struct block_index *tip = block_tree_find(cs->tree, best);
+    if (!tip) {
+        char hx[65];
+        hex_encode_rev(hx, best, 32);
+        snprintf(err, err_len,
+                 "the chainstate's best block %s is not in the block index: restart with "
+                 "-reindex-chainstate",
+                 hx);
+        return RC_CORRUPT;
+    }
+    chain_set_tip(cs, tip);
+    return RC_OK;
+}
+
+/* -txindex: the store under indexes/txindex (wiped with the chainstate's on a reindex), its
+ * best block, and the blocks the chainstate connected that it never recorded. */
+static int open_txindex(struct chainstate *cs, const struct chainstate_options *opt,
+                        char *err, size_t err_len)
+{
+    char ipath[4200];
+    int rc;
+    snprintf(ipath, sizeof(ipath), "%s/indexes", cs->datadir);
+    if (mkdir(ipath, 0700) != 0 && errno != EEXIST) {
+        snprintf(err, err_len, "cannot create %s: %s", ipath, strerror(errno));
+        return RC_IO;
+    }
+    if ((opt->reindex || opt->reindex_chainstate) &&
+        (rc = destroy_store(cs, "indexes/txindex", err, err_len))) {
+        return rc;
+    }
+    snprintf(ipath, sizeof(ipath), "%s/indexes/txindex", cs->datadir);
+    if ((rc = txindex_open(&cs->txindex, cs->opt.kv_ops, ipath, err, err_len))) {
+        return rc;
+    }
+    uint8_t ib[32];
+    rc = txindex_best(cs->txindex, ib);
+    if (rc == RC_OK) {
+        cs->txindex_best = block_tree_find(cs->tree, ib);
+    } else if (rc != RC_NOT_FOUND) {
+        snprintf(err, err_len, "the transaction index does not read: restart with -reindex");
+        return rc;
+    }
+    if ((rc = chainstate_txindex_catch_up(cs))) {
+        snprintf(err, err_len, "cannot bring the transaction index up to date (%s)", rc_str(rc));
+        return rc;
+    }
+    return RC_OK;
+}
+
+int chainstate_open(struct chainstate **out, const struct chainstate_options *opt, char *err,
+                    size_t err_len)
+{
+    struct chainstate *cs = xcalloc(1, sizeof(*cs));
+    int rc;
+    init_state(cs, opt);
+    if ((rc = open_stores(cs, opt, err, err_len)) || (rc = load_tip(cs, err, err_len))) {
         goto fail;
     }
     index_derive(cs);
-    if (opt->txindex) {
-        char ipath[4200];
-        snprintf(ipath, sizeof(ipath), "%s/indexes", cs->datadir);
-        if (mkdir(ipath, 0700) != 0 && errno != EEXIST) {
-            snprintf(err, err_len, "cannot create %s: %s", ipath, strerror(errno));
-            rc = RC_IO;
-            goto fail;
-        }
-        if (opt->reindex || opt->reindex_chainstate) {
-            if ((rc = destroy_store(cs, "indexes/txindex", err, err_len))) {
-                goto fail;
-            }
-        }
-        snprintf(ipath, sizeof(ipath), "%s/indexes/txindex", cs->datadir);
-        if ((rc = txindex_open(&cs->txindex, cs->opt.kv_ops, ipath, err, err_len))) {
-            goto fail;
-        }
-        uint8_t ib[32];
-        rc = txindex_best(cs->txindex, ib);
-        if (rc == RC_OK) {
-            cs->txindex_best = block_tree_find(cs->tree, ib);
-        } else if (rc != RC_NOT_FOUND) {
-            snprintf(err, err_len, "the transaction index does not read: restart with -reindex");
-            goto fail;
-        }
-        /* Catch up with blocks the chainstate connected but the index never recorded. */
-        if ((rc = chainstate_txindex_catch_up(cs))) {
-            snprintf(err, err_len, "cannot bring the transaction index up to date (%s)",
-                     rc_str(rc));
-            goto fail;
-        }
+    if (opt->txindex && (rc = open_txindex(cs, opt, err, err_len))) {
+        goto fail;
     }
     *out = cs;
     return RC_OK;

@@ -862,45 +862,39 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
     return NULL;
 }
 
-int util_cmd_genchain(int argc, char **argv)
+/* Reads genchain's arguments into o (and g's mix). Returns -1 to go on, else the exit code
+ * (0 for --help, 2 for a bad argument, with the usage printed). */
+static int parse_gen_args(int argc, char **argv, struct gen_opts *o, struct gen *g)
 {
-    struct gen_opts o = {.blocks = 0, .txs = 10, .fanout = 15, .seed = 1};
-    struct gen g;
-    memset(&g, 0, sizeof(g));
-    g.chain = chain_params_get("regtest");
-    CHECK_ALWAYS(g.chain != NULL);
-    for (int t = 0; t < GT_COUNT; t++) {
-        g.mix[g.nmix++] = (enum gen_type)t;
-    }
     for (int i = 0; i < argc; i++) {
         const char *v;
         if ((v = opt_value(argc, argv, &i, "--blocks"))) {
-            o.blocks = atoi(v);
+            o->blocks = atoi(v);
         } else if ((v = opt_value(argc, argv, &i, "--tail"))) {
-            o.tail = atoi(v);
+            o->tail = atoi(v);
         } else if ((v = opt_value(argc, argv, &i, "--txs"))) {
-            o.txs = atoi(v);
+            o->txs = atoi(v);
         } else if ((v = opt_value(argc, argv, &i, "--fanout"))) {
-            o.fanout = atoi(v);
-            if (o.fanout < 0 || o.fanout > 85) {
+            o->fanout = atoi(v);
+            if (o->fanout < 0 || o->fanout > 85) {
                 fprintf(stderr, "genchain: --fanout must be 0-85 (percent)\n");
                 return 2;
             }
         } else if ((v = opt_value(argc, argv, &i, "--seed"))) {
-            o.seed = strtoull(v, NULL, 0);
+            o->seed = strtoull(v, NULL, 0);
         } else if ((v = opt_value(argc, argv, &i, "--out"))) {
-            o.out = v;
+            o->out = v;
         } else if ((v = opt_value(argc, argv, &i, "--expect"))) {
-            o.expect = v;
+            o->expect = v;
         } else if ((v = opt_value(argc, argv, &i, "--mix"))) {
-            if (parse_mix(&g, v) != 0) {
+            if (parse_mix(g, v) != 0) {
                 return 2;
             }
         } else if (strcmp(argv[i], "--dump") == 0 && i + 2 < argc) {
-            o.dump_height = atoi(argv[++i]);
-            o.dump_prefix = argv[++i];
+            o->dump_height = atoi(argv[++i]);
+            o->dump_prefix = argv[++i];
         } else if (strcmp(argv[i], "--verify") == 0) {
-            o.verify = 1;
+            o->verify = 1;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             genchain_usage(stdout);
             return 0;
@@ -910,69 +904,69 @@ int util_cmd_genchain(int argc, char **argv)
             return 2;
         }
     }
-    if (o.blocks <= 0 || o.tail < 0 || o.txs < 0 || !o.out) {
+    if (o->blocks <= 0 || o->tail < 0 || o->txs < 0 || !o->out) {
         genchain_usage(stderr);
         return 2;
     }
-    FILE *f = fopen(o.out, "wb");
-    if (!f) {
-        fprintf(stderr, "genchain: cannot create %s\n", o.out);
-        return 1;
-    }
+    return -1;
+}
+
+/* Generates the nblocks blocks after genesis into f, in block-file framing, verifying and
+ * dumping them as o asks; prev ends as the tip's hash. Returns 0, or 1 after a message. */
+static int write_blocks(struct gen *g, const struct gen_opts *o, FILE *f, int nblocks,
+                        uint8_t prev[32])
+{
     int ret = 1;
-    g.rng = o.seed ^ 0x5eed5eed5eed5eedull;
-    g.ctx = secp256k1_context_create(SECP256K1_CONTEXT_NONE);
-    uint8_t rnd[32];
-    uint8_t seedbytes[8];
-    wr_u64le(seedbytes, o.seed);
-    hash_sha256(rnd, seedbytes, 8);
-    CHECK_ALWAYS(secp256k1_context_randomize(g.ctx, rnd));
-    gen_keys(&g, o.seed);
-    int nblocks = o.blocks + o.tail;
-    g.cb_coin = xcalloc((size_t)nblocks + 1, sizeof(*g.cb_coin));
     uint32_t *times = xcalloc((size_t)nblocks + 1, sizeof(*times));
-    times[0] = g.chain->genesis_header.time;
-    uint8_t prev[32];
-    memcpy(prev, g.chain->genesis_hash, 32);
+    times[0] = g->chain->genesis_header.time;
+    memcpy(prev, g->chain->genesis_hash, 32);
     struct buf ser;
     buf_init(&ser);
     for (int h = 1; h <= nblocks; h++) {
         struct block b;
         int64_t mtp = median11(times, h - 1);
         times[h] = times[h - 1] + 600;
-        gen_block(&g, &o, &b, h, prev, times[h], h > o.blocks);
+        gen_block(g, o, &b, h, prev, times[h], h > o->blocks);
         buf_reset(&ser);
         block_serialize(&b, &ser, 1);
         uint8_t hdr[8];
-        memcpy(hdr, g.chain->magic, 4);
+        memcpy(hdr, g->chain->magic, 4);
         wr_u32le(hdr + 4, (uint32_t)ser.len);
         if (fwrite(hdr, 1, 8, f) != 8 || fwrite(ser.data, 1, ser.len, f) != ser.len) {
-            fprintf(stderr, "genchain: write error on %s\n", o.out);
+            fprintf(stderr, "genchain: write error on %s\n", o->out);
             block_clear(&b);
             goto out;
         }
         memcpy(prev, b.hash, 32);
         block_clear(&b);
-        if (o.verify && gen_verify(&g, ser.data, ser.len, h, mtp) != 0) {
+        if (o->verify && gen_verify(g, ser.data, ser.len, h, mtp) != 0) {
             goto out;
         }
-        if (h == o.dump_height && gen_dump(&g, o.dump_prefix, &ser) != 0) {
+        if (h == o->dump_height && gen_dump(g, o->dump_prefix, &ser) != 0) {
             goto out;
         }
     }
-    if (fclose(f) != 0) {
-        f = NULL;
-        fprintf(stderr, "genchain: write error on %s\n", o.out);
-        goto out;
-    }
-    f = NULL;
+    ret = 0;
+out:
+    buf_clear(&ser);
+    free(times);
+    return ret;
+}
 
-    /* the UTXO set the node should end with */
-    struct gen_coin **live = xmalloc((g.ncoins + 1) * sizeof(*live));
+/* The UTXO set the node should end with: its counts and both of Core's hashes. */
+struct gen_summary {
+    uint64_t txouts, transactions;
+    int64_t total_amount;
+    char tiphex[65], hshex[65], mhhex[65];
+};
+
+static void summarize(const struct gen *g, const uint8_t tip[32], struct gen_summary *sum)
+{
+    struct gen_coin **live = xmalloc((g->ncoins + 1) * sizeof(*live));
     size_t nlive = 0;
-    for (size_t i = 0; i < g.ncoins; i++) {
-        if (!g.coins[i].spent) {
-            live[nlive++] = &g.coins[i];
+    for (size_t i = 0; i < g->ncoins; i++) {
+        if (!g->coins[i].spent) {
+            live[nlive++] = &g->coins[i];
         }
     }
     qsort(live, nlive, sizeof(*live), coin_ptr_cmp);
@@ -985,62 +979,105 @@ int util_cmd_genchain(int argc, char **argv)
         coins_stats_add(&st, &c->op, c->height, c->coinbase, c->value, c->spk, c->spk_len);
         coins_stats_add(&stm, &c->op, c->height, c->coinbase, c->value, c->spk, c->spk_len);
     }
-    uint64_t txouts = st.txouts, transactions = st.transactions;
-    int64_t total_amount = st.total_amount_sat;
+    sum->txouts = st.txouts;
+    sum->transactions = st.transactions;
+    sum->total_amount = st.total_amount_sat;
     coins_stats_finish(&st, hs);
     coins_stats_finish(&stm, mh);
     coins_stats_clear(&st);
     coins_stats_clear(&stm);
     free(live);
+    hex_encode_rev(sum->tiphex, tip, 32);
+    hex_encode_rev(sum->hshex, hs, 32);
+    hex_encode_rev(sum->mhhex, mh, 32);
+}
 
-    char tiphex[65], hshex[65], mhhex[65];
-    hex_encode_rev(tiphex, prev, 32);
-    hex_encode_rev(hshex, hs, 32);
-    hex_encode_rev(mhhex, mh, 32);
-    uint64_t sigchecks = g.ecdsa + g.schnorr;
-    printf("blocks: %d (%d with spends, %d with only a coinbase)\n", nblocks, o.blocks, o.tail);
-    printf("tip: %s\n", tiphex);
-    printf("transactions: %" PRIu64 " (plus %d coinbases)\n", g.ntx, nblocks);
+/* What was generated, on stdout and (--expect) as a JSON file. Returns 0, or 1 after a
+ * message when the file cannot be written. */
+static int report_chain(const struct gen *g, const struct gen_opts *o, int nblocks,
+                        const struct gen_summary *sum)
+{
+    uint64_t sigchecks = g->ecdsa + g->schnorr;
+    printf("blocks: %d (%d with spends, %d with only a coinbase)\n", nblocks, o->blocks, o->tail);
+    printf("tip: %s\n", sum->tiphex);
+    printf("transactions: %" PRIu64 " (plus %d coinbases)\n", g->ntx, nblocks);
     printf("spends:");
     for (int t = 0; t < GT_COUNT; t++) {
-        printf(" %s %" PRIu64, gen_type_names[t], g.spends[t]);
+        printf(" %s %" PRIu64, gen_type_names[t], g->spends[t]);
     }
     printf("\n");
     printf("sigchecks: %" PRIu64 " (ecdsa %" PRIu64 ", schnorr %" PRIu64 ")\n", sigchecks,
-           g.ecdsa, g.schnorr);
-    printf("txouts: %" PRIu64 " in %" PRIu64 " transactions, total %" PRId64 " sat\n", txouts,
-           transactions, total_amount);
-    printf("hash_serialized_3: %s\n", hshex);
-    printf("muhash: %s\n", mhhex);
-    if (o.verify) {
+           g->ecdsa, g->schnorr);
+    printf("txouts: %" PRIu64 " in %" PRIu64 " transactions, total %" PRId64 " sat\n",
+           sum->txouts, sum->transactions, sum->total_amount);
+    printf("hash_serialized_3: %s\n", sum->hshex);
+    printf("muhash: %s\n", sum->mhhex);
+    if (o->verify) {
         printf("verified: every block passes the block rules and its input scripts\n");
     }
-    if (o.expect) {
-        json_t *spends = json_object();
-        for (int t = 0; t < GT_COUNT; t++) {
-            json_object_set_new(spends, gen_type_names[t], json_integer((json_int_t)g.spends[t]));
-        }
-        json_t *j = json_pack(
-            "{s:i, s:s, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:s, s:s}", "height", nblocks,
-            "tip", tiphex, "transactions", (json_int_t)g.ntx, "sigchecks", (json_int_t)sigchecks,
-            "ecdsa", (json_int_t)g.ecdsa, "schnorr", (json_int_t)g.schnorr, "spends", spends,
-            "txouts", (json_int_t)txouts, "utxo_transactions", (json_int_t)transactions,
-            "total_amount_sat", (json_int_t)total_amount, "hash_serialized_3", hshex, "muhash",
-            mhhex);
-        if (!j || json_dump_file(j, o.expect, JSON_INDENT(2) | JSON_SORT_KEYS) != 0) {
-            fprintf(stderr, "genchain: cannot write %s\n", o.expect);
-            json_decref(j);
-            goto out;
-        }
-        json_decref(j);
+    if (!o->expect) {
+        return 0;
     }
-    ret = 0;
-out:
-    if (f) {
-        fclose(f);
+    json_t *spends = json_object();
+    for (int t = 0; t < GT_COUNT; t++) {
+        json_object_set_new(spends, gen_type_names[t], json_integer((json_int_t)g->spends[t]));
     }
-    buf_clear(&ser);
-    free(times);
+    json_t *j = json_pack(
+        "{s:i, s:s, s:I, s:I, s:I, s:I, s:o, s:I, s:I, s:I, s:s, s:s}", "height", nblocks, "tip",
+        sum->tiphex, "transactions", (json_int_t)g->ntx, "sigchecks", (json_int_t)sigchecks,
+        "ecdsa", (json_int_t)g->ecdsa, "schnorr", (json_int_t)g->schnorr, "spends", spends,
+        "txouts", (json_int_t)sum->txouts, "utxo_transactions", (json_int_t)sum->transactions,
+        "total_amount_sat", (json_int_t)sum->total_amount, "hash_serialized_3", sum->hshex,
+        "muhash", sum->mhhex);
+    int rc = 0;
+    if (!j || json_dump_file(j, o->expect, JSON_INDENT(2) | JSON_SORT_KEYS) != 0) {
+        fprintf(stderr, "genchain: cannot write %s\n", o->expect);
+        rc = 1;
+    }
+    json_decref(j);
+    return rc;
+}
+
+int util_cmd_genchain(int argc, char **argv)
+{
+    struct gen_opts o = {.blocks = 0, .txs = 10, .fanout = 15, .seed = 1};
+    struct gen g;
+    memset(&g, 0, sizeof(g));
+    g.chain = chain_params_get("regtest");
+    CHECK_ALWAYS(g.chain != NULL);
+    for (int t = 0; t < GT_COUNT; t++) {
+        g.mix[g.nmix++] = (enum gen_type)t;
+    }
+    int ret = parse_gen_args(argc, argv, &o, &g);
+    if (ret >= 0) {
+        return ret;
+    }
+    FILE *f = fopen(o.out, "wb");
+    if (!f) {
+        fprintf(stderr, "genchain: cannot create %s\n", o.out);
+        return 1;
+    }
+    g.rng = o.seed ^ 0x5eed5eed5eed5eedull;
+    g.ctx = secp256k1_context_create(SECP256K1_CONTEXT_NONE);
+    uint8_t rnd[32];
+    uint8_t seedbytes[8];
+    wr_u64le(seedbytes, o.seed);
+    hash_sha256(rnd, seedbytes, 8);
+    CHECK_ALWAYS(secp256k1_context_randomize(g.ctx, rnd));
+    gen_keys(&g, o.seed);
+    int nblocks = o.blocks + o.tail;
+    g.cb_coin = xcalloc((size_t)nblocks + 1, sizeof(*g.cb_coin));
+    uint8_t tip[32];
+    ret = write_blocks(&g, &o, f, nblocks, tip);
+    if (fclose(f) != 0 && ret == 0) {
+        fprintf(stderr, "genchain: write error on %s\n", o.out);
+        ret = 1;
+    }
+    if (ret == 0) {
+        struct gen_summary sum;
+        summarize(&g, tip, &sum);
+        ret = report_chain(&g, &o, nblocks, &sum);
+    }
     free(g.cb_coin);
     free(g.coins);
     free(g.pool);

@@ -147,152 +147,186 @@ static const struct chain_params *chain_by_magic(const uint8_t magic[4])
     return NULL;
 }
 
-static int parse_blocks(const struct chain_params *chain, int nfiles, char **files)
+/* One record of a block file: it parses, re-serializes byte for byte, meets its proof of
+ * work, and its merkle root matches (not mutated); it goes into map (a second copy is
+ * named). Returns the problems found; *ntx gets its transactions when it is new. */
+static uint64_t check_record(const struct chain_params *chain, const char *path,
+                             const struct blockfile_record *rec, struct block_map *map,
+                             struct buf *ser, uint64_t *ntx)
 {
-    struct block_map map = {0};
-    struct buf ser;
-    uint64_t total_tx = 0, failures = 0;
-    int rc = 0;
-
-    buf_init(&ser);
-    for (int fi = 0; fi < nfiles; fi++) {
-        const char *path = files[fi];
-        char err[512];
-        uint8_t magic[4];
-        struct blockfile *bf = NULL;
-        struct blockfile_record rec;
-        struct blockfile_stats st;
-
-        if (!chain) {
-            if (blockfile_sniff_magic(path, magic, err, sizeof(err)) != RC_OK) {
-                fprintf(stderr, "%s: %s\n", progname, err);
-                rc = 1;
-                goto out;
-            }
-            chain = chain_by_magic(magic);
-            if (!chain) {
-                fprintf(stderr,
-                        "%s: %s does not start with a known network magic (found %02x%02x%02x%02x);"
-                        " give -chain=NAME\n",
-                        progname, path, magic[0], magic[1], magic[2], magic[3]);
-                rc = 1;
-                goto out;
-            }
-        }
-        if (blockfile_open(&bf, path, chain->magic, err, sizeof(err)) != RC_OK) {
-            fprintf(stderr, "%s: %s\n", progname, err);
-            rc = 1;
-            goto out;
-        }
-        while (blockfile_next(bf, &rec) == 1) {
-            struct block b;
-            struct entry e;
-            uint8_t root[32];
-            int mutated = 0;
-            char hashhex[65];
-
-            if (block_parse(&b, rec.data, rec.len, err, sizeof(err)) != RC_OK) {
-                printf("%s offset %llu: bad block: %s\n", path, (unsigned long long)rec.offset,
-                       err);
-                failures++;
-                continue;
-            }
-            hex_encode_rev(hashhex, b.hash, 32);
-            buf_reset(&ser);
-            block_serialize(&b, &ser, 1);
-            if (ser.len != rec.len || memcmp(ser.data, rec.data, rec.len) != 0) {
-                printf("%s offset %llu: block %s does not re-serialize byte for byte\n", path,
-                       (unsigned long long)rec.offset, hashhex);
-                failures++;
-            }
-            if (!pow_check(b.hash, b.header.bits, chain)) {
-                printf("%s offset %llu: block %s does not meet its proof of work %08x "
-                       "(high-hash)\n",
-                       path, (unsigned long long)rec.offset, hashhex, b.header.bits);
-                failures++;
-            }
-            merkle_block_root(root, &mutated, &b);
-            if (memcmp(root, b.header.merkle_root, 32) != 0) {
-                printf("%s offset %llu: block %s: merkle root mismatch (bad-txnmrklroot)\n", path,
-                       (unsigned long long)rec.offset, hashhex);
-                failures++;
-            } else if (mutated) {
-                printf("%s offset %llu: block %s: duplicate transactions (bad-txns-duplicate)\n",
-                       path, (unsigned long long)rec.offset, hashhex);
-                failures++;
-            }
-            memcpy(e.hash, b.hash, 32);
-            memcpy(e.prev, b.header.prev_hash, 32);
-            e.height = -1;
-            e.ntx = b.tx_count;
-            if (map_add(&map, &e)) {
-                printf("%s offset %llu: block %s appears twice\n", path,
-                       (unsigned long long)rec.offset, hashhex);
-            } else {
-                total_tx += b.tx_count;
-            }
-            block_clear(&b);
-        }
-        blockfile_get_stats(bf, &st);
-        printf("file: %s (%s, %llu bytes, %llu records, %llu bytes skipped)\n", path, chain->name,
-               (unsigned long long)blockfile_size(bf), (unsigned long long)st.records,
-               (unsigned long long)st.skipped_bytes);
-        if (st.truncated_tail) {
-            printf("%s: record at offset %llu is cut short by the end of the file\n", path,
-                   (unsigned long long)st.truncated_at);
-            failures++;
-        }
-        blockfile_close(bf);
+    struct block b;
+    struct entry e;
+    uint8_t root[32];
+    int mutated = 0;
+    char hashhex[65], err[512];
+    uint64_t failures = 0;
+    unsigned long long off = (unsigned long long)rec->offset;
+    *ntx = 0;
+    if (block_parse(&b, rec->data, rec->len, err, sizeof(err)) != RC_OK) {
+        printf("%s offset %llu: bad block: %s\n", path, off, err);
+        return 1;
     }
+    hex_encode_rev(hashhex, b.hash, 32);
+    buf_reset(ser);
+    block_serialize(&b, ser, 1);
+    if (ser->len != rec->len || memcmp(ser->data, rec->data, rec->len) != 0) {
+        printf("%s offset %llu: block %s does not re-serialize byte for byte\n", path, off,
+               hashhex);
+        failures++;
+    }
+    if (!pow_check(b.hash, b.header.bits, chain)) {
+        printf("%s offset %llu: block %s does not meet its proof of work %08x (high-hash)\n",
+               path, off, hashhex, b.header.bits);
+        failures++;
+    }
+    merkle_block_root(root, &mutated, &b);
+    if (memcmp(root, b.header.merkle_root, 32) != 0) {
+        printf("%s offset %llu: block %s: merkle root mismatch (bad-txnmrklroot)\n", path, off,
+               hashhex);
+        failures++;
+    } else if (mutated) {
+        printf("%s offset %llu: block %s: duplicate transactions (bad-txns-duplicate)\n", path,
+               off, hashhex);
+        failures++;
+    }
+    memcpy(e.hash, b.hash, 32);
+    memcpy(e.prev, b.header.prev_hash, 32);
+    e.height = -1;
+    e.ntx = b.tx_count;
+    if (map_add(map, &e)) {
+        printf("%s offset %llu: block %s appears twice\n", path, off, hashhex);
+    } else {
+        *ntx = b.tx_count;
+    }
+    block_clear(&b);
+    return failures;
+}
 
-    /* Link headers: files may hold blocks before their parents, so repeat until stable. */
+/* Every record of the block file at path into map (the chain from its magic when *chain is
+ * NULL). Returns 0 with *failures and *total_tx grown, or 1 after an error message when the
+ * file cannot be read as a block file. */
+static int scan_file(const struct chain_params **chain, const char *path, struct block_map *map,
+                     struct buf *ser, uint64_t *failures, uint64_t *total_tx)
+{
+    char err[512];
+    uint8_t magic[4];
+    struct blockfile *bf = NULL;
+    struct blockfile_record rec;
+    struct blockfile_stats st;
+    if (!*chain) {
+        if (blockfile_sniff_magic(path, magic, err, sizeof(err)) != RC_OK) {
+            fprintf(stderr, "%s: %s\n", progname, err);
+            return 1;
+        }
+        *chain = chain_by_magic(magic);
+        if (!*chain) {
+            fprintf(stderr,
+                    "%s: %s does not start with a known network magic (found %02x%02x%02x%02x);"
+                    " give -chain=NAME\n",
+                    progname, path, magic[0], magic[1], magic[2], magic[3]);
+            return 1;
+        }
+    }
+    if (blockfile_open(&bf, path, (*chain)->magic, err, sizeof(err)) != RC_OK) {
+        fprintf(stderr, "%s: %s\n", progname, err);
+        return 1;
+    }
+    while (blockfile_next(bf, &rec) == 1) {
+        uint64_t ntx;
+        *failures += check_record(*chain, path, &rec, map, ser, &ntx);
+        *total_tx += ntx;
+    }
+    blockfile_get_stats(bf, &st);
+    printf("file: %s (%s, %llu bytes, %llu records, %llu bytes skipped)\n", path, (*chain)->name,
+           (unsigned long long)blockfile_size(bf), (unsigned long long)st.records,
+           (unsigned long long)st.skipped_bytes);
+    if (st.truncated_tail) {
+        printf("%s: record at offset %llu is cut short by the end of the file\n", path,
+               (unsigned long long)st.truncated_at);
+        (*failures)++;
+    }
+    blockfile_close(bf);
+    return 0;
+}
+
+/* Gives every block of map that links to the genesis block its height: files may hold
+ * blocks before their parents, so it repeats until nothing changes. */
+static void link_heights(struct block_map *map, const struct chain_params *chain)
+{
     static const uint8_t zero[32];
     int changed = 1;
     while (changed) {
         changed = 0;
-        for (size_t i = 0; i < map.n; i++) {
-            struct entry *e = &map.v[i];
+        for (size_t i = 0; i < map->n; i++) {
+            struct entry *e = &map->v[i];
             if (e->height >= 0) {
                 continue;
             }
             if (memcmp(e->prev, zero, 32) == 0) {
                 if (memcmp(e->hash, chain->genesis_hash, 32) != 0) {
-                    continue; /* reported below as unlinked */
+                    continue; /* reported as unlinked */
                 }
                 e->height = 0;
                 changed = 1;
                 continue;
             }
-            const struct entry *parent = map_find(&map, e->prev);
+            const struct entry *parent = map_find(map, e->prev);
             if (parent && parent->height >= 0) {
                 e->height = parent->height + 1;
                 changed = 1;
             }
         }
     }
+}
+
+/* The blocks that do not link (the first ten whose parent is really absent named: the
+ * others descend from one of them), counted in *unlinked; returns the highest block. */
+static const struct entry *find_tip(const struct block_map *map, const struct chain_params *chain,
+                                    uint64_t *unlinked)
+{
+    static const uint8_t zero[32];
     const struct entry *tip = NULL;
-    uint64_t unlinked = 0, missing = 0;
-    for (size_t i = 0; i < map.n; i++) {
-        const struct entry *e = &map.v[i];
-        if (e->height < 0) {
-            /* Name only the blocks whose parent is really absent: the others descend from
-             * one of them. */
-            if (!map_find(&map, e->prev) && missing++ < 10) {
-                char h[65], p[65];
-                hex_encode_rev(h, e->hash, 32);
-                hex_encode_rev(p, e->prev, 32);
-                if (memcmp(e->prev, zero, 32) == 0) {
-                    printf("block %s: has no parent and is not the %s genesis block\n", h,
-                           chain->name);
-                } else {
-                    printf("block %s: parent %s is not in the files\n", h, p);
-                }
+    uint64_t missing = 0;
+    *unlinked = 0;
+    for (size_t i = 0; i < map->n; i++) {
+        const struct entry *e = &map->v[i];
+        if (e->height >= 0) {
+            if (!tip || e->height > tip->height) {
+                tip = e;
             }
-            unlinked++;
-        } else if (!tip || e->height > tip->height) {
-            tip = e;
+            continue;
         }
+        if (!map_find(map, e->prev) && missing++ < 10) {
+            char h[65], p[65];
+            hex_encode_rev(h, e->hash, 32);
+            hex_encode_rev(p, e->prev, 32);
+            if (memcmp(e->prev, zero, 32) == 0) {
+                printf("block %s: has no parent and is not the %s genesis block\n", h,
+                       chain->name);
+            } else {
+                printf("block %s: parent %s is not in the files\n", h, p);
+            }
+        }
+        (*unlinked)++;
     }
+    return tip;
+}
+
+static int parse_blocks(const struct chain_params *chain, int nfiles, char **files)
+{
+    struct block_map map = {0};
+    struct buf ser;
+    uint64_t total_tx = 0, failures = 0, unlinked;
+    int rc = 0;
+    buf_init(&ser);
+    for (int fi = 0; fi < nfiles && rc == 0; fi++) {
+        rc = scan_file(&chain, files[fi], &map, &ser, &failures, &total_tx);
+    }
+    if (rc) {
+        goto out;
+    }
+    link_heights(&map, chain);
+    const struct entry *tip = find_tip(&map, chain, &unlinked);
     if (unlinked) {
         printf("%llu blocks do not link to the %s genesis block\n", (unsigned long long)unlinked,
                chain->name);

@@ -1651,6 +1651,125 @@ static void *net_main(void *arg)
     return NULL;
 }
 
+/* One listening socket on b (a default bind of "::" and "0.0.0.0" when is_default: one
+ * whose address this host lacks is passed over). Returns 0 (bound, or passed over), or
+ * RC_IO with err set as Core words it. */
+static int listen_on(struct net *n, const struct net_bind *b, int is_default, char *err,
+                     size_t err_len)
+{
+    struct sockaddr_storage ss;
+    socklen_t len;
+    char s[NET_ADDR_STR_LEN];
+    net_addr_format(&b->addr, 1, s);
+    if (net_addr_to_sockaddr(&b->addr, &ss, &len) != RC_OK) {
+        return RC_OK;
+    }
+    evutil_socket_t fd = socket(ss.ss_family, SOCK_STREAM, 0);
+    if (fd < 0) {
+        return RC_OK;
+    }
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (ss.ss_family == AF_INET6) {
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    }
+    evutil_make_socket_nonblocking(fd);
+    if (bind(fd, (struct sockaddr *)&ss, len) != 0) {
+        int e = errno;
+        close(fd);
+        if (is_default && e == EADDRNOTAVAIL) {
+            return RC_OK; /* no IPv6 here */
+        }
+        if (e == EADDRINUSE) {
+            snprintf(err, err_len,
+                     "Unable to bind to %s on this computer. %s is probably already running.", s,
+                     PACKAGE_NAME);
+        } else {
+            snprintf(err, err_len,
+                     "Unable to bind to %s on this computer (bind returned error %s)", s,
+                     strerror(e));
+        }
+        return RC_IO;
+    }
+    struct evconnlistener *l =
+        evconnlistener_new(n->base, accept_cb, n, LEV_OPT_CLOSE_ON_FREE, 128, fd);
+    if (!l) {
+        close(fd);
+        snprintf(err, err_len, "Unable to listen on %s", s);
+        return RC_IO;
+    }
+    n->bound[n->n_listeners] = *b;
+    n->listeners[n->n_listeners++] = l;
+    if (n->opt.port == 0 || b->addr.port == 0) {
+        /* Port 0: the kernel's choice (tests), reported by net_listening. */
+        struct sockaddr_storage got;
+        socklen_t gl = sizeof(got);
+        struct net_addr ga;
+        if (getsockname(fd, (struct sockaddr *)&got, &gl) == 0 &&
+            net_addr_from_sockaddr((struct sockaddr *)&got, &ga) == RC_OK) {
+            n->port = ga.port;
+            net_addr_format(&ga, 1, s);
+        }
+    }
+    LOG_INFO("Bound to %s", s);
+    return RC_OK;
+}
+
+/* The P2P listeners: -bind and -whitebind's addresses, else every address on -port. Returns
+ * 0, or RC_IO with err set when one cannot be bound or none was. */
+static int bind_listeners(struct net *n, const struct net_options *opt, char *err,
+                          size_t err_len)
+{
+    struct net_bind defaults[2];
+    const struct net_bind *binds = opt->binds;
+    size_t nb = opt->n_binds;
+    if (nb == 0) {
+        memset(defaults, 0, sizeof(defaults));
+        net_addr_parse("::", opt->port, 0, &defaults[0].addr, NULL, 0);
+        net_addr_parse("0.0.0.0", opt->port, 0, &defaults[1].addr, NULL, 0);
+        binds = defaults;
+        nb = 2;
+    }
+    for (size_t i = 0; i < nb && n->n_listeners < 8; i++) {
+        int rc = listen_on(n, &binds[i], binds == defaults, err, err_len);
+        if (rc) {
+            return rc;
+        }
+    }
+    if (n->n_listeners == 0) {
+        snprintf(err, err_len, "Failed to listen on any port. Use -listen=0 if you want this.");
+        return RC_IO;
+    }
+    return RC_OK;
+}
+
+/* -proxy, and -onion (else the proxy) for onion addresses. Returns 0, or RC_INVALID with
+ * err set for an address that does not parse. */
+static int set_proxies(struct net *n, const struct net_options *opt, char *err, size_t err_len)
+{
+    if (opt->proxy && opt->proxy[0]) {
+        if (net_addr_parse(opt->proxy, 9050, 1, &n->proxy, NULL, 0) != RC_OK) {
+            snprintf(err, err_len, "Invalid -proxy address or hostname: '%s'", opt->proxy);
+            return RC_INVALID;
+        }
+        n->have_proxy = 1;
+        net_addr_format(&n->proxy, 1, n->proxy_str);
+    }
+    if (opt->onion_proxy && opt->onion_proxy[0]) {
+        if (net_addr_parse(opt->onion_proxy, 9050, 1, &n->onion_proxy, NULL, 0) != RC_OK) {
+            snprintf(err, err_len, "Invalid -onion address or hostname: '%s'", opt->onion_proxy);
+            return RC_INVALID;
+        }
+        n->have_onion_proxy = 1;
+        net_addr_format(&n->onion_proxy, 1, n->onion_proxy_str);
+    } else if (n->have_proxy) {
+        n->have_onion_proxy = 1;
+        n->onion_proxy = n->proxy;
+        memcpy(n->onion_proxy_str, n->proxy_str, sizeof(n->proxy_str));
+    }
+    return RC_OK;
+}
+
 int net_new(struct net **out, const struct net_options *opt, char *err, size_t err_len)
 {
     static int threads_set;
@@ -1694,103 +1813,11 @@ int net_new(struct net **out, const struct net_options *opt, char *err, size_t e
     n->call_ev = event_new(n->base, -1, 0, call_cb, n);
     n->cleanup_ev = event_new(n->base, -1, 0, cleanup_cb, n);
     n->timer_ev = event_new(n->base, -1, EV_PERSIST, timer_cb, n);
-    if (opt->listen) {
-        struct net_bind defaults[2];
-        const struct net_bind *binds = opt->binds;
-        size_t nb = opt->n_binds;
-        if (nb == 0) {
-            memset(defaults, 0, sizeof(defaults));
-            net_addr_parse("::", opt->port, 0, &defaults[0].addr, NULL, 0);
-            net_addr_parse("0.0.0.0", opt->port, 0, &defaults[1].addr, NULL, 0);
-            binds = defaults;
-            nb = 2;
-        }
-        for (size_t i = 0; i < nb && n->n_listeners < 8; i++) {
-            struct sockaddr_storage ss;
-            socklen_t len;
-            char s[NET_ADDR_STR_LEN];
-            net_addr_format(&binds[i].addr, 1, s);
-            if (net_addr_to_sockaddr(&binds[i].addr, &ss, &len) != RC_OK) {
-                continue;
-            }
-            evutil_socket_t fd = socket(ss.ss_family, SOCK_STREAM, 0);
-            if (fd < 0) {
-                continue;
-            }
-            int one = 1;
-            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-            if (ss.ss_family == AF_INET6) {
-                setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-            }
-            evutil_make_socket_nonblocking(fd);
-            if (bind(fd, (struct sockaddr *)&ss, len) != 0) {
-                int e = errno;
-                close(fd);
-                if (nb == 2 && binds == defaults && e == EADDRNOTAVAIL) {
-                    continue; /* no IPv6 here */
-                }
-                snprintf(err, err_len,
-                         "Unable to bind to %s on this computer. %s is probably already running.",
-                         s, PACKAGE_NAME);
-                if (e != EADDRINUSE) {
-                    snprintf(err, err_len,
-                             "Unable to bind to %s on this computer (bind returned "
-                             "error %s)",
-                             s, strerror(e));
-                }
-                net_free(n);
-                return RC_IO;
-            }
-            struct evconnlistener *l =
-                evconnlistener_new(n->base, accept_cb, n, LEV_OPT_CLOSE_ON_FREE, 128, fd);
-            if (!l) {
-                close(fd);
-                snprintf(err, err_len, "Unable to listen on %s", s);
-                net_free(n);
-                return RC_IO;
-            }
-            n->bound[n->n_listeners] = binds[i];
-            n->listeners[n->n_listeners++] = l;
-            if (opt->port == 0 || binds[i].addr.port == 0) {
-                /* Port 0: the kernel's choice (tests), reported by net_listening. */
-                struct sockaddr_storage got;
-                socklen_t gl = sizeof(got);
-                struct net_addr ga;
-                if (getsockname(fd, (struct sockaddr *)&got, &gl) == 0 &&
-                    net_addr_from_sockaddr((struct sockaddr *)&got, &ga) == RC_OK) {
-                    n->port = ga.port;
-                    net_addr_format(&ga, 1, s);
-                }
-            }
-            LOG_INFO("Bound to %s", s);
-        }
-        if (n->n_listeners == 0) {
-            snprintf(err, err_len, "Failed to listen on any port. Use -listen=0 if you want this.");
-            net_free(n);
-            return RC_IO;
-        }
-    }
-    if (opt->proxy && opt->proxy[0]) {
-        if (net_addr_parse(opt->proxy, 9050, 1, &n->proxy, NULL, 0) != RC_OK) {
-            snprintf(err, err_len, "Invalid -proxy address or hostname: '%s'", opt->proxy);
-            net_free(n);
-            return RC_INVALID;
-        }
-        n->have_proxy = 1;
-        net_addr_format(&n->proxy, 1, n->proxy_str);
-    }
-    if (opt->onion_proxy && opt->onion_proxy[0]) {
-        if (net_addr_parse(opt->onion_proxy, 9050, 1, &n->onion_proxy, NULL, 0) != RC_OK) {
-            snprintf(err, err_len, "Invalid -onion address or hostname: '%s'", opt->onion_proxy);
-            net_free(n);
-            return RC_INVALID;
-        }
-        n->have_onion_proxy = 1;
-        net_addr_format(&n->onion_proxy, 1, n->onion_proxy_str);
-    } else if (n->have_proxy) {
-        n->have_onion_proxy = 1;
-        n->onion_proxy = n->proxy;
-        memcpy(n->onion_proxy_str, n->proxy_str, sizeof(n->proxy_str));
+    int rc;
+    if ((opt->listen && (rc = bind_listeners(n, opt, err, err_len))) ||
+        (rc = set_proxies(n, opt, err, err_len))) {
+        net_free(n);
+        return rc;
     }
     n->opt.proxy = n->opt.onion_proxy = NULL;
     n->seednodes = xcalloc(opt->n_seednode ? opt->n_seednode : 1, sizeof(*n->seednodes));

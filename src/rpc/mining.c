@@ -602,6 +602,90 @@ static json_t *gbt_proposal(struct rpc_request *req, const json_t *req_obj)
     return r;
 }
 
+/* A long poll (Core's getblocktemplate "longpollid"): waits until the tip is no longer the
+ * one lp names (its first 64 characters, a hash; then the mempool's sequence number), or the
+ * current tip when lp is not a string, or the pool changed. Returns 0, or -1 after
+ * rpc_error (a malformed id, or shutdown). */
+static int gbt_longpoll(struct rpc_request *req, json_t *lp)
+{
+    struct rpc_context *ctx = req->ctx;
+    uint8_t watched[32];
+    uint64_t seq = 0;
+    const char *s = json_string_value(lp);
+    if (s) {
+        /* Core's ParseHashV(lpstr.substr(0, 64), "longpollid"). */
+        char h[65];
+        size_t l = strlen(s) < 64 ? strlen(s) : 64;
+        memcpy(h, s, l);
+        h[l] = 0;
+        if (l != 64) {
+            rpc_error(req, RPC_INVALID_PARAMETER,
+                      "longpollid must be of length 64 (not %zu, for '%s')", l, h);
+            return -1;
+        }
+        if (hex_decode_hash32_rev(watched, h)) {
+            rpc_error(req, RPC_INVALID_PARAMETER,
+                      "longpollid must be hexadecimal string (not '%s')", h);
+            return -1;
+        }
+        seq = strtoull(s + 64, NULL, 10);
+    } else {
+        pthread_mutex_lock(&ctx->tip_mu);
+        memcpy(watched, ctx->tip_hash, 32);
+        pthread_mutex_unlock(&ctx->tip_mu);
+    }
+    longpoll_wait(ctx, watched, seq);
+    if (shutdown_requested()) {
+        rpc_error(req, RPC_CLIENT_NOT_CONNECTED, "Shutting down");
+        return -1;
+    }
+    return 0;
+}
+
+/* The template's transactions (all but the coinbase) as getblocktemplate lists them: data,
+ * txid, hash, the earlier transactions of the template each depends on (1-based, once
+ * each), fee, sigops (legacy units before segwit) and weight. */
+static json_t *gbt_transactions(const struct block_template *t, int segwit)
+{
+    json_t *txs = json_array();
+    for (size_t i = 1; i < t->b.tx_count; i++) {
+        const struct tx *tx = &t->b.txs[i];
+        struct buf raw;
+        buf_init(&raw);
+        tx_serialize(tx, &raw, 1);
+        char *hx = hex_encode_alloc(raw.data, raw.len);
+        buf_clear(&raw);
+        json_t *o = json_object();
+        json_object_set_new(o, "data", json_string(hx));
+        free(hx);
+        json_object_set_new(o, "txid", rpc_hash_json(tx->txid));
+        json_object_set_new(o, "hash", rpc_hash_json(tx->wtxid));
+        json_t *deps = json_array();
+        for (size_t k = 0; k < tx->vin_count; k++) {
+            for (size_t m = 1; m < i; m++) {
+                if (memcmp(t->b.txs[m].txid, tx->vin[k].prevout.txid, 32) == 0) {
+                    int dup = 0;
+                    size_t di;
+                    json_t *dv;
+                    json_array_foreach(deps, di, dv)
+                    {
+                        dup |= json_integer_value(dv) == (json_int_t)m;
+                    }
+                    if (!dup) {
+                        json_array_append_new(deps, json_integer((json_int_t)m));
+                    }
+                }
+            }
+        }
+        json_object_set_new(o, "depends", deps);
+        json_object_set_new(o, "fee", json_integer(t->fees[i]));
+        json_object_set_new(o, "sigops", json_integer(segwit ? t->sigops[i] : t->sigops[i] / 4));
+        json_object_set_new(o, "weight", json_integer((json_int_t)tx_weight(tx)));
+        json_array_append_new(txs, o);
+    }
+    return txs;
+}
+
 static json_t *rpc_getblocktemplate(struct rpc_request *req)
 {
     struct rpc_context *ctx = req->ctx;
@@ -639,34 +723,8 @@ static json_t *rpc_getblocktemplate(struct rpc_request *req)
                              "Bitcoin Core is in initial sync and waiting for blocks...");
         }
     }
-    if (lp && !json_is_null(lp)) {
-        uint8_t watched[32];
-        uint64_t seq = 0;
-        const char *s = json_string_value(lp);
-        if (s) {
-            /* Core's ParseHashV(lpstr.substr(0, 64), "longpollid"). */
-            char h[65];
-            size_t l = strlen(s) < 64 ? strlen(s) : 64;
-            memcpy(h, s, l);
-            h[l] = 0;
-            if (l != 64) {
-                return rpc_error(req, RPC_INVALID_PARAMETER,
-                                 "longpollid must be of length 64 (not %zu, for '%s')", l, h);
-            }
-            if (hex_decode_hash32_rev(watched, h)) {
-                return rpc_error(req, RPC_INVALID_PARAMETER,
-                                 "longpollid must be hexadecimal string (not '%s')", h);
-            }
-            seq = strtoull(s + 64, NULL, 10);
-        } else {
-            pthread_mutex_lock(&ctx->tip_mu);
-            memcpy(watched, ctx->tip_hash, 32);
-            pthread_mutex_unlock(&ctx->tip_mu);
-        }
-        longpoll_wait(ctx, watched, seq);
-        if (shutdown_requested()) {
-            return rpc_error(req, RPC_CLIENT_NOT_CONNECTED, "Shutting down");
-        }
+    if (lp && !json_is_null(lp) && gbt_longpoll(req, lp)) {
+        return NULL;
     }
     if (p->signet_challenge_len && !has_rule(rules, "signet")) {
         return rpc_error(req, RPC_INVALID_PARAMETER,
@@ -716,43 +774,7 @@ static json_t *rpc_getblocktemplate(struct rpc_request *req)
     json_object_set_new(r, "vbavailable", vba);
     json_object_set_new(r, "vbrequired", json_integer(0));
     json_object_set_new(r, "previousblockhash", rpc_hash_json(t.b.header.prev_hash));
-    json_t *txs = json_array();
-    for (size_t i = 1; i < t.b.tx_count; i++) {
-        const struct tx *tx = &t.b.txs[i];
-        struct buf raw;
-        buf_init(&raw);
-        tx_serialize(tx, &raw, 1);
-        char *hx = hex_encode_alloc(raw.data, raw.len);
-        buf_clear(&raw);
-        json_t *o = json_object();
-        json_object_set_new(o, "data", json_string(hx));
-        free(hx);
-        json_object_set_new(o, "txid", rpc_hash_json(tx->txid));
-        json_object_set_new(o, "hash", rpc_hash_json(tx->wtxid));
-        json_t *deps = json_array();
-        for (size_t k = 0; k < tx->vin_count; k++) {
-            for (size_t m = 1; m < i; m++) {
-                if (memcmp(t.b.txs[m].txid, tx->vin[k].prevout.txid, 32) == 0) {
-                    int dup = 0;
-                    size_t di;
-                    json_t *dv;
-                    json_array_foreach(deps, di, dv)
-                    {
-                        dup |= json_integer_value(dv) == (json_int_t)m;
-                    }
-                    if (!dup) {
-                        json_array_append_new(deps, json_integer((json_int_t)m));
-                    }
-                }
-            }
-        }
-        json_object_set_new(o, "depends", deps);
-        json_object_set_new(o, "fee", json_integer(t.fees[i]));
-        json_object_set_new(o, "sigops", json_integer(segwit ? t.sigops[i] : t.sigops[i] / 4));
-        json_object_set_new(o, "weight", json_integer((json_int_t)tx_weight(tx)));
-        json_array_append_new(txs, o);
-    }
-    json_object_set_new(r, "transactions", txs);
+    json_object_set_new(r, "transactions", gbt_transactions(&t, segwit));
     json_object_set_new(r, "coinbaseaux", json_object());
     json_object_set_new(r, "coinbasevalue", json_integer(t.coinbase_value));
     char lpid[64 + 24];

@@ -183,7 +183,7 @@ int kv_approximate_size(struct kv *kv, uint64_t *out, const void *begin, size_t 
                         const void *end, size_t end_len);
 
 /** Drops from the process's resident set the pages of store files a backend has mapped
- *  for reading (LevelDB's table files: src/kv/ldb_mapped.c), if the process's resident
+ *  for reading (LevelDB's table files: src/kv/mmap_interpose.c), if the process's resident
  *  file-backed pages exceed above bytes (0: whatever they are); they stay in the page cache,
  *  and the next read maps them again without reading the disk. Returns the bytes of
  *  mappings advised (0 if none were, for a backend that maps none, and in ASan or TSan

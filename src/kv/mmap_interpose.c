@@ -1,4 +1,5 @@
-/* The pages of LevelDB's mapped table files, out of the node's resident set.
+/* Interposes libc's mmap and munmap for the whole process, so that the pages of LevelDB's
+ * mapped table files can be taken out of the node's resident set (kv_release_mapped).
  *
  * LevelDB (Debian's 1.23) maps every table file it opens for reading (PROT_READ,
  * MAP_SHARED), up to 1000 of them, with no option to read them with pread instead. Each page a
@@ -22,11 +23,14 @@
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && defined(__linux__)
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "util/log.h"
 
 #define MAPPED_MAX 4096 /* LevelDB maps at most 1000 per process */
 
@@ -106,13 +110,22 @@ size_t kv_release_mapped(size_t above)
     if (above > 0 && resident_shared() <= above) {
         return 0;
     }
+    static atomic_int told;
+    size_t n;
     pthread_mutex_lock(&mapped_mu);
+    n = mapped_n;
     for (size_t i = 0; i < mapped_n; i++) {
         if (madvise(mapped_v[i].addr, mapped_v[i].len, MADV_DONTNEED) == 0) {
             bytes += mapped_v[i].len;
         }
     }
     pthread_mutex_unlock(&mapped_mu);
+    /* Once, so that an operator who wonders at a process-wide mmap override sees it. */
+    if (bytes && !atomic_exchange(&told, 1)) {
+        LOG_INFO("mmap and munmap are interposed: the pages of LevelDB's %zu mapped table "
+                 "files are released from the resident set past %zu MiB (kv/mmap_interpose.c)",
+                 n, above >> 20);
+    }
     return bytes;
 }
 

@@ -25,7 +25,7 @@
  *
  * RocksDB reads its table files with pread (mmap reads are off by default), so nothing of it
  * is counted in the process's resident set the way LevelDB's mapped tables are: this backend
- * is built with ldb_mapped_none.c.
+ * is built with mmap_interpose_none.c.
  *
  * Atomicity: a kv batch becomes one RocksDB write batch: one record of the write-ahead log,
  * replayed whole or not at all after a crash (the default recovery mode drops a torn tail).

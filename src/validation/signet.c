@@ -21,25 +21,6 @@ static const uint8_t SIGNET_HEADER[4] = {0xec, 0xc7, 0xda, 0xa2};
 #define SIGNET_FLAGS                                                                               \
     (SCRIPT_VERIFY_P2SH | SCRIPT_VERIFY_WITNESS | SCRIPT_VERIFY_DERSIG | SCRIPT_VERIFY_NULLDUMMY)
 
-/* Core's CScript << std::vector: a direct push, the shortest length prefix for its size. */
-static void put_push(struct buf *out, const uint8_t *data, size_t len)
-{
-    if (len < OP_PUSHDATA1) {
-        buf_put_u8(out, (uint8_t)len);
-    } else if (len <= 0xff) {
-        buf_put_u8(out, OP_PUSHDATA1);
-        buf_put_u8(out, (uint8_t)len);
-    } else if (len <= 0xffff) {
-        buf_put_u8(out, OP_PUSHDATA2);
-        buf_put_u8(out, (uint8_t)(len & 0xff));
-        buf_put_u8(out, (uint8_t)(len >> 8));
-    } else {
-        buf_put_u8(out, OP_PUSHDATA4);
-        buf_put_u32le(out, (uint32_t)len);
-    }
-    buf_append(out, data, len);
-}
-
 /* Core's FetchAndClearCommitmentSection: the first push of the script that starts with the
  * header and holds more than it gives its remainder to *solution; the script is rewritten
  * (into *replacement) with that push cut to the header. As Core's GetOp loop, the rewrite
@@ -60,7 +41,7 @@ static int fetch_solution(const uint8_t *s, size_t len, struct buf *replacement,
                 dlen = sizeof(SIGNET_HEADER);
                 found = 1;
             }
-            put_push(replacement, data, dlen);
+            script_push_data(replacement, data, dlen);
         } else {
             buf_put_u8(replacement, op);
         }
@@ -155,7 +136,7 @@ int signet_check_block_solution(const struct block *b, const struct chain_params
     buf_append(&block_data, signet_merkle, 32);
     buf_put_u32le(&block_data, b->header.time);
     buf_put_u8(&to_spend_sig, OP_0);
-    put_push(&to_spend_sig, block_data.data, block_data.len);
+    script_push_data(&to_spend_sig, block_data.data, block_data.len);
     struct tx_in spend_in = {.sequence = 0};
     memset(spend_in.prevout.txid, 0, 32);
     spend_in.prevout.n = 0xffffffffu;

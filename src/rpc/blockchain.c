@@ -416,16 +416,27 @@ static json_t *rpc_getblock(struct rpc_request *req)
     struct buf raw;
     struct block b;
     struct block_undo undo;
+    struct block_index at;
+    struct rpc_block_facts f;
     json_t *r = NULL;
-    buf_init(&raw);
-    block_undo_init(&undo);
+    /* The chain lock for the lookup only: the entry's position and status and the facts the
+     * answer shows are copied under it. Reading and rendering the block need no lock (the
+     * blk and rev files are only appended to, and their reads take the store's own lock), so
+     * a large block does not hold the validation thread off. */
     chainstate_read_lock(cs);
     struct block_index *e = find_block(req, 0);
-    if (!e) {
-        goto out;
+    if (e) {
+        at = *e;
+        rpc_block_facts_of(cs, &f, e);
     }
+    chainstate_read_unlock(cs);
+    if (!e) {
+        return NULL;
+    }
+    buf_init(&raw);
+    block_undo_init(&undo);
     if (verbosity <= 0) {
-        int rc = chainstate_read_block(cs, e, &raw);
+        int rc = chainstate_read_block(cs, &at, &raw);
         if (rc) {
             rpc_error(req, RPC_MISC_ERROR, rc == RC_NOT_FOUND
                                                ? "Block not available (not fully downloaded)"
@@ -437,12 +448,10 @@ static json_t *rpc_getblock(struct rpc_request *req)
         free(hx);
         goto out;
     }
-    if (rpc_load_block(req, e, &b, &raw)) {
+    if (rpc_load_block(req, &at, &b, &raw)) {
         goto out;
     }
-    struct rpc_block_facts f;
-    rpc_block_facts_of(cs, &f, e);
-    int have_undo = verbosity >= 2 && chainstate_read_undo(cs, e, &undo) == RC_OK;
+    int have_undo = verbosity >= 2 && chainstate_read_undo(cs, &at, &undo) == RC_OK;
     r = rpc_block_json(&b, &f, have_undo ? &undo : NULL, chainstate_params(cs),
                        verbosity > 3 ? 3 : (int)verbosity);
     if (!r) {
@@ -452,7 +461,6 @@ static json_t *rpc_getblock(struct rpc_request *req)
     }
     block_clear(&b);
 out:
-    chainstate_read_unlock(cs);
     block_undo_clear(&undo);
     buf_clear(&raw);
     return r;

@@ -36,7 +36,9 @@ void rpc_sync_validation_queue(struct rpc_context *ctx);
 void rpc_block_facts_of(struct chainstate *cs, struct rpc_block_facts *f, struct block_index *e);
 /** Reads and parses the stored block of e into b (caller clears b) and raw.
  *  Returns 0, or an error code after rpc_error with Core's message ("Block not available
- *  (not fully downloaded)", "Block not found on disk"). Caller holds the chain lock. */
+ *  (not fully downloaded)", "Block not found on disk"). e is an entry of the tree (the
+ *  caller holds the chain lock) or a copy of one taken under it (no lock needed: blk files
+ *  are only appended to). */
 int rpc_load_block(struct rpc_request *req, struct block_index *e, struct block *b,
                    struct buf *raw);
 

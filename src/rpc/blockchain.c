@@ -25,18 +25,6 @@
 #include "util/xmalloc.h"
 
 /* The chainstate's tip callback: records the tip for the waits. */
-static void on_tip(void *arg, const struct block_index *tip)
-{
-    struct rpc_context *ctx = arg;
-    pthread_mutex_lock(&ctx->tip_mu);
-    if (tip) {
-        memcpy(ctx->tip_hash, tip->hash, 32);
-    }
-    ctx->tip_height = tip ? tip->height : -1;
-    pthread_cond_broadcast(&ctx->tip_cv);
-    pthread_mutex_unlock(&ctx->tip_mu);
-}
-
 /* Waits until done(ctx, arg) holds, the timeout passes (0: none) or shutdown; returns the tip as
  * {hash, height}. */
 static json_t *wait_tip(struct rpc_context *ctx, int64_t timeout_ms,
@@ -47,7 +35,7 @@ static json_t *wait_tip(struct rpc_context *ctx, int64_t timeout_ms,
     int64_t ns = deadline.tv_nsec + (timeout_ms % 1000) * 1000000;
     deadline.tv_sec += timeout_ms / 1000 + ns / 1000000000;
     deadline.tv_nsec = ns % 1000000000;
-    pthread_mutex_lock(&ctx->tip_mu);
+    pthread_mutex_lock(&ctx->node->tip.mu);
     while (!done(ctx, arg) && !shutdown_requested()) {
         struct timespec slice;
         clock_gettime(CLOCK_REALTIME, &slice);
@@ -60,7 +48,7 @@ static json_t *wait_tip(struct rpc_context *ctx, int64_t timeout_ms,
                                (slice.tv_sec == deadline.tv_sec && slice.tv_nsec > deadline.tv_nsec))) {
             slice = deadline;
         }
-        if (pthread_cond_timedwait(&ctx->tip_cv, &ctx->tip_mu, &slice) != 0 && timeout_ms > 0) {
+        if (pthread_cond_timedwait(&ctx->node->tip.cv, &ctx->node->tip.mu, &slice) != 0 && timeout_ms > 0) {
             struct timespec now;
             clock_gettime(CLOCK_REALTIME, &now);
             if (now.tv_sec > deadline.tv_sec ||
@@ -70,10 +58,10 @@ static json_t *wait_tip(struct rpc_context *ctx, int64_t timeout_ms,
         }
     }
     char hx[65];
-    hex_encode_rev(hx, ctx->tip_hash, 32);
-    json_t *r = json_pack("{s:s,s:i}", "hash", ctx->tip_height >= 0 ? hx : "", "height",
-                          ctx->tip_height);
-    pthread_mutex_unlock(&ctx->tip_mu);
+    hex_encode_rev(hx, ctx->node->tip.hash, 32);
+    json_t *r = json_pack("{s:s,s:i}", "hash", ctx->node->tip.height >= 0 ? hx : "", "height",
+                          ctx->node->tip.height);
+    pthread_mutex_unlock(&ctx->node->tip.mu);
     return r;
 }
 
@@ -83,17 +71,17 @@ struct wait_new {
 
 static int tip_changed(const struct rpc_context *ctx, const void *arg)
 {
-    return memcmp(((const struct wait_new *)arg)->hash, ctx->tip_hash, 32) != 0;
+    return memcmp(((const struct wait_new *)arg)->hash, ctx->node->tip.hash, 32) != 0;
 }
 
 static int tip_is(const struct rpc_context *ctx, const void *arg)
 {
-    return memcmp(arg, ctx->tip_hash, 32) == 0;
+    return memcmp(arg, ctx->node->tip.hash, 32) == 0;
 }
 
 static int tip_at_least(const struct rpc_context *ctx, const void *arg)
 {
-    return ctx->tip_height >= *(const int *)arg;
+    return ctx->node->tip.height >= *(const int *)arg;
 }
 
 static json_t *u256_json(const struct u256 *x)
@@ -107,7 +95,7 @@ static json_t *u256_json(const struct u256 *x)
  * Caller holds the chain lock. */
 static struct block_index *find_block(struct rpc_request *req, size_t i)
 {
-    struct block_index *e = block_tree_find(chainstate_tree(req->ctx->cs), rpc_arg_hash(req, i));
+    struct block_index *e = block_tree_find(chainstate_tree(req->ctx->node->cs), rpc_arg_hash(req, i));
     if (!e) {
         rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
     }
@@ -117,12 +105,12 @@ static struct block_index *find_block(struct rpc_request *req, size_t i)
 /* Core's IsInitialBlockDownload (chainstate_in_ibd). Caller holds the chain lock. */
 static int in_ibd(struct rpc_context *ctx)
 {
-    return chainstate_in_ibd(ctx->cs);
+    return chainstate_in_ibd(ctx->node->cs);
 }
 
 static json_t *rpc_getblockcount(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     chainstate_read_lock(cs);
     struct block_index *tip = chainstate_tip(cs);
     json_t *r = json_integer(tip ? tip->height : -1);
@@ -132,7 +120,7 @@ static json_t *rpc_getblockcount(struct rpc_request *req)
 
 static json_t *rpc_getbestblockhash(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     chainstate_read_lock(cs);
     struct block_index *tip = chainstate_tip(cs);
     json_t *r = tip ? rpc_hash_json(tip->hash) : json_null();
@@ -142,7 +130,7 @@ static json_t *rpc_getbestblockhash(struct rpc_request *req)
 
 static json_t *rpc_getblockhash(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     int64_t h = rpc_arg_int(req, 0);
     chainstate_read_lock(cs);
     struct block_index *e = h >= 0 ? chainstate_at_height(cs, (int32_t)h) : NULL;
@@ -156,7 +144,7 @@ static json_t *rpc_getblockhash(struct rpc_request *req)
 
 static json_t *rpc_getdifficulty(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     chainstate_read_lock(cs);
     struct block_index *tip = chainstate_tip(cs);
     double d = tip ? rpc_difficulty(tip->header.bits) : 1.0;
@@ -174,7 +162,7 @@ static json_t *target_json(uint32_t bits)
 
 static json_t *rpc_getblockchaininfo(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     const struct chain_params *p;
     char bits[9];
     chainstate_read_lock(cs);
@@ -252,7 +240,7 @@ static int by_height_desc(const void *a, const void *b)
 
 static json_t *rpc_getchaintips(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     struct tips t = {0};
     json_t *r = json_array();
     chainstate_read_lock(cs);
@@ -353,7 +341,7 @@ static json_t *rpc_gettxoutsetinfo(struct rpc_request *req)
     }
     struct utxo_stats_call c = {.kind = kind};
     struct validator_job j = {.work = VALIDATOR_CALL, .fn = utxo_stats_call, .ctx = &c};
-    int rc = validator_run(req->ctx->val, &j);
+    int rc = validator_run(req->ctx->node->val, &j);
     if (rc) {
         return rpc_error(req, RPC_INTERNAL_ERROR, "Unable to read UTXO set (%s)", rc_str(rc));
     }
@@ -397,7 +385,7 @@ int rpc_load_block(struct rpc_request *req, struct block_index *e, struct block 
                    struct buf *raw)
 {
     char err[256];
-    int rc = chainstate_read_block(req->ctx->cs, e, raw);
+    int rc = chainstate_read_block(req->ctx->node->cs, e, raw);
     if (rc == RC_NOT_FOUND) {
         rpc_error(req, RPC_MISC_ERROR, "Block not available (not fully downloaded)");
         return rc;
@@ -411,7 +399,7 @@ int rpc_load_block(struct rpc_request *req, struct block_index *e, struct block 
 
 static json_t *rpc_getblock(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     int64_t verbosity = rpc_arg_int(req, 1);
     struct buf raw;
     struct block b;
@@ -468,7 +456,7 @@ out:
 
 static json_t *rpc_getblockheader(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     int verbose = json_is_true(rpc_param(req, 1));
     json_t *r = NULL;
     chainstate_read_lock(cs);
@@ -490,15 +478,15 @@ static json_t *rpc_getblockheader(struct rpc_request *req)
 
 static json_t *rpc_gettxout(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     struct outpoint op;
     struct coin c;
     memcpy(op.txid, rpc_arg_hash(req, 0), 32);
     op.n = (uint32_t)rpc_arg_int(req, 1);
     /* include_mempool (Core's CCoinsViewMemPool): an output a pool transaction spends is
      * gone, one a pool transaction creates is there with 0 confirmations. */
-    int with_pool = !json_is_false(rpc_param(req, 2)) && req->ctx->mempool;
-    struct mempool *mp = req->ctx->mempool;
+    int with_pool = !json_is_false(rpc_param(req, 2)) && req->ctx->node->mempool;
+    struct mempool *mp = req->ctx->node->mempool;
     chainstate_read_lock(cs);
     struct block_index *tip = chainstate_tip(cs);
     int rc;
@@ -563,9 +551,9 @@ static json_t *rpc_waitfornewblock(struct rpc_request *req)
     if (rpc_arg_hash(req, 1)) {
         memcpy(w.hash, rpc_arg_hash(req, 1), 32);
     } else {
-        pthread_mutex_lock(&ctx->tip_mu);
-        memcpy(w.hash, ctx->tip_hash, 32);
-        pthread_mutex_unlock(&ctx->tip_mu);
+        pthread_mutex_lock(&ctx->node->tip.mu);
+        memcpy(w.hash, ctx->node->tip.hash, 32);
+        pthread_mutex_unlock(&ctx->node->tip.mu);
     }
     return wait_tip(ctx, timeout, tip_changed, &w);
 }
@@ -610,7 +598,7 @@ static json_t *rpc_verifychain(struct rpc_request *req)
     int nblocks = (int)rpc_arg_int_or(req, 1, 6);
     struct verify_call c = {.level = (int)level, .nblocks = nblocks};
     struct validator_job j = {.work = VALIDATOR_CALL, .fn = verify_call, .ctx = &c};
-    int rc = validator_run(req->ctx->val, &j);
+    int rc = validator_run(req->ctx->node->val, &j);
     if (rc) {
         return rpc_error(req, RPC_DATABASE_ERROR, "%s", rc_str(rc));
     }
@@ -626,7 +614,7 @@ static json_t *block_action(struct rpc_request *req, enum validator_work work)
 {
     struct validator_job j = {.work = work};
     memcpy(j.hash, rpc_arg_hash(req, 0), 32);
-    int rc = validator_run(req->ctx->val, &j);
+    int rc = validator_run(req->ctx->node->val, &j);
     if (rc == RC_NOT_FOUND) {
         return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
     }
@@ -670,7 +658,7 @@ static int nothing_call(struct chainstate *cs, void *ctx)
 void rpc_sync_validation_queue(struct rpc_context *ctx)
 {
     struct validator_job j = {.work = VALIDATOR_CALL, .fn = nothing_call};
-    (void)validator_run(ctx->val, &j);
+    (void)validator_run(ctx->node->val, &j);
 }
 
 static json_t *rpc_syncwithvalidationinterfacequeue(struct rpc_request *req)
@@ -1316,21 +1304,4 @@ void rpc_blockchain_register(struct rpc_context *ctx)
     rpc_register(ctx, methods, sizeof(methods) / sizeof(methods[0]));
     /* getdeploymentinfo, in a file of its own (the version-bits walk). */
     rpc_deployment_register(ctx);
-}
-
-void rpc_blockchain_set_chainstate(struct rpc_context *ctx, struct chainstate *cs)
-{
-    if (ctx->cs) {
-        chainstate_set_tip_callback(ctx->cs, NULL, NULL);
-    }
-    if (cs) {
-        chainstate_set_tip_callback(cs, on_tip, ctx);
-        on_tip(ctx, chainstate_tip(cs));
-    }
-    ctx->cs = cs;
-}
-
-void rpc_blockchain_set_validator(struct rpc_context *ctx, struct validator *val)
-{
-    ctx->val = val;
 }

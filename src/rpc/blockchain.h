@@ -19,13 +19,6 @@
  *  (until then the dispatcher answers -28). A handler that reads takes the chain's read
  *  lock; one that changes the chain queues a job for the validation thread. */
 void rpc_blockchain_register(struct rpc_context *ctx);
-/** The chainstate to answer from (borrowed; must outlive the RPC server), or NULL; installs
- *  the tip callback that wakes the waits. Call it while no thread changes cs (before the
- *  validation thread starts, after it stopped). */
-void rpc_blockchain_set_chainstate(struct rpc_context *ctx, struct chainstate *cs);
-/** The validation thread that owns the chainstate (borrowed), or NULL: the methods that
- *  change the chain (invalidateblock, submitblock, ...) hand it their work and wait. */
-void rpc_blockchain_set_validator(struct rpc_context *ctx, struct validator *val);
 
 /** Waits until every job queued for the validation thread before the call is done (Core's
  *  SyncWithValidationInterfaceQueue: what syncwithvalidationinterfacequeue and

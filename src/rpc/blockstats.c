@@ -77,7 +77,7 @@ static int64_t utxo_size(size_t script_len)
  * Caller holds the chain lock. NULL after rpc_error. */
 static struct block_index *hash_or_height(struct rpc_request *req, const json_t *v)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     struct block_index *tip = chainstate_tip(cs);
     if (rpc_json_is_number(v)) {
         int64_t h;
@@ -271,7 +271,7 @@ static json_t *select_stats(struct rpc_request *req, json_t *all, const char **s
 
 static json_t *rpc_getblockstats(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     json_t *filter = rpc_param(req, 1);
     struct buf raw;
     struct block b;

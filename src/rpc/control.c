@@ -181,7 +181,7 @@ static json_t *rpc_echo(struct rpc_request *req)
 /* setmocktime and mockscheduler: Core's IsMockableChain (regtest only), a runtime_error. */
 static bool mockable(struct rpc_request *req, const char *method)
 {
-    if (chainstate_params(req->ctx->cs)->id != CHAIN_REGTEST) {
+    if (chainstate_params(req->ctx->node->cs)->id != CHAIN_REGTEST) {
         rpc_error(req, RPC_MISC_ERROR, "%s is for regression testing (-regtest mode) only", method);
         return false;
     }
@@ -213,10 +213,10 @@ static json_t *rpc_setmocktime(struct rpc_request *req)
                          "Mocktime must be in the range [0, %" PRIu32 "], not %" PRId64 ".",
                          UINT32_MAX, t);
     }
-    chainstate_set_mocktime(req->ctx->cs, t);
-    if (req->ctx->net) {
+    chainstate_set_mocktime(req->ctx->node->cs, t);
+    if (req->ctx->node->net) {
         /* RC_STOPPED: no net thread (shutting down), nothing to set. */
-        (void)net_call(req->ctx->net, net_mocktime_call, &t);
+        (void)net_call(req->ctx->node->net, net_mocktime_call, &t);
     }
     return json_null();
 }
@@ -247,8 +247,8 @@ static json_t *rpc_mockscheduler(struct rpc_request *req)
         return rpc_error(req, RPC_MISC_ERROR,
                          "delta_time must be between 1 and 3600 seconds (1 hr)");
     }
-    if (req->ctx->net) {
-        (void)net_call(req->ctx->net, net_mockscheduler_call, &delta); /* RC_STOPPED: none */
+    if (req->ctx->node->net) {
+        (void)net_call(req->ctx->node->net, net_mockscheduler_call, &delta); /* RC_STOPPED: none */
     }
     rpc_sync_validation_queue(req->ctx);
     return json_null();

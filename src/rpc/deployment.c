@@ -148,7 +148,7 @@ static json_t *script_flag_names(uint32_t flags)
 
 static json_t *rpc_getdeploymentinfo(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     const uint8_t *hash = rpc_arg_hash(req, 0);
     chainstate_read_lock(cs);
     const struct chain_params *p = chainstate_params(cs);

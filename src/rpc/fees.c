@@ -1,7 +1,7 @@
 /* The fee estimation RPC methods, as Bitcoin Core's rpc/fees.cpp: estimatesmartfee (the
- * util category) and estimaterawfee (hidden), answered from the estimator in ctx->fees.
+ * util category) and estimaterawfee (hidden), answered from the estimator in ctx->node->fees.
  *
- * Without an estimator (ctx->fees NULL: nothing feeds one yet) the methods answer what
+ * Without an estimator (ctx->node->fees NULL: nothing feeds one yet) the methods answer what
  * Core's answers before it has seen any block or transaction: the same argument checks
  * against the default horizons, and "Insufficient data" for every target.
  */
@@ -29,8 +29,8 @@
 static struct fee_estimator *estimator(struct rpc_request *req, struct fee_estimator **tmp)
 {
     *tmp = NULL;
-    if (req->ctx->fees) {
-        return req->ctx->fees;
+    if (req->ctx->node->fees) {
+        return req->ctx->node->fees;
     }
     *tmp = fee_estimator_new();
     return *tmp;
@@ -87,11 +87,11 @@ static json_t *rpc_estimatesmartfee(struct rpc_request *req)
     }
     /* The floors the answer is raised to (Core): the pool's minimum fee, -minrelaytxfee. */
     int64_t pool_min = 0, relay_min = MIN_RELAY_FEE_SAT_PER_KVB;
-    if (req->ctx->mempool) {
-        mempool_read_lock(req->ctx->mempool);
-        pool_min = mempool_min_fee_at(req->ctx->mempool, rpc_mempool_now(req->ctx));
-        relay_min = mempool_options(req->ctx->mempool)->min_relay_feerate;
-        mempool_read_unlock(req->ctx->mempool);
+    if (req->ctx->node->mempool) {
+        mempool_read_lock(req->ctx->node->mempool);
+        pool_min = mempool_min_fee_at(req->ctx->node->mempool, rpc_mempool_now(req->ctx));
+        relay_min = mempool_options(req->ctx->node->mempool)->min_relay_feerate;
+        mempool_read_unlock(req->ctx->node->mempool);
     }
     struct fee_smart_result res;
     fee_estimator_smart(fe, &res, target, conservative, pool_min, relay_min);
@@ -377,11 +377,6 @@ static const struct rpc_method methods[] = {
      .examples = RPC_EXAMPLE_CLI("estimaterawfee", "6 0.9"),
      .flags = RPC_METHOD_HIDDEN},
 };
-
-void rpc_fees_set(struct rpc_context *ctx, struct fee_estimator *fe)
-{
-    ctx->fees = fe;
-}
 
 void rpc_fees_register(struct rpc_context *ctx)
 {

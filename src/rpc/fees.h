@@ -1,5 +1,5 @@
 /* The fee estimation RPC methods (Core's rpc/fees.cpp): estimatesmartfee and the hidden
- * estimaterawfee. They answer from ctx->fees (mempool/fees.h); without an estimator they
+ * estimaterawfee. They answer from the node's estimator (mempool/fees.h); without an estimator they
  * answer as Core's does before it has seen anything. */
 #ifndef BITNODE_RPC_FEES_H
 #define BITNODE_RPC_FEES_H
@@ -8,8 +8,5 @@ struct rpc_context;
 
 /** Adds the methods to ctx's table (before the server starts). */
 void rpc_fees_register(struct rpc_context *ctx);
-struct fee_estimator;
-/** The estimator the methods answer from (borrowed; before warm-up ends, NULL at shutdown). */
-void rpc_fees_set(struct rpc_context *ctx, struct fee_estimator *fe);
 
 #endif

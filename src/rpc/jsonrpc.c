@@ -25,18 +25,15 @@ struct active_cmd {
     struct active_cmd *next;
 };
 
-struct rpc_context *rpc_context_new(void)
+struct rpc_context *rpc_context_new(struct node_context *node)
 {
     struct rpc_context *ctx = xcalloc(1, sizeof(*ctx));
     pthread_mutex_init(&ctx->warmup_mu, NULL);
     pthread_mutex_init(&ctx->active_mu, NULL);
-    pthread_mutex_init(&ctx->tip_mu, NULL);
-    miner_options_default(&ctx->miner);
-    pthread_cond_init(&ctx->tip_cv, NULL);
+    ctx->node = node;
     ctx->warmup_active = true;
     snprintf(ctx->warmup_status, sizeof(ctx->warmup_status), "%s", "Starting up...");
     ctx->start_time_s = time_now_s();
-    ctx->tip_height = -1;
     return ctx;
 }
 
@@ -48,8 +45,6 @@ void rpc_context_free(struct rpc_context *ctx)
     CHECK_ALWAYS(ctx->active_head == NULL);
     pthread_mutex_destroy(&ctx->warmup_mu);
     pthread_mutex_destroy(&ctx->active_mu);
-    pthread_mutex_destroy(&ctx->tip_mu);
-    pthread_cond_destroy(&ctx->tip_cv);
     free(ctx->methods);
     free(ctx);
 }

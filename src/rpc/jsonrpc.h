@@ -158,10 +158,12 @@ struct rpc_method {
 /* ---- the context --------------------------------------------------------------------- */
 
 struct rpc_context;
+struct node_context;
 
-/** A new context: an empty method table, in warm-up ("Starting up..."), no running commands.
- *  Free with rpc_context_free. */
-struct rpc_context *rpc_context_new(void);
+/** A new context: an empty method table, in warm-up ("Starting up..."), no running commands,
+ *  answering from node (borrowed: it outlives the context; its handles are set before
+ *  warm-up ends). Free with rpc_context_free. */
+struct rpc_context *rpc_context_new(struct node_context *node);
 /** Frees ctx (NULL: no-op). The server using it must be stopped first. */
 void rpc_context_free(struct rpc_context *ctx);
 

@@ -34,37 +34,16 @@
 
 static struct mempool *pool_or_error(struct rpc_request *req)
 {
-    if (!req->ctx->mempool) {
+    if (!req->ctx->node->mempool) {
         rpc_error(req, RPC_CLIENT_MEMPOOL_DISABLED, "Mempool disabled or instance not found");
         return NULL;
     }
-    return req->ctx->mempool;
-}
-
-void rpc_mempool_set(struct rpc_context *ctx, struct mempool *mp, const char *datadir,
-                     int dat_version)
-{
-    ctx->mempool = mp;
-    ctx->mempool_dat_version = dat_version;
-    if (datadir) {
-        snprintf(ctx->datadir_net, sizeof(ctx->datadir_net), "%s", datadir);
-    }
-}
-
-void rpc_mempool_set_deprecated(struct rpc_context *ctx, int fullrbf, int bip125)
-{
-    ctx->deprecated_fullrbf = fullrbf;
-    ctx->deprecated_bip125 = bip125;
-}
-
-void rpc_mempool_set_loaded(struct rpc_context *ctx)
-{
-    atomic_store(&ctx->mempool_loaded, true);
+    return req->ctx->node->mempool;
 }
 
 int64_t rpc_mempool_now(struct rpc_context *ctx)
 {
-    int64_t t = ctx->cs ? chainstate_now(ctx->cs) : 0;
+    int64_t t = ctx->node->cs ? chainstate_now(ctx->node->cs) : 0;
     return t ? t : (int64_t)time(NULL);
 }
 
@@ -102,7 +81,7 @@ static int decode_tx(struct tx *tx, const char *hex)
 static int submit(struct rpc_context *ctx, struct mempool_submit *m)
 {
     struct validator_job j = {.work = VALIDATOR_CALL, .fn = mempool_accept_job, .ctx = m};
-    return validator_run(ctx->val, &j);
+    return validator_run(ctx->node->val, &j);
 }
 
 static void state_string(char *out, size_t len, const struct vstate *st)
@@ -158,9 +137,9 @@ static json_t *rpc_sendrawtransaction(struct rpc_request *req)
         struct coin c;
         memcpy(op.txid, txid, 32);
         op.n = (uint32_t)o;
-        chainstate_read_lock(ctx->cs);
-        int rc = chainstate_get_coin(ctx->cs, &op, &c);
-        chainstate_read_unlock(ctx->cs);
+        chainstate_read_lock(ctx->node->cs);
+        int rc = chainstate_get_coin(ctx->node->cs, &op, &c);
+        chainstate_read_unlock(ctx->node->cs);
         if (rc == RC_OK) {
             coin_clear(&c);
             tx_clear(&tx);
@@ -218,8 +197,8 @@ static json_t *rpc_sendrawtransaction(struct rpc_request *req)
         mempool_unbroadcast_add(mp, txid); /* until a peer asks for it */
     }
     tx_clear(&tx);
-    if (ctx->net) {
-        net_relay_transaction(ctx->net, txid, wtxid);
+    if (ctx->node->net) {
+        net_relay_transaction(ctx->node->net, txid, wtxid);
     }
     return rpc_hash_json(txid);
 }
@@ -592,7 +571,7 @@ static json_t *rpc_submitpackage(struct rpc_request *req)
         snprintf(c.msg, sizeof(c.msg), "%s", bad);
     } else {
         struct validator_job j = {.work = VALIDATOR_CALL, .fn = package_call, .ctx = &c};
-        int rc = validator_run(ctx->val, &j);
+        int rc = validator_run(ctx->node->val, &j);
         if (rc) {
             rpc_error(req, RPC_VERIFY_ERROR, "Mempool internal error (%s)", rc_str(rc));
             goto out;
@@ -659,8 +638,8 @@ static json_t *rpc_submitpackage(struct rpc_request *req)
     for (size_t i = 0; i < n; i++) {
         if (c.r[i].state == PKG_VALID || c.r[i].state == PKG_IN_POOL) {
             mempool_unbroadcast_add(mp, c.r[i].txid);
-            if (ctx->net) {
-                net_relay_transaction(ctx->net, c.r[i].txid, c.r[i].wtxid);
+            if (ctx->node->net) {
+                net_relay_transaction(ctx->node->net, c.r[i].txid, c.r[i].wtxid);
             }
         }
     }
@@ -676,7 +655,7 @@ out:
 
 json_t *rpc_mempool_info_json(struct rpc_context *ctx)
 {
-    struct mempool *mp = ctx->mempool;
+    struct mempool *mp = ctx->node->mempool;
     const struct mempool_options *o = mempool_options(mp);
     json_t *r = json_object();
     mempool_read_lock(mp);
@@ -684,7 +663,7 @@ json_t *rpc_mempool_info_json(struct rpc_context *ctx)
     if (minfee < o->min_relay_feerate) {
         minfee = o->min_relay_feerate;
     }
-    json_object_set_new(r, "loaded", json_boolean(ctx->mempool_loaded));
+    json_object_set_new(r, "loaded", json_boolean(ctx->node->mempool_loaded));
     json_object_set_new(r, "size", json_integer((json_int_t)mempool_count(mp)));
     json_object_set_new(r, "bytes", json_integer(mempool_total_vsize(mp)));
     json_object_set_new(r, "usage", json_integer(mempool_usage(mp)));
@@ -701,7 +680,7 @@ json_t *rpc_mempool_info_json(struct rpc_context *ctx)
     json_object_set_new(r, "limitclustercount", json_integer(o->cluster_count));
     json_object_set_new(r, "limitclustersize", json_integer(o->cluster_size_vbytes));
     json_object_set_new(r, "optimal", json_true());
-    if (ctx->deprecated_fullrbf) {
+    if (ctx->node->deprecated_fullrbf) {
         json_object_set_new(r, "fullrbf", json_true());
     }
     mempool_read_unlock(mp);
@@ -830,7 +809,7 @@ static json_t *rpc_getrawmempool(struct rpc_request *req)
         for (size_t i = 0; i < n; i++) {
             char h[65];
             hex_encode_rev(h, s[i]->tx.txid, 32);
-            json_object_set_new(r, h, entry_json(mp, s[i], req->ctx->deprecated_bip125));
+            json_object_set_new(r, h, entry_json(mp, s[i], req->ctx->node->deprecated_bip125));
         }
     } else {
         json_t *a = json_array();
@@ -859,7 +838,7 @@ static json_t *rpc_getmempoolentry(struct rpc_request *req)
     }
     mempool_read_lock(mp);
     struct mempool_entry *e = mempool_get(mp, rpc_arg_hash(req, 0));
-    json_t *r = e ? entry_json(mp, e, req->ctx->deprecated_bip125) : NULL;
+    json_t *r = e ? entry_json(mp, e, req->ctx->node->deprecated_bip125) : NULL;
     mempool_read_unlock(mp);
     if (!r) {
         return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Transaction not in mempool");
@@ -887,7 +866,7 @@ static json_t *relatives(struct rpc_request *req, int up)
         if (verbose) {
             char h[65];
             hex_encode_rev(h, a[i]->tx.txid, 32);
-            json_object_set_new(r, h, entry_json(mp, a[i], req->ctx->deprecated_bip125));
+            json_object_set_new(r, h, entry_json(mp, a[i], req->ctx->node->deprecated_bip125));
         } else {
             json_array_append_new(r, rpc_hash_json(a[i]->tx.txid));
         }
@@ -1000,11 +979,11 @@ static json_t *rpc_savemempool(struct rpc_request *req)
     if (!mp) {
         return NULL;
     }
-    if (!ctx->mempool_loaded) {
+    if (!ctx->node->mempool_loaded) {
         return rpc_error(req, RPC_MISC_ERROR, "The mempool was not loaded yet");
     }
-    char *path = fs_path_join(ctx->datadir_net, "mempool.dat");
-    int rc = mempool_dump(mp, path, ctx->mempool_dat_version, err, sizeof(err));
+    char *path = fs_path_join(ctx->node->net_dir, "mempool.dat");
+    int rc = mempool_dump(mp, path, ctx->node->mempool_dat_version, err, sizeof(err));
     if (rc) {
         free(path);
         return rpc_error(req, RPC_MISC_ERROR, "Unable to dump mempool to disk");
@@ -1046,7 +1025,7 @@ static json_t *rpc_importmempool(struct rpc_request *req)
     if (!mp) {
         return NULL;
     }
-    if (chainstate_in_ibd(req->ctx->cs)) {
+    if (chainstate_in_ibd(req->ctx->node->cs)) {
         return rpc_error(req, RPC_CLIENT_IN_INITIAL_DOWNLOAD,
                          "Can only import the mempool after the block download and sync is "
                          "done.");
@@ -1061,7 +1040,7 @@ static json_t *rpc_importmempool(struct rpc_request *req)
                             .apply_deltas = json_is_true(d),
                             .apply_unbroadcast = json_is_true(u)};
     struct validator_job j = {.work = VALIDATOR_CALL, .fn = import_call, .ctx = &c};
-    int rc = validator_run(req->ctx->val, &j);
+    int rc = validator_run(req->ctx->node->val, &j);
     if (rc || c.rc) {
         return rpc_error(req, RPC_MISC_ERROR,
                          "Unable to import mempool file, see debug log for details.");
@@ -1178,7 +1157,7 @@ static json_t *rpc_prioritisetransaction(struct rpc_request *req)
                          "Priority is not supported for transactions with dust outputs.");
     }
     struct validator_job j = {.work = VALIDATOR_CALL, .fn = prio_call, .ctx = &c};
-    int rc = validator_run(req->ctx->val, &j);
+    int rc = validator_run(req->ctx->node->val, &j);
     if (rc) {
         return rpc_error(req, RPC_MISC_ERROR, "%s", rc_str(rc));
     }

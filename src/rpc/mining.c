@@ -37,7 +37,7 @@
  * "duplicate", "duplicate-invalid", "inconclusive" (valid, not best), or the reject reason. */
 static json_t *rpc_submitblock(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     const char *hx = json_string_value(rpc_param(req, 0));
     struct buf raw;
     struct block b;
@@ -94,7 +94,7 @@ static json_t *rpc_submitblock(struct rpc_request *req)
     /* The validation thread stores it and connects the best chain before answering. */
     struct validator_job j = {
         .work = VALIDATOR_BLOCK, .data = raw.data, .len = raw.len, .connect = 1};
-    int rc = validator_run(req->ctx->val, &j);
+    int rc = validator_run(req->ctx->node->val, &j);
     chainstate_read_lock(cs);
     if (rc == RC_INVALID) {
         r = json_string(j.st.reject);
@@ -128,7 +128,7 @@ out:
  * parent must be known, then the header rules. */
 static json_t *rpc_submitheader(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     const char *hx = json_string_value(rpc_param(req, 0));
     struct buf raw;
     struct block_header h;
@@ -151,7 +151,7 @@ static json_t *rpc_submitheader(struct rpc_request *req)
         return rpc_error(req, RPC_VERIFY_ERROR, "Must submit previous header (%s) first", prev);
     }
     struct validator_job j = {.work = VALIDATOR_HEADERS, .data = raw.data, .len = 80};
-    rc = validator_run(req->ctx->val, &j);
+    rc = validator_run(req->ctx->node->val, &j);
     buf_clear(&raw);
     if (rc == RC_INVALID) {
         return rpc_error(req, RPC_VERIFY_ERROR, "%s", j.st.reject);
@@ -198,23 +198,23 @@ static int64_t now_s(struct rpc_context *ctx)
 static int make_template(struct rpc_context *ctx, struct block_template *t, const uint8_t *spk,
                          size_t spk_len, const struct tx *extra, size_t n_extra, int use_mempool)
 {
-    struct miner_options o = ctx->miner;
-    o.use_mempool = use_mempool && ctx->mempool;
-    chainstate_read_lock(ctx->cs);
-    if (ctx->mempool) {
-        mempool_read_lock(ctx->mempool);
+    struct miner_options o = ctx->node->miner;
+    o.use_mempool = use_mempool && ctx->node->mempool;
+    chainstate_read_lock(ctx->node->cs);
+    if (ctx->node->mempool) {
+        mempool_read_lock(ctx->node->mempool);
     }
-    int rc = miner_create(t, ctx->cs, ctx->mempool, spk, spk_len, extra, n_extra, &o, now_s(ctx));
-    if (ctx->mempool) {
-        mempool_read_unlock(ctx->mempool);
+    int rc = miner_create(t, ctx->node->cs, ctx->node->mempool, spk, spk_len, extra, n_extra, &o, now_s(ctx));
+    if (ctx->node->mempool) {
+        mempool_read_unlock(ctx->node->mempool);
     }
-    chainstate_read_unlock(ctx->cs);
+    chainstate_read_unlock(ctx->node->cs);
     if (rc == RC_OK) {
-        pthread_mutex_lock(&ctx->tip_mu);
+        pthread_mutex_lock(&ctx->node->tip.mu);
         ctx->last_block_weight = t->assembled_weight;
         ctx->last_block_txs = (int64_t)t->b.tx_count - 1;
         ctx->have_last_block = 1;
-        pthread_mutex_unlock(&ctx->tip_mu);
+        pthread_mutex_unlock(&ctx->node->tip.mu);
     }
     return rc;
 }
@@ -228,7 +228,7 @@ static int process_block(struct rpc_context *ctx, const struct block *b, struct 
     block_serialize(b, &raw, 1);
     struct validator_job j = {
         .work = VALIDATOR_BLOCK, .data = raw.data, .len = raw.len, .connect = 1};
-    int rc = validator_run(ctx->val, &j);
+    int rc = validator_run(ctx->node->val, &j);
     *st = j.st;
     buf_clear(&raw);
     return rc;
@@ -246,7 +246,7 @@ static json_t *generate_blocks(struct rpc_request *req, const uint8_t *spk, size
             json_decref(hashes);
             return rpc_error(req, RPC_INTERNAL_ERROR, "Couldn't create new block");
         }
-        if (!miner_solve(&t.b, chainstate_params(ctx->cs), &max_tries)) {
+        if (!miner_solve(&t.b, chainstate_params(ctx->node->cs), &max_tries)) {
             block_template_clear(&t);
             break; /* out of tries: what was made so far */
         }
@@ -268,7 +268,7 @@ static json_t *generate_blocks(struct rpc_request *req, const uint8_t *spk, size
 
 static int address_spk(struct rpc_request *req, const char *addr, struct buf *spk)
 {
-    if (!addr || address_to_script(spk, addr, chainstate_params(req->ctx->cs))) {
+    if (!addr || address_to_script(spk, addr, chainstate_params(req->ctx->node->cs))) {
         rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Error: Invalid address");
         return -1;
     }
@@ -294,7 +294,7 @@ static json_t *rpc_generatetoaddress(struct rpc_request *req)
  * (Core's getScriptFromDescriptor). */
 static int output_spk(struct rpc_request *req, const char *s, int allow_address, struct buf *spk)
 {
-    const struct chain_params *p = chainstate_params(req->ctx->cs);
+    const struct chain_params *p = chainstate_params(req->ctx->node->cs);
     if (!s) {
         rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Error: Invalid address or descriptor");
         return -1;
@@ -382,14 +382,14 @@ static json_t *rpc_generateblock(struct rpc_request *req)
         uint8_t h[32];
         if (s && strlen(s) == 64 && hex_decode_hash32_rev(h, s) == RC_OK) {
             int found = 0;
-            if (ctx->mempool) {
-                mempool_read_lock(ctx->mempool);
-                struct mempool_entry *e = mempool_get(ctx->mempool, h);
+            if (ctx->node->mempool) {
+                mempool_read_lock(ctx->node->mempool);
+                struct mempool_entry *e = mempool_get(ctx->node->mempool, h);
                 if (e) {
                     tx_copy(&txs[i], &e->tx);
                     found = 1;
                 }
-                mempool_read_unlock(ctx->mempool);
+                mempool_read_unlock(ctx->node->mempool);
             }
             if (!found) {
                 err =
@@ -431,7 +431,7 @@ static json_t *rpc_generateblock(struct rpc_request *req)
              * subsidy only, as Core's generateblock (which takes them from no mempool). */
             tc = (struct block_test_call){.b = &t.b};
             struct validator_job tj = {.work = VALIDATOR_CALL, .fn = block_test_call, .ctx = &tc};
-            trc = validator_run(ctx->val, &tj);
+            trc = validator_run(ctx->node->val, &tj);
             if (!(trc == RC_OK && tc.rc == RC_INVALID &&
                   strcmp(tc.st.reject, "inconclusive-not-best-prevblk") == 0)) {
                 break;
@@ -451,7 +451,7 @@ static json_t *rpc_generateblock(struct rpc_request *req)
             } else if (trc || tc.rc) {
                 rpc_error(req, RPC_INTERNAL_ERROR, "TestBlockValidity: %s",
                           rc_str(trc ? trc : tc.rc));
-            } else if (!miner_solve(&t.b, chainstate_params(ctx->cs), &tries)) {
+            } else if (!miner_solve(&t.b, chainstate_params(ctx->node->cs), &tries)) {
                 rpc_error(req, RPC_MISC_ERROR, "Failed to make block.");
             } else if (submit) {
                 struct vstate st;
@@ -505,9 +505,9 @@ static void longpoll_wait(struct rpc_context *ctx, const uint8_t watched[32], ui
         clock_gettime(CLOCK_REALTIME, &deadline);
         int64_t end_ms = (int64_t)deadline.tv_sec * 1000 + deadline.tv_nsec / 1000000 + wait_ms;
         int changed = 0;
-        pthread_mutex_lock(&ctx->tip_mu);
+        pthread_mutex_lock(&ctx->node->tip.mu);
         for (;;) {
-            if (memcmp(ctx->tip_hash, watched, 32) != 0) {
+            if (memcmp(ctx->node->tip.hash, watched, 32) != 0) {
                 changed = 1;
                 break;
             }
@@ -520,16 +520,16 @@ static void longpoll_wait(struct rpc_context *ctx, const uint8_t watched[32], ui
             int64_t step = end_ms - now_ms < 100 ? end_ms - now_ms : 100;
             slice.tv_sec = (now_ms + step) / 1000;
             slice.tv_nsec = ((now_ms + step) % 1000) * 1000000;
-            pthread_cond_timedwait(&ctx->tip_cv, &ctx->tip_mu, &slice);
+            pthread_cond_timedwait(&ctx->node->tip.cv, &ctx->node->tip.mu, &slice);
         }
-        pthread_mutex_unlock(&ctx->tip_mu);
+        pthread_mutex_unlock(&ctx->node->tip.mu);
         if (changed) {
             return;
         }
-        if (ctx->mempool) {
-            mempool_read_lock(ctx->mempool);
-            uint64_t now_seq = mempool_sequence(ctx->mempool);
-            mempool_read_unlock(ctx->mempool);
+        if (ctx->node->mempool) {
+            mempool_read_lock(ctx->node->mempool);
+            uint64_t now_seq = mempool_sequence(ctx->node->mempool);
+            mempool_read_unlock(ctx->node->mempool);
             if (now_seq != seq) {
                 return;
             }
@@ -569,17 +569,17 @@ static json_t *gbt_proposal(struct rpc_request *req, const json_t *req_obj)
         return rpc_error(req, RPC_DESERIALIZATION_ERROR, "Block decode failed");
     }
     json_t *r;
-    chainstate_read_lock(ctx->cs);
-    struct block_index *e = block_tree_find(chainstate_tree(ctx->cs), b.hash);
+    chainstate_read_lock(ctx->node->cs);
+    struct block_index *e = block_tree_find(chainstate_tree(ctx->node->cs), b.hash);
     if (e) {
         r = json_string(block_index_failed(e)           ? "duplicate-invalid"
                         : (e->status & BLOCK_HAVE_DATA) ? "duplicate"
                                                         : "duplicate-inconclusive");
-        chainstate_read_unlock(ctx->cs);
+        chainstate_read_unlock(ctx->node->cs);
     } else {
-        struct block_index *tip = chainstate_tip(ctx->cs);
+        struct block_index *tip = chainstate_tip(ctx->node->cs);
         int on_tip = tip && memcmp(b.header.prev_hash, tip->hash, 32) == 0;
-        chainstate_read_unlock(ctx->cs);
+        chainstate_read_unlock(ctx->node->cs);
         if (!on_tip) {
             r = json_string("inconclusive-not-best-prevblk");
         } else {
@@ -587,7 +587,7 @@ static json_t *gbt_proposal(struct rpc_request *req, const json_t *req_obj)
             struct block_test_call c = {.b = &b};
             j.fn = block_test_call;
             j.ctx = &c;
-            int rc = validator_run(ctx->val, &j);
+            int rc = validator_run(ctx->node->val, &j);
             if (rc == RC_OK && c.rc == RC_OK) {
                 r = json_null();
             } else if (c.rc == RC_INVALID) {
@@ -630,9 +630,9 @@ static int gbt_longpoll(struct rpc_request *req, json_t *lp)
         }
         seq = strtoull(s + 64, NULL, 10);
     } else {
-        pthread_mutex_lock(&ctx->tip_mu);
-        memcpy(watched, ctx->tip_hash, 32);
-        pthread_mutex_unlock(&ctx->tip_mu);
+        pthread_mutex_lock(&ctx->node->tip.mu);
+        memcpy(watched, ctx->node->tip.hash, 32);
+        pthread_mutex_unlock(&ctx->node->tip.mu);
     }
     longpoll_wait(ctx, watched, seq);
     if (shutdown_requested()) {
@@ -689,7 +689,7 @@ static json_t *gbt_transactions(const struct block_template *t, int segwit)
 static json_t *rpc_getblocktemplate(struct rpc_request *req)
 {
     struct rpc_context *ctx = req->ctx;
-    const struct chain_params *p = chainstate_params(ctx->cs);
+    const struct chain_params *p = chainstate_params(ctx->node->cs);
     json_t *tr = rpc_param(req, 0);
     const char *mode = "template";
     json_t *rules = NULL, *lp = NULL;
@@ -712,13 +712,13 @@ static json_t *rpc_getblocktemplate(struct rpc_request *req)
     int test_chain = strcmp(p->name, "main") != 0; /* Core's IsTestChain */
     if (!test_chain) {
         int in = 0, out = 0;
-        if (ctx->net) {
-            net_connection_counts(ctx->net, &in, &out);
+        if (ctx->node->net) {
+            net_connection_counts(ctx->node->net, &in, &out);
         }
         if (in + out == 0) {
             return rpc_error(req, RPC_CLIENT_NOT_CONNECTED, "Bitcoin Core is not connected!");
         }
-        if (chainstate_in_ibd(ctx->cs)) {
+        if (chainstate_in_ibd(ctx->node->cs)) {
             return rpc_error(req, RPC_CLIENT_IN_INITIAL_DOWNLOAD,
                              "Bitcoin Core is in initial sync and waiting for blocks...");
         }
@@ -737,10 +737,10 @@ static json_t *rpc_getblocktemplate(struct rpc_request *req)
                          "{\"rules\": [\"segwit\"]})");
     }
     uint64_t seq = 0;
-    if (ctx->mempool) {
-        mempool_read_lock(ctx->mempool);
-        seq = mempool_sequence(ctx->mempool);
-        mempool_read_unlock(ctx->mempool);
+    if (ctx->node->mempool) {
+        mempool_read_lock(ctx->node->mempool);
+        seq = mempool_sequence(ctx->node->mempool);
+        mempool_read_unlock(ctx->node->mempool);
     }
     struct block_template t;
     static const uint8_t op_true[1] = {OP_TRUE};
@@ -858,7 +858,7 @@ static int network_hashps(struct rpc_request *req, struct chainstate *cs, int64_
 
 static json_t *rpc_getnetworkhashps(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     double v;
     chainstate_read_lock(cs);
     int rc = network_hashps(req, cs, rpc_arg_int_or(req, 0, 120), rpc_arg_int_or(req, 1, -1), &v);
@@ -869,7 +869,7 @@ static json_t *rpc_getnetworkhashps(struct rpc_request *req)
 static json_t *rpc_getmininginfo(struct rpc_request *req)
 {
     struct rpc_context *ctx = req->ctx;
-    struct chainstate *cs = ctx->cs;
+    struct chainstate *cs = ctx->node->cs;
     const struct chain_params *p = chainstate_params(cs);
     json_t *r = json_object();
     double hps;
@@ -877,12 +877,12 @@ static json_t *rpc_getmininginfo(struct rpc_request *req)
     struct block_index *tip = chainstate_tip(cs);
     network_hashps(req, cs, 120, -1, &hps);
     json_object_set_new(r, "blocks", json_integer(tip->height));
-    pthread_mutex_lock(&ctx->tip_mu);
+    pthread_mutex_lock(&ctx->node->tip.mu);
     if (ctx->have_last_block) {
         json_object_set_new(r, "currentblockweight", json_integer(ctx->last_block_weight));
         json_object_set_new(r, "currentblocktx", json_integer(ctx->last_block_txs));
     }
-    pthread_mutex_unlock(&ctx->tip_mu);
+    pthread_mutex_unlock(&ctx->node->tip.mu);
     char bits[9], th[65];
     snprintf(bits, sizeof(bits), "%08x", tip->header.bits);
     json_object_set_new(r, "bits", json_string(bits));
@@ -891,13 +891,13 @@ static json_t *rpc_getmininginfo(struct rpc_request *req)
     json_object_set_new(r, "target", json_string(th));
     json_object_set_new(r, "networkhashps", json_real(hps));
     size_t pooled = 0;
-    if (ctx->mempool) {
-        mempool_read_lock(ctx->mempool);
-        pooled = mempool_count(ctx->mempool);
-        mempool_read_unlock(ctx->mempool);
+    if (ctx->node->mempool) {
+        mempool_read_lock(ctx->node->mempool);
+        pooled = mempool_count(ctx->node->mempool);
+        mempool_read_unlock(ctx->node->mempool);
     }
     json_object_set_new(r, "pooledtx", json_integer((json_int_t)pooled));
-    json_object_set_new(r, "blockmintxfee", rpc_json_amount(ctx->miner.block_min_feerate));
+    json_object_set_new(r, "blockmintxfee", rpc_json_amount(ctx->node->miner.block_min_feerate));
     json_object_set_new(r, "chain", json_string(p->name));
     if (p->signet_challenge_len) {
         char *hx = hex_encode_alloc(p->signet_challenge, p->signet_challenge_len);
@@ -1119,11 +1119,6 @@ static const struct rpc_method methods[] = {
                   {.type = RPC_RES_NUM, .key = "", .description = "Hashes per second estimated"}),
      .examples = RPC_EXAMPLES("getnetworkhashps", "", "")},
 };
-
-void rpc_mining_set_options(struct rpc_context *ctx, const struct miner_options *o)
-{
-    ctx->miner = *o;
-}
 
 void rpc_mining_register(struct rpc_context *ctx)
 {

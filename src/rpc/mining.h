@@ -7,12 +7,7 @@
 #include "rpc/jsonrpc.h"
 
 /** Registers the group's methods in ctx (before the server starts); they hand blocks and
- *  headers to the chainstate of the blockchain group (rpc_blockchain_set_chainstate). */
+ *  headers to the node's validation thread and assemble blocks with its miner options. */
 void rpc_mining_register(struct rpc_context *ctx);
-
-struct miner_options;
-/** The block assembly options (-blockmaxweight and friends), copied; before the server
- *  starts. */
-void rpc_mining_set_options(struct rpc_context *ctx, const struct miner_options *o);
 
 #endif

@@ -54,7 +54,7 @@ static const char p2p_disabled[] = "Error: Peer-to-peer functionality missing or
 /* Core's EnsureConnman: -31 when there is no service. */
 static int need_net(struct rpc_request *req)
 {
-    if (!req->ctx->net) {
+    if (!req->ctx->node->net) {
         rpc_error(req, RPC_CLIENT_P2P_DISABLED, "%s", p2p_disabled);
         return -1;
     }
@@ -68,7 +68,7 @@ static int ask_net(struct rpc_request *req, void (*fn)(struct net *n, void *arg)
     if (need_net(req) != 0) {
         return -1;
     }
-    if (net_call(req->ctx->net, fn, arg) != RC_OK) {
+    if (net_call(req->ctx->node->net, fn, arg) != RC_OK) {
         rpc_error(req, RPC_CLIENT_P2P_DISABLED, "%s", p2p_disabled);
         return -1;
     }
@@ -952,7 +952,7 @@ static json_t *rpc_getblockfrompeer(struct rpc_request *req)
         return NULL;
     }
     struct fetch_call c = {.peer_id = rpc_arg_int(req, 1), .hash = rpc_arg_hash(req, 0)};
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     if (cs) {
         /* The lock is let go before net_call: the net thread takes it itself. */
         chainstate_read_lock(cs);
@@ -1495,7 +1495,4 @@ void rpc_net_register(struct rpc_context *ctx)
     rpc_register(ctx, methods, sizeof(methods) / sizeof(methods[0]));
 }
 
-void rpc_net_set_net(struct rpc_context *ctx, struct net *net)
-{
-    ctx->net = net;
-}
+

@@ -8,13 +8,10 @@
 #define BITNODE_RPC_NET_H
 
 struct rpc_context;
-struct net;
 
-/** Adds the methods to ctx's table (before the server starts). */
+/** Adds the methods to ctx's table (before the server starts). They ask the node's P2P
+ *  service; without one they answer Core's "Error: Peer-to-peer functionality missing or
+ *  disabled" (RPC_CLIENT_P2P_DISABLED). */
 void rpc_net_register(struct rpc_context *ctx);
-/** The P2P service the methods ask (borrowed), set before warm-up ends; NULL at shutdown,
- *  after the server stopped. Without one, the methods answer Core's "Error: Peer-to-peer
- *  functionality missing or disabled" (RPC_CLIENT_P2P_DISABLED). */
-void rpc_net_set_net(struct rpc_context *ctx, struct net *net);
 
 #endif

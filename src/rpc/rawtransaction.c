@@ -20,7 +20,7 @@
 
 static json_t *rpc_getrawtransaction(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     uint8_t txid[32];
     memcpy(txid, rpc_arg_hash(req, 0), 32);
     int64_t verbosity = rpc_arg_int(req, 1);
@@ -31,20 +31,20 @@ static json_t *rpc_getrawtransaction(struct rpc_request *req)
                          "The genesis block coinbase is not considered an ordinary transaction "
                          "and cannot be retrieved");
     }
-    if (!rpc_arg_hash(req, 2) && req->ctx->mempool) {
+    if (!rpc_arg_hash(req, 2) && req->ctx->node->mempool) {
         /* The pool first (Core's GetTransaction): no block fields, and verbosity 2 answers as
          * 1 (Core has no spent outputs at hand for a pool transaction). */
         struct tx tx;
         int have = 0;
         int64_t vsize_adjusted = 0;
-        mempool_read_lock(req->ctx->mempool);
-        struct mempool_entry *me = mempool_get(req->ctx->mempool, txid);
+        mempool_read_lock(req->ctx->node->mempool);
+        struct mempool_entry *me = mempool_get(req->ctx->node->mempool, txid);
         if (me) {
             tx_copy(&tx, &me->tx);
             vsize_adjusted = me->vsize;
             have = 1;
         }
-        mempool_read_unlock(req->ctx->mempool);
+        mempool_read_unlock(req->ctx->node->mempool);
         if (have) {
             json_t *r;
             if (verbosity <= 0) {
@@ -157,7 +157,7 @@ out:
 
 static json_t *rpc_decoderawtransaction(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     const char *hx = json_string_value(rpc_param(req, 0));
     json_t *iswitness = rpc_param(req, 1);
     struct buf raw;
@@ -199,7 +199,7 @@ static json_t *rpc_decoderawtransaction(struct rpc_request *req)
 
 static json_t *rpc_decodescript(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     const char *hx = json_string_value(rpc_param(req, 0));
     struct buf raw;
     buf_init(&raw);

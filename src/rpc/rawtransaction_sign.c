@@ -33,7 +33,7 @@
 
 static const struct chain_params *params_of(struct rpc_request *req)
 {
-    return req->ctx->cs ? chainstate_params(req->ctx->cs) : chain_params_get("main");
+    return req->ctx->node->cs ? chainstate_params(req->ctx->node->cs) : chain_params_get("main");
 }
 
 static json_t *type_error(struct rpc_request *req, const json_t *v, const char *expected)
@@ -400,13 +400,13 @@ json_t *rpc_converttopsbt(struct rpc_request *req)
 static int find_coins(struct rpc_request *req, const struct outpoint *ops, size_t n,
                       struct coin *coins, int *found)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     memset(coins, 0, n * sizeof(*coins));
     memset(found, 0, n * sizeof(*found));
     if (!cs) {
         return 0;
     }
-    struct mempool *mp = req->ctx->mempool;
+    struct mempool *mp = req->ctx->node->mempool;
     chainstate_read_lock(cs);
     if (mp) {
         mempool_read_lock(mp);
@@ -1591,7 +1591,7 @@ json_t *rpc_analyzepsbt(struct rpc_request *req)
 /* -txindex: the transaction txid from its block (*out: caller clears and frees), or NULL. */
 static int txindex_lookup(struct rpc_request *req, const uint8_t txid[32], struct tx **out)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     struct block_index *e = NULL;
     int synced;
     *out = NULL;

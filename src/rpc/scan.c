@@ -128,7 +128,7 @@ static void add_needle(struct needle **v, size_t *n, size_t *cap, const struct b
 static int eval_scan_object(struct rpc_request *req, const json_t *obj, struct needle **v,
                             size_t *n, size_t *cap)
 {
-    const struct chain_params *p = chainstate_params(req->ctx->cs);
+    const struct chain_params *p = chainstate_params(req->ctx->node->cs);
     const char *desc;
     int64_t lo = 0, hi = 1000;
     if (json_is_string(obj)) {
@@ -242,7 +242,7 @@ static json_t *rpc_scantxoutset(struct rpc_request *req)
     atomic_store(&scan_abort, 0);
     atomic_store(&scan_progress, 0);
     struct validator_job j = {.work = VALIDATOR_CALL, .fn = scan_job, .ctx = &s};
-    int rc = validator_run(req->ctx->val, &j);
+    int rc = validator_run(req->ctx->node->val, &j);
     if (rc || (s.rc && s.rc != RC_STOPPED)) {
         rpc_error(req, RPC_INTERNAL_ERROR, "Unable to read UTXO set (%s)", rc_str(rc ? rc : s.rc));
         goto out;
@@ -255,8 +255,8 @@ static json_t *rpc_scantxoutset(struct rpc_request *req)
     json_object_set_new(r, "bestblock", rpc_hash_json(s.tip));
     json_t *u = json_array();
     int64_t total = 0;
-    chainstate_read_lock(req->ctx->cs);
-    struct block_index *tip = block_tree_find(chainstate_tree(req->ctx->cs), s.tip);
+    chainstate_read_lock(req->ctx->node->cs);
+    struct block_index *tip = block_tree_find(chainstate_tree(req->ctx->node->cs), s.tip);
     for (size_t k = 0; k < s.nfound; k++) {
         struct found *f = &s.found[k];
         json_t *e = json_object();
@@ -275,7 +275,7 @@ static json_t *rpc_scantxoutset(struct rpc_request *req)
         total += f->c.value_sat;
         json_array_append_new(u, e);
     }
-    chainstate_read_unlock(req->ctx->cs);
+    chainstate_read_unlock(req->ctx->node->cs);
     json_object_set_new(r, "unspents", u);
     json_object_set_new(r, "total_amount", rpc_json_amount(total));
 out:

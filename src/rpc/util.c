@@ -25,7 +25,7 @@
 
 static const struct chain_params *req_params(const struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     return cs ? chainstate_params(cs) : chain_params_get("main");
 }
 
@@ -520,7 +520,7 @@ static json_t *rpc_signmessagewithprivkey(struct rpc_request *req)
 
 static json_t *rpc_getindexinfo(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->cs;
+    struct chainstate *cs = req->ctx->node->cs;
     const char *name = json_string_value(rpc_param(req, 0));
     json_t *r = json_object();
     int synced = -1;

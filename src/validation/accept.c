@@ -21,6 +21,11 @@ void chainstate_note_header(struct chainstate *cs, struct block_index *e)
     if (!block_index_failed(e) &&
         (!cs->best_header || u256_cmp(&e->chain_work, &cs->best_header->chain_work) > 0)) {
         cs->best_header = e;
+        for (size_t i = 0; i < cs->n_listeners; i++) {
+            if (cs->listeners[i].header_tip) {
+                cs->listeners[i].header_tip(cs->listeners[i].ctx, e);
+            }
+        }
     }
 }
 

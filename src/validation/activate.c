@@ -259,8 +259,10 @@ static int commit(struct chainstate *cs, struct chainstate_pending *s)
         txindex_add_block(cs->txindex, e, &s->b);
     }
     chainstate_set_tip(cs, e);
-    if (cs->hooks.connected) {
-        cs->hooks.connected(cs->hooks.ctx, cs, e, &s->b);
+    for (size_t i = 0; i < cs->n_listeners; i++) {
+        if (cs->listeners[i].block_connected) {
+            cs->listeners[i].block_connected(cs->listeners[i].ctx, cs, e, &s->b);
+        }
     }
     cs->counters.blocks_connected++;
     uint64_t now = time_mono_ns();
@@ -324,8 +326,10 @@ static int disconnect_tip(struct chainstate *cs)
         goto out;
     }
     chainstate_set_tip(cs, e->prev);
-    if (cs->hooks.disconnected) {
-        cs->hooks.disconnected(cs->hooks.ctx, cs, e, &b);
+    for (size_t i = 0; i < cs->n_listeners; i++) {
+        if (cs->listeners[i].block_disconnected) {
+            cs->listeners[i].block_disconnected(cs->listeners[i].ctx, cs, e, &b);
+        }
     }
     cs->counters.blocks_disconnected++;
     chainstate_add_candidate(cs, e); /* it may win again */

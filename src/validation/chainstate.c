@@ -77,8 +77,10 @@ static void chain_set_tip(struct chainstate *cs, struct block_index *tip)
         cs->chain[e->height] = e;
     }
     cs->tip_height = h;
-    if (cs->tip_fn) {
-        cs->tip_fn(cs->tip_ctx, tip);
+    for (size_t i = 0; i < cs->n_listeners; i++) {
+        if (cs->listeners[i].tip_changed) {
+            cs->listeners[i].tip_changed(cs->listeners[i].ctx, tip);
+        }
     }
 }
 
@@ -794,24 +796,41 @@ int chainstate_in_ibd(struct chainstate *cs)
     return 0;
 }
 
-void chainstate_set_block_hooks(struct chainstate *cs, const struct chainstate_block_hooks *h)
+int chainstate_add_listener(struct chainstate *cs, const struct chainstate_listener *l)
 {
-    if (h) {
-        cs->hooks = *h;
-    } else {
-        memset(&cs->hooks, 0, sizeof(cs->hooks));
+    if (cs->n_listeners == CHAINSTATE_MAX_LISTENERS) {
+        return RC_TOO_LARGE;
+    }
+    cs->listeners[cs->n_listeners++] = *l;
+    return RC_OK;
+}
+
+void chainstate_remove_listener(struct chainstate *cs, const struct chainstate_listener *l)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < cs->n_listeners; i++) {
+        const struct chainstate_listener *x = &cs->listeners[i];
+        if (x->tip_changed != l->tip_changed || x->block_connected != l->block_connected ||
+            x->block_disconnected != l->block_disconnected || x->header_tip != l->header_tip ||
+            x->fatal_error != l->fatal_error || x->ctx != l->ctx) {
+            cs->listeners[k++] = *x;
+        }
+    }
+    cs->n_listeners = k;
+}
+
+void chainstate_notify_fatal(struct chainstate *cs, int rc)
+{
+    for (size_t i = 0; i < cs->n_listeners; i++) {
+        if (cs->listeners[i].fatal_error) {
+            cs->listeners[i].fatal_error(cs->listeners[i].ctx, rc);
+        }
     }
 }
 
 struct sigcache *chainstate_sigcache(struct chainstate *cs)
 {
     return cs->sigcache;
-}
-
-void chainstate_set_tip_callback(struct chainstate *cs, chainstate_tip_fn fn, void *ctx)
-{
-    cs->tip_fn = fn;
-    cs->tip_ctx = ctx;
 }
 
 int chainstate_txindex_catch_up(struct chainstate *cs)

@@ -252,26 +252,41 @@ void chainstate_set_best_header_only(struct chainstate *cs, int on);
  *  Returns 0 or a database error. */
 int chainstate_prefetch_recent(struct chainstate *cs);
 
-/** Called (on the validation thread, with the chain lock held for writing) whenever the
- *  active tip changes; tip may be NULL.
- *  One callback; set before anything connects. */
-/* Told of each block connected to or disconnected from the active chain, on the validation
- * thread with the chain lock held for writing, after the tip moved (the mempool's hooks). */
-struct chainstate_block_hooks {
-    void (*connected)(void *ctx, struct chainstate *cs, const struct block_index *e,
-                      const struct block *b);
-    void (*disconnected)(void *ctx, struct chainstate *cs, const struct block_index *e,
-                         const struct block *b);
+/* What the chainstate tells those who listen (Core's validation signals and kernel
+ * notifications): the mempool's block hooks, RPC's waits, the indexes and the notifications
+ * to come each add one. Every call is on the validation thread (or the thread driving the
+ * chainstate) with the chain lock held for writing, so a listener must not take it, nor
+ * wait for the validation thread; it may take locks below it in the lock order. Any member
+ * may be NULL. */
+struct chainstate_listener {
+    /* The active tip changed (tip may be NULL: no chain yet). */
+    void (*tip_changed)(void *ctx, const struct block_index *tip);
+    /* b was connected to the active chain at e, after the tip moved to it. */
+    void (*block_connected)(void *ctx, struct chainstate *cs, const struct block_index *e,
+                            const struct block *b);
+    /* b (at e) was disconnected from the active chain, after the tip moved off it. */
+    void (*block_disconnected)(void *ctx, struct chainstate *cs, const struct block_index *e,
+                               const struct block *b);
+    /* The best header (most work, not failed) is now e. */
+    void (*header_tip)(void *ctx, const struct block_index *e);
+    /* A system error stopped validation for good (rc: the error; see validator.h). */
+    void (*fatal_error)(void *ctx, int rc);
     void *ctx;
 };
-/** Sets the hooks (before the validation thread starts; NULL clears them). */
-void chainstate_set_block_hooks(struct chainstate *cs, const struct chainstate_block_hooks *h);
+#define CHAINSTATE_MAX_LISTENERS 8
+
+/** Adds a listener (copied; told in the order added). Call while no thread changes cs
+ *  (before the validation thread starts, after it stopped). Returns 0, or RC_TOO_LARGE when
+ *  CHAINSTATE_MAX_LISTENERS listen already. */
+int chainstate_add_listener(struct chainstate *cs, const struct chainstate_listener *l);
+/** Removes the listener equal to l (every member the same; same rule as adding). */
+void chainstate_remove_listener(struct chainstate *cs, const struct chainstate_listener *l);
+/** Tells the listeners of a fatal error (the validation thread, when it halts). */
+void chainstate_notify_fatal(struct chainstate *cs, int rc);
 /** The signature cache the check pool shares (NULL without -maxsigcachesize): loose
  *  transactions checked on acceptance fill it. */
 struct sigcache *chainstate_sigcache(struct chainstate *cs);
 
-typedef void (*chainstate_tip_fn)(void *ctx, const struct block_index *tip);
-void chainstate_set_tip_callback(struct chainstate *cs, chainstate_tip_fn fn, void *ctx);
 
 /** The -assumevalid block (internal order): 1 with hash32 filled, or 0 when none. */
 int chainstate_assume_valid(const struct chainstate *cs, uint8_t hash32[32]);

@@ -46,12 +46,12 @@ struct chainstate {
     struct sigcache *sigcache;
     uint8_t assume_valid[32]; /* -assumevalid or the chain's default; zero: none */
     int have_assume_valid;
-    chainstate_tip_fn tip_fn; /* set while nothing else runs */
-    struct chainstate_block_hooks hooks; /* likewise */
+    struct chainstate_listener listeners[CHAINSTATE_MAX_LISTENERS]; /* set while nothing else
+                                                                        runs */
+    size_t n_listeners;
     int64_t max_tip_age;      /* -maxtipage */
     atomic_int left_ibd;      /* chainstate_in_ibd latched */
     _Atomic int64_t mocktime; /* setmocktime (0: real time); any thread */
-    void *tip_ctx;
     chainstate_interrupt_fn interrupt;
 
     /* ---- what readers see: written under the write lock ---- */

@@ -11,15 +11,14 @@ int tx_verify_inputs(const struct tx *tx, const struct coin *spent, int32_t spen
     for (size_t i = 0; i < tx->vin_count; i++) {
         const struct coin *c = &spent[i];
         if (!tx_verify_coin_mature(c, spend_height)) {
-            return vstate_invalid(st, VRESULT_TX_PREMATURE_SPEND,
-                                  "bad-txns-premature-spend-of-coinbase",
-                                  "tried to spend coinbase at depth %d",
-                                  spend_height - (int32_t)c->height);
+            return vstate_invalid(
+                st, VRESULT_TX_PREMATURE_SPEND, "bad-txns-premature-spend-of-coinbase",
+                "tried to spend coinbase at depth %d", spend_height - (int32_t)c->height);
         }
         value_in += c->value_sat;
         if (!amount_in_range(c->value_sat) || !amount_in_range(value_in)) {
-            return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-inputvalues-outofrange",
-                                  "%s", "");
+            return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-inputvalues-outofrange", "%s",
+                                  "");
         }
     }
     for (size_t o = 0; o < tx->vout_count; o++) {

@@ -232,6 +232,9 @@ static void halt(struct validator *v, int rc)
     v->may_connect = 0;
     if (!v->halted && (v->fatal || chainstate_stop_requested(v->cs))) {
         v->halted = 1;
+        if (v->fatal) {
+            chainstate_notify_fatal(v->cs, v->fatal);
+        }
         if (v->on_halt) {
             v->on_halt(v->halt_ctx, v->fatal);
         }

@@ -46,7 +46,8 @@ declare -A allow=(
     [index]="util crypto primitives consensus script kv blockstore coins validation"
     [net]="util crypto primitives consensus script blockstore coins validation mempool index"
     [notify]="util crypto primitives consensus blockstore validation mempool"
-    [rpc]="util crypto primitives consensus script sign blockstore coins validation mempool index net notify"
+    [node]="util crypto primitives consensus script kv blockstore coins validation mempool index net notify"
+    [rpc]="util crypto primitives consensus script sign blockstore coins validation mempool index net notify node"
 )
 pure=" primitives consensus script sign "   # no I/O, no logging
 backend_owner=kv

@@ -472,6 +472,92 @@ static void test_bad_block_data_reopens(void)
     unlink(bad);
 }
 
+/* The listeners: each is told of every tip, block connected and disconnected and best
+ * header, in the order added; a removed one hears nothing more; there is room for
+ * CHAINSTATE_MAX_LISTENERS. */
+struct heard {
+    int tips, connected, disconnected, headers;
+    const struct block_index *tip, *header;
+};
+
+static void heard_tip(void *ctx, const struct block_index *tip)
+{
+    struct heard *h = ctx;
+    h->tips++;
+    h->tip = tip;
+}
+
+static void heard_connected(void *ctx, struct chainstate *cs, const struct block_index *e,
+                            const struct block *b)
+{
+    struct heard *h = ctx;
+    (void)cs;
+    h->connected += memcmp(e->hash, b->hash, 32) == 0 && h->tip == e;
+}
+
+static void heard_disconnected(void *ctx, struct chainstate *cs, const struct block_index *e,
+                               const struct block *b)
+{
+    struct heard *h = ctx;
+    (void)cs;
+    h->disconnected += memcmp(e->hash, b->hash, 32) == 0 && h->tip == e->prev;
+}
+
+static void heard_header(void *ctx, const struct block_index *e)
+{
+    struct heard *h = ctx;
+    h->headers++;
+    h->header = e;
+}
+
+static void test_listeners(void)
+{
+    struct heard a = {0}, b = {0};
+    struct chainstate_listener la = {heard_tip, heard_connected, heard_disconnected,
+                                     heard_header, NULL, &a};
+    struct chainstate_listener lb = la;
+    lb.ctx = &b;
+    char path[4200];
+    struct import_stats ist;
+    wipe();
+    struct chainstate *cs = open_cs(0, 0, 0);
+    CHECK(cs != NULL);
+    if (!cs) {
+        return;
+    }
+    CHECK_EQ_INT(chainstate_add_listener(cs, &la), RC_OK);
+    CHECK_EQ_INT(chainstate_add_listener(cs, &lb), RC_OK);
+    snprintf(path, sizeof(path), "%s/data/regtest-reorg/blk-reorg.dat", test_shared_dir());
+    CHECK_EQ_INT(import_file(cs, path, &ist), RC_OK);
+    struct block_index *tip = chainstate_tip(cs);
+    CHECK(tip != NULL && a.tip == tip && a.header == chainstate_best_header(cs));
+    CHECK(tip != NULL && a.connected - a.disconnected == tip->height + 1);
+    CHECK(a.tips > 0 && a.headers > 0);
+    CHECK(a.tips == b.tips && a.connected == b.connected && a.headers == b.headers);
+    /* Only b hears the invalidation's disconnects and the way back. */
+    chainstate_remove_listener(cs, &la);
+    struct heard before = a;
+    struct block_index *b151 = tip ? block_index_ancestor(tip, 151) : NULL;
+    CHECK(b151 != NULL);
+    if (b151) {
+        CHECK_EQ_INT(chainstate_invalidate_block(cs, b151->hash), RC_OK);
+        CHECK(b.disconnected > 0 && b.tip == chainstate_tip(cs));
+        CHECK_EQ_INT(chainstate_reconsider_block(cs, b151->hash), RC_OK);
+        CHECK(b.tip == chainstate_tip(cs));
+        CHECK(b.connected - b.disconnected == chainstate_tip(cs)->height + 1);
+    }
+    CHECK(memcmp(&before, &a, sizeof(a)) == 0);
+    /* Room for CHAINSTATE_MAX_LISTENERS in all. */
+    int added = 1; /* b */
+    struct heard spare[CHAINSTATE_MAX_LISTENERS];
+    for (int i = 0; i < CHAINSTATE_MAX_LISTENERS; i++) {
+        struct chainstate_listener l = {.tip_changed = heard_tip, .ctx = &spare[i]};
+        added += chainstate_add_listener(cs, &l) == RC_OK;
+    }
+    CHECK_EQ_INT(added, CHAINSTATE_MAX_LISTENERS);
+    CHECK_EQ_INT(chainstate_close(cs), RC_OK);
+}
+
 int main(void)
 {
     char path[4200];
@@ -497,6 +583,7 @@ int main(void)
         TEST(test_reorg_files);
         TEST(test_bad_block_data_reopens);
         TEST(test_mempool_share);
+        TEST(test_listeners);
         wipe();
     }
     rmdir(datadir);

@@ -18,6 +18,7 @@
 #include <utime.h>
 
 #include "mempool/fees.h"
+#include "node/context.h"
 #include "rpc/context.h"
 #include "rpc/fees.h"
 #include "rpc/json.h"
@@ -763,6 +764,7 @@ static void test_threads(void)
 /* ---- the RPC methods ----------------------------------------------------------------- */
 
 static struct rpc_context *ctx;
+static struct node_context node; /* what the fee methods answer from */
 
 /* Calls method with params (JSON text) and returns the reply body (caller frees). */
 static char *call(const char *method, const char *params)
@@ -787,7 +789,7 @@ static void expect_call(const char *method, const char *params, const char *want
  * (the results checked against their declarations: -rpcdoccheck is on). */
 static void test_rpc_no_estimator(void)
 {
-    ctx->fees = NULL;
+    node.fees = NULL;
     expect_call("estimatesmartfee", "[6]",
                 "{\"result\":{\"errors\":[\"Insufficient data or no feerate found\"],\"blocks\":0},"
                 "\"error\":null,\"id\":1}\n");
@@ -985,7 +987,7 @@ static void core_history(const char *dir)
     }
     struct fee_estimator *fe = fee_estimator_new();
     CHECK_EQ_INT(replay(fe, json_object_get(hist, "events")), 0);
-    ctx->fees = fe;
+    node.fees = fe;
     CHECK_EQ_INT(compare_answers(json_object_get(hist, "answers")), 0);
     fee_estimator_flush_unconfirmed(fe);
     struct buf mine;
@@ -1005,13 +1007,13 @@ static void core_history(const char *dir)
     struct fee_estimator *fe2 = fee_estimator_new();
     CHECK_EQ_INT(fee_estimator_deserialize(fe2, core_file.data, core_file.len, err, sizeof(err)),
                  RC_OK);
-    ctx->fees = fe2;
+    node.fees = fe2;
     CHECK_EQ_INT(compare_answers(loaded_answers), 0);
     struct buf again;
     buf_init(&again);
     fee_estimator_serialize(fe2, &again);
     CHECK(again.len == core_file.len && memcmp(again.data, core_file.data, again.len) == 0);
-    ctx->fees = NULL;
+    node.fees = NULL;
     buf_clear(&again);
     buf_clear(&mine);
     fee_estimator_free(fe);
@@ -1034,7 +1036,8 @@ static void test_core_history_from_110(void)
 
 int main(void)
 {
-    ctx = rpc_context_new();
+    node_context_init(&node);
+    ctx = rpc_context_new(&node);
     rpc_fees_register(ctx);
     rpc_set_doccheck(ctx, true);
     rpc_warmup_finished(ctx);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "node/context.h"
 #include "rpc/auth.h"
 #include "rpc/client.h"
 #include "rpc/control.h"
@@ -21,6 +22,7 @@
 
 /* The dispatcher under test, with the control methods registered. */
 static struct rpc_context *ctx;
+static struct node_context node; /* nothing running: the methods that need it say so */
 
 /* Bitcoin Core's test/functional/rpc_users.py vector for user rt2. */
 #define RT2_LINE                                                                                   \
@@ -648,7 +650,9 @@ static void expect_in(struct rpc_context *c, const char *body, int status, const
 
 static void test_net_methods(void)
 {
-    struct rpc_context *c = rpc_context_new();
+    struct node_context nc;
+    node_context_init(&nc);
+    struct rpc_context *c = rpc_context_new(&nc);
     rpc_net_register(c);
     rpc_set_doccheck(c, true);
     rpc_warmup_finished(c);
@@ -765,11 +769,13 @@ static void test_net_methods(void)
     CHECK_EQ_INT(rpc_result_check(m, v, why, sizeof(why)), RC_OK);
     json_decref(v);
     rpc_context_free(c);
+    node_context_clear(&nc);
 }
 
 int main(void)
 {
-    ctx = rpc_context_new();
+    node_context_init(&node);
+    ctx = rpc_context_new(&node);
     rpc_control_register(ctx);
     rpc_warmup_finished(ctx);
     TEST(test_rpcauth_hmac);

@@ -101,9 +101,14 @@ static void test_format_money(void)
     static const struct {
         int64_t sat;
         const char *text;
-    } v[] = {{0, "0.00"},          {COIN, "1.00"},       {COIN / 10, "0.10"},
-             {10000, "0.0001"},    {1, "0.00000001"},   {-1, "-0.00000001"},
-             {123456789, "1.23456789"}, {21000000 * COIN, "21000000.00"}};
+    } v[] = {{0, "0.00"},
+             {COIN, "1.00"},
+             {COIN / 10, "0.10"},
+             {10000, "0.0001"},
+             {1, "0.00000001"},
+             {-1, "-0.00000001"},
+             {123456789, "1.23456789"},
+             {21000000 * COIN, "21000000.00"}};
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         amount_format_money(s, v[i].sat);
         CHECK_EQ_STR(s, v[i].text);
@@ -116,8 +121,10 @@ static struct block_index *chain(struct block_tree *t, int n)
 {
     struct block_index *prev = NULL;
     for (int h = 0; h < n; h++) {
-        struct block_header hd = {.version = 4, .time = (uint32_t)(1000 + 600 * h),
-                                  .bits = 0x207fffff, .nonce = (uint32_t)h};
+        struct block_header hd = {.version = 4,
+                                  .time = (uint32_t)(1000 + 600 * h),
+                                  .bits = 0x207fffff,
+                                  .nonce = (uint32_t)h};
         if (prev) {
             memcpy(hd.prev_hash, prev->hash, 32);
         }
@@ -176,8 +183,8 @@ static void test_sequence_locks_time(void)
     CHECK(ok != NULL && before != NULL);
     if (ok && before) {
         CHECK(tx_verify_sequence_locks(&tx, heights, ok, block_index_median_time_past(ok)));
-        CHECK(!tx_verify_sequence_locks(&tx, heights, before,
-                                        block_index_median_time_past(before)));
+        CHECK(
+            !tx_verify_sequence_locks(&tx, heights, before, block_index_median_time_past(before)));
     }
     /* The later of two inputs' locks decides: a height lock still open fails it. */
     uint32_t seq2[2] = {SEQUENCE_LOCKTIME_TYPE_FLAG | 2, 100};

@@ -1,0 +1,252 @@
+/* The P2P service's options from the command line and bitcoin.conf (net_args.h). */
+#include "node/net_args.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/log.h"
+#include "util/rc.h"
+#include "util/xmalloc.h"
+
+/* -bind (a "=onion" suffix: a listener like the others, there is no Tor control here) and
+ * -whitebind (permissions, and a port it must name) into na->binds. */
+static int parse_binds(struct node_net_args *na, const struct args *a, uint16_t port, char *err,
+                       size_t err_len)
+{
+    const char **binds = NULL, **whitebinds = NULL;
+    size_t n_bind = args_get_list(a, "bind", &binds);
+    size_t n_whitebind = args_get_list(a, "whitebind", &whitebinds);
+    struct net_bind *bv = xcalloc(n_bind + n_whitebind + 1, sizeof(*bv));
+    size_t nb = 0;
+    int rc = RC_OK;
+    char why[256];
+    for (size_t i = 0; i < n_bind && rc == RC_OK; i++) {
+        char v[NET_ADDR_STR_LEN];
+        snprintf(v, sizeof(v), "%s", binds[i]);
+        char *eq = strstr(v, "=onion");
+        if (eq && eq[6] == 0) {
+            /* Core binds the Tor service's target there; without Tor control it is a
+             * listener like the others (Core's test framework passes one). */
+            *eq = 0;
+            LOG_INFO("-bind=%s=onion: no Tor control here; listening there as on any -bind", v);
+        }
+        if (net_addr_parse(v, port, 0, &bv[nb].addr, why, sizeof(why)) != RC_OK) {
+            snprintf(err, err_len, "Cannot resolve -bind address: '%s'", v);
+            rc = RC_INVALID;
+            break;
+        }
+        nb++;
+    }
+    for (size_t i = 0; i < n_whitebind && rc == RC_OK; i++) {
+        const char *rest;
+        uint32_t perms;
+        if (net_permissions_parse(whitebinds[i], &perms, &rest, err, err_len) != RC_OK) {
+            rc = RC_INVALID;
+            break;
+        }
+        if (perms & NET_PERM_IMPLICIT) {
+            perms = NET_PERM_RELAY | NET_PERM_MEMPOOL | NET_PERM_NOBAN;
+        }
+        if (net_addr_parse(rest, 0, 0, &bv[nb].addr, why, sizeof(why)) != RC_OK ||
+            bv[nb].addr.port == 0) {
+            snprintf(err, err_len, "Need to specify a port with -whitebind: '%s'", rest);
+            rc = RC_INVALID;
+            break;
+        }
+        bv[nb++].perms = perms;
+    }
+    free(binds);
+    free(whitebinds);
+    na->binds = bv;
+    na->o.binds = bv;
+    na->o.n_binds = nb;
+    return rc;
+}
+
+/* -whitelist: permissions and a subnet each, into na->whitelist. */
+static int parse_whitelist(struct node_net_args *na, const struct args *a, char *err,
+                           size_t err_len)
+{
+    const char **whitelist = NULL;
+    size_t n = args_get_list(a, "whitelist", &whitelist);
+    struct net_whitelist *wl = xcalloc(n + 1, sizeof(*wl));
+    int rc = RC_OK;
+    for (size_t i = 0; i < n && rc == RC_OK; i++) {
+        const char *rest;
+        if (net_permissions_parse(whitelist[i], &wl[i].perms, &rest, err, err_len) != RC_OK) {
+            rc = RC_INVALID;
+        } else if (net_subnet_parse(rest, &wl[i].subnet) != RC_OK) {
+            snprintf(err, err_len, "Invalid netmask specified in -whitelist: '%s'", rest);
+            rc = RC_INVALID;
+        }
+    }
+    free(whitelist);
+    na->whitelist = wl;
+    na->o.whitelist = wl;
+    na->o.n_whitelist = n;
+    return rc;
+}
+
+/* -onlynet: the networks automatic connections go to, a bit per enum net_network. */
+static int parse_onlynet(const struct args *a, uint32_t *onlynet, char *err, size_t err_len)
+{
+    const char **nets = NULL;
+    size_t n_nets = args_get_list(a, "onlynet", &nets);
+    int rc = RC_OK;
+    *onlynet = 0;
+    for (size_t i = 0; i < n_nets && rc == RC_OK; i++) {
+        int found = 0;
+        for (int k = NETWORK_IPV4; k < NETWORK_COUNT; k++) {
+            if (strcasecmp(nets[i], net_network_name(k)) == 0 ||
+                (k == NETWORK_ONION && strcasecmp(nets[i], "tor") == 0)) {
+                *onlynet |= 1u << k;
+                found = 1;
+            }
+        }
+        if (!found) {
+            snprintf(err, err_len, "Unknown network specified in -onlynet: '%s'", nets[i]);
+            rc = RC_INVALID;
+        }
+    }
+    free(nets);
+    return rc;
+}
+
+/* -uacomment: "c1; c2", shown as "(c1; c2)" after the version in the user agent. */
+static int parse_uacomment(struct node_net_args *na, const struct args *a, char *err,
+                           size_t err_len)
+{
+    const char **cm = NULL;
+    size_t ncm = args_get_list(a, "uacomment", &cm);
+    size_t used = 0;
+    na->uacomment[0] = 0;
+    for (size_t i = 0; i < ncm && used + 3 < sizeof(na->uacomment); i++) {
+        int w = snprintf(na->uacomment + used, sizeof(na->uacomment) - used, "%s%s", i ? "; " : "",
+                         cm[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    free(cm);
+    if (used >= sizeof(na->uacomment) - 3) {
+        snprintf(err, err_len,
+                 "Total length of network version string (%zu) exceeds maximum length (256). "
+                 "Reduce the number or size of uacomments.",
+                 used);
+        return RC_INVALID;
+    }
+    na->o.user_agent_comment = na->uacomment;
+    return RC_OK;
+}
+
+/* -test=<option>: Core's test-only switches, on regtest only. */
+static int parse_test_options(struct node_net_args *na, const struct args *a, char *err,
+                              size_t err_len)
+{
+    const char **tv = NULL;
+    size_t nt = args_get_list(a, "test", &tv);
+    int rc = RC_OK;
+    if (nt > 0 && strcmp(args_chain(a), "regtest") != 0) {
+        snprintf(err, err_len, "-test=<option> can only be used with regtest");
+        rc = RC_INVALID;
+    }
+    for (size_t i = 0; i < nt && rc == RC_OK; i++) {
+        if (strcmp(tv[i], "addrman") == 0) {
+            na->o.deterministic_addrman = 1;
+        } else if (strcmp(tv[i], "reindex_after_failure_noninteractive_yes") == 0) {
+            /* nothing to do: the node never asks interactively */
+        } else if (strcmp(tv[i], "bip94") == 0) {
+            snprintf(err, err_len, "-test=bip94: not implemented yet");
+            rc = RC_INVALID;
+        } else {
+            snprintf(err, err_len, "Unrecognised option \"%s\" provided in -test=<option>.", tv[i]);
+            rc = RC_INVALID;
+        }
+    }
+    free(tv);
+    return rc;
+}
+
+/* The connection targets and the switches that follow from them (Core's rules: -bind and
+ * -whitebind turn listening on; -connect, -proxy and -maxconnections=0 turn the default
+ * off; -noconnect or -connect=0 is no automatic connections and no targets). */
+static void connections(struct node_net_args *na, const struct args *a)
+{
+    struct net_options *o = &na->o;
+    o->n_connect = args_get_list(a, "connect", &na->connect);
+    o->n_addnode = args_get_list(a, "addnode", &na->addnode);
+    o->n_seednode = args_get_list(a, "seednode", &na->seednode);
+    o->connect = na->connect;
+    o->addnode = na->addnode;
+    o->seednode = na->seednode;
+    int connect_off =
+        args_is_negated(a, "connect") || (o->n_connect == 1 && strcmp(na->connect[0], "0") == 0);
+    if (connect_off) {
+        o->n_connect = 0;
+    }
+    int64_t maxconn = args_get_int(a, "maxconnections", 125);
+    o->proxy = args_is_negated(a, "proxy") ? NULL : args_get(a, "proxy", NULL);
+    o->onion_proxy = args_is_negated(a, "onion") ? NULL : args_get(a, "onion", NULL);
+    int listen_default = o->n_binds > 0 || !(o->n_connect > 0 || connect_off || maxconn == 0 ||
+                                             (o->proxy && o->proxy[0]));
+    maxconn = maxconn < 0 ? 0 : maxconn;
+    o->max_connections = (int)(maxconn > 100000 ? 100000 : maxconn);
+    o->listen = args_get_bool(a, "listen", listen_default);
+    o->dnsseed = args_get_bool(a, "dnsseed", o->n_connect == 0 && !connect_off);
+    o->automatic = !connect_off && o->n_connect == 0 && maxconn > 0;
+}
+
+int node_net_options(struct node_net_args *na, const struct args *a, const struct chain_params *p,
+                     int custom_signet, char *err, size_t err_len)
+{
+    memset(na, 0, sizeof(*na));
+    struct net_options *o = &na->o;
+    o->port = p->default_port;
+    if (args_is_set(a, "port")) {
+        int64_t v = args_get_int(a, "port", p->default_port);
+        if (v < 1 || v > 65535) {
+            snprintf(err, err_len, "Invalid port specified in -port: '%s'",
+                     args_get(a, "port", ""));
+            return RC_INVALID;
+        }
+        o->port = (uint16_t)v;
+    }
+    int rc;
+    if ((rc = parse_onlynet(a, &o->onlynet, err, err_len)) ||
+        (rc = parse_binds(na, a, o->port, err, err_len)) ||
+        (rc = parse_whitelist(na, a, err, err_len)) ||
+        (rc = parse_uacomment(na, a, err, err_len))) {
+        return rc;
+    }
+    o->peer_timeout = args_get_int(a, "peertimeout", 60);
+    if (o->peer_timeout <= 0) {
+        snprintf(err, err_len, "peertimeout must be a positive integer.");
+        return RC_INVALID;
+    }
+    if ((rc = parse_test_options(na, a, err, err_len))) {
+        return rc;
+    }
+    if (args_get_bool(a, "v2transport", false)) {
+        LOG_INFO("-v2transport: BIP324 needs ElligatorSwift, which this libsecp256k1 lacks; "
+                 "every connection uses the v1 transport");
+    }
+    connections(na, a);
+    o->max_tip_age = args_get_int(a, "maxtipage", 24 * 60 * 60);
+    o->fixedseeds = args_get_bool(a, "fixedseeds", true);
+    o->network_active = args_get_bool(a, "networkactive", true);
+    o->bantime = args_get_int(a, "bantime", 86400);
+    o->chain = custom_signet ? "signet-custom" : args_chain(a);
+    o->proxy_randomize = args_get_bool(a, "proxyrandomize", true);
+    o->blocks_only = args_get_bool(a, "blocksonly", false);
+    return RC_OK;
+}
+
+void node_net_args_clear(struct node_net_args *na)
+{
+    free(na->binds);
+    free(na->whitelist);
+    free(na->connect);
+    free(na->addnode);
+    free(na->seednode);
+    memset(na, 0, sizeof(*na));
+}

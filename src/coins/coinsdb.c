@@ -354,6 +354,41 @@ static const struct coins_view_ops coins_db_ops = {
     .batch_write = db_batch_write,
 };
 
+int coins_db_foreach(struct coins_db *db,
+                     int (*fn)(void *ctx, const struct outpoint *op, const struct coin *c),
+                     void *ctx)
+{
+    struct kv_iter *it = NULL;
+    int rc = kv_iter_new(db->kv, &it);
+    if (rc) {
+        return rc;
+    }
+    const uint8_t prefix = COIN_KEY_PREFIX;
+    for (rc = kv_iter_seek(it, &prefix, 1); rc == RC_OK && kv_iter_valid(it);
+         rc = kv_iter_next(it)) {
+        size_t klen, vlen;
+        const uint8_t *key = kv_iter_key(it, &klen);
+        const uint8_t *val = kv_iter_value(it, &vlen);
+        struct outpoint op;
+        struct coin c;
+        if (klen == 0 || key[0] != COIN_KEY_PREFIX) {
+            break;
+        }
+        if (coin_key_parse(&op, key, klen) || coin_deserialize(&c, val, vlen)) {
+            rc = RC_CORRUPT;
+            break;
+        }
+        int stop = fn(ctx, &op, &c);
+        coin_clear(&c);
+        if (stop) {
+            rc = RC_STOPPED;
+            break;
+        }
+    }
+    kv_iter_free(it);
+    return rc;
+}
+
 struct coins_db *coins_db_new(struct kv *kv)
 {
     struct coins_db *db = xcalloc(1, sizeof(*db));

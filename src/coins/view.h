@@ -82,6 +82,13 @@ struct coins_view *coins_db_view(struct coins_db *db);
 /** Reads a coin straight from the store into *out (caller owns), with no shared buffer or
  *  counter: safe beside the validation thread's use of db. 0, RC_NOT_FOUND, or an error. */
 int coins_db_read(struct coins_db *db, const struct outpoint *op, struct coin *out);
+/** Calls fn(ctx, op, coin) for every coin record of the store, in key order (the coin is
+ *  valid during the call only), until fn returns nonzero. The store as it is: write a
+ *  cache's changes first to see them. Returns 0, RC_STOPPED when fn stopped it,
+ *  RC_CORRUPT for a record that does not decode, or a store error. */
+int coins_db_foreach(struct coins_db *db,
+                     int (*fn)(void *ctx, const struct outpoint *op, const struct coin *c),
+                     void *ctx);
 /** The same into the caller's buffers, for a thread that reads many: the record goes to
  *  val, the script to spk, and out->script_pubkey borrows spk (valid until spk changes). */
 int coins_db_read_buf(struct coins_db *db, const struct outpoint *op, struct coin *out,

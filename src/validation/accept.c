@@ -29,45 +29,6 @@ void chainstate_note_header(struct chainstate *cs, struct block_index *e)
     }
 }
 
-/* e has data and all its ancestors do: it may become the tip; so may its waiting children. */
-static void link_block(struct chainstate *cs, struct block_index *e)
-{
-    struct block_index **queue = xmalloc(sizeof(*queue));
-    size_t n = 1, cap = 1;
-    queue[0] = e;
-    while (n) {
-        struct block_index *x = queue[--n];
-        x->chain_tx = (x->prev ? x->prev->chain_tx : 0) + x->tx_count;
-        if (!block_index_failed(x)) {
-            chainstate_add_candidate(cs, x);
-        }
-        for (size_t i = 0; i < cs->nunlinked;) {
-            if (cs->unlinked[i].parent == x) {
-                if (n == cap) {
-                    cap *= 2;
-                    queue = xrealloc(queue, cap * sizeof(*queue));
-                }
-                queue[n++] = cs->unlinked[i].child;
-                cs->unlinked[i] = cs->unlinked[--cs->nunlinked];
-            } else {
-                i++;
-            }
-        }
-    }
-    free(queue);
-}
-
-void chainstate_add_unlinked(struct chainstate *cs, struct block_index *e)
-{
-    if (cs->nunlinked == cs->capunlinked) {
-        cs->capunlinked = cs->capunlinked ? 2 * cs->capunlinked : 64;
-        cs->unlinked = xrealloc(cs->unlinked, cs->capunlinked * sizeof(*cs->unlinked));
-    }
-    cs->unlinked[cs->nunlinked].parent = e->prev;
-    cs->unlinked[cs->nunlinked].child = e;
-    cs->nunlinked++;
-}
-
 /* The genesis block goes in like any other block, once (unless a reindex will find it). */
 int chainstate_ensure_genesis(struct chainstate *cs)
 {
@@ -140,9 +101,9 @@ static int accept_locked(struct chainstate *cs, struct block *b, const uint8_t *
     e->sequence_id = cs->next_sequence++;
     chainstate_mark_dirty(cs, e);
     if (!e->prev || e->prev->chain_tx) {
-        link_block(cs, e);
+        candidates_link(&cs->cand, e);
     } else {
-        chainstate_add_unlinked(cs, e);
+        candidates_add_unlinked(&cs->cand, e);
     }
     if (is_new) {
         *is_new = 1;

@@ -14,98 +14,6 @@
 #include "validation/chainstate_impl.h"
 #include "validation/txindex.h"
 
-/* More work wins; on equal work, the block whose data came first. */
-static int better(const struct block_index *a, const struct block_index *b)
-{
-    int c = u256_cmp(&a->chain_work, &b->chain_work);
-    if (c) {
-        return c > 0;
-    }
-    if (a->sequence_id != b->sequence_id) {
-        /* Sequence 0 (loaded from disk) ranks as earliest. */
-        return a->sequence_id < b->sequence_id;
-    }
-    return a < b;
-}
-
-/* The candidate to connect: the best one; while an import reads a file, the best one on
- * the best header chain (chainstate_set_best_header_only). */
-static struct block_index *best_candidate(struct chainstate *cs)
-{
-    struct block_index *best = NULL;
-    struct block_index *bh = cs->best_header_only ? cs->best_header : NULL;
-    for (size_t i = 0; i < cs->ncand;) {
-        struct block_index *e = cs->cand[i];
-        if (block_index_failed(e)) {
-            cs->cand[i] = cs->cand[--cs->ncand];
-            continue;
-        }
-        if (bh && block_index_ancestor(bh, e->height) != e) {
-            i++; /* off the best header chain: kept for later */
-            continue;
-        }
-        if (!best || better(e, best)) {
-            best = e;
-        }
-        i++;
-    }
-    return best;
-}
-
-static void prune_candidates(struct chainstate *cs)
-{
-    struct block_index *tip = chainstate_tip(cs);
-    for (size_t i = 0; i < cs->ncand;) {
-        struct block_index *e = cs->cand[i];
-        if (block_index_failed(e) || (tip && e != tip && better(tip, e))) {
-            cs->cand[i] = cs->cand[--cs->ncand];
-        } else {
-            i++;
-        }
-    }
-}
-
-struct mark_ctx {
-    struct chainstate *cs;
-    struct block_index *bad;
-};
-
-static int mark_descendant(void *ctx, struct block_index *e)
-{
-    struct mark_ctx *m = ctx;
-    if (e != m->bad && e->height > m->bad->height &&
-        block_index_ancestor(e, m->bad->height) == m->bad && !(e->status & BLOCK_FAILED_CHILD)) {
-        e->status |= BLOCK_FAILED_CHILD;
-        chainstate_mark_dirty(m->cs, e);
-    }
-    return 0;
-}
-
-static int best_valid_header(void *ctx, struct block_index *e)
-{
-    struct block_index **best = ctx;
-    if (!block_index_failed(e) && (!*best || u256_cmp(&e->chain_work, &(*best)->chain_work) > 0)) {
-        *best = e;
-    }
-    return 0;
-}
-
-void chainstate_mark_invalid(struct chainstate *cs, struct block_index *bad)
-{
-    struct mark_ctx m = {cs, bad};
-    bad->status |= BLOCK_FAILED_VALID;
-    chainstate_mark_dirty(cs, bad);
-    block_tree_foreach(cs->tree, mark_descendant, &m);
-    cs->target_stale = 1;
-    if (cs->best_header && block_index_failed(cs->best_header)) {
-        /* The most-work header that is still valid (Core's m_best_header after
-         * InvalidBlockFound); a walk of the tree, once per invalid block. */
-        struct block_index *best = NULL;
-        block_tree_foreach(cs->tree, best_valid_header, &best);
-        cs->best_header = best;
-    }
-}
-
 static void log_progress(struct chainstate *cs, int force)
 {
     int64_t now = (int64_t)time(NULL); /* real time: progress lines ignore setmocktime */
@@ -332,7 +240,7 @@ static int disconnect_tip(struct chainstate *cs)
         }
     }
     cs->counters.blocks_disconnected++;
-    chainstate_add_candidate(cs, e); /* it may win again */
+    candidates_add(&cs->cand, e); /* it may win again */
 out:
     block_undo_clear(&undo);
     buf_clear(&raw);
@@ -340,17 +248,12 @@ out:
     return rc;
 }
 
-/* The block the chain is heading for: recomputed (the candidates pruned first) only when the
- * candidates changed, so a long path costs one pass over them, not one per block. Chain lock
- * held. */
+/* The block the chain is heading for (candidates_target: chosen again only when the
+ * candidates changed). Chain lock held. */
 static struct block_index *target(struct chainstate *cs)
 {
-    if (cs->target_stale || !cs->target || block_index_failed(cs->target)) {
-        prune_candidates(cs);
-        cs->target = best_candidate(cs);
-        cs->target_stale = 0;
-    }
-    return cs->target;
+    return candidates_target(&cs->cand, chainstate_tip(cs),
+                             cs->best_header_only ? cs->best_header : NULL);
 }
 
 /* The next step with the chain lock held: disconnects down to the fork point, then begins the
@@ -364,7 +267,7 @@ static int begin_locked(struct chainstate *cs, struct chainstate_pending **out)
     for (;;) {
         struct block_index *tip = chainstate_tip(cs);
         struct block_index *best = target(cs);
-        if (!best || best == tip || (tip && !better(best, tip))) {
+        if (!best || best == tip || (tip && !candidates_better(best, tip))) {
             return write_txindex(cs); /* settled */
         }
         int rc;
@@ -577,7 +480,7 @@ static void prime_coins(struct chainstate *cs, const struct block *b)
 
 int chainstate_prepare_next(struct chainstate *cs, const struct chainstate_pending *s)
 {
-    struct block_index *best = cs->target;
+    struct block_index *best = cs->cand.target;
     if (best && best->height > s->e->height) {
         struct block_index *next = block_index_ancestor(best, s->e->height + 1);
         if (next->prev == s->e && (next->status & BLOCK_HAVE_DATA) &&
@@ -630,23 +533,6 @@ int chainstate_activate_best_chain(struct chainstate *cs)
     return rc;
 }
 
-static int add_if_candidate(void *ctx, struct block_index *e)
-{
-    struct chainstate *cs = ctx;
-    struct block_index *tip = chainstate_tip(cs);
-    if (e->chain_tx && !block_index_failed(e) && (!tip || !better(tip, e) || e == tip)) {
-        chainstate_add_candidate(cs, e);
-    }
-    return 0;
-}
-
-void chainstate_rebuild_candidates(struct chainstate *cs)
-{
-    cs->ncand = 0;
-    cs->target_stale = 1;
-    block_tree_foreach(cs->tree, add_if_candidate, cs);
-}
-
 static int invalidate_locked(struct chainstate *cs, const uint8_t hash32[32])
 {
     struct block_index *e = block_tree_find(cs->tree, hash32);
@@ -666,7 +552,7 @@ static int invalidate_locked(struct chainstate *cs, const uint8_t hash32[32])
     }
     chainstate_mark_invalid(cs, e);
     /* Blocks that had less work than the old tip may be the best now. */
-    chainstate_rebuild_candidates(cs);
+    candidates_rebuild(&cs->cand, cs->tree, chainstate_tip(cs));
     return RC_OK;
 }
 
@@ -710,7 +596,7 @@ int chainstate_reconsider_block(struct chainstate *cs, const uint8_t hash32[32])
     }
     struct clear_ctx c = {cs, e};
     block_tree_foreach(cs->tree, clear_marks, &c);
-    chainstate_rebuild_candidates(cs);
+    candidates_rebuild(&cs->cand, cs->tree, chainstate_tip(cs));
     pthread_rwlock_unlock(&cs->lock);
     return chainstate_activate_best_chain(cs);
 }
@@ -727,7 +613,7 @@ int chainstate_precious_block(struct chainstate *cs, const uint8_t hash32[32])
     /* Only a block with at least the tip's work can win this way (as in Core). */
     if (tip && u256_cmp(&e->chain_work, &tip->chain_work) >= 0) {
         e->sequence_id = --cs->precious_sequence;
-        chainstate_rebuild_candidates(cs);
+        candidates_rebuild(&cs->cand, cs->tree, chainstate_tip(cs));
     }
     pthread_rwlock_unlock(&cs->lock);
     return chainstate_activate_best_chain(cs);

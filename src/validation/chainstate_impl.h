@@ -12,6 +12,8 @@
 #include "coins/undo.h"
 #include "primitives/block.h"
 #include "util/histo.h"
+#include "validation/candidates.h"
+#include "validation/chain.h"
 #include "validation/chainstate.h"
 #include "validation/checkqueue.h"
 #include "validation/readahead.h"
@@ -41,7 +43,7 @@ struct chainstate {
     /* Per-block timings for the close's summary (activate.c; the validation thread's). */
     struct histo connect_hist, gap_hist;
     uint64_t last_gap_ns; /* before the block committed last */
-    /* Script checks (issue 7): the check pool and the signature cache its workers share. */
+    /* Script checks: the check pool and the signature cache its workers share. */
     struct checkqueue *checkq;
     struct sigcache *sigcache;
     uint8_t assume_valid[32]; /* -assumevalid or the chain's default; zero: none */
@@ -59,9 +61,7 @@ struct chainstate {
     struct blockstore *store;  /* accept.c stores blocks, activate.c undo data */
     struct coins_db *coins_db;
     struct coins_cache *coins; /* connect steps, prefetch, flush */
-    struct block_index **chain; /* chain[h] = active block at height h (chainstate_set_tip) */
-    size_t chain_cap;
-    int32_t tip_height; /* -1: nothing connected */
+    struct active_chain active; /* the active chain (chainstate_set_tip) */
     struct block_index *best_header;
     atomic_int stop_requested; /* -stopatheight reached (atomic: read without the lock) */
     /* The last block found invalid while connecting, and why (submitblock reports it). */
@@ -72,15 +72,9 @@ struct chainstate {
     struct chainstate_counters counters;
 
     /* ---- the validation thread's own ---- */
-    /* Candidates (accept.c adds, activate.c chooses): blocks that could become the tip. */
-    struct block_index **cand; /* data all the way */
-    size_t ncand, capcand;
-    struct block_index *target; /* the best candidate the chain is heading for */
-    int target_stale;           /* the candidates changed since target was chosen */
-    struct unlinked {
-        struct block_index *parent, *child;
-    } *unlinked; /* blocks with data whose ancestors lack some */
-    size_t nunlinked, capunlinked;
+    /* The blocks that could become the tip, those waiting for an ancestor's data, and the
+     * one the chain heads for (candidates.h): accept.c adds, activate.c chooses. */
+    struct candidates cand;
     int best_header_only; /* connect only along the best header chain (an import reading) */
     int64_t next_sequence;     /* arrival order of block data */
     int64_t precious_sequence; /* decreasing: preciousblock ranks ahead of arrivals */
@@ -112,7 +106,6 @@ struct chainstate {
 
 /* chainstate.c */
 void chainstate_mark_dirty(struct chainstate *cs, struct block_index *e);
-void chainstate_add_candidate(struct chainstate *cs, struct block_index *e);
 int chainstate_load_block(struct chainstate *cs, const struct block_index *e, struct block *b);
 
 /* accept.c */
@@ -120,8 +113,6 @@ int chainstate_load_block(struct chainstate *cs, const struct block_index *e, st
 int chainstate_ensure_genesis(struct chainstate *cs);
 /** Makes e the best header if it has more work than the best (and is not failed). */
 void chainstate_note_header(struct chainstate *cs, struct block_index *e);
-/** Remembers e, which has data but an ancestor without, until that ancestor's data comes. */
-void chainstate_add_unlinked(struct chainstate *cs, struct block_index *e);
 
 /* chainstate.c */
 /** Makes tip the active tip (NULL: empty chain), rewriting the active chain array. */
@@ -137,8 +128,6 @@ int chainstate_txindex_catch_up(struct chainstate *cs);
 int chainstate_assume_scripts_valid(struct chainstate *cs, struct block_index *e);
 
 /* activate.c */
-/** Recomputes the set of blocks that could become the tip from the whole tree. */
-void chainstate_rebuild_candidates(struct chainstate *cs);
 /* bad is invalid: marks it and everything built on it (none of it may be connected), and
  * moves the best header to the most-work header still valid. */
 void chainstate_mark_invalid(struct chainstate *cs, struct block_index *bad);

@@ -111,8 +111,8 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
     /* 3. The coins and the best block, atomically. A flush that must be on disk when this
      * returns (shutdown, RPC: a scan of the store follows) first waits for the frozen
      * generation's write (coins_cache_sync does). */
-    if (gen && cs->tip_height >= 0) {
-        coins_cache_set_best_block(cs->coins, cs->chain[cs->tip_height]->hash);
+    if (gen && cs->active.height >= 0) {
+        coins_cache_set_best_block(cs->coins, chainstate_tip(cs)->hash);
         if ((rc = coins_cache_freeze(cs->coins))) {
             LOG_ERROR("flush: writing the chainstate: %s", rc_str(rc));
             return rc;
@@ -120,8 +120,8 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
         /* The write just begun changes only the frozen coins, which the cache has; the
          * ones before it are all in the store. */
         cs->coins_stable_epoch = coins_db_epoch(cs->coins_db) & ~(uint64_t)1;
-    } else if (cs->tip_height >= 0) {
-        coins_cache_set_best_block(cs->coins, cs->chain[cs->tip_height]->hash);
+    } else if (cs->active.height >= 0) {
+        coins_cache_set_best_block(cs->coins, chainstate_tip(cs)->hash);
         /* The coins stay cached as clean entries (Core's Sync); only a cache over its limit
          * drops its oldest coins, down to COINS_KEEP_PERCENT of the limit, so that the
          * young coins the next blocks spend are still at hand. */
@@ -138,16 +138,16 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
         cs->coins_stable_epoch = coins_db_epoch(cs->coins_db);
     }
     /* 4. The transaction index, behind the coins: if this is lost, it catches up. */
-    if (cs->txindex && cs->tip_height >= 0) {
-        if ((rc = txindex_write(cs->txindex, cs->chain[cs->tip_height]->hash))) {
+    if (cs->txindex && cs->active.height >= 0) {
+        if ((rc = txindex_write(cs->txindex, chainstate_tip(cs)->hash))) {
             LOG_ERROR("flush: writing the transaction index: %s", kv_last_error(NULL));
             return rc;
         }
-        cs->txindex_best = cs->chain[cs->tip_height];
+        cs->txindex_best = chainstate_tip(cs);
     }
     LOG(LOG_CAT_COINDB, LOG_LVL_DEBUG,
         "flushed %zu bytes of coins cache (%zu bytes and %zu coins kept) at height %d", mem,
-        coins_cache_memory(cs->coins), coins_cache_count(cs->coins), cs->tip_height);
+        coins_cache_memory(cs->coins), coins_cache_count(cs->coins), cs->active.height);
     cs->last_flush_time = now;
     cs->counters.flushes++;
     cs->counters.flush_ns += time_mono_ns() - t0;
@@ -160,4 +160,53 @@ int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)
     int rc = chainstate_flush_locked(cs, mode);
     pthread_rwlock_unlock(&cs->lock);
     return rc;
+}
+
+/* ---- what reads the coins store whole: flushed first, then one pass of its records ---- */
+
+struct scan {
+    chainstate_coin_fn fn;
+    void *ctx;
+    uint64_t count;
+};
+
+static int scan_visit(void *ctx, const struct outpoint *op, const struct coin *c)
+{
+    struct scan *s = ctx;
+    s->count++;
+    return s->fn(s->ctx, op, c);
+}
+
+int chainstate_scan_coins(struct chainstate *cs, chainstate_coin_fn fn, void *ctx, uint64_t *count)
+{
+    struct scan s = {fn, ctx, 0};
+    int rc = chainstate_flush(cs, FLUSH_ALWAYS);
+    if (rc == RC_OK) {
+        rc = coins_db_foreach(cs->coins_db, scan_visit, &s);
+    }
+    *count = s.count;
+    return rc;
+}
+
+static int stats_visit(void *ctx, const struct outpoint *op, const struct coin *c)
+{
+    coins_stats_add(ctx, op, c->height, c->coinbase, c->value_sat, c->script_pubkey.data,
+                    c->script_pubkey.len);
+    return 0;
+}
+
+int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
+                          struct coins_stats *stats, uint8_t hash32[32])
+{
+    int rc = chainstate_flush(cs, FLUSH_ALWAYS);
+    if (rc) {
+        return rc;
+    }
+    coins_stats_init(stats, kind);
+    if ((rc = coins_db_foreach(cs->coins_db, stats_visit, stats))) {
+        coins_stats_clear(stats);
+        return rc;
+    }
+    coins_stats_finish(stats, hash32);
+    return RC_OK;
 }

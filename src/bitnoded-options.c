@@ -153,8 +153,7 @@ const struct arg_def bitnoded_options[] = {
      "accepted yet)"},
     {"maxmempool", ARG_INT, ARGS_CAT_OPTIONS, "=<n>",
      "Keep the transaction memory pool below <n> megabytes (default: 300). As in Bitcoin "
-     "Core, what the mempool does not use is shared with the coins cache (-dbcache); bitnode "
-     "has no mempool yet, so all of it is"},
+     "Core, what the mempool does not use is lent to the coins cache (-dbcache)"},
     {"mempoolexpiry", ARG_INT, ARGS_CAT_OPTIONS, "=<n>",
      "Do not keep transactions in the mempool longer than <n> hours (default: 336)"},
     {"minrelaytxfee", ARG_STRING, ARGS_CAT_RELAY, "=<amt>",

@@ -1,4 +1,4 @@
-/* checkqueue-bench: the script checks of real mainnet blocks on the check pool (issue 7).
+/* checkqueue-bench: the script checks of real mainnet blocks on the check pool.
  *
  *   contrib/bench/checkqueue-bench [--dir DIR] [--reps N] [--par LIST]
  *

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The import benchmark (issue 7): run on purpose, never by the tests.
+# The import benchmark: run on purpose, never by the tests.
 #
 #   contrib/bench/import.sh BUILDDIR [--blocks N] [--txs M] [--seed S] [--tail T]
 #                           [--work DIR] [--dbcache MB] [--par LIST]

@@ -1,4 +1,4 @@
-/* kv-bench: the UTXO-shaped storage benchmark (issue 4; results in doc/benchmarks.md).
+/* kv-bench: the UTXO-shaped storage benchmark (results in doc/benchmarks.md).
  *
  *   contrib/bench/kv-bench [--keys N] [--reads N] [--deletes N] [--scans N]
  *                          [--backend mem|default|all] [--dir DIR]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The P2P initial-sync benchmark (issue 14): run on purpose, never by the tests.
+# The P2P initial-sync benchmark: run on purpose, never by the tests.
 #
 #   contrib/bench/p2p-sync.sh BUILDDIR --source-bitnode DATADIR --height N
 #                             [--core BITCOIND --source-core DATADIR] [--runs 2]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The charts of the storage-engine matrix (contrib/bench/storage-matrix.sh, issue 16).
+# The charts of the storage-engine matrix (contrib/bench/storage-matrix.sh).
 #
 #   contrib/bench/storage-matrix-plot.sh MATRIX.CSV RUNSDIR IMGDIR
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The storage-engine matrix (issue 16): run on purpose, never by the tests.
+# The storage-engine matrix: run on purpose, never by the tests.
 #
 #   contrib/bench/storage-matrix.sh [--work DIR] [--builds DIR] [--chain large|small|tiny]
 #       [--backends "leveldb rocksdb lmdb bdb mem"] [--sig "on off"] [--dbcache "8 30 450"]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The UTXO-path benchmark (issue 13): run on purpose, never by the tests.
+# The UTXO-path benchmark: run on purpose, never by the tests.
 #
 #   contrib/bench/utxo-scale.sh BUILDDIR [--core BITCOIND] [--chains "small large"]
 #                               [--dbcache "8 30 450 2000"] [--modes "reindex full"]

@@ -1,4 +1,4 @@
-/* verify-floor: the time libsecp256k1 alone needs for a chain's signature checks (issue 7).
+/* verify-floor: the time libsecp256k1 alone needs for a chain's signature checks.
  *
  *   contrib/bench/verify-floor --ecdsa N --schnorr N [--tweak N] [--cores C]
  *   contrib/bench/verify-floor --expect FILE.json [--cores C]

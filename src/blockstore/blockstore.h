@@ -10,7 +10,7 @@
  * used size. Positions point at the first byte after the 8-byte frame.
  *
  * Writes are not durable until blockstore_sync(): the chainstate syncs the files before it
- * writes a state that refers to them (design.md, "Flushing and crash safety").
+ * writes a state that refers to them (doc/architecture.md, "How a flush stays crash-safe").
  * Threads: the validation thread writes; readers (blockstore_read_block, _read_undo) may run
  * on other threads while it does not write (the chainstate's read lock keeps them apart).
  */

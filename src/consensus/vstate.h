@@ -1,4 +1,4 @@
-/* A validation verdict (style.md: "bad input is not an error"): valid, or invalid with
+/* A validation verdict (doc/conventions.md: "bad input is not an error"): valid, or invalid with
  * Bitcoin Core's reject reason ("bad-txns-inputs-missingorspent", "high-hash", ...) and a
  * detail for logs. System failures are not verdicts: they travel as negative return codes.
  */

@@ -1,4 +1,4 @@
-/* The key-value interface: one contract, five backends (design.md "The key-value interface").
+/* The key-value interface: one contract, five backends (doc/architecture.md, "Layers").
  *
  * Everything above src/kv/ talks to a store through these functions only. The backend is a
  * table of operations (struct kv_ops): LevelDB, RocksDB, LMDB or Berkeley DB 5.3, picked at
@@ -9,7 +9,7 @@
  *    empty); keys up to KV_MAX_KEY_BYTES, values up to KV_MAX_VALUE_BYTES.
  *  - kv_get() tells "found", "not found" (RC_NOT_FOUND) and "the store failed" (RC_BACKEND)
  *    apart. A failure is never reported as a miss: a store that cannot answer is a system
- *    failure for the caller, never a verdict on a block (style.md, BIP 50).
+ *    failure for the caller, never a verdict on a block (doc/conventions.md, BIP 50).
  *  - kv_write() applies a batch atomically: after a crash at any instant (SIGKILL, power
  *    cut with sync), all of the batch or none of it is visible. Operations inside a batch
  *    apply in the order they were added. A batch that the backend cannot apply (out of

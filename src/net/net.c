@@ -375,7 +375,7 @@ static void read_cb(struct bufferevent *bev, void *arg)
         n->total_recv += frame;
         p->last_recv = net_now(n);
         if (!net_checksum_ok(&p->hdr, payload, p->hdr.len)) {
-            /* Core drops the message and keeps the peer; issue 14 asks for a disconnect: a
+            /* Core drops the message and keeps the peer; bitnode disconnects it: a
              * peer that cannot frame its messages is not worth reading. */
             LOG_INFO("Header error: Wrong checksum (%s, %u bytes), peer=%lld; disconnecting",
                      p->hdr.command, p->hdr.len, (long long)p->id);

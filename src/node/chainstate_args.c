@@ -124,7 +124,7 @@ int node_chainstate_options(struct chainstate_options *o, const struct args *a,
         .coins_kv_ops = args_get_bool(a, "dbchainstatemem", false) ? &kv_mem_ops : NULL,
         /* On by default: measured, it ends the multi-second stall of each flush of a full
          * cache at about the same import time, for up to half the cache more memory while
-         * a generation is written (doc/benchmarks.md). */
+         * a generation is written (doc/benchmarks-history.md). */
         .background_flush = args_get_bool(a, "dbbackgroundflush", true),
         /* 0 in the option is no filter; 0 in the field is kv's default. */
         .bloom_bits = bloom ? (int)bloom : -1,

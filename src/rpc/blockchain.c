@@ -202,8 +202,9 @@ static json_t *rpc_getblockchaininfo(struct rpc_request *req)
     json_object_set_new(r, "warnings", json_array());
     uint8_t av[32];
     if (chainstate_assume_valid(cs, av)) {
-        /* Not a Core field (issue 7 asks for it); only present when a block is assumed
-         * valid, so answers without one stay identical to Core's. */
+        /* Not a Core field: it tells the caller below which block scripts go unchecked.
+         * Only present when a block is assumed valid, so answers without one stay
+         * identical to Core's. */
         json_object_set_new(r, "assumevalid", rpc_hash_json(av));
     }
     chainstate_read_unlock(cs);

@@ -1,4 +1,4 @@
-/* Invariant checks that stay on in every build (style.md: "bug" failures). */
+/* Invariant checks that stay on in every build (doc/conventions.md: "bug" failures). */
 #ifndef BITNODE_UTIL_CHECK_H
 #define BITNODE_UTIL_CHECK_H
 

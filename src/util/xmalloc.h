@@ -1,5 +1,5 @@
 /* Allocation that never returns NULL: on failure it prints a message and aborts, so callers
- * never check (style.md: allocation failure aborts). */
+ * never check (doc/conventions.md: allocation failure aborts). */
 #ifndef BITNODE_UTIL_XMALLOC_H
 #define BITNODE_UTIL_XMALLOC_H
 

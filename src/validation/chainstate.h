@@ -1,8 +1,8 @@
 /* The chainstate: block index, block files, UTXO set, and the active chain, driven by the
  * validation thread. It accepts blocks (from -loadblock, -reindex, later peers), picks the
  * chain with the most work, connects and disconnects blocks with undo data, and flushes so
- * that a kill at any instant leaves a consistent state (design.md, "Flushing and crash
- * safety"):
+ * that a kill at any instant leaves a consistent state (doc/architecture.md, "How a flush
+ * stays crash-safe"):
  *
  *   1. block and undo files are fsync'd,
  *   2. the block index entries and file infos are written (one synced batch),

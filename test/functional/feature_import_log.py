@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What -loadblock tells the operator about a damaged block file (issue 11's defects).
+"""What -loadblock tells the operator about a damaged block file.
 
 A file holding blocks 1-8 of a chain with, between them: non-zero garbage bytes, a network
 magic followed by a record length outside [80, 4000000], zero padding (which block files

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The import reads a file's headers first, then connects blocks as it reads them, along the
-best header chain only, while the check pool verifies the block before (issue 7). Its end
+best header chain only, while the check pool verifies the block before. Its end
 state must be the one Core's -loadblock reaches (store everything, then connect the best):
 
 A file holding, in this order: blocks 1-20; block 21 whose header is valid but whose body

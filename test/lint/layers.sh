@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Checks src/ against the layer table of design.md and the purity rules of style.md.
+# Checks src/ against the layer table of doc/architecture.md and the purity rules of
+# doc/conventions.md.
 # Speaks TAP: one case for the table, one per folder of src/, one per source file.
 #
 # Rules:
@@ -30,7 +31,8 @@
 set -u
 
 # The layer table: each layer, then the layers it may include (its own folder always).
-# The order of the lines is the order of design.md; the pairs are what matters.
+# The order of the lines is the order of doc/architecture.md's table; the pairs are what
+# matters.
 declare -A allow=(
     [util]=""
     [crypto]="util"

@@ -131,7 +131,7 @@ static void test_validate(void)
                     "Invalid value for -daemon: 'yes' (expected 0 or 1)");
     expect_validate((const char *[]){"-regtest", "-rpcport=5", "-rpcthreads=2", "-server", NULL},
                     NULL);
-    /* The P2P options (issue 14). */
+    /* The P2P options. */
     expect_validate((const char *[]){"-listen", "-maxconnections=2", "-connect=127.0.0.1",
                                      "-addnode=127.0.0.1:18444", "-bind=127.0.0.1",
                                      "-whitelist=noban@127.0.0.1", "-v2transport=0", NULL},

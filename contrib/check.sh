@@ -30,11 +30,14 @@ if [ "${SKIP_DEPS:-0}" != 1 ]; then
     contrib/install-deps.sh || { echo "check: installing dependencies failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
 
-if [ -d "$ROOT/../shared" ]; then
-    export BITNODE_SHARED=${BITNODE_SHARED:-$(cd "$ROOT/../shared" && pwd)}
+if [ -n "${BITNODE_SHARED:-}" ] && [ -d "$BITNODE_SHARED" ]; then
+    export BITNODE_SHARED=$(cd "$BITNODE_SHARED" && pwd)
+    export BITNODE_REQUIRE_SHARED=1
+elif [ -d "$ROOT/../shared" ]; then
+    export BITNODE_SHARED=$(cd "$ROOT/../shared" && pwd)
     export BITNODE_REQUIRE_SHARED=1
 else
-    echo "check: ../shared not found: tests that need its vectors and data are skipped"
+    echo "check: no shared data (../shared or \$BITNODE_SHARED): tests that need its vectors and data are skipped"
 fi
 
 if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then

@@ -2,7 +2,7 @@
 """Misbehaving peers are disconnected and the node keeps syncing from an honest one.
 
 The node starts empty with -connect to an honest Python peer (p2p.BlockServer) holding the
-first 600 blocks of ../shared/data/regtest-small. While it syncs, Python peers connect
+first 600 blocks of test/data/regtest-small. While it syncs, Python peers connect
 inbound and each misbehaves in one way:
   garbage (wrong magic), a truncated frame (the next frame lands in its payload), a bad
   checksum, a 32 MiB length prefix, a length over 4,000,000, a truncated headers payload,
@@ -22,10 +22,8 @@ import p2p
 from blocktools import REGTEST_BITS, Block, block_subsidy, create_coinbase, read_block_file
 from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
 
-SHARED = os.environ.get("BITNODE_SHARED",
-                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
-                                     "shared"))
-SMALL = os.path.join(SHARED, "data", "regtest-small")
+# The regtest-small chain the repository carries (test/data/), so the test runs in a clone alone.
+SMALL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "regtest-small")
 
 
 def solve_header(h, valid=True):

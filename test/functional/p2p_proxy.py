@@ -17,10 +17,8 @@ import os
 from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
 from socks5 import Socks5Server
 
-SHARED = os.environ.get("BITNODE_SHARED",
-                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
-                                     "shared"))
-SMALL = os.path.join(SHARED, "data", "regtest-small")
+# The regtest-small chain the repository carries (test/data/), so the test runs in a clone alone.
+SMALL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "regtest-small")
 TIPAGE = "-maxtipage=2000000000"
 ONION = "pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscryd.onion"
 

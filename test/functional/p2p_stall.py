@@ -2,7 +2,7 @@
 """A peer that stalls the block download window is disconnected; the blocks come from
 another peer.
 
-Two Python peers hold ../shared/data/regtest-small (1300 blocks). The staller announces
+Two Python peers hold test/data/regtest-small (1300 blocks). The staller announces
 first, so the node asks it for the first blocks; it never answers a getdata. The honest
 peer serves everything it is asked. Once the node has fetched the rest of the 1024-block
 window from the honest peer and waits only for the staller's blocks, it drops the staller
@@ -16,10 +16,8 @@ import p2p
 from blocktools import read_block_file
 from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
 
-SHARED = os.environ.get("BITNODE_SHARED",
-                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
-                                     "shared"))
-SMALL = os.path.join(SHARED, "data", "regtest-small")
+# The regtest-small chain the repository carries (test/data/), so the test runs in a clone alone.
+SMALL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "regtest-small")
 
 
 class Staller(p2p.BlockServer):

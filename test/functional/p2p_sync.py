@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Headers-first sync between bitnoded nodes on loopback, and a reorg that propagates.
 
-- node A imports ../shared/data/regtest-small with -loadblock;
+- node A imports test/data/regtest-small with -loadblock;
 - node B, started empty with -connect=A, reaches A's tip and Core's UTXO set hash
   (expected.json), asking for every block once;
 - node C, started empty with -connect=B, syncs from B: bitnode serves what it synced;
@@ -19,10 +19,8 @@ import os
 from blocktools import REGTEST_GENESIS, REGTEST_GENESIS_TIME, ChainBuilder
 from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
 
-SHARED = os.environ.get("BITNODE_SHARED",
-                        os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
-                                     "shared"))
-SMALL = os.path.join(SHARED, "data", "regtest-small")
+# The regtest-small chain the repository carries (test/data/), so the test runs in a clone alone.
+SMALL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "regtest-small")
 TIPAGE = "-maxtipage=2000000000"
 
 

@@ -1,5 +1,5 @@
 /* The P2P service in one process, for the threads (run under TSan too): node A's chainstate
- * gets ../shared/data/regtest-small through its validator; node B, empty, connects to A on
+ * gets test/data/regtest-small through its validator; node B, empty, connects to A on
  * loopback and syncs: the net threads, the validation threads (jobs and their on_done
  * callbacks), net_call from this thread as RPC would, and shutdown while connected. */
 #include "test.h"
@@ -151,7 +151,7 @@ static void test_two_nodes_sync(void)
 {
     struct node a = {0}, b = {0};
     char path[4200];
-    snprintf(path, sizeof(path), "%.4096s/data/regtest-small/blk00000.dat", test_shared_dir());
+    snprintf(path, sizeof(path), "%.4096s/regtest-small/blk00000.dat", test_data_dir());
     if (access(path, R_OK) != 0) {
         printf("# %s missing\n", path);
         CHECK(0);

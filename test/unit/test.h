@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int test_case_failed __attribute__((unused));
 static int test_count;
@@ -202,6 +203,23 @@ static inline int test_missing_shared(const char *what)
     printf("1..0 # SKIP %s not found under %s (set BITNODE_SHARED to the shared/ folder)\n",
            what, test_shared_dir());
     test_planned_skip = 1;
+    return 0;
+}
+
+/* One case's shared file: 1 if it is readable. Missing, it is a failure under
+ * BITNODE_REQUIRE_SHARED=1 (CI) and otherwise a note and 0, so the caller skips the case. */
+static inline int test_have_shared_file(const char *path)
+{
+    if (access(path, R_OK) == 0) {
+        return 1;
+    }
+    const char *req = getenv("BITNODE_REQUIRE_SHARED");
+    if (req && strcmp(req, "1") == 0) {
+        printf("# %s not found (set BITNODE_SHARED to the shared/ folder)\n", path);
+        CHECK(0);
+    } else {
+        printf("# skipped: %s not found (set BITNODE_SHARED to the shared/ folder)\n", path);
+    }
     return 0;
 }
 

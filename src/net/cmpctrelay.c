@@ -32,6 +32,46 @@ struct cmpct_peer {
     uint8_t partial_hash[32];
 };
 
+struct cmpctrelay {
+    struct net *net;              /* the transport: peers and sends */
+    struct chainstate *cs;        /* borrowed: the tree and the block store */
+    const struct chain_params *p; /* segwit's height, for a rebuilt block */
+    struct mempool *mp;           /* borrowed: the candidates of a rebuild (NULL: none) */
+    int blocks_only;              /* -blocksonly: never ask for high-bandwidth announcements */
+    struct cmpctrelay_sink sink;  /* where a rebuilt block and an unconnected header go */
+    /* The peers asked for high-bandwidth announcements, oldest first. */
+    int64_t hb[MAX_HB_PEERS];
+    size_t n_hb;
+    /* The cmpctblock of the latest block announced. */
+    struct buf cache;
+    uint8_t cache_hash[32];
+    int cache_valid;
+};
+
+int cmpctrelay_new(struct cmpctrelay **out, struct net *n, struct chainstate *cs,
+                   struct mempool *mp, int blocks_only, const struct cmpctrelay_sink *sink)
+{
+    struct cmpctrelay *c = xcalloc(1, sizeof(*c));
+    c->net = n;
+    c->cs = cs;
+    c->p = chainstate_params(cs);
+    c->mp = mp;
+    c->blocks_only = blocks_only;
+    c->sink = *sink;
+    buf_init(&c->cache);
+    *out = c;
+    return RC_OK;
+}
+
+void cmpctrelay_free(struct cmpctrelay *c)
+{
+    if (!c) {
+        return;
+    }
+    buf_clear(&c->cache);
+    free(c);
+}
+
 static struct cmpct_peer *state(struct peer *p)
 {
     if (!p->cmpct) {
@@ -56,18 +96,17 @@ void cmpctrelay_on_verack(struct peer *p)
     }
 }
 
-void cmpctrelay_peer_gone(struct net *n, struct peer *p)
+void cmpctrelay_peer_gone(struct cmpctrelay *c, struct peer *p)
 {
     if (p->cmpct) {
         cmpct_partial_free(p->cmpct->partial);
         free(p->cmpct);
         p->cmpct = NULL;
     }
-    for (size_t i = 0; i < n->n_cmpct_hb;) {
-        if (n->cmpct_hb[i] == p->id) {
-            memmove(&n->cmpct_hb[i], &n->cmpct_hb[i + 1],
-                    (n->n_cmpct_hb - i - 1) * sizeof(n->cmpct_hb[0]));
-            n->n_cmpct_hb--;
+    for (size_t i = 0; i < c->n_hb;) {
+        if (c->hb[i] == p->id) {
+            memmove(&c->hb[i], &c->hb[i + 1], (c->n_hb - i - 1) * sizeof(c->hb[0]));
+            c->n_hb--;
         } else {
             i++;
         }
@@ -88,9 +127,9 @@ void cmpctrelay_on_sendcmpct(struct peer *p, const uint8_t *d, size_t len)
     if (version != CMPCT_VERSION) {
         return; /* only version 2 (wtxid short ids) is spoken; others are ignored (Core) */
     }
-    struct cmpct_peer *c = state(p);
-    c->provides = 1;
-    c->wants_hb = announce;
+    struct cmpct_peer *cp = state(p);
+    cp->provides = 1;
+    cp->wants_hb = announce;
 }
 
 void cmpctrelay_peer_hb(const struct peer *p, int *to, int *from)
@@ -99,57 +138,56 @@ void cmpctrelay_peer_hb(const struct peer *p, int *to, int *from)
     *from = p->cmpct && p->cmpct->wants_hb;
 }
 
-static int is_outbound_id(struct net *n, int64_t id)
+static int is_outbound_id(struct cmpctrelay *c, int64_t id)
 {
-    struct peer *q = net_find_peer(n, id);
+    struct peer *q = net_find_peer(c->net, id);
     return q && q->conn_type != CONN_INBOUND;
 }
 
-void cmpctrelay_block_from_peer(struct net *n, struct peer *p)
+void cmpctrelay_block_from_peer(struct cmpctrelay *c, struct peer *p)
 {
     /* With -blocksonly the pool cannot rebuild a cmpctblock: never ask for them. */
-    if (n->opt.blocks_only || !p->cmpct || !p->cmpct->provides) {
+    if (c->blocks_only || !p->cmpct || !p->cmpct->provides) {
         return;
     }
     int outbound_hb = 0;
-    for (size_t i = 0; i < n->n_cmpct_hb; i++) {
-        if (n->cmpct_hb[i] == p->id) {
+    for (size_t i = 0; i < c->n_hb; i++) {
+        if (c->hb[i] == p->id) {
             /* Already one: moved to the back (the most recent). */
-            memmove(&n->cmpct_hb[i], &n->cmpct_hb[i + 1],
-                    (n->n_cmpct_hb - i - 1) * sizeof(n->cmpct_hb[0]));
-            n->cmpct_hb[n->n_cmpct_hb - 1] = p->id;
+            memmove(&c->hb[i], &c->hb[i + 1], (c->n_hb - i - 1) * sizeof(c->hb[0]));
+            c->hb[c->n_hb - 1] = p->id;
             return;
         }
-        outbound_hb += is_outbound_id(n, n->cmpct_hb[i]);
+        outbound_hb += is_outbound_id(c, c->hb[i]);
     }
     /* An inbound peer coming in does not push out the last outbound one: that one moves
      * to the second slot, and the first goes instead. */
-    if (p->conn_type == CONN_INBOUND && n->n_cmpct_hb >= MAX_HB_PEERS && outbound_hb == 1 &&
-        is_outbound_id(n, n->cmpct_hb[0])) {
-        int64_t t = n->cmpct_hb[0];
-        n->cmpct_hb[0] = n->cmpct_hb[1];
-        n->cmpct_hb[1] = t;
+    if (p->conn_type == CONN_INBOUND && c->n_hb >= MAX_HB_PEERS && outbound_hb == 1 &&
+        is_outbound_id(c, c->hb[0])) {
+        int64_t t = c->hb[0];
+        c->hb[0] = c->hb[1];
+        c->hb[1] = t;
     }
-    if (n->n_cmpct_hb >= MAX_HB_PEERS) {
-        struct peer *old = net_find_peer(n, n->cmpct_hb[0]);
+    if (c->n_hb >= MAX_HB_PEERS) {
+        struct peer *old = net_find_peer(c->net, c->hb[0]);
         if (old && old->cmpct) {
             send_sendcmpct(old, 0);
             old->cmpct->asked_hb = 0;
         }
-        memmove(&n->cmpct_hb[0], &n->cmpct_hb[1], (n->n_cmpct_hb - 1) * sizeof(n->cmpct_hb[0]));
-        n->n_cmpct_hb--;
+        memmove(&c->hb[0], &c->hb[1], (c->n_hb - 1) * sizeof(c->hb[0]));
+        c->n_hb--;
     }
-    n->cmpct_hb[n->n_cmpct_hb++] = p->id;
+    c->hb[c->n_hb++] = p->id;
     send_sendcmpct(p, 1);
     p->cmpct->asked_hb = 1;
 }
 
 /* The cmpctblock of e (its data read from the store), cached for the tip: every
  * high-bandwidth peer gets the same one. Chain read lock held. */
-static int cmpct_of(struct net *n, struct block_index *e, struct buf *out)
+static int cmpct_of(struct cmpctrelay *c, struct block_index *e, struct buf *out)
 {
-    if (n->cmpct_cache_valid && memcmp(n->cmpct_cache_hash, e->hash, 32) == 0) {
-        buf_append(out, n->cmpct_cache.data, n->cmpct_cache.len);
+    if (c->cache_valid && memcmp(c->cache_hash, e->hash, 32) == 0) {
+        buf_append(out, c->cache.data, c->cache.len);
         return RC_OK;
     }
     struct buf raw;
@@ -157,7 +195,7 @@ static int cmpct_of(struct net *n, struct block_index *e, struct buf *out)
     char err[128];
     buf_init(&raw);
     block_init(&b);
-    int rc = chainstate_read_block(n->cs, e, &raw);
+    int rc = chainstate_read_block(c->cs, e, &raw);
     if (rc == RC_OK) {
         rc = block_parse(&b, raw.data, raw.len, err, sizeof(err));
     }
@@ -168,14 +206,14 @@ static int cmpct_of(struct net *n, struct block_index *e, struct buf *out)
         cmpct_block_init(&cb);
         rc = cmpct_block_from_block(&cb, &b, rd_u64le(rnd));
         if (rc == RC_OK) {
-            buf_reset(&n->cmpct_cache);
-            rc = cmpct_block_serialize(&n->cmpct_cache, &cb);
+            buf_reset(&c->cache);
+            rc = cmpct_block_serialize(&c->cache, &cb);
         }
         cmpct_block_clear(&cb);
         if (rc == RC_OK) {
-            memcpy(n->cmpct_cache_hash, e->hash, 32);
-            n->cmpct_cache_valid = 1;
-            buf_append(out, n->cmpct_cache.data, n->cmpct_cache.len);
+            memcpy(c->cache_hash, e->hash, 32);
+            c->cache_valid = 1;
+            buf_append(out, c->cache.data, c->cache.len);
         }
     }
     block_clear(&b);
@@ -183,14 +221,14 @@ static int cmpct_of(struct net *n, struct block_index *e, struct buf *out)
     return rc;
 }
 
-int cmpctrelay_announce(struct net *n, struct peer *p, struct block_index *tip)
+int cmpctrelay_announce(struct cmpctrelay *c, struct peer *p, struct block_index *tip)
 {
     if (!p->cmpct || !p->cmpct->provides || !p->cmpct->wants_hb) {
         return 0;
     }
     struct buf b;
     buf_init(&b);
-    int ok = cmpct_of(n, tip, &b) == RC_OK;
+    int ok = cmpct_of(c, tip, &b) == RC_OK;
     if (ok) {
         net_send(p, "cmpctblock", &b);
     }
@@ -198,19 +236,18 @@ int cmpctrelay_announce(struct net *n, struct peer *p, struct block_index *tip)
     return ok;
 }
 
-int cmpctrelay_serve(struct peer *p, const struct net_inv *iv)
+int cmpctrelay_serve(struct cmpctrelay *c, struct peer *p, const struct net_inv *iv)
 {
-    struct net *n = p->net;
-    struct block_index *tip = chainstate_tip(n->cs);
-    struct block_index *e = block_tree_find(chainstate_tree(n->cs), iv->hash);
+    struct block_index *tip = chainstate_tip(c->cs);
+    struct block_index *e = block_tree_find(chainstate_tree(c->cs), iv->hash);
     /* Recent blocks only (Core: within MAX_CMPCTBLOCK_DEPTH of the tip); others go whole. */
-    if (!e || !tip || !chainstate_contains(n->cs, e) ||
+    if (!e || !tip || !chainstate_contains(c->cs, e) ||
         tip->height - e->height >= MAX_CMPCTBLOCK_DEPTH || !p->cmpct || !p->cmpct->provides) {
         return 0;
     }
     struct buf b;
     buf_init(&b);
-    int ok = cmpct_of(n, e, &b) == RC_OK;
+    int ok = cmpct_of(c, e, &b) == RC_OK;
     if (ok) {
         net_send(p, "cmpctblock", &b);
     }
@@ -219,12 +256,12 @@ int cmpctrelay_serve(struct peer *p, const struct net_inv *iv)
 }
 
 /* Hands a reconstructed block to the block path (as if it had come in a block message). */
-static void process_block(struct peer *p, const struct block *b)
+static void process_block(struct cmpctrelay *c, struct peer *p, const struct block *b)
 {
     struct buf raw;
     buf_init(&raw);
     block_serialize(b, &raw, 1);
-    sync_on_block_data(p, raw.data, raw.len);
+    c->sink.block(c->sink.ctx, p, raw.data, raw.len);
     buf_clear(&raw);
 }
 
@@ -242,40 +279,40 @@ static void request_full_block(struct peer *p, const uint8_t hash[32])
 static void log_reconstructed(struct peer *p, const uint8_t hash[32],
                               const struct cmpct_partial *pb, size_t requested)
 {
-    struct cmpct_counts c;
+    struct cmpct_counts k;
     char hx[65];
-    cmpct_partial_counts(pb, &c);
+    cmpct_partial_counts(pb, &k);
     hex_encode_rev(hx, hash, 32);
     /* Core's line (PartiallyDownloadedBlock::FillBlock), in its category. */
     LOG(LOG_CAT_CMPCTBLOCK, LOG_LVL_DEBUG,
         "Successfully reconstructed block %s with %zu txn prefilled, %zu txn from mempool (incl "
         "at least %zu from extra pool) and %zu txn requested, peer=%lld",
-        hx, c.prefilled, c.mempool + c.extra, c.extra, requested, (long long)p->id);
+        hx, k.prefilled, k.mempool + k.extra, k.extra, requested, (long long)p->id);
 }
 
 /* Fills p's partial block with missing[0..n) and processes the block, or falls back to the
  * full block. */
-static void fill_and_process(struct peer *p, const struct tx *missing, size_t n_missing)
+static void fill_and_process(struct cmpctrelay *c, struct peer *p, const struct tx *missing,
+                             size_t n_missing)
 {
-    struct net *n = p->net;
-    struct cmpct_peer *c = p->cmpct;
+    struct cmpct_peer *cp = p->cmpct;
     enum cmpct_status st;
     struct block b;
     char err[160];
     uint8_t hash[32];
-    memcpy(hash, c->partial_hash, 32);
+    memcpy(hash, cp->partial_hash, 32);
     block_init(&b);
-    chainstate_read_lock(n->cs);
-    const struct block_header *h = cmpct_partial_header(c->partial, NULL);
-    struct block_index *parent = h ? block_tree_find(chainstate_tree(n->cs), h->prev_hash) : NULL;
-    int segwit = parent && parent->height + 1 >= n->p->segwit_height;
-    chainstate_read_unlock(n->cs);
-    struct cmpct_partial *pb = c->partial;
-    c->partial = NULL;
+    chainstate_read_lock(c->cs);
+    const struct block_header *h = cmpct_partial_header(cp->partial, NULL);
+    struct block_index *parent = h ? block_tree_find(chainstate_tree(c->cs), h->prev_hash) : NULL;
+    int segwit = parent && parent->height + 1 >= c->p->segwit_height;
+    chainstate_read_unlock(c->cs);
+    struct cmpct_partial *pb = cp->partial;
+    cp->partial = NULL;
     int rc = cmpct_partial_fill(pb, &st, &b, missing, n_missing, segwit, err, sizeof(err));
     if (rc == RC_OK && st == CMPCT_OK) {
         log_reconstructed(p, hash, pb, n_missing);
-        process_block(p, &b);
+        process_block(c, p, &b);
     } else if (rc == RC_OK && st == CMPCT_INVALID) {
         net_misbehaving(p, "invalid compact block/non-matching block transactions");
     } else {
@@ -288,9 +325,8 @@ static void fill_and_process(struct peer *p, const struct tx *missing, size_t n_
     cmpct_partial_free(pb);
 }
 
-void cmpctrelay_on_cmpctblock(struct peer *p, const uint8_t *d, size_t len)
+void cmpctrelay_on_cmpctblock(struct cmpctrelay *c, struct peer *p, const uint8_t *d, size_t len)
 {
-    struct net *n = p->net;
     struct cmpct_block cb;
     char err[160];
     cmpct_block_init(&cb);
@@ -306,14 +342,14 @@ void cmpctrelay_on_cmpctblock(struct peer *p, const uint8_t *d, size_t len)
         cmpct_block_clear(&cb);
         return;
     }
-    chainstate_read_lock(n->cs);
-    struct block_tree *tree = chainstate_tree(n->cs);
+    chainstate_read_lock(c->cs);
+    struct block_tree *tree = chainstate_tree(c->cs);
     struct block_index *known = block_tree_find(tree, cb.hash);
     struct block_index *parent = block_tree_find(tree, cb.header.prev_hash);
-    struct block_index *tip = chainstate_tip(n->cs);
+    struct block_index *tip = chainstate_tip(c->cs);
     int have = known && (known->status & BLOCK_HAVE_DATA);
     int failed = known && block_index_failed(known);
-    chainstate_read_unlock(n->cs);
+    chainstate_read_unlock(c->cs);
     if (have || failed) {
         cmpct_block_clear(&cb);
         return;
@@ -321,7 +357,7 @@ void cmpctrelay_on_cmpctblock(struct peer *p, const uint8_t *d, size_t len)
     if (!parent) {
         /* The header does not connect: ask for the headers, as for an unconnecting
          * announcement. */
-        sync_ask_headers(p, cb.hash);
+        c->sink.headers_wanted(c->sink.ctx, p, cb.hash);
         cmpct_block_clear(&cb);
         return;
     }
@@ -331,13 +367,13 @@ void cmpctrelay_on_cmpctblock(struct peer *p, const uint8_t *d, size_t len)
         cmpct_block_clear(&cb);
         return;
     }
-    struct cmpct_peer *c = state(p);
-    cmpct_partial_free(c->partial);
-    c->partial = cmpct_partial_new();
-    memcpy(c->partial_hash, cb.hash, 32);
+    struct cmpct_peer *cp = state(p);
+    cmpct_partial_free(cp->partial);
+    cp->partial = cmpct_partial_new();
+    memcpy(cp->partial_hash, cb.hash, 32);
     enum cmpct_status st = CMPCT_FAILED;
     /* The pool's transactions are the candidates (borrowed under its read lock). */
-    struct mempool *mp = n->opt.mempool;
+    struct mempool *mp = c->mp;
     struct cmpct_candidate *cand = NULL;
     size_t nc = 0;
     if (mp) {
@@ -351,30 +387,30 @@ void cmpctrelay_on_cmpctblock(struct peer *p, const uint8_t *d, size_t len)
             cand[i].raw_len = 0;
         }
     }
-    rc = cmpct_partial_init(c->partial, &st, &cb, cand, nc, NULL, 0, err, sizeof(err));
+    rc = cmpct_partial_init(cp->partial, &st, &cb, cand, nc, NULL, 0, err, sizeof(err));
     if (mp) {
         mempool_read_unlock(mp);
     }
     free(cand);
     cmpct_block_clear(&cb);
     if (rc != RC_OK || st == CMPCT_FAILED) {
-        cmpct_partial_free(c->partial);
-        c->partial = NULL;
-        request_full_block(p, c->partial_hash);
+        cmpct_partial_free(cp->partial);
+        cp->partial = NULL;
+        request_full_block(p, cp->partial_hash);
         return;
     }
     if (st == CMPCT_INVALID) {
-        cmpct_partial_free(c->partial);
-        c->partial = NULL;
+        cmpct_partial_free(cp->partial);
+        cp->partial = NULL;
         net_misbehaving(p, "invalid compact block");
         return;
     }
     struct cmpct_getblocktxn req;
     cmpct_getblocktxn_init(&req);
-    cmpct_partial_getblocktxn(c->partial, &req);
+    cmpct_partial_getblocktxn(cp->partial, &req);
     if (req.count == 0) {
         cmpct_getblocktxn_clear(&req);
-        fill_and_process(p, NULL, 0); /* everything was in the pool: no round trip */
+        fill_and_process(c, p, NULL, 0); /* everything was in the pool: no round trip */
         return;
     }
     struct buf b;
@@ -386,7 +422,7 @@ void cmpctrelay_on_cmpctblock(struct peer *p, const uint8_t *d, size_t len)
     cmpct_getblocktxn_clear(&req);
 }
 
-void cmpctrelay_on_blocktxn(struct peer *p, const uint8_t *d, size_t len)
+void cmpctrelay_on_blocktxn(struct cmpctrelay *c, struct peer *p, const uint8_t *d, size_t len)
 {
     struct cmpct_blocktxn bt;
     char err[160];
@@ -397,19 +433,18 @@ void cmpctrelay_on_blocktxn(struct peer *p, const uint8_t *d, size_t len)
         cmpct_blocktxn_clear(&bt);
         return;
     }
-    struct cmpct_peer *c = p->cmpct;
-    if (!c || !c->partial || memcmp(c->partial_hash, bt.block_hash, 32) != 0) {
+    struct cmpct_peer *cp = p->cmpct;
+    if (!cp || !cp->partial || memcmp(cp->partial_hash, bt.block_hash, 32) != 0) {
         /* Not asked for (Core ignores it). */
         cmpct_blocktxn_clear(&bt);
         return;
     }
-    fill_and_process(p, bt.txs, bt.count);
+    fill_and_process(c, p, bt.txs, bt.count);
     cmpct_blocktxn_clear(&bt);
 }
 
-void cmpctrelay_on_getblocktxn(struct peer *p, const uint8_t *d, size_t len)
+void cmpctrelay_on_getblocktxn(struct cmpctrelay *c, struct peer *p, const uint8_t *d, size_t len)
 {
-    struct net *n = p->net;
     struct cmpct_getblocktxn req;
     char err[160];
     cmpct_getblocktxn_init(&req);
@@ -419,20 +454,20 @@ void cmpctrelay_on_getblocktxn(struct peer *p, const uint8_t *d, size_t len)
         cmpct_getblocktxn_clear(&req);
         return;
     }
-    chainstate_read_lock(n->cs);
-    struct block_index *tip = chainstate_tip(n->cs);
-    struct block_index *e = block_tree_find(chainstate_tree(n->cs), req.block_hash);
+    chainstate_read_lock(c->cs);
+    struct block_index *tip = chainstate_tip(c->cs);
+    struct block_index *e = block_tree_find(chainstate_tree(c->cs), req.block_hash);
     if (!e || !(e->status & BLOCK_HAVE_DATA)) {
-        chainstate_read_unlock(n->cs);
+        chainstate_read_unlock(c->cs);
         cmpct_getblocktxn_clear(&req);
         return;
     }
     int recent =
-        tip && chainstate_contains(n->cs, e) && tip->height - e->height < MAX_BLOCKTXN_DEPTH;
+        tip && chainstate_contains(c->cs, e) && tip->height - e->height < MAX_BLOCKTXN_DEPTH;
     struct buf raw;
     buf_init(&raw);
-    int rc = chainstate_read_block(n->cs, e, &raw);
-    chainstate_read_unlock(n->cs);
+    int rc = chainstate_read_block(c->cs, e, &raw);
+    chainstate_read_unlock(c->cs);
     if (rc != RC_OK) {
         buf_clear(&raw);
         cmpct_getblocktxn_clear(&req);

@@ -170,7 +170,14 @@ void net_set_mocktime(struct net *n, int64_t t)
 
 void net_mock_scheduler(struct net *n, int64_t delta_s)
 {
-    txrelay_mock_scheduler(n, delta_s * 1000000);
+    txrelay_mock_scheduler(n->txr, delta_s * 1000000);
+}
+
+void net_relay_transaction(struct net *n, const uint8_t txid32[32], const uint8_t wtxid32[32])
+{
+    if (n) {
+        txrelay_relay_transaction(n->txr, txid32, wtxid32);
+    }
 }
 
 /* ---- Sending ---- */
@@ -1836,8 +1843,10 @@ int net_new(struct net **out, const struct net_options *opt, char *err, size_t e
         add_target(n, opt->addnode[i], 0);
     }
     load_bans(n);
-    txrelay_new(n);
-    buf_init(&n->cmpct_cache);
+    txrelay_new(&n->txr, n, n->cs, opt->mempool, opt->blocks_only);
+    struct cmpctrelay_sink sink = {.ctx = n, .block = sync_on_block_data,
+                                   .headers_wanted = sync_ask_headers};
+    cmpctrelay_new(&n->cmpct, n, n->cs, opt->mempool, opt->blocks_only, &sink);
     *out = n;
     return RC_OK;
 }
@@ -1934,8 +1943,8 @@ void net_free(struct net *n)
     free(n->added);
     addrman_free(n->am);
     free(n->seednodes);
-    txrelay_free(n);
-    buf_clear(&n->cmpct_cache);
+    txrelay_free(n->txr);
+    cmpctrelay_free(n->cmpct);
     free(n);
 }
 

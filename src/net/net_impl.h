@@ -23,6 +23,7 @@ struct block_index;
 struct headerssync;
 struct addrman;
 struct txrelay;
+struct cmpctrelay;
 struct txrelay_peer;
 struct cmpct_peer;
 
@@ -241,14 +242,8 @@ struct net {
     char (*seednodes)[NET_ADDR_STR_LEN]; /* -seednode */
     size_t n_seednodes;
 
-    struct txrelay *txr; /* transaction relay (txrelay.c) */
-    /* Compact blocks (cmpctrelay.c): the peers asked for high-bandwidth announcements, oldest
-     * first; the cmpctblock of the latest block announced. */
-    int64_t cmpct_hb[3];
-    size_t n_cmpct_hb;
-    struct buf cmpct_cache;
-    uint8_t cmpct_cache_hash[32];
-    int cmpct_cache_valid;
+    struct txrelay *txr;      /* transaction relay (txrelay.c) */
+    struct cmpctrelay *cmpct; /* compact blocks (cmpctrelay.c) */
 };
 
 /* net.c */
@@ -279,9 +274,9 @@ void sync_peer_gone(struct net *n, struct peer *p); /* frees its in-flight block
 void sync_serve_getdata(struct peer *p);            /* more of the getdata queue, while room */
 void sync_send_version(struct peer *p);
 void sync_schedule_downloads(struct net *n);
-/** A block's bytes from p, as a block message (compact block reconstruction uses it). */
-void sync_on_block_data(struct peer *p, const uint8_t *d, size_t len);
+/** A block's bytes from p, as a block message (compact block reconstruction's sink). */
+void sync_on_block_data(void *ctx, struct peer *p, const uint8_t *d, size_t len);
 /** Asks p for the headers up to hash (an announcement that does not connect). */
-void sync_ask_headers(struct peer *p, const uint8_t hash[32]);
+void sync_ask_headers(void *ctx, struct peer *p, const uint8_t hash[32]);
 
 #endif

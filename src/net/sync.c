@@ -639,8 +639,8 @@ static int remove_inflight(struct peer *p, const uint8_t hash[32])
 
 void sync_peer_gone(struct net *n, struct peer *p)
 {
-    txrelay_peer_gone(n, p);
-    cmpctrelay_peer_gone(n, p);
+    txrelay_peer_gone(n->txr, p);
+    cmpctrelay_peer_gone(n->cmpct, p);
     headerssync_free(p->hsync);
     p->hsync = NULL;
     while (p->inflight) {
@@ -829,13 +829,15 @@ static void on_block(struct peer *p, const uint8_t *d, size_t len)
     net_submit(n, j);
 }
 
-void sync_on_block_data(struct peer *p, const uint8_t *d, size_t len)
+void sync_on_block_data(void *ctx, struct peer *p, const uint8_t *d, size_t len)
 {
+    (void)ctx;
     on_block(p, d, len);
 }
 
-void sync_ask_headers(struct peer *p, const uint8_t hash[32])
+void sync_ask_headers(void *ctx, struct peer *p, const uint8_t hash[32])
 {
+    (void)ctx;
     struct net *n = p->net;
     chainstate_read_lock(n->cs);
     send_getheaders(n, p, NULL, hash);
@@ -873,7 +875,7 @@ void sync_job_done(struct net *n, struct net_job *j)
 {
     struct peer *p = net_find_peer(n, j->peer_id);
     if (j->is_tx) {
-        txrelay_job_done(n, j); /* frees it */
+        txrelay_job_done(n->txr, j); /* frees it */
         return;
     }
     if (j->is_block) {
@@ -1046,7 +1048,7 @@ void sync_serve_getdata(struct peer *p)
         const struct net_inv *iv = &p->getdata[p->getdata_pos++];
         uint32_t type = iv->type & ~INV_WITNESS_FLAG;
         if (type == INV_TX || type == INV_WTX) {
-            if (!txrelay_serve(p, iv)) {
+            if (!txrelay_serve(n->txr, p, iv)) {
                 notfound = xrealloc(notfound, (n_notfound + 1) * sizeof(*notfound));
                 notfound[n_notfound++] = *iv;
             }
@@ -1059,7 +1061,7 @@ void sync_serve_getdata(struct peer *p)
             continue; /* no bloom filters (NODE_BLOOM is not offered) */
         }
         chainstate_read_lock(n->cs);
-        if (type == INV_CMPCT_BLOCK && cmpctrelay_serve(p, iv)) {
+        if (type == INV_CMPCT_BLOCK && cmpctrelay_serve(n->cmpct, p, iv)) {
             chainstate_read_unlock(n->cs);
             continue;
         }
@@ -1157,7 +1159,7 @@ static void on_inv(struct peer *p, const uint8_t *d, size_t len)
         uint32_t type = inv[i].type & ~INV_WITNESS_FLAG;
         if (type == INV_TX || type == INV_WTX) {
             chainstate_read_unlock(n->cs);
-            txrelay_on_inv(p, &inv[i]);
+            txrelay_on_inv(n->txr, p, &inv[i]);
             chainstate_read_lock(n->cs);
             continue;
         }
@@ -1383,15 +1385,15 @@ void sync_process_message(struct peer *p, const char *cmd, const uint8_t *d, siz
         return;
     }
     if (strcmp(cmd, "cmpctblock") == 0) {
-        cmpctrelay_on_cmpctblock(p, d, len);
+        cmpctrelay_on_cmpctblock(p->net->cmpct, p, d, len);
         return;
     }
     if (strcmp(cmd, "blocktxn") == 0) {
-        cmpctrelay_on_blocktxn(p, d, len);
+        cmpctrelay_on_blocktxn(p->net->cmpct, p, d, len);
         return;
     }
     if (strcmp(cmd, "getblocktxn") == 0) {
-        cmpctrelay_on_getblocktxn(p, d, len);
+        cmpctrelay_on_getblocktxn(p->net->cmpct, p, d, len);
         return;
     }
     if (strcmp(cmd, "headers") == 0) {
@@ -1422,7 +1424,7 @@ void sync_process_message(struct peer *p, const char *cmd, const uint8_t *d, siz
         return;
     }
     if (strcmp(cmd, "tx") == 0) {
-        txrelay_on_tx(p, d, len);
+        txrelay_on_tx(p->net->txr, p, d, len);
         return;
     }
     if (strcmp(cmd, "mempool") == 0) {
@@ -1460,7 +1462,7 @@ static void announce_tip(struct net *n, struct block_index *old_tip, struct bloc
         int sent = 0;
         /* A high-bandwidth peer that knows the parent gets the block itself, compact. */
         if (count == 1 && tip->prev && peer_has_header(p, tip->prev) &&
-            cmpctrelay_announce(n, p, tip)) {
+            cmpctrelay_announce(n->cmpct, p, tip)) {
             p->best_sent = tip;
             continue;
         }
@@ -1521,7 +1523,7 @@ static void check_sources(struct net *n)
         if (e && chainstate_contains(n->cs, e) && inflight == 0 && !chainstate_in_ibd(n->cs)) {
             struct peer *p = net_find_peer(n, s->peer_id);
             if (p) {
-                cmpctrelay_block_from_peer(n, p);
+                cmpctrelay_block_from_peer(n->cmpct, p);
             }
         }
         if (!e || chainstate_contains(n->cs, e) || now - s->time > 3600) {
@@ -1630,9 +1632,9 @@ void sync_tick(struct net *n)
     }
     sync_schedule_downloads(n);
     if (new_tip) {
-        txrelay_new_tip(n);
+        txrelay_new_tip(n->txr);
     }
-    txrelay_tick(n);
+    txrelay_tick(n->txr);
 }
 
 int net_fetch_block(struct net *n, int64_t peer_id, const uint8_t hash32[32], char *err,

@@ -155,6 +155,10 @@ struct orphan {
 };
 
 struct txrelay {
+    struct net *net;       /* the transport: peers, sends, the clock, validator jobs */
+    struct chainstate *cs; /* borrowed: initial block download, the pool's clock */
+    struct mempool *mp;    /* borrowed: NULL without a pool */
+    int blocks_only;       /* -blocksonly */
     struct want *wants;
     size_t nwants, capwants;
     struct rolling_set rejects;
@@ -174,9 +178,9 @@ struct tx_job {
     int is_orphan_retry;
 };
 
-static int relay_enabled(const struct net *n)
+static int relay_enabled(const struct txrelay *r)
 {
-    return n->opt.mempool && !n->opt.blocks_only;
+    return r->mp && !r->blocks_only;
 }
 
 static struct txrelay_peer *peer_state(struct peer *p)
@@ -192,10 +196,17 @@ static struct txrelay_peer *peer_state(struct peer *p)
     return p->txr;
 }
 
-void txrelay_new(struct net *n)
+int txrelay_new(struct txrelay **out, struct net *n, struct chainstate *cs, struct mempool *mp,
+                int blocks_only)
 {
-    n->txr = xcalloc(1, sizeof(*n->txr));
-    rset_init(&n->txr->rejects, REJECTS_GENERATION);
+    struct txrelay *r = xcalloc(1, sizeof(*r));
+    r->net = n;
+    r->cs = cs;
+    r->mp = mp;
+    r->blocks_only = blocks_only;
+    rset_init(&r->rejects, REJECTS_GENERATION);
+    *out = r;
+    return RC_OK;
 }
 
 static void orphan_free(struct orphan *o)
@@ -205,9 +216,8 @@ static void orphan_free(struct orphan *o)
     memset(o, 0, sizeof(*o));
 }
 
-void txrelay_free(struct net *n)
+void txrelay_free(struct txrelay *r)
 {
-    struct txrelay *r = n->txr;
     if (!r) {
         return;
     }
@@ -217,12 +227,10 @@ void txrelay_free(struct net *n)
     rset_clear(&r->rejects);
     free(r->wants);
     free(r);
-    n->txr = NULL;
 }
 
-void txrelay_peer_gone(struct net *n, struct peer *p)
+void txrelay_peer_gone(struct txrelay *r, struct peer *p)
 {
-    struct txrelay *r = n->txr;
     if (r) {
         /* Its announcements go; what was asked of it may be asked of another. */
         for (size_t i = 0; i < r->nwants;) {
@@ -262,9 +270,8 @@ void txrelay_peer_gone(struct net *n, struct peer *p)
 }
 
 /* Whether the node has the transaction already (in the pool, rejected lately, an orphan). */
-static int already_have(struct net *n, const uint8_t h[32], int by_wtxid)
+static int already_have(struct txrelay *r, const uint8_t h[32], int by_wtxid)
 {
-    struct txrelay *r = n->txr;
     if (rset_contains(&r->rejects, h)) {
         return 1;
     }
@@ -273,10 +280,9 @@ static int already_have(struct net *n, const uint8_t h[32], int by_wtxid)
             return 1;
         }
     }
-    mempool_read_lock(n->opt.mempool);
-    int have =
-        (by_wtxid ? mempool_get_wtxid(n->opt.mempool, h) : mempool_get(n->opt.mempool, h)) != NULL;
-    mempool_read_unlock(n->opt.mempool);
+    mempool_read_lock(r->mp);
+    int have = (by_wtxid ? mempool_get_wtxid(r->mp, h) : mempool_get(r->mp, h)) != NULL;
+    mempool_read_unlock(r->mp);
     return have;
 }
 
@@ -290,13 +296,12 @@ static struct want *find_want(struct txrelay *r, const uint8_t h[32])
     return NULL;
 }
 
-static void drop_want(struct net *n, const uint8_t h[32])
+static void drop_want(struct txrelay *r, const uint8_t h[32])
 {
-    struct txrelay *r = n->txr;
     for (size_t i = 0; i < r->nwants; i++) {
         if (memcmp(r->wants[i].hash, h, 32) == 0) {
             struct peer *p =
-                r->wants[i].asked_peer >= 0 ? net_find_peer(n, r->wants[i].asked_peer) : NULL;
+                r->wants[i].asked_peer >= 0 ? net_find_peer(r->net, r->wants[i].asked_peer) : NULL;
             if (p && p->txr && p->txr->in_flight > 0) {
                 p->txr->in_flight--;
             }
@@ -319,10 +324,9 @@ static void send_getdata_tx(struct peer *p, const uint8_t h[32], int by_wtxid)
 }
 
 /* Asks for every wanted transaction nobody is asked for (or whose request timed out). */
-static void request_wants(struct net *n)
+static void request_wants(struct txrelay *r)
 {
-    struct txrelay *r = n->txr;
-    int64_t now = net_now_us(n);
+    int64_t now = net_now_us(r->net);
     for (size_t i = 0; i < r->nwants;) {
         struct want *w = &r->wants[i];
         if (w->asked_peer >= 0 && now - w->asked_us < GETDATA_TX_INTERVAL_US) {
@@ -331,7 +335,7 @@ static void request_wants(struct net *n)
         }
         if (w->asked_peer >= 0) {
             /* Timed out: that announcer is done with. */
-            struct peer *old = net_find_peer(n, w->asked_peer);
+            struct peer *old = net_find_peer(r->net, w->asked_peer);
             if (old && old->txr && old->txr->in_flight > 0) {
                 old->txr->in_flight--;
             }
@@ -345,7 +349,7 @@ static void request_wants(struct net *n)
         }
         struct peer *best = NULL;
         for (size_t k = 0; k < w->n_announcers && !best; k++) {
-            struct peer *p = net_find_peer(n, w->announcers[k]);
+            struct peer *p = net_find_peer(r->net, w->announcers[k]);
             if (p && !p->disconnect && p->txr &&
                 p->txr->in_flight < MAX_PEER_TX_REQUEST_IN_FLIGHT) {
                 best = p;
@@ -367,12 +371,11 @@ static void request_wants(struct net *n)
     }
 }
 
-void txrelay_on_inv(struct peer *p, const struct net_inv *iv)
+void txrelay_on_inv(struct txrelay *r, struct peer *p, const struct net_inv *iv)
 {
-    struct net *n = p->net;
     uint32_t type = iv->type & ~INV_WITNESS_FLAG;
     int by_wtxid = type == INV_WTX;
-    if (!relay_enabled(n) || p->conn_type == CONN_BLOCK_RELAY) {
+    if (!relay_enabled(r) || p->conn_type == CONN_BLOCK_RELAY) {
         return;
     }
     /* A wtxidrelay peer announces by wtxid only, the others by txid only (Core). */
@@ -381,10 +384,9 @@ void txrelay_on_inv(struct peer *p, const struct net_inv *iv)
     }
     struct txrelay_peer *tp = peer_state(p);
     rset_insert(&tp->known, iv->hash);
-    if (chainstate_in_ibd(n->cs) || already_have(n, iv->hash, by_wtxid)) {
+    if (chainstate_in_ibd(r->cs) || already_have(r, iv->hash, by_wtxid)) {
         return;
     }
-    struct txrelay *r = n->txr;
     struct want *w = find_want(r, iv->hash);
     if (!w) {
         if (r->nwants >= MAX_PEER_TX_ANNOUNCEMENTS * 4) {
@@ -408,22 +410,21 @@ void txrelay_on_inv(struct peer *p, const struct net_inv *iv)
     if (w->n_announcers < MAX_ANNOUNCERS) {
         w->announcers[w->n_announcers++] = p->id;
     }
-    request_wants(n);
+    request_wants(r);
 }
 
-int txrelay_serve(struct peer *p, const struct net_inv *iv)
+int txrelay_serve(struct txrelay *r, struct peer *p, const struct net_inv *iv)
 {
-    struct net *n = p->net;
     uint32_t type = iv->type & ~INV_WITNESS_FLAG;
-    if (!n->opt.mempool) {
+    if (!r->mp) {
         return 0;
     }
     int with_witness = type == INV_WTX || (iv->type & INV_WITNESS_FLAG);
     struct buf out;
     buf_init(&out);
-    mempool_read_lock(n->opt.mempool);
-    struct mempool_entry *e = type == INV_WTX ? mempool_get_wtxid(n->opt.mempool, iv->hash)
-                                              : mempool_get(n->opt.mempool, iv->hash);
+    mempool_read_lock(r->mp);
+    struct mempool_entry *e =
+        type == INV_WTX ? mempool_get_wtxid(r->mp, iv->hash) : mempool_get(r->mp, iv->hash);
     /* Core's info_for_relay: only what entered before our last announcement to the peer
      * (so a peer cannot learn of transactions we have not announced yet), and what came back
      * from a disconnected block. */
@@ -438,22 +439,22 @@ int txrelay_serve(struct peer *p, const struct net_inv *iv)
             tx_serialize(&e->tx, &out, 0);
         }
     }
-    mempool_read_unlock(n->opt.mempool);
+    mempool_read_unlock(r->mp);
     if (e) {
         net_send(p, "tx", &out);
         /* A peer asked for it: it is broadcast (Core's RemoveUnbroadcastTx). */
-        mempool_unbroadcast_remove(n->opt.mempool, iv->hash);
+        mempool_unbroadcast_remove(r->mp, iv->hash);
         if (type == INV_WTX) {
-            mempool_read_lock(n->opt.mempool);
-            struct mempool_entry *w = mempool_get_wtxid(n->opt.mempool, iv->hash);
+            mempool_read_lock(r->mp);
+            struct mempool_entry *w = mempool_get_wtxid(r->mp, iv->hash);
             uint8_t txid[32];
             int have = w != NULL;
             if (have) {
                 memcpy(txid, w->tx.txid, 32);
             }
-            mempool_read_unlock(n->opt.mempool);
+            mempool_read_unlock(r->mp);
             if (have) {
-                mempool_unbroadcast_remove(n->opt.mempool, txid);
+                mempool_unbroadcast_remove(r->mp, txid);
             }
         }
     }
@@ -461,8 +462,8 @@ int txrelay_serve(struct peer *p, const struct net_inv *iv)
     return e != NULL;
 }
 
-static void submit_tx(struct net *n, int64_t peer_id, const uint8_t *raw, size_t len, struct tx *tx,
-                      int orphan_retry)
+static void submit_tx(struct txrelay *r, int64_t peer_id, const uint8_t *raw, size_t len,
+                      struct tx *tx, int orphan_retry)
 {
     struct tx_job *j = xcalloc(1, sizeof(*j));
     j->nj.peer_id = peer_id;
@@ -475,22 +476,21 @@ static void submit_tx(struct net *n, int64_t peer_id, const uint8_t *raw, size_t
     memcpy(j->nj.hash, j->tx.wtxid, 32);
     memcpy(j->txid, j->tx.txid, 32);
     memcpy(j->wtxid, j->tx.wtxid, 32);
-    j->m.mp = n->opt.mempool;
+    j->m.mp = r->mp;
     j->m.tx = &j->tx;
-    j->m.args.now = chainstate_now(n->cs);
+    j->m.args.now = chainstate_now(r->cs);
     j->is_orphan_retry = orphan_retry;
     j->nj.job.work = VALIDATOR_CALL;
     j->nj.job.fn = mempool_accept_job;
     j->nj.job.ctx = &j->m;
-    net_submit(n, &j->nj);
+    net_submit(r->net, &j->nj);
 }
 
-void txrelay_on_tx(struct peer *p, const uint8_t *d, size_t len)
+void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t len)
 {
-    struct net *n = p->net;
     char lid[32];
-    if (!relay_enabled(n) || p->conn_type == CONN_BLOCK_RELAY) {
-        if ((p->perms & NET_PERM_RELAY) != NET_PERM_RELAY || !n->opt.mempool) {
+    if (!relay_enabled(r) || p->conn_type == CONN_BLOCK_RELAY) {
+        if ((p->perms & NET_PERM_RELAY) != NET_PERM_RELAY || !r->mp) {
             snprintf(lid, sizeof(lid), "peer=%lld", (long long)p->id);
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "transaction sent in violation of protocol, %s", lid);
             net_peer_disconnect(p, "transaction sent in violation of protocol");
@@ -506,24 +506,24 @@ void txrelay_on_tx(struct peer *p, const uint8_t *d, size_t len)
     struct txrelay_peer *tp = peer_state(p);
     rset_insert(&tp->known, tx.txid);
     rset_insert(&tp->known, tx.wtxid);
-    p->last_tx = net_now(n);
-    drop_want(n, tx.wtxid);
-    drop_want(n, tx.txid);
-    if (already_have(n, tx.wtxid, 1) || already_have(n, tx.txid, 0)) {
+    p->last_tx = net_now(r->net);
+    drop_want(r, tx.wtxid);
+    drop_want(r, tx.txid);
+    if (already_have(r, tx.wtxid, 1) || already_have(r, tx.txid, 0)) {
         tx_clear(&tx);
-        request_wants(n);
+        request_wants(r);
         return;
     }
-    submit_tx(n, p->id, d, len, &tx, 0);
-    request_wants(n);
+    submit_tx(r, p->id, d, len, &tx, 0);
+    request_wants(r);
 }
 
 /* Queues a transaction in the pool for announcement to every peer that takes them, but the
  * one it came from. */
-static void announce_to_all(struct net *n, const uint8_t txid[32], const uint8_t wtxid[32],
+static void announce_to_all(struct txrelay *r, const uint8_t txid[32], const uint8_t wtxid[32],
                             int64_t except)
 {
-    for (struct peer *p = n->peers; p; p = p->next) {
+    for (struct peer *p = r->net->peers; p; p = p->next) {
         if (p->id == except || p->disconnect || !p->handshake_done || !p->relay_txs ||
             p->conn_type == CONN_BLOCK_RELAY || p->conn_type == CONN_FEELER ||
             p->conn_type == CONN_ADDR_FETCH) {
@@ -543,30 +543,31 @@ static void announce_to_all(struct net *n, const uint8_t txid[32], const uint8_t
 }
 
 struct relay_call {
+    struct txrelay *r;
     uint8_t txid[32], wtxid[32];
 };
 
 static void relay_call(struct net *n, void *ctx)
 {
+    (void)n;
     struct relay_call *c = ctx;
-    announce_to_all(n, c->txid, c->wtxid, -1);
+    announce_to_all(c->r, c->txid, c->wtxid, -1);
 }
 
-void net_relay_transaction(struct net *n, const uint8_t txid32[32], const uint8_t wtxid32[32])
+void txrelay_relay_transaction(struct txrelay *r, const uint8_t txid[32], const uint8_t wtxid[32])
 {
-    if (!n || !relay_enabled(n)) {
+    if (!relay_enabled(r)) {
         return;
     }
-    struct relay_call c;
-    memcpy(c.txid, txid32, 32);
-    memcpy(c.wtxid, wtxid32, 32);
-    (void)net_call(n, relay_call, &c);
+    struct relay_call c = {.r = r};
+    memcpy(c.txid, txid, 32);
+    memcpy(c.wtxid, wtxid, 32);
+    (void)net_call(r->net, relay_call, &c);
 }
 
 /* The orphan whose transaction spends an output of txid, if any. */
-static void retry_orphans_of(struct net *n, const uint8_t txid[32])
+static void retry_orphans_of(struct txrelay *r, const uint8_t txid[32])
 {
-    struct txrelay *r = n->txr;
     for (size_t i = 0; i < r->norphans;) {
         struct orphan *o = &r->orphans[i];
         int spends = 0;
@@ -579,7 +580,7 @@ static void retry_orphans_of(struct net *n, const uint8_t txid[32])
         }
         struct tx tx;
         if (tx_deserialize(&tx, o->raw, o->len, NULL, 0) == RC_OK) {
-            submit_tx(n, o->peer_id, o->raw, o->len, &tx, 1);
+            submit_tx(r, o->peer_id, o->raw, o->len, &tx, 1);
         }
         orphan_free(o);
         r->orphans[i] = r->orphans[--r->norphans];
@@ -587,9 +588,8 @@ static void retry_orphans_of(struct net *n, const uint8_t txid[32])
     }
 }
 
-static void add_orphan(struct net *n, struct peer *p, struct tx_job *j)
+static void add_orphan(struct txrelay *r, struct peer *p, struct tx_job *j)
 {
-    struct txrelay *r = n->txr;
     const struct tx *tx = &j->tx;
     /* A parent rejected lately: the orphan would be too (Core). */
     for (size_t i = 0; i < tx->vin_count; i++) {
@@ -621,29 +621,28 @@ static void add_orphan(struct net *n, struct peer *p, struct tx_job *j)
         o->spends[i] = tx->vin[i].prevout;
     }
     o->peer_id = j->nj.peer_id;
-    o->expire = net_now(n) + ORPHAN_EXPIRE_S;
+    o->expire = net_now(r->net) + ORPHAN_EXPIRE_S;
     /* Ask its sender for the parents we lack, by txid. */
     if (p) {
         for (size_t i = 0; i < tx->vin_count; i++) {
             const uint8_t *parent = tx->vin[i].prevout.txid;
-            if (already_have(n, parent, 0) || find_want(r, parent)) {
+            if (already_have(r, parent, 0) || find_want(r, parent)) {
                 continue;
             }
             struct net_inv iv = {.type = INV_TX};
             memcpy(iv.hash, parent, 32);
             int wtx = p->wtxid_relay;
             p->wtxid_relay = 0; /* parents are asked for by txid */
-            txrelay_on_inv(p, &iv);
+            txrelay_on_inv(r, p, &iv);
             p->wtxid_relay = wtx;
         }
     }
 }
 
-void txrelay_job_done(struct net *n, struct net_job *nj)
+void txrelay_job_done(struct txrelay *r, struct net_job *nj)
 {
     struct tx_job *j = (struct tx_job *)nj;
-    struct txrelay *r = n->txr;
-    struct peer *p = net_find_peer(n, nj->peer_id);
+    struct peer *p = net_find_peer(r->net, nj->peer_id);
     const struct mempool_accept_result *res = &j->m.res;
     char txid[65];
     hex_encode_rev(txid, j->txid, 32);
@@ -651,10 +650,10 @@ void txrelay_job_done(struct net *n, struct net_job *nj)
         r->accepted++;
         LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG, "AcceptToMemoryPool: peer=%lld: accepted %s",
             (long long)nj->peer_id, txid);
-        announce_to_all(n, j->txid, j->wtxid, nj->peer_id);
-        retry_orphans_of(n, j->txid);
+        announce_to_all(r, j->txid, j->wtxid, nj->peer_id);
+        retry_orphans_of(r, j->txid);
     } else if (nj->job.rc == RC_OK && res->kind == MEMPOOL_TX_MISSING_INPUTS) {
-        add_orphan(n, p, j);
+        add_orphan(r, p, j);
     } else if (nj->job.rc == RC_OK) {
         r->rejected++;
         LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG, "%s from peer=%lld was not accepted: %s%s%s", txid,
@@ -672,15 +671,15 @@ void txrelay_job_done(struct net *n, struct net_job *nj)
 
 /* Our fee filter for peers: the pool's minimum fee (the relay minimum at least), or MAX_MONEY
  * while in initial block download (Core). */
-static int64_t our_feefilter(struct net *n)
+static int64_t our_feefilter(struct txrelay *r)
 {
-    if (chainstate_in_ibd(n->cs)) {
+    if (chainstate_in_ibd(r->cs)) {
         return MAX_MONEY_SAT;
     }
-    const struct mempool_options *o = mempool_options(n->opt.mempool);
-    mempool_read_lock(n->opt.mempool);
-    int64_t f = mempool_min_fee_at(n->opt.mempool, chainstate_now(n->cs));
-    mempool_read_unlock(n->opt.mempool);
+    const struct mempool_options *o = mempool_options(r->mp);
+    mempool_read_lock(r->mp);
+    int64_t f = mempool_min_fee_at(r->mp, chainstate_now(r->cs));
+    mempool_read_unlock(r->mp);
     return f > o->min_relay_feerate ? f : o->min_relay_feerate;
 }
 
@@ -693,7 +692,7 @@ static int64_t poisson_us(int64_t avg_us)
 }
 
 /* Sends the announcements queued for p, if its trickle timer is due. */
-static void trickle(struct net *n, struct peer *p, int64_t now)
+static void trickle(struct txrelay *r, struct peer *p, int64_t now)
 {
     struct txrelay_peer *tp = peer_state(p);
     if (!(p->perms & NET_PERM_NOBAN) && now < tp->next_inv_us) {
@@ -708,10 +707,10 @@ static void trickle(struct net *n, struct peer *p, int64_t now)
     }
     struct net_inv *inv = xmalloc(tp->nq * sizeof(*inv));
     size_t k = 0;
-    mempool_read_lock(n->opt.mempool);
+    mempool_read_lock(r->mp);
     for (size_t i = 0; i < tp->nq; i++) {
-        struct mempool_entry *e = p->wtxid_relay ? mempool_get_wtxid(n->opt.mempool, tp->queue[i])
-                                                 : mempool_get(n->opt.mempool, tp->queue[i]);
+        struct mempool_entry *e = p->wtxid_relay ? mempool_get_wtxid(r->mp, tp->queue[i])
+                                                 : mempool_get(r->mp, tp->queue[i]);
         if (!e || rset_contains(&tp->known, tp->queue[i])) {
             continue;
         }
@@ -724,11 +723,11 @@ static void trickle(struct net *n, struct peer *p, int64_t now)
         rset_insert(&tp->known, tp->queue[i]);
         k++;
     }
-    mempool_read_unlock(n->opt.mempool);
+    mempool_read_unlock(r->mp);
     tp->nq = 0;
-    mempool_read_lock(n->opt.mempool);
-    tp->last_inv_sequence = mempool_next_entry_sequence(n->opt.mempool);
-    mempool_read_unlock(n->opt.mempool);
+    mempool_read_lock(r->mp);
+    tp->last_inv_sequence = mempool_next_entry_sequence(r->mp);
+    mempool_read_unlock(r->mp);
     for (size_t off = 0; off < k; off += MAX_INV_SZ) {
         size_t m = k - off < MAX_INV_SZ ? k - off : MAX_INV_SZ;
         struct buf b;
@@ -741,15 +740,15 @@ static void trickle(struct net *n, struct peer *p, int64_t now)
 }
 
 /* Core's MaybeSendFeefilter (without its FeeFilterRounder's privacy rounding). */
-static void send_feefilter(struct net *n, struct peer *p, int64_t now)
+static void send_feefilter(struct txrelay *r, struct peer *p, int64_t now)
 {
     struct txrelay_peer *tp = peer_state(p);
     if (p->conn_type == CONN_BLOCK_RELAY ||
         (p->perms & NET_PERM_FORCERELAY) == NET_PERM_FORCERELAY || p->ver.version < 70013) {
         return;
     }
-    int ibd = chainstate_in_ibd(n->cs);
-    int64_t f = our_feefilter(n);
+    int ibd = chainstate_in_ibd(r->cs);
+    int64_t f = our_feefilter(r);
     if (!ibd && tp->feefilter_sent == MAX_MONEY_SAT) {
         tp->next_feefilter_us = 0; /* out of IBD: the real filter at once */
     }
@@ -772,24 +771,22 @@ static void send_feefilter(struct net *n, struct peer *p, int64_t now)
     }
 }
 
-void txrelay_mock_scheduler(struct net *n, int64_t delta_us)
+void txrelay_mock_scheduler(struct txrelay *r, int64_t delta_us)
 {
-    struct txrelay *r = n->txr;
     if (r && r->next_rebroadcast_us) {
         r->next_rebroadcast_us -= delta_us;
     }
 }
 
-void txrelay_tick(struct net *n)
+void txrelay_tick(struct txrelay *r)
 {
-    if (!n->opt.mempool) {
+    if (!r->mp) {
         return;
     }
-    int64_t now = net_now_us(n);
-    struct txrelay *r = n->txr;
-    if (net_now(n) >= r->next_orphan_sweep) {
+    int64_t now = net_now_us(r->net);
+    if (net_now(r->net) >= r->next_orphan_sweep) {
         for (size_t i = 0; i < r->norphans;) {
-            if (r->orphans[i].expire <= net_now(n)) {
+            if (r->orphans[i].expire <= net_now(r->net)) {
                 orphan_free(&r->orphans[i]);
                 r->orphans[i] = r->orphans[--r->norphans];
                 memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
@@ -797,28 +794,28 @@ void txrelay_tick(struct net *n)
                 i++;
             }
         }
-        r->next_orphan_sweep = net_now(n) + 60;
+        r->next_orphan_sweep = net_now(r->net) + 60;
     }
-    request_wants(n);
-    if (relay_enabled(n) && now >= r->next_rebroadcast_us) {
+    request_wants(r);
+    if (relay_enabled(r) && now >= r->next_rebroadcast_us) {
         /* Core's ReattemptInitialBroadcast: what no peer has asked for is announced again. */
         if (r->next_rebroadcast_us) {
             size_t nu;
-            uint8_t(*ub)[32] = mempool_unbroadcast_list(n->opt.mempool, &nu);
+            uint8_t(*ub)[32] = mempool_unbroadcast_list(r->mp, &nu);
             for (size_t i = 0; i < nu; i++) {
-                mempool_read_lock(n->opt.mempool);
-                struct mempool_entry *e = mempool_get(n->opt.mempool, ub[i]);
+                mempool_read_lock(r->mp);
+                struct mempool_entry *e = mempool_get(r->mp, ub[i]);
                 uint8_t wtxid[32];
                 int have = e != NULL;
                 if (have) {
                     memcpy(wtxid, e->tx.wtxid, 32);
                 }
-                mempool_read_unlock(n->opt.mempool);
+                mempool_read_unlock(r->mp);
                 if (have) {
                     /* To the peers that do not know it (new ones, mostly), as Core. */
-                    announce_to_all(n, ub[i], wtxid, -1);
+                    announce_to_all(r, ub[i], wtxid, -1);
                 } else {
-                    mempool_unbroadcast_remove(n->opt.mempool, ub[i]);
+                    mempool_unbroadcast_remove(r->mp, ub[i]);
                 }
             }
             free(ub);
@@ -828,25 +825,23 @@ void txrelay_tick(struct net *n)
         r->next_rebroadcast_us =
             now + 10 * 60 * 1000000LL + (int64_t)(rd_u64le(rnd) % (5 * 60 * 1000000ULL));
     }
-    for (struct peer *p = n->peers; p; p = p->next) {
+    for (struct peer *p = r->net->peers; p; p = p->next) {
         if (p->disconnect || !p->handshake_done) {
             continue;
         }
-        if (relay_enabled(n) && p->relay_txs && p->conn_type != CONN_BLOCK_RELAY) {
-            trickle(n, p, now);
+        if (relay_enabled(r) && p->relay_txs && p->conn_type != CONN_BLOCK_RELAY) {
+            trickle(r, p, now);
         }
-        if (relay_enabled(n)) {
-            send_feefilter(n, p, now);
+        if (relay_enabled(r)) {
+            send_feefilter(r, p, now);
         }
     }
 }
 
-void txrelay_new_tip(struct net *n)
+void txrelay_new_tip(struct txrelay *r)
 {
     /* Core resets its recent-rejects filter on every new tip: a rejection may not hold. */
-    if (n->txr) {
-        rset_clear(&n->txr->rejects);
-    }
+    rset_clear(&r->rejects);
 }
 
 void txrelay_on_mempool_msg(struct peer *p)

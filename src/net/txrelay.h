@@ -1,4 +1,6 @@
-/* Transaction relay (txrelay.c): what sync.c and net.c call. Net thread only. */
+/* Transaction relay (txrelay.c): what sync.c calls. One per service, created by sync.c; it
+ * sends through the transport (net_impl.h). Net thread only, except where a function says
+ * otherwise. */
 #ifndef BITNODE_NET_TXRELAY_H
 #define BITNODE_NET_TXRELAY_H
 
@@ -10,28 +12,38 @@
 struct net;
 struct peer;
 struct net_job;
+struct chainstate;
+struct mempool;
+struct txrelay;
 
-/** The service's relay state (net_new) and its end (net_free). */
-void txrelay_new(struct net *n);
-void txrelay_free(struct net *n);
+/** The relay state of the service on transport n: *out (free with txrelay_free). cs and mp
+ *  are borrowed (mp NULL: no pool, nothing relayed); blocks_only is -blocksonly. 0. */
+int txrelay_new(struct txrelay **out, struct net *n, struct chainstate *cs, struct mempool *mp,
+                int blocks_only);
+/** Frees r and its orphans. NULL: no-op. */
+void txrelay_free(struct txrelay *r);
 /** A peer disconnected: its announcements, requests and orphans go. */
-void txrelay_peer_gone(struct net *n, struct peer *p);
+void txrelay_peer_gone(struct txrelay *r, struct peer *p);
 /** One MSG_TX / MSG_WTX entry of an inv. */
-void txrelay_on_inv(struct peer *p, const struct net_inv *iv);
+void txrelay_on_inv(struct txrelay *r, struct peer *p, const struct net_inv *iv);
 /** Answers one MSG_TX / MSG_WTX entry of a getdata from the pool: 1 if sent, 0 (notfound). */
-int txrelay_serve(struct peer *p, const struct net_inv *iv);
+int txrelay_serve(struct txrelay *r, struct peer *p, const struct net_inv *iv);
 /** A tx message. */
-void txrelay_on_tx(struct peer *p, const uint8_t *d, size_t len);
+void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t len);
 /** A mempool message (BIP35): Core's answer without bloom filters. */
 void txrelay_on_mempool_msg(struct peer *p);
 /** A transaction job came back from the validation thread (frees it). */
-void txrelay_job_done(struct net *n, struct net_job *j);
+void txrelay_job_done(struct txrelay *r, struct net_job *j);
 /** The timer: announcement trickles, requests that timed out, orphan expiry, feefilter. */
-void txrelay_tick(struct net *n);
+void txrelay_tick(struct txrelay *r);
 /** The tip moved: recent rejections are forgotten. */
-void txrelay_new_tip(struct net *n);
+void txrelay_new_tip(struct txrelay *r);
 /** mockscheduler: the delayed tasks (the rebroadcast of unbroadcast transactions) come
  *  delta_us sooner. */
-void txrelay_mock_scheduler(struct net *n, int64_t delta_us);
+void txrelay_mock_scheduler(struct txrelay *r, int64_t delta_us);
+/** Queues a transaction that entered the pool outside the P2P code for announcement to
+ *  every peer that takes transactions (on the net thread, through net_call). Not from the
+ *  net thread itself; returns once it is queued, not sent. */
+void txrelay_relay_transaction(struct txrelay *r, const uint8_t txid[32], const uint8_t wtxid[32]);
 
 #endif

@@ -3,7 +3,6 @@
  * means is sync.c's.
  */
 #include "net/net_impl.h"
-#include "net/txrelay.h"
 
 #include <errno.h>
 #include <event2/buffer.h>
@@ -24,7 +23,6 @@
 #include "crypto/hash.h"
 #include "crypto/siphash.h"
 #include "net/addrman.h"
-#include "net/cmpctrelay.h"
 #include "net/evict.h"
 #include "net/headerssync.h"
 #include "net/seeds.h"
@@ -168,18 +166,6 @@ void net_set_mocktime(struct net *n, int64_t t)
     n->mocktime = t;
 }
 
-void net_mock_scheduler(struct net *n, int64_t delta_s)
-{
-    txrelay_mock_scheduler(n->txr, delta_s * 1000000);
-}
-
-void net_relay_transaction(struct net *n, const uint8_t txid32[32], const uint8_t wtxid32[32])
-{
-    if (n) {
-        txrelay_relay_transaction(n->txr, txid32, wtxid32);
-    }
-}
-
 /* ---- Sending ---- */
 
 static void count_sent(struct peer *p, const char *command, size_t bytes)
@@ -303,7 +289,7 @@ void net_pause_reads(struct peer *p, unsigned why, int pause)
 
 static void free_peer(struct net *n, struct peer *p)
 {
-    sync_peer_gone(n, p);
+    n->events.peer_gone(n->events.ctx, p);
     for (size_t i = 0; i < n->n_added; i++) {
         if (n->added[i].peer_id == p->id) {
             n->added[i].peer_id = -1;
@@ -312,7 +298,6 @@ static void free_peer(struct net *n, struct peer *p)
     if (p->bev) {
         bufferevent_free(p->bev);
     }
-    free(p->getdata);
     free(p->socks);
     free(p);
 }
@@ -393,7 +378,7 @@ static void read_cb(struct bufferevent *bev, void *arg)
         memcpy(command, p->hdr.command, sizeof(command));
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "received: %s (%u bytes) peer=%lld", command, p->hdr.len,
             (long long)p->id);
-        sync_process_message(p, command, payload, p->hdr.len);
+        n->events.message(n->events.ctx, p, command, payload, p->hdr.len);
         evbuffer_drain(in, frame - NET_HEADER_SIZE);
     }
 }
@@ -402,14 +387,13 @@ static void write_cb(struct bufferevent *bev, void *arg)
 {
     (void)bev;
     struct peer *p = arg;
-    if (!p->disconnect && p->getdata_pos < p->getdata_n) {
-        sync_serve_getdata(p);
+    if (p->disconnect) {
+        return;
     }
-    if (!p->disconnect && p->getdata_pos >= p->getdata_n && (p->read_paused & PAUSE_GETDATA)) {
-        net_pause_reads(p, PAUSE_GETDATA, 0);
-        if (!p->read_paused) {
-            read_cb(p->bev, p); /* what waited in the input buffer */
-        }
+    unsigned was = p->read_paused;
+    p->net->events.send_room(p->net->events.ctx, p);
+    if (was && !p->read_paused && !p->disconnect) {
+        read_cb(p->bev, p); /* what waited in the input buffer */
     }
 }
 
@@ -443,7 +427,7 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
             buf_clear(&g);
             return;
         }
-        sync_on_connected(p);
+        p->net->events.opened(p->net->events.ctx, p);
         return;
     }
     if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
@@ -466,17 +450,13 @@ static struct peer *new_peer(struct net *n, struct bufferevent *bev, const struc
     net_addr_format(a, 1, p->addr_str);
     p->conn_type = conn_type;
     p->conn_time = net_now(n);
-    p->ping_us = p->min_ping_us = -1;
-    p->next_ping_us = net_now_us(n) + NET_PING_INTERVAL_US;
-    p->stall_timeout_us = NET_STALL_TIMEOUT_US;
-    p->relay_txs = 0;
-    p->addr_tokens = 1.0; /* Core starts every peer's bucket with one address */
-    random_bytes((uint8_t *)&p->local_nonce, sizeof(p->local_nonce));
+    p->min_ping_us = -1;
     bufferevent_setcb(bev, read_cb, write_cb, event_cb, p);
     bufferevent_setwatermark(bev, EV_WRITE, NET_SEND_BUFFER / 2, 0);
     bufferevent_enable(bev, EV_READ | EV_WRITE);
     p->next = n->peers;
     n->peers = p;
+    n->events.connected(n->events.ctx, p);
     return p;
 }
 
@@ -745,7 +725,7 @@ static int socks_step(struct peer *p, struct evbuffer *in)
             (long long)p->id);
         free(p->socks);
         p->socks = NULL;
-        sync_on_connected(p);
+        p->net->events.opened(p->net->events.ctx, p);
     }
     return 1;
 }
@@ -830,7 +810,7 @@ static void submit_waiting(struct net *n)
             return;
         }
         if (rc != RC_OK) { /* stopped: handled as done */
-            sync_job_done(n, j);
+            n->events.job_done(n->events.ctx, j);
         }
     }
 }
@@ -893,15 +873,10 @@ static void done_cb(evutil_socket_t fd, short what, void *arg)
                 }
             }
         }
-        int64_t peer_id = j->peer_id;
-        sync_job_done(n, j);
-        p = net_find_peer(n, peer_id); /* the verdict may have disconnected it */
-        if (p && p->pending_jobs == 0 && p->n_deferred_pongs > 0 && !p->disconnect) {
-            sync_send_deferred_pongs(p);
-        }
+        n->events.job_done(n->events.ctx, j);
     }
     submit_waiting(n);
-    sync_schedule_downloads(n);
+    n->events.jobs_done(n->events.ctx);
 }
 
 /* ---- Calls from other threads ---- */
@@ -1103,7 +1078,7 @@ void net_clear_banned(struct net *n)
 
 /* ---- The RPC side (net thread) ---- */
 
-void net_get_peers(struct net *n, struct net_peer_stats **out, size_t *count)
+void net_transport_peers(struct net *n, struct net_peer_stats **out, size_t *count)
 {
     size_t k = 0;
     for (struct peer *p = n->peers; p; p = p->next) {
@@ -1120,10 +1095,7 @@ void net_get_peers(struct net *n, struct net_peer_stats **out, size_t *count)
         s->id = p->id;
         snprintf(s->addr, sizeof(s->addr), "%s", p->addr_str);
         snprintf(s->addr_bind, sizeof(s->addr_bind), "%s", p->bind_str);
-        snprintf(s->addr_local, sizeof(s->addr_local), "%s", p->addr_local);
         s->network = net_addr_network(&p->addr);
-        s->services = p->ver.services;
-        s->relay_txs = p->relay_txs;
         s->last_send = p->last_send;
         s->last_recv = p->last_recv;
         s->last_block = p->last_block;
@@ -1131,33 +1103,9 @@ void net_get_peers(struct net *n, struct net_peer_stats **out, size_t *count)
         s->bytes_sent = p->bytes_sent;
         s->bytes_recv = p->bytes_recv;
         s->conn_time = p->conn_time;
-        s->time_offset = p->time_offset;
-        s->ping_us = p->ping_us;
-        s->min_ping_us = p->min_ping_us;
-        s->ping_wait_us = p->ping_nonce ? net_now_us(n) - p->ping_start_us : -1;
-        s->version = p->ver.version;
-        snprintf(s->subver, sizeof(s->subver), "%s", p->ver.user_agent);
         s->inbound = p->conn_type == CONN_INBOUND;
-        cmpctrelay_peer_hb(p, &s->bip152_hb_to, &s->bip152_hb_from);
-        s->starting_height = p->ver.start_height;
-        s->synced_headers = p->best_known ? p->best_known->height : -1;
-        s->synced_blocks = p->last_common ? p->last_common->height : -1;
-        s->presynced_headers = p->hsync && headerssync_state(p->hsync) == HSYNC_PRESYNC
-                                   ? headerssync_presync_height(p->hsync)
-                                   : -1;
-        s->n_inflight = (size_t)p->n_inflight;
-        s->inflight = xcalloc(s->n_inflight ? s->n_inflight : 1, sizeof(int32_t));
-        size_t f = 0;
-        for (struct inflight *b = p->inflight; b; b = b->next) {
-            s->inflight[f++] = b->e ? b->e->height : -1;
-        }
-        s->addr_relay_enabled = p->addr_relay;
-        s->addr_processed = p->addr_processed;
-        s->addr_rate_limited = p->addr_rate_limited;
         s->permissions = p->perms;
-        s->minfeefilter = p->feefilter;
         s->conn_type = p->conn_type;
-        s->handshake_done = p->handshake_done;
         s->n_msg_types = NET_N_MSG_TYPES;
         s->msg_types = net_msg_type_names;
         s->sent_per_msg = xmalloc(sizeof(p->sent_per_msg));
@@ -1309,14 +1257,6 @@ void net_set_active(struct net *n, int active)
 int net_is_active(struct net *n)
 {
     return n->active;
-}
-
-void net_ping_all(struct net *n)
-{
-    for (struct peer *p = n->peers; p; p = p->next) {
-        p->ping_asked = 1;
-    }
-    sync_tick(n);
 }
 
 int net_network_reachable(struct net *n, int network)
@@ -1642,7 +1582,7 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
     }
     open_added(n);
     open_automatic(n);
-    sync_tick(n);
+    n->events.tick(n->events.ctx);
     submit_waiting(n);
     if (net_now(n) >= n->next_addr_dump) {
         n->next_addr_dump = net_now(n) + 15 * 60;
@@ -1777,7 +1717,8 @@ static int set_proxies(struct net *n, const struct net_options *opt, char *err, 
     return RC_OK;
 }
 
-int net_new(struct net **out, const struct net_options *opt, char *err, size_t err_len)
+int net_transport_new(struct net **out, const struct net_options *opt, char *err,
+                      size_t err_len)
 {
     static int threads_set;
     if (!threads_set) {
@@ -1823,7 +1764,7 @@ int net_new(struct net **out, const struct net_options *opt, char *err, size_t e
     int rc;
     if ((opt->listen && (rc = bind_listeners(n, opt, err, err_len))) ||
         (rc = set_proxies(n, opt, err, err_len))) {
-        net_free(n);
+        net_transport_free(n);
         return rc;
     }
     n->opt.proxy = n->opt.onion_proxy = NULL;
@@ -1843,10 +1784,6 @@ int net_new(struct net **out, const struct net_options *opt, char *err, size_t e
         add_target(n, opt->addnode[i], 0);
     }
     load_bans(n);
-    txrelay_new(&n->txr, n, n->cs, opt->mempool, opt->blocks_only);
-    struct cmpctrelay_sink sink = {.ctx = n, .block = sync_on_block_data,
-                                   .headers_wanted = sync_ask_headers};
-    cmpctrelay_new(&n->cmpct, n, n->cs, opt->mempool, opt->blocks_only, &sink);
     *out = n;
     return RC_OK;
 }
@@ -1877,7 +1814,12 @@ int net_start(struct net *n)
     return RC_OK;
 }
 
-void net_free(struct net *n)
+void net_set_events(struct net *n, const struct net_events *ev)
+{
+    n->events = *ev;
+}
+
+void net_transport_free(struct net *n)
 {
     if (!n) {
         return;
@@ -1938,13 +1880,10 @@ void net_free(struct net *n)
     pthread_mutex_destroy(&n->q_mu);
     pthread_cond_destroy(&n->call_cv);
     free((void *)n->opt.whitelist);
-    free(n->processing);
     free(n->bans);
     free(n->added);
     addrman_free(n->am);
     free(n->seednodes);
-    txrelay_free(n->txr);
-    cmpctrelay_free(n->cmpct);
     free(n);
 }
 

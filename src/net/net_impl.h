@@ -1,6 +1,9 @@
-/* The P2P service's insides, shared by net.c (connections, framing, timers, bans, the RPC
- * side) and sync.c (what each message does: handshake, headers, blocks, announcements).
- * Everything here belongs to the net thread, except where a field says otherwise.
+/* The transport's insides (net.c: connections, framing, timers, bans, validator jobs, the
+ * RPC side), and what the protocol (sync.c, txrelay.c, cmpctrelay.c) may use of it: the peers,
+ * sending, disconnecting and punishing, the clock, handing jobs to the validator. The
+ * transport reaches the protocol only through the events table it is given (struct
+ * net_events); service.c makes both and wires them. Everything here belongs to the net
+ * thread, except where a field says otherwise.
  */
 #ifndef BITNODE_NET_NET_IMPL_H
 #define BITNODE_NET_NET_IMPL_H
@@ -167,14 +170,33 @@ struct added_node {
     int64_t peer_id; /* connected (or connecting) peer, -1 if none */
 };
 
-/* A block received from a peer whose connect verdict is still to come (Core's
- * mapBlockSource): the peer is punished if it turns out invalid. */
-struct block_source {
-    uint8_t hash[32];
-    int64_t peer_id;
-    int64_t time;
+/* What the transport tells the protocol (Core's NetEventsInterface), each on the net thread
+ * with ctx. Every function is set. */
+struct sync;
+
+struct net_events {
+    void *ctx;
+    /* A new peer: inbound (accepted) or outbound (its connection begun, nothing sent yet). */
+    void (*connected)(void *ctx, struct peer *p);
+    /* An outbound peer's connection is up (and the proxy's tunnel through it): we speak
+     * first. */
+    void (*opened)(void *ctx, struct peer *p);
+    /* One complete message from p, its checksum checked. */
+    void (*message)(void *ctx, struct peer *p, const char *command, const uint8_t *payload,
+                    size_t len);
+    /* p's send buffer drained below half of NET_SEND_BUFFER: more of what it asked for may
+     * go (and reads paused for PAUSE_GETDATA may go on). */
+    void (*send_room)(void *ctx, struct peer *p);
+    /* A job handed over with net_submit is back (or was never taken: the validator stopped).
+     * The handler owns j. */
+    void (*job_done)(void *ctx, struct net_job *j);
+    /* The jobs that came back together have all been handed to job_done. */
+    void (*jobs_done)(void *ctx);
+    /* The timer, every 100 ms. */
+    void (*tick)(void *ctx);
+    /* p is being freed (disconnected, or the service stops): its protocol state goes. */
+    void (*peer_gone)(void *ctx, struct peer *p);
 };
-#define NET_BLOCK_SOURCES 1024
 
 struct net {
     struct net_options opt;
@@ -192,6 +214,10 @@ struct net {
     size_t n_listeners;
     uint16_t port;
     struct event *done_ev, *call_ev, *timer_ev, *cleanup_ev;
+    struct net_events events; /* the protocol (net_set_events) */
+    /* The protocol, made and freed with the service by service.c, which alone reads this:
+     * the transport reaches it only through events. */
+    struct sync *sync;
 
     /* Filled by other threads. */
     pthread_mutex_t q_mu; /* a leaf */
@@ -204,8 +230,6 @@ struct net {
     struct peer *peers;
     int64_t next_peer_id;
     struct net_job *waiting_head, *waiting_tail; /* not yet taken by the validator */
-    uint8_t (*processing)[32]; /* blocks received and not yet judged: not asked for again */
-    size_t n_processing, cap_processing;
     uint64_t total_recv, total_sent;
 
     struct net_ban *bans;
@@ -218,11 +242,8 @@ struct net {
     struct added_node *added;
     size_t n_added;
 
-    struct block_index *last_tip; /* the tip announcements were made for */
     int active;
     int64_t mocktime;
-    struct block_source sources[NET_BLOCK_SOURCES];
-    size_t n_sources;
 
     /* -proxy (SOCKS5) for outbound connections, -onion for .onion names. */
     int have_proxy, have_onion_proxy;
@@ -241,42 +262,46 @@ struct net {
     size_t addrs_at_start;               /* addresses known when the DNS thread started */
     char (*seednodes)[NET_ADDR_STR_LEN]; /* -seednode */
     size_t n_seednodes;
-
-    struct txrelay *txr;      /* transaction relay (txrelay.c) */
-    struct cmpctrelay *cmpct; /* compact blocks (cmpctrelay.c) */
 };
 
 /* net.c */
+
+/** The transport: binds its listening sockets (so a port in use fails start-up with Core's
+ *  message in err), loads the ban list and peers.dat. 0, or RC_INVALID / RC_IO with err.
+ *  Nothing runs until net_start, and not before net_set_events. */
+int net_transport_new(struct net **out, const struct net_options *opt, char *err,
+                      size_t err_len);
+/** The protocol the transport reports to (copied). Once, before net_start (Core's CConnman
+ *  takes its NetEventsInterface at Init, after the PeerManager was made with it). */
+void net_set_events(struct net *n, const struct net_events *ev);
+/** Stops the thread, takes back the validator's jobs, saves the ban list and peers.dat,
+ *  frees every peer (peer_gone for each) and n. NULL: no-op. */
+void net_transport_free(struct net *n);
+/** The transport's half of getpeerinfo: *out (caller frees with net_peer_stats_free) holds
+ *  the connected peers in id order with what the transport knows filled in (the rest
+ *  zero). Net thread. */
+void net_transport_peers(struct net *n, struct net_peer_stats **out, size_t *count);
 int64_t net_now(const struct net *n);    /* seconds (mock time when set) */
 int64_t net_now_us(const struct net *n); /* microseconds since the epoch (mock time when set) */
+/* Frames and queues a message to p (nothing once p is disconnecting). */
 void net_send(struct peer *p, const char *command, const struct buf *payload);
 void net_send_empty(struct peer *p, const char *command);
+/* Marks p for disconnection (freed from the loop, peer_gone then). */
 void net_peer_disconnect(struct peer *p, const char *why);
 /* Core's Misbehaving + MaybeDiscourageAndDisconnect: logs, then disconnects the peer unless
  * it has noban or is a manual connection, and discourages its address unless local. */
 void net_misbehaving(struct peer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The connected peer of that id (not one being disconnected), or NULL. */
 struct peer *net_find_peer(struct net *n, int64_t id);
 enum { PAUSE_JOBS = 1, PAUSE_GETDATA = 2 };
-/* Stops (pause) or resumes reading from p for one reason; reads go on when none is left. */
+/* Stops (pause) or resumes reading from p for one reason; reads go on when none is left.
+ * PAUSE_JOBS is the transport's own; the protocol sets PAUSE_GETDATA while a getdata is
+ * being answered (Core reads no further until then). */
 void net_pause_reads(struct peer *p, unsigned why, int pause);
-/* Queues a job for the validator (submitted now if its queue has room). */
+/* Queues a job for the validator (submitted now if its queue has room); it comes back
+ * through the job_done event. j->peer_id's reads pause while too many of its jobs are out. */
 void net_submit(struct net *n, struct net_job *j);
+/* Bytes waiting in p's send buffer. */
 size_t net_send_buffered(const struct peer *p);
-
-/* sync.c */
-void sync_on_connected(struct peer *p); /* outbound TCP connect done: send version */
-void sync_process_message(struct peer *p, const char *command, const uint8_t *payload, size_t len);
-void sync_job_done(struct net *n, struct net_job *j);
-/* Sends the pongs p's ping waited with (sync.c), once its jobs are all handled. */
-void sync_send_deferred_pongs(struct peer *p);
-void sync_tick(struct net *n);                      /* the timer: pings, timeouts, stalls, tips */
-void sync_peer_gone(struct net *n, struct peer *p); /* frees its in-flight blocks */
-void sync_serve_getdata(struct peer *p);            /* more of the getdata queue, while room */
-void sync_send_version(struct peer *p);
-void sync_schedule_downloads(struct net *n);
-/** A block's bytes from p, as a block message (compact block reconstruction's sink). */
-void sync_on_block_data(void *ctx, struct peer *p, const uint8_t *d, size_t len);
-/** Asks p for the headers up to hash (an announcement that does not connect). */
-void sync_ask_headers(void *ctx, struct peer *p, const uint8_t hash[32]);
 
 #endif

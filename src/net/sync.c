@@ -1,7 +1,9 @@
-/* What each P2P message does (net_impl.h): the version handshake, pings, headers-first sync,
- * the block download window, serving headers and blocks, and announcing new tips. Runs on
- * the net thread only. The chain is read under the chain's read lock; every change to it is
- * a validator job, whose verdict comes back through sync_job_done.
+/* The P2P protocol (sync.h): what each message does, the version handshake, pings,
+ * headers-first sync, the block download window, serving headers and blocks, and announcing
+ * new tips; transactions and compact blocks are handed to txrelay.c and cmpctrelay.c, which it
+ * owns. The transport (net.c) drives it through the events of sync_events and is used
+ * through net_impl.h. Runs on the net thread only. The chain is read under the chain's read
+ * lock; every change to it is a validator job, whose verdict comes back as a job_done event.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "net/cmpctrelay.h"
 #include "net/headerssync.h"
 #include "net/net_impl.h"
+#include "net/sync.h"
 #include "net/txrelay.h"
 #include "primitives/block.h"
 #include "util/hex.h"
@@ -27,6 +30,33 @@
 #define MAX_GETBLOCKS_RESULTS 500
 #define MAX_HEADERS_ANNOUNCE NET_MAX_BLOCKS_TO_ANNOUNCE
 
+/* A block received from a peer whose connect verdict is still to come (Core's
+ * mapBlockSource): the peer is punished if it turns out invalid. */
+struct block_source {
+    uint8_t hash[32];
+    int64_t peer_id;
+    int64_t time;
+};
+#define NET_BLOCK_SOURCES 1024
+
+struct sync {
+    struct net *net;              /* the transport: peers, sends, the clock, validator jobs */
+    struct chainstate *cs;        /* borrowed (the transport's) */
+    const struct chain_params *p;
+    struct addrman *am;           /* borrowed from the transport: addr, getaddr, good peers */
+    int64_t peer_timeout;         /* -peertimeout, seconds */
+    int relay;                    /* a pool and not -blocksonly: our version asks for txs */
+    uint8_t (*processing)[32];    /* blocks received and not yet judged: not asked for again */
+    size_t n_processing, cap_processing;
+    struct block_index *last_tip; /* the tip announcements were made for */
+    struct block_source sources[NET_BLOCK_SOURCES];
+    size_t n_sources;
+    struct txrelay *txr;      /* transaction relay */
+    struct cmpctrelay *cmpct; /* compact blocks */
+};
+
+static void schedule_downloads(struct sync *s);
+
 static const char *peer_log_id(const struct peer *p, char *out, size_t len)
 {
     snprintf(out, len, "peer=%lld", (long long)p->id);
@@ -37,10 +67,10 @@ static const char *peer_log_id(const struct peer *p, char *out, size_t len)
 
 /* Core's GetAntiDoSWorkThreshold: headers chains with less work than this are not stored
  * (the tip's work less 144 blocks of it, at least the minimum chain work). */
-static void anti_dos_work(struct net *n, struct u256 *out)
+static void anti_dos_work(struct sync *s, struct u256 *out)
 {
-    struct block_index *tip = chainstate_tip(n->cs);
-    *out = n->p->minimum_chain_work;
+    struct block_index *tip = chainstate_tip(s->cs);
+    *out = s->p->minimum_chain_work;
     if (!tip) {
         return;
     }
@@ -93,9 +123,9 @@ static int peer_has_header(const struct peer *p, struct block_index *e)
 
 /* Core's UpdateBlockAvailability: the peer has the block of hash (if we know the header and
  * it has more work than the best known one), else remember the hash. */
-static void update_availability(struct net *n, struct peer *p, const uint8_t hash[32])
+static void update_availability(struct sync *s, struct peer *p, const uint8_t hash[32])
 {
-    struct block_index *e = block_tree_find(chainstate_tree(n->cs), hash);
+    struct block_index *e = block_tree_find(chainstate_tree(s->cs), hash);
     if (e && !u256_is_zero(&e->chain_work)) {
         if (!p->best_known || u256_cmp(&e->chain_work, &p->best_known->chain_work) >= 0) {
             p->best_known = e;
@@ -109,12 +139,12 @@ static void update_availability(struct net *n, struct peer *p, const uint8_t has
     }
 }
 
-static void resolve_unknown(struct net *n, struct peer *p)
+static void resolve_unknown(struct sync *s, struct peer *p)
 {
     if (!p->has_best_unknown) {
         return;
     }
-    struct block_index *e = block_tree_find(chainstate_tree(n->cs), p->best_unknown);
+    struct block_index *e = block_tree_find(chainstate_tree(s->cs), p->best_unknown);
     if (e) {
         p->has_best_unknown = 0;
         if (!p->best_known || u256_cmp(&e->chain_work, &p->best_known->chain_work) >= 0) {
@@ -125,13 +155,13 @@ static void resolve_unknown(struct net *n, struct peer *p)
 
 /* ---- Sending helpers ---- */
 
-void sync_send_version(struct peer *p)
+static void send_version(struct sync *s, struct peer *p)
 {
-    struct net *n = p->net;
+    struct net *n = s->net;
     struct net_version v;
     memset(&v, 0, sizeof(v));
     v.version = NET_PROTOCOL_VERSION;
-    v.services = n->local_services;
+    v.services = net_local_services(n);
     v.time = net_now(n);
     /* addr_recv: the peer's address if routable (as Core), else all zero. */
     if (net_addr_is_routable(&p->addr)) {
@@ -139,14 +169,14 @@ void sync_send_version(struct peer *p)
         v.addr_recv.port = p->addr.port;
         v.addr_recv.services = p->ver.services;
     }
-    v.addr_from.services = n->local_services;
+    v.addr_from.services = net_local_services(n);
     v.nonce = p->local_nonce;
-    snprintf(v.user_agent, sizeof(v.user_agent), "%s", n->user_agent);
-    chainstate_read_lock(n->cs);
-    struct block_index *tip = chainstate_tip(n->cs);
+    snprintf(v.user_agent, sizeof(v.user_agent), "%s", net_user_agent(n));
+    chainstate_read_lock(s->cs);
+    struct block_index *tip = chainstate_tip(s->cs);
     v.start_height = tip ? tip->height : 0;
-    chainstate_read_unlock(n->cs);
-    v.relay = p->conn_type != CONN_BLOCK_RELAY && p->net->opt.mempool && !p->net->opt.blocks_only;
+    chainstate_read_unlock(s->cs);
+    v.relay = p->conn_type != CONN_BLOCK_RELAY && s->relay;
     struct buf b;
     buf_init(&b);
     net_version_serialize(&b, &v);
@@ -155,19 +185,31 @@ void sync_send_version(struct peer *p)
     p->sent_version = 1;
 }
 
-void sync_on_connected(struct peer *p)
+/* The connected event: a new peer's protocol state. */
+static void on_connected(void *ctx, struct peer *p)
 {
-    sync_send_version(p);
+    struct sync *s = ctx;
+    p->ping_us = -1;
+    p->next_ping_us = net_now_us(s->net) + NET_PING_INTERVAL_US;
+    p->stall_timeout_us = NET_STALL_TIMEOUT_US;
+    p->addr_tokens = 1.0; /* Core starts every peer's bucket with one address */
+    random_bytes((uint8_t *)&p->local_nonce, sizeof(p->local_nonce));
+}
+
+/* The opened event: an outbound connection is up, and we speak first. */
+static void on_opened(void *ctx, struct peer *p)
+{
+    send_version(ctx, p);
 }
 
 /* A getheaders from e's locator (e: NULL for our best header). Chain lock held. */
-static void send_getheaders(struct net *n, struct peer *p, struct block_index *from,
+static void send_getheaders(struct sync *s, struct peer *p, struct block_index *from,
                             const uint8_t *stop)
 {
     if (!from) {
-        from = chainstate_best_header(n->cs);
+        from = chainstate_best_header(s->cs);
         if (!from) {
-            from = chainstate_tip(n->cs);
+            from = chainstate_tip(s->cs);
         }
     }
     if (!from) {
@@ -183,7 +225,7 @@ static void send_getheaders(struct net *n, struct peer *p, struct block_index *f
     net_send(p, "getheaders", &b);
     buf_clear(&b);
     free(loc);
-    p->headers_asked_us = net_now_us(n);
+    p->headers_asked_us = net_now_us(s->net);
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "getheaders (%d) to peer=%lld", from->height, (long long)p->id);
 }
 
@@ -206,9 +248,9 @@ static void send_ping(struct peer *p)
 
 /* ---- The handshake ---- */
 
-static void on_version(struct peer *p, const uint8_t *d, size_t len)
+static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
 {
-    struct net *n = p->net;
+    struct net *n = s->net;
     char err[160], lid[32];
     if (p->got_version) {
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "redundant version message from %s",
@@ -260,7 +302,7 @@ static void on_version(struct peer *p, const uint8_t *d, size_t len)
         }
     }
     if (p->conn_type == CONN_INBOUND && !p->sent_version) {
-        sync_send_version(p);
+        send_version(s, p);
     }
     int common = v.version < NET_PROTOCOL_VERSION ? v.version : NET_PROTOCOL_VERSION;
     if (common >= NET_WTXID_RELAY_VERSION) {
@@ -273,7 +315,7 @@ static void on_version(struct peer *p, const uint8_t *d, size_t len)
         v.user_agent, v.version, v.start_height, p->addr_local, v.relay, (long long)p->id);
 }
 
-static void start_sync(struct net *n, struct peer *p)
+static void start_sync(struct sync *s, struct peer *p)
 {
     if (p->sync_started) {
         return;
@@ -282,17 +324,17 @@ static void start_sync(struct net *n, struct peer *p)
         return; /* cannot serve blocks */
     }
     p->sync_started = 1;
-    chainstate_read_lock(n->cs);
-    struct block_index *best = chainstate_best_header(n->cs);
+    chainstate_read_lock(s->cs);
+    struct block_index *best = chainstate_best_header(s->cs);
     /* Core starts from the parent of the best header, so that the answer is never empty
      * when the peer has nothing new: it tells us its best block. */
-    send_getheaders(n, p, best && best->prev ? best->prev : best, NULL);
-    chainstate_read_unlock(n->cs);
+    send_getheaders(s, p, best && best->prev ? best->prev : best, NULL);
+    chainstate_read_unlock(s->cs);
 }
 
-static void on_verack(struct peer *p)
+static void on_verack(struct sync *s, struct peer *p)
 {
-    struct net *n = p->net;
+    struct net *n = s->net;
     if (!p->got_version) {
         return;
     }
@@ -316,17 +358,17 @@ static void on_verack(struct peer *p)
     if (p->conn_type == CONN_OUTBOUND_FULL_RELAY || p->conn_type == CONN_BLOCK_RELAY ||
         p->conn_type == CONN_FEELER) {
         /* A working address: into (or kept in) the tried table, with what it offers. */
-        addrman_good(n->am, NULL, &p->addr, net_now(n));
-        addrman_set_services(n->am, &p->addr, p->ver.services);
+        addrman_good(s->am, NULL, &p->addr, net_now(n));
+        addrman_set_services(s->am, &p->addr, p->ver.services);
     }
     send_ping(p);
-    start_sync(n, p);
+    start_sync(s, p);
 }
 
 /* ---- Headers ---- */
 
 /* Headers for p's pre-sync state: released ones go to the validator, more are asked for. */
-static void presync_feed(struct net *n, struct peer *p, const uint8_t *raw, size_t count)
+static void presync_feed(struct sync *s, struct peer *p, const uint8_t *raw, size_t count)
 {
     uint8_t *release = NULL;
     size_t n_release = 0;
@@ -355,8 +397,8 @@ static void presync_feed(struct net *n, struct peer *p, const uint8_t *raw, size
             "Pre-synchronizing blockheaders, height: %d (~%.2f%%)",
             headerssync_presync_height(p->hsync),
             100.0 *
-                (double)(headerssync_presync_time(p->hsync) - (int64_t)n->p->genesis_header.time) /
-                (double)(net_now(n) - (int64_t)n->p->genesis_header.time + 1));
+                (double)(headerssync_presync_time(p->hsync) - (int64_t)s->p->genesis_header.time) /
+                (double)(net_now(s->net) - (int64_t)s->p->genesis_header.time + 1));
     }
     if (n_release) {
         struct net_job *j = xcalloc(1, sizeof(*j));
@@ -370,7 +412,7 @@ static void presync_feed(struct net *n, struct peer *p, const uint8_t *raw, size
         j->job.work = VALIDATOR_HEADERS;
         j->job.data = j->data;
         j->job.len = j->len;
-        net_submit(n, j);
+        net_submit(s->net, j);
     }
     if (more) {
         uint8_t(*loc)[32];
@@ -382,7 +424,7 @@ static void presync_feed(struct net *n, struct peer *p, const uint8_t *raw, size
         net_send(p, "getheaders", &b);
         buf_clear(&b);
         free(loc);
-        p->headers_asked_us = net_now_us(n);
+        p->headers_asked_us = net_now_us(s->net);
     }
     if (state == HSYNC_DONE) {
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "headers pre-sync with peer=%lld done", (long long)p->id);
@@ -391,9 +433,9 @@ static void presync_feed(struct net *n, struct peer *p, const uint8_t *raw, size
     }
 }
 
-static void on_headers(struct peer *p, const uint8_t *d, size_t len)
+static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
 {
-    struct net *n = p->net;
+    struct net *n = s->net;
     char err[160];
     uint8_t *raw = NULL;
     size_t count = 0;
@@ -420,19 +462,19 @@ static void on_headers(struct peer *p, const uint8_t *d, size_t len)
             return;
         }
         hash_sha256d(hash, raw + i * 80, 80);
-        if (!pow_check(hash, rd_u32le(raw + i * 80 + 72), n->p)) {
+        if (!pow_check(hash, rd_u32le(raw + i * 80 + 72), s->p)) {
             free(raw);
             net_misbehaving(p, "header with invalid proof of work");
             return;
         }
     }
     if (p->hsync) {
-        presync_feed(n, p, raw, count);
+        presync_feed(s, p, raw, count);
         free(raw);
         return;
     }
-    chainstate_read_lock(n->cs);
-    struct block_tree *tree = chainstate_tree(n->cs);
+    chainstate_read_lock(s->cs);
+    struct block_tree *tree = chainstate_tree(s->cs);
     struct block_index *parent = block_tree_find(tree, raw + 4);
     if (!parent) {
         /* Does not connect: ask for what leads to it (a block announcement we missed the
@@ -442,15 +484,15 @@ static void on_headers(struct peer *p, const uint8_t *d, size_t len)
             "received header that does not connect (%d in a row), peer=%lld", p->unconnecting,
             (long long)p->id);
         if (p->unconnecting > NET_MAX_UNCONNECTING) {
-            chainstate_read_unlock(n->cs);
+            chainstate_read_unlock(s->cs);
             free(raw);
             net_misbehaving(p, "%d non-connecting headers", p->unconnecting);
             return;
         }
-        send_getheaders(n, p, NULL, NULL);
+        send_getheaders(s, p, NULL, NULL);
         memcpy(p->best_unknown, hash, 32);
         p->has_best_unknown = 1;
-        chainstate_read_unlock(n->cs);
+        chainstate_read_unlock(s->cs);
         free(raw);
         return;
     }
@@ -458,13 +500,13 @@ static void on_headers(struct peer *p, const uint8_t *d, size_t len)
     struct block_index *last = block_tree_find(tree, hash);
     if (last) {
         /* Known already: nothing to validate. */
-        update_availability(n, p, hash);
+        update_availability(s, p, hash);
         if (count == NET_MAX_HEADERS) {
-            send_getheaders(n, p, last, NULL);
+            send_getheaders(s, p, last, NULL);
         }
-        chainstate_read_unlock(n->cs);
+        chainstate_read_unlock(s->cs);
         free(raw);
-        sync_schedule_downloads(n);
+        schedule_downloads(s);
         return;
     }
     /* The work this chain would have: too little, and it is not stored (Core's
@@ -479,26 +521,26 @@ static void on_headers(struct peer *p, const uint8_t *d, size_t len)
         pow_block_proof(&w, h.bits);
         u256_add(&work, &work, &w);
     }
-    anti_dos_work(n, &threshold);
-    struct block_index *tip = chainstate_tip(n->cs);
+    anti_dos_work(s, &threshold);
+    struct block_index *tip = chainstate_tip(s->cs);
     int low_work = u256_cmp(&work, &threshold) < 0;
-    chainstate_read_unlock(n->cs);
+    chainstate_read_unlock(s->cs);
     if (low_work && count == NET_MAX_HEADERS) {
         /* A full message of a chain without the work yet: pre-sync it (nothing stored until
          * its work is shown). */
         struct headerssync_start start;
-        chainstate_read_lock(n->cs);
+        chainstate_read_lock(s->cs);
         memcpy(start.hash, parent->hash, 32);
         start.height = parent->height;
         start.bits = parent->header.bits;
         start.chain_work = parent->chain_work;
         start.mtp = block_index_median_time_past(parent);
-        chainstate_read_unlock(n->cs);
-        p->hsync = headerssync_new(n->p, &start, &threshold, net_now(n));
+        chainstate_read_unlock(s->cs);
+        p->hsync = headerssync_new(s->p, &start, &threshold, net_now(n));
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
             "Initial headers sync started with peer=%lld: height=%d, max_commitments known",
             (long long)p->id, start.height);
-        presync_feed(n, p, raw, count);
+        presync_feed(s, p, raw, count);
         free(raw);
         return;
     }
@@ -542,7 +584,7 @@ static void punish_for_block(struct peer *p, const struct vstate *st, const char
     }
 }
 
-static void headers_done(struct net *n, struct peer *p, struct net_job *j)
+static void headers_done(struct sync *s, struct peer *p, struct net_job *j)
 {
     if (j->job.rc == RC_INVALID) {
         punish_for_block(p, &j->job.st, "invalid header received");
@@ -552,8 +594,8 @@ static void headers_done(struct net *n, struct peer *p, struct net_job *j)
     } else if (j->job.rc != RC_OK) {
         return;
     }
-    chainstate_read_lock(n->cs);
-    struct block_tree *tree = chainstate_tree(n->cs);
+    chainstate_read_lock(s->cs);
+    struct block_tree *tree = chainstate_tree(s->cs);
     /* The best of what was taken: the last header, or the last one taken before a failure. */
     struct block_index *last = block_tree_find(tree, j->hash);
     if (!last) {
@@ -564,49 +606,49 @@ static void headers_done(struct net *n, struct peer *p, struct net_job *j)
         }
     }
     if (last) {
-        update_availability(n, p, last->hash);
+        update_availability(s, p, last->hash);
     }
-    resolve_unknown(n, p);
+    resolve_unknown(s, p);
     if (j->job.rc == RC_OK && j->n_headers == NET_MAX_HEADERS && last && !j->presync) {
-        send_getheaders(n, p, last, NULL);
+        send_getheaders(s, p, last, NULL);
     }
-    chainstate_read_unlock(n->cs);
+    chainstate_read_unlock(s->cs);
 }
 
 /* ---- Block download ---- */
 
-static int is_processing(const struct net *n, const uint8_t hash[32])
+static int is_processing(struct sync *s, const uint8_t hash[32])
 {
-    for (size_t i = 0; i < n->n_processing; i++) {
-        if (memcmp(n->processing[i], hash, 32) == 0) {
+    for (size_t i = 0; i < s->n_processing; i++) {
+        if (memcmp(s->processing[i], hash, 32) == 0) {
             return 1;
         }
     }
     return 0;
 }
 
-static void processing_add(struct net *n, const uint8_t hash[32])
+static void processing_add(struct sync *s, const uint8_t hash[32])
 {
-    if (n->n_processing == n->cap_processing) {
-        n->cap_processing = n->cap_processing ? 2 * n->cap_processing : 64;
-        n->processing = xrealloc(n->processing, n->cap_processing * 32);
+    if (s->n_processing == s->cap_processing) {
+        s->cap_processing = s->cap_processing ? 2 * s->cap_processing : 64;
+        s->processing = xrealloc(s->processing, s->cap_processing * 32);
     }
-    memcpy(n->processing[n->n_processing++], hash, 32);
+    memcpy(s->processing[s->n_processing++], hash, 32);
 }
 
-static void processing_remove(struct net *n, const uint8_t hash[32])
+static void processing_remove(struct sync *s, const uint8_t hash[32])
 {
-    for (size_t i = 0; i < n->n_processing; i++) {
-        if (memcmp(n->processing[i], hash, 32) == 0) {
-            memcpy(n->processing[i], n->processing[--n->n_processing], 32);
+    for (size_t i = 0; i < s->n_processing; i++) {
+        if (memcmp(s->processing[i], hash, 32) == 0) {
+            memcpy(s->processing[i], s->processing[--s->n_processing], 32);
             return;
         }
     }
 }
 
-static struct inflight *find_inflight(struct net *n, const uint8_t hash[32], struct peer **owner)
+static struct inflight *find_inflight(struct sync *s, const uint8_t hash[32], struct peer **owner)
 {
-    for (struct peer *p = n->peers; p; p = p->next) {
+    for (struct peer *p = s->net->peers; p; p = p->next) {
         for (struct inflight *b = p->inflight; b; b = b->next) {
             if (memcmp(b->hash, hash, 32) == 0) {
                 if (owner) {
@@ -637,10 +679,13 @@ static int remove_inflight(struct peer *p, const uint8_t hash[32])
     return 0;
 }
 
-void sync_peer_gone(struct net *n, struct peer *p)
+/* The peer_gone event: everything of p's goes (its blocks in flight may be asked of
+ * others). */
+static void on_peer_gone(void *ctx, struct peer *p)
 {
-    txrelay_peer_gone(n->txr, p);
-    cmpctrelay_peer_gone(n->cmpct, p);
+    struct sync *s = ctx;
+    txrelay_peer_gone(s->txr, p);
+    cmpctrelay_peer_gone(s->cmpct, p);
     headerssync_free(p->hsync);
     p->hsync = NULL;
     while (p->inflight) {
@@ -649,6 +694,8 @@ void sync_peer_gone(struct net *n, struct peer *p)
         free(b);
     }
     p->n_inflight = 0;
+    free(p->getdata);
+    p->getdata = NULL;
 }
 
 static void request_blocks(struct peer *p, struct block_index **blocks, size_t k)
@@ -683,14 +730,14 @@ static void request_blocks(struct peer *p, struct block_index **blocks, size_t k
  * that we lack and nobody is fetching, inside the window past the last common block. Sets
  * *staller to the peer holding the window's first missing block when that is all that
  * stops us. Chain lock held. */
-static size_t next_blocks(struct net *n, struct peer *p, size_t want, struct block_index **out,
+static size_t next_blocks(struct sync *s, struct peer *p, size_t want, struct block_index **out,
                           int64_t *staller)
 {
-    struct block_index *tip = chainstate_tip(n->cs);
-    resolve_unknown(n, p);
+    struct block_index *tip = chainstate_tip(s->cs);
+    resolve_unknown(s, p);
     struct block_index *best = p->best_known;
     if (!best || !tip || u256_cmp(&best->chain_work, &tip->chain_work) < 0 ||
-        u256_cmp(&best->chain_work, &n->p->minimum_chain_work) < 0) {
+        u256_cmp(&best->chain_work, &s->p->minimum_chain_work) < 0) {
         return 0;
     }
     if (!p->last_common || block_index_ancestor(best, p->last_common->height) != p->last_common) {
@@ -726,18 +773,18 @@ static size_t next_blocks(struct net *n, struct peer *p, size_t want, struct blo
                 return k; /* the chain is invalid from here */
             }
             if (e->status & BLOCK_HAVE_DATA) {
-                if (chainstate_contains(n->cs, e) || e->chain_tx) {
-                    if (e->height > p->last_common->height && chainstate_contains(n->cs, e)) {
+                if (chainstate_contains(s->cs, e) || e->chain_tx) {
+                    if (e->height > p->last_common->height && chainstate_contains(s->cs, e)) {
                         p->last_common = e;
                     }
                 }
                 continue;
             }
             struct peer *owner = NULL;
-            if (is_processing(n, e->hash)) {
+            if (is_processing(s, e->hash)) {
                 continue;
             }
-            if (find_inflight(n, e->hash, &owner)) {
+            if (find_inflight(s, e->hash, &owner)) {
                 if (waiting_for < 0 && owner != p) {
                     waiting_for = owner->id;
                 }
@@ -759,9 +806,10 @@ static size_t next_blocks(struct net *n, struct peer *p, size_t want, struct blo
     return k;
 }
 
-void sync_schedule_downloads(struct net *n)
+static void schedule_downloads(struct sync *s)
 {
-    chainstate_read_lock(n->cs);
+    struct net *n = s->net;
+    chainstate_read_lock(s->cs);
     for (struct peer *p = n->peers; p; p = p->next) {
         if (p->disconnect || !p->handshake_done || p->n_inflight >= NET_MAX_BLOCKS_IN_FLIGHT ||
             !(p->ver.services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
@@ -770,31 +818,31 @@ void sync_schedule_downloads(struct net *n)
         struct block_index *blocks[NET_MAX_BLOCKS_IN_FLIGHT];
         int64_t staller = -1;
         size_t k =
-            next_blocks(n, p, (size_t)(NET_MAX_BLOCKS_IN_FLIGHT - p->n_inflight), blocks, &staller);
+            next_blocks(s, p, (size_t)(NET_MAX_BLOCKS_IN_FLIGHT - p->n_inflight), blocks, &staller);
         request_blocks(p, blocks, k);
         if (k == 0 && staller >= 0) {
-            struct peer *s = net_find_peer(n, staller);
-            if (s && s->stalling_since_us == 0) {
-                s->stalling_since_us = net_now_us(n);
-                LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Stall started peer=%lld", (long long)s->id);
+            struct peer *q = net_find_peer(n, staller);
+            if (q && q->stalling_since_us == 0) {
+                q->stalling_since_us = net_now_us(n);
+                LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Stall started peer=%lld", (long long)q->id);
             }
         }
     }
-    chainstate_read_unlock(n->cs);
+    chainstate_read_unlock(s->cs);
 }
 
-static void remember_source(struct net *n, const uint8_t hash[32], int64_t peer_id)
+static void remember_source(struct sync *s, const uint8_t hash[32], int64_t peer_id)
 {
-    struct block_source *s = &n->sources[n->n_sources % NET_BLOCK_SOURCES];
-    memcpy(s->hash, hash, 32);
-    s->peer_id = peer_id;
-    s->time = net_now(n);
-    n->n_sources++;
+    struct block_source *src = &s->sources[s->n_sources % NET_BLOCK_SOURCES];
+    memcpy(src->hash, hash, 32);
+    src->peer_id = peer_id;
+    src->time = net_now(s->net);
+    s->n_sources++;
 }
 
-static void on_block(struct peer *p, const uint8_t *d, size_t len)
+static void on_block(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
 {
-    struct net *n = p->net;
+    struct net *n = s->net;
     if (len < 81) {
         net_misbehaving(p, "mutated block: too short (%zu bytes)", len);
         return;
@@ -803,15 +851,15 @@ static void on_block(struct peer *p, const uint8_t *d, size_t len)
     hash_sha256d(hash, d, 80);
     int requested = remove_inflight(p, hash);
     p->last_block = net_now(n);
-    chainstate_read_lock(n->cs);
-    struct block_index *e = block_tree_find(chainstate_tree(n->cs), hash);
-    int have = (e && (e->status & BLOCK_HAVE_DATA)) || is_processing(n, hash);
-    chainstate_read_unlock(n->cs);
+    chainstate_read_lock(s->cs);
+    struct block_index *e = block_tree_find(chainstate_tree(s->cs), hash);
+    int have = (e && (e->status & BLOCK_HAVE_DATA)) || is_processing(s, hash);
+    chainstate_read_unlock(s->cs);
     if (have) {
         char hx[65];
         hex_encode_rev(hx, hash, 32);
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "already have block %s peer=%lld", hx, (long long)p->id);
-        sync_schedule_downloads(n);
+        schedule_downloads(s);
         return;
     }
     (void)requested; /* an unsolicited block is processed too (Core: if it has more work) */
@@ -825,26 +873,27 @@ static void on_block(struct peer *p, const uint8_t *d, size_t len)
     j->job.work = VALIDATOR_BLOCK;
     j->job.data = j->data;
     j->job.len = len;
-    processing_add(n, hash);
+    processing_add(s, hash);
     net_submit(n, j);
 }
 
-void sync_on_block_data(void *ctx, struct peer *p, const uint8_t *d, size_t len)
+/* Compact block relay's sink: a rebuilt block, taken as a block message from p. */
+static void on_rebuilt_block(void *ctx, struct peer *p, const uint8_t *d, size_t len)
 {
-    (void)ctx;
-    on_block(p, d, len);
+    on_block(ctx, p, d, len);
 }
 
-void sync_ask_headers(void *ctx, struct peer *p, const uint8_t hash[32])
+/* Compact block relay's sink: a cmpctblock that does not connect, answered as an
+ * announcement that does not connect. */
+static void on_unconnected_cmpct(void *ctx, struct peer *p, const uint8_t hash[32])
 {
-    (void)ctx;
-    struct net *n = p->net;
-    chainstate_read_lock(n->cs);
-    send_getheaders(n, p, NULL, hash);
-    chainstate_read_unlock(n->cs);
+    struct sync *s = ctx;
+    chainstate_read_lock(s->cs);
+    send_getheaders(s, p, NULL, hash);
+    chainstate_read_unlock(s->cs);
 }
 
-static void block_done(struct net *n, struct peer *p, struct net_job *j)
+static void block_done(struct sync *s, struct peer *p, struct net_job *j)
 {
     if (j->job.rc == RC_INVALID) {
         if (p) {
@@ -853,11 +902,11 @@ static void block_done(struct net *n, struct peer *p, struct net_job *j)
         return;
     }
     if (j->job.rc == RC_OK && j->job.is_new) {
-        remember_source(n, j->hash, j->peer_id);
+        remember_source(s, j->hash, j->peer_id);
     }
 }
 
-void sync_send_deferred_pongs(struct peer *p)
+static void send_deferred_pongs(struct peer *p)
 {
     for (int i = 0; i < p->n_deferred_pongs; i++) {
         struct buf b;
@@ -871,21 +920,40 @@ void sync_send_deferred_pongs(struct peer *p)
     p->n_deferred_pongs = 0;
 }
 
-void sync_job_done(struct net *n, struct net_job *j)
+static void judge_job(struct sync *s, struct net_job *j)
 {
-    struct peer *p = net_find_peer(n, j->peer_id);
+    struct peer *p = net_find_peer(s->net, j->peer_id);
     if (j->is_tx) {
-        txrelay_job_done(n->txr, j); /* frees it */
+        txrelay_job_done(s->txr, j); /* frees it */
         return;
     }
     if (j->is_block) {
-        processing_remove(n, j->hash);
-        block_done(n, p, j);
+        processing_remove(s, j->hash);
+        block_done(s, p, j);
     } else if (p) {
-        headers_done(n, p, j);
+        headers_done(s, p, j);
     }
     free(j->data);
     free(j);
+}
+
+/* The job_done event: the verdict, then the pongs a ping of the peer waited with once none
+ * of its jobs is out (the transport counts them: pending_jobs). */
+static void on_job_done(void *ctx, struct net_job *j)
+{
+    struct sync *s = ctx;
+    int64_t peer_id = j->peer_id;
+    judge_job(s, j);
+    struct peer *p = net_find_peer(s->net, peer_id); /* the verdict may have disconnected it */
+    if (p && p->pending_jobs == 0 && p->n_deferred_pongs > 0 && !p->disconnect) {
+        send_deferred_pongs(p);
+    }
+}
+
+/* The jobs_done event: verdicts may have opened the download window. */
+static void on_jobs_done(void *ctx)
+{
+    schedule_downloads(ctx);
 }
 
 /* ---- Serving ---- */
@@ -905,31 +973,30 @@ static int read_locator(struct peer *p, const char *what, const uint8_t *d, size
     return rc;
 }
 
-static void on_getheaders(struct peer *p, const uint8_t *d, size_t len)
+static void on_getheaders(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
 {
-    struct net *n = p->net;
     uint8_t(*loc)[32] = NULL;
     size_t k = 0;
     uint8_t stop[32];
     if (read_locator(p, "getheaders", d, len, &loc, &k, stop) != RC_OK) {
         return;
     }
-    chainstate_read_lock(n->cs);
-    if (chainstate_in_ibd(n->cs) && (p->perms & NET_PERM_DOWNLOAD) != NET_PERM_DOWNLOAD) {
-        chainstate_read_unlock(n->cs);
+    chainstate_read_lock(s->cs);
+    if (chainstate_in_ibd(s->cs) && (p->perms & NET_PERM_DOWNLOAD) != NET_PERM_DOWNLOAD) {
+        chainstate_read_unlock(s->cs);
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
             "Ignoring getheaders from peer=%lld because node is in initial block download",
             (long long)p->id);
         free(loc);
         return;
     }
-    struct block_tree *tree = chainstate_tree(n->cs);
+    struct block_tree *tree = chainstate_tree(s->cs);
     struct block_index *start = NULL;
     if (k == 0) {
         /* The stop block alone, if it may be served. */
         struct block_index *e = block_tree_find(tree, stop);
-        if (!e || !chainstate_contains(n->cs, e)) {
-            chainstate_read_unlock(n->cs);
+        if (!e || !chainstate_contains(s->cs, e)) {
+            chainstate_read_unlock(s->cs);
             free(loc);
             return;
         }
@@ -938,7 +1005,7 @@ static void on_getheaders(struct peer *p, const uint8_t *d, size_t len)
         struct buf b;
         buf_init(&b);
         net_headers_serialize(&b, raw, 1);
-        chainstate_read_unlock(n->cs);
+        chainstate_read_unlock(s->cs);
         net_send(p, "headers", &b);
         buf_clear(&b);
         free(loc);
@@ -948,23 +1015,23 @@ static void on_getheaders(struct peer *p, const uint8_t *d, size_t len)
     for (size_t i = 0; i < k && !start; i++) {
         struct block_index *e = block_tree_find(tree, loc[i]);
         if (e) {
-            start = chainstate_contains(n->cs, e) ? e : NULL;
+            start = chainstate_contains(s->cs, e) ? e : NULL;
             if (!start) {
-                struct block_index *tip = chainstate_tip(n->cs);
+                struct block_index *tip = chainstate_tip(s->cs);
                 start = tip ? block_index_fork_point(e, tip) : NULL;
             }
         }
     }
     free(loc);
     if (!start) {
-        start = chainstate_at_height(n->cs, 0);
+        start = chainstate_at_height(s->cs, 0);
     }
     struct buf raws;
     buf_init(&raws);
     size_t count = 0;
     struct block_index *last = NULL;
     for (int32_t h = start ? start->height + 1 : 0; count < NET_MAX_HEADERS; h++) {
-        struct block_index *e = chainstate_at_height(n->cs, h);
+        struct block_index *e = chainstate_at_height(s->cs, h);
         if (!e) {
             break;
         }
@@ -981,9 +1048,9 @@ static void on_getheaders(struct peer *p, const uint8_t *d, size_t len)
     if (last) {
         p->best_sent = last;
     } else {
-        p->best_sent = chainstate_tip(n->cs);
+        p->best_sent = chainstate_tip(s->cs);
     }
-    chainstate_read_unlock(n->cs);
+    chainstate_read_unlock(s->cs);
     struct buf b;
     buf_init(&b);
     net_headers_serialize(&b, raws.data, count);
@@ -992,18 +1059,17 @@ static void on_getheaders(struct peer *p, const uint8_t *d, size_t len)
     buf_clear(&raws);
 }
 
-static void on_getblocks(struct peer *p, const uint8_t *d, size_t len)
+static void on_getblocks(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
 {
-    struct net *n = p->net;
     uint8_t(*loc)[32] = NULL;
     size_t k = 0;
     uint8_t stop[32];
     if (read_locator(p, "getblocks", d, len, &loc, &k, stop) != RC_OK) {
         return;
     }
-    chainstate_read_lock(n->cs);
-    struct block_tree *tree = chainstate_tree(n->cs);
-    struct block_index *start = NULL, *tip = chainstate_tip(n->cs);
+    chainstate_read_lock(s->cs);
+    struct block_tree *tree = chainstate_tree(s->cs);
+    struct block_index *start = NULL, *tip = chainstate_tip(s->cs);
     for (size_t i = 0; i < k && !start && tip; i++) {
         struct block_index *e = block_tree_find(tree, loc[i]);
         if (e) {
@@ -1014,7 +1080,7 @@ static void on_getblocks(struct peer *p, const uint8_t *d, size_t len)
     struct net_inv *inv = xmalloc(MAX_GETBLOCKS_RESULTS * sizeof(*inv));
     size_t count = 0;
     for (int32_t h = start ? start->height + 1 : 1; count < MAX_GETBLOCKS_RESULTS; h++) {
-        struct block_index *e = chainstate_at_height(n->cs, h);
+        struct block_index *e = chainstate_at_height(s->cs, h);
         if (!e || memcmp(e->hash, stop, 32) == 0) {
             break;
         }
@@ -1022,7 +1088,7 @@ static void on_getblocks(struct peer *p, const uint8_t *d, size_t len)
         memcpy(inv[count].hash, e->hash, 32);
         count++;
     }
-    chainstate_read_unlock(n->cs);
+    chainstate_read_unlock(s->cs);
     if (count) {
         struct buf b;
         buf_init(&b);
@@ -1035,9 +1101,8 @@ static void on_getblocks(struct peer *p, const uint8_t *d, size_t len)
 
 /* Serves the queued getdata entries while the send buffer has room (the write callback
  * calls again as it drains). */
-void sync_serve_getdata(struct peer *p)
+static void serve_getdata(struct sync *s, struct peer *p)
 {
-    struct net *n = p->net;
     struct buf raw, out;
     buf_init(&raw);
     buf_init(&out);
@@ -1048,7 +1113,7 @@ void sync_serve_getdata(struct peer *p)
         const struct net_inv *iv = &p->getdata[p->getdata_pos++];
         uint32_t type = iv->type & ~INV_WITNESS_FLAG;
         if (type == INV_TX || type == INV_WTX) {
-            if (!txrelay_serve(n->txr, p, iv)) {
+            if (!txrelay_serve(s->txr, p, iv)) {
                 notfound = xrealloc(notfound, (n_notfound + 1) * sizeof(*notfound));
                 notfound[n_notfound++] = *iv;
             }
@@ -1060,17 +1125,17 @@ void sync_serve_getdata(struct peer *p)
         if (type == INV_FILTERED_BLOCK) {
             continue; /* no bloom filters (NODE_BLOOM is not offered) */
         }
-        chainstate_read_lock(n->cs);
-        if (type == INV_CMPCT_BLOCK && cmpctrelay_serve(n->cmpct, p, iv)) {
-            chainstate_read_unlock(n->cs);
+        chainstate_read_lock(s->cs);
+        if (type == INV_CMPCT_BLOCK && cmpctrelay_serve(s->cmpct, p, iv)) {
+            chainstate_read_unlock(s->cs);
             continue;
         }
-        struct block_index *e = block_tree_find(chainstate_tree(n->cs), iv->hash);
+        struct block_index *e = block_tree_find(chainstate_tree(s->cs), iv->hash);
         int ok = e && (e->status & BLOCK_HAVE_DATA) && !block_index_failed(e) &&
-                 (chainstate_contains(n->cs, e) || block_index_is_valid(e, BLOCK_VALID_SCRIPTS));
+                 (chainstate_contains(s->cs, e) || block_index_is_valid(e, BLOCK_VALID_SCRIPTS));
         buf_reset(&raw);
-        int rc = ok ? chainstate_read_block(n->cs, e, &raw) : RC_NOT_FOUND;
-        chainstate_read_unlock(n->cs);
+        int rc = ok ? chainstate_read_block(s->cs, e, &raw) : RC_NOT_FOUND;
+        chainstate_read_unlock(s->cs);
         if (rc != RC_OK) {
             char hx[65];
             hex_encode_rev(hx, iv->hash, 32);
@@ -1109,7 +1174,7 @@ void sync_serve_getdata(struct peer *p)
     buf_clear(&out);
 }
 
-static void on_getdata(struct peer *p, const uint8_t *d, size_t len)
+static void on_getdata(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
 {
     char err[160];
     struct net_inv *inv = NULL;
@@ -1135,12 +1200,27 @@ static void on_getdata(struct peer *p, const uint8_t *d, size_t len)
     p->getdata = q;
     p->getdata_n = left + k;
     p->getdata_pos = 0;
-    sync_serve_getdata(p);
+    serve_getdata(s, p);
+    if (p->getdata_pos < p->getdata_n) {
+        /* Core answers a getdata before it reads on: the rest waits (and nothing more is
+         * read) until the answers have gone out (on_send_room). */
+        net_pause_reads(p, PAUSE_GETDATA, 1);
+    }
 }
 
-static void on_inv(struct peer *p, const uint8_t *d, size_t len)
+/* The send_room event: more of the getdata queue; once it is all answered, reads go on. */
+static void on_send_room(void *ctx, struct peer *p)
 {
-    struct net *n = p->net;
+    if (p->getdata_pos < p->getdata_n) {
+        serve_getdata(ctx, p);
+    }
+    if (!p->disconnect && p->getdata_pos >= p->getdata_n) {
+        net_pause_reads(p, PAUSE_GETDATA, 0);
+    }
+}
+
+static void on_inv(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
+{
     char err[160];
     struct net_inv *inv = NULL;
     size_t k = 0;
@@ -1154,35 +1234,35 @@ static void on_inv(struct peer *p, const uint8_t *d, size_t len)
         return;
     }
     const uint8_t *best = NULL;
-    chainstate_read_lock(n->cs);
+    chainstate_read_lock(s->cs);
     for (size_t i = 0; i < k; i++) {
         uint32_t type = inv[i].type & ~INV_WITNESS_FLAG;
         if (type == INV_TX || type == INV_WTX) {
-            chainstate_read_unlock(n->cs);
-            txrelay_on_inv(n->txr, p, &inv[i]);
-            chainstate_read_lock(n->cs);
+            chainstate_read_unlock(s->cs);
+            txrelay_on_inv(s->txr, p, &inv[i]);
+            chainstate_read_lock(s->cs);
             continue;
         }
         if (type != INV_BLOCK) {
             continue;
         }
-        update_availability(n, p, inv[i].hash);
-        struct block_index *e = block_tree_find(chainstate_tree(n->cs), inv[i].hash);
-        if (!e && !find_inflight(n, inv[i].hash, NULL)) {
+        update_availability(s, p, inv[i].hash);
+        struct block_index *e = block_tree_find(chainstate_tree(s->cs), inv[i].hash);
+        if (!e && !find_inflight(s, inv[i].hash, NULL)) {
             best = inv[i].hash;
         }
     }
     if (best) {
-        send_getheaders(n, p, NULL, best);
+        send_getheaders(s, p, NULL, best);
     }
-    chainstate_read_unlock(n->cs);
+    chainstate_read_unlock(s->cs);
     free(inv);
-    sync_schedule_downloads(n);
+    schedule_downloads(s);
 }
 
-static void on_addr(struct peer *p, const uint8_t *d, size_t len, int v2)
+static void on_addr(struct sync *s, struct peer *p, const uint8_t *d, size_t len, int v2)
 {
-    struct net *n = p->net;
+    struct net *n = s->net;
     char err[160];
     struct net_addr_msg_entry *a = NULL;
     size_t k = 0;
@@ -1243,7 +1323,7 @@ static void on_addr(struct peer *p, const uint8_t *d, size_t len, int v2)
         v[m++] = (struct addrman_addr){na, a[i].services, t};
     }
     size_t added = 0;
-    addrman_add(n->am, &added, v, m, &p->addr, 2 * 60 * 60, now);
+    addrman_add(s->am, &added, v, m, &p->addr, 2 * 60 * 60, now);
     free(v);
     free(a);
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
@@ -1255,9 +1335,9 @@ static void on_addr(struct peer *p, const uint8_t *d, size_t len, int v2)
     }
 }
 
-static void on_getaddr(struct peer *p)
+static void on_getaddr(struct sync *s, struct peer *p)
 {
-    struct net *n = p->net;
+    struct net *n = s->net;
     p->addr_relay = 1;
     if (p->conn_type != CONN_INBOUND || p->got_getaddr) {
         return; /* Core answers inbound peers, once */
@@ -1266,7 +1346,7 @@ static void on_getaddr(struct peer *p)
     struct addrman_addr *v = NULL;
     size_t k = 0;
     /* Core's MAX_ADDR_TO_SEND and MAX_PCT_ADDR_TO_SEND. */
-    addrman_get_addr(n->am, &v, &k, NET_MAX_ADDR, 23, -1, net_now(n));
+    addrman_get_addr(s->am, &v, &k, NET_MAX_ADDR, 23, -1, net_now(n));
     struct net_addr_msg_entry *a = xcalloc(k ? k : 1, sizeof(*a));
     size_t m = 0;
     for (size_t i = 0; i < k; i++) {
@@ -1292,11 +1372,14 @@ static void on_getaddr(struct peer *p)
 
 /* ---- Dispatch ---- */
 
-void sync_process_message(struct peer *p, const char *cmd, const uint8_t *d, size_t len)
+/* The message event. */
+static void sync_process_message(void *ctx, struct peer *p, const char *cmd, const uint8_t *d,
+                                 size_t len)
 {
+    struct sync *s = ctx;
     char lid[32];
     if (strcmp(cmd, "version") == 0) {
-        on_version(p, d, len);
+        on_version(s, p, d, len);
         return;
     }
     if (!p->got_version) {
@@ -1307,7 +1390,7 @@ void sync_process_message(struct peer *p, const char *cmd, const uint8_t *d, siz
         return;
     }
     if (strcmp(cmd, "verack") == 0) {
-        on_verack(p);
+        on_verack(s, p);
         return;
     }
     if (strcmp(cmd, "wtxidrelay") == 0) {
@@ -1385,46 +1468,46 @@ void sync_process_message(struct peer *p, const char *cmd, const uint8_t *d, siz
         return;
     }
     if (strcmp(cmd, "cmpctblock") == 0) {
-        cmpctrelay_on_cmpctblock(p->net->cmpct, p, d, len);
+        cmpctrelay_on_cmpctblock(s->cmpct, p, d, len);
         return;
     }
     if (strcmp(cmd, "blocktxn") == 0) {
-        cmpctrelay_on_blocktxn(p->net->cmpct, p, d, len);
+        cmpctrelay_on_blocktxn(s->cmpct, p, d, len);
         return;
     }
     if (strcmp(cmd, "getblocktxn") == 0) {
-        cmpctrelay_on_getblocktxn(p->net->cmpct, p, d, len);
+        cmpctrelay_on_getblocktxn(s->cmpct, p, d, len);
         return;
     }
     if (strcmp(cmd, "headers") == 0) {
-        on_headers(p, d, len);
+        on_headers(s, p, d, len);
         return;
     }
     if (strcmp(cmd, "getheaders") == 0) {
-        on_getheaders(p, d, len);
+        on_getheaders(s, p, d, len);
         return;
     }
     if (strcmp(cmd, "getblocks") == 0) {
-        on_getblocks(p, d, len);
+        on_getblocks(s, p, d, len);
         return;
     }
     if (strcmp(cmd, "block") == 0) {
-        on_block(p, d, len);
+        on_block(s, p, d, len);
         return;
     }
     if (strcmp(cmd, "getdata") == 0) {
-        on_getdata(p, d, len);
+        on_getdata(s, p, d, len);
         return;
     }
     if (strcmp(cmd, "inv") == 0) {
-        on_inv(p, d, len);
+        on_inv(s, p, d, len);
         return;
     }
     if (strcmp(cmd, "notfound") == 0) {
         return;
     }
     if (strcmp(cmd, "tx") == 0) {
-        txrelay_on_tx(p->net->txr, p, d, len);
+        txrelay_on_tx(s->txr, p, d, len);
         return;
     }
     if (strcmp(cmd, "mempool") == 0) {
@@ -1432,11 +1515,11 @@ void sync_process_message(struct peer *p, const char *cmd, const uint8_t *d, siz
         return;
     }
     if (strcmp(cmd, "addr") == 0 || strcmp(cmd, "addrv2") == 0) {
-        on_addr(p, d, len, cmd[4] == 'v');
+        on_addr(s, p, d, len, cmd[4] == 'v');
         return;
     }
     if (strcmp(cmd, "getaddr") == 0) {
-        on_getaddr(p);
+        on_getaddr(s, p);
         return;
     }
     /* filter* (no bloom filters offered), anything unknown: ignored, as Core does. */
@@ -1446,13 +1529,13 @@ void sync_process_message(struct peer *p, const char *cmd, const uint8_t *d, siz
 
 /* ---- Announcements ---- */
 
-static void announce_tip(struct net *n, struct block_index *old_tip, struct block_index *tip)
+static void announce_tip(struct sync *s, struct block_index *old_tip, struct block_index *tip)
 {
     /* The new blocks on the active chain, oldest first (at most a few). */
     struct block_index *fork = old_tip ? block_index_fork_point(old_tip, tip) : NULL;
     int32_t from = fork ? fork->height + 1 : tip->height;
     size_t count = (size_t)(tip->height - from + 1);
-    for (struct peer *p = n->peers; p; p = p->next) {
+    for (struct peer *p = s->net->peers; p; p = p->next) {
         if (p->disconnect || !p->handshake_done) {
             continue;
         }
@@ -1462,7 +1545,7 @@ static void announce_tip(struct net *n, struct block_index *old_tip, struct bloc
         int sent = 0;
         /* A high-bandwidth peer that knows the parent gets the block itself, compact. */
         if (count == 1 && tip->prev && peer_has_header(p, tip->prev) &&
-            cmpctrelay_announce(n->cmpct, p, tip)) {
+            cmpctrelay_announce(s->cmpct, p, tip)) {
             p->best_sent = tip;
             continue;
         }
@@ -1506,37 +1589,38 @@ static void announce_tip(struct net *n, struct block_index *old_tip, struct bloc
  * one that connected, out of initial block download and with no other block in flight, is
  * asked to announce to us as cmpctblock; the sender of one that failed is punished. Chain
  * read lock held. */
-static void check_sources(struct net *n)
+static void check_sources(struct sync *s)
 {
-    size_t have = n->n_sources < NET_BLOCK_SOURCES ? n->n_sources : NET_BLOCK_SOURCES;
+    struct net *n = s->net;
+    size_t have = s->n_sources < NET_BLOCK_SOURCES ? s->n_sources : NET_BLOCK_SOURCES;
     int64_t now = net_now(n);
     int inflight = 0;
     for (struct peer *p = n->peers; p; p = p->next) {
         inflight += p->n_inflight;
     }
     for (size_t i = 0; i < have; i++) {
-        struct block_source *s = &n->sources[i];
-        if (s->peer_id < 0) {
+        struct block_source *src = &s->sources[i];
+        if (src->peer_id < 0) {
             continue;
         }
-        struct block_index *e = block_tree_find(chainstate_tree(n->cs), s->hash);
-        if (e && chainstate_contains(n->cs, e) && inflight == 0 && !chainstate_in_ibd(n->cs)) {
-            struct peer *p = net_find_peer(n, s->peer_id);
+        struct block_index *e = block_tree_find(chainstate_tree(s->cs), src->hash);
+        if (e && chainstate_contains(s->cs, e) && inflight == 0 && !chainstate_in_ibd(s->cs)) {
+            struct peer *p = net_find_peer(n, src->peer_id);
             if (p) {
-                cmpctrelay_block_from_peer(n->cmpct, p);
+                cmpctrelay_block_from_peer(s->cmpct, p);
             }
         }
-        if (!e || chainstate_contains(n->cs, e) || now - s->time > 3600) {
-            s->peer_id = -1;
+        if (!e || chainstate_contains(s->cs, e) || now - src->time > 3600) {
+            src->peer_id = -1;
             continue;
         }
         if (block_index_failed(e)) {
-            struct peer *p = net_find_peer(n, s->peer_id);
-            s->peer_id = -1;
+            struct peer *p = net_find_peer(n, src->peer_id);
+            src->peer_id = -1;
             if (p) {
                 struct vstate st;
                 vstate_init(&st);
-                if (chainstate_last_invalid(n->cs, e->hash, &st) != 1) {
+                if (chainstate_last_invalid(s->cs, e->hash, &st) != 1) {
                     vstate_invalid(&st, VRESULT_CONSENSUS, "invalid", "block failed to connect");
                 }
                 punish_for_block(p, &st, "invalid block received");
@@ -1545,8 +1629,12 @@ static void check_sources(struct net *n)
     }
 }
 
-void sync_tick(struct net *n)
+/* The tick event: pings, timeouts, stalls, a new tip announced, sync started, downloads
+ * asked for, transaction relay's timers. */
+static void on_tick(void *ctx)
 {
+    struct sync *s = ctx;
+    struct net *n = s->net;
     int64_t now_us = net_now_us(n);
     int64_t now = net_now(n);
     int downloading = 0;
@@ -1558,7 +1646,7 @@ void sync_tick(struct net *n)
             continue;
         }
         /* Core's InactivityCheck. */
-        if (now > p->conn_time + n->opt.peer_timeout) {
+        if (now > p->conn_time + s->peer_timeout) {
             if (!p->handshake_done) {
                 LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
                     "version handshake timeout, disconnecting "
@@ -1613,34 +1701,34 @@ void sync_tick(struct net *n)
             }
         }
     }
-    chainstate_read_lock(n->cs);
-    struct block_index *tip = chainstate_tip(n->cs);
-    int new_tip = tip && tip != n->last_tip;
+    chainstate_read_lock(s->cs);
+    struct block_index *tip = chainstate_tip(s->cs);
+    int new_tip = tip && tip != s->last_tip;
     if (new_tip) {
-        if (!chainstate_in_ibd(n->cs)) {
-            announce_tip(n, n->last_tip, tip);
+        if (!chainstate_in_ibd(s->cs)) {
+            announce_tip(s, s->last_tip, tip);
         }
-        n->last_tip = tip;
+        s->last_tip = tip;
     }
-    check_sources(n);
-    chainstate_read_unlock(n->cs);
+    check_sources(s);
+    chainstate_read_unlock(s->cs);
     /* Peers whose handshake is done but sync never started (no tip at the time). */
     for (struct peer *p = n->peers; p; p = p->next) {
         if (!p->disconnect && p->handshake_done && !p->sync_started) {
-            start_sync(n, p);
+            start_sync(s, p);
         }
     }
-    sync_schedule_downloads(n);
+    schedule_downloads(s);
     if (new_tip) {
-        txrelay_new_tip(n->txr);
+        txrelay_new_tip(s->txr);
     }
-    txrelay_tick(n->txr);
+    txrelay_tick(s->txr);
 }
 
-int net_fetch_block(struct net *n, int64_t peer_id, const uint8_t hash32[32], char *err,
-                    size_t err_len)
+int sync_fetch_block(struct sync *s, int64_t peer_id, const uint8_t hash32[32], char *err,
+                     size_t err_len)
 {
-    struct peer *p = net_find_peer(n, peer_id);
+    struct peer *p = net_find_peer(s->net, peer_id);
     if (!p || !p->handshake_done) {
         snprintf(err, err_len, "Peer does not exist");
         return RC_NOT_FOUND;
@@ -1649,10 +1737,10 @@ int net_fetch_block(struct net *n, int64_t peer_id, const uint8_t hash32[32], ch
         snprintf(err, err_len, "Pre-SegWit peer");
         return RC_INVALID;
     }
-    chainstate_read_lock(n->cs);
-    struct block_index *e = block_tree_find(chainstate_tree(n->cs), hash32);
+    chainstate_read_lock(s->cs);
+    struct block_index *e = block_tree_find(chainstate_tree(s->cs), hash32);
     int have = e && (e->status & BLOCK_HAVE_DATA);
-    chainstate_read_unlock(n->cs);
+    chainstate_read_unlock(s->cs);
     if (!e) {
         snprintf(err, err_len, "Block header missing");
         return RC_NOT_FOUND;
@@ -1663,11 +1751,107 @@ int net_fetch_block(struct net *n, int64_t peer_id, const uint8_t hash32[32], ch
     }
     /* Core's FetchBlock: whoever was asked before is forgotten; this peer is asked now. */
     struct peer *owner = NULL;
-    while (find_inflight(n, hash32, &owner)) {
+    while (find_inflight(s, hash32, &owner)) {
         remove_inflight(owner, hash32);
     }
     request_blocks(p, &e, 1);
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Requesting block %d from peer=%lld (getblockfrompeer)",
         e->height, (long long)peer_id);
     return RC_OK;
+}
+
+void sync_peer_stats(struct sync *s, struct net_peer_stats *st)
+{
+    struct peer *p = net_find_peer(s->net, st->id);
+    if (!p) {
+        return;
+    }
+    snprintf(st->addr_local, sizeof(st->addr_local), "%s", p->addr_local);
+    st->services = p->ver.services;
+    st->relay_txs = p->relay_txs;
+    st->time_offset = p->time_offset;
+    st->ping_us = p->ping_us;
+    st->min_ping_us = p->min_ping_us;
+    st->ping_wait_us = p->ping_nonce ? net_now_us(s->net) - p->ping_start_us : -1;
+    st->version = p->ver.version;
+    snprintf(st->subver, sizeof(st->subver), "%s", p->ver.user_agent);
+    cmpctrelay_peer_hb(p, &st->bip152_hb_to, &st->bip152_hb_from);
+    st->starting_height = p->ver.start_height;
+    st->synced_headers = p->best_known ? p->best_known->height : -1;
+    st->synced_blocks = p->last_common ? p->last_common->height : -1;
+    st->presynced_headers = p->hsync && headerssync_state(p->hsync) == HSYNC_PRESYNC
+                                ? headerssync_presync_height(p->hsync)
+                                : -1;
+    st->n_inflight = (size_t)p->n_inflight;
+    st->inflight = xcalloc(st->n_inflight ? st->n_inflight : 1, sizeof(int32_t));
+    size_t f = 0;
+    for (struct inflight *b = p->inflight; b; b = b->next) {
+        st->inflight[f++] = b->e ? b->e->height : -1;
+    }
+    st->addr_relay_enabled = p->addr_relay;
+    st->addr_processed = p->addr_processed;
+    st->addr_rate_limited = p->addr_rate_limited;
+    st->minfeefilter = p->feefilter;
+    st->handshake_done = p->handshake_done;
+}
+
+void sync_ping_all(struct sync *s)
+{
+    for (struct peer *p = s->net->peers; p; p = p->next) {
+        p->ping_asked = 1;
+    }
+    on_tick(s);
+}
+
+void sync_mock_scheduler(struct sync *s, int64_t delta_s)
+{
+    txrelay_mock_scheduler(s->txr, delta_s * 1000000);
+}
+
+void sync_relay_transaction(struct sync *s, const uint8_t txid[32], const uint8_t wtxid[32])
+{
+    txrelay_relay_transaction(s->txr, txid, wtxid);
+}
+
+int sync_new(struct sync **out, struct net *n)
+{
+    struct sync *s = xcalloc(1, sizeof(*s));
+    s->net = n;
+    s->cs = n->cs;
+    s->p = n->p;
+    s->am = n->am;
+    s->peer_timeout = n->opt.peer_timeout;
+    s->relay = n->opt.mempool && !n->opt.blocks_only;
+    txrelay_new(&s->txr, n, s->cs, n->opt.mempool, n->opt.blocks_only);
+    struct cmpctrelay_sink sink = {
+        .ctx = s, .block = on_rebuilt_block, .headers_wanted = on_unconnected_cmpct};
+    cmpctrelay_new(&s->cmpct, n, s->cs, n->opt.mempool, n->opt.blocks_only, &sink);
+    *out = s;
+    return RC_OK;
+}
+
+void sync_free(struct sync *s)
+{
+    if (!s) {
+        return;
+    }
+    txrelay_free(s->txr);
+    cmpctrelay_free(s->cmpct);
+    free(s->processing);
+    free(s);
+}
+
+void sync_events(struct sync *s, struct net_events *ev)
+{
+    *ev = (struct net_events){
+        .ctx = s,
+        .connected = on_connected,
+        .opened = on_opened,
+        .message = sync_process_message,
+        .send_room = on_send_room,
+        .job_done = on_job_done,
+        .jobs_done = on_jobs_done,
+        .tick = on_tick,
+        .peer_gone = on_peer_gone,
+    };
 }

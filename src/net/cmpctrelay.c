@@ -12,6 +12,7 @@
 #include "net/cmpct.h"
 #include "net/cmpctrelay.h"
 #include "net/net_impl.h"
+#include "net/peer_sync.h"
 #include "util/hex.h"
 #include "util/log.h"
 #include "util/random.h"
@@ -74,10 +75,10 @@ void cmpctrelay_free(struct cmpctrelay *c)
 
 static struct cmpct_peer *state(struct peer *p)
 {
-    if (!p->cmpct) {
-        p->cmpct = xcalloc(1, sizeof(*p->cmpct));
+    if (!p->ps->cmpct) {
+        p->ps->cmpct = xcalloc(1, sizeof(*p->ps->cmpct));
     }
-    return p->cmpct;
+    return p->ps->cmpct;
 }
 
 static void send_sendcmpct(struct peer *p, int announce)
@@ -91,17 +92,17 @@ static void send_sendcmpct(struct peer *p, int announce)
 
 void cmpctrelay_on_verack(struct peer *p)
 {
-    if (p->ver.version >= SHORT_IDS_BLOCKS_VERSION) {
+    if (p->ps->ver.version >= SHORT_IDS_BLOCKS_VERSION) {
         send_sendcmpct(p, 0);
     }
 }
 
 void cmpctrelay_peer_gone(struct cmpctrelay *c, struct peer *p)
 {
-    if (p->cmpct) {
-        cmpct_partial_free(p->cmpct->partial);
-        free(p->cmpct);
-        p->cmpct = NULL;
+    if (p->ps->cmpct) {
+        cmpct_partial_free(p->ps->cmpct->partial);
+        free(p->ps->cmpct);
+        p->ps->cmpct = NULL;
     }
     for (size_t i = 0; i < c->n_hb;) {
         if (c->hb[i] == p->id) {
@@ -134,8 +135,8 @@ void cmpctrelay_on_sendcmpct(struct peer *p, const uint8_t *d, size_t len)
 
 void cmpctrelay_peer_hb(const struct peer *p, int *to, int *from)
 {
-    *to = p->cmpct && p->cmpct->asked_hb;
-    *from = p->cmpct && p->cmpct->wants_hb;
+    *to = p->ps->cmpct && p->ps->cmpct->asked_hb;
+    *from = p->ps->cmpct && p->ps->cmpct->wants_hb;
 }
 
 static int is_outbound_id(struct cmpctrelay *c, int64_t id)
@@ -147,7 +148,7 @@ static int is_outbound_id(struct cmpctrelay *c, int64_t id)
 void cmpctrelay_block_from_peer(struct cmpctrelay *c, struct peer *p)
 {
     /* With -blocksonly the pool cannot rebuild a cmpctblock: never ask for them. */
-    if (c->blocks_only || !p->cmpct || !p->cmpct->provides) {
+    if (c->blocks_only || !p->ps->cmpct || !p->ps->cmpct->provides) {
         return;
     }
     int outbound_hb = 0;
@@ -170,16 +171,16 @@ void cmpctrelay_block_from_peer(struct cmpctrelay *c, struct peer *p)
     }
     if (c->n_hb >= MAX_HB_PEERS) {
         struct peer *old = net_find_peer(c->net, c->hb[0]);
-        if (old && old->cmpct) {
+        if (old && old->ps->cmpct) {
             send_sendcmpct(old, 0);
-            old->cmpct->asked_hb = 0;
+            old->ps->cmpct->asked_hb = 0;
         }
         memmove(&c->hb[0], &c->hb[1], (c->n_hb - 1) * sizeof(c->hb[0]));
         c->n_hb--;
     }
     c->hb[c->n_hb++] = p->id;
     send_sendcmpct(p, 1);
-    p->cmpct->asked_hb = 1;
+    p->ps->cmpct->asked_hb = 1;
 }
 
 /* The cmpctblock of e (its data read from the store), cached for the tip: every
@@ -223,7 +224,7 @@ static int cmpct_of(struct cmpctrelay *c, struct block_index *e, struct buf *out
 
 int cmpctrelay_announce(struct cmpctrelay *c, struct peer *p, struct block_index *tip)
 {
-    if (!p->cmpct || !p->cmpct->provides || !p->cmpct->wants_hb) {
+    if (!p->ps->cmpct || !p->ps->cmpct->provides || !p->ps->cmpct->wants_hb) {
         return 0;
     }
     struct buf b;
@@ -242,7 +243,7 @@ int cmpctrelay_serve(struct cmpctrelay *c, struct peer *p, const struct net_inv 
     struct block_index *e = block_tree_find(chainstate_tree(c->cs), iv->hash);
     /* Recent blocks only (Core: within MAX_CMPCTBLOCK_DEPTH of the tip); others go whole. */
     if (!e || !tip || !chainstate_contains(c->cs, e) ||
-        tip->height - e->height >= MAX_CMPCTBLOCK_DEPTH || !p->cmpct || !p->cmpct->provides) {
+        tip->height - e->height >= MAX_CMPCTBLOCK_DEPTH || !p->ps->cmpct || !p->ps->cmpct->provides) {
         return 0;
     }
     struct buf b;
@@ -295,7 +296,7 @@ static void log_reconstructed(struct peer *p, const uint8_t hash[32],
 static void fill_and_process(struct cmpctrelay *c, struct peer *p, const struct tx *missing,
                              size_t n_missing)
 {
-    struct cmpct_peer *cp = p->cmpct;
+    struct cmpct_peer *cp = p->ps->cmpct;
     enum cmpct_status st;
     struct block b;
     char err[160];
@@ -433,7 +434,7 @@ void cmpctrelay_on_blocktxn(struct cmpctrelay *c, struct peer *p, const uint8_t 
         cmpct_blocktxn_clear(&bt);
         return;
     }
-    struct cmpct_peer *cp = p->cmpct;
+    struct cmpct_peer *cp = p->ps->cmpct;
     if (!cp || !cp->partial || memcmp(cp->partial_hash, bt.block_hash, 32) != 0) {
         /* Not asked for (Core ignores it). */
         cmpct_blocktxn_clear(&bt);

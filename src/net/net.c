@@ -332,12 +332,6 @@ static void read_cb(struct bufferevent *bev, void *arg)
         return;
     }
     while (!p->disconnect && !p->read_paused) {
-        if (p->getdata_pos < p->getdata_n) {
-            /* Core answers a getdata before it reads on: the rest waits (and nothing more
-             * is read) until the answers have gone out. */
-            net_pause_reads(p, PAUSE_GETDATA, 1);
-            break;
-        }
         size_t have = evbuffer_get_length(in);
         if (!p->have_hdr) {
             if (have < NET_HEADER_SIZE) {

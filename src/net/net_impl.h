@@ -22,13 +22,8 @@ struct event_base;
 struct event;
 struct bufferevent;
 struct evconnlistener;
-struct block_index;
-struct headerssync;
 struct addrman;
-struct txrelay;
-struct cmpctrelay;
-struct txrelay_peer;
-struct cmpct_peer;
+struct peer_sync;
 
 /* Message types counted per peer (getpeerinfo's bytessent_per_msg); the last is "*other*". */
 enum {
@@ -55,13 +50,6 @@ int net_msg_type_index(const char *command);
 #define NET_MAX_FEELER 1
 #define NET_MAX_ADDNODE 8
 
-struct inflight {
-    uint8_t hash[32];
-    struct block_index *e;
-    int64_t time_us; /* when requested */
-    struct inflight *next;
-};
-
 struct peer {
     struct net *net;
     int64_t id;
@@ -69,14 +57,13 @@ struct peer {
     struct net_addr addr;
     char addr_str[NET_ADDR_STR_LEN];
     char bind_str[NET_ADDR_STR_LEN];
-    char addr_local[NET_ADDR_STR_LEN];
     char added_name[NET_ADDR_STR_LEN]; /* the -connect / addnode string it was opened for */
     int conn_type;
     uint32_t perms;
     int connected;        /* outbound: the TCP connect finished */
     struct socks5 *socks; /* through -proxy: the SOCKS5 exchange, until the tunnel is up */
 
-    int64_t conn_time, last_send, last_recv, last_block, last_tx; /* seconds */
+    int64_t conn_time, last_send, last_recv; /* seconds */
     uint64_t bytes_sent, bytes_recv;
     uint64_t sent_per_msg[NET_N_MSG_TYPES], recv_per_msg[NET_N_MSG_TYPES];
 
@@ -84,53 +71,19 @@ struct peer {
     struct net_msg_header hdr;
     int have_hdr;
 
-    /* Handshake. */
-    int got_version, handshake_done, sent_version;
-    struct net_version ver;
-    uint64_t local_nonce;
-    int prefer_headers, wtxid_relay, want_addrv2, relay_txs;
-    int64_t feefilter;
-    int64_t time_offset;
-    int sent_getaddr, got_getaddr;
-    int addr_relay;         /* it sent addr, addrv2 or getaddr, or we asked it (Core) */
-    double addr_tokens;     /* the addr rate limit's bucket (Core's m_addr_token_bucket) */
-    int64_t addr_tokens_us; /* when it was last refilled (0: never) */
-    uint64_t addr_processed, addr_rate_limited;
+    /* What eviction weighs (Core keeps these in CNode too): set by the protocol. */
+    int64_t last_block, last_tx; /* seconds: the last new block / transaction it gave us */
+    int64_t min_ping_us;         /* its best ping round trip, -1 before the first pong */
+    int relay_txs;               /* its version asked for transactions */
 
-    /* Ping. */
-    uint64_t ping_nonce;
-    int64_t ping_start_us, ping_us, min_ping_us, next_ping_us;
-    int ping_asked;
-
-    /* Sync. */
-    struct block_index *best_known;  /* the best block the peer has (from its headers) */
-    struct block_index *last_common; /* with our active chain, for the download walk */
-    struct block_index *best_sent;   /* the best header we announced or sent to it */
-    uint8_t best_unknown[32];        /* an announced hash whose header we lack */
-    int has_best_unknown;
-    int sync_started;
-    int64_t headers_asked_us; /* a getheaders is out since then, 0 if none */
-    int unconnecting;
-    int low_work;              /* low-work headers messages in a row */
-    struct headerssync *hsync; /* a low-work chain being pre-synced, or NULL */
-    struct inflight *inflight;
-    int n_inflight;
-    int64_t stalling_since_us;
-    int64_t stall_timeout_us;
-    int pending_jobs;     /* validator jobs of this peer not yet handled */
-    size_t pending_bytes; /* their payloads */
+    /* Validator jobs of this peer not yet handled, and their payloads' bytes. */
+    int pending_jobs;
+    size_t pending_bytes;
     unsigned read_paused; /* why reads are off: PAUSE_* bits */
-    /* Pings that came while the peer's jobs were out: answered, in order, once they are
-     * all handled, as Core answers a ping only after the messages before it. */
-    uint64_t deferred_pongs[8];
-    int n_deferred_pongs;
 
-    /* Serving getdata, in order, while the send buffer has room. */
-    struct net_inv *getdata;
-    size_t getdata_n, getdata_pos;
-
-    struct txrelay_peer *txr; /* transaction relay (txrelay.c), NULL until first used */
-    struct cmpct_peer *cmpct; /* compact blocks (cmpctrelay.c), NULL until first used */
+    /* The protocol's half (struct peer_sync, sync.c's): made by the connected event, freed
+     * by peer_gone. The transport never reads it. */
+    struct peer_sync *ps;
 
     int disconnect;
     struct peer *next;

@@ -17,6 +17,7 @@
 #include "net/cmpctrelay.h"
 #include "net/headerssync.h"
 #include "net/net_impl.h"
+#include "net/peer_sync.h"
 #include "net/sync.h"
 #include "net/txrelay.h"
 #include "primitives/block.h"
@@ -112,10 +113,10 @@ static size_t build_locator(struct block_index *e, uint8_t (**out)[32])
 
 static int peer_has_header(const struct peer *p, struct block_index *e)
 {
-    if (p->best_known && block_index_ancestor(p->best_known, e->height) == e) {
+    if (p->ps->best_known && block_index_ancestor(p->ps->best_known, e->height) == e) {
         return 1;
     }
-    if (p->best_sent && block_index_ancestor(p->best_sent, e->height) == e) {
+    if (p->ps->best_sent && block_index_ancestor(p->ps->best_sent, e->height) == e) {
         return 1;
     }
     return 0;
@@ -127,28 +128,28 @@ static void update_availability(struct sync *s, struct peer *p, const uint8_t ha
 {
     struct block_index *e = block_tree_find(chainstate_tree(s->cs), hash);
     if (e && !u256_is_zero(&e->chain_work)) {
-        if (!p->best_known || u256_cmp(&e->chain_work, &p->best_known->chain_work) >= 0) {
-            p->best_known = e;
+        if (!p->ps->best_known || u256_cmp(&e->chain_work, &p->ps->best_known->chain_work) >= 0) {
+            p->ps->best_known = e;
         }
-        if (p->has_best_unknown && memcmp(p->best_unknown, hash, 32) == 0) {
-            p->has_best_unknown = 0;
+        if (p->ps->has_best_unknown && memcmp(p->ps->best_unknown, hash, 32) == 0) {
+            p->ps->has_best_unknown = 0;
         }
     } else {
-        memcpy(p->best_unknown, hash, 32);
-        p->has_best_unknown = 1;
+        memcpy(p->ps->best_unknown, hash, 32);
+        p->ps->has_best_unknown = 1;
     }
 }
 
 static void resolve_unknown(struct sync *s, struct peer *p)
 {
-    if (!p->has_best_unknown) {
+    if (!p->ps->has_best_unknown) {
         return;
     }
-    struct block_index *e = block_tree_find(chainstate_tree(s->cs), p->best_unknown);
+    struct block_index *e = block_tree_find(chainstate_tree(s->cs), p->ps->best_unknown);
     if (e) {
-        p->has_best_unknown = 0;
-        if (!p->best_known || u256_cmp(&e->chain_work, &p->best_known->chain_work) >= 0) {
-            p->best_known = e;
+        p->ps->has_best_unknown = 0;
+        if (!p->ps->best_known || u256_cmp(&e->chain_work, &p->ps->best_known->chain_work) >= 0) {
+            p->ps->best_known = e;
         }
     }
 }
@@ -167,10 +168,10 @@ static void send_version(struct sync *s, struct peer *p)
     if (net_addr_is_routable(&p->addr)) {
         net_addr_to_ip16(&p->addr, v.addr_recv.ip);
         v.addr_recv.port = p->addr.port;
-        v.addr_recv.services = p->ver.services;
+        v.addr_recv.services = p->ps->ver.services;
     }
     v.addr_from.services = net_local_services(n);
-    v.nonce = p->local_nonce;
+    v.nonce = p->ps->local_nonce;
     snprintf(v.user_agent, sizeof(v.user_agent), "%s", net_user_agent(n));
     chainstate_read_lock(s->cs);
     struct block_index *tip = chainstate_tip(s->cs);
@@ -182,18 +183,19 @@ static void send_version(struct sync *s, struct peer *p)
     net_version_serialize(&b, &v);
     net_send(p, "version", &b);
     buf_clear(&b);
-    p->sent_version = 1;
+    p->ps->sent_version = 1;
 }
 
 /* The connected event: a new peer's protocol state. */
 static void on_connected(void *ctx, struct peer *p)
 {
     struct sync *s = ctx;
-    p->ping_us = -1;
-    p->next_ping_us = net_now_us(s->net) + NET_PING_INTERVAL_US;
-    p->stall_timeout_us = NET_STALL_TIMEOUT_US;
-    p->addr_tokens = 1.0; /* Core starts every peer's bucket with one address */
-    random_bytes((uint8_t *)&p->local_nonce, sizeof(p->local_nonce));
+    p->ps = xcalloc(1, sizeof(*p->ps));
+    p->ps->ping_us = -1;
+    p->ps->next_ping_us = net_now_us(s->net) + NET_PING_INTERVAL_US;
+    p->ps->stall_timeout_us = NET_STALL_TIMEOUT_US;
+    p->ps->addr_tokens = 1.0; /* Core starts every peer's bucket with one address */
+    random_bytes((uint8_t *)&p->ps->local_nonce, sizeof(p->ps->local_nonce));
 }
 
 /* The opened event: an outbound connection is up, and we speak first. */
@@ -225,7 +227,7 @@ static void send_getheaders(struct sync *s, struct peer *p, struct block_index *
     net_send(p, "getheaders", &b);
     buf_clear(&b);
     free(loc);
-    p->headers_asked_us = net_now_us(s->net);
+    p->ps->headers_asked_us = net_now_us(s->net);
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "getheaders (%d) to peer=%lld", from->height, (long long)p->id);
 }
 
@@ -240,10 +242,10 @@ static void send_ping(struct peer *p)
     buf_put_u64le(&b, nonce);
     net_send(p, "ping", &b);
     buf_clear(&b);
-    p->ping_nonce = nonce;
-    p->ping_start_us = net_now_us(p->net);
-    p->next_ping_us = p->ping_start_us + NET_PING_INTERVAL_US;
-    p->ping_asked = 0;
+    p->ps->ping_nonce = nonce;
+    p->ps->ping_start_us = net_now_us(p->net);
+    p->ps->next_ping_us = p->ps->ping_start_us + NET_PING_INTERVAL_US;
+    p->ps->ping_asked = 0;
 }
 
 /* ---- The handshake ---- */
@@ -252,7 +254,7 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
 {
     struct net *n = s->net;
     char err[160], lid[32];
-    if (p->got_version) {
+    if (p->ps->got_version) {
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "redundant version message from %s",
             peer_log_id(p, lid, sizeof(lid)));
         return;
@@ -271,7 +273,7 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     }
     if (p->conn_type == CONN_INBOUND) {
         for (struct peer *q = n->peers; q; q = q->next) {
-            if (q != p && q->conn_type != CONN_INBOUND && q->local_nonce == v.nonce &&
+            if (q != p && q->conn_type != CONN_INBOUND && q->ps->local_nonce == v.nonce &&
                 v.nonce != 0) {
                 LOG_INFO("connected to self at %s, disconnecting", p->addr_str);
                 net_peer_disconnect(p, "connected to self");
@@ -289,19 +291,19 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         net_peer_disconnect(p, "services");
         return;
     }
-    p->ver = v;
-    p->got_version = 1;
+    p->ps->ver = v;
+    p->ps->got_version = 1;
     p->relay_txs = v.relay;
-    p->time_offset = v.time - net_now(n);
+    p->ps->time_offset = v.time - net_now(n);
     {
         struct net_addr me;
         net_addr_from_ip16(v.addr_recv.ip, v.addr_recv.port, &me);
         static const uint8_t zero[16];
         if (memcmp(v.addr_recv.ip, zero, 16) != 0) {
-            net_addr_format(&me, 1, p->addr_local);
+            net_addr_format(&me, 1, p->ps->addr_local);
         }
     }
-    if (p->conn_type == CONN_INBOUND && !p->sent_version) {
+    if (p->conn_type == CONN_INBOUND && !p->ps->sent_version) {
         send_version(s, p);
     }
     int common = v.version < NET_PROTOCOL_VERSION ? v.version : NET_PROTOCOL_VERSION;
@@ -312,18 +314,18 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     net_send_empty(p, "verack");
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
         "receive version message: %s: version %d, blocks=%d, us=%s, txrelay=%d, peer=%lld",
-        v.user_agent, v.version, v.start_height, p->addr_local, v.relay, (long long)p->id);
+        v.user_agent, v.version, v.start_height, p->ps->addr_local, v.relay, (long long)p->id);
 }
 
 static void start_sync(struct sync *s, struct peer *p)
 {
-    if (p->sync_started) {
+    if (p->ps->sync_started) {
         return;
     }
-    if (!(p->ver.services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
+    if (!(p->ps->ver.services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
         return; /* cannot serve blocks */
     }
-    p->sync_started = 1;
+    p->ps->sync_started = 1;
     chainstate_read_lock(s->cs);
     struct block_index *best = chainstate_best_header(s->cs);
     /* Core starts from the parent of the best header, so that the answer is never empty
@@ -335,31 +337,31 @@ static void start_sync(struct sync *s, struct peer *p)
 static void on_verack(struct sync *s, struct peer *p)
 {
     struct net *n = s->net;
-    if (!p->got_version) {
+    if (!p->ps->got_version) {
         return;
     }
-    if (p->handshake_done) {
+    if (p->ps->handshake_done) {
         return;
     }
-    p->handshake_done = 1;
+    p->ps->handshake_done = 1;
     LOG_INFO("New %s %s peer connected: version: %d, blocks=%d, peer=%lld",
              net_conn_type_name(p->conn_type), p->conn_type == CONN_INBOUND ? "v1" : "v1",
-             p->ver.version, p->ver.start_height, (long long)p->id);
-    if (p->ver.version >= NET_SENDHEADERS_VERSION) {
+             p->ps->ver.version, p->ps->ver.start_height, (long long)p->id);
+    if (p->ps->ver.version >= NET_SENDHEADERS_VERSION) {
         net_send_empty(p, "sendheaders");
     }
     cmpctrelay_on_verack(p);
-    if (p->conn_type != CONN_INBOUND && p->conn_type != CONN_BLOCK_RELAY && !p->sent_getaddr) {
+    if (p->conn_type != CONN_INBOUND && p->conn_type != CONN_BLOCK_RELAY && !p->ps->sent_getaddr) {
         net_send_empty(p, "getaddr");
-        p->sent_getaddr = 1;
-        p->addr_relay = 1;
-        p->addr_tokens += 1000.0; /* the answer may be as long as Core's MAX_ADDR_TO_SEND */
+        p->ps->sent_getaddr = 1;
+        p->ps->addr_relay = 1;
+        p->ps->addr_tokens += 1000.0; /* the answer may be as long as Core's MAX_ADDR_TO_SEND */
     }
     if (p->conn_type == CONN_OUTBOUND_FULL_RELAY || p->conn_type == CONN_BLOCK_RELAY ||
         p->conn_type == CONN_FEELER) {
         /* A working address: into (or kept in) the tried table, with what it offers. */
         addrman_good(s->am, NULL, &p->addr, net_now(n));
-        addrman_set_services(s->am, &p->addr, p->ver.services);
+        addrman_set_services(s->am, &p->addr, p->ps->ver.services);
     }
     send_ping(p);
     start_sync(s, p);
@@ -374,30 +376,30 @@ static void presync_feed(struct sync *s, struct peer *p, const uint8_t *raw, siz
     size_t n_release = 0;
     int more = 0;
     char err[160];
-    int rc = headerssync_process(p->hsync, raw, count, count == NET_MAX_HEADERS, &release,
+    int rc = headerssync_process(p->ps->hsync, raw, count, count == NET_MAX_HEADERS, &release,
                                  &n_release, &more, err, sizeof(err));
-    int state = headerssync_state(p->hsync);
+    int state = headerssync_state(p->ps->hsync);
     if (rc == HSYNC_MISBEHAVED) {
-        headerssync_free(p->hsync);
-        p->hsync = NULL;
+        headerssync_free(p->ps->hsync);
+        p->ps->hsync = NULL;
         net_misbehaving(p, "%s", err);
         return;
     }
     if (rc == HSYNC_LOW_WORK) {
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
             "Ignoring low-work chain (height=%d) from peer=%lld after pre-sync",
-            headerssync_presync_height(p->hsync), (long long)p->id);
-        headerssync_free(p->hsync);
-        p->hsync = NULL;
-        p->low_work++;
+            headerssync_presync_height(p->ps->hsync), (long long)p->id);
+        headerssync_free(p->ps->hsync);
+        p->ps->hsync = NULL;
+        p->ps->low_work++;
         return;
     }
     if (state == HSYNC_PRESYNC) {
         LOG_INFO(
             "Pre-synchronizing blockheaders, height: %d (~%.2f%%)",
-            headerssync_presync_height(p->hsync),
+            headerssync_presync_height(p->ps->hsync),
             100.0 *
-                (double)(headerssync_presync_time(p->hsync) - (int64_t)s->p->genesis_header.time) /
+                (double)(headerssync_presync_time(p->ps->hsync) - (int64_t)s->p->genesis_header.time) /
                 (double)(net_now(s->net) - (int64_t)s->p->genesis_header.time + 1));
     }
     if (n_release) {
@@ -416,7 +418,7 @@ static void presync_feed(struct sync *s, struct peer *p, const uint8_t *raw, siz
     }
     if (more) {
         uint8_t(*loc)[32];
-        size_t k = headerssync_locator(p->hsync, &loc);
+        size_t k = headerssync_locator(p->ps->hsync, &loc);
         static const uint8_t zero[32];
         struct buf b;
         buf_init(&b);
@@ -424,12 +426,12 @@ static void presync_feed(struct sync *s, struct peer *p, const uint8_t *raw, siz
         net_send(p, "getheaders", &b);
         buf_clear(&b);
         free(loc);
-        p->headers_asked_us = net_now_us(s->net);
+        p->ps->headers_asked_us = net_now_us(s->net);
     }
     if (state == HSYNC_DONE) {
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "headers pre-sync with peer=%lld done", (long long)p->id);
-        headerssync_free(p->hsync);
-        p->hsync = NULL;
+        headerssync_free(p->ps->hsync);
+        p->ps->hsync = NULL;
     }
 }
 
@@ -448,7 +450,7 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         net_misbehaving(p, "malformed headers message: %s", err);
         return;
     }
-    p->headers_asked_us = 0;
+    p->ps->headers_asked_us = 0;
     if (count == 0) {
         free(raw);
         return; /* nothing new from this peer */
@@ -468,7 +470,7 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
             return;
         }
     }
-    if (p->hsync) {
+    if (p->ps->hsync) {
         presync_feed(s, p, raw, count);
         free(raw);
         return;
@@ -479,24 +481,24 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     if (!parent) {
         /* Does not connect: ask for what leads to it (a block announcement we missed the
          * parents of), and count it: a peer that keeps doing it is flooding. */
-        p->unconnecting++;
+        p->ps->unconnecting++;
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-            "received header that does not connect (%d in a row), peer=%lld", p->unconnecting,
+            "received header that does not connect (%d in a row), peer=%lld", p->ps->unconnecting,
             (long long)p->id);
-        if (p->unconnecting > NET_MAX_UNCONNECTING) {
+        if (p->ps->unconnecting > NET_MAX_UNCONNECTING) {
             chainstate_read_unlock(s->cs);
             free(raw);
-            net_misbehaving(p, "%d non-connecting headers", p->unconnecting);
+            net_misbehaving(p, "%d non-connecting headers", p->ps->unconnecting);
             return;
         }
         send_getheaders(s, p, NULL, NULL);
-        memcpy(p->best_unknown, hash, 32);
-        p->has_best_unknown = 1;
+        memcpy(p->ps->best_unknown, hash, 32);
+        p->ps->has_best_unknown = 1;
         chainstate_read_unlock(s->cs);
         free(raw);
         return;
     }
-    p->unconnecting = 0;
+    p->ps->unconnecting = 0;
     struct block_index *last = block_tree_find(tree, hash);
     if (last) {
         /* Known already: nothing to validate. */
@@ -536,7 +538,7 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         start.chain_work = parent->chain_work;
         start.mtp = block_index_median_time_past(parent);
         chainstate_read_unlock(s->cs);
-        p->hsync = headerssync_new(s->p, &start, &threshold, net_now(n));
+        p->ps->hsync = headerssync_new(s->p, &start, &threshold, net_now(n));
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
             "Initial headers sync started with peer=%lld: height=%d, max_commitments known",
             (long long)p->id, start.height);
@@ -547,17 +549,17 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     if (low_work) {
         /* Not stored (Core's low-work headers protection). A peer that keeps sending such
          * chains is flooding: after NET_MAX_UNCONNECTING messages in a row it goes. */
-        p->low_work++;
+        p->ps->low_work++;
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
             "Ignoring low-work chain (height=%d) from peer=%lld (tip height %d, %d in a row)",
-            parent->height + (int)count, (long long)p->id, tip ? tip->height : -1, p->low_work);
+            parent->height + (int)count, (long long)p->id, tip ? tip->height : -1, p->ps->low_work);
         free(raw);
-        if (p->low_work > NET_MAX_UNCONNECTING) {
-            net_misbehaving(p, "low-work header flood (%d messages)", p->low_work);
+        if (p->ps->low_work > NET_MAX_UNCONNECTING) {
+            net_misbehaving(p, "low-work header flood (%d messages)", p->ps->low_work);
         }
         return;
     }
-    p->low_work = 0;
+    p->ps->low_work = 0;
     struct net_job *j = xcalloc(1, sizeof(*j));
     j->peer_id = p->id;
     j->is_block = 0;
@@ -649,7 +651,7 @@ static void processing_remove(struct sync *s, const uint8_t hash[32])
 static struct inflight *find_inflight(struct sync *s, const uint8_t hash[32], struct peer **owner)
 {
     for (struct peer *p = s->net->peers; p; p = p->next) {
-        for (struct inflight *b = p->inflight; b; b = b->next) {
+        for (struct inflight *b = p->ps->inflight; b; b = b->next) {
             if (memcmp(b->hash, hash, 32) == 0) {
                 if (owner) {
                     *owner = p;
@@ -664,14 +666,14 @@ static struct inflight *find_inflight(struct sync *s, const uint8_t hash[32], st
 /* Drops hash from p's in-flight list; 1 if it was there. */
 static int remove_inflight(struct peer *p, const uint8_t hash[32])
 {
-    for (struct inflight **bp = &p->inflight; *bp; bp = &(*bp)->next) {
+    for (struct inflight **bp = &p->ps->inflight; *bp; bp = &(*bp)->next) {
         if (memcmp((*bp)->hash, hash, 32) == 0) {
             struct inflight *b = *bp;
             *bp = b->next;
             free(b);
-            p->n_inflight--;
-            if (p->n_inflight == 0) {
-                p->stalling_since_us = 0;
+            p->ps->n_inflight--;
+            if (p->ps->n_inflight == 0) {
+                p->ps->stalling_since_us = 0;
             }
             return 1;
         }
@@ -686,16 +688,17 @@ static void on_peer_gone(void *ctx, struct peer *p)
     struct sync *s = ctx;
     txrelay_peer_gone(s->txr, p);
     cmpctrelay_peer_gone(s->cmpct, p);
-    headerssync_free(p->hsync);
-    p->hsync = NULL;
-    while (p->inflight) {
-        struct inflight *b = p->inflight;
-        p->inflight = b->next;
+    headerssync_free(p->ps->hsync);
+    p->ps->hsync = NULL;
+    while (p->ps->inflight) {
+        struct inflight *b = p->ps->inflight;
+        p->ps->inflight = b->next;
         free(b);
     }
-    p->n_inflight = 0;
-    free(p->getdata);
-    p->getdata = NULL;
+    p->ps->n_inflight = 0;
+    free(p->ps->getdata);
+    free(p->ps);
+    p->ps = NULL;
 }
 
 static void request_blocks(struct peer *p, struct block_index **blocks, size_t k)
@@ -712,9 +715,9 @@ static void request_blocks(struct peer *p, struct block_index **blocks, size_t k
         memcpy(b->hash, blocks[i]->hash, 32);
         b->e = blocks[i];
         b->time_us = now;
-        b->next = p->inflight;
-        p->inflight = b;
-        p->n_inflight++;
+        b->next = p->ps->inflight;
+        p->ps->inflight = b;
+        p->ps->n_inflight++;
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Requesting block at height %d peer=%lld",
             blocks[i]->height, (long long)p->id);
     }
@@ -735,19 +738,19 @@ static size_t next_blocks(struct sync *s, struct peer *p, size_t want, struct bl
 {
     struct block_index *tip = chainstate_tip(s->cs);
     resolve_unknown(s, p);
-    struct block_index *best = p->best_known;
+    struct block_index *best = p->ps->best_known;
     if (!best || !tip || u256_cmp(&best->chain_work, &tip->chain_work) < 0 ||
         u256_cmp(&best->chain_work, &s->p->minimum_chain_work) < 0) {
         return 0;
     }
-    if (!p->last_common || block_index_ancestor(best, p->last_common->height) != p->last_common) {
-        p->last_common = block_index_fork_point(best, tip);
+    if (!p->ps->last_common || block_index_ancestor(best, p->ps->last_common->height) != p->ps->last_common) {
+        p->ps->last_common = block_index_fork_point(best, tip);
     }
-    if (!p->last_common) {
+    if (!p->ps->last_common) {
         return 0;
     }
     /* The last common block moves up over what we have connected on its chain. */
-    struct block_index *lc = p->last_common;
+    struct block_index *lc = p->ps->last_common;
     if (lc == best) {
         return 0;
     }
@@ -774,8 +777,8 @@ static size_t next_blocks(struct sync *s, struct peer *p, size_t want, struct bl
             }
             if (e->status & BLOCK_HAVE_DATA) {
                 if (chainstate_contains(s->cs, e) || e->chain_tx) {
-                    if (e->height > p->last_common->height && chainstate_contains(s->cs, e)) {
-                        p->last_common = e;
+                    if (e->height > p->ps->last_common->height && chainstate_contains(s->cs, e)) {
+                        p->ps->last_common = e;
                     }
                 }
                 continue;
@@ -811,19 +814,19 @@ static void schedule_downloads(struct sync *s)
     struct net *n = s->net;
     chainstate_read_lock(s->cs);
     for (struct peer *p = n->peers; p; p = p->next) {
-        if (p->disconnect || !p->handshake_done || p->n_inflight >= NET_MAX_BLOCKS_IN_FLIGHT ||
-            !(p->ver.services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
+        if (p->disconnect || !p->ps->handshake_done || p->ps->n_inflight >= NET_MAX_BLOCKS_IN_FLIGHT ||
+            !(p->ps->ver.services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
             continue;
         }
         struct block_index *blocks[NET_MAX_BLOCKS_IN_FLIGHT];
         int64_t staller = -1;
         size_t k =
-            next_blocks(s, p, (size_t)(NET_MAX_BLOCKS_IN_FLIGHT - p->n_inflight), blocks, &staller);
+            next_blocks(s, p, (size_t)(NET_MAX_BLOCKS_IN_FLIGHT - p->ps->n_inflight), blocks, &staller);
         request_blocks(p, blocks, k);
         if (k == 0 && staller >= 0) {
             struct peer *q = net_find_peer(n, staller);
-            if (q && q->stalling_since_us == 0) {
-                q->stalling_since_us = net_now_us(n);
+            if (q && q->ps->stalling_since_us == 0) {
+                q->ps->stalling_since_us = net_now_us(n);
                 LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Stall started peer=%lld", (long long)q->id);
             }
         }
@@ -908,16 +911,16 @@ static void block_done(struct sync *s, struct peer *p, struct net_job *j)
 
 static void send_deferred_pongs(struct peer *p)
 {
-    for (int i = 0; i < p->n_deferred_pongs; i++) {
+    for (int i = 0; i < p->ps->n_deferred_pongs; i++) {
         struct buf b;
         uint8_t nonce[8];
         buf_init(&b);
-        wr_u64le(nonce, p->deferred_pongs[i]);
+        wr_u64le(nonce, p->ps->deferred_pongs[i]);
         buf_append(&b, nonce, 8);
         net_send(p, "pong", &b);
         buf_clear(&b);
     }
-    p->n_deferred_pongs = 0;
+    p->ps->n_deferred_pongs = 0;
 }
 
 static void judge_job(struct sync *s, struct net_job *j)
@@ -945,7 +948,7 @@ static void on_job_done(void *ctx, struct net_job *j)
     int64_t peer_id = j->peer_id;
     judge_job(s, j);
     struct peer *p = net_find_peer(s->net, peer_id); /* the verdict may have disconnected it */
-    if (p && p->pending_jobs == 0 && p->n_deferred_pongs > 0 && !p->disconnect) {
+    if (p && p->pending_jobs == 0 && p->ps->n_deferred_pongs > 0 && !p->disconnect) {
         send_deferred_pongs(p);
     }
 }
@@ -1046,9 +1049,9 @@ static void on_getheaders(struct sync *s, struct peer *p, const uint8_t *d, size
     }
     /* What we sent is what the peer has now, as far as announcing goes. */
     if (last) {
-        p->best_sent = last;
+        p->ps->best_sent = last;
     } else {
-        p->best_sent = chainstate_tip(s->cs);
+        p->ps->best_sent = chainstate_tip(s->cs);
     }
     chainstate_read_unlock(s->cs);
     struct buf b;
@@ -1108,9 +1111,9 @@ static void serve_getdata(struct sync *s, struct peer *p)
     buf_init(&out);
     struct net_inv *notfound = NULL;
     size_t n_notfound = 0;
-    while (!p->disconnect && p->getdata_pos < p->getdata_n &&
+    while (!p->disconnect && p->ps->getdata_pos < p->ps->getdata_n &&
            net_send_buffered(p) < NET_SEND_BUFFER) {
-        const struct net_inv *iv = &p->getdata[p->getdata_pos++];
+        const struct net_inv *iv = &p->ps->getdata[p->ps->getdata_pos++];
         uint32_t type = iv->type & ~INV_WITNESS_FLAG;
         if (type == INV_TX || type == INV_WTX) {
             if (!txrelay_serve(s->txr, p, iv)) {
@@ -1157,10 +1160,10 @@ static void serve_getdata(struct sync *s, struct peer *p)
             block_clear(&blk);
         }
     }
-    if (p->getdata_pos >= p->getdata_n) {
-        free(p->getdata);
-        p->getdata = NULL;
-        p->getdata_n = p->getdata_pos = 0;
+    if (p->ps->getdata_pos >= p->ps->getdata_n) {
+        free(p->ps->getdata);
+        p->ps->getdata = NULL;
+        p->ps->getdata_n = p->ps->getdata_pos = 0;
     }
     if (n_notfound) {
         struct buf b;
@@ -1189,19 +1192,19 @@ static void on_getdata(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         return;
     }
     /* Appended to what is still queued (bounded: reads pause while it is long). */
-    size_t left = p->getdata_n - p->getdata_pos;
+    size_t left = p->ps->getdata_n - p->ps->getdata_pos;
     struct net_inv *q = xmalloc((left + k ? left + k : 1) * sizeof(*q));
     if (left) {
-        memcpy(q, p->getdata + p->getdata_pos, left * sizeof(*q));
+        memcpy(q, p->ps->getdata + p->ps->getdata_pos, left * sizeof(*q));
     }
     memcpy(q + left, inv, k * sizeof(*q));
-    free(p->getdata);
+    free(p->ps->getdata);
     free(inv);
-    p->getdata = q;
-    p->getdata_n = left + k;
-    p->getdata_pos = 0;
+    p->ps->getdata = q;
+    p->ps->getdata_n = left + k;
+    p->ps->getdata_pos = 0;
     serve_getdata(s, p);
-    if (p->getdata_pos < p->getdata_n) {
+    if (p->ps->getdata_pos < p->ps->getdata_n) {
         /* Core answers a getdata before it reads on: the rest waits (and nothing more is
          * read) until the answers have gone out (on_send_room). */
         net_pause_reads(p, PAUSE_GETDATA, 1);
@@ -1211,10 +1214,10 @@ static void on_getdata(struct sync *s, struct peer *p, const uint8_t *d, size_t 
 /* The send_room event: more of the getdata queue; once it is all answered, reads go on. */
 static void on_send_room(void *ctx, struct peer *p)
 {
-    if (p->getdata_pos < p->getdata_n) {
+    if (p->ps->getdata_pos < p->ps->getdata_n) {
         serve_getdata(ctx, p);
     }
-    if (!p->disconnect && p->getdata_pos >= p->getdata_n) {
+    if (!p->disconnect && p->ps->getdata_pos >= p->ps->getdata_n) {
         net_pause_reads(p, PAUSE_GETDATA, 0);
     }
 }
@@ -1281,25 +1284,25 @@ static void on_addr(struct sync *s, struct peer *p, const uint8_t *d, size_t len
      * with the addr permission is not limited). */
     int64_t now = net_now(n);
     int64_t now_us = net_now_us(n);
-    p->addr_relay = 1;
-    if (p->addr_tokens_us && p->addr_tokens < 1000.0) {
-        p->addr_tokens += (double)(now_us - p->addr_tokens_us) / 1e6 * 0.1;
-        if (p->addr_tokens > 1000.0) {
-            p->addr_tokens = 1000.0;
+    p->ps->addr_relay = 1;
+    if (p->ps->addr_tokens_us && p->ps->addr_tokens < 1000.0) {
+        p->ps->addr_tokens += (double)(now_us - p->ps->addr_tokens_us) / 1e6 * 0.1;
+        if (p->ps->addr_tokens > 1000.0) {
+            p->ps->addr_tokens = 1000.0;
         }
     }
-    p->addr_tokens_us = now_us;
+    p->ps->addr_tokens_us = now_us;
     int unlimited = (p->perms & NET_PERM_ADDR) == NET_PERM_ADDR;
     struct addrman_addr *v = xcalloc(k ? k : 1, sizeof(*v));
     size_t m = 0;
     for (size_t i = 0; i < k; i++) {
-        if (p->addr_tokens < 1.0) {
+        if (p->ps->addr_tokens < 1.0) {
             if (!unlimited) {
-                p->addr_rate_limited++;
+                p->ps->addr_rate_limited++;
                 continue;
             }
         } else {
-            p->addr_tokens -= 1.0;
+            p->ps->addr_tokens -= 1.0;
         }
         if (!(a[i].services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
             continue; /* Core stores only nodes that may have blocks to give */
@@ -1319,7 +1322,7 @@ static void on_addr(struct sync *s, struct peer *p, const uint8_t *d, size_t len
         if (t <= 100000000 || t > now + 10 * 60) {
             t = now - 5 * 24 * 60 * 60;
         }
-        p->addr_processed++;
+        p->ps->addr_processed++;
         v[m++] = (struct addrman_addr){na, a[i].services, t};
     }
     size_t added = 0;
@@ -1338,11 +1341,11 @@ static void on_addr(struct sync *s, struct peer *p, const uint8_t *d, size_t len
 static void on_getaddr(struct sync *s, struct peer *p)
 {
     struct net *n = s->net;
-    p->addr_relay = 1;
-    if (p->conn_type != CONN_INBOUND || p->got_getaddr) {
+    p->ps->addr_relay = 1;
+    if (p->conn_type != CONN_INBOUND || p->ps->got_getaddr) {
         return; /* Core answers inbound peers, once */
     }
-    p->got_getaddr = 1;
+    p->ps->got_getaddr = 1;
     struct addrman_addr *v = NULL;
     size_t k = 0;
     /* Core's MAX_ADDR_TO_SEND and MAX_PCT_ADDR_TO_SEND. */
@@ -1350,7 +1353,7 @@ static void on_getaddr(struct sync *s, struct peer *p)
     struct net_addr_msg_entry *a = xcalloc(k ? k : 1, sizeof(*a));
     size_t m = 0;
     for (size_t i = 0; i < k; i++) {
-        if (!p->want_addrv2 && v[i].addr.net != BIP155_IPV4 && v[i].addr.net != BIP155_IPV6) {
+        if (!p->ps->want_addrv2 && v[i].addr.net != BIP155_IPV4 && v[i].addr.net != BIP155_IPV6) {
             continue;
         }
         a[m].time = (uint32_t)v[i].time;
@@ -1364,8 +1367,8 @@ static void on_getaddr(struct sync *s, struct peer *p)
     free(v);
     struct buf b;
     buf_init(&b);
-    net_addrmsg_serialize(&b, p->want_addrv2, a, m);
-    net_send(p, p->want_addrv2 ? "addrv2" : "addr", &b);
+    net_addrmsg_serialize(&b, p->ps->want_addrv2, a, m);
+    net_send(p, p->ps->want_addrv2 ? "addrv2" : "addr", &b);
     buf_clear(&b);
     free(a);
 }
@@ -1382,7 +1385,7 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
         on_version(s, p, d, len);
         return;
     }
-    if (!p->got_version) {
+    if (!p->ps->got_version) {
         /* Core ignores anything before version (the handshake times out). */
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
             "non-version message before version handshake. Message \"%s\" from %s", cmd,
@@ -1394,29 +1397,29 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
         return;
     }
     if (strcmp(cmd, "wtxidrelay") == 0) {
-        if (p->handshake_done) {
+        if (p->ps->handshake_done) {
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "wtxidrelay received after verack, %s",
                 peer_log_id(p, lid, sizeof(lid)));
             net_peer_disconnect(p, "wtxidrelay after verack");
             return;
         }
-        p->wtxid_relay = p->ver.version >= NET_WTXID_RELAY_VERSION;
+        p->ps->wtxid_relay = p->ps->ver.version >= NET_WTXID_RELAY_VERSION;
         return;
     }
     if (strcmp(cmd, "sendaddrv2") == 0) {
-        if (p->handshake_done) {
+        if (p->ps->handshake_done) {
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "sendaddrv2 received after verack, %s",
                 peer_log_id(p, lid, sizeof(lid)));
             net_peer_disconnect(p, "sendaddrv2 after verack");
             return;
         }
-        p->want_addrv2 = 1;
+        p->ps->want_addrv2 = 1;
         return;
     }
     if (strcmp(cmd, "sendtxrcncl") == 0) {
         return; /* BIP330: not offered */
     }
-    if (!p->handshake_done) {
+    if (!p->ps->handshake_done) {
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unsupported message \"%s\" prior to verack from %s", cmd,
             peer_log_id(p, lid, sizeof(lid)));
         return;
@@ -1426,8 +1429,8 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
             /* After the headers, blocks and transactions before it are judged (Core handles
              * a peer's messages in order): a test's sync_with_ping then sees their effect. */
             if (p->pending_jobs > 0 &&
-                p->n_deferred_pongs < (int)(sizeof(p->deferred_pongs) / sizeof(uint64_t))) {
-                p->deferred_pongs[p->n_deferred_pongs++] = rd_u64le(d);
+                p->ps->n_deferred_pongs < (int)(sizeof(p->ps->deferred_pongs) / sizeof(uint64_t))) {
+                p->ps->deferred_pongs[p->ps->n_deferred_pongs++] = rd_u64le(d);
                 return;
             }
             struct buf b;
@@ -1439,27 +1442,27 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
         return;
     }
     if (strcmp(cmd, "pong") == 0) {
-        if (len >= 8 && p->ping_nonce && rd_u64le(d) == p->ping_nonce) {
-            int64_t rtt = net_now_us(p->net) - p->ping_start_us;
+        if (len >= 8 && p->ps->ping_nonce && rd_u64le(d) == p->ps->ping_nonce) {
+            int64_t rtt = net_now_us(p->net) - p->ps->ping_start_us;
             if (rtt >= 0) {
-                p->ping_us = rtt;
+                p->ps->ping_us = rtt;
                 if (p->min_ping_us < 0 || rtt < p->min_ping_us) {
                     p->min_ping_us = rtt;
                 }
             }
-            p->ping_nonce = 0;
+            p->ps->ping_nonce = 0;
         } else if (len >= 8 && rd_u64le(d) == 0) {
-            p->ping_nonce = 0; /* Core: a zero nonce cancels the ping */
+            p->ps->ping_nonce = 0; /* Core: a zero nonce cancels the ping */
         }
         return;
     }
     if (strcmp(cmd, "sendheaders") == 0) {
-        p->prefer_headers = 1;
+        p->ps->prefer_headers = 1;
         return;
     }
     if (strcmp(cmd, "feefilter") == 0) {
         if (len >= 8) {
-            p->feefilter = (int64_t)rd_u64le(d);
+            p->ps->feefilter = (int64_t)rd_u64le(d);
         }
         return;
     }
@@ -1536,7 +1539,7 @@ static void announce_tip(struct sync *s, struct block_index *old_tip, struct blo
     int32_t from = fork ? fork->height + 1 : tip->height;
     size_t count = (size_t)(tip->height - from + 1);
     for (struct peer *p = s->net->peers; p; p = p->next) {
-        if (p->disconnect || !p->handshake_done) {
+        if (p->disconnect || !p->ps->handshake_done) {
             continue;
         }
         if (peer_has_header(p, tip)) {
@@ -1546,10 +1549,10 @@ static void announce_tip(struct sync *s, struct block_index *old_tip, struct blo
         /* A high-bandwidth peer that knows the parent gets the block itself, compact. */
         if (count == 1 && tip->prev && peer_has_header(p, tip->prev) &&
             cmpctrelay_announce(s->cmpct, p, tip)) {
-            p->best_sent = tip;
+            p->ps->best_sent = tip;
             continue;
         }
-        if (p->prefer_headers && count <= MAX_HEADERS_ANNOUNCE) {
+        if (p->ps->prefer_headers && count <= MAX_HEADERS_ANNOUNCE) {
             /* Start past what the peer has; its parent must be known to the peer. */
             struct block_index *first = block_index_ancestor(tip, from);
             while (first != tip && peer_has_header(p, first)) {
@@ -1581,7 +1584,7 @@ static void announce_tip(struct sync *s, struct block_index *old_tip, struct blo
             net_send(p, "inv", &b);
             buf_clear(&b);
         }
-        p->best_sent = tip;
+        p->ps->best_sent = tip;
     }
 }
 
@@ -1596,7 +1599,7 @@ static void check_sources(struct sync *s)
     int64_t now = net_now(n);
     int inflight = 0;
     for (struct peer *p = n->peers; p; p = p->next) {
-        inflight += p->n_inflight;
+        inflight += p->ps->n_inflight;
     }
     for (size_t i = 0; i < have; i++) {
         struct block_source *src = &s->sources[i];
@@ -1639,7 +1642,7 @@ static void on_tick(void *ctx)
     int64_t now = net_now(n);
     int downloading = 0;
     for (struct peer *p = n->peers; p; p = p->next) {
-        downloading += p->n_inflight > 0;
+        downloading += p->ps->n_inflight > 0;
     }
     for (struct peer *p = n->peers; p; p = p->next) {
         if (p->disconnect || !p->connected) {
@@ -1647,7 +1650,7 @@ static void on_tick(void *ctx)
         }
         /* Core's InactivityCheck. */
         if (now > p->conn_time + s->peer_timeout) {
-            if (!p->handshake_done) {
+            if (!p->ps->handshake_done) {
                 LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
                     "version handshake timeout, disconnecting "
                     "peer=%lld",
@@ -1660,34 +1663,34 @@ static void on_tick(void *ctx)
                 continue;
             }
         }
-        if (!p->handshake_done) {
+        if (!p->ps->handshake_done) {
             continue;
         }
-        if (p->ping_nonce && now_us - p->ping_start_us > NET_TIMEOUT_INTERVAL_S * 1000000LL) {
+        if (p->ps->ping_nonce && now_us - p->ps->ping_start_us > NET_TIMEOUT_INTERVAL_S * 1000000LL) {
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "ping timeout: %.3fs peer=%lld",
-                (double)(now_us - p->ping_start_us) / 1e6, (long long)p->id);
+                (double)(now_us - p->ps->ping_start_us) / 1e6, (long long)p->id);
             net_peer_disconnect(p, "ping timeout");
             continue;
         }
-        if (!p->ping_nonce && (p->ping_asked || now_us >= p->next_ping_us)) {
+        if (!p->ps->ping_nonce && (p->ps->ping_asked || now_us >= p->ps->next_ping_us)) {
             send_ping(p);
         }
         /* A peer holding the download window for too long. */
-        if (p->stalling_since_us && now_us - p->stalling_since_us > p->stall_timeout_us) {
+        if (p->ps->stalling_since_us && now_us - p->ps->stalling_since_us > p->ps->stall_timeout_us) {
             LOG_INFO("Peer=%lld is stalling block download, disconnecting", (long long)p->id);
-            int64_t next = p->stall_timeout_us * 2;
+            int64_t next = p->ps->stall_timeout_us * 2;
             for (struct peer *q = n->peers; q; q = q->next) {
                 if (q != p) {
-                    q->stall_timeout_us =
+                    q->ps->stall_timeout_us =
                         next > NET_STALL_TIMEOUT_MAX_US ? NET_STALL_TIMEOUT_MAX_US : next;
                 }
             }
             net_peer_disconnect(p, "stalling");
             continue;
         }
-        if (p->inflight) {
-            struct inflight *oldest = p->inflight;
-            for (struct inflight *b = p->inflight; b; b = b->next) {
+        if (p->ps->inflight) {
+            struct inflight *oldest = p->ps->inflight;
+            for (struct inflight *b = p->ps->inflight; b; b = b->next) {
                 if (b->time_us < oldest->time_us) {
                     oldest = b;
                 }
@@ -1714,7 +1717,7 @@ static void on_tick(void *ctx)
     chainstate_read_unlock(s->cs);
     /* Peers whose handshake is done but sync never started (no tip at the time). */
     for (struct peer *p = n->peers; p; p = p->next) {
-        if (!p->disconnect && p->handshake_done && !p->sync_started) {
+        if (!p->disconnect && p->ps->handshake_done && !p->ps->sync_started) {
             start_sync(s, p);
         }
     }
@@ -1729,11 +1732,11 @@ int sync_fetch_block(struct sync *s, int64_t peer_id, const uint8_t hash32[32], 
                      size_t err_len)
 {
     struct peer *p = net_find_peer(s->net, peer_id);
-    if (!p || !p->handshake_done) {
+    if (!p || !p->ps->handshake_done) {
         snprintf(err, err_len, "Peer does not exist");
         return RC_NOT_FOUND;
     }
-    if (!(p->ver.services & NODE_WITNESS)) {
+    if (!(p->ps->ver.services & NODE_WITNESS)) {
         snprintf(err, err_len, "Pre-SegWit peer");
         return RC_INVALID;
     }
@@ -1766,39 +1769,39 @@ void sync_peer_stats(struct sync *s, struct net_peer_stats *st)
     if (!p) {
         return;
     }
-    snprintf(st->addr_local, sizeof(st->addr_local), "%s", p->addr_local);
-    st->services = p->ver.services;
+    snprintf(st->addr_local, sizeof(st->addr_local), "%s", p->ps->addr_local);
+    st->services = p->ps->ver.services;
     st->relay_txs = p->relay_txs;
-    st->time_offset = p->time_offset;
-    st->ping_us = p->ping_us;
+    st->time_offset = p->ps->time_offset;
+    st->ping_us = p->ps->ping_us;
     st->min_ping_us = p->min_ping_us;
-    st->ping_wait_us = p->ping_nonce ? net_now_us(s->net) - p->ping_start_us : -1;
-    st->version = p->ver.version;
-    snprintf(st->subver, sizeof(st->subver), "%s", p->ver.user_agent);
+    st->ping_wait_us = p->ps->ping_nonce ? net_now_us(s->net) - p->ps->ping_start_us : -1;
+    st->version = p->ps->ver.version;
+    snprintf(st->subver, sizeof(st->subver), "%s", p->ps->ver.user_agent);
     cmpctrelay_peer_hb(p, &st->bip152_hb_to, &st->bip152_hb_from);
-    st->starting_height = p->ver.start_height;
-    st->synced_headers = p->best_known ? p->best_known->height : -1;
-    st->synced_blocks = p->last_common ? p->last_common->height : -1;
-    st->presynced_headers = p->hsync && headerssync_state(p->hsync) == HSYNC_PRESYNC
-                                ? headerssync_presync_height(p->hsync)
+    st->starting_height = p->ps->ver.start_height;
+    st->synced_headers = p->ps->best_known ? p->ps->best_known->height : -1;
+    st->synced_blocks = p->ps->last_common ? p->ps->last_common->height : -1;
+    st->presynced_headers = p->ps->hsync && headerssync_state(p->ps->hsync) == HSYNC_PRESYNC
+                                ? headerssync_presync_height(p->ps->hsync)
                                 : -1;
-    st->n_inflight = (size_t)p->n_inflight;
+    st->n_inflight = (size_t)p->ps->n_inflight;
     st->inflight = xcalloc(st->n_inflight ? st->n_inflight : 1, sizeof(int32_t));
     size_t f = 0;
-    for (struct inflight *b = p->inflight; b; b = b->next) {
+    for (struct inflight *b = p->ps->inflight; b; b = b->next) {
         st->inflight[f++] = b->e ? b->e->height : -1;
     }
-    st->addr_relay_enabled = p->addr_relay;
-    st->addr_processed = p->addr_processed;
-    st->addr_rate_limited = p->addr_rate_limited;
-    st->minfeefilter = p->feefilter;
-    st->handshake_done = p->handshake_done;
+    st->addr_relay_enabled = p->ps->addr_relay;
+    st->addr_processed = p->ps->addr_processed;
+    st->addr_rate_limited = p->ps->addr_rate_limited;
+    st->minfeefilter = p->ps->feefilter;
+    st->handshake_done = p->ps->handshake_done;
 }
 
 void sync_ping_all(struct sync *s)
 {
     for (struct peer *p = s->net->peers; p; p = p->next) {
-        p->ping_asked = 1;
+        p->ps->ping_asked = 1;
     }
     on_tick(s);
 }

@@ -15,6 +15,7 @@
 #include "mempool/accept.h"
 #include "mempool/mempool.h"
 #include "net/net_impl.h"
+#include "net/peer_sync.h"
 #include "net/txrelay.h"
 #include "util/hex.h"
 #include "util/log.h"
@@ -185,15 +186,15 @@ static int relay_enabled(const struct txrelay *r)
 
 static struct txrelay_peer *peer_state(struct peer *p)
 {
-    if (!p->txr) {
-        p->txr = xcalloc(1, sizeof(*p->txr));
-        rset_init(&p->txr->known, KNOWN_GENERATION);
-        p->txr->next_inv_us = 0;
+    if (!p->ps->txr) {
+        p->ps->txr = xcalloc(1, sizeof(*p->ps->txr));
+        rset_init(&p->ps->txr->known, KNOWN_GENERATION);
+        p->ps->txr->next_inv_us = 0;
         /* Core's m_last_inv_sequence starts at 1: before the first announcement the peer may
          * still fetch what came back from a disconnected block (entry sequence 0). */
-        p->txr->last_inv_sequence = 1;
+        p->ps->txr->last_inv_sequence = 1;
     }
-    return p->txr;
+    return p->ps->txr;
 }
 
 int txrelay_new(struct txrelay **out, struct net *n, struct chainstate *cs, struct mempool *mp,
@@ -261,11 +262,11 @@ void txrelay_peer_gone(struct txrelay *r, struct peer *p)
             }
         }
     }
-    if (p->txr) {
-        rset_clear(&p->txr->known);
-        free(p->txr->queue);
-        free(p->txr);
-        p->txr = NULL;
+    if (p->ps->txr) {
+        rset_clear(&p->ps->txr->known);
+        free(p->ps->txr->queue);
+        free(p->ps->txr);
+        p->ps->txr = NULL;
     }
 }
 
@@ -302,8 +303,8 @@ static void drop_want(struct txrelay *r, const uint8_t h[32])
         if (memcmp(r->wants[i].hash, h, 32) == 0) {
             struct peer *p =
                 r->wants[i].asked_peer >= 0 ? net_find_peer(r->net, r->wants[i].asked_peer) : NULL;
-            if (p && p->txr && p->txr->in_flight > 0) {
-                p->txr->in_flight--;
+            if (p && p->ps->txr && p->ps->txr->in_flight > 0) {
+                p->ps->txr->in_flight--;
             }
             r->wants[i] = r->wants[--r->nwants];
             return;
@@ -336,8 +337,8 @@ static void request_wants(struct txrelay *r)
         if (w->asked_peer >= 0) {
             /* Timed out: that announcer is done with. */
             struct peer *old = net_find_peer(r->net, w->asked_peer);
-            if (old && old->txr && old->txr->in_flight > 0) {
-                old->txr->in_flight--;
+            if (old && old->ps->txr && old->ps->txr->in_flight > 0) {
+                old->ps->txr->in_flight--;
             }
             for (size_t k = 0; k < w->n_announcers; k++) {
                 if (w->announcers[k] == w->asked_peer) {
@@ -350,8 +351,8 @@ static void request_wants(struct txrelay *r)
         struct peer *best = NULL;
         for (size_t k = 0; k < w->n_announcers && !best; k++) {
             struct peer *p = net_find_peer(r->net, w->announcers[k]);
-            if (p && !p->disconnect && p->txr &&
-                p->txr->in_flight < MAX_PEER_TX_REQUEST_IN_FLIGHT) {
+            if (p && !p->disconnect && p->ps->txr &&
+                p->ps->txr->in_flight < MAX_PEER_TX_REQUEST_IN_FLIGHT) {
                 best = p;
             }
         }
@@ -364,7 +365,7 @@ static void request_wants(struct txrelay *r)
             continue;
         }
         send_getdata_tx(best, w->hash, w->by_wtxid);
-        best->txr->in_flight++;
+        best->ps->txr->in_flight++;
         w->asked_peer = best->id;
         w->asked_us = now;
         i++;
@@ -379,7 +380,7 @@ void txrelay_on_inv(struct txrelay *r, struct peer *p, const struct net_inv *iv)
         return;
     }
     /* A wtxidrelay peer announces by wtxid only, the others by txid only (Core). */
-    if (by_wtxid != (p->wtxid_relay != 0)) {
+    if (by_wtxid != (p->ps->wtxid_relay != 0)) {
         return;
     }
     struct txrelay_peer *tp = peer_state(p);
@@ -524,13 +525,13 @@ static void announce_to_all(struct txrelay *r, const uint8_t txid[32], const uin
                             int64_t except)
 {
     for (struct peer *p = r->net->peers; p; p = p->next) {
-        if (p->id == except || p->disconnect || !p->handshake_done || !p->relay_txs ||
+        if (p->id == except || p->disconnect || !p->ps->handshake_done || !p->relay_txs ||
             p->conn_type == CONN_BLOCK_RELAY || p->conn_type == CONN_FEELER ||
             p->conn_type == CONN_ADDR_FETCH) {
             continue;
         }
         struct txrelay_peer *tp = peer_state(p);
-        const uint8_t *h = p->wtxid_relay ? wtxid : txid;
+        const uint8_t *h = p->ps->wtxid_relay ? wtxid : txid;
         if (rset_contains(&tp->known, h)) {
             continue;
         }
@@ -631,10 +632,10 @@ static void add_orphan(struct txrelay *r, struct peer *p, struct tx_job *j)
             }
             struct net_inv iv = {.type = INV_TX};
             memcpy(iv.hash, parent, 32);
-            int wtx = p->wtxid_relay;
-            p->wtxid_relay = 0; /* parents are asked for by txid */
+            int wtx = p->ps->wtxid_relay;
+            p->ps->wtxid_relay = 0; /* parents are asked for by txid */
             txrelay_on_inv(r, p, &iv);
-            p->wtxid_relay = wtx;
+            p->ps->wtxid_relay = wtx;
         }
     }
 }
@@ -709,16 +710,16 @@ static void trickle(struct txrelay *r, struct peer *p, int64_t now)
     size_t k = 0;
     mempool_read_lock(r->mp);
     for (size_t i = 0; i < tp->nq; i++) {
-        struct mempool_entry *e = p->wtxid_relay ? mempool_get_wtxid(r->mp, tp->queue[i])
+        struct mempool_entry *e = p->ps->wtxid_relay ? mempool_get_wtxid(r->mp, tp->queue[i])
                                                  : mempool_get(r->mp, tp->queue[i]);
         if (!e || rset_contains(&tp->known, tp->queue[i])) {
             continue;
         }
         /* The peer's fee filter: it would not take it. */
-        if (p->feefilter > 0 && mempool_entry_modified_fee(e) * 1000 < p->feefilter * e->vsize) {
+        if (p->ps->feefilter > 0 && mempool_entry_modified_fee(e) * 1000 < p->ps->feefilter * e->vsize) {
             continue;
         }
-        inv[k].type = p->wtxid_relay ? INV_WTX : INV_TX;
+        inv[k].type = p->ps->wtxid_relay ? INV_WTX : INV_TX;
         memcpy(inv[k].hash, tp->queue[i], 32);
         rset_insert(&tp->known, tp->queue[i]);
         k++;
@@ -744,7 +745,7 @@ static void send_feefilter(struct txrelay *r, struct peer *p, int64_t now)
 {
     struct txrelay_peer *tp = peer_state(p);
     if (p->conn_type == CONN_BLOCK_RELAY ||
-        (p->perms & NET_PERM_FORCERELAY) == NET_PERM_FORCERELAY || p->ver.version < 70013) {
+        (p->perms & NET_PERM_FORCERELAY) == NET_PERM_FORCERELAY || p->ps->ver.version < 70013) {
         return;
     }
     int ibd = chainstate_in_ibd(r->cs);
@@ -826,7 +827,7 @@ void txrelay_tick(struct txrelay *r)
             now + 10 * 60 * 1000000LL + (int64_t)(rd_u64le(rnd) % (5 * 60 * 1000000ULL));
     }
     for (struct peer *p = r->net->peers; p; p = p->next) {
-        if (p->disconnect || !p->handshake_done) {
+        if (p->disconnect || !p->ps->handshake_done) {
             continue;
         }
         if (relay_enabled(r) && p->relay_txs && p->conn_type != CONN_BLOCK_RELAY) {

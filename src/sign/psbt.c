@@ -4,6 +4,7 @@
 #include "sign/psbt.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,384 +532,496 @@ static int keep_vec(struct rd *r, struct psbt_map *m, const uint8_t *key, size_t
     return 0;
 }
 
-static int parse_input(struct rd *r, struct psbt_input *in, uint32_t version)
+/* ---- the maps' key tables ------------------------------------------------------------ */
+
+/* One record as the map reader hands it to a value reader. */
+struct rec {
+    const uint8_t *key; /* the whole key: type and key data */
+    size_t key_len;
+    const uint8_t *kd; /* the key data, after the type */
+    size_t kd_len;
+    uint64_t type;
+};
+
+struct map_rd;
+struct key_rule;
+
+/* Reads a record's value (and checks what of its key the table could not). Returns 0, or -1
+ * with the stream failed. */
+typedef int (*value_read_fn)(struct map_rd *m, const struct key_rule *rule, const struct rec *k);
+
+/* What a map knows of one key type. Core checks a known record in this order: the key's
+ * size, then whether the PSBT's version allows the field, then the value. */
+struct key_rule {
+    uint64_t type;
+    size_t key_len;      /* the exact key size, type included; 0: the reader checks it */
+    const char *name;    /* in "Size of key was not %zu for the type %s" */
+    const char *v2_only; /* in "%s is not allowed in PSBTv0"; NULL: allowed in every version */
+    value_read_fn read;
+    /* For the generic readers: where the field is in the map's struct, and its "present"
+     * flag (0: none; no such flag is a struct's first member). */
+    size_t off;
+    size_t has_off;
+};
+
+/* A kind of map: its key table and how Core names it in messages. */
+struct map_spec {
+    const struct key_rule *rules;
+    size_t n_rules;
+    const char *what;   /* in "Duplicate Key, %s key \"...\" already provided" */
+    const char *title;  /* in the value messages inputs and outputs share */
+    const char *no_sep; /* when the stream ends before the map's separator */
+};
+
+/* One map being read. */
+struct map_rd {
+    struct rd *r;
+    const struct map_spec *spec;
+    uint32_t version;        /* the PSBT's version, for the v2-only fields */
+    void *obj;               /* the psbt_input, psbt_output or psbt the offsets are in */
+    struct psbt_map *fields; /* where records without a typed field are kept */
+    struct tx **utx;         /* global map: the unsigned transaction */
+    uint64_t *n_in, *n_out;  /* global map: the input and output counts */
+};
+
+#define TYPE_BIT(t) ((uint64_t)1 << (t))
+
+static void *field_at(struct map_rd *m, size_t off)
 {
-    struct psbt_map seen = {0};
-    int found_txid = 0, found_vout = 0, found_sep = 0, rc = -1;
+    return (char *)m->obj + off;
+}
+
+static void set_present(struct map_rd *m, const struct key_rule *rule, int present)
+{
+    if (rule->has_off) {
+        *(int *)field_at(m, rule->has_off) = present;
+    }
+}
+
+/* A 4-byte little-endian value into a uint32_t field. */
+static int read_u32(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    const uint8_t *v;
+    (void)k;
+    if (rd_fixed(m->r, &v, 4)) {
+        return -1;
+    }
+    set_present(m, rule, 1);
+    *(uint32_t *)field_at(m, rule->off) = rd_u32le(v);
+    return 0;
+}
+
+/* A 32-byte value into a field; its flag says whether it is other than all zeros. */
+static int read_hash32(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    static const uint8_t zero[32];
+    const uint8_t *v;
+    (void)k;
+    if (rd_fixed(m->r, &v, 32)) {
+        return -1;
+    }
+    memcpy(field_at(m, rule->off), v, 32);
+    set_present(m, rule, memcmp(v, zero, 32) != 0);
+    return 0;
+}
+
+/* A vector value into a struct bytes field. */
+static int read_script(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    const uint8_t *v;
+    size_t n;
+    (void)k;
+    if (rd_vec(m->r, &v, &n)) {
+        return -1;
+    }
+    sign_bytes_set(field_at(m, rule->off), v, n);
+    return 0;
+}
+
+/* A vector value kept as a record (preimages, and types Core does not know). */
+static int read_keep(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    (void)rule;
+    return keep_vec(m->r, m->fields, k->key, k->key_len);
+}
+
+static int read_proprietary(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    (void)rule;
+    if (rd_proprietary(m->r, k->kd, k->kd_len)) {
+        return -1;
+    }
+    return keep_vec(m->r, m->fields, k->key, k->key_len);
+}
+
+/* A BIP32 derivation: the key is a compressed or uncompressed pubkey. */
+static int read_keypath(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct rd *r = m->r;
+    (void)rule;
+    if (k->key_len != 66 && k->key_len != 34) {
+        return fail(r, "Size of key was not the expected size for the type BIP32 keypath");
+    }
+    if (!pubkey_valid(k->kd, k->kd_len)) {
+        return fail(r, "Invalid pubkey");
+    }
     struct buf val;
     buf_init(&val);
-    while (r->pos < r->len) {
-        const uint8_t *key, *kd, *v;
-        size_t key_len, kd_len, n;
-        uint64_t type;
-        int k = rd_key(r, &key, &key_len, &type, &kd, &kd_len);
-        if (k < 0) {
-            goto out;
-        }
-        if (k == 0) {
-            found_sep = 1;
-            break;
-        }
-        if (dup_key(r, &seen, key, key_len, "input")) {
-            goto out;
-        }
-        buf_reset(&val);
-        switch (type) {
-        case PSBT_IN_NON_WITNESS_UTXO:
-            if (expect_key_size(r, "Input Non-witness UTXO", key_len, 1) ||
-                rd_tx(r, &in->non_witness_utxo, 1)) {
-                goto out;
-            }
-            break;
-        case PSBT_IN_WITNESS_UTXO: {
-            uint64_t l;
-            const uint8_t *amt;
-            size_t start;
-            if (expect_key_size(r, "Input Witness UTXO", key_len, 1) || rd_compact(r, &l)) {
-                goto out;
-            }
-            start = r->pos;
-            if (rd_bytes(r, &amt, 8) || rd_vec(r, &v, &n)) {
-                goto out;
-            }
-            if (r->pos - start != l) {
-                fail(r, "Size of value was not the stated size");
-                goto out;
-            }
-            in->witness_utxo.value_sat = (int64_t)rd_u64le(amt);
-            sign_bytes_set(&in->witness_utxo.script_pubkey, v, n);
-            /* CTxOut::IsNull (value -1) means absent to Core. */
-            in->has_witness_utxo = in->witness_utxo.value_sat != -1;
-            break;
-        }
-        case PSBT_IN_PARTIAL_SIG:
-            if (key_len != 66 && key_len != 34) {
-                fail(r, "Size of key was not the expected size for the type partial signature "
-                        "pubkey");
-                goto out;
-            }
-            if (!pubkey_valid(kd, kd_len)) {
-                fail(r, "Invalid pubkey");
-                goto out;
-            }
-            if (rd_vec(r, &v, &n)) {
-                goto out;
-            }
-            if (n == 0 || !script_sig_is_valid_der(v, n) ||
-                ((v[n - 1] & ~SIGHASH_ANYONECANPAY) < SIGHASH_ALL ||
-                 (v[n - 1] & ~SIGHASH_ANYONECANPAY) > SIGHASH_SINGLE)) {
-                fail(r, "Signature is not a valid encoding");
-                goto out;
-            }
-            map_add(&in->fields, key, key_len, v, n);
-            break;
-        case PSBT_IN_SIGHASH:
-            if (expect_key_size(r, "Input Sighash Type", key_len, 1) || rd_fixed(r, &v, 4)) {
-                goto out;
-            }
-            in->has_sighash = 1;
-            in->sighash = (int32_t)rd_u32le(v);
-            break;
-        case PSBT_IN_REDEEMSCRIPT:
-        case PSBT_IN_WITNESSSCRIPT:
-        case PSBT_IN_SCRIPTSIG: {
-            const char *name = type == PSBT_IN_REDEEMSCRIPT    ? "Input redeemScript"
-                               : type == PSBT_IN_WITNESSSCRIPT ? "Input witnessScript"
-                                                               : "Input Final scriptSig";
-            struct bytes *dst = type == PSBT_IN_REDEEMSCRIPT    ? &in->redeem_script
-                                : type == PSBT_IN_WITNESSSCRIPT ? &in->witness_script
-                                                                : &in->final_script_sig;
-            if (expect_key_size(r, name, key_len, 1) || rd_vec(r, &v, &n)) {
-                goto out;
-            }
-            sign_bytes_set(dst, v, n);
-            break;
-        }
-        case PSBT_IN_BIP32_DERIVATION:
-            if (key_len != 66 && key_len != 34) {
-                fail(r, "Size of key was not the expected size for the type BIP32 keypath");
-                goto out;
-            }
-            if (!pubkey_valid(kd, kd_len)) {
-                fail(r, "Invalid pubkey");
-                goto out;
-            }
-            if (rd_keypath(r, &val)) {
-                goto out;
-            }
-            map_add(&in->fields, key, key_len, val.data, val.len);
-            break;
-        case PSBT_IN_SCRIPTWITNESS: {
-            uint64_t l, cnt;
-            if (expect_key_size(r, "Input Final scriptWitness", key_len, 1) || rd_compact(r, &l)) {
-                goto out;
-            }
-            size_t start = r->pos;
-            if (rd_compact(r, &cnt)) {
-                goto out;
-            }
-            struct bytes *w = cnt ? xcalloc((size_t)cnt, sizeof(*w)) : NULL;
-            size_t got = 0;
-            for (; got < cnt; got++) {
-                if (rd_vec(r, &v, &n)) {
-                    break;
-                }
-                sign_bytes_set(&w[got], v, n);
-            }
-            if (got < cnt || r->pos - start != l) {
-                witness_free(w, got);
-                if (!r->failed) {
-                    fail(r, "Size of value was not the stated size");
-                }
-                goto out;
-            }
-            witness_free(in->final_witness, in->final_witness_count);
-            in->final_witness = w;
-            in->final_witness_count = (size_t)cnt;
-            break;
-        }
-        case PSBT_IN_RIPEMD160:
-        case PSBT_IN_SHA256:
-        case PSBT_IN_HASH160:
-        case PSBT_IN_HASH256: {
-            static const char *names[] = {"Input RIPEMD160 Preimage", "Input SHA256 Preimage",
-                                          "Input Hash160 Preimage", "Input Hash256 Preimage"};
-            size_t hl = (type == PSBT_IN_RIPEMD160 || type == PSBT_IN_HASH160) ? 20 : 32;
-            if (expect_key_size(r, names[type - PSBT_IN_RIPEMD160], key_len, hl + 1) ||
-                keep_vec(r, &in->fields, key, key_len)) {
-                goto out;
-            }
-            break;
-        }
-        case PSBT_IN_PREVIOUS_TXID:
-            if (expect_key_size(r, "Input Previous TXID", key_len, 1)) {
-                goto out;
-            }
-            if (version < 2) {
-                fail(r, "Previous txid is not allowed in PSBTv0");
-                goto out;
-            }
-            if (rd_fixed(r, &v, 32)) {
-                goto out;
-            }
-            memcpy(in->prevout.txid, v, 32);
-            found_txid = 1;
-            break;
-        case PSBT_IN_OUTPUT_INDEX:
-            if (expect_key_size(r, "Input Previous Output's Index", key_len, 1)) {
-                goto out;
-            }
-            if (version < 2) {
-                fail(r, "Previous output's index is not allowed in PSBTv0");
-                goto out;
-            }
-            if (rd_fixed(r, &v, 4)) {
-                goto out;
-            }
-            in->prevout.n = rd_u32le(v);
-            found_vout = 1;
-            break;
-        case PSBT_IN_SEQUENCE:
-            if (expect_key_size(r, "Input Sequence", key_len, 1)) {
-                goto out;
-            }
-            if (version < 2) {
-                fail(r, "Sequence is not allowed in PSBTv0");
-                goto out;
-            }
-            if (rd_fixed(r, &v, 4)) {
-                goto out;
-            }
-            in->has_sequence = 1;
-            in->sequence = rd_u32le(v);
-            break;
-        case PSBT_IN_REQUIRED_TIME_LOCKTIME:
-            if (expect_key_size(r, "Input Required Time Based Locktime", key_len, 1)) {
-                goto out;
-            }
-            if (version < 2) {
-                fail(r, "Required time based locktime is not allowed in PSBTv0");
-                goto out;
-            }
-            if (rd_fixed(r, &v, 4)) {
-                goto out;
-            }
-            in->has_time_locktime = 1;
-            in->time_locktime = rd_u32le(v);
-            if (in->time_locktime < LOCKTIME_THRESHOLD) {
-                fail(r, "Required time based locktime is invalid (less than 500000000)");
-                goto out;
-            }
-            break;
-        case PSBT_IN_REQUIRED_HEIGHT_LOCKTIME:
-            if (expect_key_size(r, "Input Required Height Based Locktime", key_len, 1)) {
-                goto out;
-            }
-            if (version < 2) {
-                fail(r, "Required height based locktime is not allowed in PSBTv0");
-                goto out;
-            }
-            if (rd_fixed(r, &v, 4)) {
-                goto out;
-            }
-            in->has_height_locktime = 1;
-            in->height_locktime = rd_u32le(v);
-            if (in->height_locktime >= LOCKTIME_THRESHOLD) {
-                fail(r, "Required height based locktime is invalid (greater than or equal to "
-                        "500000000)");
-                goto out;
-            } else if (in->height_locktime == 0) {
-                fail(r, "Required height based locktime is invalid (0)");
-                goto out;
-            }
-            break;
-        case PSBT_IN_TAP_KEY_SIG:
-            if (expect_key_size(r, "Input Taproot Key Path Signature", key_len, 1) ||
-                rd_vec(r, &v, &n)) {
-                goto out;
-            }
-            if (n < 64) {
-                fail(r, "Input Taproot key path signature is shorter than 64 bytes");
-                goto out;
-            } else if (n > 65) {
-                fail(r, "Input Taproot key path signature is longer than 65 bytes");
-                goto out;
-            }
-            sign_bytes_set(&in->tap_key_sig, v, n);
-            break;
-        case PSBT_IN_TAP_SCRIPT_SIG:
-            if (expect_key_size(r, "Input Taproot Script Path Signature", key_len, 65) ||
-                rd_vec(r, &v, &n)) {
-                goto out;
-            }
-            if (n < 64) {
-                fail(r, "Input Taproot script path signature is shorter than 64 bytes");
-                goto out;
-            } else if (n > 65) {
-                fail(r, "Input Taproot script path signature is longer than 65 bytes");
-                goto out;
-            }
-            map_add(&in->fields, key, key_len, v, n);
-            break;
-        case PSBT_IN_TAP_LEAF_SCRIPT:
-            if (key_len < 34) {
-                fail(r, "Input Taproot leaf script key is not at least 34 bytes");
-                goto out;
-            } else if ((key_len - 2) % 32 != 0) {
-                fail(r, "Input Taproot leaf script key's control block size is not valid");
-                goto out;
-            }
-            if (rd_vec(r, &v, &n)) {
-                goto out;
-            }
-            if (n == 0) {
-                fail(r, "Input Taproot leaf script must be at least 1 byte");
-                goto out;
-            }
-            map_add(&in->fields, key, key_len, v, n);
-            break;
-        case PSBT_IN_TAP_BIP32_DERIVATION:
-            if (expect_key_size(r, "Input Taproot BIP32 Keypath", key_len, 33) ||
-                rd_tap_keypath(r, &val, "Input")) {
-                goto out;
-            }
-            /* The value is kept without its length prefix. */
-            {
-                struct reader vr;
-                const uint8_t *vp;
-                size_t vn;
-                reader_init(&vr, val.data, val.len);
-                ser_get_varbytes(&vr, &vp, &vn, "value");
-                map_add(&in->fields, key, key_len, vp, vn);
-            }
-            break;
-        case PSBT_IN_TAP_INTERNAL_KEY:
-        case PSBT_IN_TAP_MERKLE_ROOT: {
-            int ik = type == PSBT_IN_TAP_INTERNAL_KEY;
-            static const uint8_t zero[32];
-            if (expect_key_size(r, ik ? "Input Taproot Internal Key" : "Input Taproot Merkle Root",
-                                key_len, 1) ||
-                rd_fixed(r, &v, 32)) {
-                goto out;
-            }
-            memcpy(ik ? in->tap_internal_key : in->tap_merkle_root, v, 32);
-            *(ik ? &in->has_tap_internal_key : &in->has_tap_merkle_root) = memcmp(v, zero, 32) != 0;
-            break;
-        }
-        case PSBT_IN_MUSIG2_PARTICIPANT_PUBKEYS:
-            if (expect_key_size(r, "Input MuSig2 Participants Pubkeys", key_len, 34)) {
-                goto out;
-            }
-            {
-                size_t start = r->pos;
-                if (rd_musig_participants(r, kd, "Input")) {
-                    goto out;
-                }
-                struct rd again;
-                rd_sub(&again, r, r->p + start, r->pos - start);
-                rd_vec(&again, &v, &n);
-                map_add(&in->fields, key, key_len, v, n);
-            }
-            break;
-        case PSBT_IN_MUSIG2_PUB_NONCE:
-        case PSBT_IN_MUSIG2_PARTIAL_SIG: {
-            int nonce = type == PSBT_IN_MUSIG2_PUB_NONCE;
-            if (key_len != 67 && key_len != 99) {
-                fail(r, "Input musig2 %s key is not expected size of 67 or 99 bytes",
-                     nonce ? "pubnonce" : "partial sig");
-                goto out;
-            }
-            if (rd_musig_ids(r, kd)) {
-                goto out;
-            }
-            if (nonce) {
-                if (rd_vec(r, &v, &n)) {
-                    goto out;
-                }
-                if (n != 66) {
-                    fail(r, "Input musig2 pubnonce value is not 66 bytes");
-                    goto out;
-                }
-            } else {
-                n = 32;
-                if (rd_fixed(r, &v, 32)) {
-                    goto out;
-                }
-            }
-            map_add(&in->fields, key, key_len, v, n);
-            break;
-        }
-        case PSBT_IN_PROPRIETARY:
-            if (rd_proprietary(r, kd, kd_len) || keep_vec(r, &in->fields, key, key_len)) {
-                goto out;
-            }
-            break;
-        default:
-            if (keep_vec(r, &in->fields, key, key_len)) {
-                goto out;
-            }
-            break;
-        }
+    int rc = rd_keypath(r, &val);
+    if (rc == 0) {
+        map_add(m->fields, k->key, k->key_len, val.data, val.len);
     }
-    if (!found_sep) {
-        fail(r, "Separator is missing at the end of an input map");
-        goto out;
-    }
-    if (version >= 2) {
-        if (!found_txid) {
-            fail(r, "Previous TXID is required in PSBTv2");
-            goto out;
-        }
-        if (!found_vout) {
-            fail(r, "Previous output's index is required in PSBTv2");
-            goto out;
-        }
-    }
-    rc = 0;
-out:
-    map_clear(&seen);
     buf_clear(&val);
     return rc;
+}
+
+static int read_tap_keypath(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct buf val;
+    (void)rule;
+    buf_init(&val);
+    int rc = rd_tap_keypath(m->r, &val, m->spec->title);
+    if (rc == 0) {
+        /* The value is kept without its length prefix. */
+        struct reader vr;
+        const uint8_t *vp;
+        size_t vn;
+        reader_init(&vr, val.data, val.len);
+        ser_get_varbytes(&vr, &vp, &vn, "value");
+        map_add(m->fields, k->key, k->key_len, vp, vn);
+    }
+    buf_clear(&val);
+    return rc;
+}
+
+static int read_musig_participants(struct map_rd *m, const struct key_rule *rule,
+                                   const struct rec *k)
+{
+    struct rd *r = m->r;
+    const uint8_t *v;
+    size_t n;
+    (void)rule;
+    size_t start = r->pos;
+    if (rd_musig_participants(r, k->kd, m->spec->title)) {
+        return -1;
+    }
+    struct rd again;
+    rd_sub(&again, r, r->p + start, r->pos - start);
+    rd_vec(&again, &v, &n);
+    map_add(m->fields, k->key, k->key_len, v, n);
+    return 0;
+}
+
+/* ---- input records ------------------------------------------------------------------- */
+
+static int read_non_witness_utxo(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct psbt_input *in = m->obj;
+    (void)rule;
+    (void)k;
+    return rd_tx(m->r, &in->non_witness_utxo, 1);
+}
+
+static int read_witness_utxo(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct rd *r = m->r;
+    struct psbt_input *in = m->obj;
+    uint64_t l;
+    const uint8_t *amt, *v;
+    size_t n;
+    (void)rule;
+    (void)k;
+    if (rd_compact(r, &l)) {
+        return -1;
+    }
+    size_t start = r->pos;
+    if (rd_bytes(r, &amt, 8) || rd_vec(r, &v, &n)) {
+        return -1;
+    }
+    if (r->pos - start != l) {
+        return fail(r, "Size of value was not the stated size");
+    }
+    in->witness_utxo.value_sat = (int64_t)rd_u64le(amt);
+    sign_bytes_set(&in->witness_utxo.script_pubkey, v, n);
+    /* CTxOut::IsNull (value -1) means absent to Core. */
+    in->has_witness_utxo = in->witness_utxo.value_sat != -1;
+    return 0;
+}
+
+static int read_partial_sig(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct rd *r = m->r;
+    const uint8_t *v;
+    size_t n;
+    (void)rule;
+    if (k->key_len != 66 && k->key_len != 34) {
+        return fail(r, "Size of key was not the expected size for the type partial signature "
+                       "pubkey");
+    }
+    if (!pubkey_valid(k->kd, k->kd_len)) {
+        return fail(r, "Invalid pubkey");
+    }
+    if (rd_vec(r, &v, &n)) {
+        return -1;
+    }
+    if (n == 0 || !script_sig_is_valid_der(v, n) ||
+        ((v[n - 1] & ~SIGHASH_ANYONECANPAY) < SIGHASH_ALL ||
+         (v[n - 1] & ~SIGHASH_ANYONECANPAY) > SIGHASH_SINGLE)) {
+        return fail(r, "Signature is not a valid encoding");
+    }
+    map_add(m->fields, k->key, k->key_len, v, n);
+    return 0;
+}
+
+static int read_sighash(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct psbt_input *in = m->obj;
+    const uint8_t *v;
+    (void)rule;
+    (void)k;
+    if (rd_fixed(m->r, &v, 4)) {
+        return -1;
+    }
+    in->has_sighash = 1;
+    in->sighash = (int32_t)rd_u32le(v);
+    return 0;
+}
+
+static int read_final_witness(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct rd *r = m->r;
+    struct psbt_input *in = m->obj;
+    uint64_t l, cnt;
+    const uint8_t *v;
+    size_t n;
+    (void)rule;
+    (void)k;
+    if (rd_compact(r, &l)) {
+        return -1;
+    }
+    size_t start = r->pos;
+    if (rd_compact(r, &cnt)) {
+        return -1;
+    }
+    struct bytes *w = cnt ? xcalloc((size_t)cnt, sizeof(*w)) : NULL;
+    size_t got = 0;
+    for (; got < cnt; got++) {
+        if (rd_vec(r, &v, &n)) {
+            break;
+        }
+        sign_bytes_set(&w[got], v, n);
+    }
+    if (got < cnt || r->pos - start != l) {
+        witness_free(w, got);
+        if (!r->failed) {
+            fail(r, "Size of value was not the stated size");
+        }
+        return -1;
+    }
+    witness_free(in->final_witness, in->final_witness_count);
+    in->final_witness = w;
+    in->final_witness_count = (size_t)cnt;
+    return 0;
+}
+
+static int read_time_locktime(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct psbt_input *in = m->obj;
+    if (read_u32(m, rule, k)) {
+        return -1;
+    }
+    if (in->time_locktime < LOCKTIME_THRESHOLD) {
+        return fail(m->r, "Required time based locktime is invalid (less than 500000000)");
+    }
+    return 0;
+}
+
+static int read_height_locktime(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct psbt_input *in = m->obj;
+    if (read_u32(m, rule, k)) {
+        return -1;
+    }
+    if (in->height_locktime >= LOCKTIME_THRESHOLD) {
+        return fail(m->r, "Required height based locktime is invalid (greater than or equal to "
+                          "500000000)");
+    } else if (in->height_locktime == 0) {
+        return fail(m->r, "Required height based locktime is invalid (0)");
+    }
+    return 0;
+}
+
+/* A taproot signature value: 64 bytes, or 65 with a sighash type; path is "key" or
+ * "script" for the messages. */
+static int rd_tap_sig(struct rd *r, const uint8_t **v, size_t *n, const char *path)
+{
+    if (rd_vec(r, v, n)) {
+        return -1;
+    }
+    if (*n < 64) {
+        return fail(r, "Input Taproot %s path signature is shorter than 64 bytes", path);
+    } else if (*n > 65) {
+        return fail(r, "Input Taproot %s path signature is longer than 65 bytes", path);
+    }
+    return 0;
+}
+
+static int read_tap_key_sig(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct psbt_input *in = m->obj;
+    const uint8_t *v;
+    size_t n;
+    (void)rule;
+    (void)k;
+    if (rd_tap_sig(m->r, &v, &n, "key")) {
+        return -1;
+    }
+    sign_bytes_set(&in->tap_key_sig, v, n);
+    return 0;
+}
+
+static int read_tap_script_sig(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    const uint8_t *v;
+    size_t n;
+    (void)rule;
+    if (rd_tap_sig(m->r, &v, &n, "script")) {
+        return -1;
+    }
+    map_add(m->fields, k->key, k->key_len, v, n);
+    return 0;
+}
+
+/* The key holds a control block: its size is 33 plus a multiple of 32. */
+static int read_tap_leaf_script(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct rd *r = m->r;
+    const uint8_t *v;
+    size_t n;
+    (void)rule;
+    if (k->key_len < 34) {
+        return fail(r, "Input Taproot leaf script key is not at least 34 bytes");
+    } else if ((k->key_len - 2) % 32 != 0) {
+        return fail(r, "Input Taproot leaf script key's control block size is not valid");
+    }
+    if (rd_vec(r, &v, &n)) {
+        return -1;
+    }
+    if (n == 0) {
+        return fail(r, "Input Taproot leaf script must be at least 1 byte");
+    }
+    map_add(m->fields, k->key, k->key_len, v, n);
+    return 0;
+}
+
+/* A MuSig2 public nonce or partial signature, keyed by participant, aggregate and an
+ * optional leaf hash. */
+static int read_musig_nonce_or_sig(struct map_rd *m, const struct key_rule *rule,
+                                   const struct rec *k)
+{
+    struct rd *r = m->r;
+    int nonce = k->type == PSBT_IN_MUSIG2_PUB_NONCE;
+    const uint8_t *v;
+    size_t n;
+    (void)rule;
+    if (k->key_len != 67 && k->key_len != 99) {
+        return fail(r, "Input musig2 %s key is not expected size of 67 or 99 bytes",
+                    nonce ? "pubnonce" : "partial sig");
+    }
+    if (rd_musig_ids(r, k->kd)) {
+        return -1;
+    }
+    if (nonce) {
+        if (rd_vec(r, &v, &n)) {
+            return -1;
+        }
+        if (n != 66) {
+            return fail(r, "Input musig2 pubnonce value is not 66 bytes");
+        }
+    } else {
+        n = 32;
+        if (rd_fixed(r, &v, 32)) {
+            return -1;
+        }
+    }
+    map_add(m->fields, k->key, k->key_len, v, n);
+    return 0;
+}
+
+#define IN_FIELD(f) offsetof(struct psbt_input, f)
+
+static const struct key_rule input_rules[] = {
+    {PSBT_IN_NON_WITNESS_UTXO, 1, "Input Non-witness UTXO", NULL, read_non_witness_utxo, 0, 0},
+    {PSBT_IN_WITNESS_UTXO, 1, "Input Witness UTXO", NULL, read_witness_utxo, 0, 0},
+    {PSBT_IN_PARTIAL_SIG, 0, NULL, NULL, read_partial_sig, 0, 0},
+    {PSBT_IN_SIGHASH, 1, "Input Sighash Type", NULL, read_sighash, 0, 0},
+    {PSBT_IN_REDEEMSCRIPT, 1, "Input redeemScript", NULL, read_script, IN_FIELD(redeem_script), 0},
+    {PSBT_IN_WITNESSSCRIPT, 1, "Input witnessScript", NULL, read_script, IN_FIELD(witness_script),
+     0},
+    {PSBT_IN_BIP32_DERIVATION, 0, NULL, NULL, read_keypath, 0, 0},
+    {PSBT_IN_SCRIPTSIG, 1, "Input Final scriptSig", NULL, read_script, IN_FIELD(final_script_sig),
+     0},
+    {PSBT_IN_SCRIPTWITNESS, 1, "Input Final scriptWitness", NULL, read_final_witness, 0, 0},
+    {PSBT_IN_RIPEMD160, 21, "Input RIPEMD160 Preimage", NULL, read_keep, 0, 0},
+    {PSBT_IN_SHA256, 33, "Input SHA256 Preimage", NULL, read_keep, 0, 0},
+    {PSBT_IN_HASH160, 21, "Input Hash160 Preimage", NULL, read_keep, 0, 0},
+    {PSBT_IN_HASH256, 33, "Input Hash256 Preimage", NULL, read_keep, 0, 0},
+    {PSBT_IN_PREVIOUS_TXID, 1, "Input Previous TXID", "Previous txid", read_hash32,
+     IN_FIELD(prevout.txid), 0},
+    {PSBT_IN_OUTPUT_INDEX, 1, "Input Previous Output's Index", "Previous output's index", read_u32,
+     IN_FIELD(prevout.n), 0},
+    {PSBT_IN_SEQUENCE, 1, "Input Sequence", "Sequence", read_u32, IN_FIELD(sequence),
+     IN_FIELD(has_sequence)},
+    {PSBT_IN_REQUIRED_TIME_LOCKTIME, 1, "Input Required Time Based Locktime",
+     "Required time based locktime", read_time_locktime, IN_FIELD(time_locktime),
+     IN_FIELD(has_time_locktime)},
+    {PSBT_IN_REQUIRED_HEIGHT_LOCKTIME, 1, "Input Required Height Based Locktime",
+     "Required height based locktime", read_height_locktime, IN_FIELD(height_locktime),
+     IN_FIELD(has_height_locktime)},
+    {PSBT_IN_TAP_KEY_SIG, 1, "Input Taproot Key Path Signature", NULL, read_tap_key_sig, 0, 0},
+    {PSBT_IN_TAP_SCRIPT_SIG, 65, "Input Taproot Script Path Signature", NULL, read_tap_script_sig,
+     0, 0},
+    {PSBT_IN_TAP_LEAF_SCRIPT, 0, NULL, NULL, read_tap_leaf_script, 0, 0},
+    {PSBT_IN_TAP_BIP32_DERIVATION, 33, "Input Taproot BIP32 Keypath", NULL, read_tap_keypath, 0, 0},
+    {PSBT_IN_TAP_INTERNAL_KEY, 1, "Input Taproot Internal Key", NULL, read_hash32,
+     IN_FIELD(tap_internal_key), IN_FIELD(has_tap_internal_key)},
+    {PSBT_IN_TAP_MERKLE_ROOT, 1, "Input Taproot Merkle Root", NULL, read_hash32,
+     IN_FIELD(tap_merkle_root), IN_FIELD(has_tap_merkle_root)},
+    {PSBT_IN_MUSIG2_PARTICIPANT_PUBKEYS, 34, "Input MuSig2 Participants Pubkeys", NULL,
+     read_musig_participants, 0, 0},
+    {PSBT_IN_MUSIG2_PUB_NONCE, 0, NULL, NULL, read_musig_nonce_or_sig, 0, 0},
+    {PSBT_IN_MUSIG2_PARTIAL_SIG, 0, NULL, NULL, read_musig_nonce_or_sig, 0, 0},
+    {PSBT_IN_PROPRIETARY, 0, NULL, NULL, read_proprietary, 0, 0},
+};
+
+/* ---- output records ------------------------------------------------------------------ */
+
+static int read_amount(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct psbt_output *o = m->obj;
+    const uint8_t *v;
+    (void)rule;
+    (void)k;
+    if (rd_fixed(m->r, &v, 8)) {
+        return -1;
+    }
+    o->amount = (int64_t)rd_u64le(v);
+    return 0;
+}
+
+/* An all-zero internal key is not kept. */
+static int read_out_internal_key(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    static const uint8_t zero[32];
+    const uint8_t *v;
+    (void)rule;
+    if (rd_fixed(m->r, &v, 32)) {
+        return -1;
+    }
+    if (memcmp(v, zero, 32) != 0) {
+        map_add(m->fields, k->key, k->key_len, v, 32);
+    }
+    return 0;
 }
 
 /* TaprootBuilder::ValidDepths over the depths of a tap tree (depth-first order). */
@@ -936,343 +1049,326 @@ static int tap_tree_complete(const uint8_t *depths, size_t n)
     return size == 0 || (size == 1 && branch[0]);
 }
 
-static int parse_output(struct rd *r, struct psbt_output *o, uint32_t version)
+/* A tap tree: leaves of depth, leaf version and script, which must make a whole tree. */
+static int read_tap_tree(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
 {
-    struct psbt_map seen = {0};
-    int found_amount = 0, found_script = 0, found_sep = 0, rc = -1;
-    struct buf val;
-    uint8_t *depths = NULL;
-    buf_init(&val);
-    while (r->pos < r->len) {
-        const uint8_t *key, *kd, *v;
-        size_t key_len, kd_len, n;
-        uint64_t type;
-        int k = rd_key(r, &key, &key_len, &type, &kd, &kd_len);
-        if (k < 0) {
-            goto out;
-        }
-        if (k == 0) {
-            found_sep = 1;
-            break;
-        }
-        if (dup_key(r, &seen, key, key_len, "output")) {
-            goto out;
-        }
-        buf_reset(&val);
-        switch (type) {
-        case PSBT_OUT_REDEEMSCRIPT:
-        case PSBT_OUT_WITNESSSCRIPT:
-            if (expect_key_size(r,
-                                type == PSBT_OUT_REDEEMSCRIPT ? "Output redeemScript"
-                                                              : "Output witnessScript",
-                                key_len, 1) ||
-                rd_vec(r, &v, &n)) {
-                goto out;
-            }
-            sign_bytes_set(type == PSBT_OUT_REDEEMSCRIPT ? &o->redeem_script : &o->witness_script,
-                           v, n);
-            break;
-        case PSBT_OUT_BIP32_DERIVATION:
-            if (key_len != 66 && key_len != 34) {
-                fail(r, "Size of key was not the expected size for the type BIP32 keypath");
-                goto out;
-            }
-            if (!pubkey_valid(kd, kd_len)) {
-                fail(r, "Invalid pubkey");
-                goto out;
-            }
-            if (rd_keypath(r, &val)) {
-                goto out;
-            }
-            map_add(&o->fields, key, key_len, val.data, val.len);
-            break;
-        case PSBT_OUT_AMOUNT:
-            if (expect_key_size(r, "Output Amount", key_len, 1)) {
-                goto out;
-            }
-            if (version < 2) {
-                fail(r, "Output amount is not allowed in PSBTv0");
-                goto out;
-            }
-            if (rd_fixed(r, &v, 8)) {
-                goto out;
-            }
-            o->amount = (int64_t)rd_u64le(v);
-            found_amount = 1;
-            break;
-        case PSBT_OUT_SCRIPT:
-            if (expect_key_size(r, "Output Script", key_len, 1)) {
-                goto out;
-            }
-            if (version < 2) {
-                fail(r, "Output script is not allowed in PSBTv0");
-                goto out;
-            }
-            if (rd_vec(r, &v, &n)) {
-                goto out;
-            }
-            sign_bytes_set(&o->script, v, n);
-            found_script = 1;
-            break;
-        case PSBT_OUT_TAP_INTERNAL_KEY: {
-            static const uint8_t zero[32];
-            if (expect_key_size(r, "Output Taproot Internal Key", key_len, 1) ||
-                rd_fixed(r, &v, 32)) {
-                goto out;
-            }
-            if (memcmp(v, zero, 32) != 0) {
-                map_add(&o->fields, key, key_len, v, 32);
-            }
-            break;
-        }
-        case PSBT_OUT_TAP_TREE: {
-            if (expect_key_size(r, "Output Taproot Tree Key", key_len, 1) || rd_vec(r, &v, &n)) {
-                goto out;
-            }
-            if (n == 0) {
-                fail(r, "Output Taproot tree must not be empty");
-                goto out;
-            }
-            struct rd t;
-            size_t nd = 0;
-            rd_sub(&t, r, v, n);
-            free(depths);
-            depths = xmalloc(n);
-            while (t.pos < t.len) {
-                const uint8_t *dv, *lv, *sv;
-                size_t sn;
-                if (rd_bytes(&t, &dv, 1) || rd_bytes(&t, &lv, 1) || rd_vec(&t, &sv, &sn)) {
-                    r->failed = 1;
-                    goto out;
-                }
-                if (dv[0] > TAPROOT_CONTROL_MAX_NODE_COUNT) {
-                    fail(r, "Output Taproot tree has as leaf greater than Taproot maximum depth");
-                    goto out;
-                }
-                if ((lv[0] & ~TAPROOT_LEAF_MASK) != 0) {
-                    fail(r, "Output Taproot tree has a leaf with an invalid leaf version");
-                    goto out;
-                }
-                depths[nd++] = dv[0];
-            }
-            if (!tap_tree_complete(depths, nd)) {
-                fail(r, "Output Taproot tree is malformed");
-                goto out;
-            }
-            map_add(&o->fields, key, key_len, v, n);
-            break;
-        }
-        case PSBT_OUT_TAP_BIP32_DERIVATION:
-            if (expect_key_size(r, "Output Taproot BIP32 Keypath", key_len, 33) ||
-                rd_tap_keypath(r, &val, "Output")) {
-                goto out;
-            }
-            {
-                struct reader vr;
-                const uint8_t *vp;
-                size_t vn;
-                reader_init(&vr, val.data, val.len);
-                ser_get_varbytes(&vr, &vp, &vn, "value");
-                map_add(&o->fields, key, key_len, vp, vn);
-            }
-            break;
-        case PSBT_OUT_MUSIG2_PARTICIPANT_PUBKEYS:
-            if (expect_key_size(r, "Output MuSig2 Participants Pubkeys", key_len, 34)) {
-                goto out;
-            }
-            {
-                size_t start = r->pos;
-                if (rd_musig_participants(r, kd, "Output")) {
-                    goto out;
-                }
-                struct rd again;
-                rd_sub(&again, r, r->p + start, r->pos - start);
-                rd_vec(&again, &v, &n);
-                map_add(&o->fields, key, key_len, v, n);
-            }
-            break;
-        case PSBT_OUT_PROPRIETARY:
-            if (rd_proprietary(r, kd, kd_len) || keep_vec(r, &o->fields, key, key_len)) {
-                goto out;
-            }
-            break;
-        default:
-            if (keep_vec(r, &o->fields, key, key_len)) {
-                goto out;
-            }
-            break;
-        }
+    struct rd *r = m->r;
+    const uint8_t *v;
+    size_t n;
+    (void)rule;
+    if (rd_vec(r, &v, &n)) {
+        return -1;
     }
-    if (!found_sep) {
-        fail(r, "Separator is missing at the end of an output map");
+    if (n == 0) {
+        return fail(r, "Output Taproot tree must not be empty");
+    }
+    struct rd t;
+    size_t nd = 0;
+    int rc = -1;
+    rd_sub(&t, r, v, n);
+    uint8_t *depths = xmalloc(n);
+    while (t.pos < t.len) {
+        const uint8_t *dv, *lv, *sv;
+        size_t sn;
+        if (rd_bytes(&t, &dv, 1) || rd_bytes(&t, &lv, 1) || rd_vec(&t, &sv, &sn)) {
+            r->failed = 1;
+            goto out;
+        }
+        if (dv[0] > TAPROOT_CONTROL_MAX_NODE_COUNT) {
+            fail(r, "Output Taproot tree has as leaf greater than Taproot maximum depth");
+            goto out;
+        }
+        if ((lv[0] & ~TAPROOT_LEAF_MASK) != 0) {
+            fail(r, "Output Taproot tree has a leaf with an invalid leaf version");
+            goto out;
+        }
+        depths[nd++] = dv[0];
+    }
+    if (!tap_tree_complete(depths, nd)) {
+        fail(r, "Output Taproot tree is malformed");
         goto out;
     }
-    if (version >= 2) {
-        if (!found_amount) {
-            fail(r, "Output amount is required in PSBTv2");
-            goto out;
-        }
-        if (!found_script) {
-            fail(r, "Output script is required in PSBTv2");
-            goto out;
-        }
-    }
+    map_add(m->fields, k->key, k->key_len, v, n);
     rc = 0;
 out:
     free(depths);
-    map_clear(&seen);
+    return rc;
+}
+
+#define OUT_FIELD(f) offsetof(struct psbt_output, f)
+
+static const struct key_rule output_rules[] = {
+    {PSBT_OUT_REDEEMSCRIPT, 1, "Output redeemScript", NULL, read_script, OUT_FIELD(redeem_script),
+     0},
+    {PSBT_OUT_WITNESSSCRIPT, 1, "Output witnessScript", NULL, read_script,
+     OUT_FIELD(witness_script), 0},
+    {PSBT_OUT_BIP32_DERIVATION, 0, NULL, NULL, read_keypath, 0, 0},
+    {PSBT_OUT_AMOUNT, 1, "Output Amount", "Output amount", read_amount, 0, 0},
+    {PSBT_OUT_SCRIPT, 1, "Output Script", "Output script", read_script, OUT_FIELD(script), 0},
+    {PSBT_OUT_TAP_INTERNAL_KEY, 1, "Output Taproot Internal Key", NULL, read_out_internal_key, 0,
+     0},
+    {PSBT_OUT_TAP_TREE, 1, "Output Taproot Tree Key", NULL, read_tap_tree, 0, 0},
+    {PSBT_OUT_TAP_BIP32_DERIVATION, 33, "Output Taproot BIP32 Keypath", NULL, read_tap_keypath, 0,
+     0},
+    {PSBT_OUT_MUSIG2_PARTICIPANT_PUBKEYS, 34, "Output MuSig2 Participants Pubkeys", NULL,
+     read_musig_participants, 0, 0},
+    {PSBT_OUT_PROPRIETARY, 0, NULL, NULL, read_proprietary, 0, 0},
+};
+
+/* ---- global records ------------------------------------------------------------------ */
+
+/* The unsigned transaction of a v0 PSBT: it gives the version, lock time and counts. */
+static int read_unsigned_tx(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct psbt *p = m->obj;
+    struct tx **utx = m->utx;
+    (void)rule;
+    (void)k;
+    if (*utx) {
+        tx_clear(*utx);
+        free(*utx);
+        *utx = NULL;
+    }
+    if (rd_tx(m->r, utx, 0)) {
+        return -1;
+    }
+    for (size_t i = 0; i < (*utx)->vin_count; i++) {
+        if ((*utx)->vin[i].script_sig.len || (*utx)->vin[i].witness_count) {
+            return fail(m->r, "Unsigned tx does not have empty scriptSigs and scriptWitnesses.");
+        }
+    }
+    p->tx_version = (uint32_t)(*utx)->version;
+    p->has_fallback_locktime = 1;
+    p->fallback_locktime = (*utx)->locktime;
+    *m->n_in = (*utx)->vin_count;
+    *m->n_out = (*utx)->vout_count;
+    return 0;
+}
+
+/* PSBT_GLOBAL_INPUT_COUNT or PSBT_GLOBAL_OUTPUT_COUNT: a CompactSize in a vector. */
+static int read_count(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct rd *r = m->r;
+    uint64_t l, c;
+    (void)rule;
+    if (rd_compact(r, &l)) {
+        return -1;
+    }
+    size_t start = r->pos;
+    if (rd_compact(r, &c)) {
+        return -1;
+    }
+    if (r->pos - start != l) {
+        return fail(r, "Size of value was not the stated size");
+    }
+    *(k->type == PSBT_GLOBAL_INPUT_COUNT ? m->n_in : m->n_out) = c;
+    return 0;
+}
+
+static int read_tx_modifiable(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct psbt *p = m->obj;
+    const uint8_t *v;
+    (void)rule;
+    (void)k;
+    if (rd_fixed(m->r, &v, 1)) {
+        return -1;
+    }
+    p->has_tx_modifiable = 1;
+    p->tx_modifiable = v[0];
+    return 0;
+}
+
+static int read_xpub(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    const uint8_t *kd = k->kd;
+    (void)rule;
+    /* version[4] depth[1] fingerprint[4] child[4] chaincode[32] pubkey[33] */
+    int depth0_bad = kd[4] == 0 && (rd_u32be(kd + 9) != 0 || rd_u32le(kd + 5) != 0);
+    if (depth0_bad || !pubkey_valid(kd + 45, 33)) {
+        return fail(m->r, "Invalid pubkey");
+    }
+    struct buf val;
+    buf_init(&val);
+    int rc = rd_keypath(m->r, &val);
+    if (rc == 0) {
+        map_add(m->fields, k->key, k->key_len, val.data, val.len);
+    }
     buf_clear(&val);
     return rc;
+}
+
+static int read_psbt_version(struct map_rd *m, const struct key_rule *rule, const struct rec *k)
+{
+    struct psbt *p = m->obj;
+    if (read_u32(m, rule, k)) {
+        return -1;
+    }
+    if (p->version > 2) {
+        return fail(m->r, "Unsupported version number");
+    }
+    return 0;
+}
+
+#define GLOBAL_FIELD(f) offsetof(struct psbt, f)
+
+static const struct key_rule global_rules[] = {
+    {PSBT_GLOBAL_UNSIGNED_TX, 1, "Global Unsigned TX", NULL, read_unsigned_tx, 0, 0},
+    {PSBT_GLOBAL_XPUB, 79, "Global XPUB", NULL, read_xpub, 0, 0},
+    {PSBT_GLOBAL_TX_VERSION, 1, "Global Transaction Version", NULL, read_u32,
+     GLOBAL_FIELD(tx_version), 0},
+    {PSBT_GLOBAL_FALLBACK_LOCKTIME, 1, "Global Fallback Locktime", NULL, read_u32,
+     GLOBAL_FIELD(fallback_locktime), GLOBAL_FIELD(has_fallback_locktime)},
+    {PSBT_GLOBAL_INPUT_COUNT, 1, "Global Input Count", NULL, read_count, 0, 0},
+    {PSBT_GLOBAL_OUTPUT_COUNT, 1, "Global Output Count", NULL, read_count, 0, 0},
+    {PSBT_GLOBAL_TX_MODIFIABLE, 1, "Global TX Modifiable Flags", NULL, read_tx_modifiable, 0, 0},
+    {PSBT_GLOBAL_VERSION, 1, "Global PSBT Version", NULL, read_psbt_version, GLOBAL_FIELD(version),
+     0},
+    {PSBT_GLOBAL_PROPRIETARY, 0, NULL, NULL, read_proprietary, 0, 0},
+};
+
+#define RULES(t) (t), sizeof(t) / sizeof((t)[0])
+
+static const struct map_spec input_map = {RULES(input_rules), "input", "Input",
+                                          "Separator is missing at the end of an input map"};
+static const struct map_spec output_map = {RULES(output_rules), "output", "Output",
+                                           "Separator is missing at the end of an output map"};
+static const struct map_spec global_map = {RULES(global_rules), "global", "Global",
+                                           "Separator is missing at the end of the global map"};
+
+/* ---- the map reader ------------------------------------------------------------------ */
+
+static const struct key_rule *find_rule(const struct map_spec *spec, uint64_t type)
+{
+    for (size_t i = 0; i < spec->n_rules; i++) {
+        if (spec->rules[i].type == type) {
+            return &spec->rules[i];
+        }
+    }
+    return NULL;
+}
+
+/* Reads one map's records up to its separator: a record of a known type is checked by its
+ * rule, one of a type Core does not know for this map is kept in m->fields. *seen gets a bit
+ * for each known type below 64 that was read, for the callers' required-field checks. */
+static int read_map(struct map_rd *m, uint64_t *seen)
+{
+    struct rd *r = m->r;
+    struct psbt_map keys = {0};
+    int found_sep = 0, rc = -1;
+    *seen = 0;
+    while (r->pos < r->len) {
+        struct rec k;
+        int got = rd_key(r, &k.key, &k.key_len, &k.type, &k.kd, &k.kd_len);
+        if (got < 0) {
+            goto out;
+        }
+        if (got == 0) {
+            found_sep = 1;
+            break;
+        }
+        if (dup_key(r, &keys, k.key, k.key_len, m->spec->what)) {
+            goto out;
+        }
+        const struct key_rule *rule = find_rule(m->spec, k.type);
+        if (!rule) {
+            if (keep_vec(r, m->fields, k.key, k.key_len)) {
+                goto out;
+            }
+            continue;
+        }
+        if (rule->key_len && expect_key_size(r, rule->name, k.key_len, rule->key_len)) {
+            goto out;
+        }
+        if (rule->v2_only && m->version < 2) {
+            fail(r, "%s is not allowed in PSBTv0", rule->v2_only);
+            goto out;
+        }
+        if (rule->read(m, rule, &k)) {
+            goto out;
+        }
+        if (k.type < 64) {
+            *seen |= TYPE_BIT(k.type);
+        }
+    }
+    if (!found_sep) {
+        fail(r, "%s", m->spec->no_sep);
+        goto out;
+    }
+    rc = 0;
+out:
+    map_clear(&keys);
+    return rc;
+}
+
+/* ---- the maps ------------------------------------------------------------------------ */
+
+static int parse_input(struct rd *r, struct psbt_input *in, uint32_t version)
+{
+    struct map_rd m = {
+        .r = r, .spec = &input_map, .version = version, .obj = in, .fields = &in->fields};
+    uint64_t seen;
+    if (read_map(&m, &seen)) {
+        return -1;
+    }
+    if (version >= 2) {
+        if (!(seen & TYPE_BIT(PSBT_IN_PREVIOUS_TXID))) {
+            return fail(r, "Previous TXID is required in PSBTv2");
+        }
+        if (!(seen & TYPE_BIT(PSBT_IN_OUTPUT_INDEX))) {
+            return fail(r, "Previous output's index is required in PSBTv2");
+        }
+    }
+    return 0;
+}
+
+static int parse_output(struct rd *r, struct psbt_output *o, uint32_t version)
+{
+    struct map_rd m = {
+        .r = r, .spec = &output_map, .version = version, .obj = o, .fields = &o->fields};
+    uint64_t seen;
+    if (read_map(&m, &seen)) {
+        return -1;
+    }
+    if (version >= 2) {
+        if (!(seen & TYPE_BIT(PSBT_OUT_AMOUNT))) {
+            return fail(r, "Output amount is required in PSBTv2");
+        }
+        if (!(seen & TYPE_BIT(PSBT_OUT_SCRIPT))) {
+            return fail(r, "Output script is required in PSBTv2");
+        }
+    }
+    return 0;
 }
 
 static int parse_global(struct rd *r, struct psbt *p, struct tx **utx, uint64_t *n_in,
                         uint64_t *n_out)
 {
-    struct psbt_map seen = {0};
-    int found_sep = 0, found_txver = 0, found_fallback = 0, found_nin = 0, found_nout = 0;
-    int rc = -1;
-    struct buf val;
-    buf_init(&val);
+    struct map_rd m = {.r = r,
+                       .spec = &global_map,
+                       .obj = p,
+                       .fields = &p->fields,
+                       .utx = utx,
+                       .n_in = n_in,
+                       .n_out = n_out};
+    uint64_t seen;
     const uint8_t *magic;
     if (rd_bytes(r, &magic, 5)) {
-        goto out;
+        return -1;
     }
     if (memcmp(magic, "psbt\xff", 5) != 0) {
-        fail(r, "Invalid PSBT magic bytes");
-        goto out;
+        return fail(r, "Invalid PSBT magic bytes");
     }
-    while (r->pos < r->len) {
-        const uint8_t *key, *kd, *v;
-        size_t key_len, kd_len;
-        uint64_t type;
-        int k = rd_key(r, &key, &key_len, &type, &kd, &kd_len);
-        if (k < 0) {
-            goto out;
-        }
-        if (k == 0) {
-            found_sep = 1;
-            break;
-        }
-        if (dup_key(r, &seen, key, key_len, "global")) {
-            goto out;
-        }
-        buf_reset(&val);
-        switch (type) {
-        case PSBT_GLOBAL_UNSIGNED_TX:
-            if (expect_key_size(r, "Global Unsigned TX", key_len, 1)) {
-                goto out;
-            }
-            if (*utx) {
-                tx_clear(*utx);
-                free(*utx);
-                *utx = NULL;
-            }
-            if (rd_tx(r, utx, 0)) {
-                goto out;
-            }
-            for (size_t i = 0; i < (*utx)->vin_count; i++) {
-                if ((*utx)->vin[i].script_sig.len || (*utx)->vin[i].witness_count) {
-                    fail(r, "Unsigned tx does not have empty scriptSigs and scriptWitnesses.");
-                    goto out;
-                }
-            }
-            p->tx_version = (uint32_t)(*utx)->version;
-            p->has_fallback_locktime = 1;
-            p->fallback_locktime = (*utx)->locktime;
-            *n_in = (*utx)->vin_count;
-            *n_out = (*utx)->vout_count;
-            break;
-        case PSBT_GLOBAL_TX_VERSION:
-            if (expect_key_size(r, "Global Transaction Version", key_len, 1) ||
-                rd_fixed(r, &v, 4)) {
-                goto out;
-            }
-            p->tx_version = rd_u32le(v);
-            found_txver = 1;
-            break;
-        case PSBT_GLOBAL_FALLBACK_LOCKTIME:
-            if (expect_key_size(r, "Global Fallback Locktime", key_len, 1) || rd_fixed(r, &v, 4)) {
-                goto out;
-            }
-            p->has_fallback_locktime = 1;
-            p->fallback_locktime = rd_u32le(v);
-            found_fallback = 1;
-            break;
-        case PSBT_GLOBAL_INPUT_COUNT:
-        case PSBT_GLOBAL_OUTPUT_COUNT: {
-            int is_in = type == PSBT_GLOBAL_INPUT_COUNT;
-            uint64_t l, c;
-            if (expect_key_size(r, is_in ? "Global Input Count" : "Global Output Count", key_len,
-                                1) ||
-                rd_compact(r, &l)) {
-                goto out;
-            }
-            size_t start = r->pos;
-            if (rd_compact(r, &c)) {
-                goto out;
-            }
-            if (r->pos - start != l) {
-                fail(r, "Size of value was not the stated size");
-                goto out;
-            }
-            *(is_in ? n_in : n_out) = c;
-            *(is_in ? &found_nin : &found_nout) = 1;
-            break;
-        }
-        case PSBT_GLOBAL_TX_MODIFIABLE:
-            if (expect_key_size(r, "Global TX Modifiable Flags", key_len, 1) ||
-                rd_fixed(r, &v, 1)) {
-                goto out;
-            }
-            p->has_tx_modifiable = 1;
-            p->tx_modifiable = v[0];
-            break;
-        case PSBT_GLOBAL_XPUB: {
-            if (expect_key_size(r, "Global XPUB", key_len, 79)) {
-                goto out;
-            }
-            /* version[4] depth[1] fingerprint[4] child[4] chaincode[32] pubkey[33] */
-            int depth0_bad = kd[4] == 0 && (rd_u32be(kd + 9) != 0 || rd_u32le(kd + 5) != 0);
-            if (depth0_bad || !pubkey_valid(kd + 45, 33)) {
-                fail(r, "Invalid pubkey");
-                goto out;
-            }
-            if (rd_keypath(r, &val)) {
-                goto out;
-            }
-            map_add(&p->fields, key, key_len, val.data, val.len);
-            break;
-        }
-        case PSBT_GLOBAL_VERSION:
-            if (expect_key_size(r, "Global PSBT Version", key_len, 1) || rd_fixed(r, &v, 4)) {
-                goto out;
-            }
-            p->version = rd_u32le(v);
-            if (p->version > 2) {
-                fail(r, "Unsupported version number");
-                goto out;
-            }
-            break;
-        case PSBT_GLOBAL_PROPRIETARY:
-            if (rd_proprietary(r, kd, kd_len) || keep_vec(r, &p->fields, key, key_len)) {
-                goto out;
-            }
-            break;
-        default:
-            if (keep_vec(r, &p->fields, key, key_len)) {
-                goto out;
-            }
-            break;
-        }
+    if (read_map(&m, &seen)) {
+        return -1;
     }
-    if (!found_sep) {
-        fail(r, "Separator is missing at the end of the global map");
-        goto out;
-    }
+    int found_txver = (seen & TYPE_BIT(PSBT_GLOBAL_TX_VERSION)) != 0;
+    int found_fallback = (seen & TYPE_BIT(PSBT_GLOBAL_FALLBACK_LOCKTIME)) != 0;
+    int found_nin = (seen & TYPE_BIT(PSBT_GLOBAL_INPUT_COUNT)) != 0;
+    int found_nout = (seen & TYPE_BIT(PSBT_GLOBAL_OUTPUT_COUNT)) != 0;
     if (p->version == 0) {
         if (!*utx) {
-            fail(r, "No unsigned transaction was provided");
-            goto out;
+            return fail(r, "No unsigned transaction was provided");
         }
         const char *bad = found_txver            ? "PSBT_GLOBAL_TX_VERSION"
                           : found_fallback       ? "PSBT_GLOBAL_FALLBACK_LOCKTIME"
@@ -1281,13 +1377,11 @@ static int parse_global(struct rd *r, struct psbt *p, struct tx **utx, uint64_t 
                           : p->has_tx_modifiable ? "PSBT_GLOBAL_TX_MODIFIABLE"
                                                  : NULL;
         if (bad) {
-            fail(r, "%s is not allowed in PSBTv0", bad);
-            goto out;
+            return fail(r, "%s is not allowed in PSBTv0", bad);
         }
     }
     if (p->version == 1) {
-        fail(r, "There is no PSBT version 1");
-        goto out;
+        return fail(r, "There is no PSBT version 1");
     }
     if (p->version == 2) {
         const char *miss = !found_txver  ? "PSBT_GLOBAL_TX_VERSION"
@@ -1295,19 +1389,13 @@ static int parse_global(struct rd *r, struct psbt *p, struct tx **utx, uint64_t 
                            : !found_nout ? "PSBT_GLOBAL_OUTPUT_COUNT"
                                          : NULL;
         if (miss) {
-            fail(r, "%s is required in PSBTv2", miss);
-            goto out;
+            return fail(r, "%s is required in PSBTv2", miss);
         }
         if (*utx) {
-            fail(r, "PSBT_GLOBAL_UNSIGNED_TX is not allowed in PSBTv2");
-            goto out;
+            return fail(r, "PSBT_GLOBAL_UNSIGNED_TX is not allowed in PSBTv2");
         }
     }
-    rc = 0;
-out:
-    map_clear(&seen);
-    buf_clear(&val);
-    return rc;
+    return 0;
 }
 
 int psbt_parse(struct psbt *p, const uint8_t *data, size_t len, char *err, size_t err_len)

@@ -10,6 +10,7 @@
 #include "consensus/address.h"
 #include "consensus/params.h"
 #include "crypto/hash.h"
+#include "primitives/serialize.h"
 #include "primitives/tx.h"
 #include "script/block_verify.h"
 #include "sign/psbt.h"
@@ -980,6 +981,222 @@ static void test_unknown_roundtrip(void)
     psbt_clear(&q);
 }
 
+/* The serialization of a PSBT, edited one map at a time: map 0 is the global map, then the
+ * inputs', then the outputs'. */
+struct edit {
+    size_t map;
+    int drop;           /* drop this map's records of this key type (-1: none) */
+    const uint8_t *key; /* insert this record at the end of the map (NULL: none) */
+    size_t key_len;
+    const uint8_t *val;
+    size_t val_len;
+    int cut; /* end the stream where the map's separator was */
+};
+
+static size_t compact_at(const uint8_t *p, size_t *pos)
+{
+    size_t n = p[*pos];
+    *pos += 1;
+    if (n == 253) {
+        n = p[*pos] | (size_t)p[*pos + 1] << 8;
+        *pos += 2;
+    }
+    return n;
+}
+
+static void edit_psbt(struct buf *out, const struct buf *in, const struct edit *e)
+{
+    size_t pos = 5, map = 0;
+    buf_reset(out);
+    buf_append(out, in->data, 5);
+    while (pos < in->len) {
+        size_t start = pos, kn = compact_at(in->data, &pos);
+        if (kn == 0) {
+            if (map == e->map && e->key) {
+                ser_put_compact(out, e->key_len);
+                buf_append(out, e->key, e->key_len);
+                ser_put_compact(out, e->val_len);
+                buf_append(out, e->val, e->val_len);
+            }
+            if (map == e->map && e->cut) {
+                return;
+            }
+            buf_put_u8(out, 0);
+            map++;
+            continue;
+        }
+        int type = in->data[pos];
+        pos += kn;
+        pos += compact_at(in->data, &pos);
+        if (map != e->map || type != e->drop) {
+            buf_append(out, in->data + start, pos - start);
+        }
+    }
+}
+
+/* Expects the edited PSBT to be rejected with msg (": iostream error" appended). */
+static void check_edit(const struct buf *in, const struct edit *e, const char *msg)
+{
+    struct buf raw;
+    struct psbt p;
+    char err[256], want[256];
+    buf_init(&raw);
+    edit_psbt(&raw, in, e);
+    snprintf(want, sizeof(want), "%s: iostream error", msg);
+    int rc = psbt_parse(&p, raw.data, raw.len, err, sizeof(err));
+    CHECK(rc != RC_OK);
+    if (rc == RC_OK) {
+        psbt_clear(&p);
+    } else {
+        CHECK_EQ_STR(err, want);
+    }
+    buf_clear(&raw);
+}
+
+static void test_map_checks(void)
+{
+    /* Each map's checks with Core's messages: a known key of the wrong size, a PSBTv2 field
+     * in a v0 PSBT, a duplicate key, a missing separator, a missing required field. */
+    struct buf v0, v2;
+    struct psbt p, q;
+    struct tx tx;
+    char err[256];
+    buf_init(&v0);
+    buf_init(&v2);
+    CHECK(base64_decode(&v0, psbt_creator_result) == RC_OK);
+    CHECK(psbt_parse(&p, v0.data, v0.len, err, sizeof(err)) == RC_OK);
+    CHECK(psbt_get_unsigned_tx(&p, &tx) == RC_OK);
+    psbt_from_tx(&q, &tx, 2);
+    psbt_serialize(&q, &v2);
+    psbt_clear(&p);
+    psbt_clear(&q);
+    tx_clear(&tx);
+    static const struct {
+        size_t map; /* 0: global, 1: the first input, 3: the first output */
+        uint8_t type;
+        size_t key_len;
+        const char *name;
+    } sizes[] = {
+        {0, PSBT_GLOBAL_UNSIGNED_TX, 1, "Global Unsigned TX"},
+        {0, PSBT_GLOBAL_XPUB, 79, "Global XPUB"},
+        {0, PSBT_GLOBAL_TX_VERSION, 1, "Global Transaction Version"},
+        {0, PSBT_GLOBAL_FALLBACK_LOCKTIME, 1, "Global Fallback Locktime"},
+        {0, PSBT_GLOBAL_INPUT_COUNT, 1, "Global Input Count"},
+        {0, PSBT_GLOBAL_OUTPUT_COUNT, 1, "Global Output Count"},
+        {0, PSBT_GLOBAL_TX_MODIFIABLE, 1, "Global TX Modifiable Flags"},
+        {0, PSBT_GLOBAL_VERSION, 1, "Global PSBT Version"},
+        {1, PSBT_IN_NON_WITNESS_UTXO, 1, "Input Non-witness UTXO"},
+        {1, PSBT_IN_WITNESS_UTXO, 1, "Input Witness UTXO"},
+        {1, PSBT_IN_SIGHASH, 1, "Input Sighash Type"},
+        {1, PSBT_IN_REDEEMSCRIPT, 1, "Input redeemScript"},
+        {1, PSBT_IN_WITNESSSCRIPT, 1, "Input witnessScript"},
+        {1, PSBT_IN_SCRIPTSIG, 1, "Input Final scriptSig"},
+        {1, PSBT_IN_SCRIPTWITNESS, 1, "Input Final scriptWitness"},
+        {1, PSBT_IN_RIPEMD160, 21, "Input RIPEMD160 Preimage"},
+        {1, PSBT_IN_SHA256, 33, "Input SHA256 Preimage"},
+        {1, PSBT_IN_HASH160, 21, "Input Hash160 Preimage"},
+        {1, PSBT_IN_HASH256, 33, "Input Hash256 Preimage"},
+        {1, PSBT_IN_PREVIOUS_TXID, 1, "Input Previous TXID"},
+        {1, PSBT_IN_OUTPUT_INDEX, 1, "Input Previous Output's Index"},
+        {1, PSBT_IN_SEQUENCE, 1, "Input Sequence"},
+        {1, PSBT_IN_REQUIRED_TIME_LOCKTIME, 1, "Input Required Time Based Locktime"},
+        {1, PSBT_IN_REQUIRED_HEIGHT_LOCKTIME, 1, "Input Required Height Based Locktime"},
+        {1, PSBT_IN_TAP_KEY_SIG, 1, "Input Taproot Key Path Signature"},
+        {1, PSBT_IN_TAP_SCRIPT_SIG, 65, "Input Taproot Script Path Signature"},
+        {1, PSBT_IN_TAP_BIP32_DERIVATION, 33, "Input Taproot BIP32 Keypath"},
+        {1, PSBT_IN_TAP_INTERNAL_KEY, 1, "Input Taproot Internal Key"},
+        {1, PSBT_IN_TAP_MERKLE_ROOT, 1, "Input Taproot Merkle Root"},
+        {1, PSBT_IN_MUSIG2_PARTICIPANT_PUBKEYS, 34, "Input MuSig2 Participants Pubkeys"},
+        {3, PSBT_OUT_REDEEMSCRIPT, 1, "Output redeemScript"},
+        {3, PSBT_OUT_WITNESSSCRIPT, 1, "Output witnessScript"},
+        {3, PSBT_OUT_AMOUNT, 1, "Output Amount"},
+        {3, PSBT_OUT_SCRIPT, 1, "Output Script"},
+        {3, PSBT_OUT_TAP_INTERNAL_KEY, 1, "Output Taproot Internal Key"},
+        {3, PSBT_OUT_TAP_TREE, 1, "Output Taproot Tree Key"},
+        {3, PSBT_OUT_TAP_BIP32_DERIVATION, 33, "Output Taproot BIP32 Keypath"},
+        {3, PSBT_OUT_MUSIG2_PARTICIPANT_PUBKEYS, 34, "Output MuSig2 Participants Pubkeys"},
+    };
+    uint8_t key[80] = {0};
+    char msg[160];
+    for (size_t i = 0; i < N(sizes); i++) {
+        /* One byte too many: the size is checked before the version or the value. */
+        key[0] = sizes[i].type;
+        struct edit e = {sizes[i].map, -1, key, sizes[i].key_len + 1, NULL, 0, 0};
+        snprintf(msg, sizeof(msg), "Size of key was not %zu for the type %s", sizes[i].key_len,
+                 sizes[i].name);
+        check_edit(&v0, &e, msg);
+    }
+    static const uint8_t val4[4] = {0x80, 0xf0, 0xfa, 0x02};
+    static const struct {
+        size_t map;
+        uint8_t type;
+        const char *msg;
+    } v2_only[] = {
+        {1, PSBT_IN_PREVIOUS_TXID, "Previous txid is not allowed in PSBTv0"},
+        {1, PSBT_IN_OUTPUT_INDEX, "Previous output's index is not allowed in PSBTv0"},
+        {1, PSBT_IN_SEQUENCE, "Sequence is not allowed in PSBTv0"},
+        {1, PSBT_IN_REQUIRED_TIME_LOCKTIME,
+         "Required time based locktime is not allowed in PSBTv0"},
+        {1, PSBT_IN_REQUIRED_HEIGHT_LOCKTIME,
+         "Required height based locktime is not allowed in PSBTv0"},
+        {3, PSBT_OUT_AMOUNT, "Output amount is not allowed in PSBTv0"},
+        {3, PSBT_OUT_SCRIPT, "Output script is not allowed in PSBTv0"},
+        {0, PSBT_GLOBAL_TX_VERSION, "PSBT_GLOBAL_TX_VERSION is not allowed in PSBTv0"},
+        {0, PSBT_GLOBAL_FALLBACK_LOCKTIME,
+         "PSBT_GLOBAL_FALLBACK_LOCKTIME is not allowed in PSBTv0"},
+        {0, PSBT_GLOBAL_INPUT_COUNT, "PSBT_GLOBAL_INPUT_COUNT is not allowed in PSBTv0"},
+        {0, PSBT_GLOBAL_OUTPUT_COUNT, "PSBT_GLOBAL_OUTPUT_COUNT is not allowed in PSBTv0"},
+        {0, PSBT_GLOBAL_TX_MODIFIABLE, "PSBT_GLOBAL_TX_MODIFIABLE is not allowed in PSBTv0"},
+    };
+    for (size_t i = 0; i < N(v2_only); i++) {
+        /* A value each field reads without complaint (a count is a CompactSize). */
+        int count = v2_only[i].map == 0 && (v2_only[i].type == PSBT_GLOBAL_INPUT_COUNT ||
+                                            v2_only[i].type == PSBT_GLOBAL_OUTPUT_COUNT);
+        size_t vn = count || v2_only[i].type == PSBT_GLOBAL_TX_MODIFIABLE ? 1 : 4;
+        struct edit e = {v2_only[i].map, -1, &v2_only[i].type, 1, count ? val4 + 3 : val4, vn, 0};
+        check_edit(&v0, &e, v2_only[i].msg);
+    }
+    static const struct {
+        size_t map;
+        int type;
+        const char *msg;
+    } required[] = {
+        {0, PSBT_GLOBAL_TX_VERSION, "PSBT_GLOBAL_TX_VERSION is required in PSBTv2"},
+        {0, PSBT_GLOBAL_INPUT_COUNT, "PSBT_GLOBAL_INPUT_COUNT is required in PSBTv2"},
+        {0, PSBT_GLOBAL_OUTPUT_COUNT, "PSBT_GLOBAL_OUTPUT_COUNT is required in PSBTv2"},
+        {1, PSBT_IN_PREVIOUS_TXID, "Previous TXID is required in PSBTv2"},
+        {1, PSBT_IN_OUTPUT_INDEX, "Previous output's index is required in PSBTv2"},
+        {3, PSBT_OUT_AMOUNT, "Output amount is required in PSBTv2"},
+        {3, PSBT_OUT_SCRIPT, "Output script is required in PSBTv2"},
+    };
+    for (size_t i = 0; i < N(required); i++) {
+        struct edit e = {required[i].map, required[i].type, NULL, 0, NULL, 0, 0};
+        check_edit(&v2, &e, required[i].msg);
+    }
+    static const uint8_t unknown[] = {0x1f, 0x01};
+    static const char *const kinds[] = {"global", "input", "input", "output"};
+    for (size_t map = 0; map < 4; map++) {
+        /* A record of a type Core does not know, twice. */
+        struct buf once;
+        buf_init(&once);
+        struct edit e = {map, -1, unknown, sizeof(unknown), val4, 1, 0};
+        edit_psbt(&once, &v0, &e);
+        snprintf(msg, sizeof(msg), "Duplicate Key, %s key \"1f01\" already provided", kinds[map]);
+        check_edit(&once, &e, msg);
+        buf_clear(&once);
+    }
+    static const char *const no_sep[] = {"the global map", "an input map", "an input map",
+                                         "an output map"};
+    for (size_t map = 0; map < 4; map++) {
+        /* The map has a record (the creator's inputs and outputs have none), then the end. */
+        struct edit e = {map, -1, unknown, sizeof(unknown), val4, 1, 1};
+        snprintf(msg, sizeof(msg), "Separator is missing at the end of %s", no_sep[map]);
+        check_edit(&v0, &e, msg);
+    }
+    buf_clear(&v0);
+    buf_clear(&v2);
+}
+
 int main(void)
 {
     TEST(test_vectors_valid);
@@ -997,5 +1214,6 @@ int main(void)
     TEST(test_psbt_flow);
     TEST(test_psbt_finalize_types);
     TEST(test_unknown_roundtrip);
+    TEST(test_map_checks);
     return test_done();
 }

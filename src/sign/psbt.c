@@ -571,6 +571,12 @@ struct map_spec {
     const char *what;   /* in "Duplicate Key, %s key \"...\" already provided" */
     const char *title;  /* in the value messages inputs and outputs share */
     const char *no_sep; /* when the stream ends before the map's separator */
+    /* The fields a PSBTv2 map must have, checked in this order after its separator (the
+     * global map's, which depend on more than the map, are parse_global's). */
+    struct {
+        uint64_t type;
+        const char *missing;
+    } v2_required[2];
 };
 
 /* One map being read. */
@@ -1229,12 +1235,25 @@ static const struct key_rule global_rules[] = {
 
 #define RULES(t) (t), sizeof(t) / sizeof((t)[0])
 
-static const struct map_spec input_map = {RULES(input_rules), "input", "Input",
-                                          "Separator is missing at the end of an input map"};
-static const struct map_spec output_map = {RULES(output_rules), "output", "Output",
-                                           "Separator is missing at the end of an output map"};
-static const struct map_spec global_map = {RULES(global_rules), "global", "Global",
-                                           "Separator is missing at the end of the global map"};
+static const struct map_spec input_map = {
+    RULES(input_rules),
+    "input",
+    "Input",
+    "Separator is missing at the end of an input map",
+    {{PSBT_IN_PREVIOUS_TXID, "Previous TXID is required in PSBTv2"},
+     {PSBT_IN_OUTPUT_INDEX, "Previous output's index is required in PSBTv2"}}};
+static const struct map_spec output_map = {
+    RULES(output_rules),
+    "output",
+    "Output",
+    "Separator is missing at the end of an output map",
+    {{PSBT_OUT_AMOUNT, "Output amount is required in PSBTv2"},
+     {PSBT_OUT_SCRIPT, "Output script is required in PSBTv2"}}};
+static const struct map_spec global_map = {RULES(global_rules),
+                                           "global",
+                                           "Global",
+                                           "Separator is missing at the end of the global map",
+                                           {{0, NULL}, {0, NULL}}};
 
 /* ---- the map reader ------------------------------------------------------------------ */
 
@@ -1295,6 +1314,12 @@ static int read_map(struct map_rd *m, uint64_t *seen)
         fail(r, "%s", m->spec->no_sep);
         goto out;
     }
+    for (size_t i = 0; m->version >= 2 && i < 2 && m->spec->v2_required[i].missing; i++) {
+        if (!(*seen & TYPE_BIT(m->spec->v2_required[i].type))) {
+            fail(r, "%s", m->spec->v2_required[i].missing);
+            goto out;
+        }
+    }
     rc = 0;
 out:
     map_clear(&keys);
@@ -1303,42 +1328,13 @@ out:
 
 /* ---- the maps ------------------------------------------------------------------------ */
 
-static int parse_input(struct rd *r, struct psbt_input *in, uint32_t version)
+/* An input or an output map, read into obj (a psbt_input or psbt_output) by spec. */
+static int parse_item(struct rd *r, const struct map_spec *spec, void *obj, struct psbt_map *fields,
+                      uint32_t version)
 {
-    struct map_rd m = {
-        .r = r, .spec = &input_map, .version = version, .obj = in, .fields = &in->fields};
+    struct map_rd m = {.r = r, .spec = spec, .version = version, .obj = obj, .fields = fields};
     uint64_t seen;
-    if (read_map(&m, &seen)) {
-        return -1;
-    }
-    if (version >= 2) {
-        if (!(seen & TYPE_BIT(PSBT_IN_PREVIOUS_TXID))) {
-            return fail(r, "Previous TXID is required in PSBTv2");
-        }
-        if (!(seen & TYPE_BIT(PSBT_IN_OUTPUT_INDEX))) {
-            return fail(r, "Previous output's index is required in PSBTv2");
-        }
-    }
-    return 0;
-}
-
-static int parse_output(struct rd *r, struct psbt_output *o, uint32_t version)
-{
-    struct map_rd m = {
-        .r = r, .spec = &output_map, .version = version, .obj = o, .fields = &o->fields};
-    uint64_t seen;
-    if (read_map(&m, &seen)) {
-        return -1;
-    }
-    if (version >= 2) {
-        if (!(seen & TYPE_BIT(PSBT_OUT_AMOUNT))) {
-            return fail(r, "Output amount is required in PSBTv2");
-        }
-        if (!(seen & TYPE_BIT(PSBT_OUT_SCRIPT))) {
-            return fail(r, "Output script is required in PSBTv2");
-        }
-    }
-    return 0;
+    return read_map(&m, &seen);
 }
 
 static int parse_global(struct rd *r, struct psbt *p, struct tx **utx, uint64_t *n_in,
@@ -1422,7 +1418,7 @@ int psbt_parse(struct psbt *p, const uint8_t *data, size_t len, char *err, size_
             in->has_sequence = 1;
             in->sequence = utx->vin[i - 1].sequence;
         }
-        if (parse_input(&r, in, p->version)) {
+        if (parse_item(&r, &input_map, in, &in->fields, p->version)) {
             goto fail;
         }
         if (in->non_witness_utxo) {
@@ -1450,7 +1446,7 @@ int psbt_parse(struct psbt *p, const uint8_t *data, size_t len, char *err, size_
             o->amount = utx->vout[i - 1].value_sat;
             bytes_copy(&o->script, &utx->vout[i - 1].script_pubkey);
         }
-        if (parse_output(&r, o, p->version)) {
+        if (parse_item(&r, &output_map, o, &o->fields, p->version)) {
             goto fail;
         }
     }

@@ -329,6 +329,30 @@ static json_t *named_value(json_t *obj, const struct rpc_arg *a, const char **ke
     return NULL;
 }
 
+/* The members of an options argument (RPC_ARG_OBJ_NAMED_PARAMS) given as named parameters
+ * of their own, taken out of left into a new object, in the argument's order; NULL if none
+ * (or a is not such an argument). A parameter appears once in left (a JSON object), so no
+ * member can come twice. */
+static json_t *named_options(json_t *left, const struct rpc_arg *a)
+{
+    if (a->type != RPC_ARG_OBJ_NAMED_PARAMS) {
+        return NULL;
+    }
+    json_t *opts = NULL;
+    for (size_t k = 0; k < a->n_inner; k++) {
+        const char *key = NULL;
+        json_t *v = named_value(left, &a->inner[k], &key);
+        if (v) {
+            if (!opts) {
+                opts = json_object();
+            }
+            json_object_set(opts, key, v);
+            json_object_del(left, key);
+        }
+    }
+    return opts;
+}
+
 /* Core's transformNamedArguments: maps an object of named parameters (any of each
  * argument's names, and an optional "args" array of leading positional ones) onto the
  * method's argument positions. */
@@ -341,8 +365,16 @@ static int transform_named(struct rpc_request *req, const struct rpc_method *m)
     int rc = 0;
     for (size_t i = 0; i < m->n_args; i++) {
         const char *key = NULL;
+        json_t *opts = named_options(left, &m->args[i]);
         json_t *v = named_value(left, &m->args[i], &key);
-        if (v) {
+        if (v && opts) {
+            rpc_error(req, RPC_INVALID_PARAMETER, "Parameter %s conflicts with parameter %s", key,
+                      json_object_iter_key(json_object_iter(opts)));
+            json_decref(opts);
+            rc = -1;
+            goto out;
+        }
+        if (v || opts) {
             for (int k = 0; k < hole; k++) {
                 json_array_append_new(out, json_null());
             }
@@ -350,8 +382,12 @@ static int transform_named(struct rpc_request *req, const struct rpc_method *m)
             if (!initial_param) {
                 initial_param = m->args[i].names;
             }
-            json_array_append(out, v);
-            json_object_del(left, key);
+            if (v) {
+                json_array_append(out, v);
+                json_object_del(left, key);
+            } else {
+                json_array_append_new(out, opts);
+            }
         } else {
             hole++;
             if (json_array_size(out) == 0) {

@@ -28,6 +28,7 @@
 #include "rpc/auth.h"
 #include "rpc/blockchain.h"
 #include "rpc/blockstats.h"
+#include "rpc/snapshot.h"
 #include "rpc/control.h"
 #include "rpc/fees.h"
 #include "rpc/jsonrpc.h"
@@ -617,6 +618,7 @@ static int start_rpc(struct node *n)
     rpc_control_register(n->rpc_ctx);
     rpc_blockchain_register(n->rpc_ctx);
     rpc_blockstats_register(n->rpc_ctx);
+    rpc_snapshot_register(n->rpc_ctx);
     rpc_rawtransaction_register(n->rpc_ctx);
     rpc_mining_register(n->rpc_ctx);
     rpc_util_register(n->rpc_ctx);

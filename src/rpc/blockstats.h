@@ -4,8 +4,8 @@
 
 #include "rpc/jsonrpc.h"
 
-/** Registers getblockstats in ctx (before the server starts); it answers from the
- *  chainstate of the blockchain group (rpc_blockchain_set_chainstate). */
+/** Registers getblockstats in ctx (before the server starts); it answers from the node's
+ *  chainstate. */
 void rpc_blockstats_register(struct rpc_context *ctx);
 
 #endif

@@ -41,6 +41,9 @@ static const struct convert_param convert_table[] = {
     {"waitforblockheight", 1, "timeout", false},
     {"getblockstats", 0, "hash_or_height", true},
     {"getblockstats", 1, "stats", false},
+    {"dumptxoutset", 2, "options", false},
+    {"dumptxoutset", 2, "rollback", true},
+    {"dumptxoutset", 2, "in_memory", false},
     {"scantxoutset", 1, "scanobjects", false},
     /* Network. */
     {"getblockfrompeer", 1, "peer_id", false},

@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "blockstore/blockindex.h"
 #include "coins/stats.h"
@@ -206,6 +207,19 @@ typedef int (*chainstate_coin_fn)(void *ctx, const struct outpoint *op, const st
 int chainstate_scan_coins(struct chainstate *cs, chainstate_coin_fn fn, void *ctx, uint64_t *count);
 int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
                           struct coins_stats *stats, uint8_t hash32[32]);
+
+/* What a written UTXO snapshot holds (dumptxoutset's answer). */
+struct chainstate_snapshot {
+    uint64_t coins;
+    uint8_t base_hash[32];
+    int base_height;
+    uint64_t chain_tx;        /* transactions up to and including the base block */
+    uint8_t txoutset_hash[32]; /* hash_serialized_3 of the coins written */
+};
+/** dumptxoutset "latest": flushes, then writes the UTXO set at the tip to f in Core's
+ *  snapshot format (coins/snapshot.h), *out describing it. 0, RC_NOT_FOUND (no tip), RC_IO
+ *  (a write failed), or the store's error. Thread: the validation thread. */
+int chainstate_write_snapshot(struct chainstate *cs, FILE *f, struct chainstate_snapshot *out);
 
 /** Core's IsInitialBlockDownload: 1 while the tip has less than the minimum chain work or
  *  is older than -maxtipage; once 0 it stays 0 (latched). Caller holds the chain lock. */

@@ -3,6 +3,7 @@
 #include "test.h"
 
 #include "coins/coin.h"
+#include "coins/snapshot.h"
 #include "consensus/amount.h"
 #include "util/hex.h"
 #include "util/rc.h"
@@ -169,6 +170,60 @@ static void test_keys(void)
     CHECK_EQ_INT(coin_key_parse(&back, key, 34), RC_CORRUPT);
 }
 
+/* The snapshot writer: the header, then one group per txid (count, then each coin's index
+ * and record); a full device is RC_IO, not a short file taken for whole. */
+static void test_snapshot_writer(void)
+{
+    uint8_t p2pkh[25] = {0x76, 0xa9, 0x14};
+    p2pkh[23] = 0x88;
+    p2pkh[24] = 0xac;
+    struct coin c = {.value_sat = 5000000000, .script_pubkey = {p2pkh, 25}, .height = 7,
+                     .coinbase = 1};
+    struct outpoint a = {.n = 0}, b = {.n = 300}, d = {.n = 1};
+    memset(a.txid, 0x11, 32);
+    memcpy(b.txid, a.txid, 32);
+    memset(d.txid, 0x22, 32);
+    static const uint8_t magic[4] = {0xfa, 0xbf, 0xb5, 0xda}, base[32] = {1};
+    char *mem = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&mem, &len);
+    struct snapshot_writer *w;
+    CHECK_EQ_INT(snapshot_writer_new(&w, f, magic, base, 3), RC_OK);
+    CHECK_EQ_INT(snapshot_writer_add(w, &a, &c), RC_OK);
+    CHECK_EQ_INT(snapshot_writer_add(w, &b, &c), RC_OK);
+    CHECK_EQ_INT(snapshot_writer_add(w, &d, &c), RC_OK);
+    uint64_t written = 0;
+    CHECK_EQ_INT(snapshot_writer_finish(w, &written), RC_OK);
+    CHECK_EQ_U64(written, 3);
+    snapshot_writer_free(w);
+    fclose(f);
+    struct buf rec;
+    buf_init(&rec);
+    coin_serialize(&rec, &c);
+    /* header 51 | txid 32, count 1, (index 1 + record) x2 with 300 as fd 2c 01 | txid 32,
+     * count 1, index 1 + record */
+    CHECK_EQ_INT((int)len, (int)(51 + 32 + 1 + (1 + rec.len) + (3 + rec.len) + 32 + 1 + 1 +
+                                 rec.len));
+    CHECK_EQ_MEM(mem, "utxo\xff\x02\x00\xfa\xbf\xb5\xda\x01", 12);
+    CHECK_EQ_INT(mem[43], 3);
+    CHECK_EQ_INT(mem[51 + 32], 2);
+    CHECK_EQ_INT((uint8_t)mem[51 + 33], 0);
+    CHECK_EQ_MEM(mem + 51 + 34, rec.data, rec.len);
+    CHECK_EQ_MEM(mem + 51 + 34 + rec.len, "\xfd\x2c\x01", 3);
+    CHECK_EQ_INT(mem[51 + 37 + 2 * rec.len + 32], 1);
+    free(mem);
+    buf_clear(&rec);
+
+    FILE *full = fopen("/dev/full", "wb");
+    if (full) {
+        CHECK_EQ_INT(snapshot_writer_new(&w, full, magic, base, 1), RC_OK); /* buffered */
+        CHECK_EQ_INT(snapshot_writer_add(w, &a, &c), RC_OK);
+        CHECK_EQ_INT(snapshot_writer_finish(w, &written), RC_IO);
+        snapshot_writer_free(w);
+        fclose(full);
+    }
+}
+
 int main(void)
 {
     TEST(test_amount_codes);
@@ -177,5 +232,6 @@ int main(void)
     TEST(test_coin_record);
     TEST(test_oversized_script);
     TEST(test_keys);
+    TEST(test_snapshot_writer);
     return test_done();
 }

@@ -1,0 +1,198 @@
+/* The UTXO snapshot RPCs: dumptxoutset writes the UTXO set in Core's snapshot format
+ * (coins/snapshot.h), which Core's loadtxoutset reads. */
+#include "rpc/snapshot.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "node/context.h"
+#include "rpc/blockjson.h"
+#include "rpc/context.h"
+#include "rpc/protocol.h"
+#include "util/rc.h"
+#include "validation/chainstate.h"
+#include "validation/validator.h"
+
+struct dump_call {
+    FILE *f;
+    struct chainstate_snapshot snap;
+};
+
+static int dump_call(struct chainstate *cs, void *ctx)
+{
+    struct dump_call *c = ctx;
+    return chainstate_write_snapshot(cs, c->f, &c->snap);
+}
+
+/* Core's snapshot types: "latest" is the tip; a rollback to an earlier block is not done
+ * yet. 0, or an RPC error set. */
+static int check_type(struct rpc_request *req, const char *type, const json_t *options)
+{
+    json_t *rollback = options ? json_object_get(options, "rollback") : NULL;
+    if (rollback) {
+        if (type[0] && strcmp(type, "rollback") != 0) {
+            rpc_error(req, RPC_INVALID_PARAMETER,
+                      "Invalid snapshot type \"%s\" specified with rollback option", type);
+            return -1;
+        }
+    } else if (strcmp(type, "latest") != 0 && strcmp(type, "rollback") != 0) {
+        rpc_error(req, RPC_INVALID_PARAMETER,
+                  "Invalid snapshot type \"%s\" specified. Please specify \"rollback\" or "
+                  "\"latest\"",
+                  type);
+        return -1;
+    }
+    if (rollback || strcmp(type, "rollback") == 0) {
+        rpc_error(req, RPC_MISC_ERROR,
+                  "Rolling the UTXO set back to an earlier block is not supported by bitnode "
+                  "yet; use \"latest\"");
+        return -1;
+    }
+    return 0;
+}
+
+static json_t *rpc_dumptxoutset(struct rpc_request *req)
+{
+    const char *arg = json_string_value(rpc_param(req, 0));
+    const json_t *type_arg = rpc_param(req, 1);
+    const char *type = type_arg && json_is_string(type_arg) ? json_string_value(type_arg) : "";
+    if (check_type(req, type, rpc_param(req, 2))) {
+        return NULL;
+    }
+    /* Relative to the chain's data directory, as Core's AbsPathJoin. */
+    char path[4200], temp[4300];
+    if (arg[0] == '/') {
+        snprintf(path, sizeof(path), "%s", arg);
+    } else {
+        snprintf(path, sizeof(path), "%s/%s", req->ctx->node->net_dir, arg);
+    }
+    struct stat sb;
+    int exists = stat(path, &sb) == 0, fifo = exists && S_ISFIFO(sb.st_mode);
+    if (exists && !fifo) {
+        return rpc_error(req, RPC_INVALID_PARAMETER,
+                         "%s already exists. If you are sure this is what you want, move it out "
+                         "of the way first",
+                         path);
+    }
+    /* Written beside, then renamed: an interrupted dump never looks complete (a named pipe
+     * is written directly). */
+    snprintf(temp, sizeof(temp), fifo ? "%s" : "%s.incomplete", path);
+    struct dump_call c = {.f = fopen(temp, "wb")};
+    if (!c.f) {
+        return rpc_error(req, RPC_INVALID_PARAMETER, "Couldn't open file %s for writing.", temp);
+    }
+    struct validator_job j = {.work = VALIDATOR_CALL, .fn = dump_call, .ctx = &c};
+    int rc = validator_run(req->ctx->node->val, &j);
+    if (fclose(c.f) != 0 && rc == RC_OK) {
+        rc = RC_IO;
+    }
+    if (rc == RC_OK && !fifo && rename(temp, path) != 0) {
+        rc = RC_IO;
+    }
+    if (rc != RC_OK) {
+        if (!fifo) {
+            remove(temp);
+        }
+        return rpc_error(req, RPC_INTERNAL_ERROR, "Unable to write the UTXO set to %s (%s)", temp,
+                         rc == RC_IO ? strerror(errno) : rc_str(rc));
+    }
+    json_t *r = json_object();
+    json_object_set_new(r, "coins_written", json_integer((json_int_t)c.snap.coins));
+    json_object_set_new(r, "base_hash", rpc_hash_json(c.snap.base_hash));
+    json_object_set_new(r, "base_height", json_integer(c.snap.base_height));
+    json_object_set_new(r, "path", json_string(path));
+    json_object_set_new(r, "txoutset_hash", rpc_hash_json(c.snap.txoutset_hash));
+    json_object_set_new(r, "nchaintx", json_integer((json_int_t)c.snap.chain_tx));
+    return r;
+}
+
+static const struct rpc_method methods[] = {
+    {.category = "blockchain",
+     .name = "dumptxoutset",
+     .handler = rpc_dumptxoutset,
+     .description =
+         "Write the serialized UTXO set to a file. This can be used in loadtxoutset afterwards "
+         "if this snapshot height is supported in the chainparams as well.\n"
+         "This creates a temporary UTXO database when rolling back, keeping the main chain "
+         "intact. Should the node experience an unclean shutdown the temporary database may "
+         "need to be removed from the datadir manually.\n"
+         "For deep rollbacks, make sure to use no RPC timeout (bitcoin-cli -rpcclienttimeout=0) "
+         "as it may take several minutes.\n",
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "path",
+          .type = RPC_ARG_STR,
+          .description = "Path to the output file. If relative, will be prefixed by datadir."},
+         {.names = "type",
+          .type = RPC_ARG_STR,
+          .fallback = RPC_ARG_DEFAULT,
+          .default_value = "\"\"",
+          .description =
+              "The type of snapshot to create. Can be \"latest\" to create a snapshot of the "
+              "current UTXO set or \"rollback\" to temporarily roll back the state of the node "
+              "to a historical block before creating the snapshot of a historical UTXO set. "
+              "This parameter can be omitted if a separate \"rollback\" named parameter is "
+              "specified indicating the height or hash of a specific historical block. If "
+              "\"rollback\" is specified and separate \"rollback\" named parameter is not "
+              "specified, this will roll back to the latest valid snapshot block that can "
+              "currently be loaded with loadtxoutset."},
+         {.names = "options",
+          .type = RPC_ARG_OBJ_NAMED_PARAMS,
+          .fallback = RPC_ARG_OMITTED,
+          .description = "",
+          .inner = RPC_LIST(
+              struct rpc_arg,
+              {.names = "rollback",
+               .type = RPC_ARG_NUM,
+               .fallback = RPC_ARG_OMITTED,
+               .description =
+                   "Height or hash of the block to roll back to before creating the snapshot. "
+                   "Note: The further this number is from the tip, the longer this process will "
+                   "take. Consider setting a higher -rpcclienttimeout value in this case.",
+               .type_str = {"", "string or numeric"},
+               .skip_type_check = true},
+              {.names = "in_memory",
+               .type = RPC_ARG_BOOL,
+               .fallback = RPC_ARG_DEFAULT,
+               .default_value = "false",
+               .description = "If true, the temporary UTXO-set database used during rollback is "
+                              "kept entirely in memory. This can significantly speed up the "
+                              "process but requires sufficient free RAM (over 10 GB on "
+                              "mainnet)."})}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(struct rpc_result,
+                            {.type = RPC_RES_NUM,
+                             .key = "coins_written",
+                             .description = "the number of coins written in the snapshot"},
+                            {.type = RPC_RES_STR_HEX,
+                             .key = "base_hash",
+                             .description = "the hash of the base of the snapshot"},
+                            {.type = RPC_RES_NUM,
+                             .key = "base_height",
+                             .description = "the height of the base of the snapshot"},
+                            {.type = RPC_RES_STR,
+                             .key = "path",
+                             .description = "the absolute path that the snapshot was written to"},
+                            {.type = RPC_RES_STR_HEX,
+                             .key = "txoutset_hash",
+                             .description = "the hash of the UTXO set contents"},
+                            {.type = RPC_RES_NUM,
+                             .key = "nchaintx",
+                             .description =
+                                 "the number of transactions in the chain up to and including "
+                                 "the base block"})}),
+     .examples = RPC_EXAMPLE_CLI("-rpcclienttimeout=0 dumptxoutset", "utxo.dat latest")
+         RPC_EXAMPLE_CLI("-rpcclienttimeout=0 dumptxoutset", "utxo.dat rollback")
+             RPC_EXAMPLE_CLI("-rpcclienttimeout=0 -named dumptxoutset", "utxo.dat rollback=853456")
+                 RPC_EXAMPLE_CLI("-rpcclienttimeout=0 -named dumptxoutset",
+                                 "utxo.dat rollback=853456 in_memory=true")},
+};
+
+void rpc_snapshot_register(struct rpc_context *ctx)
+{
+    rpc_register(ctx, methods, sizeof(methods) / sizeof(methods[0]));
+}

@@ -365,6 +365,38 @@ static json_t *rpc_gettxoutsetinfo(struct rpc_request *req)
     return r;
 }
 
+struct block_index *rpc_block_by_hash_or_height(struct rpc_request *req, const json_t *v,
+                                                const char *name)
+{
+    struct chainstate *cs = req->ctx->node->cs;
+    struct block_index *tip = chainstate_tip(cs);
+    if (rpc_json_is_number(v)) {
+        int64_t h;
+        if (rpc_value_int(req, v, INT32_MIN, INT32_MAX, &h) != 0) {
+            return NULL;
+        }
+        if (h < 0) {
+            rpc_error(req, RPC_INVALID_PARAMETER, "Target block height %d is negative", (int)h);
+            return NULL;
+        }
+        if (!tip || h > tip->height) {
+            rpc_error(req, RPC_INVALID_PARAMETER, "Target block height %d after current tip %d",
+                      (int)h, tip ? tip->height : -1);
+            return NULL;
+        }
+        return chainstate_at_height(cs, (int32_t)h);
+    }
+    uint8_t hash[32];
+    if (rpc_value_hash(req, v, name, hash) != 0) {
+        return NULL;
+    }
+    struct block_index *e = block_tree_find(chainstate_tree(cs), hash);
+    if (!e) {
+        rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
+    }
+    return e;
+}
+
 void rpc_block_facts_of(struct chainstate *cs, struct rpc_block_facts *f, struct block_index *e)
 {
     struct block_index *tip = chainstate_tip(cs);

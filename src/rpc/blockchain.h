@@ -24,6 +24,12 @@ void rpc_blockchain_register(struct rpc_context *ctx);
  *  SyncWithValidationInterfaceQueue: what syncwithvalidationinterfacequeue and
  *  mockscheduler wait for). Do not hold the chain lock. */
 void rpc_sync_validation_queue(struct rpc_context *ctx);
+/** Core's ParseHashOrHeight: the block of v, a height on the active chain or a block hash
+ *  (name: the parameter, for the hash's errors); NULL after rpc_error with Core's message
+ *  ("Target block height H is negative", "... after current tip T", "Block not found").
+ *  Caller holds the chain lock. */
+struct block_index *rpc_block_by_hash_or_height(struct rpc_request *req, const json_t *v,
+                                                const char *name);
 /** What the block index knows about e (confirmations, median time, next block).
  *  Caller holds the chain lock. */
 void rpc_block_facts_of(struct chainstate *cs, struct rpc_block_facts *f, struct block_index *e);

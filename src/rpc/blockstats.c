@@ -75,37 +75,6 @@ static int64_t utxo_size(size_t script_len)
 
 /* Core's ParseHashOrHeight: a height on the active chain, or the hash of any known block.
  * Caller holds the chain lock. NULL after rpc_error. */
-static struct block_index *hash_or_height(struct rpc_request *req, const json_t *v)
-{
-    struct chainstate *cs = req->ctx->node->cs;
-    struct block_index *tip = chainstate_tip(cs);
-    if (rpc_json_is_number(v)) {
-        int64_t h;
-        if (rpc_value_int(req, v, INT32_MIN, INT32_MAX, &h) != 0) {
-            return NULL;
-        }
-        if (h < 0) {
-            rpc_error(req, RPC_INVALID_PARAMETER, "Target block height %d is negative", (int)h);
-            return NULL;
-        }
-        if (!tip || h > tip->height) {
-            rpc_error(req, RPC_INVALID_PARAMETER, "Target block height %d after current tip %d",
-                      (int)h, tip ? tip->height : -1);
-            return NULL;
-        }
-        return chainstate_at_height(cs, (int32_t)h);
-    }
-    uint8_t hash[32];
-    if (rpc_value_hash(req, v, "hash_or_height", hash) != 0) {
-        return NULL;
-    }
-    struct block_index *e = block_tree_find(chainstate_tree(cs), hash);
-    if (!e) {
-        rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
-    }
-    return e;
-}
-
 static int cmp_cstr(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -294,7 +263,8 @@ static json_t *rpc_getblockstats(struct rpc_request *req)
     buf_init(&raw);
     block_undo_init(&undo);
     chainstate_read_lock(cs);
-    struct block_index *e = hash_or_height(req, json_array_get(req->params, 0));
+    struct block_index *e = rpc_block_by_hash_or_height(req, json_array_get(req->params, 0),
+                                                             "hash_or_height");
     if (!e || rpc_load_block(req, e, &b, &raw)) {
         goto out;
     }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "node/context.h"
+#include "rpc/blockchain.h"
 #include "rpc/blockjson.h"
 #include "rpc/context.h"
 #include "rpc/protocol.h"
@@ -16,6 +17,8 @@
 #include "validation/validator.h"
 
 struct dump_call {
+    const struct block_index *base; /* NULL: the tip */
+    const char *temp_path;          /* the rollback's store; NULL: in memory */
     FILE *f;
     struct chainstate_snapshot snap;
 };
@@ -23,34 +26,63 @@ struct dump_call {
 static int dump_call(struct chainstate *cs, void *ctx)
 {
     struct dump_call *c = ctx;
-    return chainstate_write_snapshot(cs, c->f, &c->snap);
+    return chainstate_write_snapshot(cs, c->base, c->temp_path, c->f, &c->snap);
 }
 
-/* Core's snapshot types: "latest" is the tip; a rollback to an earlier block is not done
- * yet. 0, or an RPC error set. */
-static int check_type(struct rpc_request *req, const char *type, const json_t *options)
+/* Core's choice of the snapshot's block: "latest" is the tip, the rollback option names a
+ * block by height or hash. 0 with *base (NULL: the tip), or an RPC error set. */
+static int pick_base(struct rpc_request *req, const char *type, const json_t *options,
+                     const struct block_index **base)
 {
     json_t *rollback = options ? json_object_get(options, "rollback") : NULL;
+    *base = NULL;
     if (rollback) {
         if (type[0] && strcmp(type, "rollback") != 0) {
             rpc_error(req, RPC_INVALID_PARAMETER,
                       "Invalid snapshot type \"%s\" specified with rollback option", type);
             return -1;
         }
-    } else if (strcmp(type, "latest") != 0 && strcmp(type, "rollback") != 0) {
+        struct chainstate *cs = req->ctx->node->cs;
+        chainstate_read_lock(cs);
+        *base = rpc_block_by_hash_or_height(req, rollback, "rollback");
+        chainstate_read_unlock(cs);
+        return *base ? 0 : -1;
+    }
+    if (strcmp(type, "rollback") == 0) {
+        /* Core rolls back to the chain's latest assumeutxo height. */
+        rpc_error(req, RPC_MISC_ERROR,
+                  "bitnode knows no snapshot heights for this chain yet: give the rollback "
+                  "option a height or a block hash");
+        return -1;
+    }
+    if (strcmp(type, "latest") != 0) {
         rpc_error(req, RPC_INVALID_PARAMETER,
                   "Invalid snapshot type \"%s\" specified. Please specify \"rollback\" or "
                   "\"latest\"",
                   type);
         return -1;
     }
-    if (rollback || strcmp(type, "rollback") == 0) {
-        rpc_error(req, RPC_MISC_ERROR,
-                  "Rolling the UTXO set back to an earlier block is not supported by bitnode "
-                  "yet; use \"latest\"");
-        return -1;
-    }
     return 0;
+}
+
+/* The rollback's temporary store: temp_utxo_<height> beside the file, as Core names it. */
+static void temp_store_path(char *out, size_t len, const char *file, int height)
+{
+    const char *slash = strrchr(file, '/');
+    int dir = slash ? (int)(slash - file) : 0;
+    snprintf(out, len, "%.*s/temp_utxo_%d", dir, file, height);
+}
+
+static json_t *dump_result(const struct dump_call *c, const char *path)
+{
+    json_t *r = json_object();
+    json_object_set_new(r, "coins_written", json_integer((json_int_t)c->snap.coins));
+    json_object_set_new(r, "base_hash", rpc_hash_json(c->snap.base_hash));
+    json_object_set_new(r, "base_height", json_integer(c->snap.base_height));
+    json_object_set_new(r, "path", json_string(path));
+    json_object_set_new(r, "txoutset_hash", rpc_hash_json(c->snap.txoutset_hash));
+    json_object_set_new(r, "nchaintx", json_integer((json_int_t)c->snap.chain_tx));
+    return r;
 }
 
 static json_t *rpc_dumptxoutset(struct rpc_request *req)
@@ -58,11 +90,13 @@ static json_t *rpc_dumptxoutset(struct rpc_request *req)
     const char *arg = json_string_value(rpc_param(req, 0));
     const json_t *type_arg = rpc_param(req, 1);
     const char *type = type_arg && json_is_string(type_arg) ? json_string_value(type_arg) : "";
-    if (check_type(req, type, rpc_param(req, 2))) {
+    const json_t *options = rpc_param(req, 2);
+    struct dump_call c = {0};
+    if (pick_base(req, type, options, &c.base)) {
         return NULL;
     }
     /* Relative to the chain's data directory, as Core's AbsPathJoin. */
-    char path[4200], temp[4300];
+    char path[4200], temp[4300], store[4400];
     if (arg[0] == '/') {
         snprintf(path, sizeof(path), "%s", arg);
     } else {
@@ -79,8 +113,12 @@ static json_t *rpc_dumptxoutset(struct rpc_request *req)
     /* Written beside, then renamed: an interrupted dump never looks complete (a named pipe
      * is written directly). */
     snprintf(temp, sizeof(temp), fifo ? "%s" : "%s.incomplete", path);
-    struct dump_call c = {.f = fopen(temp, "wb")};
-    if (!c.f) {
+    json_t *in_memory = options ? json_object_get(options, "in_memory") : NULL;
+    if (c.base && !json_is_true(in_memory)) {
+        temp_store_path(store, sizeof(store), temp, c.base->height);
+        c.temp_path = store;
+    }
+    if (!(c.f = fopen(temp, "wb"))) {
         return rpc_error(req, RPC_INVALID_PARAMETER, "Couldn't open file %s for writing.", temp);
     }
     struct validator_job j = {.work = VALIDATOR_CALL, .fn = dump_call, .ctx = &c};
@@ -95,17 +133,13 @@ static json_t *rpc_dumptxoutset(struct rpc_request *req)
         if (!fifo) {
             remove(temp);
         }
+        if (rc == RC_INVALID) {
+            return rpc_error(req, RPC_MISC_ERROR, "The rollback block is not on the active chain");
+        }
         return rpc_error(req, RPC_INTERNAL_ERROR, "Unable to write the UTXO set to %s (%s)", temp,
                          rc == RC_IO ? strerror(errno) : rc_str(rc));
     }
-    json_t *r = json_object();
-    json_object_set_new(r, "coins_written", json_integer((json_int_t)c.snap.coins));
-    json_object_set_new(r, "base_hash", rpc_hash_json(c.snap.base_hash));
-    json_object_set_new(r, "base_height", json_integer(c.snap.base_height));
-    json_object_set_new(r, "path", json_string(path));
-    json_object_set_new(r, "txoutset_hash", rpc_hash_json(c.snap.txoutset_hash));
-    json_object_set_new(r, "nchaintx", json_integer((json_int_t)c.snap.chain_tx));
-    return r;
+    return dump_result(&c, path);
 }
 
 static const struct rpc_method methods[] = {

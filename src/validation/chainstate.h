@@ -213,13 +213,19 @@ struct chainstate_snapshot {
     uint64_t coins;
     uint8_t base_hash[32];
     int base_height;
-    uint64_t chain_tx;        /* transactions up to and including the base block */
+    uint64_t chain_tx;         /* transactions up to and including the base block */
     uint8_t txoutset_hash[32]; /* hash_serialized_3 of the coins written */
 };
-/** dumptxoutset "latest": flushes, then writes the UTXO set at the tip to f in Core's
- *  snapshot format (coins/snapshot.h), *out describing it. 0, RC_NOT_FOUND (no tip), RC_IO
- *  (a write failed), or the store's error. Thread: the validation thread. */
-int chainstate_write_snapshot(struct chainstate *cs, FILE *f, struct chainstate_snapshot *out);
+/** dumptxoutset: flushes, then writes the UTXO set as it was at base (an ancestor of the
+ *  tip, or the tip itself) to f in Core's snapshot format (coins/snapshot.h), *out describing
+ *  it. Below the tip the set is copied into a temporary store, at temp_path (a directory,
+ *  wiped first and removed after) or in memory when temp_path is NULL, and the blocks above
+ *  base are disconnected there with their undo data; the chain itself is not touched.
+ *  Returns 0, RC_INVALID (base is not on the active chain), RC_IO (a write failed),
+ *  RC_CORRUPT (undo data that does not fit), or a store's error. Thread: the validation
+ *  thread (the chain stands still meanwhile). */
+int chainstate_write_snapshot(struct chainstate *cs, const struct block_index *base,
+                              const char *temp_path, FILE *f, struct chainstate_snapshot *out);
 
 /** Core's IsInitialBlockDownload: 1 while the tip has less than the minimum chain work or
  *  is older than -maxtipage; once 0 it stays 0 (latched). Caller holds the chain lock. */

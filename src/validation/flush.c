@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "blockstore/indexdb.h"
-#include "coins/snapshot.h"
 #include "consensus/pow.h"
 #include "util/log.h"
 #include "util/rc.h"
@@ -210,48 +209,4 @@ int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
     }
     coins_stats_finish(stats, hash32);
     return RC_OK;
-}
-
-static int snapshot_visit(void *ctx, const struct outpoint *op, const struct coin *c)
-{
-    return snapshot_writer_add(ctx, op, c) != RC_OK;
-}
-
-int chainstate_write_snapshot(struct chainstate *cs, FILE *f, struct chainstate_snapshot *out)
-{
-    struct block_index *tip = chainstate_tip(cs);
-    if (!tip) {
-        return RC_NOT_FOUND;
-    }
-    /* The count goes in the header, before the coins: a first pass counts and hashes them
-     * (and flushes the cache), as Core's does. Nothing changes the store in between: this
-     * runs on the validation thread, the store's only writer. */
-    struct coins_stats st;
-    int rc = chainstate_utxo_stats(cs, COINS_STATS_HASH_SERIALIZED, &st, out->txoutset_hash);
-    if (rc) {
-        return rc;
-    }
-    out->coins = st.txouts;
-    coins_stats_clear(&st);
-    memcpy(out->base_hash, tip->hash, 32);
-    out->base_height = tip->height;
-    out->chain_tx = tip->chain_tx;
-    struct snapshot_writer *w;
-    if ((rc = snapshot_writer_new(&w, f, cs->p->magic, tip->hash, out->coins))) {
-        return rc;
-    }
-    rc = coins_db_foreach(cs->coins_db, snapshot_visit, w);
-    uint64_t written = 0;
-    if (rc == RC_STOPPED) {
-        rc = RC_IO;
-    } else if (rc == RC_OK) {
-        rc = snapshot_writer_finish(w, &written);
-    }
-    if (rc == RC_OK && written != out->coins) {
-        LOG_ERROR("UTXO snapshot: %llu coins written, %llu counted", (unsigned long long)written,
-                  (unsigned long long)out->coins);
-        rc = RC_CORRUPT;
-    }
-    snapshot_writer_free(w);
-    return rc;
 }

@@ -9,9 +9,14 @@ A node imports the repository's regtest-small chain (made by Core) and dumps its
   group per transaction, coins whose amounts add up to gettxoutsetinfo's total;
 - relative paths are under the chain's data directory, absolute ones are kept; nothing named
   ".incomplete" stays behind;
+- rollback to an earlier block (by height or hash, in a temporary store on disk or in
+  memory): at each height Core's expected.json gives, the snapshot holds the set Core's
+  gettxoutsetinfo reported there (coins, hash_serialized_3, total amount, transactions), at
+  700 byte for byte Core's file; the chain itself is untouched and the temporary store gone;
 - Core's errors: the file exists, a bad snapshot type, a type given with the rollback option,
-  the options object given together with one of its members, a directory that cannot be
-  written; a rollback to an earlier block is refused with a clear message (not done yet).
+  the options object given together with one of its members, a height past the tip, a
+  directory that cannot be written; type "rollback" without a block is refused in words (no
+  assumeutxo heights are known).
 """
 import hashlib
 import json
@@ -22,9 +27,10 @@ from framework import (BitnodeTestFramework, assert_equal, assert_raises_rpc_err
                        assert_true, wait_until)
 
 SMALL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "regtest-small")
-# SHA-256 of the file Bitcoin Core v31.99 writes with `dumptxoutset utxo.dat latest` at the
-# tip of regtest-small (height 1300).
+# SHA-256 of the files Bitcoin Core v31.99 writes for regtest-small with `dumptxoutset utxo.dat
+# latest` at its tip (height 1300) and with `-named dumptxoutset r.dat rollback=700`.
 CORE_SNAPSHOT_SHA256 = "563f5be44e0c5a5dbfa5a32cbf956e2e993a38472f5724d28e3a7b2162e24032"
+CORE_ROLLBACK_700_SHA256 = "db76335630692e5004a3a9214f67530a088b32de008656323f9d9af2bbdc5837"
 
 
 def read_varint(b, pos):
@@ -155,10 +161,35 @@ class DumpTxOutSetTest(BitnodeTestFramework):
         missing = os.path.join(self.tmpdir, "no", "such", "dir", "x.dat")
         assert_raises_rpc_error(-8, "Couldn't open file %s.incomplete for writing." % missing,
                                 node.rpc, "dumptxoutset", missing, "latest")
-        assert_raises_rpc_error(-1, "not supported by bitnode yet", node.rpc, "dumptxoutset",
-                                path="x.dat", rollback=5)
+        assert_raises_rpc_error(-8, "Target block height 2000 after current tip 1300", node.rpc,
+                                "dumptxoutset", path="x.dat", rollback=2000)
+        assert_raises_rpc_error(-1, "knows no snapshot heights", node.rpc, "dumptxoutset",
+                                "x.dat", "rollback")
         assert_true(not os.path.exists(os.path.join(node.net_dir, "x.dat")), "nothing written")
+
+        self.log("rollback: the set at each height Core reported, the chain untouched")
+        for height, want in sorted(expected["gettxoutsetinfo_at_height"].items(),
+                                   key=lambda kv: int(kv[0])):
+            want = want["hash_serialized_3"]
+            name = "r%s.dat" % height
+            by = int(height) if int(height) % 200 else want["bestblock"]  # heights and hashes
+            r = node.rpc("dumptxoutset", path=name, rollback=by,
+                         in_memory=int(height) in (150, 900))
+            assert_equal(r["base_height"], int(height))
+            assert_equal(r["base_hash"], want["bestblock"])
+            assert_equal(r["coins_written"], want["txouts"])
+            assert_equal(r["txoutset_hash"], want["hash_serialized_3"])
+            data = open(os.path.join(node.net_dir, name), "rb").read()
+            d = decode_snapshot(data)
+            assert_equal((d["base"], d["coins"], d["groups"]),
+                         (want["bestblock"], want["txouts"], want["transactions"]))
+            assert_equal(d["total"], round(float(want["total_amount"]) * 100_000_000))
+            if height == "700":
+                assert_equal(hashlib.sha256(data).hexdigest(), CORE_ROLLBACK_700_SHA256)
+        leftovers = [n for n in os.listdir(node.net_dir) if n.startswith("temp_utxo")]
+        assert_equal(leftovers, [])
         assert_equal(node.rpc("getblockcount"), 1300)
+        assert_equal(node.rpc("gettxoutsetinfo")["hash_serialized_3"], info["hash_serialized_3"])
 
 
 if __name__ == "__main__":

@@ -290,7 +290,7 @@ const struct arg_def bitnoded_options[] = {
     {"txospenderindex", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_OPTIONS, "",
      "Maintain a transaction output spender index, used by the gettxspendingprevout rpc call "
      "(default: 0)"},
-    {"blockfilterindex", ARG_STRING | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_OPTIONS, "=<type>",
+    {"blockfilterindex", ARG_STRING, ARGS_CAT_OPTIONS, "=<type>",
      "Maintain an index of compact filters by block (default: 0, values: basic). If <type> is "
      "not supplied or if <type> = 1, indexes for all known types are enabled."},
     {"daemonwait", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_OPTIONS, "",

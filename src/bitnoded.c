@@ -21,6 +21,7 @@
 #include "node/chain_args.h"
 #include "node/chainstate_args.h"
 #include "node/context.h"
+#include "node/indexes.h"
 #include "node/mempool.h"
 #include "node/mempool_args.h"
 #include "node/net_args.h"
@@ -28,6 +29,7 @@
 #include "rpc/auth.h"
 #include "rpc/blockchain.h"
 #include "rpc/blockstats.h"
+#include "rpc/blockfilter.h"
 #include "rpc/snapshot.h"
 #include "rpc/control.h"
 #include "rpc/fees.h"
@@ -562,7 +564,8 @@ static int check_options(struct node *n)
     if (node_chain_params(&n->chain, n->args, err, sizeof(err)) != RC_OK ||
         node_chainstate_options(&n->co, n->args, n->chain.params, n->net_dir, err, sizeof(err)) !=
             RC_OK ||
-        node_maxmempool(n->args, &n->maxmempool, err, sizeof(err)) != RC_OK) {
+        node_maxmempool(n->args, &n->maxmempool, err, sizeof(err)) != RC_OK ||
+        node_blockfilter_types(n->args, &(int){0}, err, sizeof(err)) != RC_OK) {
         init_error("%s", err);
         return RC_INVALID;
     }
@@ -619,6 +622,7 @@ static int start_rpc(struct node *n)
     rpc_blockchain_register(n->rpc_ctx);
     rpc_blockstats_register(n->rpc_ctx);
     rpc_snapshot_register(n->rpc_ctx);
+    rpc_blockfilter_register(n->rpc_ctx);
     rpc_rawtransaction_register(n->rpc_ctx);
     rpc_mining_register(n->rpc_ctx);
     rpc_util_register(n->rpc_ctx);
@@ -691,6 +695,10 @@ static int start_validation(struct node *n)
         init_error("no room for the mempool's chainstate listener");
         return RC_USAGE;
     }
+    if (node_indexes_start(&n->ctx, n->co.reindex, err, sizeof(err)) != RC_OK) {
+        init_error("%s", err);
+        return RC_INVALID;
+    }
     if (validator_new(&n->ctx.val, n->ctx.cs, 0, on_validation_halt, n) != RC_OK) {
         init_error("cannot start the validation thread");
         return RC_IO;
@@ -746,6 +754,7 @@ static int shutdown_node(struct node *n, int exit_code)
     n->ctx.net = NULL;
     validator_free(n->ctx.val); /* the block open on the pool is finished first */
     n->ctx.val = NULL;
+    node_indexes_stop(&n->ctx); /* nothing changes the chainstate any more */
     if (atomic_load(&n->ctx.mempool_loaded)) {
         node_mempool_dump(n->ctx.mempool, n->net_dir, n->ctx.mempool_dat_version);
     }

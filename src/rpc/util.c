@@ -8,6 +8,7 @@
 
 #include "consensus/address.h"
 #include "crypto/hash.h"
+#include "index/blockfilterindex.h"
 #include "rpc/context.h"
 #include "rpc/json.h"
 #include "rpc/protocol.h"
@@ -533,6 +534,14 @@ static json_t *rpc_getindexinfo(struct rpc_request *req)
                                       "best_block_height", synced));
     }
     chainstate_read_unlock(cs);
+    const char *bf = "basic block filter index";
+    if (req->ctx->node->blockfilters && (!name || !*name || strcmp(name, bf) == 0)) {
+        int bf_synced, bf_height;
+        blockfilter_index_summary(req->ctx->node->blockfilters, &bf_synced, &bf_height);
+        json_object_set_new(r, bf,
+                            json_pack("{s:b,s:i}", "synced", bf_synced, "best_block_height",
+                                      bf_height));
+    }
     return r;
 }
 

@@ -158,9 +158,8 @@ static void test_validate(void)
     /* ... or, where the off form is what bitnode does, refused only on. */
     expect_validate((const char *[]){"-rest", NULL},
                     "-rest: not implemented yet (only -rest=0 is accepted)");
-    expect_validate((const char *[]){"-blockfilterindex=basic", NULL},
-                    "-blockfilterindex: not implemented yet (only -blockfilterindex=0 is "
-                    "accepted)");
+    expect_validate((const char *[]){"-coinstatsindex", NULL},
+                    "-coinstatsindex: not implemented yet (only -coinstatsindex=0 is accepted)");
     expect_validate((const char *[]){"-rest=0", "-noblockfilterindex", "-coinstatsindex=0",
                                      "-peerbloomfilters=0", "-rpcwhitelistdefault=0",
                                      "-mocktime=0", "-daemonwait=0", NULL},

@@ -7,6 +7,7 @@
 #include "node/chain_args.h"
 #include "node/chainstate_args.h"
 #include "node/context.h"
+#include "node/indexes.h"
 #include "node/mempool_args.h"
 #include "node/net_args.h"
 #include "options.h"
@@ -123,6 +124,37 @@ static void test_mempool_options(void)
     args_free(a);
 }
 
+/* -blockfilterindex as Core reads it: off by default and with 0; on with no value, 1 or
+ * basic; any other type is Core's start-up error. */
+static void test_index_options(void)
+{
+    static const struct {
+        const char *line;
+        int rc, basic;
+        const char *err;
+    } cases[] = {
+        {"-regtest", RC_OK, 0, NULL},
+        {"-regtest -blockfilterindex=0", RC_OK, 0, NULL},
+        {"-regtest -noblockfilterindex", RC_OK, 0, NULL},
+        {"-regtest -blockfilterindex", RC_OK, 1, NULL},
+        {"-regtest -blockfilterindex=1", RC_OK, 1, NULL},
+        {"-regtest -blockfilterindex=basic", RC_OK, 1, NULL},
+        {"-regtest -blockfilterindex=extended", RC_INVALID, 0,
+         "Unknown -blockfilterindex value extended."},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct args *a = parse(cases[i].line);
+        int basic = -1;
+        err[0] = 0;
+        CHECK_EQ_INT(node_blockfilter_types(a, &basic, err, sizeof(err)), cases[i].rc);
+        CHECK_EQ_INT(basic, cases[i].basic);
+        if (cases[i].err) {
+            CHECK_EQ_STR(err, cases[i].err);
+        }
+        args_free(a);
+    }
+}
+
 static void test_net_options(void)
 {
     struct node_net_args na;
@@ -183,6 +215,7 @@ int main(void)
     TEST(test_chainstate_options);
     TEST(test_mempool_options);
     TEST(test_net_options);
+    TEST(test_index_options);
     TEST(test_context);
     return test_done();
 }

@@ -362,7 +362,7 @@ const struct arg_def bitnoded_options[] = {
      ARG_REASON("ignored without -i2psam (as in Core), which bitnode has not got yet")},
     {"peerbloomfilters", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_CONN, "",
      "Support filtering of blocks and transaction with bloom filters (default: 0)"},
-    {"peerblockfilters", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_CONN, "",
+    {"peerblockfilters", ARG_BOOL, ARGS_CAT_CONN, "",
      "Serve compact block filters to peers per BIP 157 (default: 0)"},
     {"txreconciliation", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "",
      "Enable transaction reconciliations per BIP 330 (default: 0)" ARG_REASON("bitnode has no transaction reconciliation (BIP 330)")},

@@ -469,6 +469,9 @@ static int start_net(struct node *n)
         na.o.val = n->ctx.val;
         na.o.net_dir = n->net_dir;
         na.o.mempool = n->ctx.mempool;
+        if (args_get_bool(n->args, "peerblockfilters", false)) {
+            na.o.block_filters = n->ctx.blockfilters;
+        }
         if (net_new(&n->ctx.net, &na.o, err, sizeof(err)) != RC_OK) {
             init_error("%s", err);
             rc = RC_IO;
@@ -565,7 +568,7 @@ static int check_options(struct node *n)
         node_chainstate_options(&n->co, n->args, n->chain.params, n->net_dir, err, sizeof(err)) !=
             RC_OK ||
         node_maxmempool(n->args, &n->maxmempool, err, sizeof(err)) != RC_OK ||
-        node_blockfilter_types(n->args, &(int){0}, err, sizeof(err)) != RC_OK) {
+        node_check_index_options(n->args, err, sizeof(err)) != RC_OK) {
         init_error("%s", err);
         return RC_INVALID;
     }

@@ -42,11 +42,12 @@
 #endif
 
 const char *const net_msg_type_names[NET_N_MSG_TYPES] = {
-    "addr",       "addrv2",      "block",       "blocktxn", "cmpctblock", "feefilter",
-    "getaddr",    "getblocks",   "getblocktxn", "getdata",  "getheaders", "headers",
-    "inv",        "mempool",     "merkleblock", "notfound", "ping",       "pong",
-    "sendaddrv2", "sendcmpct",   "sendheaders", "tx",       "verack",     "version",
-    "wtxidrelay", "sendtxrcncl", "*other*",
+    "addr",         "addrv2",       "block",       "blocktxn",    "cfcheckpt",   "cfheaders",
+    "cfilter",      "cmpctblock",   "feefilter",   "getaddr",     "getblocks",   "getblocktxn",
+    "getcfcheckpt", "getcfheaders", "getcfilters", "getdata",     "getheaders",  "headers",
+    "inv",          "mempool",      "merkleblock", "notfound",    "ping",        "pong",
+    "sendaddrv2",   "sendcmpct",    "sendheaders", "tx",          "verack",      "version",
+    "wtxidrelay",   "sendtxrcncl",  "*other*",
 };
 
 int net_msg_type_index(const char *command)
@@ -1732,7 +1733,8 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
     n->val = opt->val;
     n->cs = validator_chainstate(opt->val);
     n->p = chainstate_params(n->cs);
-    n->local_services = NODE_NETWORK | NODE_WITNESS | NODE_NETWORK_LIMITED;
+    n->local_services = NODE_NETWORK | NODE_WITNESS | NODE_NETWORK_LIMITED |
+                        (opt->block_filters ? NODE_COMPACT_FILTERS : 0);
     if (opt->user_agent_comment && opt->user_agent_comment[0]) {
         snprintf(n->user_agent, sizeof(n->user_agent), "/bitnode:%s(%s)/", PACKAGE_VERSION,
                  opt->user_agent_comment);

@@ -64,6 +64,8 @@ struct net_whitelist {
     uint32_t perms;
 };
 
+struct blockfilter_index;
+
 struct net_options {
     struct validator *val;        /* borrowed: blocks and headers go to it */
     int listen;                   /* -listen */
@@ -97,6 +99,9 @@ struct net_options {
     struct mempool *mempool;        /* borrowed: relayed transactions go to it (NULL: none) */
     int blocks_only;                /* -blocksonly: no transaction relay */
     int deterministic_addrman;      /* -test=addrman: a fixed bucket key and PRNG seed */
+    /* -peerblockfilters: the block filter index BIP157 requests are answered from (borrowed;
+     * NODE_COMPACT_FILTERS is offered), or NULL. */
+    struct blockfilter_index *block_filters;
 };
 
 /** Creates the service and binds its listening sockets (so a port in use fails start-up

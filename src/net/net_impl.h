@@ -27,7 +27,7 @@ struct peer_sync;
 
 /* Message types counted per peer (getpeerinfo's bytessent_per_msg); the last is "*other*". */
 enum {
-    NET_N_MSG_TYPES = 27,
+    NET_N_MSG_TYPES = 33,
 };
 extern const char *const net_msg_type_names[NET_N_MSG_TYPES];
 int net_msg_type_index(const char *command);

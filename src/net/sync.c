@@ -14,6 +14,7 @@
 #include "consensus/pow.h"
 #include "crypto/hash.h"
 #include "net/addrman.h"
+#include "net/cfilters.h"
 #include "net/cmpctrelay.h"
 #include "net/headerssync.h"
 #include "net/net_impl.h"
@@ -41,6 +42,7 @@ struct block_source {
 #define NET_BLOCK_SOURCES 1024
 
 struct sync {
+    struct blockfilter_index *block_filters; /* -peerblockfilters (borrowed), or NULL */
     struct net *net;              /* the transport: peers, sends, the clock, validator jobs */
     struct chainstate *cs;        /* borrowed (the transport's) */
     const struct chain_params *p;
@@ -1525,6 +1527,11 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
         on_getaddr(s, p);
         return;
     }
+    if (strcmp(cmd, "getcfilters") == 0 || strcmp(cmd, "getcfheaders") == 0 ||
+        strcmp(cmd, "getcfcheckpt") == 0) {
+        cfilters_on_request(s->block_filters, s->cs, p, cmd, d, len);
+        return;
+    }
     /* filter* (no bloom filters offered), anything unknown: ignored, as Core does. */
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unknown or unhandled command \"%s\" from %s", cmd,
         peer_log_id(p, lid, sizeof(lid)));
@@ -1825,6 +1832,7 @@ int sync_new(struct sync **out, struct net *n)
     s->am = n->am;
     s->peer_timeout = n->opt.peer_timeout;
     s->relay = n->opt.mempool && !n->opt.blocks_only;
+    s->block_filters = n->opt.block_filters;
     txrelay_new(&s->txr, n, s->cs, n->opt.mempool, n->opt.blocks_only);
     struct cmpctrelay_sink sink = {
         .ctx = s, .block = on_rebuilt_block, .headers_wanted = on_unconnected_cmpct};

@@ -27,6 +27,17 @@ int node_blockfilter_types(const struct args *a, int *basic, char *err, size_t e
     return RC_INVALID;
 }
 
+int node_check_index_options(const struct args *a, char *err, size_t err_len)
+{
+    int basic;
+    int rc = node_blockfilter_types(a, &basic, err, err_len);
+    if (rc == RC_OK && args_get_bool(a, "peerblockfilters", false) && !basic) {
+        snprintf(err, err_len, "Cannot set -peerblockfilters without -blockfilterindex.");
+        rc = RC_INVALID;
+    }
+    return rc;
+}
+
 int node_indexes_start(struct node_context *n, int reindex, char *err, size_t err_len)
 {
     int basic;

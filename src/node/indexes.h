@@ -13,6 +13,11 @@ struct node_context;
  *  in err. */
 int node_blockfilter_types(const struct args *a, int *basic, char *err, size_t err_len);
 
+/** The index options together, as Core checks them at start-up: -blockfilterindex's value
+ *  (node_blockfilter_types), and -peerblockfilters only with the basic filters ("Cannot set
+ *  -peerblockfilters without -blockfilterindex."). 0, or RC_INVALID with err. */
+int node_check_index_options(const struct args *a, char *err, size_t err_len);
+
 /** Starts the indexes the options ask for over n->cs (indexes/ under n->net_dir; wiped
  *  first when reindex is set, as -reindex rebuilds them). Call before the validation thread
  *  starts. 0, or an error with a message in err. */

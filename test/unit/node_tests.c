@@ -153,6 +153,13 @@ static void test_index_options(void)
         }
         args_free(a);
     }
+    struct args *a = parse("-regtest -peerblockfilters");
+    CHECK_EQ_INT(node_check_index_options(a, err, sizeof(err)), RC_INVALID);
+    CHECK_EQ_STR(err, "Cannot set -peerblockfilters without -blockfilterindex.");
+    args_free(a);
+    a = parse("-regtest -peerblockfilters -blockfilterindex");
+    CHECK_EQ_INT(node_check_index_options(a, err, sizeof(err)), RC_OK);
+    args_free(a);
 }
 
 static void test_net_options(void)

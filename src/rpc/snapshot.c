@@ -152,7 +152,7 @@ static const struct rpc_method methods[] = {
          "This creates a temporary UTXO database when rolling back, keeping the main chain "
          "intact. Should the node experience an unclean shutdown the temporary database may "
          "need to be removed from the datadir manually.\n"
-         "For deep rollbacks, make sure to use no RPC timeout (bitcoin-cli -rpcclienttimeout=0) "
+         "For deep rollbacks, make sure to use no RPC timeout (bitnode-cli -rpcclienttimeout=0) "
          "as it may take several minutes.\n",
      .args = RPC_LIST(
          struct rpc_arg,

@@ -26,6 +26,8 @@
 
 /* Blocks written per batch while catching up. */
 #define BATCH_BLOCKS 500
+/* Disconnected blocks remembered between two looks of the thread. */
+#define STALE_MAX 1024
 
 struct blockfilter_index {
     struct chainstate *cs;
@@ -41,6 +43,11 @@ struct blockfilter_index {
     struct block_index *best; /* the last block indexed (tree entry), NULL: none */
     uint8_t best_header[32];  /* its filter header (zeros before genesis) */
     int synced;               /* reached the tip once */
+    /* Blocks disconnected since the thread last looked, newest first: some may have come
+     * and gone between two of its looks, and Core keeps a filter for every block that was
+     * connected. Bounded; past it the oldest are not indexed. */
+    struct block_index *gone[STALE_MAX];
+    size_t n_gone;
 };
 
 static void on_tip(void *ctx, const struct block_index *tip)
@@ -50,6 +57,19 @@ static void on_tip(void *ctx, const struct block_index *tip)
     pthread_mutex_lock(&x->mu);
     x->wake = 1;
     pthread_cond_signal(&x->wake_cv);
+    pthread_mutex_unlock(&x->mu);
+}
+
+static void on_disconnected(void *ctx, struct chainstate *cs, const struct block_index *e,
+                            const struct block *b)
+{
+    (void)cs;
+    (void)b;
+    struct blockfilter_index *x = ctx;
+    pthread_mutex_lock(&x->mu);
+    if (x->n_gone < STALE_MAX) {
+        x->gone[x->n_gone++] = (struct block_index *)e;
+    }
     pthread_mutex_unlock(&x->mu);
 }
 
@@ -139,7 +159,8 @@ static struct bytes *spent_scripts(const struct block_undo *u, size_t *n)
 /* Puts e's record in the batch, its filter header in header (e: a copy of the tree entry
  * taken under the chain lock; its block and undo data are only ever appended to their
  * files, so they are read without it). */
-static int index_block(struct blockfilter_index *x, const struct block_index *e, uint8_t header[32])
+static int index_block(struct blockfilter_index *x, const struct block_index *e, uint8_t header[32],
+                       const uint8_t prev_header[32])
 {
     struct buf raw, f;
     struct block b;
@@ -161,7 +182,7 @@ static int index_block(struct blockfilter_index *x, const struct block_index *e,
     uint8_t fh[32], key[33] = {'F'};
     if (rc == RC_OK && (rc = blockfilter_basic(&b, prev, n_prev, &f)) == RC_OK) {
         blockfilter_hash(f.data, f.len, fh);
-        blockfilter_header(fh, x->best_header, header);
+        blockfilter_header(fh, prev_header, header);
         struct buf v;
         buf_init(&v);
         buf_append(&v, header, 32);
@@ -212,6 +233,34 @@ static int idle(struct blockfilter_index *x)
     return stop;
 }
 
+/* Filters for the blocks disconnected since the last look that have none yet, oldest first
+ * (each one's parent is indexed by then, or it is left out). */
+static int index_stale(struct blockfilter_index *x)
+{
+    struct block_index *gone[STALE_MAX];
+    pthread_mutex_lock(&x->mu);
+    size_t n = x->n_gone;
+    memcpy(gone, x->gone, n * sizeof(gone[0]));
+    x->n_gone = 0;
+    pthread_mutex_unlock(&x->mu);
+    int rc = n ? commit(x) : RC_OK;
+    for (size_t i = n; rc == RC_OK && i-- > 0;) {
+        uint8_t prev[32], header[32];
+        struct block_index copy;
+        chainstate_read_lock(x->cs);
+        copy = *gone[i];
+        chainstate_read_unlock(x->cs);
+        if (stored_header(x, copy.hash, header) == RC_OK || !copy.prev ||
+            stored_header(x, copy.prev->hash, prev) != RC_OK) {
+            continue; /* indexed already, or its parent was never indexed */
+        }
+        if ((rc = index_block(x, &copy, header, prev)) == RC_OK) {
+            rc = commit(x);
+        }
+    }
+    return rc;
+}
+
 static void *run(void *arg)
 {
     struct blockfilter_index *x = arg;
@@ -226,13 +275,14 @@ static void *run(void *arg)
         struct block_index next;
         rc = next_block(x, &next);
         if (rc == 1) {
-            if ((rc = commit(x)) != RC_OK || idle(x)) {
+            if ((rc = index_stale(x)) != RC_OK || (rc = commit(x)) != RC_OK || idle(x)) {
                 break;
             }
             continue;
         }
         uint8_t header[32];
-        if (rc != RC_OK || (rc = index_block(x, &next, header)) != RC_OK) {
+        if (rc != RC_OK || (rc = index_stale(x)) != RC_OK ||
+            (rc = index_block(x, &next, header, x->best_header)) != RC_OK) {
             break;
         }
         advance(x, &next, header);
@@ -299,7 +349,8 @@ int blockfilter_index_start(struct blockfilter_index **out, struct chainstate *c
     pthread_mutex_init(&x->mu, NULL);
     pthread_cond_init(&x->wake_cv, NULL);
     pthread_cond_init(&x->done_cv, NULL);
-    x->listener = (struct chainstate_listener){.tip_changed = on_tip, .ctx = x};
+    x->listener = (struct chainstate_listener){
+        .tip_changed = on_tip, .block_disconnected = on_disconnected, .ctx = x};
     if ((rc = chainstate_add_listener(cs, &x->listener)) == RC_OK &&
         pthread_create(&x->thread, NULL, run, x) != 0) {
         chainstate_remove_listener(cs, &x->listener);

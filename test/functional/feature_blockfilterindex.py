@@ -183,12 +183,28 @@ class BlockFilterIndexTest(BitnodeTestFramework):
             assert_equal(got["header"], header)
         assert_equal(node.rpc("getblockfilter", stale), stale_filter)
 
+        self.log("blocks connected and disconnected at once keep filters too")
+        brief = node.rpc("generatetoaddress", 5, addr)
+        node.rpc("invalidateblock", brief[0])
+        other = segwit_address("bcrt", 0, hash160(Key(0x5678).pubkey))  # not the same blocks
+        new += node.rpc("generatetoaddress", 6, other)
+        assert_equal(node.rpc("getblockcount"), 1315)
+        wait_until(lambda: self.synced(node, 1315), timeout=60, what="index on the longer chain")
+        header = node.rpc("getblockfilter", node.rpc("getblockhash", 1309))["header"]
+        for h in brief:
+            got = node.rpc("getblockfilter", h)
+            block = node.rpc("getblock", h, 3)
+            assert_equal(got["filter"], basic_filter(h, block_elements(block)).hex())
+            header = next_header(got["filter"], header)
+            assert_equal(got["header"], header)
+
         self.log("-reindex rebuilds it")
+        before = node.rpc("getblockfilter", new[-1])
         node.stop()
         node.start([TIPAGE, "-blockfilterindex", "-reindex"])
-        wait_until(lambda: node.rpc("getblockcount") == 1309, timeout=120, what="reindexed")
-        wait_until(lambda: self.synced(node, 1309), timeout=120, what="index rebuilt")
-        assert_equal(node.rpc("getblockfilter", new[-1])["header"], header)
+        wait_until(lambda: node.rpc("getblockcount") == 1315, timeout=120, what="reindexed")
+        wait_until(lambda: self.synced(node, 1315), timeout=120, what="index rebuilt")
+        assert_equal(node.rpc("getblockfilter", new[-1]), before)
 
 
 if __name__ == "__main__":

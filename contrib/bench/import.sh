@@ -2,7 +2,7 @@
 # The import benchmark: run on purpose, never by the tests.
 #
 #   contrib/bench/import.sh BUILDDIR [--blocks N] [--txs M] [--seed S] [--tail T]
-#                           [--work DIR] [--dbcache MB] [--par LIST]
+#                           [--work DIR] [--dbcache MB] [--par LIST] [--args "ARGS"]
 #
 # 1. Generates, once (kept in the work folder and reused by later runs, whatever the
 #    build), a regtest chain with `bitnode-util genchain`: N blocks (default 500) of about
@@ -30,6 +30,10 @@
 #    connecting time each spent reading the next block, preparing, checking, waiting or
 #    idle) and its memory (the coins cache's peak against its limit, the signature cache).
 #
+# --args: more options for every bitnoded run (e.g. "-blockfilterindex": with -stopatheight
+# the node exits once the tip is connected, so a row measures what an index costs block
+# connection, not the index's own catching up).
+#
 # Output: a Markdown table on stdout (progress on stderr), ready for doc/benchmarks.md.
 set -euo pipefail
 
@@ -48,6 +52,7 @@ TAIL=2100
 WORK=${TMPDIR:-/tmp}/bitnode-import-bench
 DBCACHE=
 PARS="1 2"
+EXTRA=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --blocks) BLOCKS=$2; shift 2 ;;
@@ -57,6 +62,7 @@ while [ $# -gt 0 ]; do
     --work) WORK=$2; shift 2 ;;
     --dbcache) DBCACHE=$2; shift 2 ;;
     --par) PARS=$2; shift 2 ;;
+    --args) read -r -a EXTRA <<<"$2"; shift 2 ;;
     *) usage ;;
     esac
 done
@@ -139,6 +145,7 @@ for av in none tip; do
         args=(-datadir="$dd" -loadblock="$CHAIN" -server=0 -stopatheight="$HEIGHT" -par="$par")
         [ "$av" = tip ] && args+=(-assumevalid="$TIP")
         [ -n "$DBCACHE" ] && args+=(-dbcache="$DBCACHE")
+        args+=("${EXTRA[@]}")
         load=$(cut -d' ' -f1 /proc/loadavg)
         log "backend $BACKEND -par=$par assumevalid=$av: importing (load $load)"
         /usr/bin/time -v -o "$dd/time.txt" "$NODED" "${args[@]}" >"$dd/stdout.txt" 2>&1 &

@@ -45,6 +45,11 @@ static const struct convert_param convert_table[] = {
     {"dumptxoutset", 2, "rollback", true},
     {"dumptxoutset", 2, "in_memory", false},
     {"scantxoutset", 1, "scanobjects", false},
+    {"scanblocks", 1, "scanobjects", false},
+    {"scanblocks", 2, "start_height", false},
+    {"scanblocks", 3, "stop_height", false},
+    {"scanblocks", 5, "options", false},
+    {"scanblocks", 5, "filter_false_positives", false},
     /* Network. */
     {"getblockfrompeer", 1, "peer_id", false},
     {"setban", 2, "bantime", false},

@@ -42,6 +42,9 @@ struct rpc_context {
     /* What the last assembled block held (getmininginfo), guarded by node->tip.mu. */
     int64_t last_block_weight, last_block_txs;
     int have_last_block;
+    /* scanblocks: one scan at a time (Core's g_scanfilter_*): running, the abort flag, the
+     * percent done and the height being scanned. */
+    atomic_int scanblocks_running, scanblocks_abort, scanblocks_progress, scanblocks_height;
 };
 
 #endif

@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "coins/coin.h"
+#include "coins/undo.h"
+#include "index/blockfilter.h"
+#include "index/blockfilterindex.h"
 #include "rpc/blockchain.h"
 #include "rpc/context.h"
 #include "rpc/json.h"
@@ -292,6 +295,208 @@ out:
     return r;
 }
 
+/* ---- scanblocks: the block filter index searched for the scripts of descriptors ---- */
+
+static int needle_has(const struct needle *v, size_t n, const struct bytes *spk)
+{
+    struct needle key = {.spk = spk->data, .len = spk->len};
+    return bsearch(&key, v, n, sizeof(*v), needle_cmp) != NULL;
+}
+
+/* Core's CheckBlockFilterMatches: whether the block of e really has one of the scripts (an
+ * output's, or a spent one's) rather than a false positive of its filter. */
+static int block_matches(struct chainstate *cs, const struct block_index *e, const struct needle *v,
+                         size_t n)
+{
+    struct buf raw;
+    struct block b;
+    struct block_undo u;
+    char err[128];
+    int hit = 0;
+    buf_init(&raw);
+    block_init(&b);
+    block_undo_init(&u);
+    if (chainstate_read_block(cs, e, &raw) == RC_OK &&
+        block_parse(&b, raw.data, raw.len, err, sizeof(err)) == RC_OK &&
+        (e->height == 0 || chainstate_read_undo(cs, e, &u) == RC_OK)) {
+        for (size_t t = 0; t < b.tx_count && !hit; t++) {
+            for (size_t o = 0; o < b.txs[t].vout_count && !hit; o++) {
+                hit = needle_has(v, n, &b.txs[t].vout[o].script_pubkey);
+            }
+        }
+        for (size_t t = 0; t < u.n && !hit; t++) {
+            for (size_t i = 0; i < u.txs[t].n && !hit; i++) {
+                hit = needle_has(v, n, &u.txs[t].prev[i].script_pubkey);
+            }
+        }
+    }
+    block_undo_clear(&u);
+    block_clear(&b);
+    buf_clear(&raw);
+    return hit;
+}
+
+struct block_scan {
+    struct needle *needles;
+    size_t n;
+    struct bytes *q; /* the needles as the filter matcher takes them */
+    int false_positives_out;
+    int32_t from, to; /* heights */
+};
+
+/* Scans the active chain's blocks from..to through the index, in chunks of Core's 10,000
+ * read under the chain lock; appends the hex hashes of the matching blocks to out. Returns
+ * the last height scanned (below from when aborted at once). */
+static int32_t scan_filters(struct rpc_request *req, struct block_scan *sc, json_t *out)
+{
+    struct rpc_context *ctx = req->ctx;
+    struct chainstate *cs = ctx->node->cs;
+    struct buf f;
+    buf_init(&f);
+    int32_t done = sc->from - 1;
+    while (done < sc->to && !atomic_load(&ctx->scanblocks_abort)) {
+        int32_t end = done + 10000 < sc->to ? done + 10000 : sc->to;
+        size_t k = (size_t)(end - done);
+        struct block_index *chunk = xmalloc(k * sizeof(*chunk));
+        chainstate_read_lock(cs);
+        for (size_t i = 0; i < k; i++) {
+            chunk[i] = *chainstate_at_height(cs, done + 1 + (int32_t)i);
+        }
+        chainstate_read_unlock(cs);
+        for (size_t i = 0; i < k; i++) {
+            uint8_t header[32];
+            struct gcs_params p;
+            int match = 0;
+            buf_reset(&f);
+            atomic_store(&ctx->scanblocks_height, chunk[i].height);
+            if (blockfilter_index_lookup(ctx->node->blockfilters, chunk[i].hash, &f, header)) {
+                continue; /* not indexed (yet): as Core, the block is passed over */
+            }
+            blockfilter_basic_params(chunk[i].hash, &p);
+            if (gcs_match_any(&p, f.data, f.len, sc->q, sc->n, &match) != RC_OK || !match ||
+                (sc->false_positives_out && !block_matches(cs, &chunk[i], sc->needles, sc->n))) {
+                continue;
+            }
+            json_array_append_new(out, rpc_hash_json(chunk[i].hash));
+        }
+        free(chunk);
+        done = end;
+        int total = sc->to - sc->from;
+        atomic_store(&ctx->scanblocks_progress,
+                     total > 0 ? (int)(100.0 * (done - sc->from) / total) : 100);
+    }
+    buf_clear(&f);
+    return done;
+}
+
+/* The heights of a start: 0 with sc->from / sc->to, or -1 after Core's error. */
+static int scan_range(struct rpc_request *req, struct block_scan *sc)
+{
+    struct chainstate *cs = req->ctx->node->cs;
+    chainstate_read_lock(cs);
+    struct block_index *tip = chainstate_tip(cs);
+    int64_t from = rpc_param(req, 2) ? rpc_arg_int(req, 2) : 0;
+    int64_t to = rpc_param(req, 3) ? rpc_arg_int(req, 3) : (tip ? tip->height : -1);
+    int top = tip ? tip->height : -1;
+    chainstate_read_unlock(cs);
+    if (from < 0 || from > top) {
+        rpc_error(req, RPC_MISC_ERROR, "Invalid start_height");
+        return -1;
+    }
+    if (to < from || to > top) {
+        rpc_error(req, RPC_MISC_ERROR, "Invalid stop_height");
+        return -1;
+    }
+    sc->from = (int32_t)from;
+    sc->to = (int32_t)to;
+    return 0;
+}
+
+static json_t *scanblocks_start(struct rpc_request *req)
+{
+    json_t *objs = rpc_param(req, 1);
+    if (!objs) {
+        return rpc_error(req, RPC_MISC_ERROR,
+                         "scanobjects argument is required for the start action");
+    }
+    const char *type = json_string_value(rpc_param(req, 4));
+    if (strcmp(type, "basic") != 0) {
+        return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Unknown filtertype");
+    }
+    if (!req->ctx->node->blockfilters) {
+        return rpc_error(req, RPC_MISC_ERROR, "Index is not enabled for filtertype %s", type);
+    }
+    json_t *options = rpc_param(req, 5);
+    struct block_scan sc = {.false_positives_out =
+                                options &&
+                                json_is_true(json_object_get(options, "filter_false_positives"))};
+    size_t cap = 0, i;
+    json_t *o, *r = NULL;
+    if (scan_range(req, &sc)) {
+        return NULL;
+    }
+    json_array_foreach(objs, i, o)
+    {
+        if (eval_scan_object(req, o, &sc.needles, &sc.n, &cap)) {
+            goto out;
+        }
+    }
+    qsort(sc.needles, sc.n, sizeof(*sc.needles), needle_cmp);
+    sc.q = xmalloc((sc.n ? sc.n : 1) * sizeof(*sc.q));
+    for (size_t k = 0; k < sc.n; k++) {
+        sc.q[k] = (struct bytes){sc.needles[k].spk, sc.needles[k].len};
+    }
+    atomic_store(&req->ctx->scanblocks_abort, 0);
+    atomic_store(&req->ctx->scanblocks_progress, 0);
+    atomic_store(&req->ctx->scanblocks_height, sc.from);
+    json_t *blocks = json_array();
+    int32_t done = scan_filters(req, &sc, blocks);
+    r = json_object();
+    json_object_set_new(r, "from_height", json_integer(sc.from));
+    json_object_set_new(r, "to_height", json_integer(done < sc.from ? sc.from : done));
+    json_object_set_new(r, "relevant_blocks", blocks);
+    json_object_set_new(r, "completed", json_boolean(done == sc.to));
+out:
+    for (size_t k = 0; k < sc.n; k++) {
+        free(sc.needles[k].spk);
+        free(sc.needles[k].desc);
+    }
+    free(sc.needles);
+    free(sc.q);
+    return r;
+}
+
+static json_t *rpc_scanblocks(struct rpc_request *req)
+{
+    struct rpc_context *ctx = req->ctx;
+    const char *action = json_string_value(rpc_param(req, 0));
+    if (strcmp(action, "status") == 0) {
+        if (!atomic_load(&ctx->scanblocks_running)) {
+            return json_null();
+        }
+        return json_pack("{s:i,s:i}", "progress", atomic_load(&ctx->scanblocks_progress),
+                         "current_height", atomic_load(&ctx->scanblocks_height));
+    }
+    if (strcmp(action, "abort") == 0) {
+        if (!atomic_load(&ctx->scanblocks_running)) {
+            return json_false();
+        }
+        atomic_store(&ctx->scanblocks_abort, 1);
+        return json_true();
+    }
+    if (strcmp(action, "start") != 0) {
+        return rpc_error(req, RPC_INVALID_PARAMETER, "Invalid action '%s'", action);
+    }
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&ctx->scanblocks_running, &expected, 1)) {
+        return rpc_error(req, RPC_INVALID_PARAMETER,
+                         "Scan already in progress, use action \"abort\" or \"status\"");
+    }
+    json_t *r = scanblocks_start(req);
+    atomic_store(&ctx->scanblocks_running, 0);
+    return r;
+}
+
 static const struct rpc_method methods[] = {
     {.category = "blockchain",
      .name = "scantxoutset",
@@ -336,6 +541,64 @@ static const struct rpc_method methods[] = {
                   {.type = RPC_RES_ANY, .key = "", .description = "", .skip_type_check = true}),
      .examples = RPC_EXAMPLES("scantxoutset", "start \"[\\\"addr(bcrt1q...)\\\"]\"",
                               "\"start\", [\"addr(bcrt1q...)\"]")},
+    {.category = "blockchain",
+     .name = "scanblocks",
+     .handler = rpc_scanblocks,
+     .description = "Return relevant blockhashes for given descriptors (requires "
+                    "blockfilterindex).\nThis call may take several minutes. Make sure to use no "
+                    "RPC timeout (bitnode-cli -rpcclienttimeout=0)\n",
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "action",
+          .type = RPC_ARG_STR,
+          .description = "The action to execute\n\"start\" for starting a scan\n\"abort\" for "
+                         "aborting the current scan (returns true when abort was successful)\n"
+                         "\"status\" for progress report (in %) of the current scan"},
+         {.names = "scanobjects",
+          .type = RPC_ARG_ARR,
+          .fallback = RPC_ARG_OMITTED,
+          .description = "Array of scan objects. Required for \"start\" action\nEvery scan object "
+                         "is either a string descriptor or an object:",
+          .skip_type_check = true},
+         {.names = "start_height",
+          .type = RPC_ARG_NUM,
+          .fallback = RPC_ARG_DEFAULT,
+          .default_value = "0",
+          .description = "Height to start to scan from",
+          .conv = RPC_CONV_INT},
+         {.names = "stop_height",
+          .type = RPC_ARG_NUM,
+          .fallback = RPC_ARG_DEFAULT_HINT,
+          .default_value = "chain tip",
+          .description = "Height to stop to scan",
+          .conv = RPC_CONV_INT},
+         {.names = "filtertype",
+          .type = RPC_ARG_STR,
+          .fallback = RPC_ARG_DEFAULT,
+          .default_value = "\"basic\"",
+          .description = "The type name of the filter"},
+         {.names = "options",
+          .type = RPC_ARG_OBJ_NAMED_PARAMS,
+          .fallback = RPC_ARG_OMITTED,
+          .description = "",
+          .oneline = "options",
+          .inner = RPC_LIST(struct rpc_arg,
+                            {.names = "filter_false_positives",
+                             .type = RPC_ARG_BOOL,
+                             .fallback = RPC_ARG_DEFAULT,
+                             .default_value = "false",
+                             .description = "Filter false positives (slower and may fail on "
+                                            "pruned nodes). Otherwise they may occur at a rate "
+                                            "of 1/M"})}),
+     .results =
+         RPC_LIST(struct rpc_result,
+                  {.type = RPC_RES_ANY, .key = "", .description = "", .skip_type_check = true}),
+     .examples =
+         RPC_EXAMPLES("scanblocks",
+                      "start '[\"addr(bcrt1q4u4nsgk6ug0sqz7r3rj9tykjxrsl0yy4d0wwte)\"]' "
+                      "300000",
+                      "\"start\", [\"addr(bcrt1q4u4nsgk6ug0sqz7r3rj9tykjxrsl0yy4d0wwte)\"], "
+                      "300000")},
 };
 
 void rpc_scan_register(struct rpc_context *ctx)

@@ -133,15 +133,43 @@ class BlockFilterIndexTest(BitnodeTestFramework):
 
         self.log("every block's filter is BIP158's, computed here; the headers chain")
         header = "00" * 32
+        elements = []
         for height in range(0, 1301):
             h = node.rpc("getblockhash", height)
             got = node.rpc("getblockfilter", h)
             block = node.rpc("getblock", h, 3)
-            assert_equal(got["filter"], basic_filter(h, block_elements(block)).hex())
+            elements.append((h, block_elements(block)))
+            assert_equal(got["filter"], basic_filter(h, elements[-1][1]).hex())
             header = next_header(got["filter"], header)
             assert_equal(got["header"], header)
         assert_equal(header, CORE_TIP_HEADER)
         assert_equal(node.rpc("getblockfilter", h, "basic"), got)
+
+        self.log("scanblocks: the blocks that hold or spend a script")
+        spk = next(iter(sorted(elements[300][1] - elements[0][1])))
+        want = [h for h, e in elements if spk in e]
+        scan = "raw(%s)" % spk.hex()
+        r = node.rpc("scanblocks", "start", [scan], 0, None, "basic",
+                     {"filter_false_positives": True})
+        assert_equal(r, {"from_height": 0, "to_height": 1300, "relevant_blocks": want,
+                         "completed": True})
+        r = node.rpc("scanblocks", "start", [scan])  # false positives at 1/784931 at most
+        assert_true(set(want) <= set(r["relevant_blocks"]), "every holder found")
+        r = node.rpc("scanblocks", "start", [scan], 301, 1200)
+        heights = {h: i for i, (h, _) in enumerate(elements)}
+        assert_equal(r["relevant_blocks"], [h for h in want if 301 <= heights[h] <= 1200])
+        assert_equal((r["from_height"], r["to_height"]), (301, 1200))
+        assert_raises_rpc_error(-1, "Invalid start_height", node.rpc, "scanblocks", "start",
+                                [scan], 2000)
+        assert_raises_rpc_error(-1, "Invalid stop_height", node.rpc, "scanblocks", "start",
+                                [scan], 500, 100)
+        assert_raises_rpc_error(-1, "scanobjects argument is required for the start action",
+                                node.rpc, "scanblocks", "start")
+        assert_raises_rpc_error(-5, "Unknown filtertype", node.rpc, "scanblocks", "start",
+                                [scan], 0, 10, "extended")
+        assert_raises_rpc_error(-8, "Invalid action 'go'", node.rpc, "scanblocks", "go")
+        assert_equal(node.rpc("scanblocks", "status"), None)
+        assert_equal(node.rpc("scanblocks", "abort"), False)
 
         self.log("Core's errors")
         assert_raises_rpc_error(-5, "Unknown filtertype", node.rpc, "getblockfilter", h, "extended")
@@ -151,6 +179,8 @@ class BlockFilterIndexTest(BitnodeTestFramework):
         plain.start([TIPAGE])
         assert_raises_rpc_error(-1, "Index is not enabled for filtertype basic", plain.rpc,
                                 "getblockfilter", plain.rpc("getbestblockhash"))
+        assert_raises_rpc_error(-1, "Index is not enabled for filtertype basic", plain.rpc,
+                                "scanblocks", "start", ["raw(51)"])
         assert_equal(plain.rpc("getindexinfo"), {})
         plain.stop()
         plain.assert_start_fails(["-blockfilterindex=foo"],

@@ -497,6 +497,23 @@ static json_t *rpc_scanblocks(struct rpc_request *req)
     return r;
 }
 
+/* The two arguments scantxoutset and scanblocks share (Core's scan_action_arg_desc and
+ * scan_objects_arg_desc). */
+#define SCAN_ACTION_ARG                                                                            \
+    {                                                                                              \
+        .names = "action", .type = RPC_ARG_STR,                                                    \
+        .description = "The action to execute\n\"start\" for starting a scan\n\"abort\" for "      \
+                       "aborting the current scan (returns true when abort was successful)\n"      \
+                       "\"status\" for progress report (in %) of the current scan"                 \
+    }
+#define SCAN_OBJECTS_ARG                                                                           \
+    {                                                                                              \
+        .names = "scanobjects", .type = RPC_ARG_ARR, .fallback = RPC_ARG_OMITTED,                  \
+        .description = "Array of scan objects. Required for \"start\" action\nEvery scan object "  \
+                       "is either a string descriptor or an object:",                              \
+        .skip_type_check = true                                                                    \
+    }
+
 static const struct rpc_method methods[] = {
     {.category = "blockchain",
      .name = "scantxoutset",
@@ -523,19 +540,7 @@ static const struct rpc_method methods[] = {
          "to specify all\nunhardened or hardened child keys.\nIn the latter case, a range needs "
          "to be specified by below if different from 1000.\nFor more information on output "
          "descriptors, see the documentation in the doc/descriptors.md file.\n",
-     .args = RPC_LIST(
-         struct rpc_arg,
-         {.names = "action",
-          .type = RPC_ARG_STR,
-          .description = "The action to execute\n\"start\" for starting a scan\n\"abort\" for "
-                         "aborting the current scan (returns true when abort was successful)\n"
-                         "\"status\" for progress report (in %) of the current scan"},
-         {.names = "scanobjects",
-          .type = RPC_ARG_ARR,
-          .fallback = RPC_ARG_OMITTED,
-          .description = "Array of scan objects. Required for \"start\" action\nEvery scan object "
-                         "is either a string descriptor or an object:",
-          .skip_type_check = true}),
+     .args = RPC_LIST(struct rpc_arg, SCAN_ACTION_ARG, SCAN_OBJECTS_ARG),
      .results =
          RPC_LIST(struct rpc_result,
                   {.type = RPC_RES_ANY, .key = "", .description = "", .skip_type_check = true}),
@@ -548,18 +553,7 @@ static const struct rpc_method methods[] = {
                     "blockfilterindex).\nThis call may take several minutes. Make sure to use no "
                     "RPC timeout (bitnode-cli -rpcclienttimeout=0)\n",
      .args = RPC_LIST(
-         struct rpc_arg,
-         {.names = "action",
-          .type = RPC_ARG_STR,
-          .description = "The action to execute\n\"start\" for starting a scan\n\"abort\" for "
-                         "aborting the current scan (returns true when abort was successful)\n"
-                         "\"status\" for progress report (in %) of the current scan"},
-         {.names = "scanobjects",
-          .type = RPC_ARG_ARR,
-          .fallback = RPC_ARG_OMITTED,
-          .description = "Array of scan objects. Required for \"start\" action\nEvery scan object "
-                         "is either a string descriptor or an object:",
-          .skip_type_check = true},
+         struct rpc_arg, SCAN_ACTION_ARG, SCAN_OBJECTS_ARG,
          {.names = "start_height",
           .type = RPC_ARG_NUM,
           .fallback = RPC_ARG_DEFAULT,

@@ -13,6 +13,11 @@ from framework import BitnodeTestFramework, assert_equal, assert_true, wait_unti
 from p2p import MSG_TX, MSG_WTX, MSG_WITNESS_TX, P2PConnection
 
 COIN = 100000000
+# An announcement waits for the peer's trickle timer, drawn as Core draws it from an
+# exponential distribution (mean 5 s to an inbound peer, 2 s to an outbound one): a 30 s wait
+# misses about once in 400 runs (e^-6), which CI met under ASan. Core's tests wait 60 s
+# (e^-12) for the same thing.
+TRICKLE_WAIT = 60
 
 
 class MempoolRelayTest(BitnodeTestFramework):
@@ -36,7 +41,7 @@ class MempoolRelayTest(BitnodeTestFramework):
         self.log("a transaction sent to node 0 reaches node 1")
         tx = self.spend(self.coins[0], 1000)
         txid = a.rpc("sendrawtransaction", tx.hex())
-        wait_until(lambda: txid in b.rpc("getrawmempool"), timeout=30, what="relayed to b")
+        wait_until(lambda: txid in b.rpc("getrawmempool"), timeout=TRICKLE_WAIT, what="relayed to b")
         self.log("mined on node 1, it leaves both pools")
         b.rpc("generatetoaddress", 1, self.addr)
         wait_until(lambda: a.rpc("getblockcount") == 111, timeout=30, what="block to a")
@@ -46,7 +51,7 @@ class MempoolRelayTest(BitnodeTestFramework):
         self.log("the other way: sent to node 1, mined on node 0")
         tx = self.spend(self.coins[1], 2000)
         txid = b.rpc("sendrawtransaction", tx.hex())
-        wait_until(lambda: txid in a.rpc("getrawmempool"), timeout=30, what="relayed to a")
+        wait_until(lambda: txid in a.rpc("getrawmempool"), timeout=TRICKLE_WAIT, what="relayed to a")
         h = a.rpc("generatetoaddress", 1, self.addr)[0]
         assert_true(txid in [t["txid"] for t in a.rpc("getblock", h, 2)["tx"]], "mined")
         wait_until(lambda: b.rpc("getrawmempool") == [], timeout=30, what="b's pool empty")
@@ -97,7 +102,7 @@ class MempoolRelayTest(BitnodeTestFramework):
             return None
         assert_true(inv_of_tx() is None, "not announced before the rebroadcast")
         a.rpc("mockscheduler", 16 * 60)
-        peer.wait_for(inv_of_tx, timeout=30, desc="the rebroadcast inv")
+        peer.wait_for(inv_of_tx, timeout=TRICKLE_WAIT, desc="the rebroadcast inv")
         self.log("once the peer fetched it, it is no longer unbroadcast")
         mark = peer.log_index()
         peer.send_getdata([(MSG_WTX, tx.wtxid)])
@@ -178,7 +183,7 @@ class MempoolRelayTest(BitnodeTestFramework):
                 if m.command == "inv" and any(h == high.wtxid for _, h in m.inv):
                     return m
             return None
-        peer.wait_for(announced, timeout=30, desc="inv of the high-fee tx")
+        peer.wait_for(announced, timeout=TRICKLE_WAIT, desc="inv of the high-fee tx")
         self.log("an announced transaction is served, by wtxid and by txid")
         mark2 = peer.log_index()
         peer.send_getdata([(MSG_WTX, high.wtxid)])

@@ -148,9 +148,13 @@ const struct arg_def bitnoded_options[] = {
      "Enable publish hash block and tx sequence in <address>"},
     {"blocknotify", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_OPTIONS, "=<cmd>",
      "Execute command when the best block changes (%s in cmd is replaced by block hash)"},
-    {"prune", ARG_INT | ARG_ONLY_OFF, ARGS_CAT_OPTIONS, "=<n>",
-     "Reduce storage requirements by pruning old blocks (only -prune=0, the default, is "
-     "accepted yet)"},
+    {"prune", ARG_INT, ARGS_CAT_OPTIONS, "=<n>",
+     "Reduce storage requirements by enabling pruning (deleting) of old blocks. This allows "
+     "the pruneblockchain RPC to be called to delete specific blocks and enables automatic "
+     "pruning of old blocks if a target size in MiB is provided. This mode is incompatible "
+     "with -txindex. Warning: Reverting this setting requires re-downloading the entire "
+     "blockchain. (default: 0 = disable pruning blocks, 1 = allow manual pruning via RPC, "
+     ">=550 = automatically prune block files to stay under the specified target size in MiB)"},
     {"maxmempool", ARG_INT, ARGS_CAT_OPTIONS, "=<n>",
      "Keep the transaction memory pool below <n> megabytes (default: 300). As in Bitcoin "
      "Core, what the mempool does not use is lent to the coins cache (-dbcache)"},
@@ -531,9 +535,8 @@ const struct arg_def bitnoded_options[] = {
     {"acceptstalefeeestimates", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Read fee estimates even if they are stale (regtest only; default: 0) fee estimates are "
      "considered stale if they are 60 hours old"},
-    {"fastprune", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
-     "Use smaller block files and lower minimum prune height for testing purposes"
-     ARG_REASON("bitnode has no pruning yet (-prune=0 only); its block files keep their size")},
+    {"fastprune", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
+     "Use smaller block files and lower minimum prune height for testing purposes"},
     {"logips", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Include IP addresses in log output (default: 0)"
      ARG_REASON("bitnode's -debug=net lines always name the peer's address")},

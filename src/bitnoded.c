@@ -30,6 +30,7 @@
 #include "rpc/blockchain.h"
 #include "rpc/blockstats.h"
 #include "rpc/blockfilter.h"
+#include "rpc/prune.h"
 #include "rpc/snapshot.h"
 #include "rpc/control.h"
 #include "rpc/fees.h"
@@ -472,6 +473,7 @@ static int start_net(struct node *n)
         if (args_get_bool(n->args, "peerblockfilters", false)) {
             na.o.block_filters = n->ctx.blockfilters;
         }
+        na.o.pruned = n->co.prune_target != 0;
         if (net_new(&n->ctx.net, &na.o, err, sizeof(err)) != RC_OK) {
             init_error("%s", err);
             rc = RC_IO;
@@ -626,6 +628,7 @@ static int start_rpc(struct node *n)
     rpc_blockstats_register(n->rpc_ctx);
     rpc_snapshot_register(n->rpc_ctx);
     rpc_blockfilter_register(n->rpc_ctx);
+    rpc_prune_register(n->rpc_ctx);
     rpc_rawtransaction_register(n->rpc_ctx);
     rpc_mining_register(n->rpc_ctx);
     rpc_util_register(n->rpc_ctx);
@@ -648,6 +651,13 @@ static int open_chainstate(struct node *n)
     char err[1024];
     if (n->co.reindex) {
         LOG_INFO("-reindex: wiping the block index and the chainstate");
+    }
+    if (n->co.prune_target == CHAINSTATE_PRUNE_MANUAL) {
+        LOG_INFO("Block pruning enabled. Use RPC call pruneblockchain(height) to manually "
+                 "prune block and undo files.");
+    } else if (n->co.prune_target) {
+        LOG_INFO("Prune configured to target %llu MiB on disk for block and undo files.",
+                 (unsigned long long)(n->co.prune_target >> 20));
     }
     if (chainstate_open(&n->ctx.cs, &n->co, err, sizeof(err)) != RC_OK) {
         init_error("%s", err);

@@ -1,6 +1,8 @@
 #include "blockstore/blockstore.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -30,7 +32,13 @@ struct blockstore {
     char err[512];
     int fault_n, fault_err;
     uint32_t max_file_size;
-    pthread_mutex_t read_mu; /* reads from several threads: the lazily opened fds; a leaf */
+    uint32_t blk_chunk, rev_chunk;
+    int check_for_pruning;   /* a file or chunk was begun since the last look */
+    int *pruned;             /* file numbers pruned and not yet unlinked */
+    int npruned;
+    /* Reads from several threads: the lazily opened fds, and the file array, which the
+     * writer grows (realloc) and prunes under it; a leaf. */
+    pthread_mutex_t read_mu;
 };
 
 void blockfile_info_serialize(struct buf *out, const struct blockfile_info *i)
@@ -85,7 +93,9 @@ void blockstore_path(const struct blockstore *bs, int n, int undo, char *out, si
 
 static void add_file(struct blockstore *bs, const struct blockfile_info *info)
 {
+    pthread_mutex_lock(&bs->read_mu);
     bs->files = xrealloc(bs->files, (size_t)(bs->nfiles + 1) * sizeof(*bs->files));
+    pthread_mutex_unlock(&bs->read_mu);
     struct file_state *f = &bs->files[bs->nfiles++];
     memset(f, 0, sizeof(*f));
     if (info) {
@@ -107,6 +117,8 @@ int blockstore_open(struct blockstore **out, const char *dir, const uint8_t magi
     snprintf(bs->dir, sizeof(bs->dir), "%s", dir);
     memcpy(bs->magic, magic4, 4);
     bs->max_file_size = BLOCKSTORE_MAX_FILE_SIZE;
+    bs->blk_chunk = BLOCKSTORE_BLK_CHUNK;
+    bs->rev_chunk = BLOCKSTORE_REV_CHUNK;
     pthread_mutex_init(&bs->read_mu, NULL);
     for (int i = 0; i < nfiles; i++) {
         add_file(bs, &infos[i]);
@@ -118,14 +130,23 @@ int blockstore_open(struct blockstore **out, const char *dir, const uint8_t magi
     return RC_OK;
 }
 
+static int fd_open(struct blockstore *bs, int n, int undo, int create, int *fd_out);
+
+/* The open handle of file n (opened on first use). A writer creates a missing file; a
+ * reader does not (a pruned file stays gone). */
 static int fd_of(struct blockstore *bs, int n, int undo, int *fd_out)
+{
+    return fd_open(bs, n, undo, 1, fd_out);
+}
+
+static int fd_open(struct blockstore *bs, int n, int undo, int create, int *fd_out)
 {
     struct file_state *f = &bs->files[n];
     int *fd = undo ? &f->rev_fd : &f->blk_fd;
     if (*fd < 0) {
         char path[4200];
         blockstore_path(bs, n, undo, path, sizeof(path));
-        *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        *fd = open(path, O_RDWR | (create ? O_CREAT : 0) | O_CLOEXEC, 0600);
         if (*fd < 0) {
             return fail(bs, RC_IO, "cannot open %s: %s", path, strerror(errno));
         }
@@ -173,6 +194,7 @@ static int preallocate(struct blockstore *bs, int fd, uint32_t *alloc, uint64_t 
         return RC_OK;
     }
     uint64_t target = (need + chunk - 1) / chunk * chunk;
+    bs->check_for_pruning = 1; /* Core's m_check_for_pruning: usage grows by a chunk */
     int e = posix_fallocate(fd, (off_t)*alloc, (off_t)(target - *alloc));
     if (e != 0 && e != EOPNOTSUPP && e != EINVAL) {
         return fail(bs, RC_IO, "allocating space for %s: %s", what, strerror(e));
@@ -206,7 +228,9 @@ int blockstore_append_block(struct blockstore *bs, const uint8_t *data, size_t l
     if (len > BLOCKSTORE_MAX_FILE_SIZE - 8) {
         return fail(bs, RC_TOO_LARGE, "block of %zu bytes does not fit a block file", len);
     }
-    if (f->info.size > 0 && (uint64_t)f->info.size + 8 + len > bs->max_file_size) {
+    /* Core's rule (FindNextBlockPos): a file is full when the record would reach its size;
+     * a record larger than that goes into a file of its own. */
+    if (f->info.size > 0 && (uint64_t)f->info.size + 8 + len >= bs->max_file_size) {
         /* Finish this file: give back the preallocated tail, make it durable. */
         if ((rc = fd_of(bs, bs->nfiles - 1, 0, &fd))) {
             return rc;
@@ -216,8 +240,10 @@ int blockstore_append_block(struct blockstore *bs, const uint8_t *data, size_t l
         }
         f->blk_alloc = f->info.size;
         f->blk_unsynced = 0;
+        pthread_mutex_lock(&bs->read_mu); /* a reader may be using the handle */
         close(fd);
         f->blk_fd = -1;
+        pthread_mutex_unlock(&bs->read_mu);
         add_file(bs, NULL);
         f = &bs->files[bs->nfiles - 1];
     }
@@ -226,7 +252,7 @@ int blockstore_append_block(struct blockstore *bs, const uint8_t *data, size_t l
         return rc;
     }
     uint64_t off = f->info.size;
-    if ((rc = preallocate(bs, fd, &f->blk_alloc, off + 8 + len, BLOCKSTORE_BLK_CHUNK, "a block"))) {
+    if ((rc = preallocate(bs, fd, &f->blk_alloc, off + 8 + len, bs->blk_chunk, "a block"))) {
         return rc;
     }
     uint8_t frame[8];
@@ -293,7 +319,8 @@ static int read_record(struct blockstore *bs, int file, uint32_t pos, int undo, 
     if (file < 0 || file >= bs->nfiles || pos < 8) {
         return fail(bs, RC_CORRUPT, "%s position %d:%u is out of range", what, file, pos);
     }
-    if ((rc = fd_of(bs, file, undo, &fd)) || (rc = read_exact(bs, fd, frame, 8, pos - 8, what))) {
+    if ((rc = fd_open(bs, file, undo, 0, &fd)) ||
+        (rc = read_exact(bs, fd, frame, 8, pos - 8, what))) {
         return rc;
     }
     uint32_t len = rd_u32le(frame + 4);
@@ -346,7 +373,7 @@ int blockstore_append_undo(struct blockstore *bs, int file, const uint8_t prev_h
     if ((uint64_t)off + 8 + len + 32 > UINT32_MAX) {
         return fail(bs, RC_TOO_LARGE, "rev%05d.dat is full", file);
     }
-    if ((rc = preallocate(bs, fd, &f->rev_alloc, off + 8 + len + 32, BLOCKSTORE_REV_CHUNK,
+    if ((rc = preallocate(bs, fd, &f->rev_alloc, off + 8 + len + 32, bs->rev_chunk,
                           "undo data"))) {
         return rc;
     }
@@ -385,8 +412,36 @@ int blockstore_read_undo(struct blockstore *bs, int file, uint32_t pos,
     return RC_OK;
 }
 
+/* Only the current file keeps its handles open; an older file's rev file gives back its
+ * preallocated tail (undo data arriving later grows it again). Under the read lock: a
+ * reader may be using a handle it opened. */
+static int finish_old_file(struct blockstore *bs, int i)
+{
+    struct file_state *f = &bs->files[i];
+    int rc = RC_OK;
+    pthread_mutex_lock(&bs->read_mu);
+    if (f->blk_fd >= 0) {
+        close(f->blk_fd);
+        f->blk_fd = -1;
+    }
+    if (f->rev_fd >= 0 && f->rev_alloc > f->info.undo_size) {
+        if (ftruncate(f->rev_fd, f->info.undo_size) != 0) {
+            rc = fail(bs, RC_IO, "finishing rev%05d.dat: %s", i, strerror(errno));
+        } else {
+            f->rev_alloc = f->info.undo_size;
+        }
+    }
+    if (f->rev_fd >= 0) {
+        close(f->rev_fd);
+        f->rev_fd = -1;
+    }
+    pthread_mutex_unlock(&bs->read_mu);
+    return rc;
+}
+
 int blockstore_sync(struct blockstore *bs)
 {
+    int rc;
     for (int i = 0; i < bs->nfiles; i++) {
         struct file_state *f = &bs->files[i];
         if (f->blk_unsynced && f->blk_fd >= 0) {
@@ -401,12 +456,8 @@ int blockstore_sync(struct blockstore *bs)
             }
             f->rev_unsynced = 0;
         }
-        /* Only the current file keeps its handles open. */
-        if (i < bs->nfiles - 1) {
-            if (f->blk_fd >= 0) {
-                close(f->blk_fd);
-                f->blk_fd = -1;
-            }
+        if (i < bs->nfiles - 1 && (rc = finish_old_file(bs, i))) {
+            return rc;
         }
     }
     return RC_OK;
@@ -416,6 +467,12 @@ void blockstore_close(struct blockstore *bs)
 {
     if (!bs) {
         return;
+    }
+    int fd;
+    if (bs->files[bs->nfiles - 1].info.size > 0) {
+        /* The current file's rev file exists from its first block on, even empty (Core's
+         * shutdown flush creates it). */
+        (void)fd_of(bs, bs->nfiles - 1, 1, &fd);
     }
     blockstore_sync(bs);
     for (int i = 0; i < bs->nfiles; i++) {
@@ -427,6 +484,7 @@ void blockstore_close(struct blockstore *bs)
         }
     }
     free(bs->files);
+    free(bs->pruned);
     pthread_mutex_destroy(&bs->read_mu);
     free(bs);
 }
@@ -467,4 +525,161 @@ void blockstore_inject_fault(struct blockstore *bs, int n, int err)
 void blockstore_set_max_file_size(struct blockstore *bs, uint32_t max_bytes)
 {
     bs->max_file_size = max_bytes;
+}
+
+void blockstore_set_fast_prune(struct blockstore *bs)
+{
+    bs->max_file_size = BLOCKSTORE_FAST_PRUNE_FILE_SIZE;
+    bs->blk_chunk = BLOCKSTORE_FAST_PRUNE_CHUNK;
+}
+
+/* "blkNNNNN.dat" / "revNNNNN.dat": the number, or -1. */
+static int file_number(const char *name, const char *prefix)
+{
+    if (strlen(name) != 12 || strncmp(name, prefix, 3) != 0 || strcmp(name + 8, ".dat") != 0) {
+        return -1;
+    }
+    int n = 0;
+    for (int i = 3; i < 8; i++) {
+        if (name[i] < '0' || name[i] > '9') {
+            return -1;
+        }
+        n = n * 10 + (name[i] - '0');
+    }
+    return n;
+}
+
+int blockstore_cleanup_for_reindex(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        return errno == ENOENT ? RC_OK : RC_IO;
+    }
+    int *blk = NULL, nblk = 0, max = -1;
+    struct dirent *de;
+    char path[4400];
+    while ((de = readdir(d)) != NULL) {
+        int n;
+        if ((n = file_number(de->d_name, "rev")) >= 0) {
+            snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+            (void)unlink(path);
+        } else if ((n = file_number(de->d_name, "blk")) >= 0) {
+            blk = xrealloc(blk, (size_t)(nblk + 1) * sizeof(*blk));
+            blk[nblk++] = n;
+            max = n > max ? n : max;
+        }
+    }
+    closedir(d);
+    /* The files from 0 up to the first gap are read again; the others cannot be. */
+    uint8_t *have = xcalloc((size_t)max + 2, 1);
+    for (int i = 0; i < nblk; i++) {
+        have[blk[i]] = 1;
+    }
+    int contiguous = 0;
+    while (contiguous <= max && have[contiguous]) {
+        contiguous++;
+    }
+    for (int i = 0; i < nblk; i++) {
+        if (blk[i] >= contiguous) {
+            snprintf(path, sizeof(path), "%s/blk%05d.dat", dir, blk[i]);
+            (void)unlink(path);
+        }
+    }
+    free(have);
+    free(blk);
+    return RC_OK;
+}
+
+uint64_t blockstore_usage(const struct blockstore *bs)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < bs->nfiles; i++) {
+        n += (uint64_t)bs->files[i].info.size + bs->files[i].info.undo_size;
+    }
+    return n;
+}
+
+uint64_t blockstore_file_allocated(const struct blockstore *bs, int n)
+{
+    if (n < 0 || n >= bs->nfiles) {
+        return 0;
+    }
+    const struct file_state *f = &bs->files[n];
+    return (uint64_t)(f->blk_alloc > f->info.size ? f->blk_alloc : f->info.size) +
+           (f->rev_alloc > f->info.undo_size ? f->rev_alloc : f->info.undo_size);
+}
+
+int blockstore_take_check_for_pruning(struct blockstore *bs)
+{
+    int c = bs->check_for_pruning;
+    bs->check_for_pruning = 0;
+    return c;
+}
+
+void blockstore_request_check_for_pruning(struct blockstore *bs)
+{
+    bs->check_for_pruning = 1;
+}
+
+void blockstore_prune_file(struct blockstore *bs, int n)
+{
+    if (n < 0 || n >= bs->nfiles - 1) {
+        return; /* the file being written is never pruned */
+    }
+    struct file_state *f = &bs->files[n];
+    pthread_mutex_lock(&bs->read_mu);
+    if (f->blk_fd >= 0) {
+        close(f->blk_fd);
+    }
+    if (f->rev_fd >= 0) {
+        close(f->rev_fd);
+    }
+    memset(&f->info, 0, sizeof(f->info));
+    f->blk_fd = f->rev_fd = -1;
+    f->blk_alloc = f->rev_alloc = 0;
+    f->blk_unsynced = f->rev_unsynced = 0;
+    f->info_dirty = 1;
+    pthread_mutex_unlock(&bs->read_mu);
+    bs->pruned = xrealloc(bs->pruned, (size_t)(bs->npruned + 1) * sizeof(*bs->pruned));
+    bs->pruned[bs->npruned++] = n;
+}
+
+/* Removes blk and rev file n if they are there. Returns 1 if either was. */
+static int unlink_pair(struct blockstore *bs, int n)
+{
+    char blk[4200], rev[4200];
+    blockstore_path(bs, n, 0, blk, sizeof(blk));
+    blockstore_path(bs, n, 1, rev, sizeof(rev));
+    int a = unlink(blk) == 0, b = unlink(rev) == 0;
+    return a || b;
+}
+
+int blockstore_unlink_pruned(struct blockstore *bs, blockstore_unlink_fn log, void *ctx)
+{
+    int k = 0;
+    for (int i = 0; i < bs->npruned; i++) {
+        if (unlink_pair(bs, bs->pruned[i])) {
+            k++;
+            if (log) {
+                log(ctx, bs->pruned[i]);
+            }
+        }
+    }
+    bs->npruned = 0;
+    return k;
+}
+
+int blockstore_unlink_already_pruned(struct blockstore *bs, blockstore_unlink_fn log, void *ctx)
+{
+    int k = 0;
+    for (int i = 0; i < bs->nfiles - 1; i++) {
+        const struct blockfile_info *f = &bs->files[i].info;
+        if (f->size == 0 && unlink_pair(bs, i)) {
+            k++;
+            if (log) {
+                log(ctx, i);
+            }
+        }
+    }
+    return k;
 }

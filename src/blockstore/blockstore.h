@@ -88,6 +88,44 @@ void blockstore_path(const struct blockstore *bs, int n, int undo, char *out, si
 /** The last error message. */
 const char *blockstore_error(const struct blockstore *bs);
 
+/* ---- Pruning (Core's PruneOneBlockFile, UnlinkPrunedFiles; doc/files.md) ---- */
+
+#define BLOCKSTORE_FAST_PRUNE_FILE_SIZE 0x10000u /* -fastprune: 64 KiB blk files */
+#define BLOCKSTORE_FAST_PRUNE_CHUNK 0x4000u      /* and 16 KiB blk chunks (Core's) */
+
+/** -fastprune: blk files roll over at 64 KiB (a larger block gets a file of its own) and
+ *  grow in 16 KiB chunks; rev chunks keep their size. */
+void blockstore_set_fast_prune(struct blockstore *bs);
+/** Bytes of blk and rev records in all files (Core's CalculateCurrentUsage). */
+uint64_t blockstore_usage(const struct blockstore *bs);
+/** Bytes file n takes on disk: its records and its preallocated tail, blk and rev. */
+uint64_t blockstore_file_allocated(const struct blockstore *bs, int n);
+/** 1 if a file or a chunk was begun since the last call (the usage grew: time to see
+ *  whether to prune, Core's m_check_for_pruning); clears the flag. */
+int blockstore_take_check_for_pruning(struct blockstore *bs);
+/** Sets that flag (start-up, a change of target). */
+void blockstore_request_check_for_pruning(struct blockstore *bs);
+/** Forgets file n: its info becomes empty (dirty: the caller persists it with the entries
+ *  it cleared), its handles are closed, and it is queued for blockstore_unlink_pruned. The
+ *  last file (being written) is never pruned. Readers already past their position check
+ *  fail with RC_IO; later ones are refused by the caller's HAVE_DATA check. */
+void blockstore_prune_file(struct blockstore *bs, int n);
+/* Told of each file pair deleted (n: its number). */
+typedef void (*blockstore_unlink_fn)(void *ctx, int n);
+/** Deletes the queued files, blk and rev (call after the block index that no longer refers
+ *  to them is on disk). log, if given, is called for each pair of which a file existed.
+ *  Returns how many such pairs. */
+int blockstore_unlink_pruned(struct blockstore *bs, blockstore_unlink_fn log, void *ctx);
+/** Start-up after a crash between the block index write and the unlink (or a file still
+ *  open when it was pruned): deletes the files of every empty info but the last (Core's
+ *  ScanAndUnlinkAlreadyPrunedFiles). Returns how many pairs; log as above. */
+int blockstore_unlink_already_pruned(struct blockstore *bs, blockstore_unlink_fn log, void *ctx);
+
+/** -reindex of a pruned node (Core's CleanupBlockRevFiles): deletes every rev file of dir,
+ *  and the blk files after the first gap in the numbers from 0 (they cannot be read again
+ *  in order; their blocks are downloaded). Returns 0 or RC_IO. */
+int blockstore_cleanup_for_reindex(const char *dir);
+
 /** Test hook: roll blk files over at max_bytes instead of 128 MiB. */
 void blockstore_set_max_file_size(struct blockstore *bs, uint32_t max_bytes);
 

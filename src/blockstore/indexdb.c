@@ -226,3 +226,15 @@ int indexdb_set_reindexing(struct kv *kv, int reindexing)
     kv_batch_free(b);
     return rc;
 }
+
+int indexdb_get_pruned(struct kv *kv, int *pruned)
+{
+    int rc = kv_get(kv, NULL, "P", 1);
+    *pruned = rc == RC_OK;
+    return rc == RC_NOT_FOUND ? RC_OK : rc;
+}
+
+void indexdb_put_pruned(struct kv_batch *b)
+{
+    kv_batch_put(b, "P", 1, "\x01", 1);
+}

@@ -8,6 +8,8 @@
  *   'f' i32le(n)   -> blockfile_info (seven varints, Core's CBlockFileInfo)
  *   'l'            -> i32le last file number
  *   'R'            -> u8 1 while a reindex is in progress (absent otherwise)
+ *   'P'            -> u8 1 once a blk/rev file was pruned (Core's "prunedblockfiles" flag:
+ *                     the datadir can no longer run unpruned without a -reindex)
  */
 #ifndef BITNODE_BLOCKSTORE_INDEXDB_H
 #define BITNODE_BLOCKSTORE_INDEXDB_H
@@ -35,5 +37,10 @@ void indexdb_put_file(struct kv_batch *b, int n, const struct blockfile_info *in
 /** Reads / sets / clears the reindex-in-progress flag. */
 int indexdb_get_reindexing(struct kv *kv, int *reindexing);
 int indexdb_set_reindexing(struct kv *kv, int reindexing);
+
+/** Reads the pruned flag ('P'): *pruned 1 if set. Returns 0 or a store error. */
+int indexdb_get_pruned(struct kv *kv, int *pruned);
+/** Adds the pruned flag to b. */
+void indexdb_put_pruned(struct kv_batch *b);
 
 #endif

@@ -137,6 +137,8 @@ struct chain_params {
 
     int subsidy_halving_interval;
     int coinbase_maturity;
+    int prune_after_height; /* no automatic pruning at or below this tip height (Core's
+                               nPruneAfterHeight; regtest with -fastprune: 100) */
 
     /* Buried deployments: first height at which the rule applies. */
     int bip34_height;           /* height in coinbase */

@@ -73,6 +73,8 @@ static void on_disconnected(void *ctx, struct chainstate *cs, const struct block
     pthread_mutex_unlock(&x->mu);
 }
 
+#define PRUNE_LOCK_NAME "basic block filter index"
+
 static int commit(struct blockfilter_index *x)
 {
     if (x->in_batch == 0 && kv_batch_count(x->batch) == 0) {
@@ -84,6 +86,10 @@ static int commit(struct blockfilter_index *x)
     int rc = kv_write(x->kv, x->batch, 0);
     kv_batch_clear(x->batch);
     x->in_batch = 0;
+    if (rc == RC_OK) {
+        /* Pruning keeps what the index has not committed (Core's prune lock). */
+        (void)chainstate_set_prune_lock(x->cs, PRUNE_LOCK_NAME, x->best ? x->best->height : 0);
+    }
     return rc;
 }
 
@@ -328,6 +334,28 @@ static int load_best(struct blockfilter_index *x)
     return rc;
 }
 
+/* Core's start-up check of an index on a pruned node: from where the index stands (its
+ * fork point with the active chain) to the tip, every block must still have its data and
+ * undo data, or the index could never catch up. 1 if one is missing. */
+static int beyond_pruned_data(struct blockfilter_index *x)
+{
+    const uint32_t mask = BLOCK_HAVE_DATA | BLOCK_HAVE_UNDO;
+    int missing = 0;
+    struct chainstate_prune_info pi;
+    chainstate_read_lock(x->cs);
+    chainstate_prune_info(x->cs, &pi);
+    struct block_index *tip = chainstate_tip(x->cs);
+    if (pi.have_pruned && tip && tip->height > 0 && x->best != tip) {
+        struct block_index *from = x->best ? block_index_fork_point(x->best, tip) : NULL;
+        for (struct block_index *e = tip; e && e != from && e->height > 0 && !missing;
+             e = e->prev) {
+            missing = (e->status & mask) != mask;
+        }
+    }
+    chainstate_read_unlock(x->cs);
+    return missing;
+}
+
 int blockfilter_index_start(struct blockfilter_index **out, struct chainstate *cs,
                             const struct kv_ops *ops, const char *dir, char *err, size_t err_len)
 {
@@ -345,7 +373,18 @@ int blockfilter_index_start(struct blockfilter_index **out, struct chainstate *c
         free(x);
         return rc;
     }
+    if (beyond_pruned_data(x)) {
+        snprintf(err, err_len,
+                 "%s best block of the index goes beyond pruned data (including undo data). "
+                 "Please disable the index or reindex (which will download the whole "
+                 "blockchain again)",
+                 PRUNE_LOCK_NAME);
+        kv_close(x->kv);
+        free(x);
+        return RC_INVALID;
+    }
     x->batch = kv_batch_new();
+    (void)chainstate_set_prune_lock(cs, PRUNE_LOCK_NAME, x->best ? x->best->height : 0);
     pthread_mutex_init(&x->mu, NULL);
     pthread_cond_init(&x->wake_cv, NULL);
     pthread_cond_init(&x->done_cv, NULL);
@@ -358,6 +397,7 @@ int blockfilter_index_start(struct blockfilter_index **out, struct chainstate *c
     }
     if (rc != RC_OK) {
         snprintf(err, err_len, "cannot start the block filter index");
+        (void)chainstate_set_prune_lock(cs, PRUNE_LOCK_NAME, -1);
         kv_batch_free(x->batch);
         kv_close(x->kv);
         free(x);
@@ -379,6 +419,7 @@ void blockfilter_index_stop(struct blockfilter_index *x)
     pthread_mutex_unlock(&x->mu);
     pthread_join(x->thread, NULL);
     chainstate_remove_listener(x->cs, &x->listener);
+    (void)chainstate_set_prune_lock(x->cs, PRUNE_LOCK_NAME, -1);
     kv_batch_free(x->batch);
     kv_close(x->kv);
     pthread_cond_destroy(&x->done_cv);

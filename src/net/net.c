@@ -1733,7 +1733,7 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
     n->val = opt->val;
     n->cs = validator_chainstate(opt->val);
     n->p = chainstate_params(n->cs);
-    n->local_services = NODE_NETWORK | NODE_WITNESS | NODE_NETWORK_LIMITED |
+    n->local_services = (opt->pruned ? 0 : NODE_NETWORK) | NODE_WITNESS | NODE_NETWORK_LIMITED |
                         (opt->block_filters ? NODE_COMPACT_FILTERS : 0);
     if (opt->user_agent_comment && opt->user_agent_comment[0]) {
         snprintf(n->user_agent, sizeof(n->user_agent), "/bitnode:%s(%s)/", PACKAGE_VERSION,

@@ -102,6 +102,9 @@ struct net_options {
     /* -peerblockfilters: the block filter index BIP157 requests are answered from (borrowed;
      * NODE_COMPACT_FILTERS is offered), or NULL. */
     struct blockfilter_index *block_filters;
+    /* -prune: the node keeps only recent blocks; it offers NODE_NETWORK_LIMITED without
+     * NODE_NETWORK and serves only the last 288 blocks (Core's rules). */
+    int pruned;
 };
 
 /** Creates the service and binds its listening sockets (so a port in use fails start-up

@@ -34,6 +34,8 @@
 #define NODE_WITNESS (1ull << 3)
 #define NODE_COMPACT_FILTERS (1ull << 6)
 #define NODE_NETWORK_LIMITED (1ull << 10)
+/* What a NODE_NETWORK_LIMITED node serves (BIP159): the last 288 blocks. */
+#define NODE_NETWORK_LIMITED_MIN_BLOCKS 288
 #define NODE_P2P_V2 (1ull << 11)
 
 /* Inventory types. */

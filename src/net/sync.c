@@ -731,6 +731,12 @@ static void request_blocks(struct peer *p, struct block_index **blocks, size_t k
     free(inv);
 }
 
+/* Core's IsLimitedPeer: NODE_NETWORK_LIMITED without NODE_NETWORK (a pruned node). */
+static int limited_peer(const struct peer *p)
+{
+    return !(p->ps->ver.services & NODE_NETWORK) && (p->ps->ver.services & NODE_NETWORK_LIMITED);
+}
+
 /* Core's FindNextBlocksToDownload for one peer: up to want blocks of the peer's best chain
  * that we lack and nobody is fetching, inside the window past the last common block. Sets
  * *staller to the peer holding the window's first missing block when that is all that
@@ -756,6 +762,7 @@ static size_t next_blocks(struct sync *s, struct peer *p, size_t want, struct bl
     if (lc == best) {
         return 0;
     }
+    int limited = limited_peer(p);
     int32_t window_end = lc->height + NET_BLOCK_DOWNLOAD_WINDOW;
     int32_t max_height = best->height < window_end + 1 ? best->height : window_end + 1;
     size_t k = 0;
@@ -777,7 +784,7 @@ static size_t next_blocks(struct sync *s, struct peer *p, size_t want, struct bl
                 free(v);
                 return k; /* the chain is invalid from here */
             }
-            if (e->status & BLOCK_HAVE_DATA) {
+            if ((e->status & BLOCK_HAVE_DATA) || chainstate_contains(s->cs, e)) {
                 if (chainstate_contains(s->cs, e) || e->chain_tx) {
                     if (e->height > p->ps->last_common->height && chainstate_contains(s->cs, e)) {
                         p->ps->last_common = e;
@@ -787,6 +794,11 @@ static size_t next_blocks(struct sync *s, struct peer *p, size_t want, struct bl
             }
             struct peer *owner = NULL;
             if (is_processing(s, e->hash)) {
+                continue;
+            }
+            /* A NODE_NETWORK_LIMITED peer keeps only its last 288 blocks (less 2 for races):
+             * deeper ones are not asked of it (Core's FindNextBlocks). */
+            if (limited && best->height - e->height >= NODE_NETWORK_LIMITED_MIN_BLOCKS - 2) {
                 continue;
             }
             if (find_inflight(s, e->hash, &owner)) {
@@ -815,10 +827,14 @@ static void schedule_downloads(struct sync *s)
 {
     struct net *n = s->net;
     chainstate_read_lock(s->cs);
+    int ibd = chainstate_in_ibd(s->cs);
     for (struct peer *p = n->peers; p; p = p->next) {
         if (p->disconnect || !p->ps->handshake_done || p->ps->n_inflight >= NET_MAX_BLOCKS_IN_FLIGHT ||
             !(p->ps->ver.services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
             continue;
+        }
+        if (ibd && limited_peer(p)) {
+            continue; /* in IBD, no blocks from a peer that keeps only the recent ones (Core) */
         }
         struct block_index *blocks[NET_MAX_BLOCKS_IN_FLIGHT];
         int64_t staller = -1;
@@ -1104,6 +1120,20 @@ static void on_getblocks(struct sync *s, struct peer *p, const uint8_t *d, size_
     free(inv);
 }
 
+/* Core's rule for a node offering NODE_NETWORK_LIMITED without NODE_NETWORK (pruned): a
+ * block more than 288 (+2 for races) below the tip is not served, and the peer, which would
+ * otherwise wait for it, is disconnected; noban peers are exempt. Chain lock held. */
+static int below_limited_threshold(struct sync *s, struct peer *p, const struct block_index *e)
+{
+    uint64_t ours = net_local_services(s->net);
+    if ((p->perms & NET_PERM_NOBAN) == NET_PERM_NOBAN || !(ours & NODE_NETWORK_LIMITED) ||
+        (ours & NODE_NETWORK)) {
+        return 0;
+    }
+    struct block_index *tip = chainstate_tip(s->cs);
+    return tip && tip->height - e->height > NODE_NETWORK_LIMITED_MIN_BLOCKS + 2;
+}
+
 /* Serves the queued getdata entries while the send buffer has room (the write callback
  * calls again as it drains). */
 static void serve_getdata(struct sync *s, struct peer *p)
@@ -1136,6 +1166,14 @@ static void serve_getdata(struct sync *s, struct peer *p)
             continue;
         }
         struct block_index *e = block_tree_find(chainstate_tree(s->cs), iv->hash);
+        if (e && below_limited_threshold(s, p, e)) {
+            chainstate_read_unlock(s->cs);
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+                "Ignore block request below NODE_NETWORK_LIMITED threshold, disconnecting peer=%lld",
+                (long long)p->id);
+            net_peer_disconnect(p, "block request below the NODE_NETWORK_LIMITED threshold");
+            break;
+        }
         int ok = e && (e->status & BLOCK_HAVE_DATA) && !block_index_failed(e) &&
                  (chainstate_contains(s->cs, e) || block_index_is_valid(e, BLOCK_VALID_SCRIPTS));
         buf_reset(&raw);

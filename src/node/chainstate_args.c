@@ -88,6 +88,43 @@ int node_maxmempool(const struct args *a, int64_t *mb, char *err, size_t err_len
     return RC_OK;
 }
 
+int node_prune_target(const struct args *a, uint64_t *target, char *err, size_t err_len)
+{
+    int64_t mib = args_get_int(a, "prune", 0);
+    *target = 0;
+    /* Core checks what -prune excludes first (its step 2), then the value (step 3). */
+    if (mib != 0) {
+        const char *excl = args_get_bool(a, "txindex", false)           ? "-txindex"
+                           : args_get_bool(a, "txospenderindex", false) ? "-txospenderindex"
+                                                                        : NULL;
+        if (excl) {
+            snprintf(err, err_len, "Prune mode is incompatible with %s.", excl);
+            return RC_INVALID;
+        }
+        if (args_get_bool(a, "reindex-chainstate", false)) {
+            snprintf(err, err_len, "Prune mode is incompatible with -reindex-chainstate. Use full "
+                                   "-reindex instead.");
+            return RC_INVALID;
+        }
+    }
+    if (mib < 0) {
+        snprintf(err, err_len, "Prune cannot be configured with a negative value.");
+        return RC_INVALID;
+    }
+    if (mib == 1) {
+        *target = CHAINSTATE_PRUNE_MANUAL;
+    } else if (mib > 0) {
+        if (mib < PRUNE_MIN_MIB) {
+            snprintf(err, err_len,
+                     "Prune configured below the minimum of %d MiB.  Please use a higher number.",
+                     PRUNE_MIN_MIB);
+            return RC_INVALID;
+        }
+        *target = mib > (int64_t)(UINT64_MAX >> 21) ? UINT64_MAX - 1 : (uint64_t)mib << 20;
+    }
+    return RC_OK;
+}
+
 int node_chainstate_options(struct chainstate_options *o, const struct args *a,
                             const struct chain_params *p, const char *net_dir, char *err,
                             size_t err_len)
@@ -104,8 +141,9 @@ int node_chainstate_options(struct chainstate_options *o, const struct args *a,
         return RC_INVALID;
     }
     int64_t maxmempool;
+    uint64_t prune;
     int rc = node_maxmempool(a, &maxmempool, err, err_len);
-    if (rc) {
+    if (rc || (rc = node_prune_target(a, &prune, err, err_len))) {
         return rc;
     }
     *o = (struct chainstate_options){
@@ -130,6 +168,8 @@ int node_chainstate_options(struct chainstate_options *o, const struct args *a,
         .bloom_bits = bloom ? (int)bloom : -1,
         .db_crash_ratio = (uint32_t)args_get_int(a, "dbcrashratio", 0),
         .max_tip_age = args_get_int(a, "maxtipage", 24 * 60 * 60),
+        .prune_target = prune,
+        .fast_prune = args_get_bool(a, "fastprune", false),
     };
     if (assume_valid(a, &o->assume_valid_set, o->assume_valid) != RC_OK) {
         snprintf(err, err_len,

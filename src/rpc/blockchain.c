@@ -193,7 +193,16 @@ static json_t *rpc_getblockchaininfo(struct rpc_request *req)
     json_object_set_new(r, "initialblockdownload", json_boolean(in_ibd(req->ctx)));
     json_object_set_new(r, "chainwork", u256_json(&tip->chain_work));
     json_object_set_new(r, "size_on_disk", json_integer((json_int_t)chainstate_size_on_disk(cs)));
-    json_object_set_new(r, "pruned", json_false());
+    struct chainstate_prune_info pi;
+    chainstate_prune_info(cs, &pi); /* the chain lock is held */
+    json_object_set_new(r, "pruned", json_boolean(pi.prune_mode));
+    if (pi.prune_mode) {
+        json_object_set_new(r, "pruneheight", json_integer(pi.last_pruned + 1));
+        json_object_set_new(r, "automatic_pruning", json_boolean(pi.automatic));
+        if (pi.automatic) {
+            json_object_set_new(r, "prune_target_size", json_integer((json_int_t)pi.target_bytes));
+        }
+    }
     if (p->signet_blocks) {
         char *hx = hex_encode_alloc(p->signet_challenge, p->signet_challenge_len);
         json_object_set_new(r, "signet_challenge", json_string(hx));
@@ -414,13 +423,20 @@ void rpc_block_facts_of(struct chainstate *cs, struct rpc_block_facts *f, struct
     }
 }
 
+/* Core's CheckBlockDataAvailability's words for a block without data. */
+static const char *block_unavailable(struct chainstate *cs, const struct block_index *e)
+{
+    return chainstate_block_pruned(cs, e) ? "Block not available (pruned data)"
+                                          : "Block not available (not fully downloaded)";
+}
+
 int rpc_load_block(struct rpc_request *req, struct block_index *e, struct block *b,
                    struct buf *raw)
 {
     char err[256];
     int rc = chainstate_read_block(req->ctx->node->cs, e, raw);
     if (rc == RC_NOT_FOUND) {
-        rpc_error(req, RPC_MISC_ERROR, "Block not available (not fully downloaded)");
+        rpc_error(req, RPC_MISC_ERROR, "%s", block_unavailable(req->ctx->node->cs, e));
         return rc;
     }
     if (rc || block_parse(b, raw->data, raw->len, err, sizeof(err)) != RC_OK) {
@@ -459,9 +475,8 @@ static json_t *rpc_getblock(struct rpc_request *req)
     if (verbosity <= 0) {
         int rc = chainstate_read_block(cs, &at, &raw);
         if (rc) {
-            rpc_error(req, RPC_MISC_ERROR, rc == RC_NOT_FOUND
-                                               ? "Block not available (not fully downloaded)"
-                                               : "Block not found on disk");
+            rpc_error(req, RPC_MISC_ERROR, "%s",
+                      rc == RC_NOT_FOUND ? block_unavailable(cs, &at) : "Block not found on disk");
             goto out;
         }
         char *hx = hex_encode_alloc(raw.data, raw.len);

@@ -39,6 +39,7 @@ static const struct convert_param convert_table[] = {
     {"waitforblock", 1, "timeout", false},
     {"waitforblockheight", 0, "height", false},
     {"waitforblockheight", 1, "timeout", false},
+    {"pruneblockchain", 0, "height", false},
     {"getblockstats", 0, "hash_or_height", true},
     {"getblockstats", 1, "stats", false},
     {"dumptxoutset", 2, "options", false},

@@ -958,9 +958,19 @@ static json_t *rpc_getblockfrompeer(struct rpc_request *req)
         chainstate_read_lock(cs);
         struct block_index *e = block_tree_find(chainstate_tree(cs), c.hash);
         uint32_t status = e ? e->status : 0;
+        struct block_index *tip = chainstate_tip(cs);
+        int above_tip = e && (!tip || e->height > tip->height);
+        struct chainstate_prune_info pi;
+        chainstate_prune_info(cs, &pi);
         chainstate_read_unlock(cs);
         if (!e) {
             return rpc_error(req, RPC_MISC_ERROR, "Block header missing");
+        }
+        /* A pruned node could prune a block above its tip before it connects it (Core). */
+        if (pi.prune_mode && above_tip) {
+            return rpc_error(req, RPC_MISC_ERROR,
+                             "In prune mode, only blocks that the node has already synced "
+                             "previously can be fetched from a peer");
         }
         if (status & BLOCK_HAVE_DATA) {
             return rpc_error(req, RPC_MISC_ERROR, "Block already downloaded");

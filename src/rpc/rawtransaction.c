@@ -109,6 +109,10 @@ static json_t *rpc_getrawtransaction(struct rpc_request *req)
         rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block hash not found");
         goto out;
     }
+    if (!(e->status & BLOCK_HAVE_DATA)) { /* pruned, or not downloaded: Core's words */
+        rpc_error(req, RPC_MISC_ERROR, "Block not available");
+        goto out;
+    }
     if (rpc_load_block(req, e, &b, &raw)) {
         goto out;
     }

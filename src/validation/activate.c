@@ -234,6 +234,7 @@ static int disconnect_tip(struct chainstate *cs)
         goto out;
     }
     chainstate_set_tip(cs, e->prev);
+    chainstate_prune_locks_moved_back(cs, e->height - 1);
     for (size_t i = 0; i < cs->n_listeners; i++) {
         if (cs->listeners[i].block_disconnected) {
             cs->listeners[i].block_disconnected(cs->listeners[i].ctx, cs, e, &b);
@@ -647,6 +648,15 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
         struct vstate st;
         struct block_undo undo;
         block_undo_init(&undo);
+        if (cs->opt.prune_target && !(e->status & BLOCK_HAVE_DATA)) {
+            /* Core's VerifyDB: SKIPPED_MISSING_BLOCKS, which the RPC answers as false. */
+            LOG_INFO("Block verification stopping at height %d (no data). This could be due to "
+                     "pruning or use of an assumeutxo snapshot.",
+                     e->height);
+            snprintf(why, why_len, "no data for the block at height %d (pruned)", e->height);
+            *ok = 0;
+            break;
+        }
         if ((rc = chainstate_load_block(cs, e, &b))) {
             snprintf(why, why_len, "block at height %d cannot be read", e->height);
             *ok = 0;

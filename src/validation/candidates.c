@@ -55,6 +55,25 @@ void candidates_add_unlinked(struct candidates *c, struct block_index *e)
     c->nunlinked++;
 }
 
+void candidates_forget(struct candidates *c, struct block_index *e)
+{
+    for (size_t i = 0; i < c->n;) {
+        if (c->v[i] == e) {
+            c->v[i] = c->v[--c->n];
+            c->stale = 1;
+        } else {
+            i++;
+        }
+    }
+    for (size_t i = 0; i < c->nunlinked;) {
+        if (c->unlinked[i].child == e || c->unlinked[i].parent == e) {
+            c->unlinked[i] = c->unlinked[--c->nunlinked];
+        } else {
+            i++;
+        }
+    }
+}
+
 void candidates_link(struct candidates *c, struct block_index *e)
 {
     struct block_index **queue = xmalloc(sizeof(*queue));
@@ -90,7 +109,7 @@ struct rebuild {
 static int add_if_candidate(void *ctx, struct block_index *e)
 {
     struct rebuild *r = ctx;
-    if (e->chain_tx && !block_index_failed(e) &&
+    if (e->chain_tx && (e->status & BLOCK_HAVE_DATA) && !block_index_failed(e) &&
         (!r->tip || !candidates_better(r->tip, e) || e == r->tip)) {
         candidates_add(r->c, e);
     }

@@ -39,6 +39,9 @@ static inline void candidates_changed(struct candidates *c)
 }
 /** Remembers e, which has data while an ancestor has none, until that ancestor's comes. */
 void candidates_add_unlinked(struct candidates *c, struct block_index *e);
+/** e lost its data (pruned): it is no candidate, and waits for nothing nor is waited for.
+ *  O(size of the set). */
+void candidates_forget(struct candidates *c, struct block_index *e);
 /** e has data and so do all its ancestors: e gets its chain_tx and, unless failed, becomes
  *  a candidate; so do the blocks that waited for it, and theirs, in turn. */
 void candidates_link(struct candidates *c, struct block_index *e);

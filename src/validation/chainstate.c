@@ -417,3 +417,85 @@ int chainstate_assume_valid(const struct chainstate *cs, uint8_t hash32[32])
     memcpy(hash32, cs->assume_valid, 32);
     return 1;
 }
+
+/* ---- pruning's queries and locks (the pruning itself: prune.c, flush.c) ---- */
+
+int chainstate_block_pruned(const struct chainstate *cs, const struct block_index *e)
+{
+    return cs->have_pruned && !(e->status & BLOCK_HAVE_DATA) && e->tx_count > 0;
+}
+
+void chainstate_prune_info(struct chainstate *cs, struct chainstate_prune_info *info)
+{
+    const uint32_t mask = BLOCK_HAVE_DATA | BLOCK_HAVE_UNDO;
+    memset(info, 0, sizeof(*info));
+    info->prune_mode = cs->opt.prune_target != 0;
+    info->automatic = info->prune_mode && cs->opt.prune_target != CHAINSTATE_PRUNE_MANUAL;
+    info->target_bytes = info->automatic ? cs->opt.prune_target : 0;
+    info->have_pruned = cs->have_pruned;
+    info->last_pruned = -1;
+    /* Core's GetPruneHeight: the block below the lowest one from which up to the tip every
+     * block has its data and undo data (genesis, which has no undo data, left out). */
+    struct block_index *tip = chainstate_tip(cs), *first = chainstate_at_height(cs, 1);
+    if (!tip || !first) {
+        return;
+    }
+    if ((tip->status & mask) != mask) {
+        info->last_pruned = tip->height;
+        return;
+    }
+    struct block_index *e = tip;
+    while (e != first && e->prev && (e->prev->status & mask) == mask) {
+        e = e->prev;
+    }
+    if (e != first && e->prev) {
+        info->last_pruned = e->prev->height;
+    }
+}
+
+int32_t chainstate_prune_after_height(const struct chainstate *cs)
+{
+    return cs->opt.fast_prune && cs->p->id == CHAIN_REGTEST ? 100 : cs->p->prune_after_height;
+}
+
+void chainstate_prune_locks_moved_back(struct chainstate *cs, int32_t height)
+{
+    pthread_mutex_lock(&cs->prune_lock_mu);
+    for (size_t i = 0; i < CHAINSTATE_MAX_PRUNE_LOCKS; i++) {
+        if (cs->prune_locks[i].name[0] && cs->prune_locks[i].height > height) {
+            cs->prune_locks[i].height = height;
+            LOG(LOG_CAT_PRUNE, LOG_LVL_DEBUG, "%s prune lock moved back to %d",
+                cs->prune_locks[i].name, height);
+        }
+    }
+    pthread_mutex_unlock(&cs->prune_lock_mu);
+}
+
+int chainstate_set_prune_lock(struct chainstate *cs, const char *name, int32_t height)
+{
+    int rc = RC_TOO_LARGE;
+    pthread_mutex_lock(&cs->prune_lock_mu);
+    size_t free_slot = CHAINSTATE_MAX_PRUNE_LOCKS;
+    for (size_t i = 0; i < CHAINSTATE_MAX_PRUNE_LOCKS; i++) {
+        if (strncmp(cs->prune_locks[i].name, name, sizeof(cs->prune_locks[i].name) - 1) == 0 &&
+            cs->prune_locks[i].name[0]) {
+            free_slot = i;
+            break;
+        }
+        if (!cs->prune_locks[i].name[0] && free_slot == CHAINSTATE_MAX_PRUNE_LOCKS) {
+            free_slot = i;
+        }
+    }
+    if (free_slot < CHAINSTATE_MAX_PRUNE_LOCKS) {
+        if (height < 0) {
+            cs->prune_locks[free_slot].name[0] = 0;
+        } else {
+            snprintf(cs->prune_locks[free_slot].name, sizeof(cs->prune_locks[free_slot].name),
+                     "%s", name);
+            cs->prune_locks[free_slot].height = height;
+        }
+        rc = RC_OK;
+    }
+    pthread_mutex_unlock(&cs->prune_lock_mu);
+    return rc;
+}

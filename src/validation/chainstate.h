@@ -68,7 +68,12 @@ struct chainstate_options {
     uint32_t db_crash_ratio;     /* tests, -dbcrashratio: end the process after 1 in n parts
                                     of a coins flush (0: never) */
     int64_t max_tip_age;         /* -maxtipage, seconds (0: Core's 24 hours) */
+    uint64_t prune_target;       /* -prune: bytes of blk and rev files to keep (0: no
+                                    pruning; CHAINSTATE_PRUNE_MANUAL: pruneblockchain only) */
+    int fast_prune;              /* -fastprune: 64 KiB block files; on regtest pruning may
+                                    start above height 100 */
 };
+#define CHAINSTATE_PRUNE_MANUAL UINT64_MAX
 
 struct chainstate;
 
@@ -339,6 +344,36 @@ void chainstate_read_unlock(struct chainstate *cs);
  *  cleared when it has read every file, so that a reindex killed half way resumes. */
 int chainstate_is_reindexing(struct chainstate *cs, int *reindexing);
 int chainstate_set_reindexing(struct chainstate *cs, int reindexing);
+/* ---- Pruning (doc/architecture.md, "Pruning") ---- */
+#define CHAINSTATE_MAX_PRUNE_LOCKS 4
+
+/** What getblockchaininfo shows of pruning. */
+struct chainstate_prune_info {
+    int prune_mode;        /* -prune given */
+    int automatic;         /* a target, not -prune=1 */
+    uint64_t target_bytes; /* the target, when automatic */
+    int have_pruned;       /* any file was ever pruned */
+    int32_t last_pruned;   /* Core's GetPruneHeight: the highest block of the active chain
+                              below which (and at which) data or undo data is missing, the
+                              genesis aside; -1 when every block has both */
+};
+/** Fills *info. Chain lock held (reading). */
+void chainstate_prune_info(struct chainstate *cs, struct chainstate_prune_info *info);
+/** pruneblockchain: prunes the files whose blocks are all at or below height (kept
+ *  MIN_BLOCKS_TO_KEEP below the tip by the caller) in a flush now. Returns 0 or a system
+ *  error. Validation thread, or any thread while it does not write. */
+int chainstate_prune_manual(struct chainstate *cs, int32_t height);
+/** The tip height at or below which nothing is pruned (Core's PruneAfterHeight: the
+ *  chain's; 100 on regtest with -fastprune). */
+int32_t chainstate_prune_after_height(const struct chainstate *cs);
+/** An index's prune lock (Core's m_prune_locks): blocks above height - 10 stay while it
+ *  holds one. name is copied (up to 31 bytes); height -1 releases it. Any thread. Returns 0
+ *  or RC_TOO_LARGE when CHAINSTATE_MAX_PRUNE_LOCKS are held. */
+int chainstate_set_prune_lock(struct chainstate *cs, const char *name, int32_t height);
+/** 1 if e's block was pruned (Core's IsBlockPruned: the node has pruned, the block's data
+ *  was once there, and is not now). Chain lock held. */
+int chainstate_block_pruned(const struct chainstate *cs, const struct block_index *e);
+
 /** Bytes of blk and rev files (getblockchaininfo's size_on_disk). */
 uint64_t chainstate_size_on_disk(const struct chainstate *cs);
 /** The blocks/ directory. */

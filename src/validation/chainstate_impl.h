@@ -54,6 +54,13 @@ struct chainstate {
     int64_t max_tip_age;      /* -maxtipage */
     atomic_int left_ibd;      /* chainstate_in_ibd latched */
     _Atomic int64_t mocktime; /* setmocktime (0: real time); any thread */
+    /* What each index still needs (chainstate_set_prune_lock, any thread); a leaf lock. */
+    pthread_mutex_t prune_lock_mu;
+    struct {
+        char name[32]; /* empty: a free slot */
+        int32_t height;
+    } prune_locks[CHAINSTATE_MAX_PRUNE_LOCKS];
+    _Atomic int32_t manual_prune_height; /* pruneblockchain's, for the next flush (0: none) */
     chainstate_interrupt_fn interrupt;
 
     /* ---- what readers see: written under the write lock ---- */
@@ -67,6 +74,7 @@ struct chainstate {
     /* The last block found invalid while connecting, and why (submitblock reports it). */
     uint8_t last_invalid_hash[32];
     struct vstate last_invalid;
+    int have_pruned;   /* a file was ever pruned ('P' in the block index); flush.c sets it */
     struct txindex *txindex;          /* NULL without -txindex */
     struct block_index *txindex_best; /* how far the stored index is complete */
     struct chainstate_counters counters;
@@ -115,6 +123,9 @@ int chainstate_ensure_genesis(struct chainstate *cs);
 void chainstate_note_header(struct chainstate *cs, struct block_index *e);
 
 /* chainstate.c */
+/** A block at height + 1 was disconnected: the prune locks above height come down to it
+ *  (Core's DisconnectTip), so that the blocks an index must rewind through stay. */
+void chainstate_prune_locks_moved_back(struct chainstate *cs, int32_t height);
 /** Makes tip the active tip (NULL: empty chain), rewriting the active chain array. */
 void chainstate_set_tip(struct chainstate *cs, struct block_index *tip);
 
@@ -135,6 +146,28 @@ void chainstate_mark_invalid(struct chainstate *cs, struct block_index *bad);
 /* flush.c */
 /** chainstate_flush with the chain lock held for writing. */
 int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode);
+
+/* prune.c */
+#define MIN_BLOCKS_TO_KEEP 288 /* Core's: never prune this close to the tip */
+#define PRUNE_LOCK_BUFFER 10   /* an index keeps this many blocks below its best */
+
+/* The blk/rev files a flush is to delete. */
+struct prune_set {
+    int *files;
+    int n;
+};
+/** Chooses the files to prune (Core's FindFilesToPrune, or FindFilesToPruneManual when
+ *  manual > 0: every file whose blocks are all at or below manual, kept MIN_BLOCKS_TO_KEEP
+ *  below the tip), never the file being written nor above a prune lock. *s is filled (empty
+ *  when there is nothing to prune); free it with prune_set_clear. Chain lock held. */
+void chainstate_prune_find(struct chainstate *cs, int32_t manual, struct prune_set *s);
+/** Prunes the files of s: clears HAVE_DATA and HAVE_UNDO of every entry stored in them
+ *  (marked dirty), empties their infos and queues them for unlinking. Chain lock held for
+ *  writing; the caller writes the block index, then blockstore_unlink_pruned. */
+void chainstate_prune_apply(struct chainstate *cs, const struct prune_set *s);
+void prune_set_clear(struct prune_set *s);
+/* flush.c: Core's debug line for a pruned file pair deleted (a blockstore_unlink_fn). */
+void chainstate_log_unlinked(void *ctx, int n);
 
 /* connect.c */
 /* A block begun and not yet finished (connect.c's). */

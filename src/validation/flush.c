@@ -21,7 +21,87 @@
 /* What a full cache keeps after its flush, in percent of its limit. */
 #define COINS_KEEP_PERCENT 50
 
-int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode)
+/* The dirty file infos and block index entries (and the pruned flag) in one synced batch. */
+static int write_index(struct chainstate *cs)
+{
+    struct kv_batch *b = kv_batch_new();
+    int files[256], nf;
+    while ((nf = blockstore_take_dirty_files(cs->store, files, 256)) > 0) {
+        for (int i = 0; i < nf; i++) {
+            indexdb_put_file(b, files[i], blockstore_file_info(cs->store, files[i]),
+                             blockstore_file_count(cs->store) - 1);
+        }
+    }
+    /* Every record must load with its parent. A header that is merely known is not
+     * written, but once an entry built on it is (a block stored on a header whose own body
+     * failed, a block marked invalid), the headers below it without a record are written
+     * with it (doc/files.md, "Block index"). */
+    for (size_t i = 0; i < cs->ndirty; i++) {
+        for (struct block_index *a = cs->dirty[i]->prev; a && !a->stored && !a->dirty;
+             a = a->prev) {
+            chainstate_mark_dirty(cs, a);
+        }
+    }
+    for (size_t i = 0; i < cs->ndirty; i++) {
+        indexdb_put_entry(b, cs->dirty[i]);
+    }
+    if (cs->have_pruned) {
+        indexdb_put_pruned(b);
+    }
+    int rc = kv_write(cs->index_kv, b, 1);
+    kv_batch_free(b);
+    if (rc) {
+        LOG_ERROR("flush: writing the block index: %s", kv_last_error(cs->index_kv));
+        return rc;
+    }
+    for (size_t i = 0; i < cs->ndirty; i++) {
+        cs->dirty[i]->dirty = 0;
+        cs->dirty[i]->stored = 1;
+    }
+    cs->ndirty = 0;
+    return RC_OK;
+}
+
+/* Pruning's end of a flush, once the coins are in the store at the tip: the entries of the
+ * pruned files lose their data, the block index saying so is written, and only then are the
+ * files deleted (a crash in between leaves files that start-up deletes). */
+void chainstate_log_unlinked(void *ctx, int n)
+{
+    (void)ctx;
+    LOG(LOG_CAT_BLOCKSTORAGE, LOG_LVL_DEBUG, "Prune: UnlinkPrunedFiles deleted blk/rev (%05d)", n);
+}
+
+static int prune_files(struct chainstate *cs, const struct prune_set *ps)
+{
+    chainstate_prune_apply(cs, ps);
+    int rc = write_index(cs);
+    if (rc) {
+        return rc;
+    }
+    blockstore_unlink_pruned(cs->store, chainstate_log_unlinked, NULL);
+    return RC_OK;
+}
+
+/* The files to prune at this flush, if pruning is on and the store grew by a file or chunk
+ * since the last look (or pruneblockchain asked); none while a reindex reads the files. */
+static void find_prunable(struct chainstate *cs, struct prune_set *ps)
+{
+    memset(ps, 0, sizeof(*ps));
+    int32_t manual = atomic_exchange(&cs->manual_prune_height, 0);
+    if (!cs->opt.prune_target || (!blockstore_take_check_for_pruning(cs->store) && manual <= 0)) {
+        return;
+    }
+    int reindexing = 0;
+    if (indexdb_get_reindexing(cs->index_kv, &reindexing) == RC_OK && reindexing) {
+        blockstore_request_check_for_pruning(cs->store); /* look again after it */
+        return;
+    }
+    chainstate_prune_find(cs, manual, ps);
+}
+
+/* A flush; prune: files are to be pruned after it, so the coins must reach the store at the
+ * tip now (not in a background generation). */
+static int flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode, int prune)
 {
     int64_t now = (int64_t)time(NULL); /* real time: flushes ignore setmocktime */
     size_t mem = coins_cache_memory(cs->coins);
@@ -46,7 +126,7 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
      * block waits at most FLUSH_PACE_MS for the write (a store slower to write than the
      * blocks fill the cache is kept pace with, block by block, instead of in one stall of
      * seconds), and only past twice the limit does the next freeze wait for it whole. */
-    int gen = cs->opt.background_flush && mode != FLUSH_ALWAYS;
+    int gen = cs->opt.background_flush && mode != FLUSH_ALWAYS && !prune;
     int full = mem > limit;
     if (gen && full && coins_cache_frozen_memory(cs->coins)) {
         size_t young = mem - coins_cache_frozen_memory(cs->coins);
@@ -65,7 +145,7 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
         }
     }
     int periodic = mode >= FLUSH_PERIODIC && now - cs->last_flush_time >= FLUSH_INTERVAL_SECONDS;
-    if (mode != FLUSH_ALWAYS && !full && !periodic) {
+    if (mode != FLUSH_ALWAYS && !full && !periodic && !prune) {
         return RC_OK;
     }
     uint64_t t0 = time_mono_ns();
@@ -76,38 +156,9 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
         return rc;
     }
     /* 2. The block index. */
-    struct kv_batch *b = kv_batch_new();
-    int files[256], nf;
-    while ((nf = blockstore_take_dirty_files(cs->store, files, 256)) > 0) {
-        for (int i = 0; i < nf; i++) {
-            indexdb_put_file(b, files[i], blockstore_file_info(cs->store, files[i]),
-                             blockstore_file_count(cs->store) - 1);
-        }
-    }
-    /* Every record must load with its parent. A header that is merely known is not
-     * written, but once an entry built on it is (a block stored on a header whose own body
-     * failed, a block marked invalid), the headers below it without a record are written
-     * with it (doc/files.md, "Block index"). */
-    for (size_t i = 0; i < cs->ndirty; i++) {
-        for (struct block_index *a = cs->dirty[i]->prev; a && !a->stored && !a->dirty;
-             a = a->prev) {
-            chainstate_mark_dirty(cs, a);
-        }
-    }
-    for (size_t i = 0; i < cs->ndirty; i++) {
-        indexdb_put_entry(b, cs->dirty[i]);
-    }
-    rc = kv_write(cs->index_kv, b, 1);
-    kv_batch_free(b);
-    if (rc) {
-        LOG_ERROR("flush: writing the block index: %s", kv_last_error(cs->index_kv));
+    if ((rc = write_index(cs))) {
         return rc;
     }
-    for (size_t i = 0; i < cs->ndirty; i++) {
-        cs->dirty[i]->dirty = 0;
-        cs->dirty[i]->stored = 1;
-    }
-    cs->ndirty = 0;
     /* 3. The coins and the best block, atomically. A flush that must be on disk when this
      * returns (shutdown, RPC: a scan of the store follows) first waits for the frozen
      * generation's write (coins_cache_sync does). */
@@ -152,6 +203,26 @@ int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mo
     cs->counters.flushes++;
     cs->counters.flush_ns += time_mono_ns() - t0;
     return RC_OK;
+}
+
+int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode)
+{
+    /* Files to prune make this a full flush (Core's fFlushForPrune): the coins reach the
+     * store at the tip before any block below it is deleted. */
+    struct prune_set ps;
+    find_prunable(cs, &ps);
+    int rc = flush_locked(cs, mode, ps.n > 0);
+    if (rc == RC_OK && ps.n > 0) {
+        rc = prune_files(cs, &ps);
+    }
+    prune_set_clear(&ps);
+    return rc;
+}
+
+int chainstate_prune_manual(struct chainstate *cs, int32_t height)
+{
+    atomic_store(&cs->manual_prune_height, height > 0 ? height : 0);
+    return chainstate_flush(cs, FLUSH_IF_NEEDED);
 }
 
 int chainstate_flush(struct chainstate *cs, enum chainstate_flush_mode mode)

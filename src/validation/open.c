@@ -85,10 +85,11 @@ static void index_derive(struct chainstate *cs)
         if (e->prev && block_index_failed(e->prev) && !block_index_failed(e)) {
             e->status |= BLOCK_FAILED_CHILD;
         }
-        if (e->status & BLOCK_HAVE_DATA) {
+        /* A pruned block keeps its transaction count, and so its chain total (Core). */
+        if (e->tx_count > 0) {
             if (!e->prev || e->prev->chain_tx) {
                 e->chain_tx = (e->prev ? e->prev->chain_tx : 0) + e->tx_count;
-            } else if (e->prev) {
+            } else if (e->prev && (e->status & BLOCK_HAVE_DATA)) {
                 candidates_add_unlinked(&cs->cand, e);
             }
         }
@@ -97,7 +98,7 @@ static void index_derive(struct chainstate *cs)
     struct block_index *tip = chainstate_tip(cs);
     for (size_t i = 0; i < c.n; i++) {
         struct block_index *e = c.v[i];
-        if (e->chain_tx && !block_index_failed(e) &&
+        if (e->chain_tx && (e->status & BLOCK_HAVE_DATA) && !block_index_failed(e) &&
             (!tip || u256_cmp(&e->chain_work, &tip->chain_work) >= 0)) {
             candidates_add(&cs->cand, e);
         }
@@ -130,6 +131,7 @@ static void init_state(struct chainstate *cs, const struct chainstate_options *o
     cs->next_sequence = 1;
     cs->last_flush_time = (int64_t)time(NULL);
 
+    pthread_mutex_init(&cs->prune_lock_mu, NULL);
     cs->checkq = checkqueue_new(checkqueue_workers_for_par(opt->par, checkqueue_ncores()));
     if (opt->sigcache_bytes) {
         cs->sigcache = sigcache_new(opt->sigcache_bytes, NULL);
@@ -202,6 +204,14 @@ static int open_stores(struct chainstate *cs, const struct chainstate_options *o
         snprintf(err, err_len, "block file records do not load (%s): restart with -reindex",
                  rc_str(rc));
         return rc;
+    }
+    if (opt->reindex && opt->prune_target) {
+        LOG_INFO("Removing unusable blk?????.dat and rev?????.dat files for -reindex with -prune");
+        if ((rc = blockstore_cleanup_for_reindex(cs->blocks_dir))) {
+            snprintf(err, err_len, "cannot clean up %s for -reindex", cs->blocks_dir);
+            free(infos);
+            return rc;
+        }
     }
     if (opt->reindex) { /* every file is read again */
         free(infos);
@@ -292,6 +302,38 @@ static int open_txindex(struct chainstate *cs, const struct chainstate_options *
     return RC_OK;
 }
 
+/* Pruning at start-up: a datadir that has pruned runs pruned (Core's check), files whose
+ * pruning a crash cut short before their deletion are deleted, and the first flush looks
+ * at the target (Core prunes at start-up too). */
+static int open_pruning(struct chainstate *cs, char *err, size_t err_len)
+{
+    int rc = indexdb_get_pruned(cs->index_kv, &cs->have_pruned);
+    if (rc) {
+        snprintf(err, err_len, "cannot read the block index: %s", kv_last_error(cs->index_kv));
+        return rc;
+    }
+    if (cs->have_pruned) {
+        LOG_INFO("Loading block index db: Block files have previously been pruned");
+    }
+    if (cs->have_pruned && !cs->opt.prune_target) {
+        snprintf(err, err_len,
+                 "You need to rebuild the database using -reindex to go back to unpruned "
+                 "mode.  This will redownload the entire blockchain.\nPlease restart with "
+                 "-reindex or -reindex-chainstate to recover.");
+        return RC_INVALID;
+    }
+    if (cs->opt.fast_prune) {
+        blockstore_set_fast_prune(cs->store);
+    }
+    if (cs->opt.prune_target) {
+        if (cs->have_pruned && !cs->opt.reindex) {
+            (void)blockstore_unlink_already_pruned(cs->store, chainstate_log_unlinked, NULL);
+        }
+        blockstore_request_check_for_pruning(cs->store);
+    }
+    return RC_OK;
+}
+
 int chainstate_open(struct chainstate **out, const struct chainstate_options *opt, char *err,
                     size_t err_len)
 {
@@ -302,6 +344,9 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
         goto fail;
     }
     index_derive(cs);
+    if ((rc = open_pruning(cs, err, err_len))) {
+        goto fail;
+    }
     if (opt->txindex && (rc = open_txindex(cs, opt, err, err_len))) {
         goto fail;
     }
@@ -435,6 +480,7 @@ int chainstate_close(struct chainstate *cs)
     candidates_clear(&cs->cand);
     free(cs->dirty);
     pthread_rwlock_destroy(&cs->lock);
+    pthread_mutex_destroy(&cs->prune_lock_mu);
     free(cs);
     return rc;
 }

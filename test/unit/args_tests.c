@@ -123,8 +123,8 @@ static void test_validate(void)
 {
     expect_validate((const char *[]){"-rpcport=abc", NULL},
                     "Invalid value for -rpcport: 'abc' (expected an integer)");
-    expect_validate((const char *[]){"-prune=550", NULL},
-                    "-prune: not implemented yet (only -prune=0 is accepted)");
+    expect_validate((const char *[]){"-coinstatsindex=1", NULL},
+                    "-coinstatsindex: not implemented yet (only -coinstatsindex=0 is accepted)");
     expect_validate((const char *[]){"-dbcache=x", NULL},
                     "Invalid value for -dbcache: 'x' (expected an integer)");
     expect_validate((const char *[]){"-daemon=yes", NULL},

@@ -302,6 +302,131 @@ static void test_file_info_encoding(void)
     buf_clear(&s);
 }
 
+static int file_exists(int n, int undo)
+{
+    char path[4300];
+    snprintf(path, sizeof(path), "%s/%s%05d.dat", dir, undo ? "rev" : "blk", n);
+    return access(path, F_OK) == 0;
+}
+
+static void count_unlinked(void *ctx, int n)
+{
+    (void)n;
+    (*(int *)ctx)++;
+}
+
+/* Pruning (Core's PruneOneBlockFile and UnlinkPrunedFiles): -fastprune's 64 KiB files, a
+ * pruned file's info emptied and its blocks unreadable without the file coming back, the
+ * usage going down by what it held, the file being written never pruned, the files deleted
+ * only when asked, and start-up's clean-up of files whose pruning was cut short. */
+static void test_prune_files(void)
+{
+    struct blockstore *bs = NULL;
+    char err[512];
+    struct buf b;
+    buf_init(&b);
+    CHECK_EQ_INT(blockstore_open(&bs, dir, MAGIC, NULL, 0, err, sizeof(err)), RC_OK);
+    blockstore_set_fast_prune(bs);
+    uint8_t undo[100] = {1, 2, 3}, prev[32] = {0};
+    for (int i = 0; i < nrecs; i++) {
+        uint32_t upos;
+        CHECK_EQ_INT(blockstore_append_block(bs, recs[i].data, recs[i].len, (uint32_t)i,
+                                             1000 + (uint64_t)i, &recs[i].file, &recs[i].pos),
+                     RC_OK);
+        CHECK_EQ_INT(blockstore_append_undo(bs, recs[i].file, prev, undo, sizeof(undo), &upos),
+                     RC_OK);
+    }
+    CHECK_EQ_INT(blockstore_sync(bs), RC_OK);
+    int nf = blockstore_file_count(bs);
+    CHECK(nf > 20);
+    for (int f = 0; f < nf; f++) {
+        CHECK(blockstore_file_info(bs, f)->size < BLOCKSTORE_FAST_PRUNE_FILE_SIZE);
+    }
+    /* A finished rev file gave back its preallocated tail at the sync. */
+    struct stat st;
+    char path[4300];
+    snprintf(path, sizeof(path), "%s/rev00000.dat", dir);
+    CHECK_EQ_INT(stat(path, &st), 0);
+    CHECK_EQ_INT((int64_t)st.st_size, (int64_t)blockstore_file_info(bs, 0)->undo_size);
+    uint64_t usage = blockstore_usage(bs);
+    const struct blockfile_info *i0 = blockstore_file_info(bs, 0);
+    uint64_t held = (uint64_t)i0->size + i0->undo_size;
+    CHECK(blockstore_take_check_for_pruning(bs));
+    CHECK(!blockstore_take_check_for_pruning(bs));
+
+    int dirty[256];
+    (void)blockstore_take_dirty_files(bs, dirty, 256);
+    blockstore_prune_file(bs, 0);
+    blockstore_prune_file(bs, 1);
+    blockstore_prune_file(bs, nf - 1); /* the file being written: refused */
+    CHECK_EQ_INT(blockstore_take_dirty_files(bs, dirty, 256), 2);
+    CHECK_EQ_INT(blockstore_file_info(bs, 0)->size, 0);
+    CHECK_EQ_INT(blockstore_file_info(bs, 0)->blocks, 0);
+    CHECK(blockstore_file_info(bs, nf - 1)->size > 0);
+    CHECK(blockstore_usage(bs) < usage - held);
+    /* Not deleted yet: the caller writes the block index first. */
+    CHECK(file_exists(0, 0) && file_exists(0, 1));
+    int logged = 0;
+    CHECK_EQ_INT(blockstore_unlink_pruned(bs, count_unlinked, &logged), 2);
+    CHECK_EQ_INT(logged, 2);
+    CHECK(!file_exists(0, 0) && !file_exists(0, 1) && !file_exists(1, 0));
+    CHECK(file_exists(2, 0));
+    /* A read of a pruned block fails and does not create the file again. */
+    CHECK(blockstore_read_block(bs, recs[0].file, recs[0].pos, &b) != RC_OK);
+    CHECK(!file_exists(0, 0));
+    CHECK_EQ_INT(blockstore_read_block(bs, recs[nrecs - 1].file, recs[nrecs - 1].pos, &b), RC_OK);
+    CHECK_EQ_INT(blockstore_unlink_pruned(bs, NULL, NULL), 0); /* the queue is empty */
+
+    /* Cut short: file 2's info is empty in the index but the files are still there. */
+    struct blockfile_info infos[256];
+    CHECK(nf <= 256);
+    for (int f = 0; f < nf; f++) {
+        infos[f] = *blockstore_file_info(bs, f);
+    }
+    memset(&infos[2], 0, sizeof(infos[2]));
+    blockstore_close(bs);
+    CHECK_EQ_INT(blockstore_open(&bs, dir, MAGIC, infos, nf, err, sizeof(err)), RC_OK);
+    logged = 0;
+    CHECK_EQ_INT(blockstore_unlink_already_pruned(bs, count_unlinked, &logged), 1);
+    CHECK_EQ_INT(logged, 1);
+    CHECK(!file_exists(2, 0) && !file_exists(2, 1) && file_exists(3, 0));
+    CHECK_EQ_INT(blockstore_unlink_already_pruned(bs, NULL, NULL), 0);
+    blockstore_close(bs);
+
+    /* -reindex of a pruned node: no rev files, and no blk file after the first gap (here
+     * every one: blk00000.dat is gone). */
+    CHECK_EQ_INT(blockstore_cleanup_for_reindex(dir), RC_OK);
+    for (int f = 0; f < nf; f++) {
+        CHECK(!file_exists(f, 0) && !file_exists(f, 1));
+    }
+    buf_clear(&b);
+}
+
+/* The reindex clean-up keeps blk files contiguous from 0. */
+static void test_cleanup_for_reindex(void)
+{
+    CHECK_EQ_INT(mkdir(dir, 0700), 0);
+    const char *names[] = {"blk00000.dat", "blk00001.dat", "blk00003.dat", "rev00000.dat",
+                           "rev00003.dat", "other.dat", "blk0000x.dat"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        char path[4300];
+        snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f) {
+            fclose(f);
+        }
+    }
+    CHECK_EQ_INT(blockstore_cleanup_for_reindex(dir), RC_OK);
+    CHECK(file_exists(0, 0) && file_exists(1, 0) && !file_exists(3, 0));
+    CHECK(!file_exists(0, 1) && !file_exists(3, 1));
+    char path[4300];
+    snprintf(path, sizeof(path), "%s/other.dat", dir);
+    CHECK_EQ_INT(access(path, F_OK), 0);
+    snprintf(path, sizeof(path), "%s/blk0000x.dat", dir);
+    CHECK_EQ_INT(access(path, F_OK), 0);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof(dir), "/tmp/bitnode-blockstore-test-%d", (int)getpid());
@@ -314,6 +439,11 @@ int main(void)
     TEST(test_faults_lose_nothing);
     rm_dir();
     TEST(test_file_info_encoding);
+    rm_dir();
+    TEST(test_prune_files);
+    rm_dir();
+    TEST(test_cleanup_for_reindex);
+    rm_dir();
     free(chain);
     return test_done();
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mempool/fees.h"
@@ -186,6 +187,15 @@ static void init_error(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "Error: %s\n", msg);
     LOG_ERROR("%s", msg);
+}
+
+/* Core's answer to a chainstate that fails to load (ChainstateLoadStatus::FAILURE, without
+ * -reindex): the message, then what to do, on stderr without the "Error: " caption (its
+ * noui question), and in the log. */
+static void load_failure(const char *msg)
+{
+    fprintf(stderr, "%s.\nPlease restart with -reindex or -reindex-chainstate to recover.\n", msg);
+    LOG_ERROR("%s. Please restart with -reindex or -reindex-chainstate to recover.", msg);
 }
 
 static void on_terminate(int sig)
@@ -659,12 +669,27 @@ static int open_chainstate(struct node *n)
         LOG_INFO("Prune configured to target %llu MiB on disk for block and undo files.",
                  (unsigned long long)(n->co.prune_target >> 20));
     }
-    if (chainstate_open(&n->ctx.cs, &n->co, err, sizeof(err)) != RC_OK) {
+    int rc = chainstate_open(&n->ctx.cs, &n->co, err, sizeof(err));
+    if (rc == RC_INVALID) {
+        load_failure(err);
+        return rc;
+    }
+    if (rc != RC_OK) {
         init_error("%s", err);
         return RC_IO;
     }
     chainstate_set_interrupt(n->ctx.cs, import_interrupted); /* stop connecting on shutdown */
-    chainstate_set_mocktime(n->ctx.cs, args_get_int(n->args, "mocktime", 0)); /* -mocktime */
+    int64_t mock = args_get_int(n->args, "mocktime", 0);
+    chainstate_set_mocktime(n->ctx.cs, mock); /* -mocktime */
+    struct block_index *t = chainstate_tip(n->ctx.cs);
+    if (t && (int64_t)t->header.time > (mock ? mock : (int64_t)time(NULL)) + 2 * 60 * 60) {
+        /* Core's VerifyLoadedChainstate: a tip more than MAX_FUTURE_BLOCK_TIME ahead. */
+        load_failure("The block database contains a block which appears to be from the future. "
+                     "This may be due to your computer's date and time being set incorrectly. "
+                     "Only rebuild the block database if you are sure that your computer's date "
+                     "and time are correct");
+        return RC_INVALID;
+    }
     int was = 0;
     chainstate_is_reindexing(n->ctx.cs, &was);
     n->reindexing = n->co.reindex || was;

@@ -78,7 +78,9 @@ struct chainstate_options {
 struct chainstate;
 
 /** Opens (creating when new) the stores under opt->datadir and loads the block index.
- *  Returns 0, or a negative RC_* with a message in err naming the file and what to do. */
+ *  Returns 0, or a negative RC_* with a message in err naming the file and what to do;
+ *  RC_INVALID is Core's ChainstateLoadStatus::FAILURE (a datadir that only a -reindex
+ *  mends: its message has no final full stop). */
 int chainstate_open(struct chainstate **out, const struct chainstate_options *opt, char *err,
                     size_t err_len);
 /** Flushes everything and closes. Returns 0 or the first error (the stores stay consistent

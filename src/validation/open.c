@@ -318,8 +318,7 @@ static int open_pruning(struct chainstate *cs, char *err, size_t err_len)
     if (cs->have_pruned && !cs->opt.prune_target) {
         snprintf(err, err_len,
                  "You need to rebuild the database using -reindex to go back to unpruned "
-                 "mode.  This will redownload the entire blockchain.\nPlease restart with "
-                 "-reindex or -reindex-chainstate to recover.");
+                 "mode.  This will redownload the entire blockchain");
         return RC_INVALID;
     }
     if (cs->opt.fast_prune) {

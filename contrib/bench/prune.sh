@@ -10,8 +10,8 @@
 #    once the tip is connected), without pruning and with -prune=550, alternated, N rounds
 #    (default 2), under /usr/bin/time, and prints one Markdown row per run: wall, user and
 #    sys seconds, the longest gap between two connected blocks and the flushes (the node's
-#    shutdown log), the peak size of blocks/ (sampled every 0.1 s: what du counts) and its
-#    size at the end, and the blk/rev pairs deleted.
+#    shutdown log), the peak size of the blk/rev files in blocks/ (sampled every 0.1 s: what
+#    du counts) and their size at the end, and the blk/rev pairs deleted.
 set -euo pipefail
 
 usage() {
@@ -46,9 +46,10 @@ print(big_chain(sys.argv[1], 1000, 1100, 640000), file=sys.stderr)
 EOF
 fi
 
-# du's count of a directory: the larger of each file's size and its allocated blocks.
+# du's count of the blk/rev files of a directory (what the target covers; not the block
+# index store): the larger of each file's size and its allocated blocks.
 du_bytes() {
-    find "$1" -type f -printf '%s %b\n' 2>/dev/null |
+    find "$1" -maxdepth 1 -type f \( -name 'blk*.dat' -o -name 'rev*.dat' \) -printf '%s %b\n' 2>/dev/null |
         awk '{a = $1; b = $2 * 512; t += (a > b ? a : b)} END {print t + 0}'
 }
 
@@ -91,7 +92,7 @@ run() { # $1: label, $2...: extra args
         "$(echo "$end / 1048576" | bc -l)" "$deleted"
 }
 
-echo "| run | wall s | user s | sys s | longest gap ms | flushes | peak blocks/ MiB | end blocks/ MiB | pairs deleted |"
+echo "| run | wall s | user s | sys s | longest gap ms | flushes | peak blk/rev MiB | end blk/rev MiB | pairs deleted |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for r in $(seq 1 "$ROUNDS"); do
     run "unpruned ($r)"

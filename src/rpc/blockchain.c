@@ -248,6 +248,63 @@ static int by_height_desc(const void *a, const void *b)
     return memcmp(x->hash, y->hash, 32);
 }
 
+/* getchaintxstats: Core's window of nblocks (default a month of blocks) ending at a block
+ * of the active chain, its median-time interval and transaction rate. */
+static json_t *rpc_getchaintxstats(struct rpc_request *req)
+{
+    struct chainstate *cs = req->ctx->node->cs;
+    int64_t count = 30 * 24 * 60 * 60 / chainstate_params(cs)->pow_target_spacing;
+    uint8_t hash[32];
+    int have_hash = rpc_param(req, 1) && !json_is_null(rpc_param(req, 1));
+    int have_count = rpc_param(req, 0) && !json_is_null(rpc_param(req, 0));
+    int64_t n = 0;
+    if ((have_hash && rpc_value_hash(req, rpc_param(req, 1), "blockhash", hash) != 0) ||
+        (have_count && rpc_value_int(req, rpc_param(req, 0), INT32_MIN, INT32_MAX, &n) != 0)) {
+        return NULL;
+    }
+    json_t *r = NULL;
+    chainstate_read_lock(cs);
+    struct block_index *e = have_hash ? block_tree_find(chainstate_tree(cs), hash)
+                                      : chainstate_tip(cs);
+    if (!e) {
+        rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
+    } else if (have_hash && !chainstate_contains(cs, e)) {
+        rpc_error(req, RPC_INVALID_PARAMETER, "Block is not in main chain");
+    } else if (have_count && (n < 0 || (n > 0 && n >= e->height))) {
+        rpc_error(req, RPC_INVALID_PARAMETER,
+                  "Invalid block count: should be between 0 and the block's height - 1");
+    } else {
+        if (have_count) {
+            count = n;
+        } else {
+            count = count < e->height - 1 ? count : e->height - 1;
+            count = count > 0 ? count : 0;
+        }
+        struct block_index *past = block_index_ancestor(e, e->height - (int32_t)count);
+        int64_t diff = block_index_median_time_past(e) - block_index_median_time_past(past);
+        r = json_object();
+        json_object_set_new(r, "time", json_integer(e->header.time));
+        if (e->chain_tx) {
+            json_object_set_new(r, "txcount", json_integer((json_int_t)e->chain_tx));
+        }
+        json_object_set_new(r, "window_final_block_hash", rpc_hash_json(e->hash));
+        json_object_set_new(r, "window_final_block_height", json_integer(e->height));
+        json_object_set_new(r, "window_block_count", json_integer(count));
+        if (count > 0) {
+            json_object_set_new(r, "window_interval", json_integer(diff));
+            if (e->chain_tx && past->chain_tx) {
+                uint64_t wtx = e->chain_tx - past->chain_tx;
+                json_object_set_new(r, "window_tx_count", json_integer((json_int_t)wtx));
+                if (diff > 0) {
+                    json_object_set_new(r, "txrate", json_real((double)wtx / (double)diff));
+                }
+            }
+        }
+    }
+    chainstate_read_unlock(cs);
+    return r;
+}
+
 static json_t *rpc_getchaintips(struct rpc_request *req)
 {
     struct chainstate *cs = req->ctx->node->cs;
@@ -885,6 +942,63 @@ static const struct rpc_method methods[] = {
                .description = "the block assumed valid (only present with -assumevalid)",
                .elision = RPC_ELIDE_SKIP})}),
      .examples = RPC_EXAMPLES("getblockchaininfo", "", "")},
+    {.category = "blockchain",
+     .name = "getchaintxstats",
+     .handler = rpc_getchaintxstats,
+     .description = "Compute statistics about the total number and rate of transactions in the "
+                    "chain.\n",
+     .args = RPC_LIST(struct rpc_arg,
+                      {.names = "nblocks",
+                       .type = RPC_ARG_NUM,
+                       .fallback = RPC_ARG_DEFAULT_HINT,
+                       .default_value = "one month",
+                       .description = "Size of the window in number of blocks"},
+                      {.names = "blockhash",
+                       .type = RPC_ARG_STR_HEX,
+                       .fallback = RPC_ARG_DEFAULT_HINT,
+                       .default_value = "chain tip",
+                       .description = "The hash of the block that ends the window."}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(
+              struct rpc_result,
+              {.type = RPC_RES_NUM_TIME,
+               .key = "time",
+               .description = "The timestamp for the final block in the window, expressed in "
+                              "UNIX epoch time"},
+              {.type = RPC_RES_NUM,
+               .key = "txcount",
+               .optional = true,
+               .description = "The total number of transactions in the chain up to that point, "
+                              "if known. It may be unknown when using assumeutxo."},
+              {.type = RPC_RES_STR_HEX,
+               .key = "window_final_block_hash",
+               .description = "The hash of the final block in the window"},
+              {.type = RPC_RES_NUM,
+               .key = "window_final_block_height",
+               .description = "The height of the final block in the window."},
+              {.type = RPC_RES_NUM,
+               .key = "window_block_count",
+               .description = "Size of the window in number of blocks"},
+              {.type = RPC_RES_NUM,
+               .key = "window_interval",
+               .optional = true,
+               .description = "The elapsed time in the window in seconds. Only returned if "
+                              "\"window_block_count\" is > 0"},
+              {.type = RPC_RES_NUM,
+               .key = "window_tx_count",
+               .optional = true,
+               .description = "The number of transactions in the window. Only returned if "
+                              "\"window_block_count\" is > 0 and if txcount exists for the "
+                              "start and end of the window."},
+              {.type = RPC_RES_NUM,
+               .key = "txrate",
+               .optional = true,
+               .description = "The average rate of transactions per second in the window. Only "
+                              "returned if \"window_interval\" is > 0 and if window_tx_count "
+                              "exists."})}),
+     .examples = RPC_EXAMPLES("getchaintxstats", "", "2016")},
     {.category = "blockchain",
      .name = "getchaintips",
      .handler = rpc_getchaintips,

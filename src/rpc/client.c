@@ -40,6 +40,7 @@ static const struct convert_param convert_table[] = {
     {"waitforblockheight", 0, "height", false},
     {"waitforblockheight", 1, "timeout", false},
     {"pruneblockchain", 0, "height", false},
+    {"getchaintxstats", 0, "nblocks", false},
     {"getblockstats", 0, "hash_or_height", true},
     {"getblockstats", 1, "stats", false},
     {"dumptxoutset", 2, "options", false},

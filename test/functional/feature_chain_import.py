@@ -3,7 +3,7 @@
 reaches Core's tip, and the RPC answers equal Core's saved answers: getblockchaininfo,
 gettxoutsetinfo (hash_serialized_3 and muhash, txouts, amounts), getblockhash every 100
 blocks, getblock <hash> 2 for every sample block and getrawtransaction <txid> true <block>
-for every sample transaction, field for field. Then stop and restart (same state),
+for every sample transaction, field for field, getchaintxstats. Then stop and restart (same state),
 -reindex-chainstate and -reindex (same UTXO hashes), and the reorg data set: arrival order
 and shuffled, with Core's getchaintips."""
 
@@ -66,6 +66,18 @@ class ChainImportTest(BitnodeTestFramework):
         for h, want in exp["getblockhash_every_100"].items():
             assert_equal(node.rpc("getblockhash", int(h)), want)
         assert_raises_rpc_error(-8, "Block height out of range", node.rpc, "getblockhash", 1301)
+        self.log("getchaintxstats equals Core's at the tip; its window and errors as Core's")
+        assert_equal(node.rpc("getchaintxstats"), exp["getchaintxstats_tip"])
+        h700 = node.rpc("getblockhash", 700)
+        one = node.rpc("getchaintxstats", 1, h700)
+        assert_equal((one["window_final_block_height"], one["window_block_count"]), (700, 1))
+        assert_equal(one["window_tx_count"], node.rpc("getblock", h700)["nTx"])
+        zero = node.rpc("getchaintxstats", 0)
+        assert_true("window_interval" not in zero and "txrate" not in zero, "an empty window")
+        assert_raises_rpc_error(-8, "Invalid block count: should be between 0 and the block's "
+                                "height - 1", node.rpc, "getchaintxstats", 1300)
+        assert_raises_rpc_error(-8, "Invalid block count", node.rpc, "getchaintxstats", -1)
+        assert_raises_rpc_error(-5, "Block not found", node.rpc, "getchaintxstats", 1, "00" * 32)
 
         self.log("getblock <hash> 2 and getblockheader equal Core's for every sample block")
         files = sorted(glob.glob(os.path.join(SMALL, "blocks", "getblock_*.json")))

@@ -16,19 +16,29 @@
 #include "util/rc.h"
 #include "validation/chainstate.h"
 
+struct blockfilter_index *rpc_blockfilter_index(struct rpc_request *req, const char *type)
+{
+    if (!type || strcmp(type, "basic") != 0) {
+        rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Unknown filtertype");
+        return NULL;
+    }
+    if (!req->ctx->node->blockfilters) {
+        rpc_error(req, RPC_MISC_ERROR, "Index is not enabled for filtertype %s", type);
+        return NULL;
+    }
+    return req->ctx->node->blockfilters;
+}
+
 static json_t *rpc_getblockfilter(struct rpc_request *req)
 {
     uint8_t hash[32];
     if (rpc_value_hash(req, rpc_param(req, 0), "blockhash", hash) != 0) {
         return NULL;
     }
-    const char *type = json_string_value(rpc_param(req, 1));
-    if (strcmp(type, "basic") != 0) {
-        return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Unknown filtertype");
-    }
-    struct blockfilter_index *bfi = req->ctx->node->blockfilters;
+    struct blockfilter_index *bfi =
+        rpc_blockfilter_index(req, json_string_value(rpc_param(req, 1)));
     if (!bfi) {
-        return rpc_error(req, RPC_MISC_ERROR, "Index is not enabled for filtertype %s", type);
+        return NULL;
     }
     struct chainstate *cs = req->ctx->node->cs;
     chainstate_read_lock(cs);

@@ -10,6 +10,7 @@
 #include "coins/coin.h"
 #include "coins/undo.h"
 #include "index/blockfilter.h"
+#include "rpc/blockfilter.h"
 #include "index/blockfilterindex.h"
 #include "rpc/blockchain.h"
 #include "rpc/context.h"
@@ -419,12 +420,8 @@ static json_t *scanblocks_start(struct rpc_request *req)
         return rpc_error(req, RPC_MISC_ERROR,
                          "scanobjects argument is required for the start action");
     }
-    const char *type = json_string_value(rpc_param(req, 4));
-    if (strcmp(type, "basic") != 0) {
-        return rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY, "Unknown filtertype");
-    }
-    if (!req->ctx->node->blockfilters) {
-        return rpc_error(req, RPC_MISC_ERROR, "Index is not enabled for filtertype %s", type);
+    if (!rpc_blockfilter_index(req, json_string_value(rpc_param(req, 4)))) {
+        return NULL;
     }
     json_t *options = rpc_param(req, 5);
     struct block_scan sc = {.false_positives_out =

@@ -110,6 +110,20 @@ def ser_compact_size(n):
     return b"\xff" + struct.pack("<Q", n)
 
 
+def read_compact_size(b, pos):
+    """Reads a CompactSize at b[pos]: (value, position after it)."""
+    c = b[pos]
+    if c < 253:
+        return c, pos + 1
+    size = {253: 2, 254: 4, 255: 8}[c]
+    return int.from_bytes(b[pos + 1:pos + 1 + size], "little"), pos + 1 + size
+
+
+def hash_from_hex(hex_hash):
+    """A hash in display order (RPC's hex) as its 32 internal bytes."""
+    return bytes.fromhex(hex_hash)[::-1]
+
+
 def ser_string(b):
     return ser_compact_size(len(b)) + b
 

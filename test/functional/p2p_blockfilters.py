@@ -11,10 +11,10 @@ A node with -blockfilterindex -peerblockfilters imports regtest-small:
 - as Core, a peer is disconnected for an unknown filter type, an unknown stop block, a start
   above the stop, or more blocks than a message may carry (1000 filters, 2000 headers).
 """
-import hashlib
 import os
 import struct
 
+from blocktools import hash_from_hex, read_compact_size, sha256d
 from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
 from p2p import P2PConnection
 
@@ -23,26 +23,10 @@ TIPAGE = "-maxtipage=2000000000"
 NODE_COMPACT_FILTERS = 1 << 6
 
 
-def dsha(b):
-    return hashlib.sha256(hashlib.sha256(b).digest()).digest()
-
-
-def h32(hex_hash):
-    return bytes.fromhex(hex_hash)[::-1]
-
-
-def read_compact(b, pos):
-    c = b[pos]
-    if c < 253:
-        return c, pos + 1
-    size = {253: 2, 254: 4, 255: 8}[c]
-    return int.from_bytes(b[pos + 1:pos + 1 + size], "little"), pos + 1 + size
-
-
 def request(kind, start, stop_hex, filter_type=0):
     if kind == "getcfcheckpt":
-        return bytes([filter_type]) + h32(stop_hex)
-    return bytes([filter_type]) + struct.pack("<I", start) + h32(stop_hex)
+        return bytes([filter_type]) + hash_from_hex(stop_hex)
+    return bytes([filter_type]) + struct.pack("<I", start) + hash_from_hex(stop_hex)
 
 
 class P2PBlockFiltersTest(BitnodeTestFramework):
@@ -77,8 +61,8 @@ class P2PBlockFiltersTest(BitnodeTestFramework):
         for i, m in enumerate(got):
             p = m.payload
             assert_equal(p[0], 0)
-            assert_equal(p[1:33], h32(hashes[100 + i]))
-            n, pos = read_compact(p, 33)
+            assert_equal(p[1:33], hash_from_hex(hashes[100 + i]))
+            n, pos = read_compact_size(p, 33)
             assert_equal(p[pos:pos + n].hex(), rpc_filters[100 + i]["filter"])
             assert_equal(pos + n, len(p))
 
@@ -86,24 +70,24 @@ class P2PBlockFiltersTest(BitnodeTestFramework):
         conn.send("getcfheaders", request("getcfheaders", 1, hashes[1300]))
         p = conn.wait_for("cfheaders").payload
         assert_equal(p[0], 0)
-        assert_equal(p[1:33], h32(hashes[1300]))
+        assert_equal(p[1:33], hash_from_hex(hashes[1300]))
         prev = p[33:65]
-        assert_equal(prev, h32(rpc_filters[0]["header"]))
-        n, pos = read_compact(p, 65)
+        assert_equal(prev, hash_from_hex(rpc_filters[0]["header"]))
+        n, pos = read_compact_size(p, 65)
         assert_equal(n, 1300)
         for i in range(n):
             fh = p[pos + 32 * i:pos + 32 * (i + 1)]
-            assert_equal(fh, dsha(bytes.fromhex(rpc_filters[1 + i]["filter"])))
-            prev = dsha(fh + prev)
-            assert_equal(prev, h32(rpc_filters[1 + i]["header"]))
+            assert_equal(fh, sha256d(bytes.fromhex(rpc_filters[1 + i]["filter"])))
+            prev = sha256d(fh + prev)
+            assert_equal(prev, hash_from_hex(rpc_filters[1 + i]["header"]))
 
         self.log("cfcheckpt: every 1000th header")
         conn.send("getcfcheckpt", request("getcfcheckpt", 0, hashes[1300]))
         p = conn.wait_for("cfcheckpt").payload
-        assert_equal(p[1:33], h32(hashes[1300]))
-        n, pos = read_compact(p, 33)
+        assert_equal(p[1:33], hash_from_hex(hashes[1300]))
+        n, pos = read_compact_size(p, 33)
         assert_equal(n, 1)
-        assert_equal(p[pos:pos + 32], h32(rpc_filters[1000]["header"]))
+        assert_equal(p[pos:pos + 32], hash_from_hex(rpc_filters[1000]["header"]))
         conn.send("getcfcheckpt", request("getcfcheckpt", 0, hashes[999]))
         assert_equal(conn.wait_for("cfcheckpt").payload[33], 0)
         conn.sync_with_ping()

@@ -23,6 +23,7 @@ import json
 import os
 import struct
 
+from blocktools import read_compact_size
 from framework import (BitnodeTestFramework, assert_equal, assert_raises_rpc_error,
                        assert_true, wait_until)
 
@@ -44,15 +45,6 @@ def read_varint(b, pos):
             n += 1
         else:
             return n, pos
-
-
-def read_compact(b, pos):
-    c = b[pos]
-    if c < 253:
-        return c, pos + 1
-    size = {253: 2, 254: 4, 255: 8}[c]
-    return int.from_bytes(b[pos + 1:pos + 1 + size], "little"), pos + 1 + size
-
 
 def decompress_amount(x):
     """Core's DecompressAmount."""
@@ -88,10 +80,10 @@ def decode_snapshot(b):
     pos, coins, total, groups = 51, 0, 0, 0
     while pos < len(b):
         pos += 32
-        n, pos = read_compact(b, pos)
+        n, pos = read_compact_size(b, pos)
         groups += 1
         for _ in range(n):
-            _, pos = read_compact(b, pos)   # output index
+            _, pos = read_compact_size(b, pos)   # output index
             _, pos = read_varint(b, pos)    # height * 2 + coinbase
             amount, pos = read_varint(b, pos)
             total += decompress_amount(amount)

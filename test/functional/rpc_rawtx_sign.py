@@ -32,7 +32,7 @@ import struct
 
 from blocktools import (REGTEST_GENESIS, REGTEST_GENESIS_TIME, ChainBuilder, Key, OutPoint,
                         Tx, TxIn, TxOut, ecdsa_sign, hash160, p2pkh_script, p2wsh_script,
-                        push_data, ser_string, sighash_bip143, xonly)
+                        push_data, read_compact_size, ser_string, sighash_bip143, xonly)
 from framework import BitnodeTestFramework, assert_equal, assert_raises_rpc_error, assert_true
 
 B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
@@ -385,28 +385,19 @@ class RawTx:
     def wtxid(self):
         return hashlib.sha256(hashlib.sha256(self.raw).digest()).digest()
 
-
-def read_compact(b, i):
-    c = b[i]
-    if c < 253:
-        return c, i + 1
-    n = {253: 2, 254: 4, 255: 8}[c]
-    return int.from_bytes(b[i + 1:i + 1 + n], "little"), i + 1 + n
-
-
 def strip_witness(raw):
     """The legacy serialization of a BIP144 transaction."""
     i = 6
     start = i
-    nin, i = read_compact(raw, i)
+    nin, i = read_compact_size(raw, i)
     for _ in range(nin):
         i += 36
-        ln, i = read_compact(raw, i)
+        ln, i = read_compact_size(raw, i)
         i += ln + 4
-    nout, i = read_compact(raw, i)
+    nout, i = read_compact_size(raw, i)
     for _ in range(nout):
         i += 8
-        ln, i = read_compact(raw, i)
+        ln, i = read_compact_size(raw, i)
         i += ln
     return raw[:4] + raw[start:i] + raw[-4:]
 

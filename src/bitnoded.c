@@ -46,6 +46,7 @@
 #include "util/args.h"
 #include "util/buf.h"
 #include "util/fs.h"
+#include "util/hex.h"
 #include "util/log.h"
 #include "util/rc.h"
 #include "util/shutdown.h"
@@ -586,6 +587,11 @@ static int check_options(struct node *n)
     }
     n->ctx.params = n->chain.params;
     n->ctx.args = n->args;
+    if (n->chain.params->signet_blocks) {
+        char hx[9];
+        hex_encode(hx, n->chain.params->magic, 4);
+        LOG_INFO("Signet derived magic (message start): %s", hx);
+    }
     /* -port: the P2P port; checked now, used once the node has peers. */
     if (args_is_set(n->args, "port") && check_port(n->args, "port", 0, &port) != RC_OK) {
         return RC_INVALID;

@@ -13,7 +13,9 @@
 
 #include "crypto/hash.h"
 #include "primitives/serialize.h"
+#include "util/log.h"
 #include "util/rc.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 struct file_state {
@@ -36,8 +38,8 @@ struct blockstore {
     int check_for_pruning;   /* a file or chunk was begun since the last look */
     int *pruned;             /* file numbers pruned and not yet unlinked */
     int npruned;
-    /* Reads from several threads: the lazily opened fds, and the file array, which the
-     * writer grows (realloc) and prunes under it; a leaf. */
+    /* Reads from several threads (each opens its file for the read): the file array and
+     * infos, which the writer grows (realloc) and prunes under it; a leaf. */
     pthread_mutex_t read_mu;
 };
 
@@ -130,23 +132,15 @@ int blockstore_open(struct blockstore **out, const char *dir, const uint8_t magi
     return RC_OK;
 }
 
-static int fd_open(struct blockstore *bs, int n, int undo, int create, int *fd_out);
-
-/* The open handle of file n (opened on first use). A writer creates a missing file; a
- * reader does not (a pruned file stays gone). */
+/* The writer's open handle of file n (opened, and created, on first use). */
 static int fd_of(struct blockstore *bs, int n, int undo, int *fd_out)
-{
-    return fd_open(bs, n, undo, 1, fd_out);
-}
-
-static int fd_open(struct blockstore *bs, int n, int undo, int create, int *fd_out)
 {
     struct file_state *f = &bs->files[n];
     int *fd = undo ? &f->rev_fd : &f->blk_fd;
     if (*fd < 0) {
         char path[4200];
         blockstore_path(bs, n, undo, path, sizeof(path));
-        *fd = open(path, O_RDWR | (create ? O_CREAT : 0) | O_CLOEXEC, 0600);
+        *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (*fd < 0) {
             return fail(bs, RC_IO, "cannot open %s: %s", path, strerror(errno));
         }
@@ -220,6 +214,23 @@ static void note_info(struct blockfile_info *i, uint32_t height, uint64_t time)
     i->blocks++;
 }
 
+/* Core's debug line when the blocks move on to a new file (CBlockFileInfo::ToString). */
+static void log_leaving(const struct blockstore *bs, int n, uint32_t height)
+{
+    if (!log_enabled(LOG_CAT_BLOCKSTORAGE, LOG_LVL_DEBUG)) {
+        return;
+    }
+    const struct blockfile_info *i = &bs->files[n].info;
+    char t0[TIME_ISO_LEN], t1[TIME_ISO_LEN];
+    time_format_iso(t0, (int64_t)i->time_first);
+    time_format_iso(t1, (int64_t)i->time_last);
+    t0[10] = t1[10] = 0; /* the date: Core's FormatISO8601Date */
+    LOG(LOG_CAT_BLOCKSTORAGE, LOG_LVL_DEBUG,
+        "Leaving block file %d: CBlockFileInfo(blocks=%u, size=%u, heights=%u...%u, "
+        "time=%s...%s) (onto %d) (height %u)",
+        n, i->blocks, i->size, i->height_first, i->height_last, t0, t1, n + 1, height);
+}
+
 int blockstore_append_block(struct blockstore *bs, const uint8_t *data, size_t len,
                             uint32_t height, uint64_t time, int *file, uint32_t *pos)
 {
@@ -244,6 +255,7 @@ int blockstore_append_block(struct blockstore *bs, const uint8_t *data, size_t l
         close(fd);
         f->blk_fd = -1;
         pthread_mutex_unlock(&bs->read_mu);
+        log_leaving(bs, bs->nfiles - 1, height);
         add_file(bs, NULL);
         f = &bs->files[bs->nfiles - 1];
     }
@@ -310,28 +322,41 @@ static int read_exact(struct blockstore *bs, int fd, void *p, size_t len, uint64
 }
 
 /* Reads the framed record whose payload starts at pos; extra bytes follow the payload. */
+/* Reads the framed record whose payload starts at pos; extra bytes follow the payload. The
+ * file is opened for this read alone, as Core's reads open it: a file deleted or moved away
+ * under a running node (pruned, or by hand) fails the read instead of being read through a
+ * handle kept open, and only the writer keeps handles. */
 static int read_record(struct blockstore *bs, int file, uint32_t pos, int undo, size_t extra,
                        struct buf *out)
 {
     uint8_t frame[8];
-    int fd, rc;
+    int rc;
     const char *what = undo ? "an undo record" : "a block";
     if (file < 0 || file >= bs->nfiles || pos < 8) {
         return fail(bs, RC_CORRUPT, "%s position %d:%u is out of range", what, file, pos);
     }
-    if ((rc = fd_open(bs, file, undo, 0, &fd)) ||
-        (rc = read_exact(bs, fd, frame, 8, pos - 8, what))) {
+    char path[4200];
+    blockstore_path(bs, file, undo, path, sizeof(path));
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return fail(bs, RC_IO, "cannot open %s: %s", path, strerror(errno));
+    }
+    if ((rc = read_exact(bs, fd, frame, 8, pos - 8, what))) {
+        close(fd);
         return rc;
     }
     uint32_t len = rd_u32le(frame + 4);
     uint32_t limit = undo ? bs->files[file].info.undo_size : bs->files[file].info.size;
     if (memcmp(frame, bs->magic, 4) != 0 || (uint64_t)pos + len + extra > limit) {
+        close(fd);
         return fail(bs, RC_CORRUPT, "no %s at %s%05d.dat offset %u", what, undo ? "rev" : "blk",
                     file, pos);
     }
     buf_reset(out);
     buf_reserve(out, len + extra);
-    if ((rc = read_exact(bs, fd, out->data, len + extra, pos, what))) {
+    rc = read_exact(bs, fd, out->data, len + extra, pos, what);
+    close(fd);
+    if (rc) {
         return rc;
     }
     out->len = len + extra;

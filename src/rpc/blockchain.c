@@ -375,6 +375,7 @@ struct utxo_stats_call {
     struct coins_stats stats;
     uint8_t hash[32], tip_hash[32];
     int height;
+    uint64_t disk_size;
 };
 
 static int utxo_stats_call(struct chainstate *cs, void *ctx)
@@ -386,7 +387,9 @@ static int utxo_stats_call(struct chainstate *cs, void *ctx)
     }
     c->height = tip->height;
     memcpy(c->tip_hash, tip->hash, 32);
-    return chainstate_utxo_stats(cs, c->kind, &c->stats, c->hash);
+    int rc = chainstate_utxo_stats(cs, c->kind, &c->stats, c->hash);
+    c->disk_size = chainstate_coins_disk_size(cs); /* flushed just now */
+    return rc;
 }
 
 static json_t *rpc_gettxoutsetinfo(struct rpc_request *req)
@@ -426,7 +429,7 @@ static json_t *rpc_gettxoutsetinfo(struct rpc_request *req)
     }
     json_object_set_new(r, "total_amount", rpc_json_amount(st.total_amount_sat));
     json_object_set_new(r, "transactions", json_integer((json_int_t)st.transactions));
-    json_object_set_new(r, "disk_size", json_integer(0));
+    json_object_set_new(r, "disk_size", json_integer((json_int_t)c.disk_size));
     coins_stats_clear(&st);
     return r;
 }
@@ -544,7 +547,16 @@ static json_t *rpc_getblock(struct rpc_request *req)
     if (rpc_load_block(req, &at, &b, &raw)) {
         goto out;
     }
-    int have_undo = verbosity >= 2 && chainstate_read_undo(cs, &at, &undo) == RC_OK;
+    /* Core: undo data that the index says is there must read (not pruned, HAVE_UNDO). */
+    int want_undo = verbosity >= 2 && (at.status & BLOCK_HAVE_UNDO) && at.height > 0;
+    int have_undo = want_undo && chainstate_read_undo(cs, &at, &undo) == RC_OK;
+    if (want_undo && !have_undo) {
+        rpc_error(req, RPC_INTERNAL_ERROR, "Undo data expected but can't be read. This could be "
+                                           "due to disk corruption or a conflict with a pruning "
+                                           "event.");
+        block_clear(&b);
+        goto out;
+    }
     r = rpc_block_json(&b, &f, have_undo ? &undo : NULL, chainstate_params(cs),
                        verbosity > 3 ? 3 : (int)verbosity);
     if (!r) {

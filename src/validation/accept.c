@@ -33,7 +33,9 @@ void chainstate_note_header(struct chainstate *cs, struct block_index *e)
 int chainstate_ensure_genesis(struct chainstate *cs)
 {
     struct block_index *g0 = block_tree_find(cs->tree, cs->p->genesis_hash);
-    if (g0 && (g0->status & BLOCK_HAVE_DATA)) {
+    /* Stored once is enough: a pruned genesis is not stored again (Core's LoadGenesisBlock
+     * looks only for the entry). */
+    if (g0 && ((g0->status & BLOCK_HAVE_DATA) || g0->tx_count > 0)) {
         return RC_OK;
     }
     struct block g;

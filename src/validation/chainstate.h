@@ -212,6 +212,9 @@ typedef int (*chainstate_coin_fn)(void *ctx, const struct outpoint *op, const st
  *  Returns 0, RC_STOPPED when fn stopped it, or a system error (RC_CORRUPT: a record that
  *  does not decode). Thread: the validation thread. */
 int chainstate_scan_coins(struct chainstate *cs, chainstate_coin_fn fn, void *ctx, uint64_t *count);
+/** The coins store's estimate of the bytes its coin records take (gettxoutsetinfo's
+ *  disk_size, Core's CCoinsViewDB::EstimateSize); 0 when it cannot tell. */
+uint64_t chainstate_coins_disk_size(struct chainstate *cs);
 int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
                           struct coins_stats *stats, uint8_t hash32[32]);
 

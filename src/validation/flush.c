@@ -266,6 +266,17 @@ static int stats_visit(void *ctx, const struct outpoint *op, const struct coin *
     return 0;
 }
 
+uint64_t chainstate_coins_disk_size(struct chainstate *cs)
+{
+    /* Core's CCoinsViewDB::EstimateSize: the store's estimate for the coin records' range. */
+    const uint8_t begin = COIN_KEY_PREFIX, end = COIN_KEY_PREFIX + 1;
+    uint64_t n = 0;
+    if (kv_approximate_size(cs->coins_kv, &n, &begin, 1, &end, 1) != RC_OK) {
+        n = 0;
+    }
+    return n;
+}
+
 int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
                           struct coins_stats *stats, uint8_t hash32[32])
 {

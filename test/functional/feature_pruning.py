@@ -177,6 +177,9 @@ class PruningTest(BitnodeTestFramework):
         node.start(["-prune=1", "-fastprune", "-maxtipage=2000000000"])
         assert_true(not os.path.exists(stale), "start-up deleted the pruned file left behind")
         assert_equal(node.rpc("getblockcount"), 1300)
+        # A pruned genesis is not stored again (Core looks only for its entry).
+        assert_raises_rpc_error(-1, "Block not available (pruned data)", node.rpc, "getblock",
+                                node.rpc("getblockhash", 0))
         assert_equal(node.rpc("getblockchaininfo")["pruneheight"], last + 1)
         assert_equal(node.rpc("gettxoutsetinfo")["hash_serialized_3"], expected)
         assert_equal(blocks_files(node)[0], first_kept)

@@ -81,6 +81,9 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .subsidy_halving_interval = 210000,
         .coinbase_maturity = COINBASE_MATURITY,
         .prune_after_height = 100000,
+        .chain_tx_time = 1772055173,
+        .chain_tx_count = 1315805869,
+        .chain_tx_rate = 5.40111006496122,
         .bip34_height = 227931,
         .bip34_hash_hex = "000000000000024b89b42a942fe0d9fea3bb44ab7bd1b19115dd6a759c0808b8",
         /* 000000000000000004c2b624ed5d7756c508d90fd0da2c7c679febfa6c4735f0 */
@@ -131,6 +134,9 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .subsidy_halving_interval = 210000,
         .coinbase_maturity = COINBASE_MATURITY,
         .prune_after_height = 1000,
+        .chain_tx_time = 1772051651,
+        .chain_tx_count = 536108416,
+        .chain_tx_rate = 0.02691479016257117,
         .bip34_height = 21111,
         .bip34_hash_hex = "0000000023b3a96d3484e5abb3755c413e7d41500f8e2a5c3f0dd01299cd8ef8",
         /* 00000000007f6655f22f98e72ed80d8b06dc761d5da09df0fa1dc4be4f861eb6 */
@@ -179,6 +185,9 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .subsidy_halving_interval = 210000,
         .coinbase_maturity = COINBASE_MATURITY,
         .prune_after_height = 1000,
+        .chain_tx_time = 1772013387,
+        .chain_tx_count = 14191421,
+        .chain_tx_rate = 0.01848579579528412,
         .bip34_height = 1,
         .bip34_hash_hex = ZERO_HASH_HEX,
         .bip65_height = 1,
@@ -214,6 +223,9 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .subsidy_halving_interval = 210000,
         .coinbase_maturity = COINBASE_MATURITY,
         .prune_after_height = 1000,
+        .chain_tx_time = 1772055248,
+        .chain_tx_count = 28676833,
+        .chain_tx_rate = 0.06736623436338929,
         .bip34_height = 1,
         .bip34_hash_hex = ZERO_HASH_HEX,
         .bip65_height = 1,
@@ -253,6 +265,9 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .subsidy_halving_interval = 150,
         .coinbase_maturity = COINBASE_MATURITY,
         .prune_after_height = 1000,
+        .chain_tx_time = 0,
+        .chain_tx_count = 0,
+        .chain_tx_rate = 0.001,
         .bip34_height = 1,
         .bip34_hash_hex = ZERO_HASH_HEX,
         .bip65_height = 1,
@@ -435,6 +450,9 @@ int chain_params_signet_custom(struct chain_params *out, const uint8_t *challeng
     memset(&out->minimum_chain_work, 0, sizeof(out->minimum_chain_work));
     out->default_assume_valid_hex = ZERO_HASH_HEX;
     memset(out->default_assume_valid, 0, 32);
+    out->chain_tx_time = 0; /* Core's custom signet: no transaction data */
+    out->chain_tx_count = 0;
+    out->chain_tx_rate = 0;
     return RC_OK;
 }
 

@@ -139,6 +139,11 @@ struct chain_params {
     int coinbase_maturity;
     int prune_after_height; /* no automatic pruning at or below this tip height (Core's
                                nPruneAfterHeight; regtest with -fastprune: 100) */
+    /* Core's ChainTxData, for verificationprogress: a known block's time and chain
+     * transaction count, and the rate of transactions per second after it. */
+    int64_t chain_tx_time;
+    uint64_t chain_tx_count;
+    double chain_tx_rate;
 
     /* Buried deployments: first height at which the rule applies. */
     int bip34_height;           /* height in coinbase */

@@ -174,10 +174,7 @@ static json_t *rpc_getblockchaininfo(struct rpc_request *req)
         return rpc_error(req, RPC_MISC_ERROR, "The chain has no blocks yet");
     }
     snprintf(bits, sizeof(bits), "%08x", tip->header.bits);
-    double progress = hdr && hdr->height > 0 ? (double)tip->height / (double)hdr->height : 1.0;
-    if (progress > 1.0 || (hdr && hdr == tip)) {
-        progress = 1.0;
-    }
+    double progress = chainstate_guess_progress(cs, tip);
     json_t *r = json_object();
     json_object_set_new(r, "chain", json_string(p->name));
     json_object_set_new(r, "blocks", json_integer(tip->height));

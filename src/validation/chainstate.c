@@ -418,6 +418,28 @@ int chainstate_assume_valid(const struct chainstate *cs, uint8_t hash32[32])
     return 1;
 }
 
+double chainstate_guess_progress(struct chainstate *cs, const struct block_index *e)
+{
+    if (!e || e->chain_tx == 0) {
+        return 0.0;
+    }
+    const struct chain_params *p = cs->p;
+    int64_t now = chainstate_now(cs);
+    int64_t block_time = e->header.time;
+    struct block_index *hdr = cs->best_header;
+    int64_t ahead = now - (int64_t)e->header.time;
+    if (hdr && hdr->height >= e->height && (ahead < 0 ? -ahead : ahead) <= 2 * 60 * 60) {
+        /* Core: with a recent block, by height (so that the value is exactly 1 at the best
+         * header), not by the miner's timestamp. */
+        block_time = now - (int64_t)(hdr->height - e->height) * p->pow_target_spacing;
+    }
+    double total = e->chain_tx <= p->chain_tx_count
+                       ? (double)p->chain_tx_count + (double)(now - p->chain_tx_time) * p->chain_tx_rate
+                       : (double)e->chain_tx + (double)(now - block_time) * p->chain_tx_rate;
+    double g = (double)e->chain_tx / total;
+    return g < 1.0 ? g : 1.0;
+}
+
 /* ---- pruning's queries and locks (the pruning itself: prune.c, flush.c) ---- */
 
 int chainstate_block_pruned(const struct chainstate *cs, const struct block_index *e)

@@ -349,6 +349,12 @@ void chainstate_read_unlock(struct chainstate *cs);
  *  cleared when it has read every file, so that a reindex killed half way resumes. */
 int chainstate_is_reindexing(struct chainstate *cs, int *reindexing);
 int chainstate_set_reindexing(struct chainstate *cs, int reindexing);
+/** Core's GuessVerificationProgress: the share of the chain's transactions up to e, from
+ *  the chain's transaction data (chain_params' chain_tx_*) and the clock (setmocktime's);
+ *  within two hours of the clock, the blocks to the best header count at the target
+ *  spacing. 0 without e's chain total. Chain lock held. */
+double chainstate_guess_progress(struct chainstate *cs, const struct block_index *e);
+
 /* ---- Pruning (doc/architecture.md, "Pruning") ---- */
 #define CHAINSTATE_MAX_PRUNE_LOCKS 4
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Chain RPCs around the tip: waitfornewblock / waitforblock / waitforblockheight (timeouts
 and wake-ups on submitblock), verifychain at every level (and a damaged undo file found at
-level 2), preciousblock, submitblock's BIP22 answers, getchaintips on a fresh chain."""
+level 2), preciousblock, submitblock's BIP22 answers, getchaintips on a fresh chain,
+verificationprogress against the clock and a newer header."""
 
 import glob
 import json
@@ -118,6 +119,18 @@ class ChainRpcTest(BitnodeTestFramework):
         assert_equal(node.rpc("preciousblock", node.rpc("getblockhash", 1000)), None)
         assert_equal(node.rpc("getbestblockhash"), tip)
         assert_raises_rpc_error(-5, "Block not found", node.rpc, "preciousblock", "00" * 32)
+
+        self.log("verificationprogress as Core's: below 1 for a tip over two hours old, "
+                 "exactly 1 within them, below 1 again once a newer header is known")
+        tip_time = node.rpc("getblockchaininfo")["time"]
+        node.rpc("setmocktime", tip_time + 7201)
+        assert_true(node.rpc("getblockchaininfo")["verificationprogress"] < 1, "old tip")
+        node.rpc("setmocktime", tip_time + 7200)
+        assert_equal(node.rpc("getblockchaininfo")["verificationprogress"], 1)
+        block = node.rpc("generateblock", "raw(55)", [], False)["hex"]
+        node.rpc("submitheader", block[:160])
+        assert_true(node.rpc("getblockchaininfo")["verificationprogress"] < 1, "a header ahead")
+        node.rpc("setmocktime", 0)
 
         self.log("a damaged undo file is found by verifychain level 2")
         node.stop()

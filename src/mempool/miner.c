@@ -207,8 +207,10 @@ int miner_create(struct block_template *t, struct chainstate *cs, struct mempool
         int failures = 0;
         for (size_t i = 0; i < nc; i++) {
             struct mempool_chunk *c = &ch[i];
-            /* Below the block's minimum fee rate: so is everything after. */
-            if (mempool_feerate_cmp(c->fee, c->weight, o->block_min_feerate, 4000) < 0) {
+            /* Below the block's minimum fee rate: so is everything after. Per virtual byte,
+             * the chunk's weight rounded up, as Core's ToFeePerVSize (by weight, a fee
+             * rate 10 sat/kvB under the minimum could pass). */
+            if (mempool_feerate_cmp(c->fee, (c->weight + 3) / 4, o->block_min_feerate, 1000) < 0) {
                 break;
             }
             int64_t cw = 0, cs_ = 0;

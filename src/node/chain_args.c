@@ -147,7 +147,18 @@ int node_chain_params(struct node_chain *c, const struct args *a, char *err, siz
         return rc;
     }
     if (c->params->id == CHAIN_REGTEST) {
-        return test_activation_heights(c, a, err, err_len);
+        if ((rc = test_activation_heights(c, a, err, err_len))) {
+            return rc;
+        }
+        /* -test=bip94: the timewarp rule and BIP94's retarget on regtest (Core's). */
+        const char **tv = NULL;
+        size_t nt = args_get_list(a, "test", &tv);
+        for (size_t i = 0; i < nt; i++) {
+            if (strcmp(tv[i], "bip94") == 0) {
+                custom(c)->enforce_bip94 = 1;
+            }
+        }
+        free(tv);
     }
     return RC_OK;
 }

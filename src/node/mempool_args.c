@@ -77,23 +77,23 @@ int node_miner_options(struct miner_options *o, const struct args *a, const stru
     miner_options_default(o);
     o->block_max_weight = args_get_int(a, "blockmaxweight", MAX_BLOCK_WEIGHT);
     o->block_reserved_weight = args_get_int(a, "blockreservedweight", 8000);
-    if (o->block_reserved_weight > MAX_BLOCK_WEIGHT) {
+    /* Core's CheckMiningOptions, in its order and words. */
+    long long rw = (long long)o->block_reserved_weight, mw = (long long)o->block_max_weight;
+    if (rw < 2000) {
         snprintf(err, err_len,
-                 "blockreservedweight (%lld) exceeds consensus maximum block "
-                 "weight (%d)",
-                 (long long)o->block_reserved_weight, MAX_BLOCK_WEIGHT);
+                 "-blockreservedweight (%lld) is lower than minimum safety value of (%d)", rw,
+                 2000);
         return RC_INVALID;
     }
-    if (o->block_reserved_weight < 2000) {
-        snprintf(err, err_len, "blockreservedweight (%lld) must be at least %d weight units",
-                 (long long)o->block_reserved_weight, 2000);
+    if (rw > MAX_BLOCK_WEIGHT || mw > MAX_BLOCK_WEIGHT) {
+        snprintf(err, err_len, "%s (%lld) exceeds consensus maximum block weight (%d)",
+                 rw > MAX_BLOCK_WEIGHT ? "-blockreservedweight" : "-blockmaxweight",
+                 rw > MAX_BLOCK_WEIGHT ? rw : mw, MAX_BLOCK_WEIGHT);
         return RC_INVALID;
     }
-    if (o->block_max_weight > MAX_BLOCK_WEIGHT) {
-        snprintf(err, err_len,
-                 "Specified -blockmaxweight (%lld) exceeds consensus maximum "
-                 "block weight (%d)",
-                 (long long)o->block_max_weight, MAX_BLOCK_WEIGHT);
+    if (rw > mw) {
+        snprintf(err, err_len, "-blockreservedweight (%lld) exceeds -blockmaxweight (%lld)", rw,
+                 mw);
         return RC_INVALID;
     }
     if (fee_arg(a, "blockmintxfee", &o->block_min_feerate, err, err_len)) {

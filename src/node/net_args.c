@@ -156,8 +156,7 @@ static int parse_test_options(struct node_net_args *na, const struct args *a, ch
         } else if (strcmp(tv[i], "reindex_after_failure_noninteractive_yes") == 0) {
             /* nothing to do: the node never asks interactively */
         } else if (strcmp(tv[i], "bip94") == 0) {
-            snprintf(err, err_len, "-test=bip94: not implemented yet");
-            rc = RC_INVALID;
+            /* the chain parameters' (node_chain_params): BIP94 enforced on regtest */
         } else {
             snprintf(err, err_len, "Unrecognised option \"%s\" provided in -test=<option>.", tv[i]);
             rc = RC_INVALID;

@@ -88,6 +88,9 @@ static json_t *rpc_submitblock(struct rpc_request *req)
         r = json_string("duplicate-invalid");
         goto out;
     }
+    /* A pruned block of the active chain, stored again: nothing is connected, so no verdict
+     * comes (Core: "inconclusive"). */
+    int was_active = known && chainstate_contains(cs, known);
     chainstate_read_unlock(cs);
     /* The validation thread stores it and connects the best chain before answering. */
     struct validator_job j = {
@@ -111,7 +114,7 @@ static json_t *rpc_submitblock(struct rpc_request *req)
     struct block_index *e = block_tree_find(chainstate_tree(cs), hash);
     if (chainstate_last_invalid(cs, hash, &st)) {
         r = json_string(st.reject);
-    } else if (e && chainstate_contains(cs, e)) {
+    } else if (e && chainstate_contains(cs, e) && !was_active) {
         r = json_null();
     } else {
         r = json_string("inconclusive");

@@ -155,6 +155,14 @@ class PruningTest(BitnodeTestFramework):
                                 h100, 0)
         node.rpc("getblock", node.rpc("getblockhash", last + 1))
         node.rpc("getblock", node.rpc("getblockhash", 1300), 2)
+        # A pruned block of the active chain submitted again is stored, nothing connects:
+        # Core's "inconclusive", and the block reads again.
+        h101 = node.rpc("getblockhash", 101)
+        raw101 = open(os.path.join(SMALL, "blocks", "block_000101.hex")).read().strip()
+        assert_raises_rpc_error(-1, "Block not available (pruned data)", node.rpc, "getblock",
+                                h101, 0)
+        assert_equal(node.rpc("submitblock", raw101), "inconclusive")
+        assert_equal(node.rpc("getblock", h101, 0), raw101)
 
         self.log("a prune near the tip keeps the last 288 blocks")
         last = node.rpc("pruneblockchain", 1300)

@@ -68,6 +68,16 @@ static void test_chain_params(void)
     a = parse("-signet -signetchallenge=51");
     CHECK_EQ_INT(node_chain_params(&c, a, err, sizeof(err)), RC_OK);
     CHECK(node_chain_is_custom_signet(&c) && c.params->signet_challenge_len == 1);
+    CHECK(c.params->chain_tx_count == 0 && c.params->chain_tx_rate == 0); /* Core's */
+    args_free(a);
+    /* -test=bip94: BIP94 on regtest (mining_basic's timewarp checks); off without it. */
+    a = parse("-regtest -test=bip94");
+    CHECK_EQ_INT(node_chain_params(&c, a, err, sizeof(err)), RC_OK);
+    CHECK(c.params->enforce_bip94 && c.params->id == CHAIN_REGTEST);
+    args_free(a);
+    a = parse("-regtest");
+    CHECK_EQ_INT(node_chain_params(&c, a, err, sizeof(err)), RC_OK);
+    CHECK(!c.params->enforce_bip94);
     args_free(a);
 }
 
@@ -118,10 +128,24 @@ static void test_mempool_options(void)
     CHECK_EQ_INT(node_mempool_options(&mo, a, p, 300, err, sizeof(err)), RC_INVALID);
     CHECK_EQ_STR(err, "Invalid amount for -minrelaytxfee=<amount>: 'abc'");
     args_free(a);
-    a = parse("-regtest -blockreservedweight=1000");
-    CHECK_EQ_INT(node_miner_options(&mi, a, p, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "blockreservedweight (1000) must be at least 2000 weight units");
-    args_free(a);
+    /* Core v31.99's CheckMiningOptions, in its order and words. */
+    const struct {
+        const char *args, *err;
+    } bad[] = {
+        {"-regtest -blockreservedweight=1000",
+         "-blockreservedweight (1000) is lower than minimum safety value of (2000)"},
+        {"-regtest -blockreservedweight=4000001",
+         "-blockreservedweight (4000001) exceeds consensus maximum block weight (4000000)"},
+        {"-regtest -blockmaxweight=4000001",
+         "-blockmaxweight (4000001) exceeds consensus maximum block weight (4000000)"},
+        {"-regtest -blockmaxweight=7999", "-blockreservedweight (8000) exceeds -blockmaxweight (7999)"},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        a = parse(bad[i].args);
+        CHECK_EQ_INT(node_miner_options(&mi, a, p, err, sizeof(err)), RC_INVALID);
+        CHECK_EQ_STR(err, bad[i].err);
+        args_free(a);
+    }
 }
 
 /* -blockfilterindex as Core reads it: off by default and with 0; on with no value, 1 or

@@ -275,12 +275,7 @@ int chainstate_set_reindexing(struct chainstate *cs, int reindexing)
 
 uint64_t chainstate_size_on_disk(const struct chainstate *cs)
 {
-    uint64_t total = 0;
-    for (int i = 0; i < blockstore_file_count(cs->store); i++) {
-        const struct blockfile_info *f = blockstore_file_info(cs->store, i);
-        total += f->size + f->undo_size;
-    }
-    return total;
+    return blockstore_usage(cs->store);
 }
 
 const char *chainstate_blocks_dir(const struct chainstate *cs)
@@ -456,6 +451,9 @@ void chainstate_prune_info(struct chainstate *cs, struct chainstate_prune_info *
     info->target_bytes = info->automatic ? cs->opt.prune_target : 0;
     info->have_pruned = cs->have_pruned;
     info->last_pruned = -1;
+    if (!info->prune_mode) {
+        return; /* an unpruned node shows no prune height: no walk down the chain */
+    }
     /* Core's GetPruneHeight: the block below the lowest one from which up to the tip every
      * block has its data and undo data (genesis, which has no undo data, left out). */
     struct block_index *tip = chainstate_tip(cs), *first = chainstate_at_height(cs, 1);

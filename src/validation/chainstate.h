@@ -366,7 +366,8 @@ struct chainstate_prune_info {
     int have_pruned;       /* any file was ever pruned */
     int32_t last_pruned;   /* Core's GetPruneHeight: the highest block of the active chain
                               below which (and at which) data or undo data is missing, the
-                              genesis aside; -1 when every block has both */
+                              genesis aside; -1 when every block has both, or when not in
+                              prune mode (then not computed) */
 };
 /** Fills *info. Chain lock held (reading). */
 void chainstate_prune_info(struct chainstate *cs, struct chainstate_prune_info *info);

@@ -105,7 +105,8 @@ for cfg in $CONFIGS; do
     if [ "$cfg" != tsan ] && [ -f "$ROOT/test/functional/test_runner.py" ] && [ -x "$dir/bitnoded" ]; then
         echo "=== $cfg: functional tests"
         out=$(BITNODE_BUILDDIR="$dir" python3 "$ROOT/test/functional/test_runner.py" --builddir "$dir" 2>&1)
-        echo "$out" | tail -40
+        # every line: a failing test's whole output comes before the summary line
+        echo "$out"
         last=$(echo "$out" | tail -1)
         if [[ "$last" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
             add "$cfg" functional "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"

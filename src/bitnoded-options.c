@@ -263,7 +263,7 @@ const struct arg_def bitnoded_options[] = {
      "Whether to reject transactions from network peers. Disables automatic broadcast and "
      "rebroadcast of transactions, unless the source peer has the 'forcerelay' permission. RPC "
      "transactions are not affected. (default: 0)"},
-    {"coinstatsindex", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_OPTIONS, "",
+    {"coinstatsindex", ARG_BOOL, ARGS_CAT_OPTIONS, "",
      "Maintain coinstats index used by the gettxoutsetinfo RPC (default: 0)"},
     {"allowignoredconf", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_OPTIONS, "",
      "For backwards compatibility, treat an unused bitcoin.conf file in the datadir as a "

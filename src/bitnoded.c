@@ -102,9 +102,13 @@ static int import_interrupted(void)
     return shutdown_requested();
 }
 
+/* The reindex is done once the block index it built is on disk: flushed first, so that a
+ * kill after the flag is cleared cannot leave block files the index does not know. */
 static int clear_reindexing(struct chainstate *cs, void *ctx)
 {
-    return chainstate_set_reindexing(cs, 0);
+    (void)ctx;
+    int rc = chainstate_flush(cs, FLUSH_ALWAYS);
+    return rc == RC_OK ? chainstate_set_reindexing(cs, 0) : rc;
 }
 
 /* The import thread: waits for the blocks stored past the tip to be connected, then reads

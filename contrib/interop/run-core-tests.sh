@@ -15,7 +15,8 @@ shift 2
 CORE_GIT=${CORE_GIT:-/work/.mirror/l0rinc+bitcoin/repo}
 OUT=${OUT:-/tmp/core-tests}
 rm -rf "$OUT" && mkdir -p "$OUT/src"
-git -C "$CORE_GIT" archive HEAD test/functional test/config.ini.in share/rpcauth src/rpc/client.cpp |
+git -C "$CORE_GIT" archive HEAD test/functional test/config.ini.in share/rpcauth src/rpc/client.cpp \
+    contrib/utxo-tools |
     tar -x -C "$OUT/src"
 cat >"$OUT/src/test/config.ini" <<CONF
 [environment]

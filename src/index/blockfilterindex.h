@@ -1,9 +1,8 @@
 /* -blockfilterindex: the BIP158 basic filter and filter header of every block of the active
- * chain, kept by a thread of its own in a store under indexes/blockfilter/basic (doc/files.md
- * "Block filter index"), so that block connection does not wait for it. The thread follows
- * the chain: it reads each block and its undo data from the block files, and after a reorg
- * goes on from the fork point (filters of blocks that left the chain stay, found by hash).
- * It catches up after a restart from the last block it wrote.
+ * chain, kept on the shared index thread (base.h) in a store under indexes/blockfilter/basic
+ * (doc/files.md "Block filter index"), so that block connection does not wait for it. After
+ * a reorg it goes on from the fork point (filters of blocks that left the chain stay, found
+ * by hash, and a block connected and disconnected before the thread reached it gets one).
  */
 #ifndef BITNODE_INDEX_BLOCKFILTERINDEX_H
 #define BITNODE_INDEX_BLOCKFILTERINDEX_H

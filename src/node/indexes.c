@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "index/blockfilterindex.h"
+#include "index/coinstatsindex.h"
 #include "kv/kv.h"
 #include "node/context.h"
 #include "util/args.h"
@@ -38,28 +39,45 @@ int node_check_index_options(const struct args *a, char *err, size_t err_len)
     return rc;
 }
 
+/* The store of one index at <net_dir>/indexes/<sub>/<leaf>, wiped first with -reindex. */
+static int index_dir(struct node_context *n, const char *sub, const char *leaf, int reindex,
+                     char *dir, size_t dir_len, char *err, size_t err_len)
+{
+    snprintf(dir, dir_len, "%s/indexes/%s", n->net_dir, sub);
+    int rc = fs_mkdir_p(dir, err, err_len);
+    if (rc != RC_OK) {
+        return rc;
+    }
+    snprintf(dir, dir_len, "%s/indexes/%s/%s", n->net_dir, sub, leaf);
+    if (reindex && kv_destroy(kv_default_ops(), dir) != RC_OK) {
+        snprintf(err, err_len, "cannot wipe the index %s", dir);
+        return RC_IO;
+    }
+    return RC_OK;
+}
+
 int node_indexes_start(struct node_context *n, int reindex, char *err, size_t err_len)
 {
     int basic;
     int rc = node_blockfilter_types(n->args, &basic, err, err_len);
-    if (rc || !basic) {
-        return rc;
-    }
     char dir[4200];
-    snprintf(dir, sizeof(dir), "%s/indexes/blockfilter", n->net_dir);
-    if ((rc = fs_mkdir_p(dir, err, err_len)) != RC_OK) {
-        return rc;
+    if (rc == RC_OK && basic &&
+        (rc = index_dir(n, "blockfilter", "basic", reindex, dir, sizeof(dir), err, err_len)) ==
+            RC_OK) {
+        rc = blockfilter_index_start(&n->blockfilters, n->cs, NULL, dir, err, err_len);
     }
-    snprintf(dir, sizeof(dir), "%s/indexes/blockfilter/basic", n->net_dir);
-    if (reindex && kv_destroy(kv_default_ops(), dir) != RC_OK) {
-        snprintf(err, err_len, "cannot wipe the block filter index %s", dir);
-        return RC_IO;
+    if (rc == RC_OK && args_get_bool(n->args, "coinstatsindex", false) &&
+        (rc = index_dir(n, "coinstatsindex", "db", reindex, dir, sizeof(dir), err, err_len)) ==
+            RC_OK) {
+        rc = coinstats_index_start(&n->coinstats, n->cs, NULL, dir, err, err_len);
     }
-    return blockfilter_index_start(&n->blockfilters, n->cs, NULL, dir, err, err_len);
+    return rc;
 }
 
 void node_indexes_stop(struct node_context *n)
 {
     blockfilter_index_stop(n->blockfilters);
     n->blockfilters = NULL;
+    coinstats_index_stop(n->coinstats);
+    n->coinstats = NULL;
 }

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "consensus/pow.h"
+#include "index/coinstatsindex.h"
 #include "consensus/amount.h"
 #include "primitives/block.h"
 #include "primitives/serialize.h"
@@ -389,6 +390,80 @@ static int utxo_stats_call(struct chainstate *cs, void *ctx)
     return rc;
 }
 
+/* Core's block_info: what one block changed, the difference of its entry and its parent's. */
+static json_t *coinstats_block_info(const struct coinstats_entry *s,
+                                    const struct coinstats_entry *p)
+{
+    json_t *bi = json_object(), *u = json_object();
+    int64_t unsp = s->unspendable_genesis + s->unspendable_bip30 + s->unspendable_scripts +
+                   s->unspendable_unclaimed;
+    int64_t prev_unsp = p->unspendable_genesis + p->unspendable_bip30 + p->unspendable_scripts +
+                        p->unspendable_unclaimed;
+    json_object_set_new(bi, "prevout_spent",
+                        rpc_json_amount((int64_t)(uint64_t)(s->prevout_spent - p->prevout_spent)));
+    json_object_set_new(bi, "coinbase",
+                        rpc_json_amount((int64_t)(uint64_t)(s->coinbase - p->coinbase)));
+    json_object_set_new(bi, "new_outputs_ex_coinbase",
+                        rpc_json_amount((int64_t)(uint64_t)(s->new_outputs_ex_coinbase -
+                                                            p->new_outputs_ex_coinbase)));
+    json_object_set_new(bi, "unspendable", rpc_json_amount(unsp - prev_unsp));
+    json_object_set_new(u, "genesis_block",
+                        rpc_json_amount(s->unspendable_genesis - p->unspendable_genesis));
+    json_object_set_new(u, "bip30", rpc_json_amount(s->unspendable_bip30 - p->unspendable_bip30));
+    json_object_set_new(u, "scripts",
+                        rpc_json_amount(s->unspendable_scripts - p->unspendable_scripts));
+    json_object_set_new(u, "unclaimed_rewards",
+                        rpc_json_amount(s->unspendable_unclaimed - p->unspendable_unclaimed));
+    json_object_set_new(bi, "unspendables", u);
+    return bi;
+}
+
+/* gettxoutsetinfo from -coinstatsindex (Core's index path: no transactions or disk_size, the
+ * unspendable total and block_info instead), at hash_or_height or the tip. */
+static json_t *utxo_stats_from_index(struct rpc_request *req, struct coinstats_index *ci,
+                                     enum coins_stats_hash kind)
+{
+    struct chainstate *cs = req->ctx->node->cs;
+    const json_t *at = rpc_param(req, 1);
+    chainstate_read_lock(cs);
+    struct block_index *e = at ? rpc_block_by_hash_or_height(req, at, "hash_or_height")
+                               : chainstate_tip(cs);
+    chainstate_read_unlock(cs);
+    if (!e) {
+        return at ? NULL : rpc_error(req, RPC_INTERNAL_ERROR, "Unable to read UTXO set");
+    }
+    if (!coinstats_index_wait_synced(ci)) {
+        int synced, best;
+        coinstats_index_summary(ci, &synced, &best);
+        if (at && e->height > best) {
+            return rpc_error(req, RPC_INTERNAL_ERROR,
+                             "Unable to get data because coinstatsindex is still syncing. "
+                             "Current height: %d",
+                             best);
+        }
+    }
+    struct coinstats_entry s, p;
+    memset(&p, 0, sizeof(p));
+    if (coinstats_index_lookup(ci, e->hash, &s) != RC_OK ||
+        (e->height > 0 && (!e->prev || coinstats_index_lookup(ci, e->prev->hash, &p) != RC_OK))) {
+        return rpc_error(req, RPC_INTERNAL_ERROR, "Unable to read UTXO set");
+    }
+    json_t *r = json_object();
+    json_object_set_new(r, "height", json_integer(e->height));
+    json_object_set_new(r, "bestblock", rpc_hash_json(e->hash));
+    json_object_set_new(r, "txouts", json_integer((json_int_t)s.txouts));
+    json_object_set_new(r, "bogosize", json_integer((json_int_t)s.bogosize));
+    if (kind == COINS_STATS_MUHASH) {
+        json_object_set_new(r, "muhash", rpc_hash_json(s.muhash));
+    }
+    json_object_set_new(r, "total_amount", rpc_json_amount(s.total_amount));
+    json_object_set_new(r, "total_unspendable_amount",
+                        rpc_json_amount(s.unspendable_genesis + s.unspendable_bip30 +
+                                        s.unspendable_scripts + s.unspendable_unclaimed));
+    json_object_set_new(r, "block_info", coinstats_block_info(&s, &p));
+    return r;
+}
+
 static json_t *rpc_gettxoutsetinfo(struct rpc_request *req)
 {
     const char *type = json_string_value(rpc_param(req, 0));
@@ -402,9 +477,25 @@ static json_t *rpc_gettxoutsetinfo(struct rpc_request *req)
     } else {
         return rpc_error(req, RPC_INVALID_PARAMETER, "'%s' is not a valid hash_type", type);
     }
+    const json_t *use_index = rpc_param(req, 2);
+    int index_requested = !use_index || json_is_true(use_index);
+    struct coinstats_index *ci = req->ctx->node->coinstats;
     if (rpc_param(req, 1)) {
-        return rpc_error(req, RPC_INVALID_PARAMETER,
-                         "Querying specific block heights requires coinstatsindex");
+        if (!ci) {
+            return rpc_error(req, RPC_INVALID_PARAMETER,
+                             "Querying specific block heights requires coinstatsindex");
+        }
+        if (kind == COINS_STATS_HASH_SERIALIZED) {
+            return rpc_error(req, RPC_INVALID_PARAMETER,
+                             "hash_serialized_3 hash type cannot be queried for a specific block");
+        }
+        if (!index_requested) {
+            return rpc_error(req, RPC_INVALID_PARAMETER,
+                             "Cannot set use_index to false when querying for a specific block");
+        }
+    }
+    if (ci && index_requested && kind != COINS_STATS_HASH_SERIALIZED) {
+        return utxo_stats_from_index(req, ci, kind);
     }
     struct utxo_stats_call c = {.kind = kind};
     struct validator_job j = {.work = VALIDATOR_CALL, .fn = utxo_stats_call, .ctx = &c};

@@ -9,6 +9,7 @@
 #include "consensus/address.h"
 #include "crypto/hash.h"
 #include "index/blockfilterindex.h"
+#include "index/coinstatsindex.h"
 #include "rpc/context.h"
 #include "rpc/json.h"
 #include "rpc/protocol.h"
@@ -534,6 +535,14 @@ static json_t *rpc_getindexinfo(struct rpc_request *req)
                                       "best_block_height", synced));
     }
     chainstate_read_unlock(cs);
+    const char *csi = "coinstatsindex";
+    if (req->ctx->node->coinstats && (!name || !*name || strcmp(name, csi) == 0)) {
+        int c_synced, c_height;
+        coinstats_index_summary(req->ctx->node->coinstats, &c_synced, &c_height);
+        json_object_set_new(r, csi,
+                            json_pack("{s:b,s:i}", "synced", c_synced, "best_block_height",
+                                      c_height));
+    }
     const char *bf = "basic block filter index";
     if (req->ctx->node->blockfilters && (!name || !*name || strcmp(name, bf) == 0)) {
         int bf_synced, bf_height;

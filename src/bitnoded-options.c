@@ -241,7 +241,7 @@ const struct arg_def bitnoded_options[] = {
      * hidden from -help, which lists what bitnode does. Each is one of:
      *   ARG_IGNORED   nothing here depends on it (the wallet, the mempool's policy, Tor
      *                 control, port mapping, log cosmetics): the daemon logs its reason;
-     *   ARG_ONLY_OFF  the off form is what bitnode does anyway (-rest=0, -coinstatsindex=0);
+     *   ARG_ONLY_OFF  the off form is what bitnode does anyway (-rest=0, -upnp=0);
      *   ARG_NOT_IMPL  going on without it would mislead whoever asked (a command to run, a
      *                 consensus test parameter, a network to reach): refused by name. */
 
@@ -291,7 +291,7 @@ const struct arg_def bitnoded_options[] = {
      "Execute command immediately before beginning shutdown. The need for shutdown may be "
      "urgent, so be careful not to delay it long (if the command doesn't require interaction "
      "with the server, consider having it fork into the background)."},
-    {"txospenderindex", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_OPTIONS, "",
+    {"txospenderindex", ARG_BOOL, ARGS_CAT_OPTIONS, "",
      "Maintain a transaction output spender index, used by the gettxspendingprevout rpc call "
      "(default: 0)"},
     {"blockfilterindex", ARG_STRING, ARGS_CAT_OPTIONS, "=<type>",

@@ -104,7 +104,7 @@ static int read_block(struct index_base *x, const struct block_index *e, struct 
     if (rc == RC_OK) {
         rc = block_parse(b, raw.data, raw.len, err, sizeof(err)) ? RC_CORRUPT : RC_OK;
     }
-    if (rc == RC_OK && e->height > 0) {
+    if (rc == RC_OK && e->height > 0 && !x->ops->no_undo) {
         rc = chainstate_read_undo(x->cs, e, u);
     }
     buf_clear(&raw);
@@ -176,6 +176,11 @@ static int next_block(struct index_base *x, struct block_index *next)
         *next = *e;
     }
     chainstate_read_unlock(cs);
+    if (!e) {
+        /* Blocks only disconnected: as Core's, the index rewinds when a block is connected
+         * on top of the fork point, and until then answers for the blocks it has. */
+        return 1;
+    }
     if (fork != cur) {
         int rc = rewind_to(x, fork);
         if (rc != RC_OK) {
@@ -307,7 +312,7 @@ static int load_best(struct index_base *x)
  * never catch up. 1 if one is missing. */
 static int beyond_pruned_data(struct index_base *x)
 {
-    const uint32_t mask = BLOCK_HAVE_DATA | BLOCK_HAVE_UNDO;
+    const uint32_t mask = BLOCK_HAVE_DATA | (x->ops->no_undo ? 0 : BLOCK_HAVE_UNDO);
     int missing = 0;
     struct chainstate_prune_info pi;
     chainstate_read_lock(x->cs);
@@ -445,4 +450,12 @@ int index_base_wait_synced(struct index_base *x)
     }
     pthread_mutex_unlock(&x->mu);
     return ok;
+}
+
+struct block_index *index_base_best(struct index_base *x)
+{
+    pthread_mutex_lock(&x->mu);
+    struct block_index *e = x->best;
+    pthread_mutex_unlock(&x->mu);
+    return e;
 }

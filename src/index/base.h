@@ -30,6 +30,8 @@ struct index_ops {
      * them (Core keeps a filter for every block it connected), each on top of its parent's
      * state; needs has. 0: such blocks are left out. */
     int index_stale;
+    /* append and remove do not need the undo data (it is not read; u is empty). */
+    int no_undo;
     /* Sets the context's state to that after block e (NULL: before genesis), reading the
      * store: at start, after a rewind when remove is NULL, around a stale block. 0, or an
      * error (RC_CORRUPT: the records do not agree). */
@@ -61,6 +63,10 @@ int index_base_start(struct index_base **out, struct chainstate *cs, const struc
  *  Call while no thread changes cs. NULL: no-op. */
 void index_base_stop(struct index_base *x);
 
+/** The last block whose records are written (NULL: none): after blocks were only
+ *  disconnected, still the old tip until a block is connected (Core's lazy rewind), so an
+ *  index's records name blocks among its ancestors. Any thread. */
+struct block_index *index_base_best(struct index_base *x);
 /** The store, for lookups from any thread (only written batches are seen). */
 struct kv *index_base_kv(struct index_base *x);
 /** getindexinfo, as Core's summary: whether the index has reached the tip once (it stays

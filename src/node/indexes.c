@@ -6,6 +6,7 @@
 
 #include "index/blockfilterindex.h"
 #include "index/coinstatsindex.h"
+#include "index/txospenderindex.h"
 #include "kv/kv.h"
 #include "node/context.h"
 #include "util/args.h"
@@ -71,6 +72,11 @@ int node_indexes_start(struct node_context *n, int reindex, char *err, size_t er
             RC_OK) {
         rc = coinstats_index_start(&n->coinstats, n->cs, NULL, dir, err, err_len);
     }
+    if (rc == RC_OK && args_get_bool(n->args, "txospenderindex", false) &&
+        (rc = index_dir(n, "txospenderindex", "db", reindex, dir, sizeof(dir), err, err_len)) ==
+            RC_OK) {
+        rc = txospender_index_start(&n->spenders, n->cs, NULL, dir, err, err_len);
+    }
     return rc;
 }
 
@@ -80,4 +86,6 @@ void node_indexes_stop(struct node_context *n)
     n->blockfilters = NULL;
     coinstats_index_stop(n->coinstats);
     n->coinstats = NULL;
+    txospender_index_stop(n->spenders);
+    n->spenders = NULL;
 }

@@ -768,3 +768,68 @@ void rpc_reply_clear(struct rpc_reply *reply)
     free(reply->body);
     reply->body = NULL;
 }
+
+static const char *type_name(int type)
+{
+    switch (type) {
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "bool";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return "number";
+    case JSON_STRING:
+        return "string";
+    case JSON_ARRAY:
+        return "array";
+    case JSON_OBJECT:
+        return "object";
+    }
+    return "null";
+}
+
+static int has_type(const json_t *v, int type)
+{
+    switch (type) {
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return json_is_boolean(v);
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return rpc_json_is_number(v);
+    default:
+        return json_typeof(v) == (json_type)type;
+    }
+}
+
+int rpc_check_obj(struct rpc_request *req, const json_t *o, const struct rpc_obj_key *keys,
+                  size_t n, int allow_null, int strict)
+{
+    for (size_t i = 0; i < n; i++) {
+        const json_t *v = json_object_get(o, keys[i].name);
+        int null = !v || json_is_null(v);
+        if (null && !allow_null) {
+            rpc_error(req, RPC_TYPE_ERROR, "Missing %s", keys[i].name);
+            return -1;
+        }
+        if (!null && !has_type(v, keys[i].type)) {
+            rpc_error(req, RPC_TYPE_ERROR,
+                      "JSON value of type %s for field %s is not of expected type %s",
+                      rpc_json_type_name(v), keys[i].name, type_name(keys[i].type));
+            return -1;
+        }
+    }
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)o, k, v) {
+        size_t i = 0;
+        while (i < n && strcmp(keys[i].name, k) != 0) {
+            i++;
+        }
+        if (strict && i == n) {
+            rpc_error(req, RPC_TYPE_ERROR, "Unexpected key %s", k);
+            return -1;
+        }
+    }
+    return 0;
+}

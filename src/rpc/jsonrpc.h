@@ -252,6 +252,19 @@ int rpc_value_int(struct rpc_request *req, const json_t *v, int64_t lo, int64_t 
 /** Core's ParseHashV(v, name): 0 with out32 (internal byte order); -1 after rpc_error. */
 int rpc_value_hash(struct rpc_request *req, const json_t *v, const char *name, uint8_t out32[32]);
 
+/* One expected member of an object for rpc_check_obj: its name and JSON type (a jansson
+ * JSON_* value; JSON_TRUE stands for either boolean, JSON_INTEGER for any number). */
+struct rpc_obj_key {
+    const char *name;
+    int type;
+};
+/** Core's RPCTypeCheckObj on o: keys (n of them, in Core's order: sorted by name) each of
+ *  the type given ("Missing NAME" when absent and !allow_null, else "JSON value of type T
+ *  for field NAME is not of expected type U"), then with strict no other member ("Unexpected
+ *  key NAME"), each error -3. 0, or -1 after rpc_error. */
+int rpc_check_obj(struct rpc_request *req, const json_t *o, const struct rpc_obj_key *keys,
+                  size_t n, int allow_null, int strict);
+
 struct rpc_reply {
     int http_status; /* 200, 204, 400, 404, 500 */
     char *body;      /* owned JSON text ending in "\n"; NULL when there is no body (204) */

@@ -11,6 +11,7 @@
 #include "coins/coin.h"
 #include "consensus/amount.h"
 #include "mempool/accept.h"
+#include "index/txospenderindex.h"
 #include "mempool/mempool.h"
 #include "mempool/persist.h"
 #include "mempool/policy.h"
@@ -886,63 +887,91 @@ static json_t *rpc_getmempooldescendants(struct rpc_request *req)
     return relatives(req, 0);
 }
 
-static json_t *rpc_gettxspendingprevout(struct rpc_request *req)
+/* The confirmed spender of op from -txospenderindex into o (nothing when unspent). 0, or an
+ * error set on req. */
+static int confirmed_spender(struct rpc_request *req, struct txospender_index *spenders,
+                             const struct outpoint *op, int with_tx, json_t *o)
 {
-    struct mempool *mp = pool_or_error(req);
-    json_t *outs = rpc_param(req, 0);
-    if (!mp) {
-        return NULL;
+    int found;
+    uint8_t txid[32], block[32];
+    struct buf raw;
+    buf_init(&raw);
+    int rc = txospender_index_find(spenders, op, &found, txid, &raw, block);
+    if (rc != RC_OK) {
+        char hex[65];
+        hex_encode_rev(hex, op->txid, 32);
+        rpc_error(req, RPC_MISC_ERROR, "IO error finding spending tx for outpoint %s:%u.", hex,
+                  op->n);
+    } else if (found) {
+        json_object_set_new(o, "spendingtxid", rpc_hash_json(txid));
+        if (with_tx) {
+            char *hx = hex_encode_alloc(raw.data, raw.len);
+            json_object_set_new(o, "spendingtx", json_string(hx));
+            free(hx);
+        }
+        json_object_set_new(o, "blockhash", rpc_hash_json(block));
     }
-    if (json_array_size(outs) == 0) {
-        return rpc_error(req, RPC_INVALID_PARAMETER, "Invalid parameter, outputs are missing");
-    }
-    size_t n = json_array_size(outs);
+    buf_clear(&raw);
+    return rc;
+}
+
+/* gettxspendingprevout's outputs, as Core checks them; NULL after rpc_error. */
+static struct outpoint *spent_outpoints(struct rpc_request *req, const json_t *outs, size_t n)
+{
+    static const struct rpc_obj_key keys[] = {{"txid", JSON_STRING}, {"vout", JSON_INTEGER}};
     struct outpoint *ops = xmalloc(n * sizeof(*ops));
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_array_get(outs, i);
-        json_t *txid = json_object_get(o, "txid"), *vout = json_object_get(o, "vout");
+        int64_t vout;
         if (!json_is_object(o)) {
-            free(ops);
-            return rpc_error(req, RPC_TYPE_ERROR,
-                             "JSON value of type %s is not of expected type object",
-                             rpc_json_type_name(o));
+            rpc_error(req, RPC_TYPE_ERROR, "JSON value of type %s is not of expected type object",
+                      rpc_json_type_name(o));
+        } else if (rpc_check_obj(req, o, keys, 2, 0, 1) == 0 &&
+                   rpc_value_hash(req, json_object_get(o, "txid"), "txid", ops[i].txid) == 0 &&
+                   rpc_value_int(req, json_object_get(o, "vout"), INT32_MIN, INT32_MAX, &vout) ==
+                       0) {
+            if (vout >= 0) {
+                ops[i].n = (uint32_t)vout;
+                continue;
+            }
+            rpc_error(req, RPC_INVALID_PARAMETER, "Invalid parameter, vout cannot be negative");
         }
-        if (!txid || !json_is_string(txid)) {
-            free(ops);
-            return rpc_error(req, RPC_TYPE_ERROR, "Missing txid");
-        }
-        if (rpc_value_hash(req, txid, "txid", ops[i].txid)) {
-            free(ops);
-            return NULL;
-        }
-        if (!vout || !json_is_integer(vout)) {
-            free(ops);
-            return rpc_error(req, RPC_TYPE_ERROR, "Missing vout");
-        }
-        if (json_integer_value(vout) < 0) {
-            free(ops);
-            return rpc_error(req, RPC_INVALID_PARAMETER,
-                             "Invalid parameter, vout cannot be negative");
-        }
-        ops[i].n = (uint32_t)json_integer_value(vout);
+        free(ops);
+        return NULL;
     }
-    /* options: mempool_only (bitnode has no txospenderindex: true by default, and false
-     * fails when the pool lacks a spend, as Core without the index), return_spending_tx. */
+    return ops;
+}
+
+static json_t *rpc_gettxspendingprevout(struct rpc_request *req)
+{
+    static const struct rpc_obj_key opt_keys[] = {{"mempool_only", JSON_TRUE},
+                                                  {"return_spending_tx", JSON_TRUE}};
+    struct mempool *mp = pool_or_error(req);
+    json_t *outs = rpc_param(req, 0);
     json_t *opts = rpc_param(req, 1);
+    if (!mp) {
+        return NULL;
+    }
+    size_t n = json_array_size(outs);
+    if (n == 0) {
+        return rpc_error(req, RPC_INVALID_PARAMETER, "Invalid parameter, outputs are missing");
+    }
+    if (opts && rpc_check_obj(req, opts, opt_keys, 2, 1, 1) != 0) {
+        return NULL;
+    }
+    struct outpoint *ops = spent_outpoints(req, outs, n);
+    if (!ops) {
+        return NULL;
+    }
+    /* options: mempool_only (default: true without -txospenderindex), return_spending_tx. */
     json_t *mo = json_object_get(opts, "mempool_only");
     json_t *rs = json_object_get(opts, "return_spending_tx");
-    if ((mo && !json_is_boolean(mo)) || (rs && !json_is_boolean(rs))) {
-        free(ops);
-        return rpc_error(req, RPC_TYPE_ERROR,
-                         "JSON value of type %s for field %s is not of "
-                         "expected type bool",
-                         rpc_json_type_name(mo && !json_is_boolean(mo) ? mo : rs),
-                         mo && !json_is_boolean(mo) ? "mempool_only" : "return_spending_tx");
-    }
-    int mempool_only = !mo || json_is_true(mo);
+    struct txospender_index *spenders = req->ctx->node->spenders;
+    int mempool_only = mo && !json_is_null(mo) ? json_is_true(mo) : !spenders;
     int with_tx = rs && json_is_true(rs);
     json_t *r = json_array();
-    int lacking = 0;
+    int *unresolved = xcalloc(n, sizeof(*unresolved));
+    size_t n_unresolved = 0;
     mempool_read_lock(mp);
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_object();
@@ -957,17 +986,29 @@ static json_t *rpc_gettxspendingprevout(struct rpc_request *req)
                 free(hx);
             }
         } else if (!mempool_only) {
-            lacking = 1;
+            unresolved[i] = 1;
+            n_unresolved++;
         }
         json_array_append_new(r, o);
     }
     mempool_read_unlock(mp);
-    free(ops);
-    if (lacking) {
+    if (n_unresolved && (!spenders || !txospender_index_wait_synced(spenders))) {
+        free(ops);
+        free(unresolved);
         json_decref(r);
         return rpc_error(req, RPC_MISC_ERROR,
                          "Mempool lacks a relevant spend, and txospenderindex is unavailable.");
     }
+    for (size_t i = 0; i < n && n_unresolved; i++) {
+        if (unresolved[i] && confirmed_spender(req, spenders, &ops[i], with_tx,
+                                               json_array_get(r, i)) != RC_OK) {
+            json_decref(r);
+            r = NULL;
+            break;
+        }
+    }
+    free(ops);
+    free(unresolved);
     return r;
 }
 
@@ -1597,7 +1638,8 @@ static const struct rpc_method methods[] = {
     {.category = "blockchain",
      .name = "gettxspendingprevout",
      .handler = rpc_gettxspendingprevout,
-     .description = "Scans the mempool to find transactions spending any of the given outputs",
+     .description = "Scans the mempool (and the txospenderindex, if available) to find "
+                    "transactions spending any of the given outputs",
      .args = RPC_LIST(
          struct rpc_arg,
          {.names = "outputs",
@@ -1650,10 +1692,19 @@ static const struct rpc_method methods[] = {
                            "output (omitted if unspent)"),
                    RES_OPT(RPC_RES_STR_HEX, "spendingtx",
                            "the transaction spending this output (only if return_spending_tx "
-                           "is set, omitted if unspent)"))})}),
-     .examples = RPC_EXAMPLES("gettxspendingprevout",
-                              "\"[{\\\"txid\\\":\\\"a08e6907dbbd3abb\\\",\\\"vout\\\":3}]\"",
-                              "\"[{\\\"txid\\\":\\\"a08e6907dbbd3abb\\\",\\\"vout\\\":3}]\"")},
+                           "is set, omitted if unspent)"),
+                   RES_OPT(RPC_RES_STR_HEX, "blockhash",
+                           "the hash of the spending block (omitted if unspent or the spending "
+                           "tx is not confirmed)"))})}),
+     .examples =
+         RPC_EXAMPLES("gettxspendingprevout",
+                      "\"[{\\\"txid\\\":\\\"a08e6907dbbd3d809776dbfc5d82e371b764ed838b5655e72f"
+                      "463568df1aadf0\\\",\\\"vout\\\":3}]\"",
+                      "\"[{\\\"txid\\\":\\\"a08e6907dbbd3d809776dbfc5d82e371b764ed838b5655e72f"
+                      "463568df1aadf0\\\",\\\"vout\\\":3}]\"")
+             RPC_EXAMPLE_CLI("-named gettxspendingprevout",
+                             "outputs='[{\"txid\":\"a08e6907dbbd3d809776dbfc5d82e371b764ed838b5655e"
+                             "72f463568df1aadf0\",\"vout\":3}]' return_spending_tx=true")},
     {.category = "blockchain",
      .name = "savemempool",
      .handler = rpc_savemempool,

@@ -10,6 +10,7 @@
 #include "crypto/hash.h"
 #include "index/blockfilterindex.h"
 #include "index/coinstatsindex.h"
+#include "index/txospenderindex.h"
 #include "rpc/context.h"
 #include "rpc/json.h"
 #include "rpc/protocol.h"
@@ -520,36 +521,42 @@ static json_t *rpc_signmessagewithprivkey(struct rpc_request *req)
     return r;
 }
 
+/* One member of getindexinfo's answer (Core's SummaryToJSON), unless name filters it out. */
+static void index_summary(json_t *r, const char *filter, const char *name, int synced,
+                          int height)
+{
+    if (!filter || !*filter || strcmp(filter, name) == 0) {
+        json_object_set_new(r, name,
+                            json_pack("{s:b,s:i}", "synced", synced, "best_block_height", height));
+    }
+}
+
 static json_t *rpc_getindexinfo(struct rpc_request *req)
 {
-    struct chainstate *cs = req->ctx->node->cs;
+    struct node_context *n = req->ctx->node;
     const char *name = json_string_value(rpc_param(req, 0));
     json_t *r = json_object();
-    int synced = -1;
-    chainstate_read_lock(cs);
-    struct block_index *tip = chainstate_tip(cs);
-    /* An empty name filters nothing, as Core's. */
-    if (chainstate_txindex_info(cs, &synced) && (!name || !*name || strcmp(name, "txindex") == 0)) {
-        json_object_set_new(r, "txindex",
-                            json_pack("{s:b,s:i}", "synced", tip && synced >= tip->height,
-                                      "best_block_height", synced));
+    int synced = -1, height;
+    chainstate_read_lock(n->cs);
+    struct block_index *tip = chainstate_tip(n->cs);
+    int txindex = chainstate_txindex_info(n->cs, &synced);
+    int tip_height = tip ? tip->height : INT32_MAX;
+    chainstate_read_unlock(n->cs);
+    /* In Core's order; an empty name filters nothing, as Core's. */
+    if (txindex) {
+        index_summary(r, name, "txindex", synced >= tip_height, synced);
     }
-    chainstate_read_unlock(cs);
-    const char *csi = "coinstatsindex";
-    if (req->ctx->node->coinstats && (!name || !*name || strcmp(name, csi) == 0)) {
-        int c_synced, c_height;
-        coinstats_index_summary(req->ctx->node->coinstats, &c_synced, &c_height);
-        json_object_set_new(r, csi,
-                            json_pack("{s:b,s:i}", "synced", c_synced, "best_block_height",
-                                      c_height));
+    if (n->coinstats) {
+        coinstats_index_summary(n->coinstats, &synced, &height);
+        index_summary(r, name, "coinstatsindex", synced, height);
     }
-    const char *bf = "basic block filter index";
-    if (req->ctx->node->blockfilters && (!name || !*name || strcmp(name, bf) == 0)) {
-        int bf_synced, bf_height;
-        blockfilter_index_summary(req->ctx->node->blockfilters, &bf_synced, &bf_height);
-        json_object_set_new(r, bf,
-                            json_pack("{s:b,s:i}", "synced", bf_synced, "best_block_height",
-                                      bf_height));
+    if (n->spenders) {
+        txospender_index_summary(n->spenders, &synced, &height);
+        index_summary(r, name, "txospenderindex", synced, height);
+    }
+    if (n->blockfilters) {
+        blockfilter_index_summary(n->blockfilters, &synced, &height);
+        index_summary(r, name, "basic block filter index", synced, height);
     }
     return r;
 }

@@ -123,8 +123,8 @@ static void test_validate(void)
 {
     expect_validate((const char *[]){"-rpcport=abc", NULL},
                     "Invalid value for -rpcport: 'abc' (expected an integer)");
-    expect_validate((const char *[]){"-txospenderindex=1", NULL},
-                    "-txospenderindex: not implemented yet (only -txospenderindex=0 is accepted)");
+    expect_validate((const char *[]){"-capturemessages=1", NULL},
+                    "-capturemessages: not implemented yet (only -capturemessages=0 is accepted)");
     expect_validate((const char *[]){"-dbcache=x", NULL},
                     "Invalid value for -dbcache: 'x' (expected an integer)");
     expect_validate((const char *[]){"-daemon=yes", NULL},
@@ -158,7 +158,9 @@ static void test_validate(void)
     /* ... or, where the off form is what bitnode does, refused only on. */
     expect_validate((const char *[]){"-rest", NULL},
                     "-rest: not implemented yet (only -rest=0 is accepted)");
-    expect_validate((const char *[]){"-coinstatsindex", "-blockfilterindex", NULL}, NULL);
+    expect_validate((const char *[]){"-coinstatsindex", "-blockfilterindex", "-txospenderindex",
+                                     NULL},
+                    NULL);
     expect_validate((const char *[]){"-rest=0", "-noblockfilterindex", "-coinstatsindex=0",
                                      "-peerbloomfilters=0", "-rpcwhitelistdefault=0",
                                      "-mocktime=0", "-daemonwait=0", NULL},

@@ -29,6 +29,8 @@ int util_cmd_verify_tx(int argc, char **argv);
 int util_cmd_verify_block(int argc, char **argv, const struct chain_params *chain);
 /* bitnode-util-genchain.c */
 int util_cmd_genchain(int argc, char **argv);
+/* bitnode-util-chainstate.c */
+int util_cmd_chainstate(int argc, char **argv, const struct chain_params *chain, int load);
 /* bitnode-util-headers.c */
 int util_cmd_check_headers(int argc, char **argv, const struct chain_params *chain);
 
@@ -55,6 +57,14 @@ static void usage(FILE *f)
             "                         Core applies at height H; print inputs checked / failed\n"
             "  genchain --blocks N --txs M --seed S --out FILE [--mix TYPES] [--expect J]\n"
             "                         [--verify]  write a deterministic regtest chain\n"
+            "  dump-chainstate -datadir=DIR -out=FILE [-regtest|-chain=NAME]\n"
+            "                         write every store of a stopped node's datadir (block\n"
+            "                         index, chainstate, indexes) to FILE, with this build's\n"
+            "                         backend (doc/files.md, \"Chainstate dump\")\n"
+            "  load-chainstate -datadir=DIR -in=FILE [-blocksfrom=BLOCKSDIR] [-hardlink]\n"
+            "                         build those stores in a new datadir with this build's\n"
+            "                         backend, beside the source's blk/rev files (copied, or\n"
+            "                         hard-linked with -hardlink, from BLOCKSDIR)\n"
             "\n"
             "Options:\n"
             "  -chain=NAME            main, test, testnet4, signet or regtest (default: taken\n"
@@ -402,6 +412,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "check-headers") == 0) {
         return util_cmd_check_headers(argc - i, argv + i, chain);
+    }
+    if (strcmp(cmd, "dump-chainstate") == 0 || strcmp(cmd, "load-chainstate") == 0) {
+        return util_cmd_chainstate(argc - i, argv + i, p, cmd[0] == 'l');
     }
     if (strcmp(cmd, "genchain") == 0) {
         return util_cmd_genchain(argc - i, argv + i);

@@ -888,6 +888,15 @@ int main(int argc, char **argv)
         init_error("%s", err);
         goto shutdown;
     }
+    char *partial = fs_path_join(n.net_dir, "load-chainstate.partial");
+    int cut_short = access(partial, F_OK) == 0;
+    free(partial);
+    if (cut_short) {
+        init_error("A bitnode-util load-chainstate into %s did not finish. Run it again (it "
+                   "starts over) before starting the node.",
+                   n.net_dir);
+        goto shutdown;
+    }
     n.step = 8;
     /* 9. The debug log. */
     if (open_log(&n) != RC_OK) {

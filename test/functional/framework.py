@@ -108,6 +108,7 @@ class TestNode:
         self.stderr_path = os.path.join(self.datadir, "stderr.txt")
         self.stdout_path = os.path.join(self.datadir, "stdout.txt")
         self.auth = None  # (user, password); None: the cookie
+        self.build = None  # another build folder's binaries (another backend), None: ours
         with open(os.path.join(self.datadir, "bitnode.conf"), "w") as f:
             # rpcdoccheck: every RPC result is checked against its method's declared result
             # (as in Core's test framework); a mismatch fails the call.
@@ -118,11 +119,11 @@ class TestNode:
 
     @property
     def bitnoded(self):
-        return os.path.join(builddir(), "bitnoded")
+        return os.path.join(self.build or builddir(), "bitnoded")
 
     @property
     def bitnode_cli(self):
-        return os.path.join(builddir(), "bitnode-cli")
+        return os.path.join(self.build or builddir(), "bitnode-cli")
 
     @property
     def debug_log(self):

@@ -184,27 +184,72 @@ json_t *rpc_json_parse(const char *text, size_t len)
     return json_loadb(text, len, JSON_DECODE_ANY, &jerr);
 }
 
+/* The objects being walked by rpc_json_parse_exact, to tell keys and their repeats. */
+struct frame {
+    int object, want_key;
+    size_t *keys; /* pairs: offset, length of each key's text (quotes included) */
+    size_t n_keys;
+};
+
+/* How many keys of f have the text t[0..n). */
+static size_t repeats(const struct frame *f, const char *text, const char *t, size_t n)
+{
+    size_t r = 0;
+    for (size_t k = 0; k < f->n_keys; k++) {
+        r += f->keys[2 * k + 1] == n && memcmp(text + f->keys[2 * k], t, n) == 0;
+    }
+    return r;
+}
+
+/* Copies the string text[i..j) (quotes included) to out; a key repeated in its object gets
+ * RPC_JSON_DUP_MARK and its repeat count appended, so that jansson keeps it beside the first
+ * (which json_object_get finds, as UniValue's find_value). */
+static void copy_string(struct buf *out, struct frame *f, const char *text, size_t i, size_t j)
+{
+    if (!f || !f->object || !f->want_key) {
+        buf_append(out, text + i, j - i);
+        return;
+    }
+    size_t r = repeats(f, text, text + i, j - i);
+    f->keys = xrealloc(f->keys, (f->n_keys + 1) * 2 * sizeof(size_t));
+    f->keys[2 * f->n_keys] = i;
+    f->keys[2 * f->n_keys + 1] = j - i;
+    f->n_keys++;
+    f->want_key = 0;
+    if (r == 0 || j - i < 2) {
+        buf_append(out, text + i, j - i);
+        return;
+    }
+    char tail[32];
+    buf_append(out, text + i, j - i - 1);
+    snprintf(tail, sizeof(tail), "\\u%04x%zu\"", RPC_JSON_DUP_MARK, r);
+    put_str(out, tail);
+}
+
 json_t *rpc_json_parse_exact(const char *text, size_t len)
 {
     struct buf out;
     json_error_t jerr;
-    size_t i = 0;
+    size_t i = 0, depth = 0, cap = 0;
+    struct frame *st = NULL;
     buf_init(&out);
     while (i < len) {
         char c = text[i];
+        struct frame *top = depth ? &st[depth - 1] : NULL;
         if (c == '"') {
             /* Copy a string as it is, escapes included. One that starts with the amount tag
              * would pass for a number: refused. */
             if (len - i > 7 && memcmp(text + i + 1, "\\u0000", 6) == 0) {
-                buf_clear(&out);
-                return NULL;
+                depth = 0;
+                len = 0;
+                break;
             }
             size_t j = i + 1;
             while (j < len && text[j] != '"') {
                 j += (text[j] == '\\') ? 2 : 1;
             }
             j = j < len ? j + 1 : len;
-            buf_append(&out, text + i, j - i);
+            copy_string(&out, top, text, i, j);
             i = j;
         } else if (c == '-' || (c >= '0' && c <= '9')) {
             size_t j = i;
@@ -224,13 +269,36 @@ json_t *rpc_json_parse_exact(const char *text, size_t len)
             }
             i = j;
         } else {
+            if (c == '{' || c == '[') {
+                if (depth == cap) {
+                    cap = cap ? cap * 2 : 16;
+                    st = xrealloc(st, cap * sizeof(*st));
+                }
+                st[depth++] = (struct frame){.object = c == '{', .want_key = c == '{'};
+            } else if ((c == '}' || c == ']') && depth) {
+                free(st[--depth].keys);
+            } else if (c == ',' && top && top->object) {
+                top->want_key = 1;
+            }
             buf_put_u8(&out, (uint8_t)c);
             i++;
         }
     }
-    json_t *v = json_loadb((const char *)out.data, out.len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+    while (depth) {
+        free(st[--depth].keys);
+    }
+    free(st);
+    json_t *v = len ? json_loadb((const char *)out.data, out.len,
+                                 JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr)
+                    : NULL;
     buf_clear(&out);
     return v;
+}
+
+size_t rpc_json_key_len(const char *key)
+{
+    const char *m = strchr(key, RPC_JSON_DUP_MARK);
+    return m ? (size_t)(m - key) : strlen(key);
 }
 
 static int parse_decimal_btc(const char *s, int64_t *sat)

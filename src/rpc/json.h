@@ -40,6 +40,12 @@ json_t *rpc_json_parse(const char *text, size_t len);
  *  Core does. Returns NULL on malformed JSON, and for a string starting with "\u0000" (which
  *  could pass for such a number). */
 json_t *rpc_json_parse_exact(const char *text, size_t len);
+/* rpc_json_parse_exact keeps a key repeated in one object (UniValue keeps every one; jansson
+ * would keep the last): the repeat is stored as the key, this mark and its count, and
+ * json_object_get finds the first, as Core's find_value. */
+#define RPC_JSON_DUP_MARK 0x1f
+/** The length of the key a member was given in the request (without a repeat's mark). */
+size_t rpc_json_key_len(const char *key);
 /** Reads an amount in BTC from a number or a numeric string, as Core's AmountFromValue:
  *  at most 8 decimals and 0 <= amount <= MAX_MONEY.
  *  Returns 0 with *value_sat set; RC_INVALID with *err pointing to a static message

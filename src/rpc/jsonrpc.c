@@ -822,8 +822,8 @@ int rpc_check_obj(struct rpc_request *req, const json_t *o, const struct rpc_obj
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)o, k, v) {
-        size_t i = 0;
-        while (i < n && strcmp(keys[i].name, k) != 0) {
+        size_t i = 0, kl = rpc_json_key_len(k);
+        while (i < n && !(strlen(keys[i].name) == kl && memcmp(keys[i].name, k, kl) == 0)) {
             i++;
         }
         if (strict && i == n) {

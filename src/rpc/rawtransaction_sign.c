@@ -173,7 +173,8 @@ static int normalize_outputs(struct rpc_request *req, json_t *outputs, json_t **
     if (json_is_object(outputs)) {
         json_object_foreach(outputs, k, v)
         {
-            json_array_append_new(list, json_pack("[sO]", k, v));
+            /* A key repeated in the request is read as given (Core's multidict case). */
+            json_array_append_new(list, json_pack("[s#O]", k, (int)rpc_json_key_len(k), v));
         }
         *pairs = list;
         return 0;
@@ -192,7 +193,8 @@ static int normalize_outputs(struct rpc_request *req, json_t *outputs, json_t **
         }
         json_object_foreach(e, k, v)
         {
-            json_array_append_new(list, json_pack("[sO]", k, v));
+            /* A key repeated in the request is read as given (Core's multidict case). */
+            json_array_append_new(list, json_pack("[s#O]", k, (int)rpc_json_key_len(k), v));
         }
     }
     *pairs = list;

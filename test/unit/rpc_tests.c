@@ -772,6 +772,34 @@ static void test_net_methods(void)
     node_context_clear(&nc);
 }
 
+/* A key repeated in one object is kept beside the first (Core's UniValue keeps both): the
+ * first is what json_object_get finds, the repeat carries the mark, and rpc_json_key_len
+ * gives the name it had; nested objects and strings that are values are left alone. */
+static void test_json_repeated_keys(void)
+{
+    const char *t = "{\"a\":1,\"b\":{\"a\":5,\"a\":6},\"a\":2,\"c\":\"a\",\"a\":3,\"d\":[{\"a\":7}]}";
+    json_t *v = rpc_json_parse_exact(t, strlen(t));
+    CHECK(v != NULL);
+    CHECK_EQ_INT(json_object_size(v), 6);
+    CHECK_EQ_INT(json_integer_value(json_object_get(v, "a")), 1);
+    CHECK_EQ_INT(json_integer_value(json_object_get(v, "a\x1f" "1")), 2);
+    CHECK_EQ_INT(json_integer_value(json_object_get(v, "a\x1f" "2")), 3);
+    json_t *b = json_object_get(v, "b");
+    CHECK_EQ_INT(json_object_size(b), 2);
+    CHECK_EQ_INT(json_integer_value(json_object_get(b, "a")), 5);
+    CHECK_EQ_STR(json_string_value(json_object_get(v, "c")), "a");
+    CHECK_EQ_INT(json_object_size(json_array_get(json_object_get(v, "d"), 0)), 1);
+    const char *k;
+    json_t *x;
+    size_t n_a = 0;
+    json_object_foreach(v, k, x) {
+        n_a += rpc_json_key_len(k) == 1 && k[0] == 'a';
+    }
+    CHECK_EQ_INT(n_a, 3);
+    json_decref(v);
+    CHECK(rpc_json_parse_exact("{\"a\":1,}", 8) == NULL);
+}
+
 int main(void)
 {
     node_context_init(&node);
@@ -783,6 +811,7 @@ int main(void)
     TEST(test_base64);
     TEST(test_cookie);
     TEST(test_json_writer);
+    TEST(test_json_repeated_keys);
     TEST(test_amount_parse);
     TEST(test_dispatch_errors);
     TEST(test_dispatch_ok);

@@ -743,8 +743,15 @@ static int start_validation(struct node *n)
         init_error("no room for the mempool's chainstate listener");
         return RC_USAGE;
     }
-    if (node_indexes_start(&n->ctx, n->co.reindex, err, sizeof(err)) != RC_OK) {
+    int irc = node_indexes_start(&n->ctx, n->co.reindex, err, sizeof(err));
+    if (irc != RC_OK) {
         init_error("%s", err);
+        if (irc == RC_INVALID) {
+            /* An index that cannot catch up (pruned data): Core's StartIndexBackgroundSync
+             * fails and its fatal error follows. */
+            init_error("A fatal internal error occurred, see debug.log for details: Failed to "
+                       "start indexes, shutting down\u2026");
+        }
         return RC_INVALID;
     }
     if (validator_new(&n->ctx.val, n->ctx.cs, 0, on_validation_halt, n) != RC_OK) {

@@ -303,6 +303,39 @@ static json_t *rpc_getchaintxstats(struct rpc_request *req)
     return r;
 }
 
+/* getchainstates: bitnode keeps one chainstate, fully validated (no assumeutxo snapshot
+ * yet), so the list has one entry, the active chain's, as Core's without a snapshot. */
+static json_t *rpc_getchainstates(struct rpc_request *req)
+{
+    struct chainstate *cs = req->ctx->node->cs;
+    size_t db_bytes, tip_bytes;
+    char bits[9];
+    chainstate_cache_sizes(cs, &db_bytes, &tip_bytes);
+    json_t *r = json_object(), *list = json_array(), *c = json_object();
+    chainstate_read_lock(cs);
+    struct block_index *tip = chainstate_tip(cs);
+    struct block_index *hdr = chainstate_best_header(cs);
+    json_object_set_new(r, "headers", json_integer(hdr ? hdr->height : -1));
+    if (tip) {
+        double progress = chainstate_guess_progress(cs, tip);
+        snprintf(bits, sizeof(bits), "%08x", tip->header.bits);
+        json_object_set_new(c, "blocks", json_integer(tip->height));
+        json_object_set_new(c, "bestblockhash", rpc_hash_json(tip->hash));
+        json_object_set_new(c, "bits", json_string(bits));
+        json_object_set_new(c, "target", target_json(tip->header.bits));
+        json_object_set_new(c, "difficulty", json_real(rpc_difficulty(tip->header.bits)));
+        json_object_set_new(c, "verificationprogress",
+                            progress == 1.0 ? json_integer(1) : json_real(progress));
+        json_object_set_new(c, "coins_db_cache_bytes", json_integer((json_int_t)db_bytes));
+        json_object_set_new(c, "coins_tip_cache_bytes", json_integer((json_int_t)tip_bytes));
+        json_object_set_new(c, "validated", json_true());
+    }
+    chainstate_read_unlock(cs);
+    json_array_append_new(list, c);
+    json_object_set_new(r, "chainstates", list);
+    return r;
+}
+
 static json_t *rpc_getchaintips(struct rpc_request *req)
 {
     struct chainstate *cs = req->ctx->node->cs;
@@ -1099,6 +1132,52 @@ static const struct rpc_method methods[] = {
                               "returned if \"window_interval\" is > 0 and if window_tx_count "
                               "exists."})}),
      .examples = RPC_EXAMPLES("getchaintxstats", "", "2016")},
+    {.category = "blockchain",
+     .name = "getchainstates",
+     .handler = rpc_getchainstates,
+     .description = "Return information about chainstates.\n",
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(
+              struct rpc_result,
+              {.type = RPC_RES_NUM, .key = "headers",
+               .description = "the number of headers seen so far"},
+              {.type = RPC_RES_ARR,
+               .key = "chainstates",
+               .description = "list of the chainstates ordered by work, with the most-work "
+                              "(active) chainstate last",
+               .inner = RPC_LIST(
+                   struct rpc_result,
+                   {.type = RPC_RES_OBJ,
+                    .inner = RPC_LIST(
+                        struct rpc_result,
+                        {.type = RPC_RES_NUM, .key = "blocks",
+                         .description = "number of blocks in this chainstate"},
+                        {.type = RPC_RES_STR_HEX, .key = "bestblockhash",
+                         .description = "blockhash of the tip"},
+                        {.type = RPC_RES_STR_HEX, .key = "bits",
+                         .description = "nBits: compact representation of the block difficulty "
+                                        "target"},
+                        {.type = RPC_RES_STR_HEX, .key = "target",
+                         .description = "The difficulty target"},
+                        {.type = RPC_RES_NUM, .key = "difficulty",
+                         .description = "difficulty of the tip"},
+                        {.type = RPC_RES_NUM, .key = "verificationprogress",
+                         .description = "progress towards the network tip"},
+                        {.type = RPC_RES_STR_HEX, .key = "snapshot_blockhash", .optional = true,
+                         .description = "the base block of the snapshot this chainstate is "
+                                        "based on, if any"},
+                        {.type = RPC_RES_NUM, .key = "coins_db_cache_bytes",
+                         .description = "size of the coinsdb cache"},
+                        {.type = RPC_RES_NUM, .key = "coins_tip_cache_bytes",
+                         .description = "size of the coinstip cache"},
+                        {.type = RPC_RES_BOOL, .key = "validated",
+                         .description = "whether the chainstate is fully validated. True if all "
+                                        "blocks in the chainstate were validated, false if the "
+                                        "chain is based on a snapshot and the snapshot has not "
+                                        "yet been validated."})})})}),
+     .examples = RPC_EXAMPLES("getchainstates", "", "")},
     {.category = "blockchain",
      .name = "getchaintips",
      .handler = rpc_getchaintips,

@@ -519,3 +519,9 @@ int chainstate_set_prune_lock(struct chainstate *cs, const char *name, int32_t h
     pthread_mutex_unlock(&cs->prune_lock_mu);
     return rc;
 }
+
+void chainstate_cache_sizes(const struct chainstate *cs, size_t *db_bytes, size_t *tip_bytes)
+{
+    *db_bytes = cs->coins_db_cache;
+    *tip_bytes = cs->coins_limit - cs->opt.mempool_bytes;
+}

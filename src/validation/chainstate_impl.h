@@ -39,6 +39,7 @@ struct chainstate {
     struct kv *index_kv, *coins_kv;
     size_t coins_limit;   /* with all of -maxmempool: less what the pool uses (mempool_used) */
     size_t dbcache_total; /* -dbcache: coins cache + database caches */
+    size_t coins_db_cache; /* of it, the chainstate store's own cache */
     _Atomic size_t mempool_used; /* the pool's usage, as its owner last reported it */
     /* Per-block timings for the close's summary (activate.c; the validation thread's). */
     struct histo connect_hist, gap_hist;

@@ -165,6 +165,7 @@ static void split_dbcache(struct chainstate *cs, const struct chainstate_options
     /* As Core: the unused part of the mempool's budget is the coins cache's too. */
     cs->coins_limit = rest - *coins_db_cache + opt->mempool_bytes;
     cs->dbcache_total = total;
+    cs->coins_db_cache = *coins_db_cache;
     LOG_INFO("Cache configuration: %.1f MiB for the block index store, %.1f MiB for the "
              "chainstate store, %.1f MiB for the in-memory UTXO set (plus up to %.1f MiB of "
              "unused mempool space)",

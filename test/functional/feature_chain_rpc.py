@@ -132,6 +132,18 @@ class ChainRpcTest(BitnodeTestFramework):
         assert_true(node.rpc("getblockchaininfo")["verificationprogress"] < 1, "a header ahead")
         node.rpc("setmocktime", 0)
 
+        self.log("getchainstates: the one validated chainstate, as getblockchaininfo sees it")
+        info, states = node.rpc("getblockchaininfo"), node.rpc("getchainstates")
+        assert_equal(states["headers"], info["headers"])
+        assert_equal(len(states["chainstates"]), 1)
+        c = states["chainstates"][0]
+        assert_equal({k: c[k] for k in ("blocks", "bestblockhash", "bits", "target",
+                                        "difficulty", "verificationprogress")},
+                     {k: info[k] for k in ("blocks", "bestblockhash", "bits", "target",
+                                           "difficulty", "verificationprogress")})
+        assert_true(c["validated"] and c["coins_db_cache_bytes"] > 0 and
+                    c["coins_tip_cache_bytes"] > c["coins_db_cache_bytes"], "caches")
+
         self.log("a damaged undo file is found by verifychain level 2")
         node.stop()
         rev = os.path.join(node.net_dir, "blocks", "rev00000.dat")

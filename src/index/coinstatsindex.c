@@ -195,7 +195,7 @@ static void add_outputs(struct coinstats_index *x, const struct tx *t, int heigh
 static void spend_inputs(struct coinstats_index *x, const struct tx *t, const struct tx_undo *u)
 {
     struct coinstats_entry *s = &x->st;
-    for (size_t j = 0; j < u->n && j < t->vin_count; j++) {
+    for (size_t j = 0; j < u->n; j++) {
         const struct coin *c = &u->prev[j];
         coin_hash(x, -1, &t->vin[j].prevout, c->height, c->coinbase, c->value_sat,
                   &c->script_pubkey);
@@ -204,6 +204,20 @@ static void spend_inputs(struct coinstats_index *x, const struct tx *t, const st
         s->total_amount -= c->value_sat;
         s->bogosize -= coins_bogosize(c->script_pubkey.len);
     }
+}
+
+/* 1 if u has one entry per non-coinbase transaction of b and one coin per input. */
+static int undo_matches(const struct block *b, const struct block_undo *u)
+{
+    if ((size_t)u->n + 1 != b->tx_count) {
+        return 0;
+    }
+    for (size_t i = 1; i < b->tx_count; i++) {
+        if (u->txs[i - 1].n != b->txs[i].vin_count) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /* Core's CustomAppend. */
@@ -215,7 +229,7 @@ static int append(void *ctx, struct kv *kv, struct kv_batch *batch, const struct
     struct coinstats_entry *s = &x->st;
     int64_t subsidy = amount_block_subsidy(e->height, x->halving_interval);
     s->total_subsidy += subsidy;
-    if (e->height > 0 && (size_t)u->n + 1 != b->tx_count) {
+    if (e->height > 0 && !undo_matches(b, u)) {
         return RC_CORRUPT;
     }
     for (size_t i = 0; e->height > 0 && i < b->tx_count; i++) {
@@ -255,7 +269,7 @@ static int remove_block(void *ctx, struct kv *kv, struct kv_batch *batch,
     (void)batch;
     struct coinstats_index *x = ctx;
     struct coinstats_entry prev;
-    if (!e->prev || (size_t)u->n + 1 != b->tx_count) {
+    if (!e->prev || !undo_matches(b, u)) {
         return RC_CORRUPT;
     }
     int rc = read_entry(kv, e->prev->hash, &prev);
@@ -277,7 +291,7 @@ static int remove_block(void *ctx, struct kv *kv, struct kv_batch *batch,
                           &o->script_pubkey);
             }
         }
-        for (size_t j = 0; i > 0 && j < u->txs[i - 1].n && j < t->vin_count; j++) {
+        for (size_t j = 0; i > 0 && j < u->txs[i - 1].n; j++) {
             const struct coin *c = &u->txs[i - 1].prev[j];
             coin_hash(x, 1, &t->vin[j].prevout, c->height, c->coinbase, c->value_sat,
                       &c->script_pubkey);

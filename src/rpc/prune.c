@@ -11,7 +11,6 @@
 #include "validation/validator.h"
 
 #define TIMESTAMP_WINDOW 7200 /* Core's: blocks up to 2 hours older than a time are taken */
-#define MIN_BLOCKS_TO_KEEP 288
 
 struct prune_call {
     int64_t height; /* in: a height or a time; out: the height pruned to */

@@ -371,6 +371,10 @@ struct chainstate_prune_info {
 };
 /** Fills *info. Chain lock held (reading). */
 void chainstate_prune_info(struct chainstate *cs, struct chainstate_prune_info *info);
+/* Core's MIN_BLOCKS_TO_KEEP: no block file is pruned that holds a block this close to the
+ * tip (pruneblockchain lowers its height to stay below it). */
+#define MIN_BLOCKS_TO_KEEP 288
+
 /** pruneblockchain: prunes the files whose blocks are all at or below height (kept
  *  MIN_BLOCKS_TO_KEEP below the tip by the caller) in a flush now. Returns 0 or a system
  *  error. Validation thread, or any thread while it does not write. */

@@ -149,7 +149,6 @@ void chainstate_mark_invalid(struct chainstate *cs, struct block_index *bad);
 int chainstate_flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode);
 
 /* prune.c */
-#define MIN_BLOCKS_TO_KEEP 288 /* Core's: never prune this close to the tip */
 #define PRUNE_LOCK_BUFFER 10   /* an index keeps this many blocks below its best */
 
 /* The blk/rev files a flush is to delete. */

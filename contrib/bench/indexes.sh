@@ -12,7 +12,8 @@
 # at the tip (getindexinfo, polled every 0.05 s), then is stopped. One Markdown row per run:
 # the seconds until the tip was connected (what an index may cost block connection), until
 # the indexes were synced, user and sys CPU of the whole run, the longest gap between two
-# connected blocks (the node's shutdown log) and the size of indexes/.
+# connected blocks (the node's shutdown log: "gap between blocks ... max") and the size of
+# indexes/.
 set -euo pipefail
 
 usage() {
@@ -86,9 +87,9 @@ sys.exit(0 if all(v["synced"] and v["best_block_height"] == int(sys.argv[1])
     done
     wait "$pid" || true
     local gap idx
-    gap=$(grep -o "longest gap between two connected blocks [0-9.]* ms" "$dd/regtest/debug.log" |
-        tail -1 | grep -o "[0-9.]* ms" | cut -d' ' -f1)
-    idx=$(du -sk "$dd/regtest/indexes" 2>/dev/null | cut -f1)
+    gap=$(grep -o "gap between blocks p50 [0-9.]* ms, p99 [0-9.]* ms, max [0-9.]* ms" \
+        "$dd/regtest/debug.log" | tail -1 | sed 's/.*max \([0-9.]*\) ms/\1/' || true)
+    idx=$( (du -sk "$dd/regtest/indexes" 2>/dev/null || echo 0) | cut -f1)
     read -r user sys <"$dd/time.txt"
     printf '| %s | %s | %.2f | %.2f | %s | %s | %s | %.1f |\n' "$label" "$mode" \
         "$(echo "$t_tip - $start" | bc -l)" "$(echo "${t_sync:-$start} - $start" | bc -l)" \

@@ -17,11 +17,16 @@
 #include "primitives/block.h"
 #include "util/log.h"
 #include "util/rc.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 #include "validation/chainstate.h"
 
 /* Blocks written per batch while catching up. */
 #define BATCH_BLOCKS 500
+/* An index thread waits until the tip has not moved for this long: while blocks are being
+ * connected one after another (an import, IBD) it leaves the cores to them, and catches up
+ * in the pauses and after. */
+#define QUIET_NS (250ull * 1000 * 1000)
 /* Disconnected blocks remembered between two looks of the thread. */
 #define STALE_MAX 1024
 
@@ -40,6 +45,8 @@ struct index_base {
     pthread_cond_t done_cv; /* waiters for progress */
     int stop, wake, failed;
     struct block_index *best; /* the last block whose records are written, NULL: none */
+    uint64_t last_tip_ns;     /* time_mono_ns of the last tip change */
+    int defer;                /* wait for a still tip (not in prune mode: see wait_quiet) */
     int synced;               /* reached the tip once */
     /* Blocks disconnected since the thread last looked, newest first (index_stale). */
     struct block_index *gone[STALE_MAX];
@@ -52,8 +59,36 @@ static void on_tip(void *ctx, const struct block_index *tip)
     struct index_base *x = ctx;
     pthread_mutex_lock(&x->mu);
     x->wake = 1;
+    x->last_tip_ns = time_mono_ns();
     pthread_cond_signal(&x->wake_cv);
     pthread_mutex_unlock(&x->mu);
+}
+
+/* Waits until the tip has been still for QUIET_NS (or stop); 1 when stopping. Not in prune
+ * mode: there the index's prune lock holds back every file it has not indexed, so it keeps
+ * up with the chain (as Core's indexes do) rather than let the block files grow. */
+static int wait_quiet(struct index_base *x)
+{
+    pthread_mutex_lock(&x->mu);
+    for (;;) {
+        uint64_t now = time_mono_ns();
+        if (x->stop || !x->defer || now - x->last_tip_ns >= QUIET_NS) {
+            break;
+        }
+        uint64_t left = QUIET_NS - (now - x->last_tip_ns);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += (time_t)(left / 1000000000ull);
+        until.tv_nsec += (long)(left % 1000000000ull);
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&x->wake_cv, &x->mu, &until);
+    }
+    int stop = x->stop;
+    pthread_mutex_unlock(&x->mu);
+    return stop;
 }
 
 static void on_disconnected(void *ctx, struct chainstate *cs, const struct block_index *e,
@@ -277,7 +312,8 @@ static void *run(void *arg)
             }
             continue;
         }
-        if (rc != RC_OK || (rc = index_stale(x)) != RC_OK || (rc = apply(x, &next, 0)) != RC_OK) {
+        if (rc != RC_OK || wait_quiet(x) || (rc = index_stale(x)) != RC_OK ||
+            (rc = apply(x, &next, 0)) != RC_OK) {
             break;
         }
         x->cur = entry_of(x, &next);
@@ -388,6 +424,11 @@ int index_base_start(struct index_base **out, struct chainstate *cs, const struc
         free(x);
         return rc;
     }
+    struct chainstate_prune_info pi;
+    chainstate_read_lock(cs);
+    chainstate_prune_info(cs, &pi);
+    chainstate_read_unlock(cs);
+    x->defer = !pi.prune_mode;
     x->batch = kv_batch_new();
     (void)chainstate_set_prune_lock(cs, iops->name, x->cur ? x->cur->height : 0);
     pthread_mutex_init(&x->mu, NULL);

@@ -60,7 +60,10 @@ class DbCrashTest(BitnodeTestFramework):
             assert_equal(rc, 0)
             if "-stopatheight reached: shutting down" in log:
                 break
-        assert_true(crashes >= 3, "crashed %d times in %d starts" % (crashes, starts))
+        # How many crashes is chance (-dbcrashratio draws from the node's own random source):
+        # 5 to 18 per pass here, and now and then a pass reaches the tip after 2. One is what
+        # the test needs, and a replay after it.
+        assert_true(crashes >= 1, "crashed %d times in %d starts" % (crashes, starts))
         replays = log.count("Replaying blocks")
         assert_true(replays >= 1, "replayed after %d crashes" % crashes)
         self.log("%d starts, %d crashes, %d replays" % (starts, crashes, replays))

@@ -13,6 +13,7 @@ import base64
 import http.client
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -77,13 +78,31 @@ def wait_until(predicate, timeout=30, what="condition"):
     raise FailedCheck("timed out waiting for %s" % what)
 
 
+_given_ports = set()
+
+
 def free_port():
-    """A loopback port that was free a moment ago (the kernel picks it)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    """A loopback port that was free a moment ago and that this process has not handed out.
+
+    Taken below the kernel's ephemeral range (32768-60999 by default): a port the kernel
+    picked for a bind to port 0 could be picked again for the next one (a test's SOCKS5
+    server took a node's RPC port that way) or for an outgoing connection, before the node
+    binds it."""
+    rng = random.Random()
+    for _ in range(1000):
+        port = rng.randrange(20000, 32000)
+        if port in _given_ports:
+            continue
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        finally:
+            s.close()
+        _given_ports.add(port)
+        return port
+    raise RuntimeError("no free loopback port in 20000-32000")
 
 
 def builddir():

@@ -18,7 +18,8 @@ class Socks5Server:
         self.lock = threading.Lock()
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", 0))
+        from framework import free_port  # not the kernel's pick: it may be a node's port
+        self.sock.bind(("127.0.0.1", free_port()))
         self.sock.listen(16)
         self.port = self.sock.getsockname()[1]
         self.closed = False

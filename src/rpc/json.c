@@ -380,12 +380,9 @@ int rpc_json_real(const json_t *v, double *out)
     return RC_OK;
 }
 
-const char *rpc_json_type_name(const json_t *v)
+const char *rpc_json_kind_name(int type)
 {
-    if (rpc_json_is_amount(v)) {
-        return "number";
-    }
-    switch (json_typeof(v)) {
+    switch (type) {
     case JSON_NULL:
         return "null";
     case JSON_TRUE:
@@ -402,4 +399,9 @@ const char *rpc_json_type_name(const json_t *v)
         return "object";
     }
     return "unknown";
+}
+
+const char *rpc_json_type_name(const json_t *v)
+{
+    return rpc_json_is_amount(v) ? "number" : rpc_json_kind_name(json_typeof(v));
 }

@@ -59,6 +59,9 @@ bool rpc_json_is_number(const json_t *v);
  *  text) as a double. Returns 0 with *out; RC_INVALID if v is not a number; RC_TOO_LARGE if
  *  its text is outside a double's range (Core's "JSON double out of range"). */
 int rpc_json_real(const json_t *v, double *out);
+/** UniValue's uvTypeName of a jansson type (a JSON_* value; both booleans are "bool", both
+ *  numbers "number"). */
+const char *rpc_json_kind_name(int type);
 /** The type name Core uses in messages: "null", "bool", "number" (also for a number kept as
  *  its text), "string", "array", "object". */
 const char *rpc_json_type_name(const json_t *v);

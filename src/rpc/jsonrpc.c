@@ -769,25 +769,6 @@ void rpc_reply_clear(struct rpc_reply *reply)
     reply->body = NULL;
 }
 
-static const char *type_name(int type)
-{
-    switch (type) {
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "bool";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        return "number";
-    case JSON_STRING:
-        return "string";
-    case JSON_ARRAY:
-        return "array";
-    case JSON_OBJECT:
-        return "object";
-    }
-    return "null";
-}
-
 static int has_type(const json_t *v, int type)
 {
     switch (type) {
@@ -815,7 +796,7 @@ int rpc_check_obj(struct rpc_request *req, const json_t *o, const struct rpc_obj
         if (!null && !has_type(v, keys[i].type)) {
             rpc_error(req, RPC_TYPE_ERROR,
                       "JSON value of type %s for field %s is not of expected type %s",
-                      rpc_json_type_name(v), keys[i].name, type_name(keys[i].type));
+                      rpc_json_type_name(v), keys[i].name, rpc_json_kind_name(keys[i].type));
             return -1;
         }
     }

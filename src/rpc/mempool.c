@@ -887,6 +887,18 @@ static json_t *rpc_getmempooldescendants(struct rpc_request *req)
     return relatives(req, 0);
 }
 
+/* gettxspendingprevout's spendingtxid, and with return_spending_tx its spendingtx. */
+static void put_spender(json_t *o, const uint8_t txid[32], const uint8_t *raw, size_t len,
+                        int with_tx)
+{
+    json_object_set_new(o, "spendingtxid", rpc_hash_json(txid));
+    if (with_tx) {
+        char *hx = hex_encode_alloc(raw, len);
+        json_object_set_new(o, "spendingtx", json_string(hx));
+        free(hx);
+    }
+}
+
 /* The confirmed spender of op from -txospenderindex into o (nothing when unspent). 0, or an
  * error set on req. */
 static int confirmed_spender(struct rpc_request *req, struct txospender_index *spenders,
@@ -903,12 +915,7 @@ static int confirmed_spender(struct rpc_request *req, struct txospender_index *s
         rpc_error(req, RPC_MISC_ERROR, "IO error finding spending tx for outpoint %s:%u.", hex,
                   op->n);
     } else if (found) {
-        json_object_set_new(o, "spendingtxid", rpc_hash_json(txid));
-        if (with_tx) {
-            char *hx = hex_encode_alloc(raw.data, raw.len);
-            json_object_set_new(o, "spendingtx", json_string(hx));
-            free(hx);
-        }
+        put_spender(o, txid, raw.data, raw.len, with_tx);
         json_object_set_new(o, "blockhash", rpc_hash_json(block));
     }
     buf_clear(&raw);
@@ -979,12 +986,7 @@ static json_t *rpc_gettxspendingprevout(struct rpc_request *req)
         json_object_set_new(o, "vout", json_integer(ops[i].n));
         struct mempool_entry *e = mempool_spender(mp, &ops[i]);
         if (e) {
-            json_object_set_new(o, "spendingtxid", rpc_hash_json(e->tx.txid));
-            if (with_tx) {
-                char *hx = hex_encode_alloc(e->raw, e->raw_len);
-                json_object_set_new(o, "spendingtx", json_string(hx));
-                free(hx);
-            }
+            put_spender(o, e->tx.txid, e->raw, e->raw_len, with_tx);
         } else if (!mempool_only) {
             unresolved[i] = 1;
             n_unresolved++;

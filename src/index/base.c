@@ -221,13 +221,7 @@ static int next_block(struct index_base *x, struct block_index *next)
          * on top of the fork point, and until then answers for the blocks it has. */
         return 1;
     }
-    if (fork != cur) {
-        int rc = rewind_to(x, fork);
-        if (rc != RC_OK) {
-            return rc;
-        }
-    }
-    return e ? RC_OK : 1;
+    return fork != cur ? rewind_to(x, fork) : RC_OK;
 }
 
 /* Waits for a tip change; 1 when stopping. */

@@ -488,7 +488,13 @@ static int start_net(struct node *n)
         if (args_get_bool(n->args, "peerblockfilters", false)) {
             na.o.block_filters = n->ctx.blockfilters;
         }
-        na.o.pruned = n->co.prune_target != 0;
+        /* A UTXO snapshot not validated yet: the blocks below it may be missing, so the node
+         * serves as a limited one (Core). */
+        int validated;
+        chainstate_read_lock(n->ctx.cs);
+        int snapshot = chainstate_snapshot_base(n->ctx.cs, &validated) && !validated;
+        chainstate_read_unlock(n->ctx.cs);
+        na.o.pruned = n->co.prune_target != 0 || snapshot;
         if (net_new(&n->ctx.net, &na.o, err, sizeof(err)) != RC_OK) {
             init_error("%s", err);
             rc = RC_IO;

@@ -36,4 +36,23 @@ int snapshot_writer_finish(struct snapshot_writer *w, uint64_t *written);
 /** Frees w (not f). NULL: no-op. */
 void snapshot_writer_free(struct snapshot_writer *w);
 
+struct snapshot_reader;
+
+/** A reader of f (the caller's, open for reading, closed by the caller) that has read and
+ *  checked the header against this node's network magic: fills base_hash (internal order)
+ *  and *coins. 0, or RC_CORRUPT with Core's message in err (bad magic bytes, an unsupported
+ *  version, another network's snapshot, a header cut short). */
+int snapshot_reader_new(struct snapshot_reader **out, FILE *f, const uint8_t magic[4],
+                        uint8_t base_hash[32], uint64_t *coins, char *err, size_t err_len);
+/** The next coin: 0 with *op and *c (c's script is the reader's, valid until the next call);
+ *  RC_NOT_FOUND once the header's count of coins has been read; RC_CORRUPT with Core's
+ *  message in err (a group claims more coins than are left, a coin cut short or
+ *  malformed); RC_IO when reading fails. */
+int snapshot_reader_next(struct snapshot_reader *r, struct outpoint *op, struct coin *c,
+                         char *err, size_t err_len);
+/** After the last coin: 1 if the file holds more bytes, else 0. */
+int snapshot_reader_trailing(struct snapshot_reader *r);
+/** Frees r (not f). NULL: no-op. */
+void snapshot_reader_free(struct snapshot_reader *r);
+
 #endif

@@ -47,6 +47,50 @@ static struct chain_bip30_exception main_bip30_exceptions[] = {
     {91880, "00000000000743f190a18c5577a3c2d2a1f610ae9601ac046a38084ccb7cd721", {0}},
 };
 
+/* Core's m_assumeutxo_data, chain by chain. */
+static const struct chain_assumeutxo main_assumeutxo[] = {
+    {840000, "a2a5521b1b5ab65f67818e5e8eccabb7171a517f9e2382208f77687310768f96", 991032194,
+     "0000000000000000000320283a032748cef8227873ff4872689bf23f1cda83a5"},
+    {880000, "dbd190983eaf433ef7c15f78a278ae42c00ef52e0fd2a54953782175fbadcea9", 1145604538,
+     "000000000000000000010b17283c3c400507969a9c2afd1dcf2082ec5cca2880"},
+    {910000, "4daf8a17b4902498c5787966a2b51c613acdab5df5db73f196fa59a4da2f1568", 1226586151,
+     "0000000000000000000108970acb9522ffd516eae17acddcb1bd16469194a821"},
+    {935000, "e4b90ef9eae834f56c4b64d2d50143cee10ad87994c614d7d04125e2a6025050", 1305397408,
+     "0000000000000000000147034958af1652b2b91bba607beacc5e72a56f0fb5ee"},
+};
+
+static const struct chain_assumeutxo testnet3_assumeutxo[] = {
+    {2500000, "f841584909f68e47897952345234e37fcd9128cd818f41ee6c3ca68db8071be7", 66484552,
+     "0000000000000093bcb68c03a9a168ae252572d348a2eaeba2cdf9231d73206f"},
+    {4840000, "ce6bb677bb2ee9789c4a1c9d73e6683c53fc20e8fdbedbdaaf468982a0c8db2a", 536078574,
+     "00000000000000f4971a7fb37fbdff89315b69a2e1920c467654a382f0d64786"},
+};
+
+static const struct chain_assumeutxo testnet4_assumeutxo[] = {
+    {90000, "784fb5e98241de66fdd429f4392155c9e7db5c017148e66e8fdbc95746f8b9b5", 11347043,
+     "0000000002ebe8bcda020e0dd6ccfbdfac531d2f6a81457191b99fc2df2dbe3b"},
+    {120000, "10b05d05ad468d0971162e1b222a4aa66caca89da2bb2a93f8f37fb29c4794b0", 14141057,
+     "000000000bd2317e51b3c5794981c35ba894ce27d3e772d5c39ecd9cbce01dc8"},
+};
+
+static const struct chain_assumeutxo signet_assumeutxo[] = {
+    {160000, "fe0a44309b74d6b5883d246cb419c6221bcccf0b308c9b59b7d70783dbdf928a", 2289496,
+     "0000003ca3c99aff040f2563c2ad8f8ec88bd0fd6b8f0895cfaf1ef90353a62c"},
+    {290000, "97267e000b4b876800167e71b9123f1529d13b14308abec2888bbd2160d14545", 28547497,
+     "0000000577f2741bb30cd9d39d6d71b023afbeb9764f6260786a97969d5c9ac0"},
+};
+
+/* Core's regtest entries: 110 and 200 are its unit tests' and fuzz target's chains, 299 the
+ * chain its functional test feature_assumeutxo builds (test/data/regtest-assumeutxo). */
+static const struct chain_assumeutxo regtest_assumeutxo[] = {
+    {110, "86e9a1205b418b16dde3a18a78c730e30137e28466bda5dbf6b33ab8fc05447c", 111,
+     "135eec25a6fb277884e5824e7aa7d052c4868161c99a5122170b5266f86c273d"},
+    {200, "17dcc016d188d16068907cdeb38b75691a118d43053b8cd6a25969419381d13a", 201,
+     "385901ccbd69dff6bbd00065d01fb8a9e464dede7cfe0372443884f9b1dcf6b9"},
+    {299, "106b2c56233e378a824cf0d5ff2be42ed32c72f1605c9be288d00942908a40ac", 334,
+     "0c552ced4721c249a389eb9b08cb8da261cd46f0e7b5f9d064d48f3113406853"},
+};
+
 #define TESTNET_BASE58                                                                       \
     {                                                                                        \
         [BASE58_PUBKEY_ADDRESS] = {{111}, 1}, [BASE58_SCRIPT_ADDRESS] = {{196}, 1},          \
@@ -101,6 +145,8 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .script_exception_count = ARRAY_LEN(main_script_exceptions),
         .bip30_exceptions = main_bip30_exceptions,
         .bip30_exception_count = ARRAY_LEN(main_bip30_exceptions),
+        .assumeutxo = main_assumeutxo,
+        .assumeutxo_count = ARRAY_LEN(main_assumeutxo),
         .minimum_chain_work_hex =
             "0000000000000000000000000000000000000000dee8e2a309ad8a9820433c68",
         /* height 912683 */
@@ -156,6 +202,8 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .script_exception_count = ARRAY_LEN(testnet3_script_exceptions),
         .bip30_exceptions = NULL,
         .bip30_exception_count = 0,
+        .assumeutxo = testnet3_assumeutxo,
+        .assumeutxo_count = ARRAY_LEN(testnet3_assumeutxo),
         .minimum_chain_work_hex =
             "0000000000000000000000000000000000000000000016dd270dd94fac1d7632",
         /* height 4550000 */
@@ -196,6 +244,8 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .segwit_height = 1,
         .taproot_height = 0, /* ALWAYS_ACTIVE */
         .deployments = {TESTDUMMY(CHAIN_BIP9_NEVER_ACTIVE, 1512, 2016)},
+        .assumeutxo = testnet4_assumeutxo,
+        .assumeutxo_count = ARRAY_LEN(testnet4_assumeutxo),
         .minimum_chain_work_hex =
             "00000000000000000000000000000000000000000000034a4690fe592dc49c7c",
         /* height 91000 */
@@ -234,6 +284,8 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .segwit_height = 1,
         .taproot_height = 0, /* ALWAYS_ACTIVE */
         .deployments = {TESTDUMMY(CHAIN_BIP9_NEVER_ACTIVE, 1815, 2016)},
+        .assumeutxo = signet_assumeutxo,
+        .assumeutxo_count = ARRAY_LEN(signet_assumeutxo),
         .minimum_chain_work_hex =
             "0000000000000000000000000000000000000000000000000000067d328e681a",
         /* height 267665 */
@@ -276,6 +328,8 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .segwit_height = 0,
         .taproot_height = 0, /* ALWAYS_ACTIVE */
         .deployments = {TESTDUMMY(0, 108, 144)},
+        .assumeutxo = regtest_assumeutxo,
+        .assumeutxo_count = ARRAY_LEN(regtest_assumeutxo),
         .minimum_chain_work_hex = ZERO_HASH_HEX,
         .default_assume_valid_hex = ZERO_HASH_HEX,
         .bech32_hrp = "bcrt",
@@ -450,6 +504,8 @@ int chain_params_signet_custom(struct chain_params *out, const uint8_t *challeng
     memset(&out->minimum_chain_work, 0, sizeof(out->minimum_chain_work));
     out->default_assume_valid_hex = ZERO_HASH_HEX;
     memset(out->default_assume_valid, 0, 32);
+    out->assumeutxo = NULL; /* nor snapshots */
+    out->assumeutxo_count = 0;
     out->chain_tx_time = 0; /* Core's custom signet: no transaction data */
     out->chain_tx_count = 0;
     out->chain_tx_rate = 0;
@@ -522,4 +578,39 @@ int chain_params_is_bip30_exception(const struct chain_params *p, int height,
         }
     }
     return 0;
+}
+
+const struct chain_assumeutxo *chain_params_assumeutxo_for_hash(const struct chain_params *p,
+                                                                const uint8_t hash32[32])
+{
+    for (size_t i = 0; i < p->assumeutxo_count; i++) {
+        uint8_t h[32];
+        decode_hash_rev(h, p->assumeutxo[i].blockhash_hex);
+        if (memcmp(h, hash32, 32) == 0) {
+            return &p->assumeutxo[i];
+        }
+    }
+    return NULL;
+}
+
+const struct chain_assumeutxo *chain_params_assumeutxo_for_height(const struct chain_params *p,
+                                                                  int height)
+{
+    for (size_t i = 0; i < p->assumeutxo_count; i++) {
+        if (p->assumeutxo[i].height == height) {
+            return &p->assumeutxo[i];
+        }
+    }
+    return NULL;
+}
+
+const struct chain_params *chain_params_by_magic(const uint8_t magic[4])
+{
+    for (int i = 0; i < CHAIN_COUNT; i++) {
+        const struct chain_params *p = chain_params_by_id((enum chain_id)i);
+        if (memcmp(p->magic, magic, 4) == 0) {
+            return p;
+        }
+    }
+    return NULL;
 }

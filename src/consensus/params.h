@@ -63,6 +63,15 @@ struct chain_script_exception {
     uint32_t flags;       /* CHAIN_SCRIPT_VERIFY_* bits */
 };
 
+/* A UTXO set the chain vouches for (Core's AssumeutxoData): loadtxoutset accepts a snapshot
+ * only at one of these blocks, and only with this content hash. */
+struct chain_assumeutxo {
+    int height;
+    const char *hash_serialized_hex; /* gettxoutsetinfo's hash_serialized_3, display order */
+    uint64_t chain_tx;               /* transactions in the chain up to and with the block */
+    const char *blockhash_hex;       /* display order */
+};
+
 /* A block allowed to overwrite unspent outputs of an earlier duplicate coinbase (BIP30's two
  * historical mainnet exceptions; Core checks height and hash together). */
 struct chain_bip30_exception {
@@ -164,6 +173,10 @@ struct chain_params {
     const struct chain_bip30_exception *bip30_exceptions;
     size_t bip30_exception_count;
 
+    /* The UTXO snapshots loadtxoutset accepts, by height (Core's m_assumeutxo_data). */
+    const struct chain_assumeutxo *assumeutxo;
+    size_t assumeutxo_count;
+
     /* Anti-DoS and speed-up hints (display-order hex; all zero for regtest). */
     const char *minimum_chain_work_hex;
     struct u256 minimum_chain_work; /* filled at init */
@@ -192,8 +205,17 @@ int chain_params_signet_custom(struct chain_params *out, const uint8_t *challeng
  *  "testnet4", "signet", "regtest"; "testnet3" is accepted as a synonym of "test".
  *  Returns NULL for an unknown name. The result is static and immutable. */
 const struct chain_params *chain_params_get(const char *name);
+/** The built-in chain whose network magic is magic (Core's GetNetworkForMagic), or NULL. */
+const struct chain_params *chain_params_by_magic(const uint8_t magic[4]);
 /** Returns the parameters of a chain by id (never NULL for a valid id). */
 const struct chain_params *chain_params_by_id(enum chain_id id);
+
+/** The snapshot p vouches for at the block hash32 (internal order), or NULL. */
+const struct chain_assumeutxo *chain_params_assumeutxo_for_hash(const struct chain_params *p,
+                                                                const uint8_t hash32[32]);
+/** The snapshot p vouches for at height, or NULL. */
+const struct chain_assumeutxo *chain_params_assumeutxo_for_height(const struct chain_params *p,
+                                                                  int height);
 
 /** Blocks per retarget period: pow_target_timespan / pow_target_spacing (2016; regtest 144). */
 static inline int chain_params_retarget_interval(const struct chain_params *p)

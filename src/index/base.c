@@ -211,9 +211,13 @@ static int next_block(struct index_base *x, struct block_index *next)
     struct block_index *fork =
         cur && !chainstate_contains(cs, cur) && tip ? block_index_fork_point(cur, tip) : cur;
     int h = fork ? fork->height + 1 : 0;
+    int missing = 0;
     if (tip && h <= tip->height) {
         e = chainstate_at_height(cs, h);
         *next = *e;
+        /* Below a UTXO snapshot's base, a block may not be here yet (nor its undo data, until
+         * the background chainstate connects it). */
+        missing = !(e->status & BLOCK_HAVE_DATA) || (e->height > 0 && !(e->status & BLOCK_HAVE_UNDO));
     }
     chainstate_read_unlock(cs);
     if (!e) {
@@ -221,20 +225,31 @@ static int next_block(struct index_base *x, struct block_index *next)
          * on top of the fork point, and until then answers for the blocks it has. */
         return 1;
     }
+    if (missing) {
+        return 2;
+    }
     return fork != cur ? rewind_to(x, fork) : RC_OK;
 }
 
-/* Waits for a tip change; 1 when stopping. */
-static int idle(struct index_base *x)
+/* Waits for a tip change (caught up), or a second (waiting for a block's data); 1 when
+ * stopping. */
+static int idle(struct index_base *x, int caught_up)
 {
     pthread_mutex_lock(&x->mu);
-    if (!x->synced) {
+    if (caught_up && !x->synced) {
         LOG_INFO("%s is enabled at height %d", x->ops->name, x->best ? x->best->height : -1);
+        x->synced = 1;
     }
-    x->synced = 1;
     pthread_cond_broadcast(&x->done_cv);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 1;
     while (!x->wake && !x->stop) {
-        pthread_cond_wait(&x->wake_cv, &x->mu);
+        if (caught_up) {
+            pthread_cond_wait(&x->wake_cv, &x->mu);
+        } else if (pthread_cond_timedwait(&x->wake_cv, &x->mu, &until) != 0) {
+            break;
+        }
     }
     x->wake = 0;
     int stop = x->stop;
@@ -300,8 +315,9 @@ static void *run(void *arg)
         }
         struct block_index next;
         rc = next_block(x, &next);
-        if (rc == 1) {
-            if ((rc = index_stale(x)) != RC_OK || (rc = commit(x)) != RC_OK || idle(x)) {
+        if (rc == 1 || rc == 2) {
+            int caught_up = rc == 1;
+            if ((rc = index_stale(x)) != RC_OK || (rc = commit(x)) != RC_OK || idle(x, caught_up)) {
                 break;
             }
             continue;

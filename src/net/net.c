@@ -1283,9 +1283,14 @@ int64_t net_time_now(struct net *n)
     return net_now(n);
 }
 
+void net_remove_local_services(struct net *n, uint64_t bits)
+{
+    __atomic_fetch_and(&n->local_services, ~bits, __ATOMIC_RELAXED);
+}
+
 uint64_t net_local_services(struct net *n)
 {
-    return n->local_services;
+    return __atomic_load_n(&n->local_services, __ATOMIC_RELAXED);
 }
 
 int net_listening(struct net *n, uint16_t *port)

@@ -222,8 +222,11 @@ int net_network_reachable(struct net *n, int network);
 void net_network_proxy(struct net *n, int network, char out[NET_ADDR_STR_LEN], int *randomize);
 /** The service's clock (setmocktime's, else the real time), seconds. */
 int64_t net_time_now(struct net *n);
-/** The local services (NODE_NETWORK | NODE_WITNESS ...). */
+/** The local services (NODE_NETWORK | NODE_WITNESS ...). Any thread. */
 uint64_t net_local_services(struct net *n);
+/** Stops offering bits (loadtxoutset: NODE_NETWORK, until a restart after the background
+ *  validation). Any thread; peers connected later see it in our version message. */
+void net_remove_local_services(struct net *n, uint64_t bits);
 /** The listening port and whether it listens. */
 int net_listening(struct net *n, uint16_t *port);
 

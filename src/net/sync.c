@@ -823,6 +823,45 @@ static size_t next_blocks(struct sync *s, struct peer *p, size_t want, struct bl
     return k;
 }
 
+/* 1 if nobody fetches or judges e yet. */
+static int unclaimed(struct sync *s, const struct block_index *e)
+{
+    struct peer *owner = NULL;
+    return !(e->status & BLOCK_HAVE_DATA) && !is_processing(s, e->hash) &&
+           !find_inflight(s, e->hash, &owner);
+}
+
+/* Core's TryDownloadingHistoricalBlocks: while a UTXO snapshot's background chainstate
+ * lacks blocks below the snapshot's base, up to want of them from a full peer whose chain
+ * holds the base, in the window past the background tip. Chain lock held. */
+static size_t next_historical(struct sync *s, struct peer *p, size_t want, struct block_index **out)
+{
+    struct block_index *from, *target, *best = p->ps->best_known;
+    if (want == 0 || !chainstate_background_range(s->cs, &from, &target) || limited_peer(p) || !best ||
+        block_index_ancestor(best, target->height) != target) {
+        return 0;
+    }
+    int32_t end = from->height + NET_BLOCK_DOWNLOAD_WINDOW;
+    end = end < target->height ? end : target->height;
+    if (end <= from->height) {
+        return 0;
+    }
+    int32_t m = end - from->height;
+    struct block_index **v = xmalloc((size_t)m * sizeof(*v));
+    struct block_index *e = block_index_ancestor(target, end);
+    for (int32_t i = m - 1; i >= 0; i--, e = e->prev) {
+        v[i] = e;
+    }
+    size_t k = 0;
+    for (int32_t i = 0; i < m && k < want; i++) {
+        if (unclaimed(s, v[i])) {
+            out[k++] = v[i];
+        }
+    }
+    free(v);
+    return k;
+}
+
 static void schedule_downloads(struct sync *s)
 {
     struct net *n = s->net;
@@ -838,8 +877,9 @@ static void schedule_downloads(struct sync *s)
         }
         struct block_index *blocks[NET_MAX_BLOCKS_IN_FLIGHT];
         int64_t staller = -1;
-        size_t k =
-            next_blocks(s, p, (size_t)(NET_MAX_BLOCKS_IN_FLIGHT - p->ps->n_inflight), blocks, &staller);
+        size_t room = (size_t)(NET_MAX_BLOCKS_IN_FLIGHT - p->ps->n_inflight);
+        size_t k = next_blocks(s, p, room, blocks, &staller);
+        k += next_historical(s, p, room - k, blocks + k);
         request_blocks(p, blocks, k);
         if (k == 0 && staller >= 0) {
             struct peer *q = net_find_peer(n, staller);

@@ -189,6 +189,20 @@ static json_t *rpc_getblockchaininfo(struct rpc_request *req)
     json_object_set_new(r, "verificationprogress",
                         progress == 1.0 ? json_integer(1) : json_real(progress));
     json_object_set_new(r, "initialblockdownload", json_boolean(in_ibd(req->ctx)));
+    struct block_index *btip, *target;
+    if (chainstate_background_range(cs, &btip, &target)) {
+        json_t *bv = json_object();
+        json_object_set_new(bv, "snapshotheight", json_integer(target->height));
+        json_object_set_new(bv, "blocks", json_integer(btip->height));
+        json_object_set_new(bv, "bestblockhash", rpc_hash_json(btip->hash));
+        json_object_set_new(bv, "mediantime", json_integer(block_index_median_time_past(btip)));
+        json_object_set_new(bv, "chainwork", u256_json(&btip->chain_work));
+        json_object_set_new(bv, "verificationprogress",
+                            json_real(btip->chain_tx && target->chain_tx
+                                          ? (double)btip->chain_tx / (double)target->chain_tx
+                                          : 0.0));
+        json_object_set_new(r, "backgroundvalidation", bv);
+    }
     json_object_set_new(r, "chainwork", u256_json(&tip->chain_work));
     json_object_set_new(r, "size_on_disk", json_integer((json_int_t)chainstate_size_on_disk(cs)));
     struct chainstate_prune_info pi;
@@ -303,35 +317,56 @@ static json_t *rpc_getchaintxstats(struct rpc_request *req)
     return r;
 }
 
-/* getchainstates: bitnode keeps one chainstate, fully validated (no assumeutxo snapshot
- * yet), so the list has one entry, the active chain's, as Core's without a snapshot. */
+/* One chainstate as getchainstates lists it (Core's make_chain_data). Chain lock held. */
+static json_t *chain_data(struct block_index *tip, size_t db_bytes,
+                          size_t tip_bytes, const struct block_index *snapshot, int validated,
+                          double progress)
+{
+    json_t *c = json_object();
+    char bits[9];
+    if (!tip) {
+        return c;
+    }
+    snprintf(bits, sizeof(bits), "%08x", tip->header.bits);
+    json_object_set_new(c, "blocks", json_integer(tip->height));
+    json_object_set_new(c, "bestblockhash", rpc_hash_json(tip->hash));
+    json_object_set_new(c, "bits", json_string(bits));
+    json_object_set_new(c, "target", target_json(tip->header.bits));
+    json_object_set_new(c, "difficulty", json_real(rpc_difficulty(tip->header.bits)));
+    json_object_set_new(c, "verificationprogress",
+                        progress == 1.0 ? json_integer(1) : json_real(progress));
+    json_object_set_new(c, "coins_db_cache_bytes", json_integer((json_int_t)db_bytes));
+    json_object_set_new(c, "coins_tip_cache_bytes", json_integer((json_int_t)tip_bytes));
+    if (snapshot) {
+        json_object_set_new(c, "snapshot_blockhash", rpc_hash_json(snapshot->hash));
+    }
+    json_object_set_new(c, "validated", json_boolean(validated));
+    return c;
+}
+
+/* getchainstates: the background chainstate while a UTXO snapshot is validated, then the
+ * active one (from the snapshot, if one was loaded since the last start). */
 static json_t *rpc_getchainstates(struct rpc_request *req)
 {
     struct chainstate *cs = req->ctx->node->cs;
-    size_t db_bytes, tip_bytes;
-    char bits[9];
+    size_t db_bytes, tip_bytes, bg_db, bg_tip;
     chainstate_cache_sizes(cs, &db_bytes, &tip_bytes);
-    json_t *r = json_object(), *list = json_array(), *c = json_object();
+    json_t *r = json_object(), *list = json_array();
     chainstate_read_lock(cs);
-    struct block_index *tip = chainstate_tip(cs);
+    chainstate_background_cache_sizes(cs, &bg_db, &bg_tip);
+    struct block_index *tip = chainstate_tip(cs), *btip, *target;
     struct block_index *hdr = chainstate_best_header(cs);
+    int validated;
+    struct block_index *snapshot = chainstate_snapshot_base(cs, &validated);
     json_object_set_new(r, "headers", json_integer(hdr ? hdr->height : -1));
-    if (tip) {
-        double progress = chainstate_guess_progress(cs, tip);
-        snprintf(bits, sizeof(bits), "%08x", tip->header.bits);
-        json_object_set_new(c, "blocks", json_integer(tip->height));
-        json_object_set_new(c, "bestblockhash", rpc_hash_json(tip->hash));
-        json_object_set_new(c, "bits", json_string(bits));
-        json_object_set_new(c, "target", target_json(tip->header.bits));
-        json_object_set_new(c, "difficulty", json_real(rpc_difficulty(tip->header.bits)));
-        json_object_set_new(c, "verificationprogress",
-                            progress == 1.0 ? json_integer(1) : json_real(progress));
-        json_object_set_new(c, "coins_db_cache_bytes", json_integer((json_int_t)db_bytes));
-        json_object_set_new(c, "coins_tip_cache_bytes", json_integer((json_int_t)tip_bytes));
-        json_object_set_new(c, "validated", json_true());
+    if (chainstate_background_range(cs, &btip, &target)) {
+        json_array_append_new(list, chain_data(btip, bg_db, bg_tip, NULL, 1,
+                                               chainstate_guess_progress(cs, btip)));
     }
+    json_array_append_new(list, chain_data(tip, db_bytes, tip_bytes, snapshot,
+                                           !snapshot || validated,
+                                           tip ? chainstate_guess_progress(cs, tip) : 0));
     chainstate_read_unlock(cs);
-    json_array_append_new(list, c);
     json_object_set_new(r, "chainstates", list);
     return r;
 }

@@ -7,6 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "coins/snapshot.h"
+#include "mempool/mempool.h"
+#include "net/net.h"
 #include "node/context.h"
 #include "rpc/blockchain.h"
 #include "rpc/blockjson.h"
@@ -49,11 +52,23 @@ static int pick_base(struct rpc_request *req, const char *type, const json_t *op
         return *base ? 0 : -1;
     }
     if (strcmp(type, "rollback") == 0) {
-        /* Core rolls back to the chain's latest assumeutxo height. */
-        rpc_error(req, RPC_MISC_ERROR,
-                  "bitnode knows no snapshot heights for this chain yet: give the rollback "
-                  "option a height or a block hash");
-        return -1;
+        /* Core rolls back to the highest height the chain parameters hold a snapshot for. */
+        struct chainstate *cs = req->ctx->node->cs;
+        const struct chain_params *p = chainstate_params(cs);
+        int max = -1;
+        for (size_t i = 0; i < p->assumeutxo_count; i++) {
+            max = p->assumeutxo[i].height > max ? p->assumeutxo[i].height : max;
+        }
+        if (max < 0) {
+            rpc_error(req, RPC_INTERNAL_ERROR, "Internal bug detected: snapshot_heights.size() > 0");
+            return -1;
+        }
+        json_t *h = json_integer(max);
+        chainstate_read_lock(cs);
+        *base = rpc_block_by_hash_or_height(req, h, "rollback");
+        chainstate_read_unlock(cs);
+        json_decref(h);
+        return *base ? 0 : -1;
     }
     if (strcmp(type, "latest") != 0) {
         rpc_error(req, RPC_INVALID_PARAMETER,
@@ -142,6 +157,81 @@ static json_t *rpc_dumptxoutset(struct rpc_request *req)
     return dump_result(&c, path);
 }
 
+struct load_call {
+    struct snapshot_reader *r;
+    uint8_t base_hash[32];
+    uint64_t coins;
+    struct block_index *base;
+    char err[1024];
+};
+
+static int load_call(struct chainstate *cs, void *ctx)
+{
+    struct load_call *c = ctx;
+    return chainstate_load_snapshot(cs, c->r, c->base_hash, c->coins, &c->base, c->err,
+                                    sizeof(c->err));
+}
+
+/* Core's: the mempool must be empty (the snapshot's coins replace what it was checked
+ * against). */
+static int mempool_empty(struct rpc_request *req)
+{
+    struct mempool *mp = req->ctx->node->mempool;
+    if (!mp) {
+        return 1;
+    }
+    mempool_read_lock(mp);
+    size_t n = mempool_count(mp);
+    mempool_read_unlock(mp);
+    return n == 0;
+}
+
+static json_t *rpc_loadtxoutset(struct rpc_request *req)
+{
+    const char *arg = json_string_value(rpc_param(req, 0));
+    char path[4200];
+    if (arg[0] == '/') {
+        snprintf(path, sizeof(path), "%s", arg);
+    } else {
+        snprintf(path, sizeof(path), "%s/%s", req->ctx->node->net_dir, arg);
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        return rpc_error(req, RPC_INVALID_PARAMETER, "Couldn't open file %s for reading.", path);
+    }
+    struct load_call c = {0};
+    struct chainstate *cs = req->ctx->node->cs;
+    if (snapshot_reader_new(&c.r, f, chainstate_params(cs)->magic, c.base_hash, &c.coins, c.err,
+                            sizeof(c.err)) != 0) {
+        fclose(f);
+        return rpc_error(req, RPC_DESERIALIZATION_ERROR, "Unable to parse metadata: %s", c.err);
+    }
+    int rc;
+    if (!mempool_empty(req)) {
+        snprintf(c.err, sizeof(c.err), "Can't activate a snapshot when mempool not empty");
+        rc = RC_INVALID;
+    } else {
+        struct validator_job j = {.work = VALIDATOR_CALL, .fn = load_call, .ctx = &c};
+        rc = validator_run(req->ctx->node->val, &j);
+    }
+    snapshot_reader_free(c.r);
+    fclose(f);
+    if (rc != RC_OK) {
+        return rpc_error(req, RPC_INTERNAL_ERROR, "Unable to load UTXO snapshot: %s. (%s)",
+                         rc == RC_INVALID ? c.err : rc_str(rc), path);
+    }
+    /* It cannot serve the blocks below the snapshot yet: a limited peer (Core's). */
+    if (req->ctx->node->net) {
+        net_remove_local_services(req->ctx->node->net, NODE_NETWORK);
+    }
+    json_t *r = json_object();
+    json_object_set_new(r, "coins_loaded", json_integer((json_int_t)c.coins));
+    json_object_set_new(r, "tip_hash", rpc_hash_json(c.base->hash));
+    json_object_set_new(r, "base_height", json_integer(c.base->height));
+    json_object_set_new(r, "path", json_string(path));
+    return r;
+}
+
 static const struct rpc_method methods[] = {
     {.category = "blockchain",
      .name = "dumptxoutset",
@@ -226,7 +316,50 @@ static const struct rpc_method methods[] = {
                                  "utxo.dat rollback=853456 in_memory=true")},
 };
 
+static const struct rpc_method load_methods[] = {
+    {.category = "blockchain",
+     .name = "loadtxoutset",
+     .handler = rpc_loadtxoutset,
+     .description =
+         "Load the serialized UTXO set from a file.\n"
+         "Once this snapshot is loaded, its contents will be deserialized into a second "
+         "chainstate data structure, which is then used to sync to the network's tip. "
+         "Meanwhile, the original chainstate will complete the initial block download process "
+         "in the background, eventually validating up to the block that the snapshot is based "
+         "upon.\n\n"
+         "The result is a usable bitcoind instance that is current with the network tip in a "
+         "matter of minutes rather than hours. UTXO snapshot are typically obtained from "
+         "third-party sources (HTTP, torrent, etc.) which is reasonable since their contents "
+         "are always checked by hash.\n\n"
+         "You can find more information on this process in the `assumeutxo` design document "
+         "(<https://github.com/bitcoin/bitcoin/blob/master/doc/design/assumeutxo.md>).",
+     .args = RPC_LIST(struct rpc_arg,
+                      {.names = "path",
+                       .type = RPC_ARG_STR,
+                       .description = "path to the snapshot file. If relative, will be prefixed "
+                                      "by datadir."}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(struct rpc_result,
+                            {.type = RPC_RES_NUM,
+                             .key = "coins_loaded",
+                             .description = "the number of coins loaded from the snapshot"},
+                            {.type = RPC_RES_STR_HEX,
+                             .key = "tip_hash",
+                             .description = "the hash of the base of the snapshot"},
+                            {.type = RPC_RES_NUM,
+                             .key = "base_height",
+                             .description = "the height of the base of the snapshot"},
+                            {.type = RPC_RES_STR,
+                             .key = "path",
+                             .description =
+                                 "the absolute path that the snapshot was loaded from"})}),
+     .examples = RPC_EXAMPLE_CLI("-rpcclienttimeout=0 loadtxoutset", "utxo.dat")},
+};
+
 void rpc_snapshot_register(struct rpc_context *ctx)
 {
     rpc_register(ctx, methods, sizeof(methods) / sizeof(methods[0]));
+    rpc_register(ctx, load_methods, sizeof(load_methods) / sizeof(load_methods[0]));
 }

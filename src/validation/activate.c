@@ -143,19 +143,8 @@ static int commit(struct chainstate *cs, struct chainstate_pending *s)
 {
     struct block_index *e = s->e;
     int rc;
-    if (e->height > 0 && !(e->status & BLOCK_HAVE_UNDO)) {
-        struct buf ser;
-        uint32_t pos;
-        buf_init(&ser);
-        block_undo_serialize(&ser, &s->undo);
-        rc = blockstore_append_undo(cs->store, e->file, e->prev->hash, ser.data, ser.len, &pos);
-        buf_clear(&ser);
-        if (rc) {
-            LOG_ERROR("writing undo data: %s", blockstore_error(cs->store));
-            return rc;
-        }
-        e->undo_pos = pos;
-        e->status |= BLOCK_HAVE_UNDO;
+    if ((rc = chainstate_store_undo(cs, e, &s->undo))) {
+        return rc;
     }
     block_index_raise_validity(e, BLOCK_VALID_SCRIPTS);
     chainstate_mark_dirty(cs, e);

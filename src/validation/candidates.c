@@ -74,31 +74,51 @@ void candidates_forget(struct candidates *c, struct block_index *e)
     }
 }
 
-void candidates_link(struct candidates *c, struct block_index *e)
+/* Links the blocks that waited for x (x has its chain_tx) onto queue. */
+static void take_waiters(struct candidates *c, struct block_index *x, struct block_index ***queue,
+                         size_t *n, size_t *cap)
 {
-    struct block_index **queue = xmalloc(sizeof(*queue));
-    size_t n = 1, cap = 1;
-    queue[0] = e;
+    for (size_t i = 0; i < c->nunlinked;) {
+        if (c->unlinked[i].parent == x) {
+            if (*n == *cap) {
+                *cap *= 2;
+                *queue = xrealloc(*queue, *cap * sizeof(**queue));
+            }
+            (*queue)[(*n)++] = c->unlinked[i].child;
+            c->unlinked[i] = c->unlinked[--c->nunlinked];
+        } else {
+            i++;
+        }
+    }
+}
+
+/* Links each block of queue[0..n) and, in turn, those that waited for it. */
+static void link_queue(struct candidates *c, struct block_index **queue, size_t n, size_t cap)
+{
     while (n) {
         struct block_index *x = queue[--n];
         x->chain_tx = (x->prev ? x->prev->chain_tx : 0) + x->tx_count;
         if (!block_index_failed(x)) {
             candidates_add(c, x);
         }
-        for (size_t i = 0; i < c->nunlinked;) {
-            if (c->unlinked[i].parent == x) {
-                if (n == cap) {
-                    cap *= 2;
-                    queue = xrealloc(queue, cap * sizeof(*queue));
-                }
-                queue[n++] = c->unlinked[i].child;
-                c->unlinked[i] = c->unlinked[--c->nunlinked];
-            } else {
-                i++;
-            }
-        }
+        take_waiters(c, x, &queue, &n, &cap);
     }
     free(queue);
+}
+
+void candidates_link(struct candidates *c, struct block_index *e)
+{
+    struct block_index **queue = xmalloc(sizeof(*queue));
+    queue[0] = e;
+    link_queue(c, queue, 1, 1);
+}
+
+void candidates_link_children(struct candidates *c, struct block_index *e)
+{
+    struct block_index **queue = xmalloc(sizeof(*queue));
+    size_t n = 0, cap = 1;
+    take_waiters(c, e, &queue, &n, &cap);
+    link_queue(c, queue, n, cap);
 }
 
 struct rebuild {

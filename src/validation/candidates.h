@@ -45,6 +45,9 @@ void candidates_forget(struct candidates *c, struct block_index *e);
 /** e has data and so do all its ancestors: e gets its chain_tx and, unless failed, becomes
  *  a candidate; so do the blocks that waited for it, and theirs, in turn. */
 void candidates_link(struct candidates *c, struct block_index *e);
+/** e got its chain_tx another way (a UTXO snapshot's base, whose ancestors have no data):
+ *  the blocks that waited for it are linked, as candidates_link does for e's own. */
+void candidates_link_children(struct candidates *c, struct block_index *e);
 /** Empties the set and adds every block of tree that could become the tip over tip. */
 void candidates_rebuild(struct candidates *c, struct block_tree *tree, struct block_index *tip);
 

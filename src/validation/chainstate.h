@@ -234,6 +234,35 @@ struct chainstate_snapshot {
  *  Returns 0, RC_INVALID (base is not on the active chain), RC_IO (a write failed),
  *  RC_CORRUPT (undo data that does not fit), or a store's error. Thread: the validation
  *  thread (the chain stands still meanwhile). */
+/* ---- UTXO snapshots loaded (assumeutxo.c): Core's loadtxoutset and the background
+ * chainstate that validates the blocks below the snapshot ---- */
+struct snapshot_reader;
+/** loadtxoutset, on the validation thread: checks the snapshot's base (a block the chain
+ *  parameters vouch for, whose header is on the best header chain, with more work than the
+ *  tip), reads the coins of r into a new store (chainstate_snapshot), checks their hash
+ *  against the parameters', then makes them the active coins at the base while the old
+ *  ones become the background chainstate. Returns 0 with *base, or RC_INVALID with Core's
+ *  reason in err (the text after "Unable to load UTXO snapshot: "), or a system error. */
+int chainstate_load_snapshot(struct chainstate *cs, struct snapshot_reader *r,
+                             const uint8_t base_hash[32], uint64_t coins,
+                             struct block_index **base, char *err, size_t err_len);
+/** The validation thread, when nothing else waits: connects the background chainstate's
+ *  next block if its data is here; at the snapshot's base, checks the background UTXO set's
+ *  hash against the chain parameters' and drops the background chainstate. Returns 1 if it
+ *  did something, 0 if there is nothing to do now, or an error (RC_CORRUPT: the snapshot
+ *  did not validate; the node must stop). */
+int chainstate_background_step(struct chainstate *cs);
+/** The background chainstate's tip and target (the snapshot's base): 1 while there is one,
+ *  else 0. Chain lock held. */
+int chainstate_background_range(const struct chainstate *cs, struct block_index **tip,
+                          struct block_index **target);
+/** The snapshot the active coins came from: its base (NULL: none) and whether the
+ *  background chainstate has validated it. Chain lock held. */
+struct block_index *chainstate_snapshot_base(const struct chainstate *cs, int *validated);
+/** getchainstates' cache sizes of the background chainstate (0 without one). */
+void chainstate_background_cache_sizes(const struct chainstate *cs, size_t *db_bytes,
+                                       size_t *tip_bytes);
+
 int chainstate_write_snapshot(struct chainstate *cs, const struct block_index *base,
                               const char *temp_path, FILE *f, struct chainstate_snapshot *out);
 

@@ -20,6 +20,23 @@
 
 struct sigcache;
 struct txindex;
+struct chain_assumeutxo;
+
+/* The chainstate that validates the chain below a loaded UTXO snapshot (Core's historical
+ * chainstate): its own coins store ("chainstate", the one the node had before the load), the
+ * block it has connected up to, and the snapshot's base it heads for. The validation thread
+ * connects its blocks when nothing else waits (assumeutxo.c); readers read it under the
+ * chain lock. */
+struct chainstate_background {
+    struct kv *kv;
+    struct coins_db *db;
+    struct coins_cache *cache;
+    size_t limit;              /* its cache's share of -dbcache: flushed past it (flush.c) */
+    struct block_index *tip;   /* connected up to here */
+    struct block_index *target; /* the snapshot's base */
+    const struct chain_assumeutxo *au;
+    uint64_t blocks;           /* connected in this run (the log's count) */
+};
 
 /* Three kinds of field: fixed at open; what readers see (changed by the validation thread
  * under the write lock, read by others under the read lock); and the validation thread's
@@ -76,6 +93,13 @@ struct chainstate {
     uint8_t last_invalid_hash[32];
     struct vstate last_invalid;
     int have_pruned;   /* a file was ever pruned ('P' in the block index); flush.c sets it */
+    /* A UTXO snapshot (assumeutxo.c): the active coins came from one whose base is
+     * snapshot_base (NULL: none, or one validated and cleaned up at an earlier start);
+     * bg validates the blocks below it (NULL once done: snapshot_validated). */
+    struct block_index *snapshot_base;
+    struct chainstate_background *bg;
+    int snapshot_validated;
+    int snapshot_invalid; /* its background check failed: renamed away at the close */
     struct txindex *txindex;          /* NULL without -txindex */
     struct block_index *txindex_best; /* how far the stored index is complete */
     struct chainstate_counters counters;
@@ -190,6 +214,10 @@ int chainstate_block_pooled(const struct chainstate_block_connect *c);
  *  block order, or a system error (undo is cleared on any failure). */
 int chainstate_block_finish(struct chainstate *cs, struct chainstate_block_connect *c,
                             struct vstate *st);
+/** Writes e's undo data to the block store (unless e is the genesis block or has some
+ *  already) and records where. Chain lock held for writing. 0 or a system error. */
+int chainstate_store_undo(struct chainstate *cs, struct block_index *e,
+                          const struct block_undo *undo);
 /** Connects block b (entry e, a child of the tip) into view, filling undo: begin then finish.
  *  Returns 0 with st VALID, RC_INVALID with the verdict, or a system error. */
 int chainstate_connect_block(struct chainstate *cs, struct block_index *e, const struct block *b,
@@ -207,6 +235,22 @@ int chainstate_disconnect_block(struct chainstate *cs, struct block_index *e, co
  *  possible_overwrite as coins_cache_add's. Returns 0 or a system error. */
 int chainstate_add_outputs(struct coins_cache *view, const struct tx *tx, int height, int coinbase,
                            int possible_overwrite);
+
+/* assumeutxo.c */
+/** At open, before the stores: the directories a snapshot leaves (Core's names): a
+ *  chainstate_todelete is removed; a chainstate_snapshot is removed for -reindex or
+ *  -reindex-chainstate and when it has no base_blockhash (a load cut short), and becomes
+ *  the chainstate when the background chainstate was validated and removed. 0, or an error
+ *  with err filled. */
+int chainstate_snapshot_prepare(struct chainstate *cs, char *err, size_t err_len);
+/** At open, after the stores: with an active snapshot, the chainstate_snapshot store becomes
+ *  the active coins and the chainstate store the background one. 0, or an error with err. */
+int chainstate_snapshot_open(struct chainstate *cs, size_t coins_db_cache, char *err,
+                             size_t err_len);
+/** The background chainstate's stores closed (flushed before by the caller): at the close,
+ *  and once it has validated the snapshot. At the close (the active coins' store closed
+ *  before), a snapshot that failed its check is renamed chainstate_snapshot_INVALID. */
+void chainstate_snapshot_close(struct chainstate *cs);
 
 /* replay.c */
 /** Core's ReplayBlocks: brings the coins store, left between old32 and new32 by a flush cut

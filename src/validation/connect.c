@@ -12,6 +12,7 @@
 #include "script/script_error.h"
 #include "script/sigops.h"
 #include "util/hex.h"
+#include "util/log.h"
 #include "util/rc.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -435,5 +436,26 @@ int chainstate_disconnect_block(struct chainstate *cs, struct block_index *e, co
             }
         }
     }
+    return RC_OK;
+}
+
+int chainstate_store_undo(struct chainstate *cs, struct block_index *e,
+                          const struct block_undo *undo)
+{
+    if (e->height == 0 || (e->status & BLOCK_HAVE_UNDO)) {
+        return RC_OK;
+    }
+    struct buf ser;
+    uint32_t pos;
+    buf_init(&ser);
+    block_undo_serialize(&ser, undo);
+    int rc = blockstore_append_undo(cs->store, e->file, e->prev->hash, ser.data, ser.len, &pos);
+    buf_clear(&ser);
+    if (rc) {
+        LOG_ERROR("writing undo data: %s", blockstore_error(cs->store));
+        return rc;
+    }
+    e->undo_pos = pos;
+    e->status |= BLOCK_HAVE_UNDO;
     return RC_OK;
 }

@@ -99,6 +99,22 @@ static void find_prunable(struct chainstate *cs, struct prune_set *ps)
     chainstate_prune_find(cs, manual, ps);
 }
 
+/* The background chainstate's coins at its tip, in one batch (its store is never between two
+ * blocks, so needs no replay); full: the cache is emptied. */
+static int flush_background(struct chainstate *cs, int sync, int full)
+{
+    struct chainstate_background *bg = cs->bg;
+    if (!bg) {
+        return RC_OK;
+    }
+    coins_cache_set_best_block(bg->cache, bg->tip->hash);
+    int rc = full ? coins_cache_flush(bg->cache, sync) : coins_cache_sync(bg->cache, sync, SIZE_MAX);
+    if (rc) {
+        LOG_ERROR("flush: writing the background chainstate: %s", kv_last_error(bg->kv));
+    }
+    return rc;
+}
+
 /* A flush; prune: files are to be pruned after it, so the coins must reach the store at the
  * tip now (not in a background generation). */
 static int flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode, int prune)
@@ -145,7 +161,8 @@ static int flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode, 
         }
     }
     int periodic = mode >= FLUSH_PERIODIC && now - cs->last_flush_time >= FLUSH_INTERVAL_SECONDS;
-    if (mode != FLUSH_ALWAYS && !full && !periodic && !prune) {
+    int bg_full = cs->bg && coins_cache_memory(cs->bg->cache) > cs->bg->limit;
+    if (mode != FLUSH_ALWAYS && !full && !periodic && !prune && !bg_full) {
         return RC_OK;
     }
     uint64_t t0 = time_mono_ns();
@@ -155,8 +172,9 @@ static int flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode, 
         LOG_ERROR("flush: %s", blockstore_error(cs->store));
         return rc;
     }
-    /* 2. The block index. */
-    if ((rc = write_index(cs))) {
+    /* 2. The block index, then the background chainstate's coins (a UTXO snapshot's:
+     * assumeutxo.c), whose blocks' undo data it records. */
+    if ((rc = write_index(cs)) || (rc = flush_background(cs, mode == FLUSH_ALWAYS, bg_full))) {
         return rc;
     }
     /* 3. The coins and the best block, atomically. A flush that must be on disk when this

@@ -85,8 +85,12 @@ static void index_derive(struct chainstate *cs)
         if (e->prev && block_index_failed(e->prev) && !block_index_failed(e)) {
             e->status |= BLOCK_FAILED_CHILD;
         }
-        /* A pruned block keeps its transaction count, and so its chain total (Core). */
-        if (e->tx_count > 0) {
+        /* A pruned block keeps its transaction count, and so its chain total (Core). A
+         * snapshot's base has the chain parameters' total, whatever lies below it. */
+        if (e == cs->snapshot_base) {
+            const struct chain_assumeutxo *au = chain_params_assumeutxo_for_hash(cs->p, e->hash);
+            e->chain_tx = au ? au->chain_tx : 0;
+        } else if (e->tx_count > 0) {
             if (!e->prev || e->prev->chain_tx) {
                 e->chain_tx = (e->prev ? e->prev->chain_tx : 0) + e->tx_count;
             } else if (e->prev && (e->status & BLOCK_HAVE_DATA)) {
@@ -196,6 +200,9 @@ static int open_stores(struct chainstate *cs, const struct chainstate_options *o
         (rc = destroy_store(cs, "chainstate", err, err_len))) {
         return rc;
     }
+    if ((rc = chainstate_snapshot_prepare(cs, err, err_len))) {
+        return rc;
+    }
     if ((rc = open_store(&cs->index_kv, cs, "blocks/index", index_cache, err, err_len)) ||
         (rc = open_store(&cs->coins_kv, cs, "chainstate", coins_db_cache, err, err_len)) ||
         (rc = indexdb_load_tree(cs->index_kv, cs->tree, err, err_len))) {
@@ -232,7 +239,8 @@ static int open_stores(struct chainstate *cs, const struct chainstate_options *o
      * about 12 bits a coin), so that the reader thread reads only the others ahead. */
     coins_cache_keep_presence(cs->coins, cs->coins_limit / 64);
     readahead_set_coins(cs->ra, cs->coins_db, cs->coins);
-    return RC_OK;
+    /* A UTXO snapshot's coins replace these, which validate the blocks below it. */
+    return chainstate_snapshot_open(cs, coins_db_cache, err, err_len);
 }
 
 /* The active chain is the coins' best block and its ancestors. A flush cut short between
@@ -470,7 +478,9 @@ int chainstate_close(struct chainstate *cs)
     if (cs->coins_kv) {
         int r = kv_close(cs->coins_kv);
         rc = rc ? rc : r;
+        cs->coins_kv = NULL;
     }
+    chainstate_snapshot_close(cs);
     if (cs->index_kv) {
         int r = kv_close(cs->index_kv);
         rc = rc ? rc : r;

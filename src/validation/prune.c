@@ -36,7 +36,7 @@ static int32_t apply_prune_locks(struct chainstate *cs, int32_t last)
 }
 
 /* Core's GetPruneRange: the highest block whose file may go, MIN_BLOCKS_TO_KEEP below the
- * tip and not above last (the lowest block is always 0: no snapshot chainstate). */
+ * tip and not above last. The lowest is prune_range_min's. */
 static int32_t prune_range_max(struct chainstate *cs, int32_t last)
 {
     if (cs->active.height <= 0) {
@@ -45,6 +45,13 @@ static int32_t prune_range_max(struct chainstate *cs, int32_t last)
     int32_t max = cs->active.height - MIN_BLOCKS_TO_KEEP;
     max = max > 0 ? max : 0;
     return last < max ? last : max;
+}
+
+/* The lowest block whose file may go: above a UTXO snapshot's base while the background
+ * chainstate still needs the blocks below it (Core's GetPruneRange), else 0. */
+static uint32_t prune_range_min(const struct chainstate *cs)
+{
+    return cs->bg ? (uint32_t)cs->bg->target->height + 1 : 0;
 }
 
 static void add_file(struct prune_set *s, int n)
@@ -67,7 +74,8 @@ void chainstate_prune_find(struct chainstate *cs, int32_t manual, struct prune_s
         int32_t max = prune_range_max(cs, manual < last ? manual : last);
         for (int i = 0; i + 1 < nfiles; i++) {
             const struct blockfile_info *f = blockstore_file_info(cs->store, i);
-            if (f->size > 0 && f->height_last <= (uint32_t)max) {
+            if (f->size > 0 && f->height_last <= (uint32_t)max &&
+                f->height_first >= prune_range_min(cs)) {
                 add_file(s, i);
             }
         }
@@ -102,7 +110,7 @@ void chainstate_prune_find(struct chainstate *cs, int32_t manual, struct prune_s
             if (usage + buffer < target) {
                 break;
             }
-            if (f->height_last > (uint32_t)max) {
+            if (f->height_last > (uint32_t)max || f->height_first < prune_range_min(cs)) {
                 continue;
             }
             usage -= blockstore_file_allocated(cs->store, i);

@@ -309,6 +309,24 @@ static int interrupted(struct validator *v)
     return v->halted || chainstate_interrupted(v->cs);
 }
 
+/* With the chain settled and no job waiting, one block of a UTXO snapshot's background
+ * chainstate (chainstate_background_step). 1 if it did something: look again. */
+static int background_step(struct validator *v)
+{
+    pthread_mutex_lock(&v->mu);
+    int idle = !v->head && !v->stop;
+    pthread_mutex_unlock(&v->mu);
+    if (!idle || interrupted(v)) {
+        return 0;
+    }
+    int rc = chainstate_background_step(v->cs);
+    if (rc < 0) {
+        halt(v, rc);
+        return 0;
+    }
+    return rc;
+}
+
 static void *thread_main(void *arg)
 {
     struct validator *v = arg;
@@ -322,6 +340,9 @@ static void *thread_main(void *arg)
         }
         if (!v->may_connect) {
             finish_deferred(v); /* the chain is settled, or will not be connected further */
+            if (background_step(v)) {
+                continue;
+            }
         }
         pthread_mutex_lock(&v->mu);
         while (!v->stop && !v->head && !v->may_connect) {

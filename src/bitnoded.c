@@ -494,11 +494,12 @@ static int start_net(struct node *n)
         chainstate_read_lock(n->ctx.cs);
         int snapshot = chainstate_snapshot_base(n->ctx.cs, &validated) && !validated;
         chainstate_read_unlock(n->ctx.cs);
-        na.o.pruned = n->co.prune_target != 0 || snapshot;
+        na.o.pruned = n->co.prune_target != 0;
         if (net_new(&n->ctx.net, &na.o, err, sizeof(err)) != RC_OK) {
             init_error("%s", err);
             rc = RC_IO;
-        } else if (net_set_mocktime(n->ctx.net, args_get_int(n->args, "mocktime", 0)),
+        } else if (snapshot ? net_remove_local_services(n->ctx.net, NODE_NETWORK) : (void)0,
+                   net_set_mocktime(n->ctx.net, args_get_int(n->args, "mocktime", 0)),
                    net_start(n->ctx.net) != RC_OK) {
             init_error("cannot start the net thread");
             rc = RC_IO;

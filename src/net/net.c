@@ -1288,6 +1288,11 @@ void net_remove_local_services(struct net *n, uint64_t bits)
     __atomic_fetch_and(&n->local_services, ~bits, __ATOMIC_RELAXED);
 }
 
+void net_add_local_services(struct net *n, uint64_t bits)
+{
+    __atomic_fetch_or(&n->local_services, bits, __ATOMIC_RELAXED);
+}
+
 uint64_t net_local_services(struct net *n)
 {
     return __atomic_load_n(&n->local_services, __ATOMIC_RELAXED);

@@ -227,6 +227,8 @@ uint64_t net_local_services(struct net *n);
 /** Stops offering bits (loadtxoutset: NODE_NETWORK, until a restart after the background
  *  validation). Any thread; peers connected later see it in our version message. */
 void net_remove_local_services(struct net *n, uint64_t bits);
+/** Offers bits again. Any thread. */
+void net_add_local_services(struct net *n, uint64_t bits);
 /** The listening port and whether it listens. */
 int net_listening(struct net *n, uint16_t *port);
 

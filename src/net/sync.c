@@ -841,6 +841,9 @@ static size_t next_historical(struct sync *s, struct peer *p, size_t want, struc
         block_index_ancestor(best, target->height) != target) {
         return 0;
     }
+    if (block_index_ancestor(target, from->height) != from) {
+        from = block_index_fork_point(from, target); /* a fork it will leave */
+    }
     int32_t end = from->height + NET_BLOCK_DOWNLOAD_WINDOW;
     end = end < target->height ? end : target->height;
     if (end <= from->height) {
@@ -1043,11 +1046,21 @@ static void on_getheaders(struct sync *s, struct peer *p, const uint8_t *d, size
         return;
     }
     chainstate_read_lock(s->cs);
-    if (chainstate_in_ibd(s->cs) && (p->perms & NET_PERM_DOWNLOAD) != NET_PERM_DOWNLOAD) {
+    /* Core's: no headers from an active chain with less than the minimum chain work (an
+     * empty answer, so that the peer goes away without taking us for unresponsive). */
+    struct block_index *at = chainstate_tip(s->cs);
+    if (!at || (u256_cmp(&at->chain_work, &s->p->minimum_chain_work) < 0 &&
+                (p->perms & NET_PERM_DOWNLOAD) != NET_PERM_DOWNLOAD)) {
         chainstate_read_unlock(s->cs);
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-            "Ignoring getheaders from peer=%lld because node is in initial block download",
+            "Ignoring getheaders from peer=%lld because active chain has too little work; "
+            "sending empty response",
             (long long)p->id);
+        struct buf b;
+        buf_init(&b);
+        net_headers_serialize(&b, NULL, 0);
+        net_send(p, "headers", &b);
+        buf_clear(&b);
         free(loc);
         return;
     }
@@ -1719,10 +1732,27 @@ static void check_sources(struct sync *s)
 
 /* The tick event: pings, timeouts, stalls, a new tip announced, sync started, downloads
  * asked for, transaction relay's timers. */
+/* A node that is not pruned and stopped offering NODE_NETWORK for a UTXO snapshot
+ * (loadtxoutset) offers it again once the blocks below the snapshot are validated (Core). */
+static void restore_network_service(struct sync *s)
+{
+    if (s->net->opt.pruned || (net_local_services(s->net) & NODE_NETWORK)) {
+        return;
+    }
+    struct block_index *from, *target;
+    chainstate_read_lock(s->cs);
+    int background = chainstate_background_range(s->cs, &from, &target);
+    chainstate_read_unlock(s->cs);
+    if (!background) {
+        net_add_local_services(s->net, NODE_NETWORK);
+    }
+}
+
 static void on_tick(void *ctx)
 {
     struct sync *s = ctx;
     struct net *n = s->net;
+    restore_network_service(s);
     int64_t now_us = net_now_us(n);
     int64_t now = net_now(n);
     int downloading = 0;

@@ -161,6 +161,7 @@ struct load_call {
     struct snapshot_reader *r;
     uint8_t base_hash[32];
     uint64_t coins;
+    size_t mempool_txs;
     struct block_index *base;
     char err[1024];
 };
@@ -168,22 +169,22 @@ struct load_call {
 static int load_call(struct chainstate *cs, void *ctx)
 {
     struct load_call *c = ctx;
-    return chainstate_load_snapshot(cs, c->r, c->base_hash, c->coins, &c->base, c->err,
-                                    sizeof(c->err));
+    return chainstate_load_snapshot(cs, c->r, c->base_hash, c->coins, c->mempool_txs, &c->base,
+                                    c->err, sizeof(c->err));
 }
 
-/* Core's: the mempool must be empty (the snapshot's coins replace what it was checked
- * against). */
-static int mempool_empty(struct rpc_request *req)
+/* The pool's transactions (Core refuses a snapshot while it holds any: the snapshot's coins
+ * replace what they were checked against). */
+static size_t mempool_txs(struct rpc_request *req)
 {
     struct mempool *mp = req->ctx->node->mempool;
     if (!mp) {
-        return 1;
+        return 0;
     }
     mempool_read_lock(mp);
     size_t n = mempool_count(mp);
     mempool_read_unlock(mp);
-    return n == 0;
+    return n;
 }
 
 static json_t *rpc_loadtxoutset(struct rpc_request *req)
@@ -206,14 +207,9 @@ static json_t *rpc_loadtxoutset(struct rpc_request *req)
         fclose(f);
         return rpc_error(req, RPC_DESERIALIZATION_ERROR, "Unable to parse metadata: %s", c.err);
     }
-    int rc;
-    if (!mempool_empty(req)) {
-        snprintf(c.err, sizeof(c.err), "Can't activate a snapshot when mempool not empty");
-        rc = RC_INVALID;
-    } else {
-        struct validator_job j = {.work = VALIDATOR_CALL, .fn = load_call, .ctx = &c};
-        rc = validator_run(req->ctx->node->val, &j);
-    }
+    c.mempool_txs = mempool_txs(req);
+    struct validator_job j = {.work = VALIDATOR_CALL, .fn = load_call, .ctx = &c};
+    int rc = validator_run(req->ctx->node->val, &j);
     snapshot_reader_free(c.r);
     fclose(f);
     if (rc != RC_OK) {

@@ -229,6 +229,9 @@ int chainstate_accept_header(struct chainstate *cs, const uint8_t raw80[80], str
     }
     if (rc == RC_OK) {
         chainstate_note_header(cs, e);
+        if (!e->stored) {
+            chainstate_mark_dirty(cs, e); /* a header is kept across a restart, as Core's */
+        }
     }
     pthread_rwlock_unlock(&cs->lock);
     if (rc == RC_INVALID && st->result != VRESULT_MISSING_PREV) {

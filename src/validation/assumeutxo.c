@@ -199,10 +199,17 @@ int chainstate_snapshot_open(struct chainstate *cs, size_t coins_db_cache, char 
     hex_encode_rev(hx, hash, 32);
     struct block_index *base = block_tree_find(cs->tree, hash);
     const struct chain_assumeutxo *au = chain_params_assumeutxo_for_hash(cs->p, hash);
-    if (!base || !au || au->height != base->height) {
+    if (!au) { /* Core's fatal error */
         snprintf(err, err_len,
-                 "the UTXO snapshot chainstate's base block %s is not one this chain vouches "
-                 "for: restart with -reindex-chainstate",
+                 "A fatal internal error occurred, see debug.log for details: Assumeutxo data not "
+                 "found for the given blockhash '%s'.",
+                 hx);
+        return RC_CORRUPT;
+    }
+    if (!base || au->height != base->height) {
+        snprintf(err, err_len,
+                 "the UTXO snapshot chainstate's base block %s is not in the block index: "
+                 "restart with -reindex-chainstate",
                  hx);
         return RC_INVALID;
     }
@@ -212,9 +219,9 @@ int chainstate_snapshot_open(struct chainstate *cs, size_t coins_db_cache, char 
         return RC_CORRUPT;
     }
     struct block_index *bg_tip = block_tree_find(cs->tree, best);
-    if (!bg_tip || block_index_ancestor(base, bg_tip->height) != bg_tip) {
-        snprintf(err, err_len, "the background chainstate's best block is not below the "
-                               "snapshot's base: restart with -reindex-chainstate");
+    if (!bg_tip) { /* it may be on a fork with less work, which it will leave */
+        snprintf(err, err_len, "the background chainstate's best block is not in the block "
+                               "index: restart with -reindex-chainstate");
         return RC_CORRUPT;
     }
     struct coins_set s;
@@ -450,7 +457,7 @@ static int activate(struct chainstate *cs, struct coins_set *s, struct block_ind
 }
 
 int chainstate_load_snapshot(struct chainstate *cs, struct snapshot_reader *r,
-                             const uint8_t base_hash[32], uint64_t coins,
+                             const uint8_t base_hash[32], uint64_t coins, size_t mempool_txs,
                              struct block_index **base, char *err, size_t err_len)
 {
     const struct chain_assumeutxo *au;
@@ -461,6 +468,10 @@ int chainstate_load_snapshot(struct chainstate *cs, struct snapshot_reader *r,
     pthread_rwlock_unlock(&cs->lock);
     if (rc) {
         return rc;
+    }
+    if (mempool_txs > 0) {
+        snprintf(err, err_len, "Can't activate a snapshot when mempool not empty");
+        return RC_INVALID;
     }
     struct coins_set s;
     if ((rc = destroy(cs, SNAPSHOT_STORE, err, err_len)) ||
@@ -618,6 +629,35 @@ static int background_connect(struct chainstate *cs, struct block_index *e)
     return rc;
 }
 
+/* The background's tip is not on the snapshot's chain (the node had a fork with less work):
+ * it is disconnected with its undo data. */
+static int background_disconnect(struct chainstate *cs)
+{
+    struct chainstate_background *bg = cs->bg;
+    struct block_index *e = bg->tip;
+    struct block b;
+    struct block_undo undo;
+    block_undo_init(&undo);
+    int rc = chainstate_load_block(cs, e, &b);
+    if (rc) {
+        return rc;
+    }
+    struct coins_cache *view = coins_cache_new(coins_cache_view(bg->cache));
+    pthread_rwlock_wrlock(&cs->lock);
+    if ((rc = chainstate_read_undo(cs, e, &undo)) == RC_OK &&
+        (rc = chainstate_disconnect_block(cs, e, &b, &undo, view, 0)) == RC_OK) {
+        coins_cache_set_best_block(view, e->prev->hash);
+        if ((rc = coins_cache_flush(view, 0)) == RC_OK) {
+            bg->tip = e->prev;
+        }
+    }
+    pthread_rwlock_unlock(&cs->lock);
+    coins_cache_free(view);
+    block_undo_clear(&undo);
+    block_clear(&b);
+    return rc;
+}
+
 int chainstate_background_step(struct chainstate *cs)
 {
     struct chainstate_background *bg = cs->bg;
@@ -626,6 +666,17 @@ int chainstate_background_step(struct chainstate *cs)
     }
     if (bg->tip == bg->target) {
         return background_finish(cs);
+    }
+    if (block_index_ancestor(bg->target, bg->tip->height) != bg->tip) {
+        /* Off the snapshot's chain: back to the fork point once the snapshot's chain can be
+         * followed from there (Core's reorganisation of the background chainstate). */
+        struct block_index *fork = block_index_fork_point(bg->tip, bg->target);
+        struct block_index *next = block_index_ancestor(bg->target, fork->height + 1);
+        if (!(next->status & BLOCK_HAVE_DATA)) {
+            return 0;
+        }
+        int rc = background_disconnect(cs);
+        return rc ? rc : 1;
     }
     struct block_index *e = block_index_ancestor(bg->target, bg->tip->height + 1);
     if (!(e->status & BLOCK_HAVE_DATA) || block_index_failed(e)) {

@@ -239,12 +239,12 @@ struct chainstate_snapshot {
 struct snapshot_reader;
 /** loadtxoutset, on the validation thread: checks the snapshot's base (a block the chain
  *  parameters vouch for, whose header is on the best header chain, with more work than the
- *  tip), reads the coins of r into a new store (chainstate_snapshot), checks their hash
+ *  tip; mempool_txs, the pool's count, must be 0), reads the coins of r into a new store (chainstate_snapshot), checks their hash
  *  against the parameters', then makes them the active coins at the base while the old
  *  ones become the background chainstate. Returns 0 with *base, or RC_INVALID with Core's
  *  reason in err (the text after "Unable to load UTXO snapshot: "), or a system error. */
 int chainstate_load_snapshot(struct chainstate *cs, struct snapshot_reader *r,
-                             const uint8_t base_hash[32], uint64_t coins,
+                             const uint8_t base_hash[32], uint64_t coins, size_t mempool_txs,
                              struct block_index **base, char *err, size_t err_len);
 /** The validation thread, when nothing else waits: connects the background chainstate's
  *  next block if its data is here; at the snapshot's base, checks the background UTXO set's

@@ -32,10 +32,8 @@ static int write_index(struct chainstate *cs)
                              blockstore_file_count(cs->store) - 1);
         }
     }
-    /* Every record must load with its parent. A header that is merely known is not
-     * written, but once an entry built on it is (a block stored on a header whose own body
-     * failed, a block marked invalid), the headers below it without a record are written
-     * with it (doc/files.md, "Block index"). */
+    /* Every record must load with its parent: an entry's headers without a record are
+     * written with it (doc/files.md, "Block index"). */
     for (size_t i = 0; i < cs->ndirty; i++) {
         for (struct block_index *a = cs->dirty[i]->prev; a && !a->stored && !a->dirty;
              a = a->prev) {

@@ -13,8 +13,11 @@ feature_assumeutxo.py): its block 299 is the one Core's regtest parameters vouch
 - B connects to A: the active chain reaches 399 and the background chainstate downloads and
   connects blocks 1..299, checks the UTXO hash and is dropped; gettxoutsetinfo is Core's at
   399; a restart moves the snapshot's store into place (Core's log line);
-- node C, of another backend's build when one is beside this one, loads the snapshot A wrote
-  and answers as B, before and after a restart, and validates it from A.
+- B offers NODE_NETWORK again once validated;
+- node C, of another backend's build when one is beside this one, with blocks 1..199 and a
+  fork of 50 blocks mined on them (less work than the snapshot), loads the snapshot A wrote
+  and answers as B (its background chainstate at the fork's tip), before and after a
+  restart; from A, its background chainstate leaves the fork and validates the snapshot.
 - -reindex-chainstate drops a snapshot not validated yet (Core's log line).
 """
 import json
@@ -23,6 +26,7 @@ import os
 from framework import (BitnodeTestFramework, assert_equal, assert_in, assert_raises_rpc_error,
                        assert_true, builddir, wait_until)
 
+ADDR = "bcrt1qjqmxmkpmxt80xz4y3746zgt0q3u3ferr34acd5"
 FIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "regtest-assumeutxo")
 TIPAGE = "-maxtipage=2000000000"
 
@@ -58,9 +62,9 @@ class AssumeutxoTest(BitnodeTestFramework):
         for h in range(1, top + 1):
             dst.rpc("submitheader", src.rpc("getblock", src.rpc("getblockhash", h), 0))
 
-    def check_loaded(self, node, core, base_hash):
+    def check_loaded(self, node, core, base_hash, bg_height=0):
         normal, snap = node.rpc("getchainstates")["chainstates"]
-        assert_equal(normal["blocks"], 0)
+        assert_equal(normal["blocks"], bg_height)
         assert_true("snapshot_blockhash" not in normal, "the background one has no snapshot")
         assert_equal(normal["validated"], True)
         assert_equal(snap["blocks"], 299)
@@ -69,7 +73,7 @@ class AssumeutxoTest(BitnodeTestFramework):
         info = node.rpc("getblockchaininfo")
         assert_equal(info["blocks"], 299)
         bv = info["backgroundvalidation"]
-        assert_equal((bv["snapshotheight"], bv["blocks"]), (299, 0))
+        assert_equal((bv["snapshotheight"], bv["blocks"]), (299, bg_height))
         assert_equal(without_disk_size(node.rpc("gettxoutsetinfo")),
                      core["gettxoutsetinfo_without_disk_size"]["299"])
         assert_raises_rpc_error(-1, "Block not available (not fully downloaded)", node.rpc,
@@ -175,17 +179,24 @@ class AssumeutxoTest(BitnodeTestFramework):
         assert_equal(without_disk_size(b.rpc("gettxoutsetinfo")),
                      core["gettxoutsetinfo_without_disk_size"]["399"])
 
+        wait_until(lambda: "NETWORK" in b.rpc("getnetworkinfo")["localservicesnames"],
+                   what="NODE_NETWORK offered again")
+
         other = self.other_build()
-        self.log("C (%s) loads the snapshot A wrote" % (os.path.basename(other) if other
-                                                        else "this build: no other beside it"))
+        self.log("C (%s), on a fork of its own with less work, loads the snapshot A wrote" %
+                 (os.path.basename(other) if other else "this build: no other beside it"))
         c.build = other
         c.start([TIPAGE])
+        for h in range(1, 200):
+            c.rpc("submitblock", a.rpc("getblock", a.rpc("getblockhash", h), 0))
+        c.rpc("generatetoaddress", 50, ADDR)
         self.feed_headers(a, c, 299)
         c.rpc("loadtxoutset", ours)
-        self.check_loaded(c, core, base_hash)
+        self.check_loaded(c, core, base_hash, bg_height=249)
         c.stop()
         c.start([TIPAGE])
-        self.check_loaded(c, core, base_hash)
+        self.check_loaded(c, core, base_hash, bg_height=249)
+        self.log("C leaves its fork in the background and validates the snapshot from A")
         c.rpc("addnode", "127.0.0.1:%d" % a.p2p_port, "onetry")
         wait_until(lambda: len(c.rpc("getchainstates")["chainstates"]) == 1 and
                    c.rpc("getblockcount") == 399, timeout=60, what="C validated")

@@ -10,7 +10,7 @@
 - a restart of B reconnects to A and keeps the tip.
 
 The chain's blocks are old, so every node runs with -maxtipage large enough that a node
-with the chain's tip is out of initial block download (Core answers no getheaders before).
+with the chain's tip is out of initial block download (in it, a node asks and relays differently).
 """
 
 import json

@@ -224,6 +224,128 @@ static void test_snapshot_writer(void)
     }
 }
 
+/* Writes coins a, b (one txid) and d with the writer; the bytes in *mem, *len. */
+static void write_three(char **mem, size_t *len, const struct coin *c)
+{
+    struct outpoint a = {.n = 0}, b = {.n = 300}, d = {.n = 1};
+    memset(a.txid, 0x11, 32);
+    memcpy(b.txid, a.txid, 32);
+    memset(d.txid, 0x22, 32);
+    static const uint8_t magic[4] = {0xfa, 0xbf, 0xb5, 0xda}, base[32] = {1};
+    FILE *f = open_memstream(mem, len);
+    struct snapshot_writer *w;
+    uint64_t written;
+    CHECK_EQ_INT(snapshot_writer_new(&w, f, magic, base, 3), RC_OK);
+    CHECK_EQ_INT(snapshot_writer_add(w, &a, c), RC_OK);
+    CHECK_EQ_INT(snapshot_writer_add(w, &b, c), RC_OK);
+    CHECK_EQ_INT(snapshot_writer_add(w, &d, c), RC_OK);
+    CHECK_EQ_INT(snapshot_writer_finish(w, &written), RC_OK);
+    snapshot_writer_free(w);
+    fclose(f);
+}
+
+/* Opens bytes as a snapshot for regtest: the reader's verdict, its message in err, the
+ * coins read before the first failure in *n (-1: the header failed), trailing bytes in
+ * *trailing. */
+static int read_all(const void *bytes, size_t len, char *err, size_t err_len, int *n,
+                    int *trailing)
+{
+    static const uint8_t regtest[4] = {0xfa, 0xbf, 0xb5, 0xda};
+    FILE *f = fmemopen((void *)bytes, len, "rb");
+    struct snapshot_reader *r;
+    uint8_t base[32];
+    uint64_t coins;
+    *n = -1;
+    *trailing = 0;
+    err[0] = 0;
+    int rc = snapshot_reader_new(&r, f, regtest, base, &coins, err, err_len);
+    if (rc == RC_OK) {
+        struct outpoint op;
+        struct coin c;
+        *n = 0;
+        while ((rc = snapshot_reader_next(r, &op, &c, err, err_len)) == RC_OK) {
+            CHECK_EQ_U64(c.value_sat, 5000000000ULL);
+            CHECK_EQ_INT((int)c.height, 7);
+            CHECK_EQ_INT(op.n, *n == 1 ? 300 : *n == 2 ? 1 : 0);
+            (*n)++;
+        }
+        *trailing = rc == RC_NOT_FOUND && snapshot_reader_trailing(r);
+        snapshot_reader_free(r);
+    }
+    fclose(f);
+    return rc;
+}
+
+/* The reader: what the writer wrote reads back, and each fault gets Core's message. */
+static void test_snapshot_reader(void)
+{
+    uint8_t p2pkh[25] = {0x76, 0xa9, 0x14};
+    p2pkh[23] = 0x88;
+    p2pkh[24] = 0xac;
+    struct coin c = {.value_sat = 5000000000, .script_pubkey = {p2pkh, 25}, .height = 7,
+                     .coinbase = 1};
+    char *mem = NULL, err[256];
+    size_t len = 0;
+    int n, trailing;
+    write_three(&mem, &len, &c);
+    CHECK_EQ_INT(read_all(mem, len, err, sizeof(err), &n, &trailing), RC_NOT_FOUND);
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_INT(trailing, 0);
+    uint8_t *more = malloc(len + 1);
+    memcpy(more, mem, len);
+    more[len] = 0;
+    CHECK_EQ_INT(read_all(more, len + 1, err, sizeof(err), &n, &trailing), RC_NOT_FOUND);
+    CHECK_EQ_INT(trailing, 1);
+
+    struct {
+        size_t at;
+        uint8_t byte;
+        const char *msg;
+    } header[] = {
+        {0, 'x', "Invalid UTXO set snapshot magic bytes. Please check if this is indeed a "
+                 "snapshot file or if you are using an outdated snapshot format."},
+        {5, 3, "Version of snapshot 3 does not match any of the supported versions."},
+        {7, 0xf9, "The network of the snapshot (main) does not match the network of this node "
+                  "(regtest)."},
+        {7, 0x00, "This snapshot has been created for an unrecognized network. This could be a "
+                  "custom signet, a new testnet or possibly caused by data corruption."},
+    };
+    for (size_t i = 0; i < sizeof(header) / sizeof(header[0]); i++) {
+        memcpy(more, mem, len);
+        more[header[i].at] = header[i].byte;
+        if (header[i].byte == 0xf9) {
+            memcpy(more + 7, "\xf9\xbe\xb4\xd9", 4);
+        }
+        CHECK_EQ_INT(read_all(more, len, err, sizeof(err), &n, &trailing), RC_CORRUPT);
+        CHECK_EQ_INT(n, -1);
+        CHECK_EQ_STR(err, header[i].msg);
+    }
+    CHECK_EQ_INT(read_all(mem, 30, err, sizeof(err), &n, &trailing), RC_CORRUPT);
+    CHECK_EQ_STR(err, "AutoFile::read: end of file: unspecified iostream_category error");
+
+    /* One coin announced: the first group claims two. Two: the third coin is left over. */
+    memcpy(more, mem, len);
+    more[43] = 1;
+    CHECK_EQ_INT(read_all(more, len, err, sizeof(err), &n, &trailing), RC_CORRUPT);
+    CHECK_EQ_INT(n, 0);
+    CHECK_EQ_STR(err, "Mismatch in coins count in snapshot metadata and actual snapshot data");
+    more[43] = 2;
+    CHECK_EQ_INT(read_all(more, len, err, sizeof(err), &n, &trailing), RC_NOT_FOUND);
+    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_INT(trailing, 1);
+    /* Four announced: the file ends inside the fourth's group. */
+    more[43] = 4;
+    CHECK_EQ_INT(read_all(more, len, err, sizeof(err), &n, &trailing), RC_CORRUPT);
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_STR(err, "Bad snapshot format or truncated snapshot after deserializing 3 coins");
+    /* Cut inside the last coin. */
+    CHECK_EQ_INT(read_all(mem, len - 5, err, sizeof(err), &n, &trailing), RC_CORRUPT);
+    CHECK_EQ_INT(n, 2);
+    CHECK_EQ_STR(err, "Bad snapshot format or truncated snapshot after deserializing 2 coins");
+    free(more);
+    free(mem);
+}
+
 int main(void)
 {
     TEST(test_amount_codes);
@@ -233,5 +355,6 @@ int main(void)
     TEST(test_oversized_script);
     TEST(test_keys);
     TEST(test_snapshot_writer);
+    TEST(test_snapshot_reader);
     return test_done();
 }

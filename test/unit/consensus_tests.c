@@ -816,6 +816,39 @@ static void check_genesis_against_blk(const struct chain_params *p, const char *
     free(f);
 }
 
+/* The snapshots each chain vouches for (Core's m_assumeutxo_data), by hash and by height;
+ * a chain by its network magic. */
+static void test_params_assumeutxo(void)
+{
+    const struct chain_params *reg = chain_params_get("regtest"), *main = chain_params_get("main");
+    uint8_t h[32];
+    CHECK_EQ_INT(hex_decode_hash32_rev(
+                     h, "0c552ced4721c249a389eb9b08cb8da261cd46f0e7b5f9d064d48f3113406853"),
+                 RC_OK);
+    const struct chain_assumeutxo *au = chain_params_assumeutxo_for_hash(reg, h);
+    CHECK(au != NULL);
+    CHECK_EQ_INT(au->height, 299);
+    CHECK_EQ_U64(au->chain_tx, 334);
+    CHECK(chain_params_assumeutxo_for_hash(main, h) == NULL);
+    CHECK(chain_params_assumeutxo_for_height(reg, 298) == NULL);
+    au = chain_params_assumeutxo_for_height(main, 840000);
+    CHECK(au != NULL);
+    CHECK_EQ_STR(au->blockhash_hex,
+                 "0000000000000000000320283a032748cef8227873ff4872689bf23f1cda83a5");
+    CHECK_EQ_U64(au->chain_tx, 991032194);
+    CHECK_EQ_INT((int)main->assumeutxo_count, 4);
+    CHECK_EQ_INT((int)chain_params_get("testnet4")->assumeutxo_count, 2);
+    CHECK_EQ_INT((int)chain_params_get("signet")->assumeutxo_count, 2);
+    struct chain_params custom;
+    static const uint8_t challenge[] = {0x51};
+    CHECK_EQ_INT(chain_params_signet_custom(&custom, challenge, 1), RC_OK);
+    CHECK_EQ_INT((int)custom.assumeutxo_count, 0);
+    CHECK(chain_params_by_magic(reg->magic) == reg);
+    CHECK(chain_params_by_magic(main->magic) == main);
+    static const uint8_t none[4] = {0, 0, 0, 0};
+    CHECK(chain_params_by_magic(none) == NULL);
+}
+
 static void test_params_genesis_blocks(void)
 {
     check_genesis_against_blk(chain_params_get("main"),
@@ -1407,6 +1440,7 @@ int main(void)
 
     /* Real chain data. */
     TEST(test_params_genesis_blocks);
+    TEST(test_params_assumeutxo);
     test_pow_mainnet_retargets();
     TEST(test_pow_mainnet_headers_0_10236);
     TEST(test_pow_mainnet_headers_822528);

@@ -588,6 +588,7 @@ int util_cmd_chainstate(int argc, char **argv, const struct chain_params *chain,
 int util_cmd_chainstate(int argc, char **argv, const struct chain_params *chain, int load)
 {
     struct opts op = {0};
+    const char *name;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i] + (argv[i][0] == '-' && argv[i][1] == '-' ? 2 : 1);
         const char *eq = strchr(a, '=');
@@ -604,11 +605,8 @@ int util_cmd_chainstate(int argc, char **argv, const struct chain_params *chain,
             op.blocksfrom = eq + 1;
         } else if (load && strcmp(a, "hardlink") == 0) {
             op.hardlink = 1;
-        } else if (strncmp(a, "chain=", 6) == 0 || strcmp(a, "regtest") == 0 ||
-                   strcmp(a, "testnet") == 0 || strcmp(a, "testnet4") == 0 ||
-                   strcmp(a, "signet") == 0) {
-            const char *name = eq ? eq + 1 : strcmp(a, "testnet") == 0 ? "test" : a;
-            if (!(chain = chain_params_get(name))) {
+        } else if (chain_params_option(a, &chain, &name)) {
+            if (!chain) {
                 fprintf(stderr, "unknown chain '%s'\n", name);
                 return 1;
             }

@@ -364,6 +364,7 @@ out:
 int main(int argc, char **argv)
 {
     const struct chain_params *chain = NULL;
+    const char *name;
     int i = 1;
 
     for (; i < argc && argv[i][0] == '-'; i++) {
@@ -371,13 +372,7 @@ int main(int argc, char **argv)
         if (strcmp(a, "help") == 0 || strcmp(a, "h") == 0 || strcmp(a, "?") == 0) {
             usage(stdout);
             return 0;
-        } else if (strncmp(a, "chain=", 6) == 0 || strcmp(a, "regtest") == 0 ||
-                   strcmp(a, "testnet") == 0 || strcmp(a, "testnet4") == 0 ||
-                   strcmp(a, "signet") == 0) {
-            const char *name = strncmp(a, "chain=", 6) == 0 ? a + 6
-                               : strcmp(a, "testnet") == 0  ? "test"
-                                                            : a;
-            chain = chain_params_get(name);
+        } else if (chain_params_option(a, &chain, &name)) {
             if (!chain) {
                 fprintf(stderr, "%s: unknown chain '%s' (main, test, testnet4, signet, regtest)\n",
                         progname, name);

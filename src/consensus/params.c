@@ -614,3 +614,19 @@ const struct chain_params *chain_params_by_magic(const uint8_t magic[4])
     }
     return NULL;
 }
+
+int chain_params_option(const char *opt, const struct chain_params **out, const char **name)
+{
+    if (strncmp(opt, "chain=", 6) == 0) {
+        *name = opt + 6;
+    } else if (strcmp(opt, "testnet") == 0) {
+        *name = "test";
+    } else if (strcmp(opt, "regtest") == 0 || strcmp(opt, "testnet4") == 0 ||
+               strcmp(opt, "signet") == 0) {
+        *name = opt;
+    } else {
+        return 0;
+    }
+    *out = chain_params_get(*name);
+    return 1;
+}

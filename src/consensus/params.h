@@ -205,6 +205,10 @@ int chain_params_signet_custom(struct chain_params *out, const uint8_t *challeng
  *  "testnet4", "signet", "regtest"; "testnet3" is accepted as a synonym of "test".
  *  Returns NULL for an unknown name. The result is static and immutable. */
 const struct chain_params *chain_params_get(const char *name);
+/** A chain option as the programs take it, without its dashes: "chain=NAME" or a shorthand,
+ *  "regtest", "testnet" (for test), "testnet4", "signet". Returns 0 if opt is none of them;
+ *  else 1 with *name the chain name it gives and *out its parameters (NULL: no such chain). */
+int chain_params_option(const char *opt, const struct chain_params **out, const char **name);
 /** The built-in chain whose network magic is magic (Core's GetNetworkForMagic), or NULL. */
 const struct chain_params *chain_params_by_magic(const uint8_t magic[4]);
 /** Returns the parameters of a chain by id (never NULL for a valid id). */

@@ -849,6 +849,25 @@ static void test_params_assumeutxo(void)
     CHECK(chain_params_by_magic(none) == NULL);
 }
 
+/* The programs' chain options: -chain=NAME and the shorthands, an unknown name, others. */
+static void test_params_option(void)
+{
+    const struct chain_params *p;
+    const char *name;
+    CHECK_EQ_INT(chain_params_option("chain=testnet4", &p, &name), 1);
+    CHECK(p == chain_params_get("testnet4"));
+    CHECK_EQ_INT(chain_params_option("testnet", &p, &name), 1);
+    CHECK(p == chain_params_get("test"));
+    CHECK_EQ_STR(name, "test");
+    CHECK_EQ_INT(chain_params_option("regtest", &p, &name), 1);
+    CHECK(p == chain_params_get("regtest"));
+    CHECK_EQ_INT(chain_params_option("chain=foo", &p, &name), 1);
+    CHECK(p == NULL);
+    CHECK_EQ_STR(name, "foo");
+    CHECK_EQ_INT(chain_params_option("datadir=x", &p, &name), 0);
+    CHECK_EQ_INT(chain_params_option("regtestx", &p, &name), 0);
+}
+
 static void test_params_genesis_blocks(void)
 {
     check_genesis_against_blk(chain_params_get("main"),
@@ -1441,6 +1460,7 @@ int main(void)
     /* Real chain data. */
     TEST(test_params_genesis_blocks);
     TEST(test_params_assumeutxo);
+    TEST(test_params_option);
     test_pow_mainnet_retargets();
     TEST(test_pow_mainnet_headers_0_10236);
     TEST(test_pow_mainnet_headers_822528);

@@ -166,20 +166,28 @@ static void coin_hash(struct coinstats_index *x, int sign, const struct outpoint
     }
 }
 
-/* The outputs a block creates, into the state (Core's CustomAppend's first half). */
-static void add_outputs(struct coinstats_index *x, const struct tx *t, int height, int coinbase)
+/* The outputs a transaction creates: into the MuHash and the totals (sign 1), or out of the
+ * MuHash (sign -1: a revert restores the totals whole). */
+static void add_outputs(struct coinstats_index *x, const struct tx *t, int height, int coinbase,
+                        int sign)
 {
     struct coinstats_entry *s = &x->st;
     for (uint32_t j = 0; j < t->vout_count; j++) {
         const struct tx_out *o = &t->vout[j];
-        if (script_is_unspendable(o->script_pubkey.data, o->script_pubkey.len)) {
+        int unspendable = script_is_unspendable(o->script_pubkey.data, o->script_pubkey.len);
+        if (!unspendable) {
+            struct outpoint op;
+            memcpy(op.txid, t->txid, 32);
+            op.n = j;
+            coin_hash(x, sign, &op, (uint32_t)height, coinbase, o->value_sat, &o->script_pubkey);
+        }
+        if (sign < 0) {
+            continue;
+        }
+        if (unspendable) {
             s->unspendable_scripts += o->value_sat;
             continue;
         }
-        struct outpoint op;
-        memcpy(op.txid, t->txid, 32);
-        op.n = j;
-        coin_hash(x, 1, &op, (uint32_t)height, coinbase, o->value_sat, &o->script_pubkey);
         if (coinbase) {
             s->coinbase += (coinstats_u128)o->value_sat;
         } else {
@@ -191,18 +199,40 @@ static void add_outputs(struct coinstats_index *x, const struct tx *t, int heigh
     }
 }
 
-/* The coins a transaction spends, out of the state. */
-static void spend_inputs(struct coinstats_index *x, const struct tx *t, const struct tx_undo *u)
+/* The coins a transaction spends: out of the MuHash and the totals (sign 1), or back into
+ * the MuHash (sign -1). */
+static void spend_inputs(struct coinstats_index *x, const struct tx *t, const struct tx_undo *u,
+                         int sign)
 {
     struct coinstats_entry *s = &x->st;
     for (size_t j = 0; j < u->n; j++) {
         const struct coin *c = &u->prev[j];
-        coin_hash(x, -1, &t->vin[j].prevout, c->height, c->coinbase, c->value_sat,
+        coin_hash(x, -sign, &t->vin[j].prevout, c->height, c->coinbase, c->value_sat,
                   &c->script_pubkey);
-        s->prevout_spent += (coinstats_u128)c->value_sat;
-        s->txouts--;
-        s->total_amount -= c->value_sat;
-        s->bogosize -= coins_bogosize(c->script_pubkey.len);
+        if (sign > 0) {
+            s->prevout_spent += (coinstats_u128)c->value_sat;
+            s->txouts--;
+            s->total_amount -= c->value_sat;
+            s->bogosize -= coins_bogosize(c->script_pubkey.len);
+        }
+    }
+}
+
+/* Block b (entry e, undo u) applied to the state (sign 1: Core's CustomAppend, with its
+ * totals) or taken out of the MuHash (sign -1: RevertBlock). */
+static void walk_block(struct coinstats_index *x, const struct block_index *e,
+                       const struct block *b, const struct block_undo *u, int64_t subsidy,
+                       int sign)
+{
+    for (size_t i = 0; i < b->tx_count; i++) {
+        if (i == 0 && bip30_unspendable(e)) {
+            x->st.unspendable_bip30 += sign > 0 ? subsidy : 0;
+            continue;
+        }
+        add_outputs(x, &b->txs[i], e->height, i == 0, sign);
+        if (i > 0) {
+            spend_inputs(x, &b->txs[i], &u->txs[i - 1], sign);
+        }
     }
 }
 
@@ -232,15 +262,8 @@ static int append(void *ctx, struct kv *kv, struct kv_batch *batch, const struct
     if (e->height > 0 && !undo_matches(b, u)) {
         return RC_CORRUPT;
     }
-    for (size_t i = 0; e->height > 0 && i < b->tx_count; i++) {
-        if (i == 0 && bip30_unspendable(e)) {
-            s->unspendable_bip30 += subsidy;
-            continue;
-        }
-        add_outputs(x, &b->txs[i], e->height, i == 0);
-        if (i > 0) {
-            spend_inputs(x, &b->txs[i], &u->txs[i - 1]);
-        }
+    if (e->height > 0) {
+        walk_block(x, e, b, u, subsidy, 1);
     }
     if (e->height == 0) {
         s->unspendable_genesis += subsidy;
@@ -276,27 +299,7 @@ static int remove_block(void *ctx, struct kv *kv, struct kv_batch *batch,
     if (rc != RC_OK) {
         return rc == RC_NOT_FOUND ? RC_CORRUPT : rc;
     }
-    for (size_t i = 0; i < b->tx_count; i++) {
-        const struct tx *t = &b->txs[i];
-        if (i == 0 && bip30_unspendable(e)) {
-            continue;
-        }
-        for (uint32_t j = 0; j < t->vout_count; j++) {
-            const struct tx_out *o = &t->vout[j];
-            if (!script_is_unspendable(o->script_pubkey.data, o->script_pubkey.len)) {
-                struct outpoint op;
-                memcpy(op.txid, t->txid, 32);
-                op.n = j;
-                coin_hash(x, -1, &op, (uint32_t)e->height, i == 0, o->value_sat,
-                          &o->script_pubkey);
-            }
-        }
-        for (size_t j = 0; i > 0 && j < u->txs[i - 1].n; j++) {
-            const struct coin *c = &u->txs[i - 1].prev[j];
-            coin_hash(x, 1, &t->vin[j].prevout, c->height, c->coinbase, c->value_sat,
-                      &c->script_pubkey);
-        }
-    }
+    walk_block(x, e, b, u, 0, -1);
     uint8_t h[32];
     muhash_finalize(x->mh, h);
     if (memcmp(h, prev.muhash, 32) != 0) {

@@ -75,15 +75,7 @@ static int wait_quiet(struct index_base *x)
         if (x->stop || !x->defer || now - x->last_tip_ns >= QUIET_NS) {
             break;
         }
-        uint64_t left = QUIET_NS - (now - x->last_tip_ns);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += (time_t)(left / 1000000000ull);
-        until.tv_nsec += (long)(left % 1000000000ull);
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = time_deadline(CLOCK_REALTIME, QUIET_NS - (now - x->last_tip_ns));
         pthread_cond_timedwait(&x->wake_cv, &x->mu, &until);
     }
     int stop = x->stop;
@@ -241,9 +233,7 @@ static int idle(struct index_base *x, int caught_up)
         x->synced = 1;
     }
     pthread_cond_broadcast(&x->done_cv);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 1;
+    struct timespec until = time_deadline(CLOCK_REALTIME, 1000000000ull);
     while (!x->wake && !x->stop) {
         if (caught_up) {
             pthread_cond_wait(&x->wake_cv, &x->mu);
@@ -510,9 +500,7 @@ int index_base_wait_synced(struct index_base *x)
                          !(x->best && x->best->height >= tip->height &&
                            block_index_ancestor(x->best, tip->height) == tip);
          waited++) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += 1;
+        struct timespec until = time_deadline(CLOCK_REALTIME, 1000000000ull);
         pthread_cond_timedwait(&x->done_cv, &x->mu, &until);
     }
     pthread_mutex_unlock(&x->mu);

@@ -23,6 +23,7 @@
 #include "util/hex.h"
 #include "util/log.h"
 #include "util/rc.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 /* The chainstate's tip callback: records the tip for the waits. */
@@ -31,20 +32,12 @@
 static json_t *wait_tip(struct rpc_context *ctx, int64_t timeout_ms,
                         int (*done)(const struct rpc_context *ctx, const void *arg), const void *arg)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    int64_t ns = deadline.tv_nsec + (timeout_ms % 1000) * 1000000;
-    deadline.tv_sec += timeout_ms / 1000 + ns / 1000000000;
-    deadline.tv_nsec = ns % 1000000000;
+    struct timespec deadline =
+        time_deadline(CLOCK_REALTIME, timeout_ms > 0 ? (uint64_t)timeout_ms * 1000000 : 0);
     pthread_mutex_lock(&ctx->node->tip.mu);
     while (!done(ctx, arg) && !shutdown_requested()) {
-        struct timespec slice;
-        clock_gettime(CLOCK_REALTIME, &slice);
-        slice.tv_nsec += 100 * 1000000; /* wake up to notice shutdown */
-        if (slice.tv_nsec >= 1000000000) {
-            slice.tv_sec++;
-            slice.tv_nsec -= 1000000000;
-        }
+        /* Wakes up to notice shutdown. */
+        struct timespec slice = time_deadline(CLOCK_REALTIME, 100 * 1000000ull);
         if (timeout_ms > 0 && (slice.tv_sec > deadline.tv_sec ||
                                (slice.tv_sec == deadline.tv_sec && slice.tv_nsec > deadline.tv_nsec))) {
             slice = deadline;

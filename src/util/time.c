@@ -46,3 +46,13 @@ void time_sleep_ms(int64_t ms)
     while (nanosleep(&req, &req) != 0 && errno == EINTR) {
     }
 }
+
+struct timespec time_deadline(clockid_t clock, uint64_t ns)
+{
+    struct timespec t;
+    clock_gettime(clock, &t);
+    uint64_t nsec = (uint64_t)t.tv_nsec + ns % 1000000000ull;
+    t.tv_sec += (time_t)(ns / 1000000000ull + nsec / 1000000000ull);
+    t.tv_nsec = (long)(nsec % 1000000000ull);
+    return t;
+}

@@ -3,6 +3,7 @@
 #define BITNODE_UTIL_TIME_H
 
 #include <stdint.h>
+#include <time.h>
 
 #define TIME_ISO_LEN 21 /* "2026-11-30T01:02:03Z" and a NUL */
 
@@ -16,6 +17,9 @@ int64_t time_mono_us(void);
 uint64_t time_mono_ns(void);
 /** Writes t (seconds since the epoch, UTC) as "YYYY-MM-DDTHH:MM:SSZ" into out. */
 void time_format_iso(char out[TIME_ISO_LEN], int64_t t);
+/** The time ns nanoseconds from now on clock (CLOCK_REALTIME, or the clock a condition
+ *  variable was set to): the deadline pthread_cond_timedwait takes. */
+struct timespec time_deadline(clockid_t clock, uint64_t ns);
 /** Sleeps for ms milliseconds (restarting after signals). */
 void time_sleep_ms(int64_t ms);
 

@@ -216,13 +216,7 @@ static void *reader_main(void *arg)
         if (!it) {
             /* Idle: the store's mapped pages, which compactions touch meanwhile, leave the
              * resident set every 100 ms (kv_release_mapped). */
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            ts.tv_nsec += 100000000L;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
+            struct timespec ts = time_deadline(CLOCK_MONOTONIC, 100000000ull);
             if (pthread_cond_timedwait(&ra->work, &ra->mu, &ts) == ETIMEDOUT) {
                 pthread_mutex_unlock(&ra->mu);
                 kv_release_mapped(KV_MAPPED_RESIDENT_MAX);

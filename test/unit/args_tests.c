@@ -699,6 +699,17 @@ static void test_time(void)
     int64_t a = time_mono_us();
     time_sleep_ms(2);
     CHECK(time_mono_us() - a >= 2000);
+    /* A deadline is normalised (nanoseconds below a second) and lies ahead by what was
+     * asked, across a second boundary too. */
+    for (uint64_t ns = 0; ns <= 3000000000ull; ns += 999999999ull) {
+        struct timespec before, d = time_deadline(CLOCK_MONOTONIC, ns), after;
+        clock_gettime(CLOCK_MONOTONIC, &after);
+        before = after;
+        CHECK(d.tv_nsec >= 0 && d.tv_nsec < 1000000000L);
+        int64_t ahead = ((int64_t)d.tv_sec - (int64_t)before.tv_sec) * 1000000000LL +
+                        (d.tv_nsec - before.tv_nsec);
+        CHECK(ahead <= (int64_t)ns && ahead > (int64_t)ns - 50000000LL);
+    }
 }
 
 int main(void)

@@ -45,6 +45,8 @@ struct index_base {
     pthread_cond_t done_cv; /* waiters for progress */
     int stop, wake, failed;
     int idling;               /* the thread waits in idle() (on_tip wakes only then) */
+    int waiters;              /* in index_base_wait_synced: the thread does not wait for a
+                                 still tip meanwhile */
     struct block_index *best; /* the last block whose records are written, NULL: none */
     uint64_t last_tip_ns;     /* time_mono_ns of the last tip change */
     int defer;                /* wait for a still tip (not in prune mode: see wait_quiet) */
@@ -78,7 +80,7 @@ static int wait_quiet(struct index_base *x)
     pthread_mutex_lock(&x->mu);
     for (;;) {
         uint64_t now = time_mono_ns();
-        if (x->stop || !x->defer || now - x->last_tip_ns >= QUIET_NS) {
+        if (x->stop || !x->defer || x->waiters || now - x->last_tip_ns >= QUIET_NS) {
             break;
         }
         struct timespec until = time_deadline(CLOCK_REALTIME, QUIET_NS - (now - x->last_tip_ns));
@@ -255,11 +257,42 @@ static int idle(struct index_base *x, int caught_up)
     return stop;
 }
 
+/* 1 if e's parent will get records: it is on the active chain above cur (the index has yet to
+ * reach it), or it waits in keep[0..k) itself. Chain lock held. */
+static int parent_coming(struct index_base *x, const struct block_index *e,
+                         struct block_index *const *keep, size_t k)
+{
+    const struct block_index *p = e->prev;
+    if (chainstate_contains(x->cs, p) && (!x->cur || p->height > x->cur->height)) {
+        return 1;
+    }
+    for (size_t i = 0; i < k; i++) {
+        if (keep[i] == p) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Puts keep[0..k) (oldest first) back behind what was disconnected meanwhile (newest first). */
+static void put_back(struct index_base *x, struct block_index *const *keep, size_t k)
+{
+    pthread_mutex_lock(&x->mu);
+    for (size_t i = k; i-- > 0 && x->n_gone < STALE_MAX;) {
+        x->gone[x->n_gone++] = keep[i];
+    }
+    pthread_mutex_unlock(&x->mu);
+}
+
 /* The blocks disconnected since the last look that have no records yet, oldest first, each
- * on its parent's state (left out when the parent has none); the state goes back to cur. */
+ * on its parent's state; one whose parent has no records yet waits for them when they will
+ * come (the index was behind the chain when they left it: they are indexed once it passes
+ * their parent, as Core indexes every block connected), else it is left out. The state goes
+ * back to cur. */
 static int index_stale(struct index_base *x)
 {
-    struct block_index *gone[STALE_MAX];
+    struct block_index *gone[STALE_MAX], *keep[STALE_MAX];
+    size_t k = 0;
     pthread_mutex_lock(&x->mu);
     size_t n = x->n_gone;
     memcpy(gone, x->gone, n * sizeof(gone[0]));
@@ -273,7 +306,13 @@ static int index_stale(struct index_base *x)
         struct block_index copy;
         chainstate_read_lock(x->cs);
         copy = *gone[i];
+        int wait = copy.prev && !x->ops->has(x->ctx, x->kv, copy.prev->hash) &&
+                   parent_coming(x, gone[i], keep, k);
         chainstate_read_unlock(x->cs);
+        if (wait) {
+            keep[k++] = gone[i];
+            continue;
+        }
         if (x->ops->has(x->ctx, x->kv, copy.hash) || !copy.prev ||
             !x->ops->has(x->ctx, x->kv, copy.prev->hash)) {
             continue;
@@ -286,6 +325,7 @@ static int index_stale(struct index_base *x)
             x->in_batch = 0;
         }
     }
+    put_back(x, keep, k);
     return rc == RC_OK && moved ? x->ops->load(x->ctx, x->kv, x->cur) : rc;
 }
 
@@ -503,6 +543,8 @@ int index_base_wait_synced(struct index_base *x)
     chainstate_read_unlock(x->cs);
     pthread_mutex_lock(&x->mu);
     int ok = x->synced;
+    x->waiters++;
+    pthread_cond_signal(&x->wake_cv); /* out of wait_quiet */
     /* Bounded: a tip that left the chain meanwhile is never reached. */
     for (int waited = 0; ok && tip && waited < 60 && !x->stop && !x->failed &&
                          !(x->best && x->best->height >= tip->height &&
@@ -511,6 +553,7 @@ int index_base_wait_synced(struct index_base *x)
         struct timespec until = time_deadline(CLOCK_REALTIME, 1000000000ull);
         pthread_cond_timedwait(&x->done_cv, &x->mu, &until);
     }
+    x->waiters--;
     pthread_mutex_unlock(&x->mu);
     return ok;
 }

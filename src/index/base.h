@@ -75,7 +75,8 @@ struct kv *index_base_kv(struct index_base *x);
 void index_base_summary(struct index_base *x, int *synced, int *best_height);
 /** Core's BlockUntilSyncedToCurrentChain: 0 if the index is not synced yet; otherwise waits
  *  until the records of the tip current at the call are written (or the index stopped) and
- *  returns 1. Not from the validation thread. */
+ *  returns 1; meanwhile the thread indexes without waiting for a still tip. Not from the
+ *  validation thread. */
 int index_base_wait_synced(struct index_base *x);
 
 #endif

@@ -6,7 +6,9 @@
 #include <time.h>
 
 #include "consensus/pow.h"
+#include "index/blockfilterindex.h"
 #include "index/coinstatsindex.h"
+#include "index/txospenderindex.h"
 #include "consensus/amount.h"
 #include "primitives/block.h"
 #include "primitives/serialize.h"
@@ -925,6 +927,18 @@ void rpc_sync_validation_queue(struct rpc_context *ctx)
 {
     struct validator_job j = {.work = VALIDATOR_CALL, .fn = nothing_call};
     (void)validator_run(ctx->node->val, &j);
+    /* Core's indexes take their blocks from the validation interface queue: once it is
+     * empty they have them. Ours follow the chain on their own threads: wait for each. */
+    struct node_context *n = ctx->node;
+    if (n->blockfilters) {
+        (void)blockfilter_index_wait_synced(n->blockfilters);
+    }
+    if (n->coinstats) {
+        (void)coinstats_index_wait_synced(n->coinstats);
+    }
+    if (n->spenders) {
+        (void)txospender_index_wait_synced(n->spenders);
+    }
 }
 
 static json_t *rpc_syncwithvalidationinterfacequeue(struct rpc_request *req)

@@ -228,12 +228,30 @@ class BlockFilterIndexTest(BitnodeTestFramework):
             header = next_header(got["filter"], header)
             assert_equal(got["header"], header)
 
+        self.log("blocks that leave the chain before the index reached their parent keep filters")
+        # The index waits for a still tip (a quarter second) before each block: these are
+        # mined and replaced before it starts on them (Core indexes every block connected).
+        ahead = node.rpc("generatetoaddress", 5, addr)
+        node.rpc("invalidateblock", ahead[2])
+        new += node.rpc("generatetoaddress", 4, other)
+        assert_equal(node.rpc("getblockcount"), 1321)
+        node.rpc("syncwithvalidationinterfacequeue")  # the indexes have every block (Core's)
+        assert_equal(node.rpc("getindexinfo")["basic block filter index"],
+                     {"synced": True, "best_block_height": 1321})
+        header = node.rpc("getblockfilter", ahead[1])["header"]
+        for h in ahead[2:]:
+            got = node.rpc("getblockfilter", h)
+            block = node.rpc("getblock", h, 3)
+            assert_equal(got["filter"], basic_filter(h, block_elements(block)).hex())
+            header = next_header(got["filter"], header)
+            assert_equal(got["header"], header)
+
         self.log("-reindex rebuilds it")
         before = node.rpc("getblockfilter", new[-1])
         node.stop()
         node.start([TIPAGE, "-blockfilterindex", "-reindex"])
-        wait_until(lambda: node.rpc("getblockcount") == 1315, timeout=120, what="reindexed")
-        wait_until(lambda: self.synced(node, 1315), timeout=120, what="index rebuilt")
+        wait_until(lambda: node.rpc("getblockcount") == 1321, timeout=120, what="reindexed")
+        wait_until(lambda: self.synced(node, 1321), timeout=120, what="index rebuilt")
         assert_equal(node.rpc("getblockfilter", new[-1]), before)
 
 

@@ -868,6 +868,9 @@ static size_t next_historical(struct sync *s, struct peer *p, size_t want, struc
 static void schedule_downloads(struct sync *s)
 {
     struct net *n = s->net;
+    if (chainstate_reindexing_now(s->cs)) {
+        return; /* no blocks are taken until the block files are read again */
+    }
     chainstate_read_lock(s->cs);
     int ibd = chainstate_in_ibd(s->cs);
     for (struct peer *p = n->peers; p; p = p->next) {
@@ -914,6 +917,12 @@ static void on_block(struct sync *s, struct peer *p, const uint8_t *d, size_t le
     uint8_t hash[32];
     hash_sha256d(hash, d, 80);
     int requested = remove_inflight(p, hash);
+    if (chainstate_reindexing_now(s->cs)) {
+        /* Core's: ignored while the block files are read again. */
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unexpected block message received from peer %lld",
+            (long long)p->id);
+        return;
+    }
     p->last_block = net_now(n);
     chainstate_read_lock(s->cs);
     struct block_index *e = block_tree_find(chainstate_tree(s->cs), hash);
@@ -1043,6 +1052,12 @@ static void on_getheaders(struct sync *s, struct peer *p, const uint8_t *d, size
     size_t k = 0;
     uint8_t stop[32];
     if (read_locator(p, "getheaders", d, len, &loc, &k, stop) != RC_OK) {
+        return;
+    }
+    if (chainstate_reindexing_now(s->cs)) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "Ignoring getheaders from peer=%lld while importing/reindexing", (long long)p->id);
+        free(loc);
         return;
     }
     chainstate_read_lock(s->cs);

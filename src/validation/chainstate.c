@@ -265,12 +265,25 @@ void chainstate_read_unlock(struct chainstate *cs)
 
 int chainstate_is_reindexing(struct chainstate *cs, int *reindexing)
 {
-    return indexdb_get_reindexing(cs->index_kv, reindexing);
+    int rc = indexdb_get_reindexing(cs->index_kv, reindexing);
+    if (rc == RC_OK) {
+        atomic_store(&cs->reindexing, *reindexing);
+    }
+    return rc;
 }
 
 int chainstate_set_reindexing(struct chainstate *cs, int reindexing)
 {
-    return indexdb_set_reindexing(cs->index_kv, reindexing);
+    int rc = indexdb_set_reindexing(cs->index_kv, reindexing);
+    if (rc == RC_OK) {
+        atomic_store(&cs->reindexing, reindexing);
+    }
+    return rc;
+}
+
+int chainstate_reindexing_now(const struct chainstate *cs)
+{
+    return atomic_load(&cs->reindexing);
 }
 
 uint64_t chainstate_size_on_disk(const struct chainstate *cs)

@@ -378,6 +378,10 @@ void chainstate_read_unlock(struct chainstate *cs);
  *  cleared when it has read every file, so that a reindex killed half way resumes. */
 int chainstate_is_reindexing(struct chainstate *cs, int *reindexing);
 int chainstate_set_reindexing(struct chainstate *cs, int reindexing);
+/** 1 while a -reindex reads the block files again (the flag as the two above last saw it):
+ *  blocks from peers are not taken meanwhile, since they would be written where the files
+ *  are still being read (Core's LoadingBlocks). Any thread. */
+int chainstate_reindexing_now(const struct chainstate *cs);
 /** Core's GuessVerificationProgress: the share of the chain's transactions up to e, from
  *  the chain's transaction data (chain_params' chain_tx_*) and the clock (setmocktime's);
  *  within two hours of the clock, the blocks to the best header count at the target

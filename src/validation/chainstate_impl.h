@@ -72,6 +72,7 @@ struct chainstate {
     int64_t max_tip_age;      /* -maxtipage */
     atomic_int left_ibd;      /* chainstate_in_ibd latched */
     _Atomic int64_t mocktime; /* setmocktime (0: real time); any thread */
+    atomic_int reindexing;    /* the block index's reindex flag, as last read or written */
     /* What each index still needs (chainstate_set_prune_lock, any thread); a leaf lock. */
     pthread_mutex_t prune_lock_mu;
     struct {

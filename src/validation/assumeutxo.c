@@ -24,6 +24,7 @@
 #include "util/rc.h"
 #include "util/xmalloc.h"
 #include "validation/chainstate_impl.h"
+#include "validation/txindex.h"
 
 #define SNAPSHOT_STORE "chainstate_snapshot"
 #define MARKER_NAME "base_blockhash"
@@ -612,8 +613,8 @@ static int background_connect(struct chainstate *cs, struct block_index *e)
         rc = chainstate_block_finish(cs, c, &st); /* the scripts, without the lock */
     }
     pthread_rwlock_wrlock(&cs->lock);
-    if (rc == RC_OK) {
-        rc = background_commit(cs, e, &undo, view);
+    if (rc == RC_OK && (rc = background_commit(cs, e, &undo, view)) == RC_OK && cs->txindex) {
+        txindex_add_block(cs->txindex, e, &b); /* -txindex has the blocks below the snapshot */
     } else if (rc == RC_INVALID) {
         char hx[65];
         hex_encode_rev(hx, e->hash, 32);

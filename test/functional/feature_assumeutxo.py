@@ -10,8 +10,9 @@ feature_assumeutxo.py): its block 299 is the one Core's regtest parameters vouch
   header, a block the chain does not vouch for, a file that is not a snapshot or is cut
   short, a snapshot of another network), then loads Core's snapshot at 299: two chainstates,
   gettxoutsetinfo is Core's at 299, the blocks below are not there, NODE_NETWORK is off;
-- B connects to A: the active chain reaches 399 and the background chainstate downloads and
-  connects blocks 1..299, checks the UTXO hash and is dropped; gettxoutsetinfo is Core's at
+- B (with -txindex) connects to A: the active chain reaches 399 and the background
+  chainstate downloads and connects blocks 1..299 (into -txindex too), checks the UTXO hash
+  and is dropped; gettxoutsetinfo is Core's at
   399; a restart moves the snapshot's store into place (Core's log line);
 - B offers NODE_NETWORK again once validated;
 - node C, of another backend's build when one is beside this one, with blocks 1..199 and a
@@ -135,7 +136,7 @@ class AssumeutxoTest(BitnodeTestFramework):
         core_dump = os.path.join(FIX, "utxos-299.dat")
 
         self.log("B refuses what is not a usable snapshot, with Core's errors")
-        b.start([TIPAGE])
+        b.start([TIPAGE, "-txindex"])
         base_hash = core["heights"]["299"]["blockhash"]
         assert_raises_rpc_error(-32603, "The base block header (%s) must appear in the headers "
                                 "chain" % base_hash, b.rpc, "loadtxoutset", core_dump)
@@ -150,7 +151,7 @@ class AssumeutxoTest(BitnodeTestFramework):
                                 "once", b.rpc, "loadtxoutset", core_dump)
         self.log("-reindex-chainstate drops a snapshot not validated yet; it loads again")
         b.stop()
-        b.start([TIPAGE, "-reindex-chainstate"])
+        b.start([TIPAGE, "-txindex", "-reindex-chainstate"])
         wait_until(lambda: len(b.rpc("getchainstates")["chainstates"]) == 1, what="dropped")
         assert_in("[snapshot] deleting snapshot chainstate due to reindexing",
                   open(b.debug_log).read())
@@ -168,10 +169,13 @@ class AssumeutxoTest(BitnodeTestFramework):
         assert_equal(without_disk_size(b.rpc("gettxoutsetinfo")),
                      core["gettxoutsetinfo_without_disk_size"]["399"])
         assert_equal(b.rpc("getblock", b.rpc("getblockhash", 150))["height"], 150)
+        h150 = a.rpc("getblockhash", 150)
+        coinbase = a.rpc("getblock", h150)["tx"][0]
+        assert_equal(b.rpc("getrawtransaction", coinbase, True)["blockhash"], h150)  # -txindex
         assert_true("backgroundvalidation" not in b.rpc("getblockchaininfo"), "no more")
         b.stop()
         assert_true(os.path.exists(os.path.join(b.net_dir, "chainstate_snapshot")), "still")
-        b.start([TIPAGE])
+        b.start([TIPAGE, "-txindex"])
         assert_in("cleaning up unneeded background chainstate", open(b.debug_log).read())
         assert_true(not os.path.exists(os.path.join(b.net_dir, "chainstate_snapshot")), "moved")
         chainstate, = b.rpc("getchainstates")["chainstates"]

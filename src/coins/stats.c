@@ -2,7 +2,9 @@
 
 #include <string.h>
 
+#include "coins/view.h"
 #include "primitives/serialize.h"
+#include "util/rc.h"
 
 void coins_stats_init(struct coins_stats *s, enum coins_stats_hash kind)
 {
@@ -67,4 +69,24 @@ void coins_stats_finish(struct coins_stats *s, uint8_t hash32[32])
     } else {
         memset(hash32, 0, 32);
     }
+}
+
+static int stats_visit(void *ctx, const struct outpoint *op, const struct coin *c)
+{
+    coins_stats_add(ctx, op, c->height, c->coinbase, c->value_sat, c->script_pubkey.data,
+                    c->script_pubkey.len);
+    return 0;
+}
+
+int coins_db_stats(struct coins_db *db, enum coins_stats_hash kind, struct coins_stats *s,
+                   uint8_t hash32[32])
+{
+    coins_stats_init(s, kind);
+    int rc = coins_db_foreach(db, stats_visit, s);
+    if (rc) {
+        coins_stats_clear(s);
+        return rc;
+    }
+    coins_stats_finish(s, hash32);
+    return RC_OK;
 }

@@ -64,4 +64,11 @@ void coins_stats_add(struct coins_stats *s, const struct outpoint *op, uint32_t 
 /** Finishes: writes the hash of the chosen kind (internal byte order; zero for NONE). */
 void coins_stats_finish(struct coins_stats *s, uint8_t hash32[32]);
 
+struct coins_db;
+/** The statistics of every coin of db (one pass in key order: init, add, finish). Returns 0
+ *  with *s filled (the caller clears it) and hash32 written, or coins_db_foreach's error
+ *  (*s cleared). */
+int coins_db_stats(struct coins_db *db, enum coins_stats_hash kind, struct coins_stats *s,
+                   uint8_t hash32[32]);
+
 #endif

@@ -367,13 +367,6 @@ static int read_coins(struct chainstate *cs, struct snapshot_reader *r, struct c
     return coins_cache_flush(s->cache, 1);
 }
 
-static int stats_visit(void *ctx, const struct outpoint *op, const struct coin *c)
-{
-    coins_stats_add(ctx, op, c->height, c->coinbase, c->value_sat, c->script_pubkey.data,
-                    c->script_pubkey.len);
-    return 0;
-}
-
 /* The UTXO set hash of db (hash_serialized_3) against the chain parameters' au. 0, or
  * RC_INVALID with Core's message, or a system error. */
 static int check_hash(struct coins_db *db, const struct chain_assumeutxo *au, char *err,
@@ -381,14 +374,12 @@ static int check_hash(struct coins_db *db, const struct chain_assumeutxo *au, ch
 {
     struct coins_stats st;
     uint8_t got[32], want[32];
-    coins_stats_init(&st, COINS_STATS_HASH_SERIALIZED);
-    int rc = coins_db_foreach(db, stats_visit, &st);
-    coins_stats_finish(&st, got);
-    coins_stats_clear(&st);
+    int rc = coins_db_stats(db, COINS_STATS_HASH_SERIALIZED, &st, got);
     if (rc) {
         snprintf(err, err_len, "Failed to generate coins stats");
         return rc;
     }
+    coins_stats_clear(&st);
     if (hex_decode_hash32_rev(want, au->hash_serialized_hex) != RC_OK || memcmp(got, want, 32)) {
         char hx[65];
         hex_encode_rev(hx, got, 32);

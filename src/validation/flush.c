@@ -275,13 +275,6 @@ int chainstate_scan_coins(struct chainstate *cs, chainstate_coin_fn fn, void *ct
     return rc;
 }
 
-static int stats_visit(void *ctx, const struct outpoint *op, const struct coin *c)
-{
-    coins_stats_add(ctx, op, c->height, c->coinbase, c->value_sat, c->script_pubkey.data,
-                    c->script_pubkey.len);
-    return 0;
-}
-
 uint64_t chainstate_coins_disk_size(struct chainstate *cs)
 {
     /* Core's CCoinsViewDB::EstimateSize: the store's estimate for the coin records' range. */
@@ -300,11 +293,5 @@ int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
     if (rc) {
         return rc;
     }
-    coins_stats_init(stats, kind);
-    if ((rc = coins_db_foreach(cs->coins_db, stats_visit, stats))) {
-        coins_stats_clear(stats);
-        return rc;
-    }
-    coins_stats_finish(stats, hash32);
-    return RC_OK;
+    return coins_db_stats(cs->coins_db, kind, stats, hash32);
 }

@@ -13,13 +13,6 @@
 /* What the temporary cache holds before it is written to its store. */
 #define ROLLBACK_CACHE_BYTES ((size_t)64 << 20)
 
-static int stats_visit(void *ctx, const struct outpoint *op, const struct coin *c)
-{
-    coins_stats_add(ctx, op, c->height, c->coinbase, c->value_sat, c->script_pubkey.data,
-                    c->script_pubkey.len);
-    return 0;
-}
-
 static int write_visit(void *ctx, const struct outpoint *op, const struct coin *c)
 {
     return snapshot_writer_add(ctx, op, c) != RC_OK;
@@ -31,13 +24,10 @@ static int write_from(struct chainstate *cs, struct coins_db *db, const struct b
                       FILE *f, struct chainstate_snapshot *out)
 {
     struct coins_stats st;
-    coins_stats_init(&st, COINS_STATS_HASH_SERIALIZED);
-    int rc = coins_db_foreach(db, stats_visit, &st);
+    int rc = coins_db_stats(db, COINS_STATS_HASH_SERIALIZED, &st, out->txoutset_hash);
     if (rc) {
-        coins_stats_clear(&st);
         return rc;
     }
-    coins_stats_finish(&st, out->txoutset_hash);
     out->coins = st.txouts;
     coins_stats_clear(&st);
     memcpy(out->base_hash, base->hash, 32);

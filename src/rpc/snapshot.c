@@ -1,9 +1,11 @@
 /* The UTXO snapshot RPCs: dumptxoutset writes the UTXO set in Core's snapshot format
- * (coins/snapshot.h), which Core's loadtxoutset reads. */
+ * (coins/snapshot.h), which Core's loadtxoutset reads; loadtxoutset reads one (Core's or
+ * ours) into a snapshot chainstate (validation/assumeutxo.c). */
 #include "rpc/snapshot.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -15,6 +17,7 @@
 #include "rpc/blockjson.h"
 #include "rpc/context.h"
 #include "rpc/protocol.h"
+#include "util/fs.h"
 #include "util/rc.h"
 #include "validation/chainstate.h"
 #include "validation/validator.h"
@@ -88,6 +91,15 @@ static void temp_store_path(char *out, size_t len, const char *file, int height)
     snprintf(out, len, "%.*s/temp_utxo_%d", dir, file, height);
 }
 
+/* A path argument relative to the chain's data directory unless absolute (Core's
+ * AbsPathJoin). */
+static void net_path(struct rpc_request *req, const char *arg, char *out, size_t len)
+{
+    char *p = fs_path_join(req->ctx->node->net_dir, arg);
+    snprintf(out, len, "%s", p);
+    free(p);
+}
+
 static json_t *dump_result(const struct dump_call *c, const char *path)
 {
     json_t *r = json_object();
@@ -110,13 +122,8 @@ static json_t *rpc_dumptxoutset(struct rpc_request *req)
     if (pick_base(req, type, options, &c.base)) {
         return NULL;
     }
-    /* Relative to the chain's data directory, as Core's AbsPathJoin. */
     char path[4200], temp[4300], store[4400];
-    if (arg[0] == '/') {
-        snprintf(path, sizeof(path), "%s", arg);
-    } else {
-        snprintf(path, sizeof(path), "%s/%s", req->ctx->node->net_dir, arg);
-    }
+    net_path(req, arg, path, sizeof(path));
     struct stat sb;
     int exists = stat(path, &sb) == 0, fifo = exists && S_ISFIFO(sb.st_mode);
     if (exists && !fifo) {
@@ -191,11 +198,7 @@ static json_t *rpc_loadtxoutset(struct rpc_request *req)
 {
     const char *arg = json_string_value(rpc_param(req, 0));
     char path[4200];
-    if (arg[0] == '/') {
-        snprintf(path, sizeof(path), "%s", arg);
-    } else {
-        snprintf(path, sizeof(path), "%s/%s", req->ctx->node->net_dir, arg);
-    }
+    net_path(req, arg, path, sizeof(path));
     FILE *f = fopen(path, "rb");
     if (!f) {
         return rpc_error(req, RPC_INVALID_PARAMETER, "Couldn't open file %s for reading.", path);
@@ -310,9 +313,6 @@ static const struct rpc_method methods[] = {
              RPC_EXAMPLE_CLI("-rpcclienttimeout=0 -named dumptxoutset", "utxo.dat rollback=853456")
                  RPC_EXAMPLE_CLI("-rpcclienttimeout=0 -named dumptxoutset",
                                  "utxo.dat rollback=853456 in_memory=true")},
-};
-
-static const struct rpc_method load_methods[] = {
     {.category = "blockchain",
      .name = "loadtxoutset",
      .handler = rpc_loadtxoutset,
@@ -357,5 +357,4 @@ static const struct rpc_method load_methods[] = {
 void rpc_snapshot_register(struct rpc_context *ctx)
 {
     rpc_register(ctx, methods, sizeof(methods) / sizeof(methods[0]));
-    rpc_register(ctx, load_methods, sizeof(load_methods) / sizeof(load_methods[0]));
 }

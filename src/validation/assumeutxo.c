@@ -701,6 +701,7 @@ struct block_index *chainstate_snapshot_base(const struct chainstate *cs, int *v
 void chainstate_background_cache_sizes(const struct chainstate *cs, size_t *db_bytes,
                                        size_t *tip_bytes)
 {
-    *db_bytes = cs->bg ? cs->coins_db_cache / 20 : 0;
+    /* Its store keeps the cache it was opened with, as the active one's. */
+    *db_bytes = cs->bg ? cs->coins_db_cache : 0;
     *tip_bytes = cs->bg ? cs->bg->limit : 0;
 }

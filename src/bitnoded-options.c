@@ -146,7 +146,7 @@ const struct arg_def bitnoded_options[] = {
      "Enable publish raw transaction in <address>"},
     {"zmqpubsequence", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_ZMQ, "=<address>",
      "Enable publish hash block and tx sequence in <address>"},
-    {"blocknotify", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_OPTIONS, "=<cmd>",
+    {"blocknotify", ARG_STRING, ARGS_CAT_OPTIONS, "=<cmd>",
      "Execute command when the best block changes (%s in cmd is replaced by block hash)"},
     {"prune", ARG_INT, ARGS_CAT_OPTIONS, "=<n>",
      "Reduce storage requirements by enabling pruning (deleting) of old blocks. This allows "
@@ -246,7 +246,7 @@ const struct arg_def bitnoded_options[] = {
      *                 consensus test parameter, a network to reach): refused by name. */
 
     /* Core's "Options". */
-    {"alertnotify", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_OPTIONS, "=<cmd>",
+    {"alertnotify", ARG_STRING, ARGS_CAT_OPTIONS, "=<cmd>",
      "Execute command when an alert is raised (%s in cmd is replaced by message)"},
     {"blocksdir", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_OPTIONS, "=<dir>",
      "Specify directory to hold blocks subdirectory for *.dat files (default: <datadir>)"},
@@ -285,9 +285,9 @@ const struct arg_def bitnoded_options[] = {
      "custom settings). Relative paths will be prefixed by datadir location. (default: "
      "settings.json)"
      ARG_REASON("bitnode keeps no settings.json (it has no wallet or GUI settings to store)")},
-    {"startupnotify", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_OPTIONS, "=<cmd>",
+    {"startupnotify", ARG_STRING, ARGS_CAT_OPTIONS, "=<cmd>",
      "Execute command on startup."},
-    {"shutdownnotify", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_OPTIONS, "=<cmd>",
+    {"shutdownnotify", ARG_STRING | ARG_MULTI, ARGS_CAT_OPTIONS, "=<cmd>",
      "Execute command immediately before beginning shutdown. The need for shutdown may be "
      "urgent, so be careful not to delay it long (if the command doesn't require interaction "
      "with the server, consider having it fork into the background)."},
@@ -613,17 +613,16 @@ const struct arg_def bitnoded_options[] = {
     /* Core's "RPC server options". */
     {"rest", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_RPC, "",
      "Accept public REST requests (default: 0)"},
-    {"rpccookieperms", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RPC, "=<readable-by>",
+    {"rpccookieperms", ARG_STRING, ARGS_CAT_RPC, "=<readable-by>",
      "Set permissions on the RPC auth cookie file so that it is readable by "
-     "[owner|group|all] (default: owner [via umask 0077])"
-     ARG_REASON("bitnode's cookie is readable by its owner only (0600)")},
-    {"rpcwhitelist", ARG_STRING | ARG_MULTI | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_RPC,
+     "[owner|group|all] (default: owner [via umask 0077])"},
+    {"rpcwhitelist", ARG_STRING | ARG_MULTI, ARGS_CAT_RPC,
      "=<whitelist>",
      "Set a whitelist to filter incoming RPC calls for a specific user. The field <whitelist> "
      "comes in the format: <USERNAME>:<rpc 1>,<rpc 2>,...,<rpc n>. If multiple whitelists are "
      "set for a given user, they are set-intersected. See -rpcwhitelistdefault documentation "
      "for information on default whitelist behavior."},
-    {"rpcwhitelistdefault", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_RPC, "",
+    {"rpcwhitelistdefault", ARG_BOOL, ARGS_CAT_RPC, "",
      "Sets default behavior for rpc whitelisting. Unless rpcwhitelistdefault is set to 0, if "
      "any -rpcwhitelist is set, the rpc server acts as if all rpc users are subject to "
      "empty-unless-otherwise-specified whitelists. If rpcwhitelistdefault is set to 1 and no "

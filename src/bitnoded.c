@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -19,6 +20,7 @@
 #include "mempool/mempool.h"
 #include "mempool/miner.h"
 #include "net/net.h"
+#include "notify/command.h"
 #include "node/chain_args.h"
 #include "node/chainstate_args.h"
 #include "node/context.h"
@@ -336,13 +338,31 @@ static int setup_rpc_auth(struct node *n)
     n->auth = rpc_auth_new();
     const char *password = args_get(n->args, "rpcpassword", "");
     if (password[0] == 0) {
+        /* -rpccookieperms: who may read the cookie (Core's InterpretPermString). */
+        const char *perms = args_get(n->args, "rpccookieperms", NULL);
+        mode_t mode = 0600;
+        if (perms && strcmp(perms, "owner") != 0) {
+            if (strcmp(perms, "group") != 0 && strcmp(perms, "all") != 0) {
+                LOG_ERROR("Invalid -rpccookieperms=%s; must be one of 'owner', 'group', or "
+                          "'all'.",
+                          perms);
+                init_error("Unable to start HTTP server. See debug log for details.");
+                return RC_INVALID;
+            }
+            mode = strcmp(perms, "group") == 0 ? 0640 : 0644;
+        }
         char *secret;
         n->cookie_path = abs_path(n->net_dir, args_get(n->args, "rpccookiefile", ".cookie"));
         if (rpc_cookie_generate(n->cookie_path, &secret, err, sizeof(err)) != RC_OK) {
-            init_error("Unable to start HTTP server. See debug log for details. (%s)", err);
+            LOG_ERROR("Unable to open cookie authentication file: %s", err);
+            init_error("Unable to start HTTP server. See debug log for details.");
             free(n->cookie_path);
             n->cookie_path = NULL;
             return RC_IO;
+        }
+        if (mode != 0600 && chmod(n->cookie_path, mode) != 0) {
+            LOG_WARN("Unable to set permissions on cookie authentication file %s",
+                     n->cookie_path);
         }
         rpc_auth_add_plain(n->auth, RPC_COOKIE_USER, secret);
         free(secret);
@@ -355,12 +375,20 @@ static int setup_rpc_auth(struct node *n)
     int rc = RC_OK;
     for (size_t i = 0; i < count; i++) {
         if (rpc_auth_add_rpcauth(n->auth, lines[i]) != RC_OK) {
-            init_error("Invalid -rpcauth argument.");
+            LOG_WARN("Invalid -rpcauth argument.");
+            init_error("Unable to start HTTP server. See debug log for details.");
             rc = RC_INVALID;
             break;
         }
     }
     free(lines);
+    count = args_get_list(n->args, "rpcwhitelist", &lines);
+    for (size_t i = 0; i < count; i++) {
+        rpc_auth_add_whitelist(n->auth, lines[i]);
+    }
+    free(lines);
+    rpc_auth_set_whitelist_default(n->auth, args_get_bool(n->args, "rpcwhitelistdefault",
+                                                          count > 0));
     return rc;
 }
 
@@ -720,6 +748,8 @@ static int open_chainstate(struct node *n)
     struct block_index *tip = chainstate_tip(n->ctx.cs);
     LOG_INFO("block index %zu entries, tip height %d", block_tree_size(chainstate_tree(n->ctx.cs)),
              tip ? tip->height : -1);
+    n->ctx.blocknotify = args_get(n->args, "blocknotify", NULL);
+    n->ctx.alertnotify = args_get(n->args, "alertnotify", NULL);
     if (node_notify_attach(&n->ctx) != RC_OK) {
         init_error("no room for the chainstate's tip listener");
         return RC_USAGE;
@@ -800,10 +830,38 @@ static void load_mempool(struct node *n)
     atomic_store(&n->ctx.mempool_loaded, true);
 }
 
+/* -shutdownnotify (Core's ShutdownNotify, in Interrupt): every command given, each on a
+ * thread of its own, all waited for before the shutdown goes on. */
+static void *shutdownnotify_main(void *arg)
+{
+    notify_command_run(arg);
+    return NULL;
+}
+
+static void run_shutdownnotify(const struct args *a)
+{
+    const char **cmds;
+    size_t n = args_get_list(a, "shutdownnotify", &cmds);
+    pthread_t *t = xcalloc(n ? n : 1, sizeof(*t));
+    int *started = xcalloc(n ? n : 1, sizeof(*started));
+    for (size_t i = 0; i < n; i++) {
+        started[i] = pthread_create(&t[i], NULL, shutdownnotify_main, (void *)cmds[i]) == 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (started[i]) {
+            pthread_join(t[i], NULL);
+        }
+    }
+    free(started);
+    free(t);
+    free(cmds);
+}
+
 /* The shutdown: the steps that succeeded, in reverse. Returns the exit code's correction:
  * 1 when the chainstate failed to close or validation failed, else exit_code. */
 static int shutdown_node(struct node *n, int exit_code)
 {
+    run_shutdownnotify(n->args);
     LOG_INFO("Shutdown: In progress...");
     if (n->import_started) {
         shutdown_request(); /* the import stops between two blocks */
@@ -961,6 +1019,8 @@ int main(int argc, char **argv)
         rpc_warmup_finished(n.rpc_ctx);
     }
     LOG_INFO("init message: Done loading");
+    /* Core's StartupNotify: once, when start-up is done. */
+    notify_command_spawn(args_get(n.args, "startupnotify", NULL));
     /* 18. Run until SIGTERM/SIGINT or the stop RPC. */
     shutdown_wait(-1);
 

@@ -140,6 +140,7 @@ static struct chain_params g_params[CHAIN_COUNT] = {
         .segwit_height = 481824,
         /* 0000000000000000000687bca986194dc2c1f949318629b44bb54ec0a94d8244 */
         .taproot_height = 709632,
+        .min_bip9_warning_height = 711648,
         .deployments = {TESTDUMMY(CHAIN_BIP9_NEVER_ACTIVE, 1815, 2016)},
         .script_exceptions = main_script_exceptions,
         .script_exception_count = ARRAY_LEN(main_script_exceptions),
@@ -197,6 +198,7 @@ static struct chain_params g_params[CHAIN_COUNT] = {
          * height. This is the height it became active at as recalled, NOT verified against a
          * testnet3 chain; display only (Core enforces taproot rules from genesis anyway). */
         .taproot_height = 2011968,
+        .min_bip9_warning_height = 2013984,
         .deployments = {TESTDUMMY(CHAIN_BIP9_NEVER_ACTIVE, 1512, 2016)},
         .script_exceptions = testnet3_script_exceptions,
         .script_exception_count = ARRAY_LEN(testnet3_script_exceptions),

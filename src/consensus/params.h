@@ -167,6 +167,9 @@ struct chain_params {
 
     /* Version-bits deployments (Core's consensus.vDeployments). */
     struct chain_bip9_deployment deployments[CHAIN_DEPLOYMENT_COUNT];
+    /* Blocks below this height never count towards the unknown-versionbits warning (Core's
+     * MinBIP9WarningHeight: taproot's activation plus a period on mainnet and testnet3). */
+    int min_bip9_warning_height;
 
     const struct chain_script_exception *script_exceptions;
     size_t script_exception_count;

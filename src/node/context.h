@@ -13,6 +13,7 @@
 
 #include "consensus/params.h"
 #include "mempool/miner.h"
+#include "node/warnings.h"
 
 struct args;
 struct chainstate;
@@ -49,8 +50,11 @@ struct node_context {
     struct miner_options miner;        /* -blockmaxweight and friends */
     int mempool_dat_version;           /* 1 with -persistmempoolv1, else 2 */
     atomic_bool mempool_loaded;        /* mempool.dat's load finished (savemempool may write) */
-    int deprecated_fullrbf, deprecated_bip125; /* -deprecatedrpc's fields turned back on */
+    int deprecated_fullrbf, deprecated_bip125, deprecated_warnings; /* -deprecatedrpc's */
     struct node_tip tip;
+    struct node_warnings warnings; /* the "warnings" of getblockchaininfo and friends */
+    const char *blocknotify;       /* -blocknotify's command, or NULL (borrowed from args) */
+    const char *alertnotify;       /* -alertnotify's command, or NULL (borrowed from args) */
 };
 
 /** Makes n empty: no handles, the miner's defaults, no tip yet. */
@@ -58,7 +62,9 @@ void node_context_init(struct node_context *n);
 /** Releases what node_context_init made (not the handles: their owner frees them first). */
 void node_context_clear(struct node_context *n);
 
-/** Adds the chainstate listener that keeps n->tip (and wakes its waiters), and records the
+/** Adds the chainstate listener that keeps n->tip (and wakes its waiters), runs
+ *  -blocknotify when the tip settles out of initial block download, keeps the chainstate's
+ *  warnings in n->warnings (running -alertnotify when one is raised), and records the
  *  current tip. n->cs is set; call while no thread changes it (before the validation thread
  *  starts). Returns 0 or RC_TOO_LARGE (no listener slot). */
 int node_notify_attach(struct node_context *n);

@@ -113,6 +113,7 @@ void node_rpc_deprecated(struct node_context *n, const struct args *a)
     for (size_t i = 0; i < ndep; i++) {
         n->deprecated_fullrbf |= strcmp(dep[i], "fullrbf") == 0;
         n->deprecated_bip125 |= strcmp(dep[i], "bip125") == 0;
+        n->deprecated_warnings |= strcmp(dep[i], "warnings") == 0;
     }
     free(dep);
     n->mempool_dat_version = args_get_bool(a, "persistmempoolv1", false) ? 1 : 2;

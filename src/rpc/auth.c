@@ -22,7 +22,14 @@ struct plain_cred {
 struct hmac_cred {
     char *user;
     char *salt;
-    char hash_hex[65];
+    char *hash; /* as written: Core compares it with the lowercase hex of the HMAC */
+};
+
+/* One user's -rpcwhitelist: the methods it may call. */
+struct whitelist {
+    char *user;
+    char **methods;
+    size_t n;
 };
 
 struct rpc_auth {
@@ -30,6 +37,9 @@ struct rpc_auth {
     size_t n_plain;
     struct hmac_cred *hmac;
     size_t n_hmac;
+    struct whitelist *wl;
+    size_t n_wl;
+    bool wl_default; /* a user without a whitelist may call nothing */
 };
 
 struct rpc_auth *rpc_auth_new(void)
@@ -57,9 +67,18 @@ void rpc_auth_free(struct rpc_auth *au)
     for (size_t i = 0; i < au->n_hmac; i++) {
         free(au->hmac[i].user);
         free(au->hmac[i].salt);
+        free(au->hmac[i].hash);
+    }
+    for (size_t i = 0; i < au->n_wl; i++) {
+        free(au->wl[i].user);
+        for (size_t k = 0; k < au->wl[i].n; k++) {
+            free(au->wl[i].methods[k]);
+        }
+        free(au->wl[i].methods);
     }
     free(au->plain);
     free(au->hmac);
+    free(au->wl);
     free(au);
 }
 
@@ -73,16 +92,14 @@ void rpc_auth_add_plain(struct rpc_auth *au, const char *user, const char *pass)
 
 int rpc_auth_add_rpcauth(struct rpc_auth *au, const char *line)
 {
+    /* Core's InitRPCAuthentication: two fields split on ':', the second two on '$'; the
+     * hash itself is not checked (one that is not lowercase hex never matches). */
     const char *colon = strchr(line, ':');
-    if (!colon || colon == line || strchr(colon + 1, ':')) {
+    if (!colon || strchr(colon + 1, ':')) {
         return RC_INVALID;
     }
     const char *dollar = strchr(colon + 1, '$');
-    if (!dollar || strchr(dollar + 1, '$') || strlen(dollar + 1) != 64) {
-        return RC_INVALID;
-    }
-    uint8_t raw[32];
-    if (hex_decode_fixed(raw, 32, dollar + 1) != RC_OK) {
+    if (!dollar || strchr(dollar + 1, '$')) {
         return RC_INVALID;
     }
     struct hmac_cred c;
@@ -90,10 +107,86 @@ int rpc_auth_add_rpcauth(struct rpc_auth *au, const char *line)
     c.user[colon - line] = 0;
     c.salt = xmemdup(colon + 1, (size_t)(dollar - colon - 1) + 1);
     c.salt[dollar - colon - 1] = 0;
-    hex_encode(c.hash_hex, raw, 32); /* normalise to lowercase */
+    c.hash = xstrdup(dollar + 1);
     au->hmac = xrealloc(au->hmac, (au->n_hmac + 1) * sizeof(*au->hmac));
     au->hmac[au->n_hmac++] = c;
     return RC_OK;
+}
+
+static struct whitelist *whitelist_of(const struct rpc_auth *au, const char *user)
+{
+    for (size_t i = 0; i < au->n_wl; i++) {
+        if (strcmp(au->wl[i].user, user) == 0) {
+            return &au->wl[i];
+        }
+    }
+    return NULL;
+}
+
+static bool listed(const struct whitelist *w, const char *method)
+{
+    for (size_t k = 0; k < w->n; k++) {
+        if (strcmp(w->methods[k], method) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+void rpc_auth_add_whitelist(struct rpc_auth *au, const char *value)
+{
+    const char *colon = strchr(value, ':');
+    size_t ulen = colon ? (size_t)(colon - value) : strlen(value);
+    struct whitelist fresh = {.user = xmemdup(value, ulen + 1)};
+    fresh.user[ulen] = 0;
+    /* The methods, split on ',' and ' ' (Core's SplitString(..., ", ")), empty ones kept. */
+    for (const char *p = colon ? colon + 1 : NULL; p;) {
+        size_t len = strcspn(p, ", ");
+        fresh.methods = xrealloc(fresh.methods, (fresh.n + 1) * sizeof(char *));
+        fresh.methods[fresh.n] = xmemdup(p, len + 1);
+        fresh.methods[fresh.n++][len] = 0;
+        p = p[len] ? p + len + 1 : NULL;
+    }
+    struct whitelist *old = whitelist_of(au, fresh.user);
+    if (!old) {
+        au->wl = xrealloc(au->wl, (au->n_wl + 1) * sizeof(*au->wl));
+        au->wl[au->n_wl++] = fresh;
+        return;
+    }
+    /* A user's later whitelists narrow the earlier: the intersection. */
+    size_t k = 0;
+    for (size_t i = 0; i < old->n; i++) {
+        if (listed(&fresh, old->methods[i])) {
+            old->methods[k++] = old->methods[i];
+        } else {
+            free(old->methods[i]);
+        }
+    }
+    old->n = k;
+    for (size_t i = 0; i < fresh.n; i++) {
+        free(fresh.methods[i]);
+    }
+    free(fresh.methods);
+    free(fresh.user);
+}
+
+void rpc_auth_set_whitelist_default(struct rpc_auth *au, bool on)
+{
+    au->wl_default = on;
+}
+
+bool rpc_auth_whitelist_active(const struct rpc_auth *au)
+{
+    return au->n_wl > 0 || au->wl_default;
+}
+
+int rpc_auth_may_call(const struct rpc_auth *au, const char *user, const char *method)
+{
+    const struct whitelist *w = whitelist_of(au, user);
+    if (!w) {
+        return au->wl_default ? -1 : 1;
+    }
+    return method && listed(w, method) ? 1 : 0;
 }
 
 void rpc_auth_hmac_hex(char hex65[65], const char *salt, const char *pass)
@@ -160,7 +253,7 @@ bool rpc_auth_check_header(const struct rpc_auth *au, const char *header, char *
             if (rpc_auth_equal(user, au->hmac[i].user)) {
                 char hex[65];
                 rpc_auth_hmac_hex(hex, au->hmac[i].salt, pass);
-                ok |= rpc_auth_equal(hex, au->hmac[i].hash_hex);
+                ok |= rpc_auth_equal(hex, au->hmac[i].hash);
             }
         }
         if (ok && user_out) {

@@ -21,9 +21,21 @@ struct rpc_auth *rpc_auth_new(void);
 void rpc_auth_free(struct rpc_auth *au);
 /** Accepts user:pass (the cookie, or -rpcuser/-rpcpassword). Both copied. */
 void rpc_auth_add_plain(struct rpc_auth *au, const char *user, const char *pass);
-/** Accepts an -rpcauth line. Returns 0, or RC_INVALID if it is not "user:salt$hexhash" with
- *  a 64-digit hash. */
+/** Accepts an -rpcauth line. Returns 0, or RC_INVALID unless it is "user:salt$hash" (one ':'
+ *  and one '$' after it, as Core checks; a hash that is not the lowercase hex of the HMAC
+ *  never matches). */
 int rpc_auth_add_rpcauth(struct rpc_auth *au, const char *line);
+
+/** Adds an -rpcwhitelist value "<user>:<method>,<method> ..." (split on ',' and ' '; no ':'
+ *  allows the user nothing). A user's second whitelist keeps only the methods both list. */
+void rpc_auth_add_whitelist(struct rpc_auth *au, const char *value);
+/** -rpcwhitelistdefault: on, a user without a whitelist may call nothing. */
+void rpc_auth_set_whitelist_default(struct rpc_auth *au, bool on);
+/** true when a whitelist or the default restricts some user (the server checks methods). */
+bool rpc_auth_whitelist_active(const struct rpc_auth *au);
+/** May user call method? 1 yes; 0 no, the method is not in the user's whitelist; -1 no, the
+ *  user has none and the default allows nothing. */
+int rpc_auth_may_call(const struct rpc_auth *au, const char *user, const char *method);
 /** Checks an HTTP Authorization header value ("Basic <base64 of user:pass>").
  *  Returns true if it names accepted credentials; then *user_out (if not NULL) gets a copy
  *  of the user name (caller frees). header may be NULL (false). */

@@ -1,3 +1,4 @@
+#include "rpc/warnings.h"
 #include "rpc/blockchain.h"
 
 #include <pthread.h>
@@ -215,7 +216,7 @@ static json_t *rpc_getblockchaininfo(struct rpc_request *req)
         json_object_set_new(r, "signet_challenge", json_string(hx));
         free(hx);
     }
-    json_object_set_new(r, "warnings", json_array());
+    json_object_set_new(r, "warnings", rpc_warnings_json(req->ctx->node));
     uint8_t av[32];
     if (chainstate_assume_valid(cs, av)) {
         /* Not a Core field: it tells the caller below which block scripts go unchecked.

@@ -1,4 +1,5 @@
 /* The mining RPC group: submitblock (BIP22 answers) and submitheader. */
+#include "rpc/warnings.h"
 #include "rpc/mining.h"
 
 #include <pthread.h>
@@ -917,7 +918,7 @@ static json_t *rpc_getmininginfo(struct rpc_request *req)
     target_hex(th, nbits);
     json_object_set_new(next, "target", json_string(th));
     json_object_set_new(r, "next", next);
-    json_object_set_new(r, "warnings", json_array());
+    json_object_set_new(r, "warnings", rpc_warnings_json(req->ctx->node));
     chainstate_read_unlock(cs);
     return r;
 }

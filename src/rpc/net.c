@@ -7,6 +7,7 @@
  * change it guards see the same state), then builds its JSON on the RPC thread. A handler
  * never holds the chain lock across net_call: the net thread takes that lock itself.
  */
+#include "rpc/warnings.h"
 #include "rpc/net.h"
 
 #include <ctype.h>
@@ -434,7 +435,7 @@ static json_t *rpc_getnetworkinfo(struct rpc_request *req)
     json_object_set_new(r, "incrementalfee", rpc_json_amount(INCREMENTAL_FEE_SAT_PER_KVB));
     /* No -externalip / -discover: Core's mapLocalHost is empty. */
     json_object_set_new(r, "localaddresses", json_array());
-    json_object_set_new(r, "warnings", json_array());
+    json_object_set_new(r, "warnings", rpc_warnings_json(req->ctx->node));
     free(c.offsets);
     return r;
 }

@@ -19,6 +19,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
+#include "rpc/auth.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/protocol.h"
 #include "util/log.h"
@@ -389,6 +392,30 @@ static void reply_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- workers ------------------------------------------------------------------------- */
 
+/* -rpcwhitelist (Core's HTTPReq_JSONRPC): a user without a whitelist when the default
+ * allows nothing, or a request (any of a batch) for a method not in the user's whitelist,
+ * is refused. A body that is not JSON is left for the dispatch to answer. */
+static bool whitelisted(struct rpc_server *s, const struct work_item *w, const char *user)
+{
+    if (rpc_auth_may_call(s->auth, user, NULL) < 0) {
+        LOG_WARN("RPC User %s not allowed to call any methods", user);
+        return false;
+    }
+    json_t *body = json_loadb(w->body, w->body_len, 0, NULL);
+    bool ok = true;
+    size_t n = json_is_array(body) ? json_array_size(body) : 1;
+    for (size_t i = 0; body && ok && i < n; i++) {
+        json_t *req = json_is_array(body) ? json_array_get(body, i) : body;
+        const char *m = json_string_value(json_object_get(req, "method"));
+        if (rpc_auth_may_call(s->auth, user, m ? m : "") != 1) {
+            LOG_WARN("RPC User %s not allowed to call method %s", user, m ? m : "");
+            ok = false;
+        }
+    }
+    json_decref(body);
+    return ok;
+}
+
 static void process(struct work_item *w)
 {
     struct rpc_server *s = w->srv;
@@ -404,6 +431,11 @@ static void process(struct work_item *w)
         time_sleep_ms(250);
         w->status = RPC_HTTP_UNAUTHORIZED;
         w->want_auth_header = true;
+        return;
+    }
+    if (rpc_auth_whitelist_active(s->auth) && !whitelisted(s, w, user)) {
+        free(user);
+        w->status = RPC_HTTP_FORBIDDEN;
         return;
     }
     struct rpc_reply r;

@@ -187,6 +187,7 @@ static int disconnect_tip(struct chainstate *cs)
     struct block_undo undo;
     struct buf raw;
     int rc;
+    cs->reorg_pending = 1;
     if (!e || !e->prev) {
         return RC_USAGE; /* genesis is never disconnected */
     }
@@ -258,6 +259,8 @@ static int begin_locked(struct chainstate *cs, struct chainstate_pending **out)
         struct block_index *tip = chainstate_tip(cs);
         struct block_index *best = target(cs);
         if (!best || best == tip || (tip && !candidates_better(best, tip))) {
+            cs->reorg_pending = 0;
+            chainstate_tip_settled(cs);
             return write_txindex(cs); /* settled */
         }
         int rc;
@@ -388,6 +391,11 @@ int chainstate_connect_finish(struct chainstate *cs, struct chainstate_pending *
         }
         t0 = time_mono_ns();
         rc = commit(cs, s);
+        if (rc == RC_OK && !cs->reorg_pending) {
+            /* Core tells the tip after each step; blocks arriving one by one are a step
+             * each, a reorganisation is one step (told when it settles). */
+            chainstate_tip_settled(cs);
+        }
         if (n) {
             coins_cache_set_base(n->view, coins_cache_view(cs->coins)); /* s->view merged */
         }

@@ -56,13 +56,26 @@ struct mark_ctx {
     struct block_index *bad;
 };
 
+/* e is invalid: the best invalid block so far when it could have been a tip (its data and
+ * all its ancestors' are stored), as Core's m_best_invalid. */
+static void note_invalid(struct chainstate *cs, struct block_index *e)
+{
+    if (e->chain_tx && (!cs->best_invalid ||
+                        u256_cmp(&e->chain_work, &cs->best_invalid->chain_work) > 0)) {
+        cs->best_invalid = e;
+    }
+}
+
 static int mark_descendant(void *ctx, struct block_index *e)
 {
     struct mark_ctx *m = ctx;
     if (e != m->bad && e->height > m->bad->height &&
-        block_index_ancestor(e, m->bad->height) == m->bad && !(e->status & BLOCK_FAILED_CHILD)) {
-        e->status |= BLOCK_FAILED_CHILD;
-        chainstate_mark_dirty(m->cs, e);
+        block_index_ancestor(e, m->bad->height) == m->bad) {
+        if (!(e->status & BLOCK_FAILED_CHILD)) {
+            e->status |= BLOCK_FAILED_CHILD;
+            chainstate_mark_dirty(m->cs, e);
+        }
+        note_invalid(m->cs, e);
     }
     return 0;
 }
@@ -81,6 +94,7 @@ void chainstate_mark_invalid(struct chainstate *cs, struct block_index *bad)
     struct mark_ctx m = {cs, bad};
     bad->status |= BLOCK_FAILED_VALID;
     chainstate_mark_dirty(cs, bad);
+    note_invalid(cs, bad);
     block_tree_foreach(cs->tree, mark_descendant, &m);
     candidates_changed(&cs->cand);
     if (cs->best_header && block_index_failed(cs->best_header)) {
@@ -338,7 +352,8 @@ void chainstate_remove_listener(struct chainstate *cs, const struct chainstate_l
         const struct chainstate_listener *x = &cs->listeners[i];
         if (x->tip_changed != l->tip_changed || x->block_connected != l->block_connected ||
             x->block_disconnected != l->block_disconnected || x->header_tip != l->header_tip ||
-            x->fatal_error != l->fatal_error || x->ctx != l->ctx) {
+            x->fatal_error != l->fatal_error || x->tip_settled != l->tip_settled ||
+            x->warning != l->warning || x->ctx != l->ctx) {
             cs->listeners[k++] = *x;
         }
     }

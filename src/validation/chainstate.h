@@ -311,6 +311,12 @@ void chainstate_set_best_header_only(struct chainstate *cs, int on);
  *  Returns 0 or a database error. */
 int chainstate_prefetch_recent(struct chainstate *cs);
 
+/* The warnings the chainstate raises (Core's kernel::Warning). */
+enum chainstate_warning {
+    CHAINSTATE_WARNING_UNKNOWN_RULES, /* "Unknown new rules activated (versionbit N)" */
+    CHAINSTATE_WARNING_LARGE_WORK,    /* an invalid chain more than 6 blocks ahead of ours */
+};
+
 /* What the chainstate tells those who listen (Core's validation signals and kernel
  * notifications): the mempool's block hooks, RPC's waits, the indexes and the notifications
  * to come each add one. Every call is on the validation thread (or the thread driving the
@@ -330,6 +336,11 @@ struct chainstate_listener {
     void (*header_tip)(void *ctx, const struct block_index *e);
     /* A system error stopped validation for good (rc: the error; see validator.h). */
     void (*fatal_error)(void *ctx, int rc);
+    /* The chain settled at tip after it changed (Core's UpdatedBlockTip and blockTip): once
+     * per activation, not per block; ibd: still in initial block download. */
+    void (*tip_settled)(void *ctx, const struct block_index *tip, int ibd);
+    /* A chain warning raised with its text (Core's warningSet), or cleared (msg NULL). */
+    void (*warning)(void *ctx, enum chainstate_warning id, const char *msg);
     void *ctx;
 };
 #define CHAINSTATE_MAX_LISTENERS 8

@@ -93,6 +93,20 @@ struct chainstate {
     /* The last block found invalid while connecting, and why (submitblock reports it). */
     uint8_t last_invalid_hash[32];
     struct vstate last_invalid;
+    /* The invalid block with the most work whose data is stored (Core's m_best_invalid:
+     * set where blocks are marked invalid; the large-work warning compares it with the tip);
+     * NULL: none, or it was reconsidered. */
+    struct block_index *best_invalid;
+    /* The tip the listeners were last told settled (warnings.c); the validation thread's. */
+    const struct block_index *settled_tip;
+    /* The unknown-versionbits states per period of the active chain (warnings.c). */
+    struct vbwarn_cache {
+        size_t n, cap;
+        const struct block_index **boundary; /* the last block before period p (NULL: p 0) */
+        uint8_t (*state)[5];                 /* enum bip9_state of bits 0..4 in period p */
+    } vbwarn;
+    int large_work_warned; /* the large-work warning is raised (warnings.c) */
+    int reorg_pending;     /* a block was disconnected since the chain last settled */
     int have_pruned;   /* a file was ever pruned ('P' in the block index); flush.c sets it */
     /* A UTXO snapshot (assumeutxo.c): the active coins came from one whose base is
      * snapshot_base (NULL: none, or one validated and cleaned up at an earlier start);
@@ -168,6 +182,12 @@ int chainstate_assume_scripts_valid(struct chainstate *cs, struct block_index *e
 /* bad is invalid: marks it and everything built on it (none of it may be connected), and
  * moves the best header to the most-work header still valid. */
 void chainstate_mark_invalid(struct chainstate *cs, struct block_index *bad);
+
+/* warnings.c */
+/** The chain settled (nothing better to connect): when its tip is not the one told last,
+ *  checks the warnings (unknown versionbits out of initial block download, an invalid chain
+ *  with far more work) and tells the listeners' tip_settled. Chain lock held for writing. */
+void chainstate_tip_settled(struct chainstate *cs);
 
 /* flush.c */
 /** chainstate_flush with the chain lock held for writing. */

@@ -358,6 +358,7 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
     if (opt->txindex && (rc = open_txindex(cs, opt, err, err_len))) {
         goto fail;
     }
+    cs->settled_tip = chainstate_tip(cs); /* the tip loaded is not news (Core's INIT state) */
     *out = cs;
     return RC_OK;
 fail:
@@ -489,6 +490,8 @@ int chainstate_close(struct chainstate *cs)
     active_chain_clear(&cs->active);
     candidates_clear(&cs->cand);
     free(cs->dirty);
+    free(cs->vbwarn.boundary);
+    free(cs->vbwarn.state);
     pthread_rwlock_destroy(&cs->lock);
     pthread_mutex_destroy(&cs->prune_lock_mu);
     free(cs);

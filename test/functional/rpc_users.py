@@ -84,9 +84,34 @@ class RPCUsersTest(BitnodeTestFramework):
         node.stop()
         node.auth = None
 
-        self.log("a malformed -rpcauth line stops start-up")
-        node.assert_start_fails(["-rpcauth=foo"], "Invalid -rpcauth argument.")
-        node.assert_start_fails(["-rpcauth=u:salt$1234"], "Invalid -rpcauth argument.")
+        self.log("a malformed -rpcauth line stops start-up with Core's words")
+        for bad in ["-rpcauth", "-rpcauth=foo", "-rpcauth=foo:bar:baz", "-rpcauth=foo$bar$baz"]:
+            node.assert_start_fails([bad], "Error: Unable to start HTTP server. See debug log "
+                                           "for details.")
+            with open(node.debug_log) as f:
+                assert_in("Invalid -rpcauth argument.", f.read())
+
+        self.log("-rpcwhitelist: an unlisted method gets 403, the default refuses the others")
+        node.start(["-rpcauth=" + make_rpcauth("w1", "s1", "p1"),
+                    "-rpcauth=" + make_rpcauth("w2", "s2", "p2"),
+                    "-rpcwhitelist=w1:getblockcount, getbestblockhash",
+                    "-rpcwhitelist=w1:getblockcount", "-rpcwhitelistdefault=0"])
+        call = lambda m, auth: node.http('{"method":"%s","id":1}' % m, auth=auth)
+        assert_equal(call("getblockcount", ("w1", "p1"))[0], 200)
+        status, _, data = call("getbestblockhash", ("w1", "p1"))
+        assert_equal((status, data), (403, b""))
+        assert_equal(node.http('[{"method":"getblockcount"},{"method":"uptime"}]',
+                               auth=("w1", "p1"))[0], 403)
+        assert_equal(call("uptime", ("w2", "p2"))[0], 200)
+        node.stop()
+        node.start(["-rpcauth=" + make_rpcauth("w1", "s1", "p1"),
+                    "-rpcauth=" + make_rpcauth("w2", "s2", "p2"),
+                    "-rpcwhitelist=w1:getblockcount",
+                    "-rpcwhitelist=__cookie__:getblockcount,stop,uptime"])
+        assert_equal(call("uptime", ("w2", "p2"))[0], 403)
+        with open(node.debug_log) as f:
+            assert_in("RPC User w2 not allowed to call any methods", f.read())
+        node.stop()
 
 
 if __name__ == "__main__":

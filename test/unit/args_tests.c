@@ -146,15 +146,11 @@ static void test_validate(void)
                     "-zmqpubrawblock: not implemented yet");
 
     /* Core's options that would mislead if ignored: refused by name (a consensus test
-     * parameter, an RPC whitelist, a network bitnode cannot reach yet) ... */
+     * parameter, a network bitnode cannot reach yet) ... */
     expect_validate((const char *[]){"-vbparams=testdummy:0:1", NULL},
                     "-vbparams: not implemented yet");
-    expect_validate((const char *[]){"-rpcwhitelist=alice:getblockcount", NULL},
-                    "-rpcwhitelist: not implemented yet");
     expect_validate((const char *[]){"-i2psam=127.0.0.1:7656", NULL},
                     "-i2psam: not implemented yet");
-    expect_validate((const char *[]){"-startupnotify=touch /tmp/x", NULL},
-                    "-startupnotify: not implemented yet");
     /* ... or, where the off form is what bitnode does, refused only on. */
     expect_validate((const char *[]){"-rest", NULL},
                     "-rest: not implemented yet (only -rest=0 is accepted)");
@@ -171,6 +167,12 @@ static void test_validate(void)
     /* Implemented since the chainstate: accepted. */
     expect_validate((const char *[]){"-loadblock=/tmp/x.dat", "-reindex", "-dbcache=100",
                                      "-stopatheight=5", NULL},
+                    NULL);
+    /* Implemented since the operator interfaces: accepted. */
+    expect_validate((const char *[]){"-rpcwhitelist=alice:getblockcount", "-startupnotify=true",
+                                     "-blocknotify=true %s", "-alertnotify=true",
+                                     "-shutdownnotify=true", "-shutdownnotify=false",
+                                     "-rpcwhitelistdefault", "-rpccookieperms=group", NULL},
                     NULL);
 }
 

@@ -476,9 +476,17 @@ static void test_bad_block_data_reopens(void)
  * header, in the order added; a removed one hears nothing more; there is room for
  * CHAINSTATE_MAX_LISTENERS. */
 struct heard {
-    int tips, connected, disconnected, headers;
-    const struct block_index *tip, *header;
+    int tips, connected, disconnected, headers, settled;
+    const struct block_index *tip, *header, *settled_tip;
 };
+
+static void heard_settled(void *ctx, const struct block_index *tip, int ibd)
+{
+    struct heard *h = ctx;
+    (void)ibd;
+    h->settled++;
+    h->settled_tip = tip;
+}
 
 static void heard_tip(void *ctx, const struct block_index *tip)
 {
@@ -513,8 +521,12 @@ static void heard_header(void *ctx, const struct block_index *e)
 static void test_listeners(void)
 {
     struct heard a = {0}, b = {0};
-    struct chainstate_listener la = {heard_tip, heard_connected, heard_disconnected,
-                                     heard_header, NULL, &a};
+    struct chainstate_listener la = {.tip_changed = heard_tip,
+                                     .block_connected = heard_connected,
+                                     .block_disconnected = heard_disconnected,
+                                     .header_tip = heard_header,
+                                     .tip_settled = heard_settled,
+                                     .ctx = &a};
     struct chainstate_listener lb = la;
     lb.ctx = &b;
     char path[4200];
@@ -534,14 +546,20 @@ static void test_listeners(void)
     CHECK(tip != NULL && a.connected - a.disconnected == tip->height + 1);
     CHECK(a.tips > 0 && a.headers > 0);
     CHECK(a.tips == b.tips && a.connected == b.connected && a.headers == b.headers);
+    /* Told the tip settled: at most once per block connected, and last at the tip. */
+    CHECK(a.settled > 0 && a.settled <= a.connected && a.settled_tip == tip);
     /* Only b hears the invalidation's disconnects and the way back. */
     chainstate_remove_listener(cs, &la);
     struct heard before = a;
     struct block_index *b151 = tip ? block_index_ancestor(tip, 151) : NULL;
     CHECK(b151 != NULL);
     if (b151) {
+        int settled = b.settled;
         CHECK_EQ_INT(chainstate_invalidate_block(cs, b151->hash), RC_OK);
         CHECK(b.disconnected > 0 && b.tip == chainstate_tip(cs));
+        /* A reorganisation is one step: told once, at its end. */
+        CHECK_EQ_INT(b.settled, settled + 1);
+        CHECK(b.settled_tip == chainstate_tip(cs));
         CHECK_EQ_INT(chainstate_reconsider_block(cs, b151->hash), RC_OK);
         CHECK(b.tip == chainstate_tip(cs));
         CHECK(b.connected - b.disconnected == chainstate_tip(cs)->height + 1);

@@ -69,18 +69,49 @@ static void test_rpcauth_hmac(void)
 
     CHECK_EQ_INT(rpc_auth_add_rpcauth(au, "nouser"), RC_INVALID);
     CHECK_EQ_INT(rpc_auth_add_rpcauth(au, "u:salt"), RC_INVALID);
-    CHECK_EQ_INT(rpc_auth_add_rpcauth(au, "u:salt$abcd"), RC_INVALID);
+    /* Core's checks: one ':' and one '$' after it; the hash is not checked, and one that is
+     * not the HMAC's lowercase hex never matches. */
+    CHECK_EQ_INT(rpc_auth_add_rpcauth(au, ""), RC_INVALID);
+    CHECK_EQ_INT(rpc_auth_add_rpcauth(au, "foo:bar:baz"), RC_INVALID);
+    CHECK_EQ_INT(rpc_auth_add_rpcauth(au, "foo$bar:baz"), RC_INVALID);
+    CHECK_EQ_INT(rpc_auth_add_rpcauth(au, "foo$bar$baz"), RC_INVALID);
+    CHECK_EQ_INT(rpc_auth_add_rpcauth(au, "u:salt$a$b"), RC_INVALID);
+    CHECK_EQ_INT(rpc_auth_add_rpcauth(au, "u:salt$abcd"), RC_OK);
+    CHECK(!header_ok(au, "u:abcd", NULL));
     CHECK_EQ_INT(rpc_auth_add_rpcauth(
-                     au, ":salt$ff36a0c23c8c62b4846112e50fa888416e94c17bfd4c42f88fd8f55ec6a3137e"),
-                 RC_INVALID);
-    CHECK_EQ_INT(rpc_auth_add_rpcauth(
-                     au, "u:salt$zz36a0c23c8c62b4846112e50fa888416e94c17bfd4c42f88fd8f55ec6a3137e"),
-                 RC_INVALID);
+                     au, "v:f8607b1a88861fac29dfccf9b52ff9f$FF36A0C23C8C62B4846112E50FA888416E94C17BFD4C42F88FD8F55EC6A3137E"),
+                 RC_OK);
+    CHECK(!header_ok(au, "v:" RT2_PASS, NULL)); /* uppercase never matches, as in Core */
 
     rpc_auth_add_plain(au, "alice", "p:w");
     CHECK(header_ok(au, "alice:p:w", NULL)); /* the password may contain ':' */
     CHECK(!header_ok(au, "alice:p:", NULL));
     CHECK(!header_ok(au, "alice:", NULL));
+    rpc_auth_free(au);
+}
+
+/* -rpcwhitelist as Core reads it: methods split on ',' and ' ', no ':' allows nothing, a
+ * second whitelist for a user intersects, and the default refuses users without one. */
+static void test_whitelist(void)
+{
+    struct rpc_auth *au = rpc_auth_new();
+    CHECK(!rpc_auth_whitelist_active(au));
+    CHECK_EQ_INT(rpc_auth_may_call(au, "anyone", "stop"), 1);
+    rpc_auth_add_whitelist(au, "user1:getbestblockhash,getblockcount,");
+    rpc_auth_add_whitelist(au, "strangedude2");
+    rpc_auth_add_whitelist(au, "d4:getblockcount, getbestblockhash");
+    rpc_auth_add_whitelist(au, "d4:getblockcount");
+    CHECK(rpc_auth_whitelist_active(au));
+    CHECK_EQ_INT(rpc_auth_may_call(au, "user1", "getblockcount"), 1);
+    CHECK_EQ_INT(rpc_auth_may_call(au, "user1", "getbestblockhash"), 1);
+    CHECK_EQ_INT(rpc_auth_may_call(au, "user1", "getnetworkinfo"), 0);
+    CHECK_EQ_INT(rpc_auth_may_call(au, "strangedude2", "getblockcount"), 0);
+    CHECK_EQ_INT(rpc_auth_may_call(au, "d4", "getblockcount"), 1);
+    CHECK_EQ_INT(rpc_auth_may_call(au, "d4", "getbestblockhash"), 0);
+    CHECK_EQ_INT(rpc_auth_may_call(au, "nobody", "getblockcount"), 1);
+    rpc_auth_set_whitelist_default(au, true);
+    CHECK_EQ_INT(rpc_auth_may_call(au, "nobody", "getblockcount"), -1);
+    CHECK_EQ_INT(rpc_auth_may_call(au, "user1", "getblockcount"), 1);
     rpc_auth_free(au);
 }
 
@@ -808,6 +839,7 @@ int main(void)
     rpc_warmup_finished(ctx);
     TEST(test_rpcauth_hmac);
     TEST(test_constant_time_equal);
+    TEST(test_whitelist);
     TEST(test_base64);
     TEST(test_cookie);
     TEST(test_json_writer);

@@ -104,7 +104,8 @@ for cfg in $CONFIGS; do
     fi
     if [ "$cfg" != tsan ] && [ -f "$ROOT/test/functional/test_runner.py" ] && [ -x "$dir/bitnoded" ]; then
         echo "=== $cfg: functional tests"
-        out=$(BITNODE_BUILDDIR="$dir" python3 "$ROOT/test/functional/test_runner.py" --builddir "$dir" 2>&1)
+        # Debian's python3, where install-deps.sh put python3-zmq (not a python3 earlier on PATH)
+        out=$(BITNODE_BUILDDIR="$dir" /usr/bin/python3 "$ROOT/test/functional/test_runner.py" --builddir "$dir" 2>&1)
         # every line: a failing test's whole output comes before the summary line
         echo "$out"
         last=$(echo "$out" | tail -1)

@@ -8,7 +8,7 @@ PACKAGES=(
     build-essential autoconf automake libtool pkg-config
     libsecp256k1-dev libssl-dev libevent-dev libjansson-dev
     libleveldb-dev librocksdb-dev liblmdb-dev libdb5.3-dev liblzma-dev
-    python3 xz-utils procps
+    libzmq3-dev python3 python3-zmq xz-utils procps
 )
 
 missing=()

@@ -14,7 +14,6 @@
 #define NO_WALLET "bitnode has no wallet"
 #define NO_TOR "bitnode has no Tor control yet"
 #define NO_GUI "bitnode has no GUI"
-#define NO_ZMQ "bitnode has no ZMQ notifications yet"
 #define NO_STARTUP_CHECK "bitnode verifies no blocks at start-up (the verifychain RPC does)"
 
 const struct arg_def bitnoded_options[] = {
@@ -136,16 +135,26 @@ const struct arg_def bitnoded_options[] = {
      "specified multiple times to allow multiple networks."},
     {"maxtipage", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Maximum tip age in seconds to consider node in initial block download (default: 86400)"},
-    {"zmqpubhashblock", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_ZMQ, "=<address>",
+    {"zmqpubhashblock", ARG_STRING | ARG_MULTI, ARGS_CAT_ZMQ, "=<address>",
      "Enable publish hash block in <address>"},
-    {"zmqpubhashtx", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_ZMQ, "=<address>",
+    {"zmqpubhashtx", ARG_STRING | ARG_MULTI, ARGS_CAT_ZMQ, "=<address>",
      "Enable publish hash transaction in <address>"},
-    {"zmqpubrawblock", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_ZMQ, "=<address>",
+    {"zmqpubrawblock", ARG_STRING | ARG_MULTI, ARGS_CAT_ZMQ, "=<address>",
      "Enable publish raw block in <address>"},
-    {"zmqpubrawtx", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_ZMQ, "=<address>",
+    {"zmqpubrawtx", ARG_STRING | ARG_MULTI, ARGS_CAT_ZMQ, "=<address>",
      "Enable publish raw transaction in <address>"},
-    {"zmqpubsequence", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_ZMQ, "=<address>",
+    {"zmqpubsequence", ARG_STRING | ARG_MULTI, ARGS_CAT_ZMQ, "=<address>",
      "Enable publish hash block and tx sequence in <address>"},
+    {"zmqpubhashblockhwm", ARG_INT, ARGS_CAT_ZMQ, "=<n>",
+     "Set publish hash block outbound message high water mark (default: 1000)"},
+    {"zmqpubhashtxhwm", ARG_INT, ARGS_CAT_ZMQ, "=<n>",
+     "Set publish hash transaction outbound message high water mark (default: 1000)"},
+    {"zmqpubrawblockhwm", ARG_INT, ARGS_CAT_ZMQ, "=<n>",
+     "Set publish raw block outbound message high water mark (default: 1000)"},
+    {"zmqpubrawtxhwm", ARG_INT, ARGS_CAT_ZMQ, "=<n>",
+     "Set publish raw transaction outbound message high water mark (default: 1000)"},
+    {"zmqpubsequencehwm", ARG_INT, ARGS_CAT_ZMQ, "=<n>",
+     "Set publish hash sequence message high water mark (default: 1000)"},
     {"blocknotify", ARG_STRING, ARGS_CAT_OPTIONS, "=<cmd>",
      "Execute command when the best block changes (%s in cmd is replaced by block hash)"},
     {"prune", ARG_INT, ARGS_CAT_OPTIONS, "=<n>",
@@ -455,22 +464,6 @@ const struct arg_def bitnoded_options[] = {
      ARG_REASON(NO_WALLET)},
     {"walletcrosschain", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_WALLET, "",
      "Allow reusing wallet files across chains (default: 0)" ARG_REASON(NO_WALLET)},
-
-    /* Core's "ZeroMQ notification options": a high-water mark without its publisher. */
-    {"zmqpubhashblockhwm", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_ZMQ, "=<n>",
-     "Set publish hash block outbound message high water mark (default: 1000)"
-     ARG_REASON(NO_ZMQ)},
-    {"zmqpubhashtxhwm", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_ZMQ, "=<n>",
-     "Set publish hash transaction outbound message high water mark (default: 1000)"
-     ARG_REASON(NO_ZMQ)},
-    {"zmqpubrawblockhwm", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_ZMQ, "=<n>",
-     "Set publish raw block outbound message high water mark (default: 1000)"
-     ARG_REASON(NO_ZMQ)},
-    {"zmqpubrawtxhwm", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_ZMQ, "=<n>",
-     "Set publish raw transaction outbound message high water mark (default: 1000)"
-     ARG_REASON(NO_ZMQ)},
-    {"zmqpubsequencehwm", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_ZMQ, "=<n>",
-     "Set publish hash sequence message high water mark (default: 1000)" ARG_REASON(NO_ZMQ)},
 
     /* Core's "Debugging/Testing options". */
     {"help-debug", ARG_BOOL | ARG_CMDLINE_ONLY | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_DEBUG, "",

@@ -21,6 +21,7 @@
 #include "mempool/miner.h"
 #include "net/net.h"
 #include "notify/command.h"
+#include "node/zmq.h"
 #include "node/chain_args.h"
 #include "node/chainstate_args.h"
 #include "node/context.h"
@@ -620,7 +621,8 @@ static int check_options(struct node *n)
         node_chainstate_options(&n->co, n->args, n->chain.params, n->net_dir, err, sizeof(err)) !=
             RC_OK ||
         node_maxmempool(n->args, &n->maxmempool, err, sizeof(err)) != RC_OK ||
-        node_check_index_options(n->args, err, sizeof(err)) != RC_OK) {
+        node_check_index_options(n->args, err, sizeof(err)) != RC_OK ||
+        node_zmq_check(n->args, err, sizeof(err)) != RC_OK) {
         init_error("%s", err);
         return RC_INVALID;
     }
@@ -776,6 +778,10 @@ static int start_validation(struct node *n)
         node_fees_load(n->ctx.fees, n->net_dir,
                        args_get_bool(n->args, "acceptstalefeeestimates", false));
     }
+    if (node_zmq_start(&n->ctx) != RC_OK) { /* before the mempool's: 'D' before 'A' */
+        init_error("no room for the ZMQ listeners");
+        return RC_USAGE;
+    }
     if (node_mempool_hook(&n->ctx) != RC_OK) {
         init_error("no room for the mempool's chainstate listener");
         return RC_USAGE;
@@ -875,6 +881,7 @@ static int shutdown_node(struct node *n, int exit_code)
     validator_free(n->ctx.val); /* the block open on the pool is finished first */
     n->ctx.val = NULL;
     node_indexes_stop(&n->ctx); /* nothing changes the chainstate any more */
+    node_zmq_stop(&n->ctx); /* what is queued is sent, the sockets closed */
     if (atomic_load(&n->ctx.mempool_loaded)) {
         node_mempool_dump(n->ctx.mempool, n->net_dir, n->ctx.mempool_dat_version);
     }

@@ -11,6 +11,7 @@
 #include "mempool/policy.h"
 #include "util/hex.h"
 #include "util/log.h"
+#include "util/rc.h"
 #include "util/random.h"
 #include "util/xmalloc.h"
 
@@ -142,12 +143,14 @@ static void key_outpoint(uint8_t key[36], const struct outpoint *op)
 struct mempool {
     pthread_rwlock_t lock;
     struct mempool_options opt;
-    struct mempool_listener listener;
+    struct mempool_listener listeners[MEMPOOL_MAX_LISTENERS];
+    size_t n_listeners;
     struct mempool_entry **v;
     size_t n, cap;
     struct hmap by_txid, by_wtxid, by_outpoint;
     int64_t total_vsize, total_fee, usage;
     uint64_t sequence;   /* getrawmempool's mempool_sequence */
+    uint64_t updated;    /* Core's nTransactionsUpdated */
     uint64_t entry_seq;  /* entry order */
     uint64_t mark_epoch; /* traversal marks */
     uint64_t chunk_ids;
@@ -220,9 +223,13 @@ void mempool_free(struct mempool *mp)
     free(mp);
 }
 
-void mempool_set_listener(struct mempool *mp, const struct mempool_listener *l)
+int mempool_add_listener(struct mempool *mp, const struct mempool_listener *l)
 {
-    mp->listener = *l;
+    if (mp->n_listeners == MEMPOOL_MAX_LISTENERS) {
+        return RC_TOO_LARGE;
+    }
+    mp->listeners[mp->n_listeners++] = *l;
+    return RC_OK;
 }
 
 const struct mempool_options *mempool_options(const struct mempool *mp)
@@ -310,6 +317,11 @@ struct mempool_entry *mempool_spender(const struct mempool *mp, const struct out
 uint64_t mempool_sequence(const struct mempool *mp)
 {
     return mp->sequence;
+}
+
+uint64_t mempool_transactions_updated(const struct mempool *mp)
+{
+    return mp->updated;
 }
 
 uint64_t mempool_next_entry_sequence(const struct mempool *mp)
@@ -744,10 +756,13 @@ struct mempool_entry *mempool_add(struct mempool *mp, struct mempool_entry *prot
     mp->total_vsize += e->vsize;
     mp->total_fee += e->fee;
     mp->usage += entry_usage(e);
-    mp->sequence++;
+    uint64_t seq = mp->sequence++;
+    mp->updated++;
     relinearize(mp, e);
-    if (mp->listener.added) {
-        mp->listener.added(mp->listener.ctx, e);
+    for (size_t i = 0; i < mp->n_listeners; i++) {
+        if (mp->listeners[i].added) {
+            mp->listeners[i].added(mp->listeners[i].ctx, e, seq);
+        }
     }
     return e;
 }
@@ -759,8 +774,12 @@ static int unbroadcast_take(struct mempool *mp, const uint8_t txid32[32]);
 static void remove_one(struct mempool *mp, struct mempool_entry *e, enum mempool_removal why)
 {
     uint8_t key[36];
-    if (mp->listener.removed) {
-        mp->listener.removed(mp->listener.ctx, e, why);
+    uint64_t seq = mp->sequence++;
+    mp->updated++;
+    for (size_t i = 0; i < mp->n_listeners; i++) {
+        if (mp->listeners[i].removed) {
+            mp->listeners[i].removed(mp->listeners[i].ctx, e, why, seq);
+        }
     }
     for (size_t i = 0; i < e->nparents; i++) {
         unlink_from(e->parents[i]->children, &e->parents[i]->nchildren, e);
@@ -791,7 +810,6 @@ static void remove_one(struct mempool *mp, struct mempool_entry *e, enum mempool
     mp->total_vsize -= e->vsize;
     mp->total_fee -= e->fee;
     mp->usage -= entry_usage(e);
-    mp->sequence++;
     entry_free(e);
 }
 
@@ -1031,7 +1049,7 @@ void mempool_prioritise(struct mempool *mp, const uint8_t txid32[32], int64_t de
     struct mempool_entry *e = mempool_get(mp, txid32);
     if (e) {
         e->delta = d;
-        mp->sequence++;
+        mp->updated++; /* the template changes; the mempool sequence does not (Core) */
         relinearize(mp, e);
     }
 }

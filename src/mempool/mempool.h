@@ -80,12 +80,16 @@ enum mempool_removal {
 };
 
 /* Told of every entry added and removed (on the validation thread, write lock held; must not
- * call back into the pool). */
+ * call back into the pool). seq: the mempool sequence the change took (Core's
+ * GetAndIncrementSequence: the ZMQ sequence topic's number; getrawmempool's mempool_sequence
+ * is the next one). */
 struct mempool_listener {
-    void (*added)(void *ctx, const struct mempool_entry *e);
-    void (*removed)(void *ctx, const struct mempool_entry *e, enum mempool_removal why);
+    void (*added)(void *ctx, const struct mempool_entry *e, uint64_t seq);
+    void (*removed)(void *ctx, const struct mempool_entry *e, enum mempool_removal why,
+                    uint64_t seq);
     void *ctx;
 };
+#define MEMPOOL_MAX_LISTENERS 4
 
 struct mempool;
 
@@ -93,8 +97,9 @@ struct mempool;
 struct mempool *mempool_new(const struct mempool_options *opt);
 /** Frees the pool and every entry (NULL: no-op). */
 void mempool_free(struct mempool *mp);
-/** Sets the listener (before any other thread uses the pool). */
-void mempool_set_listener(struct mempool *mp, const struct mempool_listener *l);
+/** Adds a listener, told after those added before it (before any other thread uses the
+ *  pool). Returns 0, or RC_TOO_LARGE when MEMPOOL_MAX_LISTENERS listen already. */
+int mempool_add_listener(struct mempool *mp, const struct mempool_listener *l);
 const struct mempool_options *mempool_options(const struct mempool *mp);
 
 void mempool_read_lock(struct mempool *mp);
@@ -121,8 +126,12 @@ struct mempool_entry *mempool_spender(const struct mempool *mp, const struct out
 /** The entry sequence the next transaction gets: every entry now has a lower one (except
  *  disconnected blocks' transactions, which have 0). Net's announcement mark. */
 uint64_t mempool_next_entry_sequence(const struct mempool *mp);
-/** Counter of additions and removals (getrawmempool's mempool_sequence). */
+/** Counter of additions and removals (getrawmempool's mempool_sequence: the number the next
+ *  change takes; Core's m_sequence_number, from 1). */
 uint64_t mempool_sequence(const struct mempool *mp);
+/** Counter of changes a block template depends on: additions, removals and priority
+ *  changes (Core's nTransactionsUpdated; getblocktemplate's long poll). */
+uint64_t mempool_transactions_updated(const struct mempool *mp);
 /** Core's GetMinFee: the rolling minimum fee rate (sat/kvB) raised by evictions, decaying with
  *  a 12-hour half-life (faster while the pool is small); 0 when nothing was evicted. now: s.
  *  Validation thread only (the decay is stored). */

@@ -24,6 +24,7 @@ struct fee_estimator;
 struct blockfilter_index;
 struct coinstats_index;
 struct txospender_index;
+struct notify_zmq;
 
 /* The active tip as the waits see it (Core's KernelNotifications' tip): written by the
  * chainstate listener node_notify_attach adds, on the validation thread under the chain
@@ -47,6 +48,7 @@ struct node_context {
     struct blockfilter_index *blockfilters; /* -blockfilterindex's basic filters, or NULL */
     struct coinstats_index *coinstats;      /* -coinstatsindex, or NULL */
     struct txospender_index *spenders;      /* -txospenderindex, or NULL */
+    struct notify_zmq *zmq;                 /* the -zmqpub* publishers, or NULL */
     struct miner_options miner;        /* -blockmaxweight and friends */
     int mempool_dat_version;           /* 1 with -persistmempoolv1, else 2 */
     atomic_bool mempool_loaded;        /* mempool.dat's load finished (savemempool may write) */

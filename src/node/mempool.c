@@ -42,8 +42,9 @@ static void on_disconnected(void *ctx, struct chainstate *cs, const struct block
     mempool_block_disconnected(np->mempool, cs, b, chainstate_now(cs));
 }
 
-static void on_added(void *ctx, const struct mempool_entry *e)
+static void on_added(void *ctx, const struct mempool_entry *e, uint64_t seq)
 {
+    (void)seq;
     struct node_context *np = ctx;
     chainstate_set_mempool_usage(np->cs, (size_t)mempool_usage(np->mempool));
     if (!np->fees) {
@@ -65,8 +66,10 @@ static void on_added(void *ctx, const struct mempool_entry *e)
     (void)fee_estimator_tx_added(np->fees, NULL, &fx);
 }
 
-static void on_removed(void *ctx, const struct mempool_entry *e, enum mempool_removal why)
+static void on_removed(void *ctx, const struct mempool_entry *e, enum mempool_removal why,
+                       uint64_t seq)
 {
+    (void)seq;
     struct node_context *np = ctx;
     /* Called before e leaves the counts: its own usage is subtracted here. */
     int64_t used = mempool_usage(np->mempool) - mempool_entry_usage(e);
@@ -89,7 +92,7 @@ int node_mempool_hook(struct node_context *n)
     int rc = chainstate_add_listener(n->cs, &h);
     if (rc == RC_OK) {
         struct mempool_listener l = {.added = on_added, .removed = on_removed, .ctx = n};
-        mempool_set_listener(n->mempool, &l);
+        rc = mempool_add_listener(n->mempool, &l);
     }
     return rc;
 }

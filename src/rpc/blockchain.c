@@ -658,13 +658,40 @@ int rpc_load_block(struct rpc_request *req, struct block_index *e, struct block 
     return RC_OK;
 }
 
+json_t *rpc_block_verbose_json(struct rpc_request *req, const struct block_index *at,
+                               const struct rpc_block_facts *f, const struct block *b,
+                               int verbosity)
+{
+    struct chainstate *cs = req->ctx->node->cs;
+    struct block_undo undo;
+    json_t *r = NULL;
+    block_undo_init(&undo);
+    /* Core: undo data that the index says is there must read (not pruned, HAVE_UNDO). */
+    int want_undo = verbosity >= 2 && (at->status & BLOCK_HAVE_UNDO) && at->height > 0;
+    int have_undo = want_undo && chainstate_read_undo(cs, at, &undo) == RC_OK;
+    if (want_undo && !have_undo) {
+        rpc_error(req, RPC_INTERNAL_ERROR, "Undo data expected but can't be read. This could be "
+                                           "due to disk corruption or a conflict with a pruning "
+                                           "event.");
+        goto out;
+    }
+    r = rpc_block_json(b, f, have_undo ? &undo : NULL, chainstate_params(cs), verbosity);
+    if (!r) {
+        rpc_error(req, RPC_MISC_ERROR, "Undo data expected but can't be read. This could be "
+                                       "due to disk corruption or a conflict with a pruning "
+                                       "event.");
+    }
+out:
+    block_undo_clear(&undo);
+    return r;
+}
+
 static json_t *rpc_getblock(struct rpc_request *req)
 {
     struct chainstate *cs = req->ctx->node->cs;
     int64_t verbosity = rpc_arg_int(req, 1);
     struct buf raw;
     struct block b;
-    struct block_undo undo;
     struct block_index at;
     struct rpc_block_facts f;
     json_t *r = NULL;
@@ -683,7 +710,6 @@ static json_t *rpc_getblock(struct rpc_request *req)
         return NULL;
     }
     buf_init(&raw);
-    block_undo_init(&undo);
     if (verbosity <= 0) {
         int rc = chainstate_read_block(cs, &at, &raw);
         if (rc) {
@@ -699,26 +725,9 @@ static json_t *rpc_getblock(struct rpc_request *req)
     if (rpc_load_block(req, &at, &b, &raw)) {
         goto out;
     }
-    /* Core: undo data that the index says is there must read (not pruned, HAVE_UNDO). */
-    int want_undo = verbosity >= 2 && (at.status & BLOCK_HAVE_UNDO) && at.height > 0;
-    int have_undo = want_undo && chainstate_read_undo(cs, &at, &undo) == RC_OK;
-    if (want_undo && !have_undo) {
-        rpc_error(req, RPC_INTERNAL_ERROR, "Undo data expected but can't be read. This could be "
-                                           "due to disk corruption or a conflict with a pruning "
-                                           "event.");
-        block_clear(&b);
-        goto out;
-    }
-    r = rpc_block_json(&b, &f, have_undo ? &undo : NULL, chainstate_params(cs),
-                       verbosity > 3 ? 3 : (int)verbosity);
-    if (!r) {
-        rpc_error(req, RPC_MISC_ERROR, "Undo data expected but can't be read. This could be "
-                                       "due to disk corruption or a conflict with a pruning "
-                                       "event.");
-    }
+    r = rpc_block_verbose_json(req, &at, &f, &b, verbosity > 3 ? 3 : (int)verbosity);
     block_clear(&b);
 out:
-    block_undo_clear(&undo);
     buf_clear(&raw);
     return r;
 }

@@ -41,4 +41,14 @@ void rpc_block_facts_of(struct chainstate *cs, struct rpc_block_facts *f, struct
 int rpc_load_block(struct rpc_request *req, struct block_index *e, struct block *b,
                    struct buf *raw);
 
+/** getblock's object at verbosity 1, 2 or 3 (Core's blockToJSON) of b, the parsed block of
+ *  `at`: an entry of the tree or a copy of one taken under the chain lock, whose facts f
+ *  were taken with it (rpc_block_facts_of). At verbosity 2 and 3 it reads the block's undo
+ *  data (no lock needed). Returns a new object, or NULL after rpc_error with Core's
+ *  "Undo data expected but can't be read. ..." when undo data the index promises cannot be
+ *  read or does not fit the block. Any thread; the chain lock need not be held. */
+json_t *rpc_block_verbose_json(struct rpc_request *req, const struct block_index *at,
+                               const struct rpc_block_facts *f, const struct block *b,
+                               int verbosity);
+
 #endif

@@ -630,6 +630,40 @@ static json_t *execute(struct rpc_request *req)
     return result;
 }
 
+json_t *rpc_call_method(struct rpc_context *ctx, const char *name, json_t *params,
+                        int *err_code, char **err_msg)
+{
+    struct rpc_request req = {.ctx = ctx, .method = name, .json_version = RPC_JSON_V1, .uri = "/"};
+    req.params = params ? params : json_array();
+    const struct rpc_method *m = rpc_find(ctx, name);
+    json_t *result = NULL;
+    if (!m) {
+        rpc_error(&req, RPC_METHOD_NOT_FOUND, "Method not found");
+    } else if (check_args(&req, m) == 0 && convert_args(&req, m) == 0) {
+        result = m->handler(&req);
+        if (!result && !req.err_msg) {
+            rpc_error(&req, RPC_INTERNAL_ERROR, "Internal error: %s returned no result", m->name);
+        }
+    }
+    if (result && ctx->doccheck) {
+        char why[2048];
+        if (rpc_result_check(m, result, why, sizeof(why)) != RC_OK) {
+            LOG_ERROR("RPC call \"%s\" returned incorrect type:\n%s", m->name, why);
+            json_decref(result);
+            result = rpc_error(&req, RPC_MISC_ERROR,
+                               "Internal bug detected: RPC call \"%s\" returned incorrect type:\n%s",
+                               m->name, why);
+        }
+    }
+    *err_code = result ? 0 : req.err_code;
+    *err_msg = result ? NULL : req.err_msg;
+    if (!result) {
+        req.err_msg = NULL;
+    }
+    request_clear(&req);
+    return result;
+}
+
 /* Core's JSONRPCReplyObj. Steals result and error. An id of NULL is written as null, unless
  * id_absent: then the reply has no "id" (a 1.0 request without one). */
 static json_t *reply_obj(json_t *result, json_t *error, json_t *id, bool id_absent, int version)

@@ -265,6 +265,15 @@ struct rpc_obj_key {
 int rpc_check_obj(struct rpc_request *req, const json_t *o, const struct rpc_obj_key *keys,
                   size_t n, int allow_null, int strict);
 
+/** Runs method `name` with params (an array; ownership passes; NULL: none) as a call from
+ *  inside the node, the way Core's REST runs getblockchaininfo and getdeploymentinfo
+ *  (RPCMethod::HandleRequest): the declared argument checks, defaults and conversions, the
+ *  handler, and with -rpcdoccheck the result check; no warm-up gate, and not listed by
+ *  getrpcinfo. Returns the result (a new reference; ownership passes), or NULL with
+ *  *err_code and *err_msg (the caller frees it) set. Thread-safe. */
+json_t *rpc_call_method(struct rpc_context *ctx, const char *name, json_t *params,
+                        int *err_code, char **err_msg);
+
 struct rpc_reply {
     int http_status; /* 200, 204, 400, 404, 500 */
     char *body;      /* owned JSON text ending in "\n"; NULL when there is no body (204) */

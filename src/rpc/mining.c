@@ -530,7 +530,7 @@ static void longpoll_wait(struct rpc_context *ctx, const uint8_t watched[32], ui
         }
         if (ctx->node->mempool) {
             mempool_read_lock(ctx->node->mempool);
-            uint64_t now_seq = mempool_sequence(ctx->node->mempool);
+            uint64_t now_seq = mempool_transactions_updated(ctx->node->mempool);
             mempool_read_unlock(ctx->node->mempool);
             if (now_seq != seq) {
                 return;
@@ -741,7 +741,7 @@ static json_t *rpc_getblocktemplate(struct rpc_request *req)
     uint64_t seq = 0;
     if (ctx->node->mempool) {
         mempool_read_lock(ctx->node->mempool);
-        seq = mempool_sequence(ctx->node->mempool);
+        seq = mempool_transactions_updated(ctx->node->mempool);
         mempool_read_unlock(ctx->node->mempool);
     }
     struct block_template t;

@@ -11,6 +11,7 @@
 #include "index/blockfilterindex.h"
 #include "index/coinstatsindex.h"
 #include "index/txospenderindex.h"
+#include "notify/zmq.h"
 #include "rpc/context.h"
 #include "rpc/json.h"
 #include "rpc/protocol.h"
@@ -561,12 +562,25 @@ static json_t *rpc_getindexinfo(struct rpc_request *req)
     return r;
 }
 
-/* getzmqnotifications: bitnode has no ZeroMQ publishers, so the answer is Core's for a node
- * built with ZMQ and started without any -zmqpub option: an empty array. */
+/* getzmqnotifications: the publishers, in Core's order (an empty array without ZMQ, with no
+ * -zmqpub option, or when one failed to bind and ZMQ went off). */
 static json_t *rpc_getzmqnotifications(struct rpc_request *req)
 {
+    json_t *r = json_array();
+#ifdef ENABLE_ZMQ
+    if (req->ctx->node && req->ctx->node->zmq) {
+        size_t n;
+        const struct notify_zmq_endpoint *eps = notify_zmq_endpoints(req->ctx->node->zmq, &n);
+        for (size_t i = 0; i < n; i++) {
+            json_array_append_new(r, json_pack("{s:s, s:s, s:i}", "type",
+                                               notify_zmq_type_name(eps[i].topic), "address",
+                                               eps[i].address, "hwm", eps[i].hwm));
+        }
+    }
+#else
     (void)req;
-    return json_array();
+#endif
+    return r;
 }
 
 static const struct rpc_method methods[] = {

@@ -87,8 +87,7 @@ class ConfigTest(BitnodeTestFramework):
             name = opt.split("=")[0]
             node.assert_start_fails([opt], "%s: not implemented yet (only %s=0 is accepted)"
                                     % (name, name))
-        node.assert_start_fails(["-zmqpubrawblock=tcp://127.0.0.1:28332"],
-                                "-zmqpubrawblock: not implemented yet")
+        node.assert_start_fails(["-i2psam=127.0.0.1:7656"], "-i2psam: not implemented yet")
         node.assert_start_fails(["-datadir=" + os.path.join(self.tmpdir, "missing")],
                                 "does not exist")
         node.assert_start_fails(["-conf=nosuch.conf"], "could not be opened")

@@ -138,12 +138,13 @@ static void test_validate(void)
                     NULL);
 
     /* What bitnode does anyway: accepted (Core's "off" forms, a wallet-less build's
-     * -disablewallet); ZMQ is refused by name. */
+     * -disablewallet), and ZMQ's publishers. */
     expect_validate((const char *[]){"-listen=0", "-noconnect", "-prune=0", "-disablewallet",
                                      "-maxconnections=0", "-nodnsseed", NULL},
                     NULL);
-    expect_validate((const char *[]){"-zmqpubrawblock=tcp://127.0.0.1:28332", NULL},
-                    "-zmqpubrawblock: not implemented yet");
+    expect_validate((const char *[]){"-zmqpubrawblock=tcp://127.0.0.1:28332",
+                                     "-zmqpubrawblockhwm=10", NULL},
+                    NULL);
 
     /* Core's options that would mislead if ignored: refused by name (a consensus test
      * parameter, a network bitnode cannot reach yet) ... */
@@ -682,7 +683,11 @@ static void test_help_text(void)
     CHECK(strstr(text, "testwarmupms") == NULL); /* hidden */
     /* What bitnode ignores or refuses is hidden, reasons and empty sections included. */
     CHECK(strstr(text, "keypool") == NULL);
-    CHECK(strstr(text, "zmqpub") == NULL);
+    CHECK(strstr(text, "signetseednode") == NULL);
+    /* The ZMQ options have their section, as in Core. */
+    CHECK(strstr(text, "ZeroMQ notification options:\n") != NULL);
+    CHECK(strstr(text, "\n  -zmqpubrawtx=<address>\n       Enable publish raw transaction in "
+                       "<address>") != NULL);
     CHECK(strstr(text, "Wallet options") == NULL);
     CHECK(strstr(text, "bitnode has no wallet") == NULL);
     CHECK(strstr(text, ARG_REASON_SEP) == NULL);

@@ -28,7 +28,7 @@ const struct arg_def bitnoded_options[] = {
      "Run in the background as a daemon and accept commands (default: 0)"},
     {"pid", ARG_STRING, ARGS_CAT_OPTIONS, "=<file>",
      "Specify pid file. Relative paths will be prefixed by a net-specific datadir location "
-     "(default: bitnoded.pid)"},
+     "(default: bitcoind.pid)"},
     {"dbcache", ARG_INT, ARGS_CAT_OPTIONS, "=<n>",
      "Maximum database cache size <n> MiB (default: 450)"},
     {"par", ARG_INT, ARGS_CAT_OPTIONS, "=<n>",
@@ -257,7 +257,7 @@ const struct arg_def bitnoded_options[] = {
     /* Core's "Options". */
     {"alertnotify", ARG_STRING, ARGS_CAT_OPTIONS, "=<cmd>",
      "Execute command when an alert is raised (%s in cmd is replaced by message)"},
-    {"blocksdir", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_OPTIONS, "=<dir>",
+    {"blocksdir", ARG_STRING, ARGS_CAT_OPTIONS, "=<dir>",
      "Specify directory to hold blocks subdirectory for *.dat files (default: <datadir>)"},
     {"blocksxor", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_OPTIONS, "",
      "Whether an XOR-key applies to blocksdir *.dat files. The created XOR-key will be zeros "
@@ -530,10 +530,8 @@ const struct arg_def bitnoded_options[] = {
      "considered stale if they are 60 hours old"},
     {"fastprune", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Use smaller block files and lower minimum prune height for testing purposes"},
-    {"logips", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
-     "Include IP addresses in log output (default: 0)"
-     ARG_REASON("bitnode's -debug=net lines always name the peer's address")},
-    {"loglevel", ARG_STRING | ARG_MULTI | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG,
+    {"logips", ARG_BOOL, ARGS_CAT_DEBUG, "", "Include IP addresses in log output (default: 0)"},
+    {"loglevel", ARG_STRING | ARG_MULTI | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, /* checked */
      "=<level>|<category>:<level>",
      "Set the global or per-category severity level for logging categories enabled with the "
      "-debug configuration option or the logging RPC. Possible values are trace, debug, info, "

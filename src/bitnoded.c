@@ -66,6 +66,8 @@ struct node {
     struct args *args;
     char *datadir; /* base datadir */
     char *net_dir; /* datadir + chain subfolder */
+    char *blocks_dir; /* the block files: -blocksdir/<chain>/blocks, else net_dir/blocks */
+    int blocks_lock_fd;
     int lock_fd;
     char *pid_path;    /* set once the pid file exists */
     char *cookie_path; /* set once the cookie exists */
@@ -271,12 +273,67 @@ static int read_config(struct node *n)
     return rc;
 }
 
+/* -loglevel (Core's SetLoggingLevel): a global level (no ':' from the fourth character on)
+ * or <category>:<level>. bitnode logs at one level, so a valid value changes nothing, but a
+ * wrong one stops start-up with Core's words. */
+static int check_loglevels(const struct args *a)
+{
+    static const char *const levels[] = {"info", "debug", "trace"};
+    const char **v;
+    size_t count = args_get_list(a, "loglevel", &v);
+    int rc = RC_OK;
+    for (size_t i = 0; i < count && rc == RC_OK; i++) {
+        const char *val = v[i], *colon = strlen(val) > 3 ? strchr(val + 3, ':') : NULL;
+        const char *level = colon ? colon + 1 : val;
+        int ok = 0;
+        for (size_t k = 0; k < 3; k++) {
+            ok |= strcmp(level, levels[k]) == 0;
+        }
+        if (!colon && !ok) {
+            init_error("Unsupported global logging level -loglevel=%s. Valid values: info, "
+                       "debug, trace.",
+                       val);
+            rc = RC_INVALID;
+            continue;
+        }
+        char cat[64];
+        uint32_t mask;
+        size_t cl = colon ? (size_t)(colon - val) : 0;
+        if (colon && (!ok || cl >= sizeof(cat) || strchr(level, ':') ||
+                      (memcpy(cat, val, cl), cat[cl] = 0, log_category_parse(cat, &mask)) ||
+                      !mask || mask == LOG_CAT_ALL)) {
+            char list[1024] = "";
+            for (size_t k = 0; k < log_category_count(); k++) {
+                snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+                         k ? ", " : "", log_category_name(k));
+            }
+            init_error("Unsupported category-specific logging level -loglevel=%s. Expected "
+                       "-loglevel=<category>:<loglevel>. Valid categories: %s. Valid loglevels: "
+                       "info, debug, trace.",
+                       val, list);
+            rc = RC_INVALID;
+        }
+    }
+    free(v);
+    return rc;
+}
+
+/* -debug and -debugexclude (Core's SetLoggingCategories): -debug's values after its last
+ * "0" or "none" are enabled (the ones before it are dropped unchecked), then the excluded
+ * ones disabled. */
 static int setup_debug_categories(struct node *n)
 {
     const char **v;
     size_t count = args_get_list(n->args, "debug", &v);
-    int rc = RC_OK;
-    for (size_t i = 0; i < count && rc == RC_OK; i++) {
+    int rc = check_loglevels(n->args);
+    log_set_ips(args_get_bool(n->args, "logips", false));
+    size_t from = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(v[i], "0") == 0 || strcmp(v[i], "none") == 0) {
+            from = i + 1;
+        }
+    }
+    for (size_t i = from; i < count && rc == RC_OK; i++) {
         uint32_t mask;
         if (log_category_parse(v[i], &mask) != RC_OK) {
             init_error("Unsupported logging category -debug=%s.", v[i]);
@@ -604,6 +661,26 @@ static int setup_chain_dir(struct node *n)
     return rc;
 }
 
+/* Step 8: the blocks directory (Core's GetBlocksDirPath): -blocksdir/<chain>/blocks (the
+ * directory given must exist; checked in step 6), else net_dir/blocks; created. */
+static int setup_blocks_dir(struct node *n, char *err, size_t err_len)
+{
+    const char *given = args_get(n->args, "blocksdir", NULL);
+    if (given && *given) {
+        char cwd[4096];
+        char *base = given[0] == '/' || !getcwd(cwd, sizeof(cwd)) ? xstrdup(given)
+                                                                  : fs_path_join(cwd, given);
+        char *chain = fs_path_join(base, fs_chain_info(args_chain(n->args))->subdir);
+        n->blocks_dir = fs_path_join(chain, "blocks");
+        free(chain);
+        free(base);
+    } else {
+        n->blocks_dir = fs_path_join(n->net_dir, "blocks");
+    }
+    n->co.blocks_dir = given && *given ? n->blocks_dir : NULL;
+    return fs_mkdir_p(n->blocks_dir, err, err_len);
+}
+
 /* Step 6: every option's value checked (what bitnode does not do refused), the debug
  * categories, the network's parameters and the chainstate's options. */
 static int check_options(struct node *n)
@@ -612,6 +689,11 @@ static int check_options(struct node *n)
     uint16_t port;
     if (args_validate(n->args, err, sizeof(err)) != RC_OK) {
         init_error("%s", err);
+        return RC_INVALID;
+    }
+    const char *blocksdir = args_get(n->args, "blocksdir", NULL);
+    if (blocksdir && *blocksdir && !fs_is_dir(blocksdir)) {
+        init_error("Specified blocks directory \"%s\" does not exist.", blocksdir);
         return RC_INVALID;
     }
     if (setup_debug_categories(n) != RC_OK) {
@@ -664,7 +746,7 @@ static void log_start(struct node *n)
 static int write_pid(struct node *n)
 {
     char err[1024];
-    char *pid_path = abs_path(n->net_dir, args_get(n->args, "pid", "bitnoded.pid"));
+    char *pid_path = abs_path(n->net_dir, args_get(n->args, "pid", "bitcoind.pid"));
     if (fs_pidfile_write(pid_path, getpid(), err, sizeof(err)) != RC_OK) {
         init_error("%s", err);
         free(pid_path);
@@ -915,6 +997,9 @@ static int shutdown_node(struct node *n, int exit_code)
     }
     if (n->step >= 8) {
         fs_unlock_dir(n->lock_fd);
+        if (n->blocks_lock_fd >= 0) {
+            fs_unlock_dir(n->blocks_lock_fd);
+        }
     }
     LOG_INFO("Shutdown: done");
     if (n->step >= 9) {
@@ -928,10 +1013,13 @@ static int shutdown_node(struct node *n, int exit_code)
 
 int main(int argc, char **argv)
 {
-    struct node n = {.lock_fd = -1, .ready_fd = -1};
+    struct node n = {.lock_fd = -1, .blocks_lock_fd = -1, .ready_fd = -1};
     char err[1024];
     int exit_code = 1;
     log_thread_rename("main");
+    /* Core's private umask: what the node writes (debug.log, the stores, settings) is its
+     * owner's alone, directories 0700 and files 0600. */
+    umask(0077);
     node_context_init(&n.ctx);
 
     /* 1. Parse the command line. */
@@ -962,8 +1050,10 @@ int main(int argc, char **argv)
     }
     install_signal_handlers();
     n.step = 7;
-    /* 8. Lock the datadir so that a second daemon cannot use it. */
-    if (fs_lock_dir(n.net_dir, &n.lock_fd, err, sizeof(err)) != RC_OK) {
+    /* 8. Lock the datadir and the blocks directory so that a second daemon cannot use them. */
+    if (fs_lock_dir(n.net_dir, &n.lock_fd, err, sizeof(err)) != RC_OK ||
+        setup_blocks_dir(&n, err, sizeof(err)) != RC_OK ||
+        fs_lock_dir(n.blocks_dir, &n.blocks_lock_fd, err, sizeof(err)) != RC_OK) {
         init_error("%s", err);
         goto shutdown;
     }
@@ -1041,6 +1131,7 @@ out:
     free(n.pid_path);
     free(n.cookie_path);
     free(n.net_dir);
+    free(n.blocks_dir);
     free(n.datadir);
     args_free(n.args);
     return exit_code;

@@ -20,7 +20,7 @@ git -C "$CORE_GIT" archive HEAD test/functional test/config.ini.in share/rpcauth
     tar -x -C "$OUT/src"
 cat >"$OUT/src/test/config.ini" <<CONF
 [environment]
-CLIENT_NAME=Bitcoin Core
+CLIENT_NAME=bitnode
 CLIENT_BUGREPORT=https://github.com/bitcoin/bitcoin/issues
 SRCDIR=$OUT/src
 BUILDDIR=$OUT/src

@@ -315,8 +315,9 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     net_send_empty(p, "sendaddrv2");
     net_send_empty(p, "verack");
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-        "receive version message: %s: version %d, blocks=%d, us=%s, txrelay=%d, peer=%lld",
-        v.user_agent, v.version, v.start_height, p->ps->addr_local, v.relay, (long long)p->id);
+        "receive version message: %s: version %d, blocks=%d, us=%s, txrelay=%d, peer=%lld%s%s",
+        v.user_agent, v.version, v.start_height, p->ps->addr_local, v.relay, (long long)p->id,
+        log_ips() ? ", peeraddr=" : "", log_ips() ? p->addr_str : "");
 }
 
 static void start_sync(struct sync *s, struct peer *p)
@@ -346,9 +347,10 @@ static void on_verack(struct sync *s, struct peer *p)
         return;
     }
     p->ps->handshake_done = 1;
-    LOG_INFO("New %s %s peer connected: version: %d, blocks=%d, peer=%lld",
+    LOG_INFO("New %s %s peer connected: version: %d, blocks=%d, peer=%lld%s%s",
              net_conn_type_name(p->conn_type), p->conn_type == CONN_INBOUND ? "v1" : "v1",
-             p->ps->ver.version, p->ps->ver.start_height, (long long)p->id);
+             p->ps->ver.version, p->ps->ver.start_height, (long long)p->id,
+             log_ips() ? ", peeraddr=" : "", log_ips() ? p->addr_str : "");
     if (p->ps->ver.version >= NET_SENDHEADERS_VERSION) {
         net_send_empty(p, "sendheaders");
     }

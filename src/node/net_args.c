@@ -57,6 +57,21 @@ static int parse_binds(struct node_net_args *na, const struct args *a, uint16_t 
         }
         bv[nb++].perms = perms;
     }
+    /* Core's CheckBindingConflicts: one address bound twice, by any of -bind, -bind=...=onion
+     * and -whitebind, is refused before anything is bound. */
+    for (size_t i = 0; i < nb && rc == RC_OK; i++) {
+        for (size_t k = 0; k < i && rc == RC_OK; k++) {
+            if (bv[i].addr.port == bv[k].addr.port && net_addr_same_ip(&bv[i].addr, &bv[k].addr)) {
+                char s1[NET_ADDR_STR_LEN];
+                net_addr_format(&bv[i].addr, 1, s1);
+                snprintf(err, err_len,
+                         "Duplicate binding configuration for address %s. Please check your "
+                         "-bind, -bind=...=onion and -whitebind settings.",
+                         s1);
+                rc = RC_INVALID;
+            }
+        }
+    }
     free(binds);
     free(whitebinds);
     na->binds = bv;
@@ -114,29 +129,47 @@ static int parse_onlynet(const struct args *a, uint32_t *onlynet, char *err, siz
     return rc;
 }
 
-/* -uacomment: "c1; c2", shown as "(c1; c2)" after the version in the user agent. */
+/* -uacomment: "c1; c2", shown as "(c1; c2)" after the version in the user agent. Each
+ * comment holds only Core's SAFE_CHARS_UA_COMMENT (letters, digits, " .,;-_?@"), and the
+ * whole user agent at most 256 bytes (BIP14's limit), with Core's messages. */
 static int parse_uacomment(struct node_net_args *na, const struct args *a, char *err,
                            size_t err_len)
 {
+    static const char safe[] = " .,;-_?@";
     const char **cm = NULL;
     size_t ncm = args_get_list(a, "uacomment", &cm);
-    size_t used = 0;
+    size_t total = 0;
+    int rc = RC_OK;
     na->uacomment[0] = 0;
-    for (size_t i = 0; i < ncm && used + 3 < sizeof(na->uacomment); i++) {
+    for (size_t i = 0; i < ncm && rc == RC_OK; i++) {
+        for (const unsigned char *c = (const unsigned char *)cm[i]; *c; c++) {
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                  (*c >= '0' && *c <= '9') || strchr(safe, *c))) {
+                snprintf(err, err_len, "User Agent comment (%s) contains unsafe characters.",
+                         cm[i]);
+                rc = RC_INVALID;
+                break;
+            }
+        }
+        total += (i ? 2 : 0) + strlen(cm[i]);
+    }
+    /* "/bitnode:<version>(c1; c2)/" */
+    size_t ua_len = strlen("/bitnode:" PACKAGE_VERSION "/") + (ncm ? total + 2 : 0);
+    if (rc == RC_OK && (ua_len > 256 || total + 1 > sizeof(na->uacomment))) {
+        snprintf(err, err_len,
+                 "Total length of network version string (%zu) exceeds maximum length (256). "
+                 "Reduce the number or size of uacomments.",
+                 ua_len);
+        rc = RC_INVALID;
+    }
+    for (size_t i = 0, used = 0; i < ncm && rc == RC_OK; i++) {
         int w = snprintf(na->uacomment + used, sizeof(na->uacomment) - used, "%s%s", i ? "; " : "",
                          cm[i]);
         used += w > 0 ? (size_t)w : 0;
     }
     free(cm);
-    if (used >= sizeof(na->uacomment) - 3) {
-        snprintf(err, err_len,
-                 "Total length of network version string (%zu) exceeds maximum length (256). "
-                 "Reduce the number or size of uacomments.",
-                 used);
-        return RC_INVALID;
-    }
     na->o.user_agent_comment = na->uacomment;
-    return RC_OK;
+    return rc;
 }
 
 /* -test=<option>: Core's test-only switches, on regtest only. */

@@ -17,7 +17,7 @@ struct node_net_args {
     const char **connect, **addnode, **seednode; /* the lists (their strings are args') */
     struct net_bind *binds;
     struct net_whitelist *whitelist;
-    char uacomment[200];
+    char uacomment[256];
 };
 
 /** Fills na->o from a for the network p (custom_signet: -signetchallenge's own signet,

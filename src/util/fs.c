@@ -105,8 +105,7 @@ int fs_lock_dir(const char *dir, int *fd_out, char *err, size_t err_len)
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         if (errno == EWOULDBLOCK) {
             snprintf(err, err_len,
-                     "Cannot obtain a lock on data directory %s. bitnoded is probably already "
-                     "running.",
+                     "Cannot obtain a lock on directory %s. bitnode is probably already running.",
                      dir);
             rc = RC_INVALID;
         } else {

@@ -178,7 +178,7 @@ int log_open(const struct log_options *opt, char *err, size_t err_len)
     if (opt->file_path) {
         log_file = fopen(opt->file_path, "a");
         if (!log_file) {
-            snprintf(err, err_len, "cannot open debug log %s: %s", opt->file_path, strerror(errno));
+            snprintf(err, err_len, "Could not open debug log file %s", opt->file_path);
             rc = RC_IO;
             goto out;
         }
@@ -248,6 +248,18 @@ int log_category_parse(const char *name, uint32_t *mask)
         }
     }
     return RC_INVALID;
+}
+
+static atomic_bool log_ips_on;
+
+void log_set_ips(bool on)
+{
+    atomic_store(&log_ips_on, on);
+}
+
+bool log_ips(void)
+{
+    return atomic_load(&log_ips_on);
 }
 
 void log_categories_enable(uint32_t mask)

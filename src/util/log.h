@@ -88,7 +88,7 @@ struct log_options {
 void log_thread_rename(const char *name);
 
 /** Opens the log as configured and writes the lines buffered so far.
- *  Returns: 0, or RC_IO with err filled ("cannot open debug log <path>: <reason>"). */
+ *  Returns: 0, or RC_IO with err filled ("Could not open debug log file <path>", Core's). */
 int log_open(const struct log_options *opt, char *err, size_t err_len);
 /** Flushes and closes the log; later lines go nowhere (or to stderr if they are errors). */
 void log_close(void);
@@ -104,6 +104,9 @@ const char *log_file_path(void);
  *  name. */
 int log_category_parse(const char *name, uint32_t *mask);
 /** Enables / disables categories (a mask). */
+/** -logips (Core's fLogIPs): peers' addresses in the lines that name a peer. */
+void log_set_ips(bool on);
+bool log_ips(void);
 void log_categories_enable(uint32_t mask);
 void log_categories_disable(uint32_t mask);
 /** Returns the mask of enabled categories. */

@@ -38,6 +38,8 @@
 struct chainstate_options {
     const struct chain_params *params;
     const char *datadir;       /* the network's data directory; must exist */
+    const char *blocks_dir;    /* the blk/rev files (-blocksdir's <dir>/<chain>/blocks); NULL:
+                                  datadir/blocks. The block index stays in datadir/blocks */
     size_t dbcache_bytes;      /* -dbcache: coins cache and store caches together */
     size_t mempool_bytes;      /* -maxmempool: what of it the mempool does not use is the
                                   coins cache's too (Core's rule; the pool's usage comes

@@ -12,6 +12,7 @@
 #include "script/sigcache.h"
 #include "script/sigcheck.h"
 #include "util/hex.h"
+#include "util/fs.h"
 #include "util/log.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
@@ -189,9 +190,17 @@ static int open_stores(struct chainstate *cs, const struct chainstate_options *o
     size_t index_cache, coins_db_cache;
     split_dbcache(cs, opt, &index_cache, &coins_db_cache);
     snprintf(cs->blocks_dir, sizeof(cs->blocks_dir), "%s/blocks", cs->datadir);
+    /* datadir/blocks holds the block index's store, and the block files unless -blocksdir
+     * puts them elsewhere. */
     if (mkdir(cs->blocks_dir, 0700) != 0 && errno != EEXIST) {
         snprintf(err, err_len, "cannot create %s: %s", cs->blocks_dir, strerror(errno));
         return RC_IO;
+    }
+    if (opt->blocks_dir) {
+        snprintf(cs->blocks_dir, sizeof(cs->blocks_dir), "%s", opt->blocks_dir);
+        if ((rc = fs_mkdir_p(cs->blocks_dir, err, err_len))) {
+            return rc;
+        }
     }
     if (opt->reindex && (rc = destroy_store(cs, "blocks/index", err, err_len))) {
         return rc;

@@ -34,7 +34,7 @@ class DaemonTest(BitnodeTestFramework):
         self.log("a second -daemon on the same datadir fails in the foreground")
         r = self.run_daemon(node, ["-rpcport=1"])
         assert_equal(r.returncode, 1)
-        assert_in("Cannot obtain a lock on data directory", r.stderr)
+        assert_in("Cannot obtain a lock on directory", r.stderr)
 
         self.log("stop through bitnode-cli; the daemon exits and cleans up")
         assert_equal(node.cli("stop", check=True).stdout, "bitnode stopping\n")

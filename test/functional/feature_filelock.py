@@ -15,8 +15,8 @@ class FileLockTest(BitnodeTestFramework):
         node = self.nodes[0]
         assert_equal(node.pid_from_file(), node.process.pid)
         self.log("a second daemon on the same datadir fails")
-        r = node.assert_start_fails(["-rpcport=1"], "Cannot obtain a lock on data directory")
-        assert_in("bitnoded is probably already running", r.stderr)
+        r = node.assert_start_fails(["-rpcport=1"], "Cannot obtain a lock on directory")
+        assert_in("bitnode is probably already running", r.stderr)
         assert_equal(r.returncode, 1)
         self.log("the first one is unaffected: cookie, pid file and RPC still there")
         assert_true(os.path.exists(os.path.join(node.net_dir, ".cookie")), "cookie kept")

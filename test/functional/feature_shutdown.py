@@ -16,7 +16,7 @@ class ShutdownTest(BitnodeTestFramework):
         self.extra_args = [["-debug=http"]]
 
     def gone(self, node):
-        assert_true(not os.path.exists(os.path.join(node.net_dir, "bitnoded.pid")), "pid file removed")
+        assert_true(not os.path.exists(os.path.join(node.net_dir, "bitcoind.pid")), "pid file removed")
         assert_true(not os.path.exists(os.path.join(node.net_dir, ".cookie")), "cookie removed")
 
     def run_test(self):

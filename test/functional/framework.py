@@ -252,7 +252,7 @@ class TestNode:
 
     def pid_from_file(self):
         try:
-            with open(os.path.join(self.net_dir, "bitnoded.pid")) as f:
+            with open(os.path.join(self.net_dir, "bitcoind.pid")) as f:
                 return int(f.read().strip())
         except (OSError, ValueError):
             return None

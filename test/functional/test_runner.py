@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Runs every functional test (feature_*, rpc_*, p2p_*, mempool_*, mining_*.py) here, two at a time.
+"""Runs every functional test (feature_*, rpc_*, p2p_*, mempool_*, mining_*, interface_*.py) here,
+two at a time.
 
 Prints one line per test, then "N passed, N failed" as the last line, and exits non-zero if
 any test failed. A failing test's output is printed in full.
@@ -47,7 +48,8 @@ def main():
         print("0 passed, 1 failed")
         return 1
     tests = args.tests or sorted(f for f in os.listdir(HERE)
-                                 if f.startswith(("feature_", "rpc_", "p2p_", "mempool_", "mining_"))
+                                 if f.startswith(("feature_", "rpc_", "p2p_", "mempool_", "mining_",
+                                                "interface_"))
                                  and f.endswith(".py"))
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:

@@ -638,7 +638,7 @@ static void test_fs(void)
     int fd1 = -1, fd2 = -1;
     CHECK_EQ_INT(fs_lock_dir(sub, &fd1, err, sizeof(err)), 0);
     CHECK_EQ_INT(fs_lock_dir(sub, &fd2, err, sizeof(err)), RC_INVALID);
-    CHECK(strstr(err, "Cannot obtain a lock on data directory") != NULL);
+    CHECK(strstr(err, "Cannot obtain a lock on directory") != NULL);
     fs_unlock_dir(fd1);
     CHECK_EQ_INT(fs_lock_dir(sub, &fd2, err, sizeof(err)), 0);
     fs_unlock_dir(fd2);

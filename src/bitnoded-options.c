@@ -602,7 +602,7 @@ const struct arg_def bitnoded_options[] = {
      "Override block version to test forking scenarios"},
 
     /* Core's "RPC server options". */
-    {"rest", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_RPC, "",
+    {"rest", ARG_BOOL, ARGS_CAT_RPC, "",
      "Accept public REST requests (default: 0)"},
     {"rpccookieperms", ARG_STRING, ARGS_CAT_RPC, "=<readable-by>",
      "Set permissions on the RPC auth cookie file so that it is readable by "

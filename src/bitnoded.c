@@ -483,6 +483,7 @@ static int bind_rpc(struct node *n)
                                       : (int)timeout,
         .auth = n->auth,
         .ctx = n->rpc_ctx,
+        .rest = args_get_bool(n->args, "rest", false),
     };
     int rc = rpc_server_bind(&opt, &n->rpc, err, sizeof(err));
     if (rc != RC_OK) {

@@ -524,7 +524,8 @@ static int rest_block(struct rest_req *r, int verbosity, const struct block_part
                  pruned ? "pruned data" : "not fully downloaded");
         goto out;
     }
-    /* The read opens the file each time (a file that went away is an I/O error). */
+    /* Without the lock; any failure (a file gone, bad magic, a short read) is Core's I/O
+     * error. */
     if (chainstate_read_block(cs, &at, &raw) != RC_OK) {
         rest_err(r, RPC_HTTP_INTERNAL_SERVER_ERROR, "I/O error reading %s", hash_str);
         goto out;

@@ -23,6 +23,7 @@
 
 #include "rpc/auth.h"
 #include "rpc/jsonrpc.h"
+#include "rpc/rest.h"
 #include "rpc/protocol.h"
 #include "util/log.h"
 #include "util/rc.h"
@@ -44,6 +45,11 @@ struct work_item {
     int status;
     char *reply_body;
     bool want_auth_header;
+    /* a REST request: its reply is the body of reply_len bytes with these headers */
+    bool rest;
+    size_t reply_len;
+    const char *content_type;  /* NULL: none */
+    const char *cache_control; /* NULL: none */
 };
 
 struct rpc_server {
@@ -382,11 +388,43 @@ static void send_reply(struct rpc_server *s, struct evhttp_request *req, int sta
     evbuffer_free(buf);
 }
 
+/* A REST reply (rest.h): any bytes, Core's Content-Type and Cache-Control. */
+static void send_rest_reply(struct rpc_server *s, struct work_item *w)
+{
+    struct evkeyvalq *headers = evhttp_request_get_output_headers(w->req);
+    if (w->content_type) {
+        evhttp_add_header(headers, "Content-Type", w->content_type);
+    }
+    if (w->cache_control) {
+        evhttp_add_header(headers, "Cache-Control", w->cache_control);
+    }
+    struct evbuffer *buf = evbuffer_new();
+    evbuffer_add(buf, w->reply_body ? w->reply_body : "", w->reply_len);
+    if (evhttp_request_get_connection(w->req) == NULL) {
+        atomic_fetch_sub(&s->in_flight, 1);
+    } else {
+        evhttp_request_set_on_complete_cb(w->req, on_request_complete, s);
+    }
+    evhttp_send_reply(w->req, w->status, NULL, buf);
+    evbuffer_free(buf);
+}
+
+/* A reply with no body but Core's "Cache-Control: no-store" (its 404 and 405). */
+static void send_status(struct rpc_server *s, struct evhttp_request *req, int status)
+{
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Cache-Control", "no-store");
+    send_reply(s, req, status, NULL, false, false);
+}
+
 static void reply_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct work_item *w = arg;
-    send_reply(w->srv, w->req, w->status, w->reply_body, w->reply_body != NULL,
-               w->want_auth_header);
+    if (w->rest) {
+        send_rest_reply(w->srv, w);
+    } else {
+        send_reply(w->srv, w->req, w->status, w->reply_body, w->reply_body != NULL,
+                   w->want_auth_header);
+    }
     work_item_free(w);
 }
 
@@ -416,10 +454,28 @@ static bool whitelisted(struct rpc_server *s, const struct work_item *w, const c
     return ok;
 }
 
+static void process_rest(struct work_item *w)
+{
+    char warmup[256];
+    bool warming = rpc_warmup_get(w->srv->ctx, warmup, sizeof(warmup));
+    struct rest_reply r;
+    rest_handle_body(w->srv->ctx, w->uri, (const uint8_t *)w->body, w->body_len,
+                     warming ? warmup : NULL, &r);
+    w->status = r.status;
+    w->reply_body = r.body;
+    w->reply_len = r.len;
+    w->content_type = r.content_type;
+    w->cache_control = r.cache_control;
+}
+
 static void process(struct work_item *w)
 {
     struct rpc_server *s = w->srv;
     char *user = NULL;
+    if (w->rest) {
+        process_rest(w);
+        return;
+    }
     if (!w->auth_header) {
         w->status = RPC_HTTP_UNAUTHORIZED;
         w->want_auth_header = true;
@@ -529,12 +585,21 @@ static void http_request_cb(struct evhttp_request *req, void *arg)
         return;
     }
     const char *path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
-    /* Only "/": like a Core built without a wallet, there is no "/wallet/<name>" endpoint. */
-    if (!path || strcmp(path, "/") != 0) {
-        send_reply(s, req, RPC_HTTP_NOT_FOUND, NULL, false, false);
+    enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
+    /* Core's REST handlers take GET, HEAD, POST and PUT alike; its server answers 405 to
+     * any other method before looking at the path. */
+    bool rest = s->opt.rest && uri && strncmp(uri, "/rest/", 6) == 0;
+    if (cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_POST && cmd != EVHTTP_REQ_HEAD &&
+        cmd != EVHTTP_REQ_PUT) {
+        send_status(s, req, RPC_HTTP_BAD_METHOD);
         return;
     }
-    if (evhttp_request_get_command(req) != EVHTTP_REQ_POST) {
+    /* "/" (like a Core built without a wallet, no "/wallet/<name>"), and /rest/ with -rest. */
+    if (!rest && (!path || strcmp(path, "/") != 0)) {
+        send_status(s, req, RPC_HTTP_NOT_FOUND);
+        return;
+    }
+    if (!rest && cmd != EVHTTP_REQ_POST) {
         send_reply(s, req, RPC_HTTP_BAD_METHOD, "JSONRPC server handles only POST requests", false,
                    false);
         return;
@@ -543,6 +608,7 @@ static void http_request_cb(struct evhttp_request *req, void *arg)
     struct work_item *w = xcalloc(1, sizeof(*w));
     w->srv = s;
     w->req = req;
+    w->rest = rest;
     struct evbuffer *in = evhttp_request_get_input_buffer(req);
     w->body_len = evbuffer_get_length(in);
     w->body = xmalloc(w->body_len + 1);
@@ -550,7 +616,7 @@ static void http_request_cb(struct evhttp_request *req, void *arg)
     w->body[w->body_len] = 0;
     const char *auth = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
     w->auth_header = auth ? xstrdup(auth) : NULL;
-    w->uri = xstrdup(path);
+    w->uri = xstrdup(rest ? uri : path); /* REST reads the query too */
     w->peer = xstrdup(addr);
 
     pthread_mutex_lock(&s->queue_mutex);

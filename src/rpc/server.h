@@ -31,6 +31,7 @@ struct rpc_server_options {
     int timeout_s;         /* -rpcservertimeout (default 30) */
     struct rpc_auth *auth; /* borrowed; must outlive the server */
     struct rpc_context *ctx; /* borrowed: the methods and their state; must outlive the server */
+    int rest;                /* -rest: answer /rest/... (rest.h), without credentials */
 };
 
 struct rpc_server;

@@ -153,8 +153,8 @@ static void test_validate(void)
     expect_validate((const char *[]){"-i2psam=127.0.0.1:7656", NULL},
                     "-i2psam: not implemented yet");
     /* ... or, where the off form is what bitnode does, refused only on. */
-    expect_validate((const char *[]){"-rest", NULL},
-                    "-rest: not implemented yet (only -rest=0 is accepted)");
+    expect_validate((const char *[]){"-capturemessages", NULL},
+                    "-capturemessages: not implemented yet (only -capturemessages=0 is accepted)");
     expect_validate((const char *[]){"-coinstatsindex", "-blockfilterindex", "-txospenderindex",
                                      NULL},
                     NULL);
@@ -172,7 +172,7 @@ static void test_validate(void)
     /* Implemented since the operator interfaces: accepted. */
     expect_validate((const char *[]){"-rpcwhitelist=alice:getblockcount", "-startupnotify=true",
                                      "-blocknotify=true %s", "-alertnotify=true",
-                                     "-shutdownnotify=true", "-shutdownnotify=false",
+                                     "-shutdownnotify=true", "-shutdownnotify=false", "-rest",
                                      "-rpcwhitelistdefault", "-rpccookieperms=group", NULL},
                     NULL);
 }

@@ -344,9 +344,11 @@ const struct arg_def bitnoded_options[] = {
      "Specify asn mapping used for bucketing of the peers. Relative paths will be prefixed by "
      "the net-specific datadir location. If a bool arg is given (-asmap or -asmap=1), the "
      "embedded mapping data in the binary will be used."},
-    {"cjdnsreachable", ARG_BOOL | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "",
+    {"cjdnsreachable", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "",
      "If set, then this host is configured for CJDNS (connecting to fc00::/8 addresses would "
-     "lead us to the CJDNS network, see doc/cjdns.md) (default: 0)"},
+     "lead us to the CJDNS network, see doc/cjdns.md) (default: 0)"
+     ARG_REASON("bitnode makes no CJDNS connections; only -rpcallowip reads it (fc00::/8 is "
+                "then CJDNS, which has no subnets)")},
     {"dns", ARG_BOOL | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "",
      "Allow DNS lookups for -addnode, -seednode and -connect (default: 1)"},
     {"externalip", ARG_STRING | ARG_MULTI | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "=<ip>",

@@ -484,6 +484,7 @@ static int bind_rpc(struct node *n)
         .auth = n->auth,
         .ctx = n->rpc_ctx,
         .rest = args_get_bool(n->args, "rest", false),
+        .cjdns_reachable = args_get_bool(n->args, "cjdnsreachable", false),
     };
     int rc = rpc_server_bind(&opt, &n->rpc, err, sizeof(err));
     if (rc != RC_OK) {

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -102,6 +103,10 @@ int rpc_subnet_parse(const char *s, struct rpc_subnet *out)
     }
     memcpy(addr, s, alen);
     addr[alen] = 0;
+    if (addr[0] == '[' && alen > 2 && addr[alen - 1] == ']') { /* "[::1]", as Core takes it */
+        memmove(addr, addr + 1, alen - 2);
+        addr[alen - 2] = 0;
+    }
     memset(out, 0, sizeof(*out));
     int bytes;
     if (inet_pton(AF_INET, addr, out->addr) == 1) {
@@ -265,11 +270,17 @@ int rpc_server_bind(const struct rpc_server_options *opt, struct rpc_server **ou
     rpc_subnet_parse("127.0.0.0/8", &s->allow[s->n_allow++]);
     rpc_subnet_parse("::1", &s->allow[s->n_allow++]);
     for (size_t i = 0; i < opt->n_allow_ip; i++) {
-        if (rpc_subnet_parse(opt->allow_ip[i], &s->allow[s->n_allow]) != RC_OK) {
+        /* With -cjdnsreachable an fc00::/8 address is CJDNS, which has no subnets (Core's
+         * LookupSubNet). */
+        struct rpc_subnet *sn = &s->allow[s->n_allow];
+        if (rpc_subnet_parse(opt->allow_ip[i], sn) != RC_OK ||
+            (opt->cjdns_reachable && sn->family == AF_INET6 && sn->addr[0] == 0xfc &&
+             strchr(opt->allow_ip[i], '/'))) {
             snprintf(err, err_len,
                      "Invalid -rpcallowip subnet specification: %s. Valid values are a single "
-                     "IP (e.g. 1.2.3.4), a network/netmask (e.g. 1.2.3.4/255.255.255.0) or a "
-                     "network/CIDR (e.g. 1.2.3.4/24).",
+                     "IP (e.g. 1.2.3.4), a network/netmask (e.g. 1.2.3.4/255.255.255.0), a "
+                     "network/CIDR (e.g. 1.2.3.4/24), all ipv4 (0.0.0.0/0), or all ipv6 (::/0). "
+                     "RFC4193 is allowed only if -cjdnsreachable=0.",
                      opt->allow_ip[i]);
             rpc_server_free(s);
             return RC_INVALID;
@@ -277,10 +288,8 @@ int rpc_server_bind(const struct rpc_server_options *opt, struct rpc_server **ou
         s->n_allow++;
     }
 
-    /* Core's rules: without -rpcallowip only loopback is bound (and -rpcbind is ignored);
-     * with -rpcallowip but no -rpcbind, every address. */
-    const char *defaults_local[] = {"127.0.0.1", "::1"};
-    const char *defaults_any[] = {"0.0.0.0", "::"};
+    /* Core's rules (GetBindAddresses): both -rpcallowip and -rpcbind, or only loopback. */
+    const char *defaults_local[] = {"::1", "127.0.0.1"};
     const char *const *binds = defaults_local;
     size_t n_binds = 2;
     bool defaults = true;
@@ -288,7 +297,8 @@ int rpc_server_bind(const struct rpc_server_options *opt, struct rpc_server **ou
         LOG_WARN("Option -rpcbind was ignored because -rpcallowip was not specified, refusing "
                  "to allow everyone to connect");
     } else if (opt->n_allow_ip > 0 && opt->n_bind == 0) {
-        binds = defaults_any;
+        LOG_WARN("Option -rpcallowip was specified without -rpcbind; this doesn't usually "
+                 "make sense");
     } else if (opt->n_bind > 0) {
         binds = opt->bind;
         n_binds = opt->n_bind;
@@ -299,7 +309,7 @@ int rpc_server_bind(const struct rpc_server_options *opt, struct rpc_server **ou
         char host[256];
         uint16_t port = opt->port;
         if (split_host_port(binds[i], host, sizeof(host), &port) != RC_OK) {
-            snprintf(err, err_len, "Invalid -rpcbind address: %s", binds[i]);
+            snprintf(err, err_len, "Invalid port specified in -rpcbind: '%s'", binds[i]);
             rpc_server_free(s);
             return RC_INVALID;
         }
@@ -574,6 +584,14 @@ static void http_request_cb(struct evhttp_request *req, void *arg)
             "HTTP request from %s rejected: Client network is "
             "not allowed RPC access",
             addr);
+        /* Core closes the connection without an answer. Shut the socket first: the reply
+         * below then fails to go out, and libevent frees the request and the connection on
+         * its usual error path. */
+        struct bufferevent *bev = conn ? evhttp_connection_get_bufferevent(conn) : NULL;
+        evutil_socket_t fd = bev ? bufferevent_getfd(bev) : -1;
+        if (fd >= 0) {
+            shutdown(fd, SHUT_RDWR);
+        }
         send_reply(s, req, RPC_HTTP_FORBIDDEN, NULL, false, false);
         return;
     }

@@ -32,6 +32,7 @@ struct rpc_server_options {
     struct rpc_auth *auth; /* borrowed; must outlive the server */
     struct rpc_context *ctx; /* borrowed: the methods and their state; must outlive the server */
     int rest;                /* -rest: answer /rest/... (rest.h), without credentials */
+    int cjdns_reachable;     /* -cjdnsreachable: fc00::/8 is CJDNS, no -rpcallowip subnet */
 };
 
 struct rpc_server;

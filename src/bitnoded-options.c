@@ -20,6 +20,9 @@ const struct arg_def bitnoded_options[] = {
     {"help", ARG_BOOL | ARG_CMDLINE_ONLY, ARGS_CAT_OPTIONS, "",
      "Print this help message and exit (also -h, -?)"},
     {"version", ARG_BOOL | ARG_CMDLINE_ONLY, ARGS_CAT_OPTIONS, "", "Print version and exit"},
+    {"includeconf", ARG_STRING | ARG_MULTI, ARGS_CAT_OPTIONS, "=<file>",
+     "Specify additional configuration file, relative to the -datadir path (only useable from "
+     "configuration file, not command line)"},
     {"conf", ARG_STRING | ARG_CMDLINE_ONLY, ARGS_CAT_OPTIONS, "=<file>",
      "Specify path to read-only configuration file. Relative paths will be prefixed by datadir "
      "location (default: bitcoin.conf)"},
@@ -226,9 +229,11 @@ const struct arg_def bitnoded_options[] = {
      "Allow JSON-RPC connections from specified source. Valid values for <ip> are a single IP "
      "(e.g. 1.2.3.4), a network/netmask (e.g. 1.2.3.4/255.255.255.0) or a network/CIDR (e.g. "
      "1.2.3.4/24). This option can be specified multiple times"},
-    {"rpcuser", ARG_STRING, ARGS_CAT_RPC, "=<user>", "Username for JSON-RPC connections"},
-    {"rpcpassword", ARG_STRING, ARGS_CAT_RPC, "=<pw>", "Password for JSON-RPC connections"},
-    {"rpcauth", ARG_STRING | ARG_MULTI, ARGS_CAT_RPC, "=<userpw>",
+    {"rpcuser", ARG_STRING | ARG_SENSITIVE, ARGS_CAT_RPC, "=<user>",
+     "Username for JSON-RPC connections"},
+    {"rpcpassword", ARG_STRING | ARG_SENSITIVE, ARGS_CAT_RPC, "=<pw>",
+     "Password for JSON-RPC connections"},
+    {"rpcauth", ARG_STRING | ARG_MULTI | ARG_SENSITIVE, ARGS_CAT_RPC, "=<userpw>",
      "Username and HMAC-SHA-256 hashed password for JSON-RPC connections. The field <userpw> "
      "comes in the format: <USERNAME>:<SALT>$<HASH>. A canonical python script is included in "
      "share/rpcauth. This option can be specified multiple times"},
@@ -288,12 +293,11 @@ const struct arg_def bitnoded_options[] = {
      "Whether a mempool.dat file created by -persistmempool or the savemempool RPC will be "
      "written in the legacy format (version 1) or the current format (version 2). This "
      "temporary option will be removed in the future. (default: 0)"},
-    {"settings", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_OPTIONS, "=<file>",
+    {"settings", ARG_STRING, ARGS_CAT_OPTIONS, "=<file>",
      "Specify path to dynamic settings data file. Can be disabled with -nosettings. File is "
      "written at runtime and not meant to be edited by users (use bitcoin.conf instead for "
      "custom settings). Relative paths will be prefixed by datadir location. (default: "
-     "settings.json)"
-     ARG_REASON("bitnode keeps no settings.json (it has no wallet or GUI settings to store)")},
+     "settings.json)"},
     {"startupnotify", ARG_STRING, ARGS_CAT_OPTIONS, "=<cmd>",
      "Execute command on startup."},
     {"shutdownnotify", ARG_STRING | ARG_MULTI, ARGS_CAT_OPTIONS, "=<cmd>",
@@ -383,7 +387,7 @@ const struct arg_def bitnoded_options[] = {
     {"torcontrol", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "=<ip>:<port>",
      "Tor control host and port to use if onion listening enabled (default: 127.0.0.1:9051). "
      "If no port is specified, the default port of 9051 will be used." ARG_REASON(NO_TOR)},
-    {"torpassword", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "=<pass>",
+    {"torpassword", ARG_STRING | ARG_IGNORED | ARG_HIDDEN | ARG_SENSITIVE, ARGS_CAT_CONN, "=<pass>",
      "Tor control port password (default: empty)" ARG_REASON(NO_TOR)},
 
     /* Core's "Wallet options" (a Core built without a wallet accepts them too). */

@@ -21,6 +21,7 @@
 #include "mempool/miner.h"
 #include "net/net.h"
 #include "notify/command.h"
+#include "node/settings.h"
 #include "node/zmq.h"
 #include "node/chain_args.h"
 #include "node/chainstate_args.h"
@@ -238,6 +239,88 @@ static char *abs_path(const char *dir, const char *path)
     return fs_path_join(dir, path);
 }
 
+/* -includeconf on the command line: only its negation, as Core (whose message shows the
+ * value as JSON: true for a double negative, else the quoted string). */
+static int cmdline_includeconf(const struct args *a, char *err, size_t err_len)
+{
+    const char **v;
+    size_t count = args_get_list(a, "includeconf", &v);
+    if (count > 0 && !args_is_negated(a, "includeconf")) {
+        if (strcmp(v[0], "1") == 0) {
+            snprintf(err, err_len, "-includeconf cannot be used from commandline; -includeconf=true");
+        } else {
+            snprintf(err, err_len,
+                     "-includeconf cannot be used from commandline; -includeconf=\"%s\"", v[0]);
+        }
+        free(v);
+        return RC_INVALID;
+    }
+    free(v);
+    return RC_OK;
+}
+
+/* The -includeconf values of one section after its last negation, from index skip on. */
+static size_t include_names(struct node *n, const char *section, size_t skip,
+                            const char ***names, size_t *from)
+{
+    size_t count = args_config_list(n->args, "includeconf", section, names);
+    *from = skip;
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp((*names)[i], "0") == 0 && i + 1 > *from) {
+            *from = i + 1; /* "noincludeconf=1" drops the ones before */
+        }
+    }
+    return count;
+}
+
+/* -includeconf (Core's ReadConfigFiles): the files the chain's section names, then the top
+ * level's, relative to the datadir; an -includeconf inside an included file is ignored with
+ * Core's warning; -noincludeconf on the command line reads none. */
+static int read_includes(struct node *n, char *err, size_t err_len)
+{
+    if (args_is_negated(n->args, "includeconf") || !args_peek_chain(n->args)) {
+        return RC_OK;
+    }
+    const char *sections[2] = {args_peek_chain(n->args), ""};
+    size_t counts[2], from[2];
+    const char **names[2];
+    int rc = RC_OK;
+    for (int k = 0; k < 2; k++) { /* both lists before any file adds to them */
+        counts[k] = include_names(n, sections[k], 0, &names[k], &from[k]);
+    }
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = from[k]; i < counts[k] && rc == RC_OK; i++) {
+            const char *name = names[k][i];
+            char *path = abs_path(n->datadir, name);
+            struct buf text;
+            buf_init(&text);
+            char ferr[256];
+            if (fs_read_file(path, &text, 16u << 20, ferr, sizeof(ferr)) != RC_OK) {
+                snprintf(err, err_len, "Failed to include configuration file %s", name);
+                rc = RC_INVALID;
+            } else if ((rc = args_read_config(n->args, (const char *)text.data, text.len, name,
+                                              false, err, err_len)) == RC_OK) {
+                LOG_INFO("Included configuration file %s", name);
+            }
+            buf_clear(&text);
+            free(path);
+        }
+        free(names[k]);
+    }
+    for (int k = 0; k < 2 && rc == RC_OK; k++) {
+        const char **later;
+        size_t start, count = include_names(n, sections[k], counts[k], &later, &start);
+        for (size_t i = start; i < count; i++) {
+            fprintf(stderr,
+                    "warning: -includeconf cannot be used from included files; ignoring "
+                    "-includeconf=%s\n",
+                    later[i]);
+        }
+        free(later);
+    }
+    return rc;
+}
+
 static int read_config(struct node *n)
 {
     char err[512];
@@ -264,6 +347,9 @@ static int read_config(struct node *n)
     } else {
         rc = args_read_config(n->args, (const char *)text.data, text.len, conf, false, err,
                               sizeof(err));
+        if (rc == RC_OK) {
+            rc = read_includes(n, err, sizeof(err));
+        }
         if (rc != RC_OK) {
             init_error("Error reading configuration file: %s", err);
         }
@@ -657,6 +743,9 @@ static int setup_chain_dir(struct node *n)
         rc = fs_mkdir_p(wallets, err, sizeof(err));
     }
     free(wallets);
+    if (rc == RC_OK) {
+        rc = node_settings_init(n->args, n->net_dir, err, sizeof(err));
+    }
     if (rc != RC_OK) {
         init_error("%s", err);
     }
@@ -733,8 +822,11 @@ static void log_start(struct node *n)
     LOG_INFO("Using chain %s", args_chain(n->args));
     for (size_t i = 0; i < args_warning_count(n->args); i++) {
         LOG_WARN("%s", args_warning(n->args, i));
-        fprintf(stderr, "Warning: %s\n", args_warning(n->args, i));
+        if (!args_warning_log_only(n->args, i)) {
+            fprintf(stderr, "Warning: %s\n", args_warning(n->args, i));
+        }
     }
+    args_log(n->args);
     /* Core's options bitnode accepts and does not do: one line each, with the reason. */
     struct arg_ignored *ign;
     size_t n_ign = args_ignored(n->args, &ign);
@@ -1026,8 +1118,9 @@ int main(int argc, char **argv)
 
     /* 1. Parse the command line. */
     n.args = args_new(bitnoded_options, bitnoded_options_len);
-    if (args_parse_cmdline(n.args, argc, argv, NULL, err, sizeof(err)) != RC_OK) {
-        fprintf(stderr, "Error parsing command line arguments: %s\n", err);
+    if (args_parse_cmdline(n.args, argc, argv, NULL, err, sizeof(err)) != RC_OK ||
+        cmdline_includeconf(n.args, err, sizeof(err)) != RC_OK) {
+        fprintf(stderr, "Error: Error parsing command line arguments: %s\n", err);
         goto out;
     }
     /* 2. -help, -version. */

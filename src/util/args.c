@@ -8,6 +8,7 @@
 
 #include "util/check.h"
 #include "util/fs.h"
+#include "util/log.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
@@ -30,6 +31,8 @@ struct args {
     char *chain;
     char **warnings;
     size_t n_warnings;
+    size_t n_log_only; /* the first of warnings that Core only logs: log_only[i] */
+    bool *log_only;
 };
 
 static const char *known_sections[] = {"main", "test", "testnet4", "signet", "regtest"};
@@ -69,6 +72,7 @@ void args_free(struct args *a)
         free(a->warnings[i]);
     }
     free(a->warnings);
+    free(a->log_only);
     free(a->chain);
     free(a);
 }
@@ -82,6 +86,8 @@ static void add_warning(struct args *a, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     a->warnings = xrealloc(a->warnings, (a->n_warnings + 1) * sizeof(*a->warnings));
+    a->log_only = xrealloc(a->log_only, (a->n_warnings + 1) * sizeof(*a->log_only));
+    a->log_only[a->n_warnings] = false;
     a->warnings[a->n_warnings++] = xstrdup(msg);
 }
 
@@ -129,8 +135,9 @@ static const struct arg_def *interpret(struct args *a, const char *name, size_t 
         }
         /* -nofoo=0 is a double negative: Core treats it as -foo=1 and warns. */
         if (value && strcmp(value, "0") == 0) {
-            add_warning(a, "parsed potentially confusing double-negative -%s=0 (%s)", def->name,
-                        where);
+            (void)where;
+            add_warning(a, "Parsed potentially confusing double-negative -%s=0", def->name);
+            a->log_only[a->n_warnings - 1] = true; /* Core's LogWarning only */
             *value_out = "1";
             return def;
         }
@@ -290,10 +297,6 @@ int args_read_config(struct args *a, const char *text, size_t len, const char *f
                      line_no);
             return RC_INVALID;
         }
-        if (strcmp(keybuf, "includeconf") == 0) {
-            snprintf(err, err_len, "%s:%d: includeconf is not supported", filename, line_no);
-            return RC_INVALID;
-        }
         bool negated;
         const char *value;
         char where[300];
@@ -365,7 +368,8 @@ static const struct entry *lookup(const struct args *a, const char *name)
     return lookup_in(a, def, a->chain);
 }
 
-int args_select_chain(struct args *a, char *err, size_t err_len)
+/* The chain the options name (NULL: none named), and how many name one. */
+static const char *named_chain(const struct args *a, int *count_out)
 {
     static const struct {
         const char *flag;
@@ -390,6 +394,30 @@ int args_select_chain(struct args *a, char *err, size_t err_len)
         chosen = ce->value;
         count++;
     }
+    *count_out = count;
+    return chosen;
+}
+
+bool args_has_option(const struct args *a, const char *name)
+{
+    const char *dot = strchr(name, '.');
+    const char *n = dot ? dot + 1 : name;
+    size_t len = strlen(n);
+    return find_def(a, n, len) ||
+           (len > 2 && memcmp(n, "no", 2) == 0 && find_def(a, n + 2, len - 2));
+}
+
+const char *args_peek_chain(const struct args *a)
+{
+    int count;
+    const char *c = named_chain(a, &count);
+    return count > 1 ? NULL : c ? c : "main";
+}
+
+int args_select_chain(struct args *a, char *err, size_t err_len)
+{
+    int count;
+    const char *chosen = named_chain(a, &count);
     if (count > 1) {
         snprintf(err, err_len,
                  "Invalid combination of -regtest, -signet, -testnet, -testnet4 and -chain. Can "
@@ -493,6 +521,23 @@ bool args_get_bool(const struct args *a, const char *name, bool def)
 {
     const struct entry *e = lookup(a, name);
     return e ? interpret_bool(e->value) : def;
+}
+
+size_t args_config_list(const struct args *a, const char *name, const char *section,
+                        const char ***out)
+{
+    const struct arg_def *def = find_def(a, name, strlen(name));
+    CHECK_ALWAYS(def != NULL);
+    const char **v = xmalloc((a->n + 1) * sizeof(*v));
+    size_t n = 0;
+    for (size_t i = 0; i < a->n; i++) {
+        const struct entry *e = &a->e[i];
+        if (e->def == def && e->src == SRC_CONFIG && strcmp(e->section, section) == 0) {
+            v[n++] = e->value; /* negations too: the caller counts and skips them */
+        }
+    }
+    *out = v;
+    return n;
 }
 
 size_t args_get_list(const struct args *a, const char *name, const char ***out)
@@ -634,6 +679,75 @@ const char *args_warning(const struct args *a, size_t i)
 {
     CHECK_ALWAYS(i < a->n_warnings);
     return a->warnings[i];
+}
+
+int args_warning_log_only(const struct args *a, size_t i)
+{
+    CHECK_ALWAYS(i < a->n_warnings);
+    return a->log_only[i];
+}
+
+/* value as a JSON string (Core's UniValue::write of a string), into out. */
+static void json_quote(char *out, size_t out_len, const char *value)
+{
+    size_t k = 0;
+    if (out_len < 3) {
+        return;
+    }
+    out[k++] = '"';
+    for (const unsigned char *p = (const unsigned char *)value; *p && k + 8 < out_len; p++) {
+        if (*p == '"' || *p == '\\') {
+            out[k++] = '\\';
+            out[k++] = (char)*p;
+        } else if (*p < 0x20) {
+            k += (size_t)snprintf(out + k, out_len - k, "\\u%04x", *p);
+        } else {
+            out[k++] = (char)*p;
+        }
+    }
+    out[k++] = '"';
+    out[k] = 0;
+}
+
+static int entry_order(const void *x, const void *y)
+{
+    const struct entry *a = *(const struct entry *const *)x, *b = *(const struct entry *const *)y;
+    int c = strcmp(a->section, b->section);
+    if (!c) {
+        c = strcmp(a->def->name, b->def->name);
+    }
+    return c ? c : (a < b ? -1 : a > b);
+}
+
+void args_log(const struct args *a)
+{
+    const struct entry **v = xmalloc((a->n + 1) * sizeof(*v));
+    for (int src = SRC_CONFIG; ; src = SRC_CMDLINE) {
+        size_t n = 0;
+        for (size_t i = 0; i < a->n; i++) {
+            if (a->e[i].src == src) {
+                v[n++] = &a->e[i];
+            }
+        }
+        qsort(v, n, sizeof(*v), entry_order);
+        for (size_t i = 0; i < n; i++) {
+            char val[1100];
+            if (v[i]->def->flags & ARG_SENSITIVE) {
+                snprintf(val, sizeof(val), "****");
+            } else if (v[i]->negated) {
+                snprintf(val, sizeof(val), "false");
+            } else {
+                json_quote(val, sizeof(val), v[i]->value);
+            }
+            LOG_INFO("%s %s%s%s%s=%s", src == SRC_CONFIG ? "Config file arg:" : "Command-line arg:",
+                     v[i]->section[0] ? "[" : "", v[i]->section, v[i]->section[0] ? "] " : "",
+                     v[i]->def->name, val);
+        }
+        if (src == SRC_CMDLINE) {
+            break;
+        }
+    }
+    free(v);
 }
 
 /* Prints text (up to an ARG_REASON) wrapped at 79 columns with a 7-space indent, like Core's

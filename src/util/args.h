@@ -37,6 +37,7 @@ enum arg_flags {
     ARG_IGNORED = 1u << 9,      /* accepted with any value; bitnode does not do this. The help
                                    text ends with ARG_REASON("why"): args_ignored() reports the
                                    reason for one log line, -help leaves it out */
+    ARG_SENSITIVE = 1u << 10,   /* a secret: args_log writes "****" for its value */
 };
 
 /* The end of an ARG_IGNORED option's help text: Core's help, then why bitnode ignores the
@@ -108,6 +109,16 @@ bool args_get_bool(const struct args *a, const char *name, bool def);
 /** Returns the values of a multi-value option, in precedence order; *out gets a new array
  *  (caller frees it; the strings are borrowed from a). Returns the count. */
 size_t args_get_list(const struct args *a, const char *name, const char ***out);
+/** Every value of name read from config files in section ("" the top level), in the order
+ *  read (a negation's as "0"): -includeconf's files, and those an included file names.
+ *  *out (the pointers borrowed from a) is freed by the caller. */
+/** true when name (maybe "section.name", maybe "noname") is an option of the table. */
+bool args_has_option(const struct args *a, const char *name);
+/** The chain the options name so far ("main" when none; NULL when several), without
+ *  selecting it (args_select_chain does, once every file is read). */
+const char *args_peek_chain(const struct args *a);
+size_t args_config_list(const struct args *a, const char *name, const char *section,
+                        const char ***out);
 
 /** Checks every effective value: integers parse, flags are 0/1, options marked ARG_ONLY_OFF
  *  are off, options marked ARG_NOT_IMPL are not given ("-blocknotify: not implemented yet").
@@ -128,9 +139,17 @@ struct arg_ignored {
 size_t args_ignored(const struct args *a, struct arg_ignored **out);
 
 /** Warnings collected while parsing (unrecognized sections, options ignored outside their
- *  section, "-nofoo=0"). Borrowed strings. */
+ *  section, "-nofoo=0"). Borrowed strings. args_warning_log_only: 1 for those Core only
+ *  logs (the double negative), 0 for those it also prints. */
 size_t args_warning_count(const struct args *a);
 const char *args_warning(const struct args *a, size_t i);
+int args_warning_log_only(const struct args *a, size_t i);
+
+/** Logs every option as Core's LogArgs does: "Config file arg: [section] name=<json>" for
+ *  each config value (sections in name order, the top level first), then "Command-line arg:
+ *  name=<json>" for each on the command line, names in order; a negation is false, a
+ *  sensitive option's value "****". */
+void args_log(const struct args *a);
 
 /** Prints the options that are not hidden, grouped by category (a category with none left
  *  out), to f. */

@@ -310,7 +310,7 @@ const struct arg_def bitnoded_options[] = {
     {"blockfilterindex", ARG_STRING, ARGS_CAT_OPTIONS, "=<type>",
      "Maintain an index of compact filters by block (default: 0, values: basic). If <type> is "
      "not supplied or if <type> = 1, indexes for all known types are enabled."},
-    {"daemonwait", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_OPTIONS, "",
+    {"daemonwait", ARG_BOOL, ARGS_CAT_OPTIONS, "",
      "Wait for initialization to be finished before exiting. This implies -daemon (default: "
      "0)"},
     /* Core's hidden ones: a database compaction and the GUI's (bitcoind accepts those). */

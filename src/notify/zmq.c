@@ -254,8 +254,9 @@ static void send_block_txs(struct notify_zmq *z, const struct ev *v)
     reader_init(&r, raw.data, raw.len);
     uint64_t count = 0;
     reader_skip(&r, 80, "header");
-    ser_get_varint(&r, &count, "tx count");
-    for (uint64_t i = 0; i < count && r.rc == RC_OK; i++) {
+    ser_get_compact(&r, &count, "tx count");
+    size_t i = 0;
+    for (; i < count && r.rc == RC_OK; i++) {
         size_t start = r.pos;
         struct tx tx;
         if (tx_parse(&tx, &r, 1) != RC_OK) {
@@ -263,6 +264,9 @@ static void send_block_txs(struct notify_zmq *z, const struct ev *v)
         }
         send_tx(z, tx.txid, raw.data + start, r.pos - start);
         tx_clear(&tx);
+    }
+    for (; i < v->ntx; i++) { /* the stored block did not parse (cannot happen): hashes */
+        send_tx(z, v->txids[i], NULL, 0);
     }
     buf_clear(&raw);
 }

@@ -11,8 +11,8 @@ import struct
 
 import zmq
 
-from blocktools import (Key, OutPoint, P2WSH_TRUE, Tx, TxIn, TxOut, hash160, segwit_address,
-                        sha256d, sign_p2wpkh)
+from blocktools import (Key, OutPoint, P2WSH_TRUE, SCRIPT_TRUE, Tx, TxIn, TxOut, hash160,
+                        segwit_address, sha256d, sign_p2wpkh)
 from framework import (BitnodeTestFramework, assert_equal, assert_true, free_port)
 
 COIN = 100000000
@@ -156,9 +156,41 @@ class ZMQTest(BitnodeTestFramework):
         assert_equal(node.rpc("getbestblockhash"), h)
         seen = [seq_msg(subs["sequence"].receive()) for _ in range(3)]
         assert_equal([x[:2] for x in seen], [(new[0], "D"), (txid2, "A"), (h, "C")])
+        new_txs = node.rpc("getblock", new[0])["tx"]
+        for t in new_txs + [txid2] + block["tx"]:  # new[0]'s out, the payment back, h's in
+            assert_equal(subs["hashtx"].receive().hex(), t)
+            subs["rawtx"].receive()
         assert_equal(subs["hashblock"].receive().hex(), h)
+        assert_equal(subs["rawblock"].receive().hex(), node.rpc("getblock", h, 0))
         assert_equal(second.receive().hex(), h)
         subs["hashblock"].expect_none()
+
+        self.log("a block of 151 transactions (its count takes a compact size's second byte "
+                 "range): every one on hashtx and rawtx")
+        for more in node.rpc("generatetoaddress", 3, "bcrt1qs758ursh4q9z627kt3pp5yysm78ddny6txaqgw"):
+            self.expect_block(node, subs, more)  # hashes[1:4] mature
+            second.receive()
+        txids = []
+        for h_cb in hashes[1:4]:
+            cb = node.rpc("getblock", h_cb, 2)["tx"][0]
+            value = int(round(cb["vout"][0]["value"] * COIN))
+            fan = Tx([TxIn(OutPoint(bytes.fromhex(cb["txid"])[::-1], 0), b"", 0xFFFFFFFD)],
+                     [TxOut((value - 10000) // 49, P2WSH_TRUE) for _ in range(49)])
+            sign_p2wpkh(fan, 0, key, value)
+            txids.append(node.rpc("sendrawtransaction", fan.hex()))
+            each = (value - 10000) // 49
+            for n in range(49):
+                child = Tx([TxIn(OutPoint(fan.txid, n), b"", 0xFFFFFFFD, [SCRIPT_TRUE])],
+                           [TxOut(each - 1000, P2WSH_TRUE)])
+                txids.append(node.rpc("sendrawtransaction", child.hex()))
+        for t in txids:
+            assert_equal(subs["hashtx"].receive().hex(), t)
+            subs["rawtx"].receive()
+            assert_equal(seq_msg(subs["sequence"].receive())[:2], (t, "A"))
+        [big] = node.rpc("generatetoaddress", 1, addr)
+        assert_equal(len(node.rpc("getblock", big)["tx"]), 151)
+        self.expect_block(node, subs, big, extra_txids=txids)
+        assert_equal(second.receive().hex(), big)
 
         self.log("the counters never skipped")
         node.stop()

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -226,6 +227,9 @@ static int listen_on(const char *host, uint16_t port, char *err, size_t err_len)
     if (res->ai_family == AF_INET6) {
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
     }
+    /* Replies go out at once: with Nagle's algorithm a reply larger than a segment waited
+     * for the client's delayed ACK (Linux's accepted sockets inherit this). */
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     if (bind(fd, res->ai_addr, res->ai_addrlen) != 0 || listen(fd, 128) != 0) {
         snprintf(err, err_len, "Binding RPC on address %s port %u failed: %s", host, port,
                  strerror(errno));

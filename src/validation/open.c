@@ -368,6 +368,12 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
         goto fail;
     }
     cs->settled_tip = chainstate_tip(cs); /* the tip loaded is not news (Core's INIT state) */
+    if (cs->opt.stop_at_height && cs->settled_tip &&
+        cs->settled_tip->height >= cs->opt.stop_at_height) {
+        /* Loaded (or replayed after a crash) at or past -stopatheight: Core's blockTip at
+         * load stops the node too; no block would connect to trigger it. */
+        atomic_store(&cs->stop_requested, 1);
+    }
     *out = cs;
     return RC_OK;
 fail:

@@ -165,6 +165,15 @@ class ChainImportTest(BitnodeTestFramework):
         node.start()
         self.wait_height(node, 1300)
         node.stop()
+        self.log("-stopatheight at or below the tip loaded stops the node too (Core's blockTip "
+                 "at load; a crash in the last flush leaves the tip there)")
+        for h in (1300, 1200):
+            log_from = os.path.getsize(node.debug_log)
+            node.start(["-stopatheight=%d" % h], wait=False)
+            assert_equal(node.wait_exit(timeout=60), 0)
+            with open(node.debug_log) as f:
+                f.seek(log_from)
+                assert_in("-stopatheight reached: shutting down", f.read())
 
         if not os.path.isdir(REORG):
             if os.environ.get("BITNODE_REQUIRE_SHARED") == "1":

@@ -38,20 +38,6 @@ void u256_to_hex(char out65[65], const struct u256 *x)
     hex_encode_rev(out65, le, 32);
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 int u256_from_hex(struct u256 *x, const char *hex)
 {
     struct u256 t;

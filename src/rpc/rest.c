@@ -214,20 +214,6 @@ static enum rest_format parse_format(const char *part, char **param)
     return FMT_UNDEF;
 }
 
-static int hex_digit(char c)
-{
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 /* Core's UrlDecode of the n bytes at s: "%XY" with two hex digits becomes that byte,
  * anything else ("%", "%4", "%zz", "+") stays as it is. Returns a new string of *len bytes
  * (NUL-terminated; it may hold NULs). */

@@ -41,7 +41,7 @@ char *hex_encode_alloc(const uint8_t *p, size_t n)
     return s;
 }
 
-static int nibble(char c)
+int hex_digit(char c)
 {
     if (c >= '0' && c <= '9') {
         return c - '0';
@@ -62,13 +62,13 @@ int hex_decode(struct buf *out, const char *hex)
         return RC_INVALID;
     }
     for (size_t i = 0; i < n; i++) {
-        if (nibble(hex[i]) < 0) {
+        if (hex_digit(hex[i]) < 0) {
             return RC_INVALID;
         }
     }
     buf_reserve(out, n / 2);
     for (size_t i = 0; i < n; i += 2) {
-        buf_put_u8(out, (uint8_t)(nibble(hex[i]) << 4 | nibble(hex[i + 1])));
+        buf_put_u8(out, (uint8_t)(hex_digit(hex[i]) << 4 | hex_digit(hex[i + 1])));
     }
     return RC_OK;
 }
@@ -79,7 +79,7 @@ int hex_decode_fixed(uint8_t *p, size_t n, const char *hex)
         return RC_INVALID;
     }
     for (size_t i = 0; i < n; i++) {
-        int hi = nibble(hex[2 * i]), lo = nibble(hex[2 * i + 1]);
+        int hi = hex_digit(hex[2 * i]), lo = hex_digit(hex[2 * i + 1]);
         if (hi < 0 || lo < 0) {
             return RC_INVALID;
         }

@@ -7,6 +7,9 @@
 
 #include "util/buf.h"
 
+/** The value of one hex digit (either case), or -1. */
+int hex_digit(char c);
+
 /** Writes 2*n lowercase hex digits and a NUL to out (size >= 2*n+1). */
 void hex_encode(char *out, const uint8_t *p, size_t n);
 /** Same, bytes in reverse order (how txids and block hashes are shown). */

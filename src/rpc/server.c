@@ -2,11 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <event2/buffer.h>
-#include <event2/bufferevent.h>
 #include <event2/event.h>
-#include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 #include <event2/thread.h>
 #include <event2/util.h>
 #include <fcntl.h>
@@ -24,6 +20,7 @@
 #include <jansson.h>
 
 #include "rpc/auth.h"
+#include "rpc/http.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/rest.h"
 #include "rpc/protocol.h"
@@ -37,12 +34,13 @@
 
 struct work_item {
     struct rpc_server *srv;
-    struct evhttp_request *req; /* touched only on the event loop thread */
-    char *body;
+    struct rpc_http_request *req; /* answered on the event loop thread */
+    /* borrowed from the request, which the loop leaves alone until it is answered */
+    const char *body;
     size_t body_len;
-    char *auth_header; /* NULL if absent */
-    char *uri;
-    char *peer;
+    const char *auth_header; /* NULL if absent */
+    char *uri;               /* the path ("/"), or the whole target for REST */
+    const char *peer;
     /* the reply, filled by a worker */
     int status;
     char *reply_body;
@@ -66,7 +64,7 @@ struct rpc_server {
     uint16_t bound_port;
 
     struct event_base *base;
-    struct evhttp *http;
+    struct rpc_http *http;
     pthread_t http_thread;
     bool http_running;
 
@@ -360,78 +358,63 @@ uint16_t rpc_server_port(const struct rpc_server *s)
 
 static void work_item_free(struct work_item *w)
 {
-    free(w->body);
-    free(w->auth_header);
     free(w->uri);
-    free(w->peer);
     free(w->reply_body);
     free(w);
 }
 
-static void on_request_complete(struct evhttp_request *req, void *arg)
-{
-    struct rpc_server *s = arg;
-    atomic_fetch_sub(&s->in_flight, 1);
-}
-
-/* Sends a reply on the loop thread. body may be NULL. */
-static void send_reply(struct rpc_server *s, struct evhttp_request *req, int status,
+/* Answers req on the loop thread. body may be NULL. */
+static void send_reply(struct rpc_server *s, struct rpc_http_request *req, int status,
                        const char *body, bool json, bool auth_challenge)
 {
-    struct evkeyvalq *headers = evhttp_request_get_output_headers(req);
+    const char *extra[4];
+    size_t n = 0;
     if (auth_challenge) {
-        evhttp_add_header(headers, "WWW-Authenticate", WWW_AUTH_HEADER);
+        extra[2 * n] = "WWW-Authenticate";
+        extra[2 * n + 1] = WWW_AUTH_HEADER;
+        n++;
     }
     if (json) {
-        evhttp_add_header(headers, "Content-Type", "application/json");
-    } else if (body) {
-        evhttp_add_header(headers, "Content-Type", "text/html; charset=ISO-8859-1");
+        extra[2 * n] = "Content-Type";
+        extra[2 * n + 1] = "application/json";
+        n++;
     }
-    struct evbuffer *buf = evbuffer_new();
-    if (body) {
-        evbuffer_add(buf, body, strlen(body));
-    }
-    if (evhttp_request_get_connection(req) == NULL) {
-        /* The client went away: libevent frees the request in send_reply without calling
-         * the completion callback, so count it as answered here. */
-        atomic_fetch_sub(&s->in_flight, 1);
-    } else {
-        evhttp_request_set_on_complete_cb(req, on_request_complete, s);
-    }
-    evhttp_send_reply(req, status, NULL, buf);
-    evbuffer_free(buf);
+    rpc_http_respond(req, status, extra, n, body, body ? strlen(body) : 0);
+    atomic_fetch_sub(&s->in_flight, 1);
 }
 
 /* A REST reply (rest.h): any bytes, Core's Content-Type and Cache-Control. */
 static void send_rest_reply(struct rpc_server *s, struct work_item *w)
 {
-    struct evkeyvalq *headers = evhttp_request_get_output_headers(w->req);
+    const char *extra[4];
+    size_t n = 0;
     if (w->content_type) {
-        evhttp_add_header(headers, "Content-Type", w->content_type);
+        extra[2 * n] = "Content-Type";
+        extra[2 * n + 1] = w->content_type;
+        n++;
     }
     if (w->cache_control) {
-        evhttp_add_header(headers, "Cache-Control", w->cache_control);
+        extra[2 * n] = "Cache-Control";
+        extra[2 * n + 1] = w->cache_control;
+        n++;
     }
-    struct evbuffer *buf = evbuffer_new();
-    evbuffer_add(buf, w->reply_body ? w->reply_body : "", w->reply_len);
-    if (evhttp_request_get_connection(w->req) == NULL) {
-        atomic_fetch_sub(&s->in_flight, 1);
-    } else {
-        evhttp_request_set_on_complete_cb(w->req, on_request_complete, s);
-    }
-    evhttp_send_reply(w->req, w->status, NULL, buf);
-    evbuffer_free(buf);
+    rpc_http_respond(w->req, w->status, extra, n, w->reply_body, w->reply_len);
+    atomic_fetch_sub(&s->in_flight, 1);
 }
 
-/* A reply with no body but Core's "Cache-Control: no-store" (its 404 and 405). */
-static void send_status(struct rpc_server *s, struct evhttp_request *req, int status)
+/* Core's WriteNoStoreErrorReply: "Cache-Control: no-store" and an optional text. */
+static void send_status(struct rpc_server *s, struct rpc_http_request *req, int status,
+                        const char *text)
 {
-    evhttp_add_header(evhttp_request_get_output_headers(req), "Cache-Control", "no-store");
-    send_reply(s, req, status, NULL, false, false);
+    static const char *const no_store[] = {"Cache-Control", "no-store"};
+    rpc_http_respond(req, status, no_store, 1, text, text ? strlen(text) : 0);
+    atomic_fetch_sub(&s->in_flight, 1);
 }
 
 static void reply_cb(evutil_socket_t fd, short what, void *arg)
 {
+    (void)fd;
+    (void)what;
     struct work_item *w = arg;
     if (w->rest) {
         send_rest_reply(w->srv, w);
@@ -544,102 +527,55 @@ static void *worker_main(void *arg)
 
 /* ---- requests (event loop thread) ---------------------------------------------------- */
 
-static const char *method_name(enum evhttp_cmd_type t)
-{
-    switch (t) {
-    case EVHTTP_REQ_GET:
-        return "GET";
-    case EVHTTP_REQ_POST:
-        return "POST";
-    case EVHTTP_REQ_HEAD:
-        return "HEAD";
-    case EVHTTP_REQ_PUT:
-        return "PUT";
-    case EVHTTP_REQ_DELETE:
-        return "DELETE";
-    default:
-        return "unknown";
-    }
-}
-
-static void http_request_cb(struct evhttp_request *req, void *arg)
+static bool allow_peer(void *arg, const char *ip)
 {
     struct rpc_server *s = arg;
-    char *peer_addr = NULL;
-    ev_uint16_t peer_port = 0;
-    struct evhttp_connection *conn = evhttp_request_get_connection(req);
-    if (conn) {
-        evhttp_connection_get_peer(conn, &peer_addr, &peer_port);
-    }
-    const char *addr = peer_addr ? peer_addr : "";
-    const char *uri = evhttp_request_get_uri(req);
-    char clean_uri[200];
-    log_sanitize(clean_uri, sizeof(clean_uri), uri ? uri : "");
-    LOG(LOG_CAT_HTTP, LOG_LVL_DEBUG, "Received a %s request for %s from %s:%u",
-        method_name(evhttp_request_get_command(req)), clean_uri, addr, peer_port);
-    atomic_fetch_add(&s->in_flight, 1);
-
-    bool allowed = false;
-    for (size_t i = 0; i < s->n_allow && !allowed; i++) {
-        allowed = rpc_subnet_match(&s->allow[i], addr);
-    }
-    if (!allowed) {
-        LOG(LOG_CAT_HTTP, LOG_LVL_DEBUG,
-            "HTTP request from %s rejected: Client network is "
-            "not allowed RPC access",
-            addr);
-        /* Core closes the connection without an answer. Shut the socket first: the reply
-         * below then fails to go out, and libevent frees the request and the connection on
-         * its usual error path. */
-        struct bufferevent *bev = conn ? evhttp_connection_get_bufferevent(conn) : NULL;
-        evutil_socket_t fd = bev ? bufferevent_getfd(bev) : -1;
-        if (fd >= 0) {
-            shutdown(fd, SHUT_RDWR);
+    for (size_t i = 0; i < s->n_allow; i++) {
+        if (rpc_subnet_match(&s->allow[i], ip)) {
+            return true;
         }
-        send_reply(s, req, RPC_HTTP_FORBIDDEN, NULL, false, false);
+    }
+    return false;
+}
+
+/* Core's http_request_cb: 405 for an unknown method, 503 while stopping, then the handler
+ * whose path matches ("/" exactly; "/rest/" as a prefix with -rest), or 404. */
+static void http_request_cb(void *arg, struct rpc_http_request *req)
+{
+    struct rpc_server *s = arg;
+    const struct rpc_http_message *m = rpc_http_request_message(req);
+    atomic_fetch_add(&s->in_flight, 1);
+    if (m->method == RPC_HTTP_METHOD_UNKNOWN) {
+        LOG(LOG_CAT_HTTP, LOG_LVL_DEBUG, "HTTP request rejected: Unknown HTTP request method");
+        send_status(s, req, RPC_HTTP_BAD_METHOD, NULL);
         return;
     }
     if (atomic_load(&s->stopping)) {
-        send_reply(s, req, RPC_HTTP_SERVICE_UNAVAILABLE,
-                   "Request rejected because the server is "
-                   "shutting down",
-                   false, false);
+        LOG(LOG_CAT_HTTP, LOG_LVL_DEBUG, "Rejecting request while shutting down");
+        send_status(s, req, RPC_HTTP_SERVICE_UNAVAILABLE, NULL);
         return;
     }
-    const char *path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
-    enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
-    /* Core's REST handlers take GET, HEAD, POST and PUT alike; its server answers 405 to
-     * any other method before looking at the path. */
-    bool rest = s->opt.rest && uri && strncmp(uri, "/rest/", 6) == 0;
-    if (cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_POST && cmd != EVHTTP_REQ_HEAD &&
-        cmd != EVHTTP_REQ_PUT) {
-        send_status(s, req, RPC_HTTP_BAD_METHOD);
+    const char *target = m->target;
+    bool rest = s->opt.rest && strncmp(target, "/rest/", 6) == 0;
+    size_t path_len = strcspn(target, "?#");
+    if (!rest && !(path_len == 1 && target[0] == '/')) {
+        send_status(s, req, RPC_HTTP_NOT_FOUND, NULL);
         return;
     }
-    /* "/" (like a Core built without a wallet, no "/wallet/<name>"), and /rest/ with -rest. */
-    if (!rest && (!path || strcmp(path, "/") != 0)) {
-        send_status(s, req, RPC_HTTP_NOT_FOUND);
-        return;
-    }
-    if (!rest && cmd != EVHTTP_REQ_POST) {
+    if (!rest && m->method != RPC_HTTP_METHOD_POST) {
         send_reply(s, req, RPC_HTTP_BAD_METHOD, "JSONRPC server handles only POST requests", false,
                    false);
         return;
     }
-
     struct work_item *w = xcalloc(1, sizeof(*w));
     w->srv = s;
     w->req = req;
     w->rest = rest;
-    struct evbuffer *in = evhttp_request_get_input_buffer(req);
-    w->body_len = evbuffer_get_length(in);
-    w->body = xmalloc(w->body_len + 1);
-    evbuffer_copyout(in, w->body, w->body_len);
-    w->body[w->body_len] = 0;
-    const char *auth = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
-    w->auth_header = auth ? xstrdup(auth) : NULL;
-    w->uri = xstrdup(rest ? uri : path); /* REST reads the query too */
-    w->peer = xstrdup(addr);
+    w->body = m->body;
+    w->body_len = m->body_len;
+    w->auth_header = rpc_http_message_header(m, "Authorization");
+    w->uri = rest ? xstrdup(target) : xstrndup(target, path_len); /* REST reads the query */
+    w->peer = rpc_http_request_peer(req, NULL);
 
     pthread_mutex_lock(&s->queue_mutex);
     bool full = s->q_len >= (size_t)s->opt.work_queue || s->q_stop;
@@ -653,7 +589,7 @@ static void http_request_cb(struct evhttp_request *req, void *arg)
         LOG_WARN("Request rejected because http work queue depth exceeded, it can be "
                  "increased with the -rpcworkqueue= setting");
         work_item_free(w);
-        send_reply(s, req, RPC_HTTP_SERVICE_UNAVAILABLE, "Work queue depth exceeded", false, false);
+        send_status(s, req, RPC_HTTP_SERVICE_UNAVAILABLE, "Work queue depth exceeded");
     }
 }
 
@@ -677,23 +613,19 @@ int rpc_server_start(struct rpc_server *s, char *err, size_t err_len)
         snprintf(err, err_len, "cannot create the libevent base");
         return RC_IO;
     }
-    s->http = evhttp_new(s->base);
-    if (!s->http) {
-        snprintf(err, err_len, "cannot create the HTTP server");
+    struct rpc_http_options ho = {.base = s->base,
+                                  .listen_fds = s->listen_fd,
+                                  .n_listen = s->n_listen,
+                                  .timeout_s = s->opt.timeout_s > 0 ? s->opt.timeout_s : 30,
+                                  .on_request = http_request_cb,
+                                  .allow = allow_peer,
+                                  .arg = s};
+    if (rpc_http_new(&ho, &s->http) != RC_OK) {
+        snprintf(err, err_len, "cannot accept on the RPC socket");
         return RC_IO;
     }
-    evhttp_set_timeout(s->http, s->opt.timeout_s > 0 ? s->opt.timeout_s : 30);
-    evhttp_set_max_headers_size(s->http, RPC_MAX_HEADER_BYTES);
-    evhttp_set_max_body_size(s->http, RPC_MAX_BODY_BYTES);
-    evhttp_set_allowed_methods(s->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_HEAD |
-                                            EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE);
-    evhttp_set_gencb(s->http, http_request_cb, s);
     for (size_t i = 0; i < s->n_listen; i++) {
-        if (!evhttp_accept_socket_with_handle(s->http, s->listen_fd[i])) {
-            snprintf(err, err_len, "cannot accept on the RPC socket");
-            return RC_IO;
-        }
-        s->listen_fd[i] = -1; /* evhttp owns it now */
+        s->listen_fd[i] = -1; /* the listeners own them now */
     }
     s->queue = xcalloc((size_t)s->opt.work_queue, sizeof(*s->queue));
     s->workers = xcalloc((size_t)s->opt.threads, sizeof(*s->workers));
@@ -711,7 +643,7 @@ int rpc_server_start(struct rpc_server *s, char *err, size_t err_len)
         return RC_IO;
     }
     s->http_running = true;
-    LOG_INFO("HTTP: starting %d worker threads", s->opt.threads);
+    LOG_INFO("Starting HTTP server with %d worker threads", s->opt.threads);
     return RC_OK;
 }
 
@@ -749,9 +681,7 @@ void rpc_server_free(struct rpc_server *s)
         return;
     }
     rpc_server_stop(s);
-    if (s->http) {
-        evhttp_free(s->http);
-    }
+    rpc_http_free(s->http);
     if (s->base) {
         event_base_free(s->base);
     }

@@ -1,7 +1,8 @@
-/* The HTTP side of the RPC server: libevent's evhttp on its own thread, a bounded work queue
- * served by -rpcthreads workers (503 when full), -rpcallowip filtering (403), HTTP Basic
- * authentication (401, after a 250 ms delay for wrong credentials), a request body limit
- * (413), and JSON-RPC through rpc_handle_body().
+/* The RPC server: HTTP connections (http.h) on an event loop of their own thread, a bounded
+ * work queue served by -rpcthreads workers (503 when full), -rpcallowip filtering (a refused
+ * client is disconnected unanswered), HTTP Basic authentication (401, after a 250 ms delay
+ * for wrong credentials), Core's routing ("/" for JSON-RPC, "/rest/" with -rest, else 404;
+ * 405 for other methods), and JSON-RPC through rpc_handle_body().
  *
  * Start-up is split in two so that bitnoded can fork into the background after the ports
  * are taken (start-up errors still reach the terminal) but before any thread exists:

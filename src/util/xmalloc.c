@@ -51,3 +51,11 @@ void *xmemdup(const void *p, size_t n)
     }
     return q;
 }
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *q = xmalloc(n + 1);
+    memcpy(q, s, n);
+    q[n] = 0;
+    return q;
+}

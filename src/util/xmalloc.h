@@ -15,5 +15,7 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 /** Copies n bytes of p into a new allocation (n may be 0: returns a valid 1-byte block). */
 void *xmemdup(const void *p, size_t n);
+/** Copies the n bytes at s and a NUL into a new string (s needs no NUL of its own). */
+char *xstrndup(const char *s, size_t n);
 
 #endif

@@ -1351,10 +1351,13 @@ static void load_addrs(struct net *n)
     }
     char *path = peers_path(n);
     char err[256];
+    LOG_INFO("init message: Loading P2P addresses\u2026");
     int rc = addrman_load(n->am, path, n->p->magic, err, sizeof(err));
     if (rc == RC_OK) {
         LOG_INFO("Loaded %zu addresses from peers.dat", addrman_size(n->am, -1, -1));
-    } else if (rc != RC_NOT_FOUND) {
+    } else if (rc == RC_NOT_FOUND) {
+        LOG_INFO("Creating peers.dat because the file was not found (\"%s\")", path);
+    } else {
         /* Core: a corrupt or unreadable peers.dat is moved aside and the node starts
          * with no addresses. */
         size_t l = strlen(path) + 5;
@@ -1408,10 +1411,21 @@ static void open_automatic(struct net *n)
     } else {
         return;
     }
-    /* The fixed seeds, when after a minute nothing better is known (Core). */
-    if (n->opt.fixedseeds && !n->fixed_seeds_added && addrman_size(n->am, -1, -1) == 0 &&
-        now - n->start_time >= (n->opt.dnsseed ? 60 : 0)) {
-        n->fixed_seeds_added = 1;
+    /* The fixed seeds, when nothing better is known: after a minute, or at once when no DNS
+     * seed, -seednode or -addnode can bring addresses (Core's ThreadOpenConnections). */
+    if (n->opt.fixedseeds && !n->fixed_seeds_added && addrman_size(n->am, -1, -1) == 0) {
+        if (now > n->start_time + 60) {
+            LOG_INFO("Adding fixed seeds as 60 seconds have passed and addrman is empty for at "
+                     "least one reachable network");
+            n->fixed_seeds_added = 1;
+        } else if (!n->opt.dnsseed && n->n_seednodes == 0 && n->n_added == 0) {
+            LOG_INFO("Adding fixed seeds as -dnsseed=0 (or IPv4/IPv6 connections are disabled "
+                     "via -onlynet) and neither -addnode nor -seednode are provided");
+            n->fixed_seeds_added = 1;
+        }
+    }
+    if (n->fixed_seeds_added == 1) {
+        n->fixed_seeds_added = 2;
         const uint8_t *d;
         size_t len, count;
         if (net_fixed_seeds(n->opt.chain ? n->opt.chain : "", &d, &len, &count)) {
@@ -1435,9 +1449,7 @@ static void open_automatic(struct net *n)
             }
             size_t added = 0;
             addrman_add(n->am, &added, v, k, NULL, 0, now);
-            LOG_INFO("Adding fixed seeds as 60 seconds have passed and addrman is empty "
-                     "(%zu addresses)",
-                     added);
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "%zu fixed seeds added", added);
             free(v);
         }
     }
@@ -1507,15 +1519,17 @@ static void dns_add(struct net *n, void *ctx)
     struct dns_result *r = ctx;
     size_t added = 0;
     addrman_add(n->am, &added, r->v, r->k, NULL, 0, net_now(n));
-    LOG_INFO("%zu addresses found from DNS seed %s", r->k, r->seed);
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "%zu addresses found from DNS seed %s", r->k, r->seed);
 }
 
 static void *dns_main(void *arg)
 {
     struct net *n = arg;
-    log_thread_rename("dnsseed");
+    log_thread_start("dnsseed");
+    const char *const *seeds = net_dns_seeds(n->opt.chain ? n->opt.chain : "");
     /* With addresses already known, Core waits 11 s for connections first. */
-    if (n->addrs_at_start > 0) {
+    if (n->addrs_at_start > 0 && seeds[0]) {
+        LOG_INFO("Waiting 11 seconds before querying DNS seeds.");
         for (int i = 0; i < 110; i++) {
             pthread_mutex_lock(&n->q_mu);
             int stop = n->stopping;
@@ -1526,7 +1540,7 @@ static void *dns_main(void *arg)
             time_sleep_ms(100);
         }
     }
-    const char *const *seeds = net_dns_seeds(n->opt.chain ? n->opt.chain : "");
+    size_t found = 0;
     for (size_t s = 0; seeds[s]; s++) {
         pthread_mutex_lock(&n->q_mu);
         int stop = n->stopping;
@@ -1534,6 +1548,7 @@ static void *dns_main(void *arg)
         if (stop) {
             return NULL;
         }
+        LOG_INFO("Loading addresses from DNS seed %s", seeds[s]);
         char host[300];
         /* x9: NODE_NETWORK | NODE_WITNESS, the service bits the seed filters by. */
         snprintf(host, sizeof(host), "x9.%s", seeds[s]);
@@ -1541,7 +1556,6 @@ static void *dns_main(void *arg)
         if (getaddrinfo(host, NULL, &hints, &res) != 0) {
             res = NULL;
             if (getaddrinfo(seeds[s], NULL, &hints, &res) != 0) {
-                LOG_INFO("0 addresses found from DNS seed %s", seeds[s]);
                 continue;
             }
         }
@@ -1561,11 +1575,14 @@ static void *dns_main(void *arg)
                 (struct addrman_addr){na, NODE_NETWORK | NODE_WITNESS, time_now_s() - 3 * 86400};
         }
         freeaddrinfo(res);
+        found += r.k;
         if (r.k) {
             net_call(n, dns_add, &r);
         }
         free(r.v);
     }
+    LOG_INFO("%zu addresses found from DNS seeds", found);
+    log_thread_exit("dnsseed");
     return NULL;
 }
 
@@ -1598,8 +1615,20 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
 static void *net_main(void *arg)
 {
     struct net *n = arg;
-    log_thread_rename("net");
+    log_thread_start("net");
+    /* This one thread does the work of Core's net, addcon, opencon and msghand threads; it
+     * logs their start lines too, so that what watches a node's start-up for them sees the
+     * same stages (doc/running.md). */
+    LOG_INFO("addcon thread start");
+    if (n->opt.automatic || n->opt.n_connect > 0) {
+        LOG_INFO("opencon thread start");
+        if (!n->opt.fixedseeds) {
+            LOG_INFO("Fixed seeds are disabled");
+        }
+    }
+    LOG_INFO("msghand thread start");
     event_base_dispatch(n->base);
+    log_thread_exit("net");
     return NULL;
 }
 
@@ -1789,6 +1818,7 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
     for (size_t i = 0; i < opt->n_addnode; i++) {
         add_target(n, opt->addnode[i], 0);
     }
+    LOG_INFO("init message: Loading banlist\u2026");
     load_bans(n);
     *out = n;
     return RC_OK;
@@ -1812,10 +1842,10 @@ int net_start(struct net *n)
         net_call(n, seednodes_fn, NULL);
     }
     n->addrs_at_start = addrman_size(n->am, -1, -1); /* before the DNS thread reads it */
-    if (n->opt.automatic && n->opt.dnsseed && net_dns_seeds(n->opt.chain ? n->opt.chain : "")[0]) {
-        if (pthread_create(&n->dns_thread, NULL, dns_main, n) == 0) {
-            n->dns_started = 1;
-        }
+    if (!n->opt.dnsseed) {
+        LOG_INFO("DNS seeding disabled");
+    } else if (n->opt.automatic && pthread_create(&n->dns_thread, NULL, dns_main, n) == 0) {
+        n->dns_started = 1;
     }
     return RC_OK;
 }

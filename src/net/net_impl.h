@@ -209,7 +209,7 @@ struct net {
     int64_t next_addr_dump;   /* when peers.dat is written next (every 15 minutes) */
     int64_t next_outbound_us; /* when the next automatic connection may be opened */
     int64_t start_time;       /* for the fixed seeds' one-minute wait */
-    int fixed_seeds_added;
+    int fixed_seeds_added;               /* 0: not yet; 1: now (logged why); 2: added */
     pthread_t dns_thread;
     int dns_started;
     size_t addrs_at_start;               /* addresses known when the DNS thread started */

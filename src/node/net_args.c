@@ -199,33 +199,101 @@ static int parse_test_options(struct node_net_args *na, const struct args *a, ch
     return rc;
 }
 
+/* Drops the -addnode values that are blank: not a target, it would be retried for ever
+ * (Core warns and skips them). */
+static size_t drop_blank_addnodes(const char **v, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i][strspn(v[i], " \t\n\r\f\v")] == 0) {
+            LOG_WARN("Ignoring empty -addnode value");
+            continue;
+        }
+        v[k++] = v[i];
+    }
+    return k;
+}
+
+/* Core's InitParameterInteraction for -listen and -dnsseed: a default changed by another
+ * option is logged, an explicit setting wins. */
+static void listen_and_dnsseed(struct net_options *o, const struct args *a, int connect_given,
+                               int64_t maxconn)
+{
+    int listen = 1, dnsseed = 1;
+    int listen_fixed = args_is_set(a, "listen"), dnsseed_fixed = args_is_set(a, "dnsseed");
+    if (o->n_binds > 0 && !listen_fixed) {
+        LOG_INFO("parameter interaction: -bind set -> setting -listen=1");
+        listen_fixed = 1;
+    }
+    if (connect_given || maxconn <= 0) {
+        if (!dnsseed_fixed) {
+            LOG_INFO("parameter interaction: -connect or -maxconnections=0 set -> setting "
+                     "-dnsseed=0");
+            dnsseed = 0;
+            dnsseed_fixed = 1;
+        }
+        if (!listen_fixed) {
+            LOG_INFO("parameter interaction: -connect or -maxconnections=0 set -> setting "
+                     "-listen=0");
+            listen = 0;
+            listen_fixed = 1;
+        }
+    }
+    if (o->proxy && o->proxy[0] && strcmp(o->proxy, "0") != 0 && !listen_fixed) {
+        LOG_INFO("parameter interaction: -proxy set -> setting -listen=0");
+        listen = 0;
+    }
+    uint32_t clearnet = (1u << NETWORK_IPV4) | (1u << NETWORK_IPV6);
+    if (o->onlynet && !(o->onlynet & clearnet) && !dnsseed_fixed) {
+        LOG_INFO("parameter interaction: -onlynet excludes IPv4 and IPv6 -> setting -dnsseed=0");
+        dnsseed = 0;
+    }
+    o->listen = args_get_bool(a, "listen", listen);
+    o->dnsseed = args_get_bool(a, "dnsseed", dnsseed);
+}
+
 /* The connection targets and the switches that follow from them (Core's rules: -bind and
  * -whitebind turn listening on; -connect, -proxy and -maxconnections=0 turn the default
  * off; -noconnect or -connect=0 is no automatic connections and no targets). */
-static void connections(struct node_net_args *na, const struct args *a)
+static int connections(struct node_net_args *na, const struct args *a, char *err, size_t err_len)
 {
     struct net_options *o = &na->o;
     o->n_connect = args_get_list(a, "connect", &na->connect);
-    o->n_addnode = args_get_list(a, "addnode", &na->addnode);
+    o->n_addnode = drop_blank_addnodes(na->addnode, args_get_list(a, "addnode", &na->addnode));
     o->n_seednode = args_get_list(a, "seednode", &na->seednode);
     o->connect = na->connect;
     o->addnode = na->addnode;
     o->seednode = na->seednode;
-    int connect_off =
-        args_is_negated(a, "connect") || (o->n_connect == 1 && strcmp(na->connect[0], "0") == 0);
+    int connect_negated = args_is_negated(a, "connect");
+    int connect_given = o->n_connect > 0 || connect_negated;
+    int connect_off = connect_negated || (o->n_connect == 1 && strcmp(na->connect[0], "0") == 0);
     if (connect_off) {
         o->n_connect = 0;
     }
     int64_t maxconn = args_get_int(a, "maxconnections", 125);
     o->proxy = args_is_negated(a, "proxy") ? NULL : args_get(a, "proxy", NULL);
     o->onion_proxy = args_is_negated(a, "onion") ? NULL : args_get(a, "onion", NULL);
-    int listen_default = o->n_binds > 0 || !(o->n_connect > 0 || connect_off || maxconn == 0 ||
-                                             (o->proxy && o->proxy[0]));
+    listen_and_dnsseed(o, a, connect_given, maxconn);
+    if (connect_given) {
+        if (o->n_connect > 0 && o->n_seednode > 0) {
+            LOG_INFO("-seednode is ignored when -connect is used");
+        }
+        if (args_is_set(a, "dnsseed") && args_get_bool(a, "dnsseed", true) &&
+            args_is_set(a, "proxy")) {
+            LOG_INFO("-dnsseed is ignored when -connect is used and -proxy is specified");
+        }
+    }
+    uint32_t clearnet = (1u << NETWORK_IPV4) | (1u << NETWORK_IPV6);
+    if (args_is_set(a, "dnsseed") && args_get_bool(a, "dnsseed", true) && o->onlynet &&
+        !(o->onlynet & clearnet)) {
+        snprintf(err, err_len, "Incompatible options: -dnsseed=1 was explicitly specified, but "
+                               "-onlynet forbids connections to IPv4/IPv6");
+        return RC_INVALID;
+    }
     maxconn = maxconn < 0 ? 0 : maxconn;
     o->max_connections = (int)(maxconn > 100000 ? 100000 : maxconn);
-    o->listen = args_get_bool(a, "listen", listen_default);
-    o->dnsseed = args_get_bool(a, "dnsseed", o->n_connect == 0 && !connect_off);
-    o->automatic = !connect_off && o->n_connect == 0 && maxconn > 0;
+    o->automatic = !connect_given && maxconn > 0;
+    return RC_OK;
 }
 
 int node_net_options(struct node_net_args *na, const struct args *a, const struct chain_params *p,
@@ -262,7 +330,9 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
         LOG_INFO("-v2transport: BIP324 needs ElligatorSwift, which this libsecp256k1 lacks; "
                  "every connection uses the v1 transport");
     }
-    connections(na, a);
+    if ((rc = connections(na, a, err, err_len))) {
+        return rc;
+    }
     o->max_tip_age = args_get_int(a, "maxtipage", 24 * 60 * 60);
     o->fixedseeds = args_get_bool(a, "fixedseeds", true);
     o->network_active = args_get_bool(a, "networkactive", true);

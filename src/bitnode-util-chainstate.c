@@ -32,7 +32,7 @@
 static const char *const STORES[] = {"blocks/index",
                                      "chainstate",
                                      "indexes/txindex",
-                                     "indexes/blockfilter/basic",
+                                     "indexes/blockfilter/basic/db",
                                      "indexes/coinstatsindex/db",
                                      "indexes/txospenderindex/db"};
 #define N_STORES (sizeof(STORES) / sizeof(STORES[0]))

@@ -14,7 +14,6 @@
 #define NO_WALLET "bitnode has no wallet"
 #define NO_TOR "bitnode has no Tor control yet"
 #define NO_GUI "bitnode has no GUI"
-#define NO_STARTUP_CHECK "bitnode verifies no blocks at start-up (the verifychain RPC does)"
 
 const struct arg_def bitnoded_options[] = {
     {"help", ARG_BOOL | ARG_CMDLINE_ONLY, ARGS_CAT_OPTIONS, "",
@@ -473,13 +472,13 @@ const struct arg_def bitnoded_options[] = {
     /* Core's "Debugging/Testing options". */
     {"help-debug", ARG_BOOL | ARG_CMDLINE_ONLY | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Print help message with debugging options and exit"},
-    {"checkblocks", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
-     "How many blocks to check at startup (default: 6, 0 = all)" ARG_REASON(NO_STARTUP_CHECK)},
-    {"checklevel", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
+    {"checkblocks", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
+     "How many blocks to check at startup (default: 6, 0 = all)"},
+    {"checklevel", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "How thorough the block verification of -checkblocks is: level 0 reads the blocks from "
      "disk, level 1 verifies block validity, level 2 verifies undo data, level 3 checks "
      "disconnection of tip blocks, level 4 tries to reconnect the blocks, each level includes "
-     "the checks of the previous levels (0-4, default: 3)" ARG_REASON(NO_STARTUP_CHECK)},
+     "the checks of the previous levels (0-4, default: 3)"},
     {"checkblockindex", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Do a consistency check for the block tree, chainstate, and other validation data "
      "structures every <n> operations. Use 0 to disable. (default: 0, regtest: 1)"

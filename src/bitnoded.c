@@ -53,7 +53,9 @@
 #include "util/hex.h"
 #include "util/log.h"
 #include "util/rc.h"
+#include "util/scheduler.h"
 #include "util/shutdown.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 #include "validation/chainstate.h"
 #include "validation/import.h"
@@ -81,6 +83,7 @@ struct node {
     struct chainstate_options co; /* checked at step 6, used at step 14 */
     int64_t maxmempool;           /* -maxmempool, MB */
     int reindexing;               /* -reindex, or one that was interrupted */
+    struct scheduler *scheduler;  /* periodic jobs (Core's scheduler thread) */
     pthread_t import_thread;      /* -loadblock / -reindex files */
     int import_started;
     atomic_int failed; /* a system error stopped validation: the node exits with 1 */
@@ -117,13 +120,14 @@ static int clear_reindexing(struct chainstate *cs, void *ctx)
     return rc == RC_OK ? chainstate_set_reindexing(cs, 0) : rc;
 }
 
-/* The import thread: waits for the blocks stored past the tip to be connected, then reads
- * our own blk files for a reindex, then every -loadblock file, handing their blocks to the
+/* The import thread (Core's initload): waits for the blocks stored past the tip to be
+ * connected, then reads our own blk files for a reindex, then every -loadblock file, then
+ * the saved mempool (node_mempool_load), handing their blocks to the
  * validation thread. Stops between blocks when shutdown is requested. */
 static void *import_main(void *arg)
 {
     struct node *n = arg;
-    log_thread_rename("loadblk");
+    log_thread_start("initload");
     struct import_stats st;
     const char **files = NULL;
     size_t nload = args_get_list(n->args, "loadblock", &files);
@@ -178,6 +182,12 @@ static void *import_main(void *arg)
         importer_free(im);
     }
     free(files);
+    /* Then the mempool saved at the last shutdown, as Core's initload thread: getmempoolinfo's
+     * "loaded" (what clients wait for at start-up) turns true once the chain is imported. */
+    if (rc == RC_OK && !shutdown_requested()) {
+        node_mempool_load(n->ctx.mempool, n->ctx.val, n->net_dir);
+        atomic_store(&n->ctx.mempool_loaded, true);
+    }
     if (rc && rc != RC_STOPPED) {
         /* The validation thread has logged it and asked for the shutdown already when the
          * error was its own; an error of the import thread itself is the same failure. */
@@ -207,6 +217,16 @@ static void load_failure(const char *msg)
 {
     fprintf(stderr, "%s.\nPlease restart with -reindex or -reindex-chainstate to recover.\n", msg);
     LOG_ERROR("%s. Please restart with -reindex or -reindex-chainstate to recover.", msg);
+}
+
+/* Core's InitMessage: the stage in the log ("init message: ...") and as RPC's warm-up
+ * status. */
+static void init_message(struct node *n, const char *text)
+{
+    LOG_INFO("init message: %s", text);
+    if (n->rpc_ctx) {
+        rpc_warmup_set(n->rpc_ctx, text);
+    }
 }
 
 static void on_terminate(int sig)
@@ -650,6 +670,7 @@ static void signal_ready(struct node *n)
 static int start_net(struct node *n)
 {
     char err[512];
+    init_message(n, "Starting network threads\u2026");
     struct node_net_args na;
     int rc = node_net_options(&na, n->args, n->ctx.params, node_chain_is_custom_signet(&n->chain),
                               err, sizeof(err));
@@ -877,6 +898,43 @@ static int start_rpc(struct node *n)
     return RC_OK;
 }
 
+/* Core's LoadChainTip line and VerifyLoadedChainstate: the last -checkblocks blocks (6; 0:
+ * all) checked at -checklevel (3: read, checked, undo data read, disconnected on a copy of
+ * the coins; 4: connected again). Not while a reindex rebuilds the chain. 0, or RC_INVALID
+ * after load_failure ("Corrupted block database detected"). */
+static int verify_loaded_chain(struct node *n)
+{
+    struct block_index *tip = chainstate_tip(n->ctx.cs);
+    if (!tip) {
+        return RC_OK;
+    }
+    char hx[65], date[TIME_ISO_LEN];
+    hex_encode_rev(hx, tip->hash, 32);
+    time_format_iso(date, tip->header.time);
+    LOG_INFO("Loaded best chain: hashBestChain=%s height=%d date=%s progress=%f", hx, tip->height,
+             date, chainstate_guess_progress(n->ctx.cs, tip));
+    if (n->reindexing || n->co.reindex_chainstate) {
+        return RC_OK;
+    }
+    init_message(n, "Verifying blocks\u2026");
+    int64_t level = args_get_int(n->args, "checklevel", 3), blocks = args_get_int(n->args, "checkblocks", 6);
+    level = level < 0 ? 0 : level > 4 ? 4 : level;
+    LOG_INFO("Verifying last %lld blocks at level %lld",
+             (long long)(blocks <= 0 || blocks > tip->height ? tip->height : blocks),
+             (long long)level);
+    int ok = 1;
+    char why[256] = "";
+    int rc = chainstate_verify(n->ctx.cs, (int)level, (int)blocks, &ok, why, sizeof(why));
+    if (rc == RC_OK && ok != 0) { /* -1: stopped at pruned blocks, as Core's start-up */
+        LOG_INFO("Verification: No coin database inconsistencies in last %lld blocks",
+                 (long long)(blocks <= 0 || blocks > tip->height ? tip->height : blocks));
+        return RC_OK;
+    }
+    LOG_ERROR("Verification failed: %s", rc ? rc_str(rc) : why);
+    load_failure("Corrupted block database detected");
+    return RC_INVALID;
+}
+
 /* Step 14a: the chainstate (block index, coins, the blocks stored past its tip), its tip
  * listener for the waits, and a reindex's flag. */
 static int open_chainstate(struct node *n)
@@ -892,10 +950,11 @@ static int open_chainstate(struct node *n)
         LOG_INFO("Prune configured to target %llu MiB on disk for block and undo files.",
                  (unsigned long long)(n->co.prune_target >> 20));
     }
+    init_message(n, "Loading block index\u2026");
     int rc = chainstate_open(&n->ctx.cs, &n->co, err, sizeof(err));
-    if (rc == RC_INVALID) {
+    if (rc == RC_INVALID || rc == RC_CORRUPT) {
         load_failure(err);
-        return rc;
+        return RC_INVALID;
     }
     if (rc != RC_OK) {
         init_error("%s", err);
@@ -919,6 +978,9 @@ static int open_chainstate(struct node *n)
     if (was && !n->co.reindex) {
         LOG_INFO("resuming an interrupted reindex");
     }
+    if (verify_loaded_chain(n) != RC_OK) {
+        return RC_INVALID;
+    }
     if (n->co.reindex && chainstate_set_reindexing(n->ctx.cs, 1) != RC_OK) {
         init_error("cannot write the block index in %s", n->net_dir);
         return RC_IO;
@@ -933,6 +995,15 @@ static int open_chainstate(struct node *n)
         return RC_USAGE;
     }
     return RC_OK;
+}
+
+/* Core's FEE_FLUSH_INTERVAL: the estimates are written every hour, not only at shutdown. */
+#define FEE_FLUSH_INTERVAL_MS (60 * 60 * 1000)
+
+static void flush_fees(void *ctx)
+{
+    struct node *n = ctx;
+    node_fees_write(n->ctx.fees, n->net_dir);
 }
 
 /* Step 14b: the mempool and the fee estimator (none with -blocksonly, as Core), their
@@ -953,6 +1024,7 @@ static int start_validation(struct node *n)
         n->ctx.fees = fee_estimator_new();
         node_fees_load(n->ctx.fees, n->net_dir,
                        args_get_bool(n->args, "acceptstalefeeestimates", false));
+        scheduler_every(n->scheduler, FEE_FLUSH_INTERVAL_MS, flush_fees, n);
     }
     if (node_zmq_start(&n->ctx) != RC_OK) { /* before the mempool's: 'D' before 'A' */
         init_error("no room for the ZMQ listeners");
@@ -1006,12 +1078,6 @@ static int start_import(struct node *n)
 }
 
 /* Step 16: the mempool saved at the last shutdown. */
-static void load_mempool(struct node *n)
-{
-    node_mempool_load(n->ctx.mempool, n->ctx.val, n->net_dir);
-    atomic_store(&n->ctx.mempool_loaded, true);
-}
-
 /* -shutdownnotify (Core's ShutdownNotify, in Interrupt): every command given, each on a
  * thread of its own, all waited for before the shutdown goes on. */
 static void *shutdownnotify_main(void *arg)
@@ -1064,6 +1130,8 @@ static int shutdown_node(struct node *n, int exit_code)
     node_mempool_unhook(&n->ctx);
     mempool_free(n->ctx.mempool);
     n->ctx.mempool = NULL;
+    scheduler_free(n->scheduler); /* its jobs use the fee estimator */
+    n->scheduler = NULL;
     node_fees_save(n->ctx.fees, n->net_dir);
     fee_estimator_free(n->ctx.fees);
     n->ctx.fees = NULL;
@@ -1187,7 +1255,11 @@ int main(int argc, char **argv)
         goto shutdown;
     }
     n.step = 12;
-    /* 13. The RPC server, in warm-up. */
+    /* 13. The scheduler's thread (periodic jobs), then the RPC server, in warm-up. */
+    if (scheduler_start(&n.scheduler) != RC_OK) {
+        init_error("cannot start the scheduler thread");
+        goto shutdown;
+    }
     if (server && start_rpc(&n) != RC_OK) {
         goto shutdown;
     }
@@ -1200,10 +1272,11 @@ int main(int argc, char **argv)
     if (warmup_ms > 0 && shutdown_wait((int)(warmup_ms > 3600000 ? 3600000 : warmup_ms))) {
         goto shutdown; /* stopped while "loading" */
     }
-    /* 14. The chainstate, the mempool, the validation thread. 15. The import thread.
-     * 16. The mempool saved at the last shutdown. 17. Peers. */
+    /* 14. The chainstate, the mempool, the validation thread. 15. The import thread (Core's
+     * initload: the stored blocks, the block files, then the mempool saved at the last
+     * shutdown). 17. Peers. */
     if (open_chainstate(&n) != RC_OK || (n.step = 14, start_validation(&n) != RC_OK) ||
-        start_import(&n) != RC_OK || (load_mempool(&n), start_net(&n) != RC_OK)) {
+        start_import(&n) != RC_OK || start_net(&n) != RC_OK) {
         exit_code = 1;
         goto shutdown;
     }

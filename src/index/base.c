@@ -343,6 +343,7 @@ static void *run(void *arg)
 {
     struct index_base *x = arg;
     int rc = RC_OK;
+    log_thread_start(x->ops->thread_name);
     lower_priority();
     for (;;) {
         pthread_mutex_lock(&x->mu);
@@ -379,6 +380,7 @@ static void *run(void *arg)
         pthread_cond_broadcast(&x->done_cv);
         pthread_mutex_unlock(&x->mu);
     }
+    log_thread_exit(x->ops->thread_name);
     return NULL;
 }
 

@@ -26,6 +26,8 @@ struct index_base;
 struct index_ops {
     /* Core's name of the index: the logs, the prune lock and getindexinfo use it. */
     const char *name;
+    /* Core's name of the index's thread ("txospenderidx"): its start and exit lines. */
+    const char *thread_name;
     /* Also index the blocks that were connected and disconnected before the thread reached
      * them (Core keeps a filter for every block it connected), each on top of its parent's
      * state; needs has. 0: such blocks are left out. */

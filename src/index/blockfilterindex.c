@@ -103,6 +103,7 @@ static int append(void *ctx, struct kv *kv, struct kv_batch *batch, const struct
 
 static const struct index_ops OPS = {
     .name = "basic block filter index",
+    .thread_name = "blkfltbscidx",
     .index_stale = 1,
     .load = load,
     .append = append,

@@ -321,6 +321,7 @@ static void commit_state(void *ctx, struct kv_batch *b)
 
 static const struct index_ops OPS = {
     .name = "coinstatsindex",
+    .thread_name = "coinstatsidx",
     .load = load,
     .append = append,
     .remove = remove_block,

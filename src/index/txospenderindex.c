@@ -133,6 +133,7 @@ static int remove_block(void *ctx, struct kv *kv, struct kv_batch *batch,
 
 static const struct index_ops OPS = {
     .name = "txospenderindex",
+    .thread_name = "txospenderidx",
     .no_undo = 1,
     .load = load,
     .append = append,

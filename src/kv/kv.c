@@ -49,7 +49,7 @@ void kv_options_init(struct kv_options *opt)
     opt->create_if_missing = 1;
     opt->sync = 0;
     opt->compression = 0;
-    opt->paranoid_checks = 0;
+    opt->paranoid_checks = 1;
 }
 
 const struct kv_ops *kv_default_ops(void)

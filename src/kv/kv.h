@@ -69,7 +69,8 @@ struct kv_options {
 /** Fills opt with the defaults: 8 MiB cache, 10 bloom bits per key, 64 open files,
  *  create_if_missing 1, sync 0, compression 0 (as Core: coin records are hashes and
  *  scripts, which snappy does not shrink, and decompressing every block read costs the
- *  reads), paranoid_checks 0. */
+ *  reads), paranoid_checks 1 (as Core's every LevelDB: a damaged log or table is an
+ *  error at open, not records silently dropped). */
 void kv_options_init(struct kv_options *opt);
 
 /** The backend configure chose (--with-backend=leveldb|bdb|rocksdb|lmdb). */

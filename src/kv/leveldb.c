@@ -54,7 +54,9 @@ struct ldb_iter {
 /* Records a LevelDB error message (malloc'd by LevelDB) and frees it. */
 static int ldb_fail(const struct kv_ldb *db, const char *what, char *err)
 {
-    kv_set_error("leveldb %s: %s: %s", db ? db->path : "", what, err ? err : "unknown error");
+    /* Core's words first ("Fatal LevelDB error: Corruption: ..."), then where. */
+    kv_set_error("Fatal LevelDB error: %s (%s of %s)", err ? err : "unknown error", what,
+                 db ? db->path : "");
     if (err) {
         leveldb_free(err);
     }

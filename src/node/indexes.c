@@ -1,8 +1,10 @@
 /* The optional indexes (indexes.h). */
 #include "node/indexes.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "index/blockfilterindex.h"
 #include "index/coinstatsindex.h"
@@ -57,13 +59,43 @@ static int index_dir(struct node_context *n, const char *sub, const char *leaf, 
     return RC_OK;
 }
 
+/* Before Core's layout (the filter index's store at indexes/blockfilter/basic/db) bitnode
+ * kept the store at indexes/blockfilter/basic itself: moved into db/ in two renames, each
+ * redone by the next start if a kill comes between them. */
+static int move_filter_store(struct node_context *n, char *err, size_t err_len)
+{
+    char basic[4200], moving[4300], marker[4300], db[4300];
+    snprintf(basic, sizeof(basic), "%s/indexes/blockfilter/basic", n->net_dir);
+    snprintf(moving, sizeof(moving), "%s.moving", basic);
+    snprintf(marker, sizeof(marker), "%s/BACKEND", basic);
+    snprintf(db, sizeof(db), "%s/db", basic);
+    if (access(marker, F_OK) == 0) {
+        LOG_INFO("Moving the block filter index store %s to %s (Core's layout)", basic, db);
+        if (rename(basic, moving) != 0) {
+            snprintf(err, err_len, "cannot move %s: %s", basic, strerror(errno));
+            return RC_IO;
+        }
+    }
+    if (access(moving, F_OK) == 0) {
+        int rc = fs_mkdir_p(basic, err, err_len);
+        if (rc != RC_OK) {
+            return rc;
+        }
+        if (rename(moving, db) != 0) {
+            snprintf(err, err_len, "cannot move %s to %s: %s", moving, db, strerror(errno));
+            return RC_IO;
+        }
+    }
+    return RC_OK;
+}
+
 int node_indexes_start(struct node_context *n, int reindex, char *err, size_t err_len)
 {
     int basic;
     int rc = node_blockfilter_types(n->args, &basic, err, err_len);
     char dir[4200];
-    if (rc == RC_OK && basic &&
-        (rc = index_dir(n, "blockfilter", "basic", reindex, dir, sizeof(dir), err, err_len)) ==
+    if (rc == RC_OK && basic && (rc = move_filter_store(n, err, err_len)) == RC_OK &&
+        (rc = index_dir(n, "blockfilter/basic", "db", reindex, dir, sizeof(dir), err, err_len)) ==
             RC_OK) {
         rc = blockfilter_index_start(&n->blockfilters, n->cs, NULL, dir, err, err_len);
     }

@@ -125,9 +125,17 @@ void node_fees_save(struct fee_estimator *fe, const char *datadir)
     if (!fe) {
         return;
     }
+    fee_estimator_flush_unconfirmed(fe);
+    node_fees_write(fe, datadir);
+}
+
+void node_fees_write(struct fee_estimator *fe, const char *datadir)
+{
+    if (!fe) {
+        return;
+    }
     char *path = fs_path_join(datadir, "fee_estimates.dat");
     char err[256];
-    fee_estimator_flush_unconfirmed(fe);
     if (fee_estimator_save(fe, path, err, sizeof(err))) {
         LOG_INFO("Failed to write fee estimates to %s: %s", path, err);
     } else {

@@ -22,6 +22,9 @@ void node_mempool_unhook(struct node_context *n);
 void node_fees_load(struct fee_estimator *fe, const char *datadir, int accept_stale);
 /** Counts the unconfirmed as failures and saves datadir/fee_estimates.dat (shutdown). */
 void node_fees_save(struct fee_estimator *fe, const char *datadir);
+/** Saves datadir/fee_estimates.dat as it is (Core's hourly FlushFeeEstimates, so that a
+ *  crash loses at most an hour of estimates). fe NULL: no-op. */
+void node_fees_write(struct fee_estimator *fe, const char *datadir);
 
 /** Loads datadir/mempool.dat (when -persistmempool) on the validation thread; logs Core's
  *  line. */

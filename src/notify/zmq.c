@@ -313,7 +313,7 @@ static void ev_free(struct ev *v)
 static void *thread_main(void *arg)
 {
     struct notify_zmq *z = arg;
-    log_thread_rename("zmqpub");
+    log_thread_start("zmqpub");
     pthread_mutex_lock(&z->mu);
     for (;;) {
         while (!z->q_head && !z->stop) {

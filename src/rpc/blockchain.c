@@ -880,10 +880,10 @@ static json_t *rpc_verifychain(struct rpc_request *req)
     if (rc) {
         return rpc_error(req, RPC_DATABASE_ERROR, "%s", rc_str(rc));
     }
-    if (!c.ok) {
+    if (c.ok != 1) {
         LOG_WARN("verifychain: %s", c.why);
     }
-    return json_boolean(c.ok);
+    return json_boolean(c.ok == 1);
 }
 
 /* invalidateblock, reconsiderblock, preciousblock: one block hash in, a job for the

@@ -596,7 +596,7 @@ static void http_request_cb(void *arg, struct rpc_http_request *req)
 static void *http_thread_main(void *arg)
 {
     struct rpc_server *s = arg;
-    log_thread_rename("http");
+    log_thread_start("http");
     event_base_dispatch(s->base);
     return NULL;
 }

@@ -73,6 +73,17 @@ void log_thread_rename(const char *name)
     snprintf(sys, sizeof(sys), "b-%s", name);
     pthread_setname_np(pthread_self(), sys);
 }
+
+void log_thread_start(const char *name)
+{
+    log_thread_rename(name);
+    LOG_INFO("%s thread start", name);
+}
+
+void log_thread_exit(const char *name)
+{
+    LOG_INFO("%s thread exit", name);
+}
 static bool log_is_open;       /* guarded by log_mutex */
 static struct buf log_preopen; /* guarded by log_mutex */
 static atomic_bool log_reopen_flag;

@@ -86,6 +86,11 @@ struct log_options {
  *  ("scriptch.0"), and "b-<name>" for the system (ps, top, gdb; cut to 15 characters).
  *  name is copied (up to 31 characters). */
 void log_thread_rename(const char *name);
+/** Names the calling thread and logs "<name> thread start", as Core's util::TraceThread
+ *  does for each thread it starts (tools and tests watch for these lines). */
+void log_thread_start(const char *name);
+/** Logs "<name> thread exit" (TraceThread's last line), before a thread returns. */
+void log_thread_exit(const char *name);
 
 /** Opens the log as configured and writes the lines buffered so far.
  *  Returns: 0, or RC_IO with err filled ("Could not open debug log file <path>", Core's). */

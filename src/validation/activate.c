@@ -640,7 +640,7 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
     struct coins_cache *view = coins_cache_new(coins_cache_view(cs->coins));
     struct block_index *e = tip;
     int disconnected = 0;
-    for (int i = 0; i < nblocks && *ok && e->prev; i++, e = e->prev) {
+    for (int i = 0; i < nblocks && *ok == 1 && e->prev; i++, e = e->prev) {
         struct block b;
         struct vstate st;
         struct block_undo undo;
@@ -651,7 +651,7 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
                      "pruning or use of an assumeutxo snapshot.",
                      e->height);
             snprintf(why, why_len, "no data for the block at height %d (pruned)", e->height);
-            *ok = 0;
+            *ok = -1;
             break;
         }
         if ((rc = chainstate_load_block(cs, e, &b))) {
@@ -665,7 +665,7 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
             snprintf(why, why_len, "block at height %d: %s", e->height, st.reject);
             *ok = 0;
         }
-        if (*ok && checklevel >= 2) {
+        if (*ok == 1 && checklevel >= 2) {
             struct buf raw;
             buf_init(&raw);
             if (blockstore_read_undo(cs->store, e->file, e->undo_pos, e->prev->hash, &raw) ||
@@ -675,7 +675,7 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
             }
             buf_clear(&raw);
         }
-        if (*ok && checklevel >= 3) {
+        if (*ok == 1 && checklevel >= 3) {
             int r = chainstate_disconnect_block(cs, e, &b, &undo, view, 0);
             if (r) {
                 snprintf(why, why_len, "height %d does not disconnect cleanly (%s)", e->height,
@@ -689,7 +689,7 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
         block_clear(&b);
     }
     /* Level 4: connect the blocks again on the disconnected state. */
-    if (*ok && checklevel >= 4) {
+    if (*ok == 1 && checklevel >= 4) {
         struct block_index *x = block_index_ancestor(tip, tip->height - disconnected + 1);
         for (; x && *ok; x = chainstate_at_height(cs, x->height + 1)) {
             struct block b;

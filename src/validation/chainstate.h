@@ -369,8 +369,9 @@ int chainstate_precious_block(struct chainstate *cs, const uint8_t hash32[32]);
 
 /** verifychain: checks the last nblocks of the active chain (0: all) at checklevel
  *  (0 read, 1 block rules, 2 undo data readable, 3 disconnect in memory and compare,
- *  4 reconnect). Touches nothing on disk. Returns 0 with *ok, or a system error; *why
- *  (may be NULL) names the first problem. */
+ *  4 reconnect). Touches nothing on disk. Returns 0 with *ok (1: sound; 0: corrupt; -1:
+ *  stopped at a block without data, pruned: Core's SKIPPED_MISSING_BLOCKS), or a system
+ *  error; *why (may be NULL) names the first problem. */
 int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *ok, char *why,
                       size_t why_len);
 

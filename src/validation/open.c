@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "blockstore/indexdb.h"
 #include "script/sigcache.h"
@@ -179,6 +180,51 @@ static void split_dbcache(struct chainstate *cs, const struct chainstate_options
     cs->counters.coins_cache_limit = cs->coins_limit;
 }
 
+/* A store that fails at start-up: Core's words for the stage (its ChainstateLoadStatus
+ * messages), then ours, which say what and where. RC_CORRUPT: the node suggests -reindex. */
+static int startup_failure(char *err, size_t err_len, const char *core_words)
+{
+    char detail[1024];
+    snprintf(detail, sizeof(detail), "%s", err);
+    snprintf(err, err_len, "%s (%s)", core_words, detail);
+    return RC_CORRUPT;
+}
+
+/* Core's "Checking all blk files are present": every block file that entries say holds a
+ * block must be there (a missing one is "Error loading block database", not a failure
+ * later when a block is read). */
+static int check_blk_files(struct chainstate *cs, char *err, size_t err_len)
+{
+    LOG_INFO("Checking all blk files are present...");
+    struct collect c = {xmalloc((block_tree_size(cs->tree) + 1) * sizeof(*c.v)), 0};
+    block_tree_foreach(cs->tree, collect_entry, &c);
+    int max_file = -1;
+    for (size_t i = 0; i < c.n; i++) {
+        if ((c.v[i]->status & BLOCK_HAVE_DATA) && c.v[i]->file > max_file) {
+            max_file = c.v[i]->file;
+        }
+    }
+    uint8_t *seen = xcalloc((size_t)max_file + 2, 1);
+    int rc = RC_OK;
+    for (size_t i = 0; i < c.n && rc == RC_OK; i++) {
+        const struct block_index *e = c.v[i];
+        if (!(e->status & BLOCK_HAVE_DATA) || e->file < 0 || seen[e->file]) {
+            continue;
+        }
+        seen[e->file] = 1;
+        char path[4300];
+        snprintf(path, sizeof(path), "%s/blk%05d.dat", cs->blocks_dir, e->file);
+        if (access(path, R_OK) != 0) {
+            snprintf(err, err_len, "block file %s, which holds the block at height %d, cannot "
+                     "be read: %s", path, e->height, strerror(errno));
+            rc = startup_failure(err, err_len, "Error loading block database");
+        }
+    }
+    free(seen);
+    free(c.v);
+    return rc;
+}
+
 /* The block index and chainstate stores (wiped first for -reindex, -reindex-chainstate),
  * the block tree and the blk/rev files they record, the block reader, and the coins views
  * over the chainstate store. */
@@ -212,15 +258,18 @@ static int open_stores(struct chainstate *cs, const struct chainstate_options *o
     if ((rc = chainstate_snapshot_prepare(cs, err, err_len))) {
         return rc;
     }
-    if ((rc = open_store(&cs->index_kv, cs, "blocks/index", index_cache, err, err_len)) ||
-        (rc = open_store(&cs->coins_kv, cs, "chainstate", coins_db_cache, err, err_len)) ||
-        (rc = indexdb_load_tree(cs->index_kv, cs->tree, err, err_len))) {
-        return rc;
+    if (open_store(&cs->index_kv, cs, "blocks/index", index_cache, err, err_len)) {
+        return startup_failure(err, err_len, "Error opening block database");
+    }
+    if (open_store(&cs->coins_kv, cs, "chainstate", coins_db_cache, err, err_len)) {
+        return startup_failure(err, err_len, "Error opening coins database");
+    }
+    if (indexdb_load_tree(cs->index_kv, cs->tree, err, err_len)) {
+        return startup_failure(err, err_len, "Error loading block database");
     }
     if ((rc = indexdb_load_files(cs->index_kv, &infos, &nfiles))) {
-        snprintf(err, err_len, "block file records do not load (%s): restart with -reindex",
-                 rc_str(rc));
-        return rc;
+        snprintf(err, err_len, "block file records do not load (%s)", rc_str(rc));
+        return startup_failure(err, err_len, "Error loading block database");
     }
     if (opt->reindex && opt->prune_target) {
         LOG_INFO("Removing unusable blk?????.dat and rev?????.dat files for -reindex with -prune");
@@ -237,7 +286,7 @@ static int open_stores(struct chainstate *cs, const struct chainstate_options *o
     }
     rc = blockstore_open(&cs->store, cs->blocks_dir, cs->p->magic, infos, nfiles, err, err_len);
     free(infos);
-    if (rc) {
+    if (rc || (!opt->reindex && (rc = check_blk_files(cs, err, err_len)))) {
         return rc;
     }
     cs->ra = readahead_new(cs->blocks_dir, cs->p->magic);
@@ -269,7 +318,7 @@ static int load_tip(struct chainstate *cs, char *err, size_t err_len)
     }
     if (rc) {
         snprintf(err, err_len, "cannot read the chainstate: %s", kv_last_error(NULL));
-        return rc;
+        return startup_failure(err, err_len, "Error opening coins database");
     }
     struct block_index *tip = block_tree_find(cs->tree, best);
     if (!tip) {

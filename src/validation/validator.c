@@ -330,7 +330,7 @@ static int background_step(struct validator *v)
 static void *thread_main(void *arg)
 {
     struct validator *v = arg;
-    log_thread_rename("validation");
+    log_thread_start("validation");
     /* Nothing is connected until a job asks: blocks stored past the tip (a restart,
      * -reindex-chainstate) wait for an ACTIVATE, so that a reindex reads the genesis block
      * from its own file first. */

@@ -152,7 +152,10 @@ class ChainRpcTest(BitnodeTestFramework):
         end = len(data.rstrip(b"\0"))
         data[end - 40] ^= 0xff
         open(rev, "wb").write(bytes(data))
-        node.start()
+        # Start-up checks the last 6 blocks at level 3 (Core's -checkblocks, -checklevel).
+        node.assert_start_fails([], "Corrupted block database detected.\nPlease restart with "
+                                    "-reindex or -reindex-chainstate to recover.")
+        node.start(["-checklevel=1"])
         assert_equal(node.rpc("verifychain", 1, 3), True)
         assert_equal(node.rpc("verifychain", 2, 3), False)
         assert_true("undo data of height" in open(node.debug_log).read(), "reason logged")

@@ -103,7 +103,9 @@ class ConfigFilesTest(BitnodeTestFramework):
         node.assert_start_fails(["-blocksdir=" + blocksdir],
                                 'Error: Specified blocks directory "%s" does not exist.' % blocksdir)
         os.mkdir(blocksdir)
-        node.start(["-blocksdir=" + blocksdir])
+        # The block index names block files that are not in the new place (Core's check).
+        node.assert_start_fails(["-blocksdir=" + blocksdir], "Error loading block database")
+        node.start(["-blocksdir=" + blocksdir, "-reindex"])
         node.rpc("generatetoaddress", 3, "bcrt1qs758ursh4q9z627kt3pp5yysm78ddny6txaqgw")
         node.stop()
         assert_true(os.path.isfile(os.path.join(blocksdir, "regtest", "blocks", "blk00000.dat")),

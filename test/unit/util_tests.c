@@ -4,6 +4,7 @@
 
 #include "primitives/serialize.h"
 #include <stdalign.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "util/arena.h"
@@ -12,6 +13,8 @@
 #include "util/hex.h"
 #include "util/histo.h"
 #include "util/rc.h"
+#include "util/scheduler.h"
+#include "util/time.h"
 
 static void test_buf_grow(void)
 {
@@ -256,9 +259,42 @@ static void test_base64(void)
     buf_clear(&b);
 }
 
+/* The scheduler runs each job every interval, one at a time, and none after stop. */
+static atomic_int fast_runs, slow_runs;
+static void fast_job(void *ctx)
+{
+    (void)ctx;
+    atomic_fetch_add(&fast_runs, 1);
+}
+static void slow_job(void *ctx)
+{
+    atomic_fetch_add(&slow_runs, 1);
+    time_sleep_ms(*(int *)ctx);
+}
+
+static void test_scheduler(void)
+{
+    struct scheduler *s = NULL;
+    CHECK_EQ_INT(scheduler_start(&s), RC_OK);
+    static int sleep_ms = 30;
+    scheduler_every(s, 20, fast_job, NULL);
+    scheduler_every(s, 100000, slow_job, &sleep_ms); /* not due within the test */
+    time_sleep_ms(300);
+    scheduler_stop(s);
+    int runs = atomic_load(&fast_runs);
+    CHECK(runs >= 2 && runs <= 16); /* every 20 ms over 300 ms: more than once, not at once */
+    CHECK_EQ_INT(atomic_load(&slow_runs), 0);
+    time_sleep_ms(60);
+    CHECK_EQ_INT(atomic_load(&fast_runs), runs); /* nothing after stop */
+    scheduler_stop(s);                          /* idempotent */
+    scheduler_free(s);
+    scheduler_free(NULL);
+}
+
 int main(void)
 {
     TEST(test_base64);
+    TEST(test_scheduler);
     TEST(test_buf_grow);
     TEST(test_reader_bounds);
     TEST(test_hex);

@@ -1232,11 +1232,11 @@ void net_added_nodes(struct net *n, struct net_added_node **out, size_t *count)
 
 void net_set_active(struct net *n, int active)
 {
+    LOG_INFO("SetNetworkActive: %s", active ? "true" : "false"); /* Core's: every call */
     if (n->active == !!active) {
         return;
     }
     n->active = !!active;
-    LOG_INFO("SetNetworkActive: %s", active ? "true" : "false");
     if (!active) {
         for (struct peer *p = n->peers; p; p = p->next) {
             net_peer_disconnect(p, "network disabled");
@@ -1782,6 +1782,7 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
     }
     n->opt.user_agent_comment = NULL;
     n->active = opt->network_active;
+    LOG_INFO("SetNetworkActive: %s", n->active ? "true" : "false"); /* Core's, from -networkactive */
     n->port = opt->port;
     pthread_mutex_init(&n->q_mu, NULL);
     pthread_cond_init(&n->call_cv, NULL);

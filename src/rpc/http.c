@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -31,6 +32,7 @@ struct conn {
     uint16_t port;
     bool busy;        /* a request is out with the handler */
     bool close_after; /* close once the output is written */
+    bool writing;     /* a reply is in the output, not all sent yet (counted in unsent) */
     struct conn *prev, *next;
 };
 
@@ -45,6 +47,7 @@ struct rpc_http {
     size_t n_listeners;
     struct conn *conns; /* every connection not yet freed */
     uint64_t next_id;
+    atomic_int unsent; /* connections with reply bytes not yet sent; read by any thread */
 };
 
 const char *rpc_http_reason(int status)
@@ -77,8 +80,18 @@ const char *rpc_http_reason(int status)
 
 /* ---- connections --------------------------------------------------------------------- */
 
+/* The output went out (or never will): the connection no longer counts as unsent. */
+static void done_writing(struct conn *c)
+{
+    if (c->writing) {
+        c->writing = false;
+        atomic_fetch_sub(&c->h->unsent, 1);
+    }
+}
+
 static void conn_unlink_free(struct conn *c)
 {
+    done_writing(c);
     if (c->prev) {
         c->prev->next = c->next;
     } else {
@@ -105,6 +118,7 @@ static void conn_close(struct conn *c)
         c->port, (unsigned long long)c->id);
     bufferevent_free(c->bev);
     c->bev = NULL;
+    done_writing(c);
     if (!c->busy) {
         conn_unlink_free(c);
     }
@@ -158,6 +172,10 @@ static void write_reply(struct conn *c, const struct reply *r)
     evbuffer_add(out, "\r\n", 2);
     if (needs_body && !r->head && r->len > 0) {
         evbuffer_add(out, r->body, r->len);
+    }
+    if (!c->writing) {
+        c->writing = true;
+        atomic_fetch_add(&c->h->unsent, 1);
     }
     LOG(LOG_CAT_HTTP, LOG_LVL_DEBUG,
         "HTTPResponse (status code: %d size: %zu) added to send buffer for client %s:%u "
@@ -238,6 +256,7 @@ static void write_cb(struct bufferevent *bev, void *arg)
 {
     (void)bev;
     struct conn *c = arg;
+    done_writing(c);
     if (c->close_after) {
         conn_close(c);
     }
@@ -385,6 +404,11 @@ void rpc_http_respond(struct rpc_http_request *req, int status, const char *cons
     }
     rpc_http_message_free(m);
     free(req);
+}
+
+int rpc_http_unsent(const struct rpc_http *h)
+{
+    return h ? atomic_load(&((struct rpc_http *)h)->unsent) : 0;
 }
 
 const struct rpc_http_message *rpc_http_request_message(const struct rpc_http_request *req)

@@ -51,6 +51,10 @@ void rpc_http_free(struct rpc_http *h);
 void rpc_http_respond(struct rpc_http_request *req, int status, const char *const *extra,
                       size_t n_extra, const void *body, size_t len);
 
+/** How many connections have reply bytes not yet handed to the kernel (any thread): a stop
+ *  waits for 0 before it ends the loop, so that the last replies (the stop RPC's) go out. */
+int rpc_http_unsent(const struct rpc_http *h);
+
 /** The parsed request (method, target, headers, body). */
 const struct rpc_http_message *rpc_http_request_message(const struct rpc_http_request *req);
 /** The peer's numeric address and port. */

@@ -664,7 +664,9 @@ void rpc_server_stop(struct rpc_server *s)
     }
     s->n_workers = 0;
     /* Let the loop write out the replies the workers produced (at most ~5 s). */
-    for (int i = 0; i < 500 && atomic_load(&s->in_flight) > 0 && s->http_running; i++) {
+    for (int i = 0; i < 500 && s->http_running &&
+                    (atomic_load(&s->in_flight) > 0 || rpc_http_unsent(s->http) > 0);
+         i++) {
         time_sleep_ms(10);
     }
     if (s->http_running) {

@@ -1276,7 +1276,15 @@ int main(int argc, char **argv)
      * initload: the stored blocks, the block files, then the mempool saved at the last
      * shutdown). 17. Peers. */
     if (open_chainstate(&n) != RC_OK || (n.step = 14, start_validation(&n) != RC_OK) ||
-        start_import(&n) != RC_OK || start_net(&n) != RC_OK) {
+        start_import(&n) != RC_OK) {
+        exit_code = 1;
+        goto shutdown;
+    }
+    if (shutdown_requested()) { /* a SIGTERM while loading: no peers, a clean stop (Core) */
+        LOG_INFO("Shutdown requested. Exiting.");
+        goto shutdown;
+    }
+    if (start_net(&n) != RC_OK) {
         exit_code = 1;
         goto shutdown;
     }

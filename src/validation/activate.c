@@ -645,7 +645,9 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
         struct vstate st;
         struct block_undo undo;
         block_undo_init(&undo);
-        if (cs->opt.prune_target && !(e->status & BLOCK_HAVE_DATA)) {
+        int validated = 1;
+        if ((cs->opt.prune_target || chainstate_snapshot_base(cs, &validated) != NULL) &&
+            !(e->status & BLOCK_HAVE_DATA)) {
             /* Core's VerifyDB: SKIPPED_MISSING_BLOCKS, which the RPC answers as false. */
             LOG_INFO("Block verification stopping at height %d (no data). This could be due to "
                      "pruning or use of an assumeutxo snapshot.",

@@ -100,6 +100,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
             count += run_mutations(seeds[i]);
         }
+        printf("ok 1 - %zu requests and their mutations through the HTTP parser\n1..1\n", count);
+        return 0;
     }
     rc |= fuzz_replay_paths(argc, argv, &count);
     printf("replayed %zu inputs\n", count);

@@ -10,7 +10,7 @@ const struct arg_def bitnode_cli_options[] = {
     {"conf", ARG_STRING | ARG_CMDLINE_ONLY, ARGS_CAT_OPTIONS, "=<file>",
      "Specify configuration file. Relative paths will be prefixed by datadir location. "
      "(default: bitcoin.conf)"},
-    {"datadir", ARG_STRING, ARGS_CAT_OPTIONS, "=<dir>", "Specify data directory"},
+    {"datadir", ARG_STRING | ARG_NO_NEGATION, ARGS_CAT_OPTIONS, "=<dir>", "Specify data directory"},
     {"chain", ARG_STRING, ARGS_CAT_CHAIN, "=<chain>",
      "Use the chain <chain> (default: main). Allowed values: main, test, testnet4, signet, "
      "regtest"},
@@ -31,7 +31,7 @@ const struct arg_def bitnode_cli_options[] = {
     {"rpcclienttimeout", ARG_INT, ARGS_CAT_CLI, "=<n>",
      "Timeout in seconds during HTTP requests, or 0 for no timeout. (default: 900)"},
     {"rpcwait", ARG_BOOL, ARGS_CAT_CLI, "", "Wait for RPC server to start"},
-    {"rpcwaittimeout", ARG_INT, ARGS_CAT_CLI, "=<n>",
+    {"rpcwaittimeout", ARG_INT | ARG_NO_NEGATION, ARGS_CAT_CLI, "=<n>",
      "Timeout in seconds to wait for the RPC server to start, or 0 for no timeout. (default: "
      "0)"},
     {"named", ARG_BOOL, ARGS_CAT_CLI, "", "Pass named instead of positional arguments (default: false)"},

@@ -25,7 +25,8 @@ const struct arg_def bitnoded_options[] = {
     {"conf", ARG_STRING | ARG_CMDLINE_ONLY, ARGS_CAT_OPTIONS, "=<file>",
      "Specify path to read-only configuration file. Relative paths will be prefixed by datadir "
      "location (default: bitcoin.conf)"},
-    {"datadir", ARG_STRING, ARGS_CAT_OPTIONS, "=<dir>", "Specify data directory (default: ~/.bitnode)"},
+    {"datadir", ARG_STRING | ARG_NO_NEGATION, ARGS_CAT_OPTIONS, "=<dir>",
+     "Specify data directory (default: ~/.bitnode)"},
     {"daemon", ARG_BOOL, ARGS_CAT_OPTIONS, "",
      "Run in the background as a daemon and accept commands (default: 0)"},
     {"pid", ARG_STRING, ARGS_CAT_OPTIONS, "=<file>",
@@ -123,7 +124,7 @@ const struct arg_def bitnoded_options[] = {
      "which Debian's libsecp256k1 0.2.0 lacks; the option is accepted and logged"},
     {"minimumchainwork", ARG_STRING | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<hex>",
      "Minimum work assumed to exist on a valid chain in hex (default: the network's)"},
-    {"proxy", ARG_STRING, ARGS_CAT_CONN, "=<ip:port>",
+    {"proxy", ARG_STRING | ARG_NO_ELISION, ARGS_CAT_CONN, "=<ip:port>",
      "Connect through SOCKS5 proxy, set -noproxy to disable (default: disabled)"},
     {"onion", ARG_STRING, ARGS_CAT_CONN, "=<ip:port>",
      "Use separate SOCKS5 proxy to reach peers via Tor onion services, set -noonion to "
@@ -535,7 +536,9 @@ const struct arg_def bitnoded_options[] = {
     {"fastprune", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Use smaller block files and lower minimum prune height for testing purposes"},
     {"logips", ARG_BOOL, ARGS_CAT_DEBUG, "", "Include IP addresses in log output (default: 0)"},
-    {"loglevel", ARG_STRING | ARG_MULTI | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_DEBUG, /* checked */
+    {"loglevel",
+     ARG_STRING | ARG_MULTI | ARG_IGNORED | ARG_HIDDEN | ARG_NO_NEGATION | ARG_NO_ELISION,
+     ARGS_CAT_DEBUG, /* checked */
      "=<level>|<category>:<level>",
      "Set the global or per-category severity level for logging categories enabled with the "
      "-debug configuration option or the logging RPC. Possible values are trace, debug, info, "

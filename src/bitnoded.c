@@ -319,7 +319,7 @@ static int read_includes(struct node *n, char *err, size_t err_len)
                 snprintf(err, err_len, "Failed to include configuration file %s", name);
                 rc = RC_INVALID;
             } else if ((rc = args_read_config(n->args, (const char *)text.data, text.len, name,
-                                              false, err, err_len)) == RC_OK) {
+                                              true, err, err_len)) == RC_OK) {
                 LOG_INFO("Included configuration file %s", name);
             }
             buf_clear(&text);
@@ -365,7 +365,8 @@ static int read_config(struct node *n)
     } else if (rc != RC_OK) {
         init_error("Error reading configuration file: %s", err);
     } else {
-        rc = args_read_config(n->args, (const char *)text.data, text.len, conf, false, err,
+        /* Unknown keys are skipped with a warning, as bitcoind's InitConfig. */
+        rc = args_read_config(n->args, (const char *)text.data, text.len, conf, true, err,
                               sizeof(err));
         if (rc == RC_OK) {
             rc = read_includes(n, err, sizeof(err));
@@ -834,6 +835,32 @@ static int check_options(struct node *n)
     return RC_OK;
 }
 
+/* The options' warnings, as Core reports each kind: an InitWarning is printed ("Warning: ")
+ * and logged, a LogWarning only logged; the unrecognized sections are one InitWarning, a
+ * line each. */
+static void log_args_warnings(const struct args *a)
+{
+    char sections[4096] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < args_warning_count(a); i++) {
+        const char *w = args_warning(a, i);
+        enum args_warning_kind kind = args_warning_kind(a, i);
+        if (kind == ARGS_WARNING_SECTION) {
+            int k = snprintf(sections + len, sizeof(sections) - len, "%s%s", len ? "\n" : "", w);
+            len = k < 0 || (size_t)k >= sizeof(sections) - len ? len : len + (size_t)k;
+            continue;
+        }
+        LOG_WARN("%s", w);
+        if (kind == ARGS_WARNING_INIT) {
+            fprintf(stderr, "Warning: %s\n", w);
+        }
+    }
+    if (len) {
+        LOG_WARN("%s", sections);
+        fprintf(stderr, "Warning: %s\n", sections);
+    }
+}
+
 /* Step 9's rest: what the log says first (version, datadir, chain, warnings, the options
  * accepted and ignored). */
 static void log_start(struct node *n)
@@ -841,12 +868,7 @@ static void log_start(struct node *n)
     LOG_INFO("bitnode version v%s", PACKAGE_VERSION);
     LOG_INFO("Using data directory %s", n->net_dir);
     LOG_INFO("Using chain %s", args_chain(n->args));
-    for (size_t i = 0; i < args_warning_count(n->args); i++) {
-        LOG_WARN("%s", args_warning(n->args, i));
-        if (!args_warning_log_only(n->args, i)) {
-            fprintf(stderr, "Warning: %s\n", args_warning(n->args, i));
-        }
-    }
+    log_args_warnings(n->args);
     args_log(n->args);
     /* Core's options bitnode accepts and does not do: one line each, with the reason. */
     struct arg_ignored *ign;

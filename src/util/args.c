@@ -31,8 +31,7 @@ struct args {
     char *chain;
     char **warnings;
     size_t n_warnings;
-    size_t n_log_only; /* the first of warnings that Core only logs: log_only[i] */
-    bool *log_only;
+    enum args_warning_kind *warning_kind;
 };
 
 static const char *known_sections[] = {"main", "test", "testnet4", "signet", "regtest"};
@@ -72,13 +71,14 @@ void args_free(struct args *a)
         free(a->warnings[i]);
     }
     free(a->warnings);
-    free(a->log_only);
+    free(a->warning_kind);
     free(a->chain);
     free(a);
 }
 
-static void add_warning(struct args *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add_warning(struct args *a, const char *fmt, ...)
+static void add_warning(struct args *a, enum args_warning_kind kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void add_warning(struct args *a, enum args_warning_kind kind, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -86,8 +86,9 @@ static void add_warning(struct args *a, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     a->warnings = xrealloc(a->warnings, (a->n_warnings + 1) * sizeof(*a->warnings));
-    a->log_only = xrealloc(a->log_only, (a->n_warnings + 1) * sizeof(*a->log_only));
-    a->log_only[a->n_warnings] = false;
+    a->warning_kind =
+        xrealloc(a->warning_kind, (a->n_warnings + 1) * sizeof(*a->warning_kind));
+    a->warning_kind[a->n_warnings] = kind;
     a->warnings[a->n_warnings++] = xstrdup(msg);
 }
 
@@ -116,36 +117,57 @@ static void add_entry(struct args *a, const struct arg_def *def, int src, const 
     e->negated = negated;
 }
 
-/* Interprets name (maybe "noname") and value as Core's InterpretOption does. Returns the
- * definition or NULL; *negated and *value_out are set. */
-static const struct arg_def *interpret(struct args *a, const char *name, size_t name_len,
-                                       const char *value, bool *negated, const char **value_out,
-                                       const char *where)
+/* Core's InterpretBool: "" and non-zero numbers are true, anything else false. */
+static bool interpret_bool(const char *s)
+{
+    return s[0] == 0 || strtol(s, NULL, 10) != 0;
+}
+
+/* Interprets name (maybe "noname") and value (NULL: none given) as Core's InterpretKey and
+ * InterpretValue do. Returns 0 with *def_out (NULL when no option has that name), *negated
+ * and *value_out set; or RC_INVALID with err filled (a negation or an elision the option
+ * refuses). */
+static int interpret(struct args *a, const char *name, size_t name_len, const char *value,
+                     const struct arg_def **def_out, bool *negated, const char **value_out,
+                     char *err, size_t err_len)
 {
     const struct arg_def *def = find_def(a, name, name_len);
-    *negated = false;
-    *value_out = value ? value : (def && (def->flags & ARG_BOOL) ? "1" : "");
-    if (def) {
-        return def;
-    }
-    if (name_len > 2 && memcmp(name, "no", 2) == 0) {
+    bool neg = false;
+    if (!def && name_len > 2 && memcmp(name, "no", 2) == 0) {
         def = find_def(a, name + 2, name_len - 2);
-        if (!def) {
-            return NULL;
+        neg = def != NULL;
+    }
+    *def_out = def;
+    *negated = false;
+    *value_out = "";
+    if (!def) {
+        return RC_OK;
+    }
+    if (neg) {
+        if (def->flags & ARG_NO_NEGATION) {
+            snprintf(err, err_len, "Negating of -%s is meaningless and therefore forbidden",
+                     def->name);
+            return RC_INVALID;
         }
-        /* -nofoo=0 is a double negative: Core treats it as -foo=1 and warns. */
-        if (value && strcmp(value, "0") == 0) {
-            (void)where;
-            add_warning(a, "Parsed potentially confusing double-negative -%s=0", def->name);
-            a->log_only[a->n_warnings - 1] = true; /* Core's LogWarning only */
+        /* -nofoo=0 is a double negative: Core takes it as -foo=1 and warns. */
+        if (value && !interpret_bool(value)) {
+            add_warning(a, ARGS_WARNING_LOG, "Parsed potentially confusing double-negative -%s=%s",
+                        def->name, value);
             *value_out = "1";
-            return def;
+            return RC_OK;
         }
         *negated = true;
         *value_out = "0";
-        return def;
+        return RC_OK;
     }
-    return NULL;
+    if (!value && (def->flags & ARG_NO_ELISION)) {
+        snprintf(err, err_len,
+                 "Can not set -%s with no value. Please specify value with -%s=value.",
+                 def->name, def->name);
+        return RC_INVALID;
+    }
+    *value_out = value ? value : (def->flags & ARG_BOOL) ? "1" : "";
+    return RC_OK;
 }
 
 int args_parse_cmdline(struct args *a, int argc, char *const *argv, int *first_positional,
@@ -178,10 +200,13 @@ int args_parse_cmdline(struct args *a, int argc, char *const *argv, int *first_p
         size_t name_len = eq ? (size_t)(eq - s) : strlen(s);
         bool negated;
         const char *value;
-        const struct arg_def *def =
-            interpret(a, s, name_len, eq ? eq + 1 : NULL, &negated, &value, "command line");
+        const struct arg_def *def;
+        if (interpret(a, s, name_len, eq ? eq + 1 : NULL, &def, &negated, &value, err,
+                      err_len) != RC_OK) {
+            return RC_INVALID;
+        }
         if (!def) {
-            snprintf(err, err_len, "Invalid parameter -%.*s", (int)name_len, s);
+            snprintf(err, err_len, "Invalid parameter %s", argv[i]); /* as given, Core's */
             return RC_INVALID;
         }
         add_entry(a, def, SRC_CMDLINE, NULL, value, negated);
@@ -217,113 +242,176 @@ static bool section_known(const char *s)
     return false;
 }
 
+/* One line of a config file, as Core's GetConfigOptions sees it: without its comment,
+ * trimmed. */
+struct conf_line {
+    const char *text;
+    size_t len;
+    bool had_hash; /* a '#' cut the line */
+};
+
+/* The line at *pos (moved past it). Returns false at the end of the text. */
+static bool next_line(const char *text, size_t len, size_t *pos, struct conf_line *l)
+{
+    if (*pos >= len) {
+        return false;
+    }
+    size_t end = *pos;
+    while (end < len && text[end] != '\n') {
+        end++;
+    }
+    l->text = text + *pos;
+    l->len = end - *pos;
+    *pos = end + 1;
+    const char *hash = memchr(l->text, '#', l->len);
+    l->had_hash = hash != NULL;
+    if (hash) {
+        l->len = (size_t)(hash - l->text);
+    }
+    l->text = trim(l->text, &l->len);
+    return true;
+}
+
+static bool is_section_line(const struct conf_line *l)
+{
+    return l->len > 0 && l->text[0] == '[' && l->text[l->len - 1] == ']';
+}
+
+/* Core's syntax check of one line (GetConfigOptions). Returns 0, or RC_INVALID with err. */
+static int check_line(const struct conf_line *l, int line_no, char *err, size_t err_len)
+{
+    const char *line = l->text;
+    int n = (int)l->len;
+    if (l->len == 0 || is_section_line(l)) {
+        return RC_OK;
+    }
+    if (line[0] == '-') {
+        snprintf(err, err_len,
+                 "parse error on line %d: %.*s, options in configuration file must be "
+                 "specified without leading -",
+                 line_no, n, line);
+        return RC_INVALID;
+    }
+    const char *eq = memchr(line, '=', l->len);
+    if (!eq) {
+        if (n >= 2 && memcmp(line, "no", 2) == 0) {
+            snprintf(err, err_len,
+                     "parse error on line %d: %.*s, if you intended to specify a negated "
+                     "option, use %.*s=1 instead",
+                     line_no, n, line, n, line);
+        } else {
+            snprintf(err, err_len, "parse error on line %d: %.*s", line_no, n, line);
+        }
+        return RC_INVALID;
+    }
+    /* Core looks for the word in the whole name: main.rpcpassword too. */
+    char name[256];
+    snprintf(name, sizeof(name), "%.*s", (int)(eq - line), line);
+    if (l->had_hash && strstr(name, "rpcpassword")) {
+        snprintf(err, err_len,
+                 "parse error on line %d, using # in rpcpassword can be ambiguous and should be "
+                 "avoided",
+                 line_no);
+        return RC_INVALID;
+    }
+    return RC_OK;
+}
+
+/* One "key=value" line of a file whose syntax passed, in section (the file's current
+ * "[section]", "" for the top level), as Core's ReadConfigStream takes it. Returns 0, or
+ * RC_INVALID with err filled. */
+static int read_option(struct args *a, const struct conf_line *l, const char *section,
+                       const char *filename, int line_no, bool ignore_unknown, char *err,
+                       size_t err_len)
+{
+    const char *eq = memchr(l->text, '=', l->len);
+    size_t kl = (size_t)(eq - l->text);
+    const char *key = trim(l->text, &kl);
+    size_t vl = l->len - (size_t)(eq - l->text) - 1;
+    const char *val = trim(eq + 1, &vl);
+    char keybuf[128], valbuf[1024], secbuf[64], full[200];
+    snprintf(secbuf, sizeof(secbuf), "%s", section);
+    const char *dot = memchr(key, '.', kl);
+    if (dot && section[0] == 0) {
+        size_t sl = (size_t)(dot - key);
+        snprintf(secbuf, sizeof(secbuf), "%.*s", (int)sl, key);
+        kl -= sl + 1;
+        key = dot + 1;
+        if (!section_known(secbuf)) {
+            add_warning(a, ARGS_WARNING_SECTION, "%s:%d Section [%s] is not recognized.",
+                        filename, line_no, secbuf);
+        }
+    }
+    snprintf(keybuf, sizeof(keybuf), "%.*s", (int)kl, key);
+    snprintf(valbuf, sizeof(valbuf), "%.*s", (int)vl, val);
+    /* Core names a key with its section ("regtest.foo"). */
+    snprintf(full, sizeof(full), "%s%s%s", secbuf, secbuf[0] ? "." : "", keybuf);
+    const char *base = strncmp(keybuf, "no", 2) == 0 ? keybuf + 2 : keybuf;
+    if (strcmp(base, "conf") == 0) {
+        snprintf(err, err_len, "conf cannot be set in the configuration file; use includeconf= "
+                               "if you want to include additional config files");
+        return RC_INVALID;
+    }
+    if (strcmp(base, "reindex") == 0) {
+        add_warning(a, ARGS_WARNING_LOG,
+                    "reindex=1 is set in the configuration file, which will significantly slow "
+                    "down startup. Consider removing or commenting out this option for better "
+                    "performance, unless there is currently a condition which makes rebuilding "
+                    "the indexes necessary");
+    }
+    bool negated;
+    const char *value;
+    const struct arg_def *def;
+    if (interpret(a, keybuf, strlen(keybuf), valbuf, &def, &negated, &value, err, err_len)) {
+        return RC_INVALID;
+    }
+    if (!def) {
+        if (ignore_unknown) {
+            add_warning(a, ARGS_WARNING_LOG, "Ignoring unknown configuration value %s", full);
+            return RC_OK;
+        }
+        snprintf(err, err_len, "Invalid configuration value %s", full);
+        return RC_INVALID;
+    }
+    if (def->flags & ARG_CMDLINE_ONLY) {
+        snprintf(err, err_len, "%s:%d: %s cannot be set in the configuration file", filename,
+                 line_no, def->name);
+        return RC_INVALID;
+    }
+    add_entry(a, def, SRC_CONFIG, secbuf, value, negated);
+    return RC_OK;
+}
+
 int args_read_config(struct args *a, const char *text, size_t len, const char *filename,
                      bool ignore_unknown, char *err, size_t err_len)
 {
-    char section[64] = "";
+    struct conf_line l;
     size_t pos = 0;
     int line_no = 0;
-    while (pos < len) {
-        size_t end = pos;
-        while (end < len && text[end] != '\n') {
-            end++;
+    /* The syntax of every line first: Core reports a bad line before any option's error. */
+    while (next_line(text, len, &pos, &l)) {
+        if (check_line(&l, ++line_no, err, err_len) != RC_OK) {
+            return RC_INVALID;
         }
+    }
+    char section[64] = "";
+    pos = 0;
+    line_no = 0;
+    while (next_line(text, len, &pos, &l)) {
         line_no++;
-        const char *line = text + pos;
-        size_t n = end - pos;
-        pos = end + 1;
-        const char *hash = memchr(line, '#', n);
-        bool had_hash = hash != NULL;
-        if (hash) {
-            n = (size_t)(hash - line);
-        }
-        line = trim(line, &n);
-        if (n == 0) {
+        if (l.len == 0) {
             continue;
         }
-        if (line[0] == '[' && line[n - 1] == ']') {
-            size_t sl = n - 2;
-            if (sl >= sizeof(section)) {
-                sl = sizeof(section) - 1;
-            }
-            memcpy(section, line + 1, sl);
-            section[sl] = 0;
+        if (is_section_line(&l)) {
+            snprintf(section, sizeof(section), "%.*s", (int)(l.len - 2), l.text + 1);
             if (!section_known(section)) {
-                add_warning(a, "%s:%d Section [%s] is not recognized.", filename, line_no, section);
+                add_warning(a, ARGS_WARNING_SECTION, "%s:%d Section [%s] is not recognized.",
+                            filename, line_no, section);
             }
-            continue;
-        }
-        if (line[0] == '-') {
-            snprintf(err, err_len,
-                     "parse error on line %d: %.*s, options in configuration file must be "
-                     "specified without leading -",
-                     line_no, (int)n, line);
+        } else if (read_option(a, &l, section, filename, line_no, ignore_unknown, err,
+                               err_len) != RC_OK) {
             return RC_INVALID;
         }
-        const char *eq = memchr(line, '=', n);
-        if (!eq) {
-            if (n > 2 && memcmp(line, "no", 2) == 0) {
-                snprintf(err, err_len,
-                         "parse error on line %d: %.*s, if you intended to specify a negated "
-                         "option, use %.*s=1 instead",
-                         line_no, (int)n, line, (int)n, line);
-            } else {
-                snprintf(err, err_len, "parse error on line %d: %.*s", line_no, (int)n, line);
-            }
-            return RC_INVALID;
-        }
-        size_t kl = (size_t)(eq - line);
-        const char *key = trim(line, &kl);
-        size_t vl = n - (size_t)(eq - line) - 1;
-        const char *val = trim(eq + 1, &vl);
-        char keybuf[128], valbuf[1024], secbuf[64];
-        snprintf(secbuf, sizeof(secbuf), "%s", section);
-        const char *dot = memchr(key, '.', kl);
-        if (dot && section[0] == 0) {
-            size_t sl = (size_t)(dot - key);
-            snprintf(secbuf, sizeof(secbuf), "%.*s", (int)sl, key);
-            kl -= sl + 1;
-            key = dot + 1;
-            if (!section_known(secbuf)) {
-                add_warning(a, "%s:%d Section [%s] is not recognized.", filename, line_no, secbuf);
-            }
-        }
-        snprintf(keybuf, sizeof(keybuf), "%.*s", (int)kl, key);
-        snprintf(valbuf, sizeof(valbuf), "%.*s", (int)vl, val);
-        if (had_hash && strcmp(keybuf, "rpcpassword") == 0) {
-            snprintf(err, err_len,
-                     "parse error on line %d, using # in rpcpassword can be ambiguous and "
-                     "should be avoided",
-                     line_no);
-            return RC_INVALID;
-        }
-        bool negated;
-        const char *value;
-        char where[300];
-        snprintf(where, sizeof(where), "%s:%d", filename, line_no);
-        const struct arg_def *def =
-            interpret(a, keybuf, strlen(keybuf), valbuf, &negated, &value, where);
-        if (!def) {
-            if (ignore_unknown) {
-                continue;
-            }
-            /* Core names the key as its section prefixes it: "regtest.foo". */
-            snprintf(err, err_len, "Invalid configuration value %s%s%s", secbuf,
-                     secbuf[0] ? "." : "", keybuf);
-            return RC_INVALID;
-        }
-        if (def->flags & ARG_CMDLINE_ONLY) {
-            snprintf(err, err_len, "%s:%d: %s cannot be set in the configuration file", filename,
-                     line_no, def->name);
-            return RC_INVALID;
-        }
-        if (negated && strcmp(valbuf, "1") != 0 && strcmp(valbuf, "") != 0) {
-            /* "nofoo=1" negates; "nofoo=bar" is meaningless. */
-            snprintf(err, err_len, "%s:%d: negated option %s takes 1 or 0, not '%s'", filename,
-                     line_no, keybuf, valbuf);
-            return RC_INVALID;
-        }
-        add_entry(a, def, SRC_CONFIG, secbuf, value, negated);
     }
     return RC_OK;
 }
@@ -453,7 +541,7 @@ int args_select_chain(struct args *a, char *err, size_t err_len)
             }
         }
         if (top && !other) {
-            add_warning(a,
+            add_warning(a, ARGS_WARNING_INIT,
                         "Config setting for -%s only applied on %s network when in [%s] "
                         "section.",
                         def->name, a->chain, a->chain);
@@ -510,11 +598,6 @@ int64_t args_get_int(const struct args *a, const char *name, int64_t def)
         return def;
     }
     return v;
-}
-
-static bool interpret_bool(const char *s)
-{
-    return s[0] == 0 || strtol(s, NULL, 10) != 0;
 }
 
 bool args_get_bool(const struct args *a, const char *name, bool def)
@@ -681,10 +764,10 @@ const char *args_warning(const struct args *a, size_t i)
     return a->warnings[i];
 }
 
-int args_warning_log_only(const struct args *a, size_t i)
+enum args_warning_kind args_warning_kind(const struct args *a, size_t i)
 {
     CHECK_ALWAYS(i < a->n_warnings);
-    return a->log_only[i];
+    return a->warning_kind[i];
 }
 
 /* value as a JSON string (Core's UniValue::write of a string), into out. */

@@ -13,7 +13,8 @@
  *
  * Syntax: -foo=value, -foo (for a flag: 1; for a value: ""), -nofoo (0, negated),
  * --foo also accepted; config lines "foo=value", "nofoo=1", "regtest.foo=value",
- * "[section]", "# comment".
+ * "[section]", "# comment". A negation given a false value (-nofoo=0, nofoo=false) is a
+ * double negative: the option is set to 1, with a warning, as Core's InterpretValue.
  */
 #ifndef BITNODE_UTIL_ARGS_H
 #define BITNODE_UTIL_ARGS_H
@@ -38,6 +39,10 @@ enum arg_flags {
                                    text ends with ARG_REASON("why"): args_ignored() reports the
                                    reason for one log line, -help leaves it out */
     ARG_SENSITIVE = 1u << 10,   /* a secret: args_log writes "****" for its value */
+    ARG_NO_NEGATION = 1u << 11, /* Core's DISALLOW_NEGATION: -nofoo is refused ("Negating of
+                                   -datadir is meaningless and therefore forbidden") */
+    ARG_NO_ELISION = 1u << 12,  /* Core's DISALLOW_ELISION: -foo without "=value" is refused
+                                   ("Can not set -proxy with no value. ...") */
 };
 
 /* The end of an ARG_IGNORED option's help text: Core's help, then why bitnode ignores the
@@ -79,14 +84,19 @@ void args_free(struct args *a);
 /** Parses argv[1..argc-1]. Options come first; the first argument that does not start with
  *  '-' ends them: its index goes to *first_positional (argc if none), or it is an error if
  *  first_positional is NULL.
- *  Returns: 0, or RC_INVALID with err filled ("Invalid parameter -foo"). */
+ *  Returns: 0, or RC_INVALID with err filled in Core's words: "Invalid parameter -foo=1" (the
+ *  argument as given), or the refusal of ARG_NO_NEGATION / ARG_NO_ELISION. */
 int args_parse_cmdline(struct args *a, int argc, char *const *argv, int *first_positional,
                        char *err, size_t err_len);
-/** Parses config file text (len bytes; need not be NUL-terminated). filename is used in
- *  messages. Unknown keys are an error ("Invalid configuration value foo"; inside [regtest],
- *  "... regtest.foo", as Core) unless ignore_unknown (bitnode-cli reads the daemon's file),
- *  in which case they are skipped.
- *  Returns: 0, or RC_INVALID with err filled ("parse error on line 3: ..."). */
+/** Parses config file text (len bytes; need not be NUL-terminated), as Core's
+ *  ReadConfigStream: first every line's syntax (the first bad line is the error: "parse error
+ *  on line 3: ..."), then each option in order. filename is used in the unrecognized-section
+ *  warnings. Unknown keys are an error ("Invalid configuration value foo"; inside [regtest],
+ *  "... regtest.foo", as Core) unless ignore_unknown (what bitcoind and bitcoin-cli do), in
+ *  which case each is skipped with a log-only warning ("Ignoring unknown configuration value
+ *  regtest.foo"). conf= is refused with Core's words; a reindex key adds Core's log-only
+ *  warning about reindexing on every start.
+ *  Returns: 0, or RC_INVALID with err filled. */
 int args_read_config(struct args *a, const char *text, size_t len, const char *filename,
                      bool ignore_unknown, char *err, size_t err_len);
 /** Picks the chain from -chain=<name> and -regtest / -testnet / -testnet4 / -signet (command
@@ -138,12 +148,19 @@ struct arg_ignored {
  *  the table). Returns the count. */
 size_t args_ignored(const struct args *a, struct arg_ignored **out);
 
-/** Warnings collected while parsing (unrecognized sections, options ignored outside their
- *  section, "-nofoo=0"). Borrowed strings. args_warning_log_only: 1 for those Core only
- *  logs (the double negative), 0 for those it also prints. */
+/* How Core reports a warning of the options: */
+enum args_warning_kind {
+    ARGS_WARNING_INIT,    /* InitWarning: "Warning: <text>" on stderr, and the log */
+    ARGS_WARNING_LOG,     /* LogWarning only: the double negative, an unknown config key,
+                             reindex in the config file */
+    ARGS_WARNING_SECTION, /* "<file>:<line> Section [x] is not recognized.": Core joins them,
+                             one a line, into one InitWarning */
+};
+
+/** Warnings collected while parsing, in the order found. Borrowed strings. */
 size_t args_warning_count(const struct args *a);
 const char *args_warning(const struct args *a, size_t i);
-int args_warning_log_only(const struct args *a, size_t i);
+enum args_warning_kind args_warning_kind(const struct args *a, size_t i);
 
 /** Logs every option as Core's LogArgs does: "Config file arg: [section] name=<json>" for
  *  each config value (sections in name order, the top level first), then "Command-line arg:

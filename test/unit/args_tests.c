@@ -78,7 +78,7 @@ static void test_cmdline_errors(void)
     struct args *a = args_new(bitnoded_options, bitnoded_options_len);
     const char *bad[] = {"bitnoded", "-rpcport=1", "-frobnicate=2"};
     CHECK_EQ_INT(args_parse_cmdline(a, 3, (char *const *)bad, NULL, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "Invalid parameter -frobnicate");
+    CHECK_EQ_STR(err, "Invalid parameter -frobnicate=2"); /* the argument as given, Core's */
     args_free(a);
 
     a = args_new(bitnoded_options, bitnoded_options_len);
@@ -235,7 +235,7 @@ static void test_ignored(void)
     a = args_new(bitnoded_options, bitnoded_options_len);
     const char *bad[] = {"bitnoded", "-keypool=1", "-keypoolsize=1"};
     CHECK_EQ_INT(args_parse_cmdline(a, 3, (char *const *)bad, NULL, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "Invalid parameter -keypoolsize");
+    CHECK_EQ_STR(err, "Invalid parameter -keypoolsize=1");
     CHECK_EQ_INT(conf(a, "keypool=1\nwalletnotfy=x\n"), RC_INVALID);
     CHECK_EQ_STR(err, "Invalid configuration value walletnotfy");
     CHECK_EQ_INT(conf(a, "[regtest]\nkeypool=1\nwalletnotfy=x\n"), RC_INVALID);
@@ -496,6 +496,81 @@ static void test_config_errors(void)
     args_free(a);
 }
 
+/* Core's ArgsManager rules: DISALLOW_NEGATION and DISALLOW_ELISION, double negatives, and
+ * ReadConfigStream's order (every line's syntax first), words and warnings. */
+static void test_core_rules(void)
+{
+    struct args *a = args_new(bitnoded_options, bitnoded_options_len);
+    const char *proxy[] = {"bitnoded", "-proxy"};
+    CHECK_EQ_INT(args_parse_cmdline(a, 2, (char *const *)proxy, NULL, err, sizeof(err)),
+                 RC_INVALID);
+    CHECK_EQ_STR(err, "Can not set -proxy with no value. Please specify value with -proxy=value.");
+    const char *nodatadir[] = {"bitnoded", "-nodatadir"};
+    CHECK_EQ_INT(args_parse_cmdline(a, 2, (char *const *)nodatadir, NULL, err, sizeof(err)),
+                 RC_INVALID);
+    CHECK_EQ_STR(err, "Negating of -datadir is meaningless and therefore forbidden");
+    CHECK_EQ_INT(conf(a, "nodatadir=1\n"), RC_INVALID);
+    CHECK_EQ_STR(err, "Negating of -datadir is meaningless and therefore forbidden");
+    args_free(a);
+
+    const char *dbl[] = {"bitnoded", "-nolisten=false", "-noproxy", "-proxy=127.0.0.1:9050"};
+    a = parse(dbl, 4);
+    CHECK(args_get_bool(a, "listen", false));
+    CHECK_EQ_STR(args_get(a, "proxy", ""), "127.0.0.1:9050");
+    CHECK_EQ_INT(args_warning_count(a), 1);
+    if (args_warning_count(a) == 1) {
+        CHECK_EQ_STR(args_warning(a, 0), "Parsed potentially confusing double-negative "
+                                         "-listen=false");
+        CHECK_EQ_INT(args_warning_kind(a, 0), ARGS_WARNING_LOG);
+    }
+    args_free(a);
+
+    a = args_new(bitnoded_options, bitnoded_options_len);
+    const char *want_conf = "conf cannot be set in the configuration file; use includeconf= if "
+                            "you want to include additional config files";
+    CHECK_EQ_INT(conf(a, "server=1\nconf=other.conf\n"), RC_INVALID);
+    CHECK_EQ_STR(err, want_conf);
+    CHECK_EQ_INT(conf(a, "[regtest]\nnoconf=1\n"), RC_INVALID);
+    CHECK_EQ_STR(err, want_conf);
+    /* A bad line is reported before an unknown key on an earlier one. */
+    CHECK_EQ_INT(conf(a, "frobnicate=1\n-server=1\n"), RC_INVALID);
+    CHECK_EQ_STR(err, "parse error on line 2: -server=1, options in configuration file must be "
+                      "specified without leading -");
+    CHECK_EQ_INT(conf(a, "no\n"), RC_INVALID);
+    CHECK_EQ_STR(err, "parse error on line 1: no, if you intended to specify a negated option, "
+                      "use no=1 instead");
+    const char *hash = "using # in rpcpassword can be ambiguous and should be avoided";
+    CHECK_EQ_INT(conf(a, "server=1\nrpcuser=u\nmain.rpcpassword=some#pass"), RC_INVALID);
+    CHECK(strstr(err, "parse error on line 3, ") == err && strstr(err, hash));
+    CHECK_EQ_INT(conf(a, "server=1\nrpcuser=u\n[main]\nrpcpassword=some#pass"), RC_INVALID);
+    CHECK(strstr(err, "parse error on line 4, ") == err && strstr(err, hash));
+    args_free(a);
+
+    /* What bitcoind does with the file: unknown keys skipped, named with their section. */
+    a = args_new(bitnoded_options, bitnoded_options_len);
+    const char *text = "frob=1\ntestnot.datadir=1\n[regtest]\nfrob2=1\nreindex=1\n[testnet]\n";
+    CHECK_EQ_INT(args_read_config(a, text, strlen(text), "b.conf", true, err, sizeof(err)), 0);
+    static const struct {
+        enum args_warning_kind kind;
+        const char *text;
+    } want[] = {
+        {ARGS_WARNING_LOG, "Ignoring unknown configuration value frob"},
+        {ARGS_WARNING_SECTION, "b.conf:2 Section [testnot] is not recognized."},
+        {ARGS_WARNING_LOG, "Ignoring unknown configuration value regtest.frob2"},
+        {ARGS_WARNING_LOG, "reindex=1 is set in the configuration file, which will significantly "
+                           "slow down startup. Consider removing or commenting out this option "
+                           "for better performance, unless there is currently a condition which "
+                           "makes rebuilding the indexes necessary"},
+        {ARGS_WARNING_SECTION, "b.conf:6 Section [testnet] is not recognized."},
+    };
+    CHECK_EQ_INT(args_warning_count(a), ARRAY_LEN(want));
+    for (size_t i = 0; i < ARRAY_LEN(want) && i < args_warning_count(a); i++) {
+        CHECK_EQ_STR(args_warning(a, i), want[i].text);
+        CHECK_EQ_INT(args_warning_kind(a, i), want[i].kind);
+    }
+    args_free(a);
+}
+
 static void test_chain_selection(void)
 {
     const char *argv1[] = {"bitnoded", "-regtest", "-testnet"};
@@ -731,6 +806,7 @@ int main(void)
     TEST(test_config_precedence);
     TEST(test_config_main_chain);
     TEST(test_config_errors);
+    TEST(test_core_rules);
     TEST(test_chain_selection);
     TEST(test_chain_table_matches_params);
     TEST(test_log);

@@ -20,6 +20,7 @@
 #include "util/args.h"
 #include "util/base64.h"
 #include "util/buf.h"
+#include "util/config.h"
 #include "util/fs.h"
 #include "util/rc.h"
 #include "util/time.h"
@@ -347,41 +348,24 @@ static int setup(struct cli *c, int argc, char **argv, int *first)
         }
         return -1;
     }
-    if (args_is_set(c->args, "datadir")) {
-        c->datadir = xstrdup(args_get(c->args, "datadir", ""));
-        if (!fs_is_dir(c->datadir)) {
-            fprintf(stderr, "Error: Specified data directory \"%s\" does not exist.\n", c->datadir);
-            return 1;
-        }
-    } else {
-        c->datadir = fs_default_datadir();
+    const char *given = args_get(c->args, "datadir", "");
+    if (given[0] && !fs_is_dir(given)) {
+        fprintf(stderr, "Error: Specified data directory \"%s\" does not exist.\n", given);
+        return 1;
     }
-    /* bitcoin.conf, as Core's client; bitnode.conf (the old name) when there is none. */
-    char *conf = fs_path_join(c->datadir, args_get(c->args, "conf", "bitcoin.conf"));
-    struct buf text;
-    buf_init(&text);
-    int rc = fs_read_file(conf, &text, 16u << 20, err, sizeof(err));
-    if (rc == RC_NOT_FOUND && !args_is_set(c->args, "conf")) {
-        free(conf);
-        conf = fs_path_join(c->datadir, "bitnode.conf");
-        rc = fs_read_file(conf, &text, 16u << 20, err, sizeof(err));
-    }
-    if (rc == RC_OK) {
-        rc = args_read_config(c->args, (const char *)text.data, text.len, conf, true, err,
-                              sizeof(err));
-    } else if (rc == RC_NOT_FOUND && !args_is_set(c->args, "conf")) {
-        rc = RC_OK;
-    }
-    buf_clear(&text);
-    free(conf);
+    /* bitcoin.conf, as Core's client (bitnode.conf, the old name, when there is none); the
+     * client has no includeconf, as bitcoin-cli, and skips what it does not know. */
+    char *orig = given[0] ? xstrdup(given) : fs_default_datadir();
+    char *read_path = NULL;
+    int rc = config_read_files(c->args, orig, true, &read_path, err, sizeof(err));
+    free(read_path);
+    free(orig);
     if (rc != RC_OK) {
         fprintf(stderr, "Error reading configuration file: %s\n", err);
         return 1;
     }
-    if (args_is_set(c->args, "datadir") && strcmp(args_get(c->args, "datadir", ""), c->datadir)) {
-        free(c->datadir);
-        c->datadir = xstrdup(args_get(c->args, "datadir", ""));
-    }
+    given = args_get(c->args, "datadir", "");
+    c->datadir = given[0] ? xstrdup(given) : fs_default_datadir();
     if (args_select_chain(c->args, err, sizeof(err)) != RC_OK ||
         args_validate(c->args, err, sizeof(err)) != RC_OK) {
         fprintf(stderr, "Error: %s\n", err);

@@ -279,10 +279,9 @@ const struct arg_def bitnoded_options[] = {
      "transactions are not affected. (default: 0)"},
     {"coinstatsindex", ARG_BOOL, ARGS_CAT_OPTIONS, "",
      "Maintain coinstats index used by the gettxoutsetinfo RPC (default: 0)"},
-    {"allowignoredconf", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_OPTIONS, "",
+    {"allowignoredconf", ARG_BOOL, ARGS_CAT_OPTIONS, "",
      "For backwards compatibility, treat an unused bitcoin.conf file in the datadir as a "
-     "warning, not an error."
-     ARG_REASON("bitnode does not look for an unused config file in the datadir")},
+     "warning, not an error."},
     {"prevoutfetchthreads", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_OPTIONS, "=<n>",
      "Set the number of threads used to prefetch block input prevouts from the chainstate "
      "database (0 disables, up to 16, default: 8). Negative values are rejected."

@@ -49,6 +49,7 @@
 #include "rpc/util.h"
 #include "util/args.h"
 #include "util/buf.h"
+#include "util/config.h"
 #include "util/fs.h"
 #include "util/hex.h"
 #include "util/log.h"
@@ -68,6 +69,8 @@
 struct node {
     struct args *args;
     char *datadir; /* base datadir */
+    char *conf_path; /* the config file read; else the one looked for (NULL: -noconf) */
+    int conf_found;  /* conf_path was read */
     char *net_dir; /* datadir + chain subfolder */
     char *blocks_dir; /* the block files: -blocksdir/<chain>/blocks, else net_dir/blocks */
     int blocks_lock_fd;
@@ -201,7 +204,7 @@ static void *import_main(void *arg)
 static void init_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void init_error(const char *fmt, ...)
 {
-    char msg[1024];
+    char msg[4096];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -277,107 +280,6 @@ static int cmdline_includeconf(const struct args *a, char *err, size_t err_len)
     }
     free(v);
     return RC_OK;
-}
-
-/* The -includeconf values of one section after its last negation, from index skip on. */
-static size_t include_names(struct node *n, const char *section, size_t skip,
-                            const char ***names, size_t *from)
-{
-    size_t count = args_config_list(n->args, "includeconf", section, names);
-    *from = skip;
-    for (size_t i = 0; i < count; i++) {
-        if (strcmp((*names)[i], "0") == 0 && i + 1 > *from) {
-            *from = i + 1; /* "noincludeconf=1" drops the ones before */
-        }
-    }
-    return count;
-}
-
-/* -includeconf (Core's ReadConfigFiles): the files the chain's section names, then the top
- * level's, relative to the datadir; an -includeconf inside an included file is ignored with
- * Core's warning; -noincludeconf on the command line reads none. */
-static int read_includes(struct node *n, char *err, size_t err_len)
-{
-    if (args_is_negated(n->args, "includeconf") || !args_peek_chain(n->args)) {
-        return RC_OK;
-    }
-    const char *sections[2] = {args_peek_chain(n->args), ""};
-    size_t counts[2], from[2];
-    const char **names[2];
-    int rc = RC_OK;
-    for (int k = 0; k < 2; k++) { /* both lists before any file adds to them */
-        counts[k] = include_names(n, sections[k], 0, &names[k], &from[k]);
-    }
-    for (int k = 0; k < 2; k++) {
-        for (size_t i = from[k]; i < counts[k] && rc == RC_OK; i++) {
-            const char *name = names[k][i];
-            char *path = abs_path(n->datadir, name);
-            struct buf text;
-            buf_init(&text);
-            char ferr[256];
-            if (fs_read_file(path, &text, 16u << 20, ferr, sizeof(ferr)) != RC_OK) {
-                snprintf(err, err_len, "Failed to include configuration file %s", name);
-                rc = RC_INVALID;
-            } else if ((rc = args_read_config(n->args, (const char *)text.data, text.len, name,
-                                              true, err, err_len)) == RC_OK) {
-                LOG_INFO("Included configuration file %s", name);
-            }
-            buf_clear(&text);
-            free(path);
-        }
-        free(names[k]);
-    }
-    for (int k = 0; k < 2 && rc == RC_OK; k++) {
-        const char **later;
-        size_t start, count = include_names(n, sections[k], counts[k], &later, &start);
-        for (size_t i = start; i < count; i++) {
-            fprintf(stderr,
-                    "warning: -includeconf cannot be used from included files; ignoring "
-                    "-includeconf=%s\n",
-                    later[i]);
-        }
-        free(later);
-    }
-    return rc;
-}
-
-static int read_config(struct node *n)
-{
-    char err[512];
-    bool explicit_conf = args_is_set(n->args, "conf");
-    /* Core's name, so that a bitcoind datadir (and Core's test framework) works as it is;
-     * bitnode.conf, bitnode's old name, when there is no bitcoin.conf. */
-    char *conf = abs_path(n->datadir, args_get(n->args, "conf", "bitcoin.conf"));
-    struct buf text;
-    buf_init(&text);
-    int rc = fs_read_file(conf, &text, 16u << 20, err, sizeof(err));
-    if (rc == RC_NOT_FOUND && !explicit_conf) {
-        free(conf);
-        conf = abs_path(n->datadir, "bitnode.conf");
-        rc = fs_read_file(conf, &text, 16u << 20, err, sizeof(err));
-    }
-    if (rc == RC_NOT_FOUND && !explicit_conf) {
-        rc = RC_OK;
-    } else if (rc == RC_NOT_FOUND) {
-        init_error("Error reading configuration file: specified config file \"%s\" could not "
-                   "be opened.",
-                   conf);
-    } else if (rc != RC_OK) {
-        init_error("Error reading configuration file: %s", err);
-    } else {
-        /* Unknown keys are skipped with a warning, as bitcoind's InitConfig. */
-        rc = args_read_config(n->args, (const char *)text.data, text.len, conf, true, err,
-                              sizeof(err));
-        if (rc == RC_OK) {
-            rc = read_includes(n, err, sizeof(err));
-        }
-        if (rc != RC_OK) {
-            init_error("Error reading configuration file: %s", err);
-        }
-    }
-    buf_clear(&text);
-    free(conf);
-    return rc;
 }
 
 /* -loglevel (Core's SetLoggingLevel): a global level (no ':' from the fourth character on)
@@ -715,56 +617,58 @@ static void print_usage(const struct args *a)
     args_print_help(a, stdout);
 }
 
-/* Steps 3 and 4: the datadir (-datadir must exist; the default one is created), and the
- * config file in it, which may move it (datadir=; the file is not read again). */
-static int setup_datadir(struct node *n)
+/* Steps 3 and 4 (Core's InitConfig up to SelectParams): -datadir must exist; the config
+ * file, looked for in it (or in the default datadir, which is not created for that), may
+ * move the datadir (datadir=; the new one's file is not read). */
+static int setup_datadir(struct node *n, char **orig_datadir)
 {
     char err[1024];
-    if (args_is_set(n->args, "datadir")) {
-        n->datadir = xstrdup(args_get(n->args, "datadir", ""));
-        if (!fs_is_dir(n->datadir)) {
-            init_error("Specified data directory \"%s\" does not exist.", n->datadir);
-            return RC_INVALID;
-        }
-    } else {
-        n->datadir = fs_default_datadir();
-        if (fs_mkdir_p(n->datadir, err, sizeof(err)) != RC_OK) {
-            init_error("%s", err);
-            return RC_IO;
-        }
-    }
-    if (read_config(n) != RC_OK) {
+    const char *given = args_get(n->args, "datadir", "");
+    if (given[0] && !fs_is_dir(given)) {
+        init_error("Specified data directory \"%s\" does not exist.", given);
         return RC_INVALID;
     }
-    if (args_is_set(n->args, "datadir") && strcmp(args_get(n->args, "datadir", ""), n->datadir)) {
-        free(n->datadir);
-        n->datadir = xstrdup(args_get(n->args, "datadir", ""));
-        if (!fs_is_dir(n->datadir)) {
-            init_error("Specified data directory \"%s\" does not exist.", n->datadir);
-            return RC_INVALID;
-        }
+    *orig_datadir = given[0] ? xstrdup(given) : fs_default_datadir();
+    char *read_path;
+    if (config_read_files(n->args, *orig_datadir, true, &read_path, err, sizeof(err)) != RC_OK) {
+        init_error("Error reading configuration file: %s", err);
+        return RC_INVALID;
     }
+    n->conf_found = read_path != NULL;
+    n->conf_path = read_path ? read_path : config_file_path(n->args, *orig_datadir);
+    given = args_get(n->args, "datadir", "");
+    n->datadir = given[0] ? xstrdup(given) : fs_default_datadir();
     return RC_OK;
 }
 
-/* Step 5: the chain and its datadir subfolder, with the empty wallets/ a bitcoind datadir
- * has (Core makes it even with -disablewallet; its test framework's cached chain expects
- * it; bitnode has no wallet). */
-static int setup_chain_dir(struct node *n)
+/* Step 5: the chain; the datadir (created if new, with the empty wallets/ a bitcoind datadir
+ * has: Core makes it even with -disablewallet, its test framework's cached chain expects it;
+ * bitnode has no wallet), a bitcoin.conf in it that is not the file read (Core's error), the
+ * chain's subfolder and settings.json. */
+static int setup_chain_dir(struct node *n, const char *orig_datadir)
 {
-    char err[1024];
+    char err[4096];
     if (args_select_chain(n->args, err, sizeof(err)) != RC_OK) {
         init_error("%s", err);
         return RC_INVALID;
     }
     n->net_dir = fs_path_join(n->datadir, fs_chain_info(args_chain(n->args))->subdir);
     snprintf(n->ctx.net_dir, sizeof(n->ctx.net_dir), "%s", n->net_dir);
+    char *base_wallets = fs_path_join(n->datadir, "wallets");
     char *wallets = fs_path_join(n->net_dir, "wallets");
-    int rc = fs_mkdir_p(n->net_dir, err, sizeof(err));
+    int rc = RC_OK;
+    if (!fs_is_dir(n->datadir)) {
+        rc = fs_mkdir_p(base_wallets, err, sizeof(err));
+    }
+    if (rc == RC_OK) {
+        rc = config_check_ignored(n->args, n->datadir, orig_datadir,
+                                  n->conf_found ? n->conf_path : NULL, err, sizeof(err));
+    }
     if (rc == RC_OK) {
         rc = fs_mkdir_p(wallets, err, sizeof(err));
     }
     free(wallets);
+    free(base_wallets);
     if (rc == RC_OK) {
         rc = node_settings_init(n->args, n->net_dir, err, sizeof(err));
     }
@@ -866,8 +770,22 @@ static void log_args_warnings(const struct args *a)
 static void log_start(struct node *n)
 {
     LOG_INFO("bitnode version v%s", PACKAGE_VERSION);
+    char *default_datadir = fs_default_datadir();
+    LOG_INFO("Default data directory %s", default_datadir);
+    free(default_datadir);
     LOG_INFO("Using data directory %s", n->net_dir);
+    if (!n->conf_path) {
+        LOG_INFO("Config file: <disabled>");
+    } else if (n->conf_found) {
+        LOG_INFO("Config file: %s", n->conf_path);
+    } else {
+        LOG_INFO("Config file: %s (not found, skipping)", n->conf_path);
+    }
     LOG_INFO("Using chain %s", args_chain(n->args));
+    if (strcmp(args_chain(n->args), "test") == 0) {
+        LOG_INFO("Warning: Support for testnet3 is deprecated and will be removed in an upcoming "
+                 "release. Consider switching to testnet4.");
+    }
     log_args_warnings(n->args);
     args_log(n->args);
     /* Core's options bitnode accepts and does not do: one line each, with the reason. */
@@ -955,6 +873,20 @@ static int verify_loaded_chain(struct node *n)
     LOG_ERROR("Verification failed: %s", rc ? rc_str(rc) : why);
     load_failure("Corrupted block database detected");
     return RC_INVALID;
+}
+
+/* Core's check where it makes the fee estimator (none with -blocksonly), once the log is
+ * open and before the chainstate loads: Core's tests look for the error in the chain's
+ * debug.log. */
+static int check_fee_estimator_args(const struct node *n)
+{
+    if (!args_get_bool(n->args, "blocksonly", false) &&
+        args_get_bool(n->args, "acceptstalefeeestimates", false) &&
+        strcmp(args_chain(n->args), "regtest") != 0) {
+        init_error("acceptstalefeeestimates is not supported on %s chain.", args_chain(n->args));
+        return RC_INVALID;
+    }
+    return RC_OK;
 }
 
 /* Step 14a: the chainstate (block index, coins, the blocks stored past its tip), its tip
@@ -1225,7 +1157,11 @@ int main(int argc, char **argv)
     }
     /* 3, 4. The datadir and the config file. 5. The chain and its subfolder. 6. Every
      * option checked; the network's parameters and the chainstate's options. */
-    if (setup_datadir(&n) != RC_OK || setup_chain_dir(&n) != RC_OK || check_options(&n) != RC_OK) {
+    char *orig_datadir = NULL;
+    int ok = setup_datadir(&n, &orig_datadir) == RC_OK &&
+             setup_chain_dir(&n, orig_datadir) == RC_OK && check_options(&n) == RC_OK;
+    free(orig_datadir);
+    if (!ok) {
         goto out;
     }
     /* 7. Signals and the shutdown pipe. */
@@ -1297,8 +1233,8 @@ int main(int argc, char **argv)
     /* 14. The chainstate, the mempool, the validation thread. 15. The import thread (Core's
      * initload: the stored blocks, the block files, then the mempool saved at the last
      * shutdown). 17. Peers. */
-    if (open_chainstate(&n) != RC_OK || (n.step = 14, start_validation(&n) != RC_OK) ||
-        start_import(&n) != RC_OK) {
+    if (check_fee_estimator_args(&n) != RC_OK || open_chainstate(&n) != RC_OK ||
+        (n.step = 14, start_validation(&n) != RC_OK) || start_import(&n) != RC_OK) {
         exit_code = 1;
         goto shutdown;
     }
@@ -1331,6 +1267,7 @@ out:
     free(n.net_dir);
     free(n.blocks_dir);
     free(n.datadir);
+    free(n.conf_path);
     args_free(n.args);
     return exit_code;
 }

@@ -197,7 +197,8 @@ class ConfigTest(BitnodeTestFramework):
         assert_in("\n[main] Shutdown: done\n", text)
         assert_true(re.search(r"\n\[httpworker\.\d+\] ", text), "no line from an RPC worker")
 
-        self.log("datadir= in a -conf file moves the datadir (default datadir under $HOME)")
+        self.log("datadir= in a -conf file moves the datadir (the default one, under $HOME, "
+                 "not made)")
         other = os.path.join(self.tmpdir, "other_datadir")
         os.mkdir(other)
         conf_path = os.path.join(self.tmpdir, "outside.conf")
@@ -211,7 +212,9 @@ class ConfigTest(BitnodeTestFramework):
             cookie = os.path.join(other, "regtest", ".cookie")
             wait_until(lambda: os.path.exists(cookie) or p.poll() is not None, what="cookie")
             assert_true(os.path.exists(cookie), "cookie in the configured datadir")
-            assert_true(os.path.isdir(os.path.join(self.tmpdir, ".bitnode")), "default datadir")
+            # The default datadir was only looked in for a config file: not created (Core's).
+            assert_true(not os.path.exists(os.path.join(self.tmpdir, ".bitnode")),
+                        "default datadir not created")
             p.send_signal(signal.SIGTERM)
             assert_equal(p.wait(timeout=30), 0)
         finally:

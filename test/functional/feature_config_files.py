@@ -2,8 +2,13 @@
 """The files around the options, as bitcoind keeps them: -includeconf (relative to the datadir,
 the chain's section and the top level, not from an included file, not on the command line),
 settings.json (written with Core's warning, unknown keys kept with a warning, Core's errors for
-a broken file, -nosettings), the options logged as Core's LogArgs does (secrets as ****), and
--blocksdir (the block files there, the index in the datadir, a missing directory refused)."""
+a broken file, -nosettings), the options logged as Core's LogArgs does (secrets as ****),
+-blocksdir (the block files there, the index in the datadir, a missing directory refused), and
+the rules of Core's ReadConfigFiles and InitConfig with its words: a config file or an included
+one that is a directory, -noconf with a bitcoin.conf in the datadir, a datadir's bitcoin.conf
+that another file hides (an error, or with -allowignoredconf a warning), "Config file:" in the
+log, unrecognized sections as one warning on stderr, conf= and reindex= in the file, -proxy
+without a value, -acceptstalefeeestimates off regtest and testnet3's deprecation line."""
 
 import json
 import os
@@ -115,6 +120,114 @@ class ConfigFilesTest(BitnodeTestFramework):
         node.start(["-blocksdir=" + blocksdir])
         assert_equal(node.rpc("getblockcount"), 3)
         node.stop()
+
+        self.config_file_rules(node)
+
+    def config_file_rules(self, node):
+        conf = os.path.join(node.datadir, "bitnode.conf")
+        core_conf = os.path.join(node.datadir, "bitcoin.conf")
+        self.log("a config file, or an included one, that is a directory")
+        os.mkdir(core_conf)
+        node.assert_start_fails([], 'Error: Error reading configuration file: Config file "%s" '
+                                    'is a directory.' % core_conf)
+        os.rmdir(core_conf)
+        with open(conf) as f:
+            good = f.read()
+        with open(conf, "a") as f:
+            f.write("includeconf=%s\n" % self.tmpdir)
+        node.assert_start_fails([], 'Error: Error reading configuration file: Included config '
+                                    'file "%s" is a directory.' % self.tmpdir)
+
+        self.log("conf= and a leading dash in the file, -proxy without a value, -nodatadir")
+        with open(conf, "w") as f:
+            f.write(good + "conf=other.conf\n")
+        node.assert_start_fails([], "Error: Error reading configuration file: conf cannot be set "
+                                    "in the configuration file; use includeconf= if you want to "
+                                    "include additional config files")
+        with open(conf, "w") as f:
+            f.write(good + "-dash=1\n")
+        node.assert_start_fails([], "parse error on line %d: -dash=1, options in configuration "
+                                    "file must be specified without leading -"
+                                % (good.count("\n") + 1))
+        node.assert_start_fails(["-proxy"], "Error: Error parsing command line arguments: Can "
+                                            "not set -proxy with no value. Please specify value "
+                                            "with -proxy=value.")
+        node.assert_start_fails(["-nodatadir"], "Error: Error parsing command line arguments: "
+                                                "Negating of -datadir is meaningless and "
+                                                "therefore forbidden")
+
+        self.log("reindex= in the file and unrecognized sections: Core's warnings")
+        with open(conf, "w") as f:
+            f.write("testnot.uacomment=x\n" + good + "reindex=1\n[testnet]\n")
+        node.start()
+        node.stop()
+        lines = good.count("\n") + 3
+        assert_equal(node.stderr_text(), "Warning: %s:1 Section [testnot] is not recognized.\n"
+                                         "%s:%d Section [testnet] is not recognized.\n"
+                     % (conf, conf, lines))
+        text = log_text(node)
+        assert_in("[warning] reindex=1 is set in the configuration file, which will "
+                  "significantly slow down startup.", text)
+        assert_in("Config file: %s\n" % conf, text)
+        with open(conf, "w") as f:
+            f.write(good)
+
+        self.log("-noconf: a bitcoin.conf in the datadir is named in the log, and not read")
+        with open(core_conf, "w") as f:
+            f.write("garbage\n")
+        noconf = ["-noconf", "-regtest", "-rpcport=%d" % node.rpc_port, "-listen=0",
+                  "-printtoconsole=0"]
+        node.start(noconf)
+        node.stop()
+        text = log_text(node)
+        assert_in('Data directory "%s" contains a "bitcoin.conf" file which is explicitly '
+                  'ignored using -noconf.' % node.datadir, text)
+        assert_in("Config file: <disabled>", text)
+
+        self.log("a datadir's bitcoin.conf hidden by another file: Core's error, or a warning")
+        outside = os.path.join(self.tmpdir, "outside.conf")
+        with open(outside, "w") as f:
+            f.write("datadir=%s\n" % node.datadir + good)
+        with open(core_conf, "w") as f:
+            f.write(good)
+        r = node.assert_start_fails(["-conf=" + outside],
+                                    'Error: Data directory "%s" contains a "bitcoin.conf" file '
+                                    'which is ignored, because a different configuration file '
+                                    '"%s" from command line argument "-conf=%s" is being used '
+                                    'instead.' % (node.datadir, outside, outside))
+        assert_in("- Set allowignoredconf=1 option to treat this condition as a warning, not an "
+                  "error.", r.stderr)
+        node.start(["-conf=" + outside, "-allowignoredconf"])
+        node.stop()
+        assert_in('[warning] Data directory "%s" contains a "bitcoin.conf" file which is '
+                  'ignored' % node.datadir, log_text(node))
+        node.start(["-conf=" + core_conf])  # the datadir's own file named again: no conflict
+        node.stop()
+        os.unlink(core_conf)
+
+        self.log("-acceptstalefeeestimates off regtest: Core's error, in the chain's log too")
+        signet = noconf[:1] + ["-signet", "-rpcport=%d" % node.rpc_port, "-listen=0",
+                               "-printtoconsole=0", "-acceptstalefeeestimates"]
+        node.assert_start_fails(signet, "Error: acceptstalefeeestimates is not supported on "
+                                        "signet chain.")
+        with open(os.path.join(node.datadir, "signet", "debug.log")) as f:
+            assert_in("acceptstalefeeestimates is not supported on signet chain.", f.read())
+
+        self.log("testnet3 logs Core's deprecation warning, testnet4 does not")
+        deprecated = ("Warning: Support for testnet3 is deprecated and will be removed in an "
+                      "upcoming release. Consider switching to testnet4.")
+        for chain, folder in [("-testnet", "testnet3"), ("-testnet4", "testnet4")]:
+            node.start(["-noconf", chain, "-rpcport=%d" % node.rpc_port, "-listen=0",
+                        "-printtoconsole=0", "-connect=0", "-dnsseed=0", "-fixedseeds=0"],
+                       wait=False)
+            node.net_dir, regtest_dir = os.path.join(node.datadir, folder), node.net_dir
+            try:
+                node.wait_for_rpc()
+                node.stop()
+            finally:
+                node.net_dir = regtest_dir
+            with open(os.path.join(node.datadir, folder, "debug.log")) as f:
+                assert_equal(deprecated in f.read(), folder == "testnet3")
 
 
 if __name__ == "__main__":

@@ -708,3 +708,36 @@ int blockstore_unlink_already_pruned(struct blockstore *bs, blockstore_unlink_fn
     }
     return k;
 }
+
+int blockstore_check_core_xor(const char *dir, char *err, size_t err_len)
+{
+    char path[4200];
+    uint8_t key[64];
+    snprintf(path, sizeof(path), "%s/xor.dat", dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) {
+            return RC_OK;
+        }
+        snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
+        return RC_IO;
+    }
+    ssize_t n = read(fd, key, sizeof(key));
+    int saved = errno;
+    close(fd);
+    if (n < 0) {
+        snprintf(err, err_len, "cannot read %s: %s", path, strerror(saved));
+        return RC_IO;
+    }
+    for (ssize_t i = 0; i < n; i++) {
+        if (key[i] != 0) {
+            snprintf(err, err_len,
+                     "%s holds Bitcoin Core's block files, XORed with the key in xor.dat: "
+                     "bitnode cannot read them, and would overwrite them. Give bitnode another "
+                     "-datadir (or -blocksdir)",
+                     dir);
+            return RC_BACKEND;
+        }
+    }
+    return RC_OK;
+}

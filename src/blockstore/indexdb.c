@@ -12,8 +12,8 @@ struct loaded {
     uint8_t prev[32];
 };
 
-static int parse_entry(struct loaded *l, const uint8_t *key, size_t klen, const uint8_t *p,
-                       size_t len)
+static int parse_entry(struct loaded *l, uint64_t *version_out, const uint8_t *key, size_t klen,
+                       const uint8_t *p, size_t len)
 {
     struct reader r;
     uint64_t version, height, status, ntx, file = 0, dpos = 0, upos = 0;
@@ -44,6 +44,7 @@ static int parse_entry(struct loaded *l, const uint8_t *key, size_t klen, const 
     if (memcmp(l->e.hash, key + 1, 32) != 0) {
         return RC_CORRUPT;
     }
+    *version_out = version;
     l->e.height = (int32_t)height;
     l->e.status = (uint32_t)status;
     l->e.tx_count = (uint32_t)ntx;
@@ -81,8 +82,21 @@ int indexdb_load_tree(struct kv *kv, struct block_tree *t, char *err, size_t err
             cap = cap ? 2 * cap : 4096;
             v = xrealloc(v, cap * sizeof(*v));
         }
-        if (parse_entry(&v[n], key, klen, val, vlen)) {
+        uint64_t version;
+        if (parse_entry(&v[n], &version, key, klen, val, vlen)) {
             snprintf(err, err_len, "block index: entry %zu does not decode", n);
+            rc = RC_CORRUPT;
+            goto out;
+        }
+        if (version != INDEXDB_VERSION) {
+            /* Core's records have our layout with its client version (259900 since v26):
+             * its block index is not taken for ours. */
+            snprintf(err, err_len,
+                     "the block index was written by Bitcoin Core (record version %llu, "
+                     "bitnode's is %d), whose block index and chainstate bitnode does not use: "
+                     "give bitnode another -datadir, or start it with -reindex to rebuild both "
+                     "from the block files",
+                     (unsigned long long)version, INDEXDB_VERSION);
             rc = RC_CORRUPT;
             goto out;
         }

@@ -21,7 +21,8 @@
 #define INDEXDB_VERSION 1
 
 /** Loads every 'b' record of kv into t (which must be empty), linking parents. Entries whose
- *  parent is missing are corruption.
+ *  parent is missing are corruption; a record of another version than INDEXDB_VERSION is
+ *  Bitcoin Core's (the same layout with its client version) and refused, saying so.
  *  Returns 0, RC_CORRUPT (message in err), or a store error. */
 int indexdb_load_tree(struct kv *kv, struct block_tree *t, char *err, size_t err_len);
 

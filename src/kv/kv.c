@@ -339,16 +339,50 @@ static void mismatch_error(const char *path, const char *writer, const char *bui
                  path, writer, built, writer, built);
 }
 
+/* The key every LevelDB store of Bitcoin Core holds (CDBWrapper's OBFUSCATION_KEY: a
+ * compact-size length, 14, then "\0obfuscate_key"); bitnode writes no such key. */
+static const char core_obfuscate_key[] = "\x0e\x00obfuscate_key";
+#define CORE_OBFUSCATE_KEY_LEN 15
+
+/* A LevelDB store without a marker may be Bitcoin Core's (its blocks/index, chainstate,
+ * indexes): opened with our LevelDB, it is Core's if it holds Core's key. Returns 0 if it is
+ * not (kv stays open), else RC_BACKEND with the message (kv closed) or the read's error. */
+static int refuse_core_store(struct kv *kv, const char *path)
+{
+    int rc = kv_get(kv, NULL, core_obfuscate_key, CORE_OBFUSCATE_KEY_LEN);
+    if (rc == RC_NOT_FOUND) {
+        return 0;
+    }
+    if (rc == 0) {
+        kv_set_error("%s was written by Bitcoin Core (it holds Core's obfuscation key); "
+                     "bitnode's stores have another format, and bitnode does not open Core's: "
+                     "give bitnode another -datadir, or, to let bitnode take this datadir's "
+                     "block files over (only if Core wrote them without an XOR key: "
+                     "-blocksxor=0), start it with -reindex, which deletes this store and "
+                     "rebuilds it from the block files",
+                     path);
+        rc = RC_BACKEND;
+    }
+    char keep[KV_ERR_LEN];
+    snprintf(keep, sizeof(keep), "%s", kv_errbuf);
+    (void)kv_close(kv);
+    snprintf(kv_errbuf, sizeof(kv_errbuf), "%s", keep);
+    return rc;
+}
+
 /* Decides whether ops may open the directory path. *need_marker is set when the marker is
- * absent and must be written once the backend opened. */
+ * absent and must be written (before the backend opens a new store); *probe_core when the
+ * store exists without a marker and holds LevelDB's files: Core's stores look like that, so
+ * it is looked into (refuse_core_store) before the marker is written. */
 static int marker_check(const struct kv_ops *ops, const char *path, const struct kv_options *opt,
-                        int *need_marker)
+                        int *need_marker, int *probe_core)
 {
     char name[MARKER_MAX];
     struct stat st;
     int rc;
 
     *need_marker = 0;
+    *probe_core = 0;
     if (stat(path, &st) != 0) {
         if (errno != ENOENT) {
             kv_set_error("%s: %s", path, strerror(errno));
@@ -384,9 +418,17 @@ static int marker_check(const struct kv_ops *ops, const char *path, const struct
     const char *writer = guess_writer(path);
     if (writer && strcmp(writer, ops->name) != 0) {
         mismatch_error(path, writer, ops->name);
+        if (strcmp(writer, "leveldb") == 0) { /* or Bitcoin Core: say so */
+            size_t n = strlen(kv_errbuf);
+            snprintf(kv_errbuf + n, sizeof(kv_errbuf) - n,
+                     " (a LevelDB store without bitnode's BACKEND marker may also be Bitcoin "
+                     "Core's, which bitnode does not open: give bitnode another -datadir, or "
+                     "start it with -reindex)");
+        }
         return RC_BACKEND;
     }
     *need_marker = 1;
+    *probe_core = writer && strcmp(writer, "leveldb") == 0;
     return 0;
 }
 
@@ -396,7 +438,7 @@ int kv_open(struct kv **out, const struct kv_ops *ops, const char *path,
             const struct kv_options *opt)
 {
     struct kv_options defaults;
-    int need_marker = 0, rc;
+    int need_marker = 0, probe_core = 0, rc;
 
     *out = NULL;
     kv_errbuf[0] = 0;
@@ -406,19 +448,29 @@ int kv_open(struct kv **out, const struct kv_ops *ops, const char *path,
     }
     if (ops->persistent) {
         CHECK_ALWAYS(path != NULL && path[0] != 0);
-        rc = marker_check(ops, path, opt, &need_marker);
+        rc = marker_check(ops, path, opt, &need_marker, &probe_core);
         if (rc != 0) {
             return rc;
         }
     }
     /* The marker goes first: a process killed while the backend creates its first files
      * (RocksDB writes LevelDB's CURRENT before its OPTIONS file) must find its own store
-     * again, not one that looks like another backend's. */
-    if (need_marker && (rc = marker_write(path, ops->name)) != 0) {
+     * again, not one that looks like another backend's. A store that exists already, maybe
+     * Core's, gets it once it is known not to be. */
+    if (need_marker && !probe_core && (rc = marker_write(path, ops->name)) != 0) {
         return rc;
     }
     rc = ops->open(out, path, opt);
     if (rc != 0) {
+        *out = NULL;
+        return rc;
+    }
+    if (probe_core && (rc = refuse_core_store(*out, path)) != 0) {
+        *out = NULL; /* closed */
+        return rc;
+    }
+    if (probe_core && (rc = marker_write(path, ops->name)) != 0) {
+        (void)ops->close(*out);
         *out = NULL;
         return rc;
     }

@@ -29,7 +29,8 @@
  * may write while it has iterators open.
  *
  * On disk: the persistent backends keep one directory per store, with a marker file BACKEND
- * naming the backend that wrote it; see doc/files.md "Key-value stores".
+ * naming the backend that wrote it; see doc/files.md "Key-value stores". A store Bitcoin
+ * Core wrote (LevelDB, no marker, Core's obfuscation key) is never opened as ours.
  */
 #ifndef BITNODE_KV_KV_H
 #define BITNODE_KV_KV_H
@@ -43,7 +44,7 @@
  * key so that the empty key can be stored. The node's keys are under 40 bytes. */
 #define KV_MAX_KEY_BYTES 510u
 #define KV_MAX_VALUE_BYTES (256u * 1024u * 1024u)
-#define KV_ERR_LEN 512
+#define KV_ERR_LEN 1024
 #define KV_STATS_TEXT_LEN 1024
 
 struct kv;
@@ -84,8 +85,9 @@ const char *kv_ops_name(const struct kv_ops *ops);
 /** Opens (or creates) the store at path with backend ops.
  *
  *  Returns: 0 and *out set; RC_NOT_FOUND if the store does not exist and create_if_missing
- *           is 0; RC_BACKEND if it is another backend's store (the message says which and
- *           what to do) or the backend failed to open it; RC_IO if the directory or the
+ *           is 0; RC_BACKEND if it is another backend's store or Bitcoin Core's (a LevelDB
+ *           store without a marker holding Core's obfuscation key; the message says which
+ *           and what to do) or the backend failed to open it; RC_IO if the directory or the
  *           marker cannot be written. kv_last_error(NULL) has the message.
  *  In:      path: the store's directory (created if missing, parents must exist). For mem,
  *           NULL or "" gives an anonymous store freed at close; a non-empty path names a

@@ -248,6 +248,10 @@ static int open_stores(struct chainstate *cs, const struct chainstate_options *o
             return rc;
         }
     }
+    /* Core's XORed block files, before -reindex deletes anything. */
+    if ((rc = blockstore_check_core_xor(cs->blocks_dir, err, err_len))) {
+        return rc;
+    }
     if (opt->reindex && (rc = destroy_store(cs, "blocks/index", err, err_len))) {
         return rc;
     }
@@ -258,13 +262,15 @@ static int open_stores(struct chainstate *cs, const struct chainstate_options *o
     if ((rc = chainstate_snapshot_prepare(cs, err, err_len))) {
         return rc;
     }
-    if (open_store(&cs->index_kv, cs, "blocks/index", index_cache, err, err_len)) {
-        return startup_failure(err, err_len, "Error opening block database");
-    }
-    if (open_store(&cs->coins_kv, cs, "chainstate", coins_db_cache, err, err_len)) {
+    /* The chainstate first: a Bitcoin Core datadir is known by its chainstate (kv_open
+     * refuses it), before anything has opened Core's block index. */
+    if ((rc = open_store(&cs->coins_kv, cs, "chainstate", coins_db_cache, err, err_len))) {
         return startup_failure(err, err_len, "Error opening coins database");
     }
-    if (indexdb_load_tree(cs->index_kv, cs->tree, err, err_len)) {
+    if ((rc = open_store(&cs->index_kv, cs, "blocks/index", index_cache, err, err_len))) {
+        return startup_failure(err, err_len, "Error opening block database");
+    }
+    if ((rc = indexdb_load_tree(cs->index_kv, cs->tree, err, err_len))) {
         return startup_failure(err, err_len, "Error loading block database");
     }
     if ((rc = indexdb_load_files(cs->index_kv, &infos, &nfiles))) {

@@ -10,7 +10,11 @@
 
 #include "blockstore/blockfile.h"
 #include "blockstore/blockstore.h"
+#include "blockstore/indexdb.h"
 #include "coins/undo.h"
+#include "kv/kv.h"
+#include "primitives/block.h"
+#include "primitives/serialize.h"
 #include "util/hex.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
@@ -427,6 +431,71 @@ static void test_cleanup_for_reindex(void)
     CHECK_EQ_INT(access(path, F_OK), 0);
 }
 
+/* Bitcoin Core's XORed block files (a non-zero blocks/xor.dat) are refused; none, or a key
+ * of zeros (Core's -blocksxor=0), are bitnode's format. */
+static void test_core_xor(void)
+{
+    char err[512], path[4300];
+    CHECK_EQ_INT(mkdir(dir, 0700), 0);
+    CHECK_EQ_INT(blockstore_check_core_xor(dir, err, sizeof(err)), RC_OK);
+    snprintf(path, sizeof(path), "%s/xor.dat", dir);
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (f) {
+        fwrite("\0\0\0\0\0\0\0\0", 1, 8, f);
+        fclose(f);
+    }
+    CHECK_EQ_INT(blockstore_check_core_xor(dir, err, sizeof(err)), RC_OK);
+    f = fopen(path, "wb");
+    if (f) {
+        fwrite("\x34\x46\x6b\xfa\xdc\x69\x78\x22", 1, 8, f);
+        fclose(f);
+    }
+    CHECK_EQ_INT(blockstore_check_core_xor(dir, err, sizeof(err)), RC_BACKEND);
+    CHECK(strstr(err, "Bitcoin Core") != NULL && strstr(err, "-datadir") != NULL);
+}
+
+/* A block index record is Core's layout; Core writes its client version (259900) where
+ * bitnode writes 1: such a store is refused as Core's, not loaded. */
+static void test_core_block_index(void)
+{
+    char err[512];
+    struct block_header h;
+    struct reader r;
+    reader_init(&r, recs[0].data, 80);
+    CHECK_EQ_INT(block_header_parse(&h, &r), 0);
+    uint8_t key[33] = {'b'};
+    block_header_hash(&h, key + 1);
+    for (int core = 0; core < 2; core++) {
+        struct kv *kv;
+        CHECK_EQ_INT(kv_open(&kv, &kv_mem_ops, NULL, NULL), 0);
+        struct buf v;
+        buf_init(&v);
+        ser_put_varint(&v, core ? 259900 : INDEXDB_VERSION);
+        ser_put_varint(&v, 0);                    /* height */
+        ser_put_varint(&v, BLOCK_VALID_TREE);     /* status: a header, no data */
+        ser_put_varint(&v, 1);                    /* transactions */
+        buf_append(&v, recs[0].data, 80);
+        struct kv_batch *b = kv_batch_new();
+        kv_batch_put(b, key, sizeof(key), v.data, v.len);
+        CHECK_EQ_INT(kv_write(kv, b, 0), 0);
+        kv_batch_free(b);
+        buf_clear(&v);
+        struct block_tree *t = block_tree_new();
+        int rc = indexdb_load_tree(kv, t, err, sizeof(err));
+        if (core) {
+            CHECK_EQ_INT(rc, RC_CORRUPT);
+            CHECK(strstr(err, "written by Bitcoin Core (record version 259900") != NULL);
+            CHECK(strstr(err, "-reindex") != NULL);
+        } else {
+            CHECK_EQ_INT(rc, RC_OK);
+            CHECK(block_tree_find(t, key + 1) != NULL);
+        }
+        block_tree_free(t);
+        kv_close(kv);
+    }
+}
+
 int main(void)
 {
     snprintf(dir, sizeof(dir), "/tmp/bitnode-blockstore-test-%d", (int)getpid());
@@ -444,6 +513,9 @@ int main(void)
     rm_dir();
     TEST(test_cleanup_for_reindex);
     rm_dir();
+    TEST(test_core_xor);
+    rm_dir();
+    TEST(test_core_block_index);
     free(chain);
     return test_done();
 }

@@ -1441,6 +1441,63 @@ static void test_backend_marker(void)
     rm_rf(path);
 }
 
+/* A store Bitcoin Core wrote (its blocks/index, chainstate, indexes: LevelDB, no BACKEND
+ * marker, Core's obfuscation key "\x0e\0obfuscate_key") is never opened as ours, nor given
+ * our marker: the error names Bitcoin Core and what to do. kv_destroy (what -reindex does)
+ * still removes it. Built here with our own LevelDB backend, the marker taken away. */
+static void test_core_store(void)
+{
+    static const char core_key[] = "\x0e\x00obfuscate_key";
+    char path[700], marker[1024];
+    struct kv *kv;
+    int rc;
+    store_path(path, sizeof(path), "core");
+    snprintf(marker, sizeof(marker), "%s/BACKEND", path);
+    if (strcmp(cur_name, "leveldb") != 0) {
+        /* Another backend cannot look into LevelDB's files: refused as LevelDB's, and the
+         * message says it may be Core's. */
+        rm_rf(path);
+        CHECK_EQ_INT(mkdir(path, 0755), 0);
+        write_file(path, "CURRENT", "MANIFEST-000002\n");
+        kv = NULL;
+        CHECK_EQ_INT(kv_open(&kv, cur_ops, path, NULL), RC_BACKEND);
+        CHECK(strstr(kv_last_error(NULL), "Bitcoin Core") != NULL);
+        rm_rf(path);
+        return;
+    }
+    kv = open_fresh("core", NULL);
+    put1(kv, core_key, 15, "\x08\x01\x02\x03\x04\x05\x06\x07\x08", 9, 0);
+    put1(kv, "B", 1, "tip", 3, 0);
+    close_ok(kv);
+    CHECK_EQ_INT(unlink(marker), 0);
+    kv = NULL;
+    rc = kv_open(&kv, cur_ops, path, NULL);
+    CHECK_EQ_INT(rc, RC_BACKEND);
+    CHECK(kv == NULL);
+    printf("# %s\n", kv_last_error(NULL));
+    CHECK(strstr(kv_last_error(NULL), path) != NULL);
+    CHECK(strstr(kv_last_error(NULL), "written by Bitcoin Core") != NULL);
+    CHECK(strstr(kv_last_error(NULL), "-datadir") != NULL);
+    CHECK(strstr(kv_last_error(NULL), "-reindex") != NULL);
+    CHECK(access(marker, F_OK) != 0); /* not taken as ours: no marker written */
+    /* Refused again on the next try, and its data is still there to refuse. */
+    CHECK_EQ_INT(kv_open(&kv, cur_ops, path, NULL), RC_BACKEND);
+    /* A store with our marker that happens to hold the key is ours (bitnode writes no such
+     * key; only a store without the marker is looked into). */
+    write_file(path, "BACKEND", "leveldb\n");
+    kv = reopen("core", NULL);
+    expect_val(kv, "B", 1, "tip", 3);
+    close_ok(kv);
+    CHECK_EQ_INT(unlink(marker), 0);
+    /* -reindex deletes it; a new store of ours takes its place. */
+    CHECK_EQ_INT(kv_destroy(cur_ops, path), 0);
+    kv = reopen("core", NULL);
+    expect_missing(kv, "B", 1);
+    close_ok(kv);
+    CHECK_EQ_INT(access(marker, F_OK), 0);
+    rm_rf(path);
+}
+
 /* A cleanly closed store's directory, copied elsewhere, opens with all its data (the BDB
  * environment is checkpointed and holds nothing tied to the process). */
 static void test_copy_after_close(void)
@@ -1774,6 +1831,7 @@ static void run_suite(const struct kv_ops *ops)
         RUN(test_mem_btree_snapshots);
     } else {
         RUN(test_backend_marker);
+        RUN(test_core_store);
         RUN(test_corruption_is_error);
         RUN(test_copy_after_close);
         RUN(test_crash_atomicity);

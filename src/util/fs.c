@@ -92,6 +92,41 @@ int fs_mkdir_p(const char *path, char *err, size_t err_len)
     return rc;
 }
 
+/* Bitcoin Core locks the same .lock with a POSIX record lock (fcntl F_SETLK, the whole file),
+ * which flock does not see: without a lock of that kind a bitnoded would run beside a
+ * bitcoind on its datadir, overwrite its .cookie and pid file and delete them at shutdown.
+ * An open-file-description lock conflicts with Core's and, unlike a POSIX record lock, stays
+ * with the open file, so it survives the fork of -daemon as flock does. */
+static int lock_like_core(int fd, const char *dir, const char *path, char *err, size_t err_len)
+{
+#ifdef F_OFD_SETLK
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    if (fcntl(fd, F_OFD_SETLK, &fl) == 0) {
+        return RC_OK;
+    }
+    if (errno != EAGAIN && errno != EACCES) {
+        snprintf(err, err_len, "cannot lock %s: %s", path, strerror(errno));
+        return RC_IO;
+    }
+    /* A POSIX lock names its process (an OFD lock, bitnode's, does not: pid -1). */
+    struct flock who = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    if (fcntl(fd, F_OFD_GETLK, &who) == 0 && who.l_type != F_UNLCK && who.l_pid > 0) {
+        snprintf(err, err_len,
+                 "Cannot obtain a lock on directory %s. Process %ld holds it: Bitcoin Core's "
+                 "bitcoind is probably running on it.",
+                 dir, (long)who.l_pid);
+    } else {
+        snprintf(err, err_len,
+                 "Cannot obtain a lock on directory %s. bitnode is probably already running.",
+                 dir);
+    }
+    return RC_INVALID;
+#else
+    (void)fd, (void)dir, (void)path, (void)err, (void)err_len;
+    return RC_OK;
+#endif
+}
+
 int fs_lock_dir(const char *dir, int *fd_out, char *err, size_t err_len)
 {
     char *path = fs_path_join(dir, ".lock");
@@ -112,6 +147,10 @@ int fs_lock_dir(const char *dir, int *fd_out, char *err, size_t err_len)
             snprintf(err, err_len, "cannot lock %s: %s", path, strerror(errno));
             rc = RC_IO;
         }
+        close(fd);
+        goto out;
+    }
+    if ((rc = lock_like_core(fd, dir, path, err, err_len)) != RC_OK) {
         close(fd);
         goto out;
     }

@@ -33,9 +33,11 @@ bool fs_is_dir(const char *path);
 /** Creates path and its missing parents (mode 0700). Returns 0 or RC_IO with err filled. */
 int fs_mkdir_p(const char *path, char *err, size_t err_len);
 
-/** Takes an exclusive lock on <dir>/.lock (flock: the lock stays with the open file, so it
- *  survives a fork into the background). Returns 0 with *fd_out open, RC_INVALID if another
- *  process holds it, RC_IO on other failures; err is filled in both. */
+/** Takes an exclusive lock on <dir>/.lock, of both kinds: flock, and an open-file-description
+ *  record lock, which conflicts with the POSIX record lock Bitcoin Core takes on the same
+ *  file (both stay with the open file, so they survive a fork into the background).
+ *  Returns 0 with *fd_out open, RC_INVALID if another process holds it (bitnode, or
+ *  Bitcoin Core: the message says which), RC_IO on other failures; err is filled in both. */
 int fs_lock_dir(const char *dir, int *fd_out, char *err, size_t err_len);
 /** Releases a lock taken by fs_lock_dir (fd < 0: no-op). */
 void fs_unlock_dir(int fd);

@@ -716,7 +716,22 @@ static void test_fs(void)
     CHECK(strstr(err, "Cannot obtain a lock on directory") != NULL);
     fs_unlock_dir(fd1);
     CHECK_EQ_INT(fs_lock_dir(sub, &fd2, err, sizeof(err)), 0);
+    /* Bitcoin Core's lock, a POSIX record lock on the same file: refused while we hold ours,
+     * and ours refused while it is held, naming the process. */
+    char *lockfile = fs_path_join(sub, ".lock");
+    int core_fd = open(lockfile, O_RDWR);
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
+    CHECK(core_fd >= 0 && fcntl(core_fd, F_SETLK, &fl) != 0);
     fs_unlock_dir(fd2);
+    CHECK_EQ_INT(fcntl(core_fd, F_SETLK, &fl), 0);
+    CHECK_EQ_INT(fs_lock_dir(sub, &fd2, err, sizeof(err)), RC_INVALID);
+    char want[64];
+    snprintf(want, sizeof(want), "Process %ld holds it", (long)getpid());
+    CHECK(strstr(err, want) != NULL && strstr(err, "Bitcoin Core") != NULL);
+    close(core_fd);
+    CHECK_EQ_INT(fs_lock_dir(sub, &fd2, err, sizeof(err)), 0);
+    fs_unlock_dir(fd2);
+    free(lockfile);
 
     char *file = fs_path_join(sub, "secret");
     CHECK_EQ_INT(fs_write_file_atomic(file, "abc", 3, 0600, err, sizeof(err)), 0);

@@ -26,7 +26,7 @@ const struct arg_def bitnoded_options[] = {
      "Specify path to read-only configuration file. Relative paths will be prefixed by datadir "
      "location (default: bitcoin.conf)"},
     {"datadir", ARG_STRING | ARG_NO_NEGATION, ARGS_CAT_OPTIONS, "=<dir>",
-     "Specify data directory (default: ~/.bitnode)"},
+     "Specify data directory (default: ~/.bitcoin)"},
     {"daemon", ARG_BOOL, ARGS_CAT_OPTIONS, "",
      "Run in the background as a daemon and accept commands (default: 0)"},
     {"pid", ARG_STRING, ARGS_CAT_OPTIONS, "=<file>",

@@ -37,7 +37,7 @@ char *fs_default_datadir(void)
     if (!home || !*home) {
         home = "/";
     }
-    return fs_path_join(home, ".bitnode");
+    return fs_path_join(home, ".bitcoin");
 }
 
 char *fs_path_join(const char *a, const char *b)

@@ -24,7 +24,10 @@ struct fs_chain_info {
 /** Returns the chain called name, or NULL if there is none. Static storage. */
 const struct fs_chain_info *fs_chain_info(const char *name);
 
-/** Returns the default datadir, $HOME/.bitnode (caller frees). */
+/** Returns the default datadir, $HOME/.bitcoin as Core's on Linux ("/.bitcoin" without HOME),
+ *  so that bitnoded and bitnode-cli are drop-ins for bitcoind and bitcoin-cli: scripts find
+ *  .cookie and bitcoin.conf where they look. Stores Core wrote there are refused (kv_open),
+ *  and Core's lock is respected (fs_lock_dir). Caller frees. */
 char *fs_default_datadir(void);
 /** Returns "a/b" (caller frees); b alone if b is absolute. */
 char *fs_path_join(const char *a, const char *b);

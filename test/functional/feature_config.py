@@ -213,7 +213,7 @@ class ConfigTest(BitnodeTestFramework):
             wait_until(lambda: os.path.exists(cookie) or p.poll() is not None, what="cookie")
             assert_true(os.path.exists(cookie), "cookie in the configured datadir")
             # The default datadir was only looked in for a config file: not created (Core's).
-            assert_true(not os.path.exists(os.path.join(self.tmpdir, ".bitnode")),
+            assert_true(not os.path.exists(os.path.join(self.tmpdir, ".bitcoin")),
                         "default datadir not created")
             p.send_signal(signal.SIGTERM)
             assert_equal(p.wait(timeout=30), 0)

@@ -8,10 +8,13 @@ the rules of Core's ReadConfigFiles and InitConfig with its words: a config file
 one that is a directory, -noconf with a bitcoin.conf in the datadir, a datadir's bitcoin.conf
 that another file hides (an error, or with -allowignoredconf a warning), "Config file:" in the
 log, unrecognized sections as one warning on stderr, conf= and reindex= in the file, -proxy
-without a value, -acceptstalefeeestimates off regtest and testnet3's deprecation line."""
+without a value, -acceptstalefeeestimates off regtest and testnet3's deprecation line. Last, the
+default datadir, Core's ~/.bitcoin, for bitnoded and bitnode-cli alike, and Core's XORed block
+files there refused before anything is written over them."""
 
 import json
 import os
+import subprocess
 
 from framework import BitnodeTestFramework, assert_equal, assert_in, assert_true
 
@@ -228,6 +231,50 @@ class ConfigFilesTest(BitnodeTestFramework):
                 node.net_dir = regtest_dir
             with open(os.path.join(node.datadir, folder, "debug.log")) as f:
                 assert_equal(deprecated in f.read(), folder == "testnet3")
+
+        self.default_datadir(node, good)
+
+    def default_datadir(self, node, good):
+        self.log("the default datadir is ~/.bitcoin, bitnoded's and bitnode-cli's")
+        home = os.path.join(self.tmpdir, "home")
+        default = os.path.join(home, ".bitcoin")
+        os.makedirs(default)
+        with open(os.path.join(default, "bitcoin.conf"), "w") as f:
+            f.write(good)
+        env = dict(os.environ, HOME=home)
+        p = subprocess.Popen([node.bitnoded], env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+        try:
+            cli = [node.bitnode_cli, "-rpcwait", "-rpcwaittimeout=30", "getblockcount"]
+            r = subprocess.run(cli, env=env, capture_output=True, text=True, timeout=60)
+            assert_equal((r.returncode, r.stdout.strip()), (0, "0"))
+            subprocess.run([node.bitnode_cli, "stop"], env=env, check=True, timeout=60,
+                           capture_output=True)
+            assert_equal(p.wait(timeout=30), 0)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        with open(os.path.join(default, "regtest", "debug.log")) as f:
+            text = f.read()
+        assert_in("Default data directory %s\n" % default, text)
+        assert_in("Config file: %s\n" % os.path.join(default, "bitcoin.conf"), text)
+
+        self.log("Bitcoin Core's XORed block files: refused, untouched, before -reindex")
+        blocks = os.path.join(default, "regtest", "blocks")
+        with open(os.path.join(blocks, "xor.dat"), "wb") as f:
+            f.write(bytes.fromhex("34466bfadc697822"))
+        with open(os.path.join(blocks, "blk00000.dat"), "rb") as f:
+            before = f.read()
+        r = subprocess.run([node.bitnoded, "-reindex"], env=env, capture_output=True, text=True,
+                           timeout=60)
+        assert_true(r.returncode != 0, "started on XORed block files")
+        assert_in("Error: %s holds Bitcoin Core's block files, XORed with the key in xor.dat"
+                  % blocks, r.stderr)
+        with open(os.path.join(blocks, "blk00000.dat"), "rb") as f:
+            assert_true(f.read() == before, "block file unchanged")
+        assert_true(os.path.isdir(os.path.join(default, "regtest", "chainstate")),
+                    "the chainstate not deleted")
 
 
 if __name__ == "__main__":

@@ -617,6 +617,24 @@ static void print_usage(const struct args *a)
     args_print_help(a, stdout);
 }
 
+/* The default datadir was ~/.bitnode before it became Core's ~/.bitcoin: a node that used it
+ * would otherwise start over elsewhere without a word. */
+static void warn_old_default_datadir(const char *default_datadir)
+{
+    const char *home = getenv("HOME");
+    char *old = fs_path_join(home && *home ? home : "/", ".bitnode");
+    if (fs_is_dir(old)) {
+        char msg[8400];
+        snprintf(msg, sizeof(msg),
+                 "%s, bitnode's old default data directory, exists, but the default is now %s "
+                 "(Bitcoin Core's): start with -datadir=%s to use it.",
+                 old, default_datadir, old);
+        LOG_WARN("%s", msg);
+        fprintf(stderr, "Warning: %s\n", msg);
+    }
+    free(old);
+}
+
 /* Steps 3 and 4 (Core's InitConfig up to SelectParams): -datadir must exist; the config
  * file, looked for in it (or in the default datadir, which is not created for that), may
  * move the datadir (datadir=; the new one's file is not read). */
@@ -629,6 +647,9 @@ static int setup_datadir(struct node *n, char **orig_datadir)
         return RC_INVALID;
     }
     *orig_datadir = given[0] ? xstrdup(given) : fs_default_datadir();
+    if (!given[0]) {
+        warn_old_default_datadir(*orig_datadir);
+    }
     char *read_path;
     if (config_read_files(n->args, *orig_datadir, true, &read_path, err, sizeof(err)) != RC_OK) {
         init_error("Error reading configuration file: %s", err);

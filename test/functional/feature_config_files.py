@@ -239,6 +239,7 @@ class ConfigFilesTest(BitnodeTestFramework):
         home = os.path.join(self.tmpdir, "home")
         default = os.path.join(home, ".bitcoin")
         os.makedirs(default)
+        os.makedirs(os.path.join(home, ".bitnode"))  # the old default: a warning names it
         with open(os.path.join(default, "bitcoin.conf"), "w") as f:
             f.write(good)
         env = dict(os.environ, HOME=home)
@@ -259,6 +260,9 @@ class ConfigFilesTest(BitnodeTestFramework):
             text = f.read()
         assert_in("Default data directory %s\n" % default, text)
         assert_in("Config file: %s\n" % os.path.join(default, "bitcoin.conf"), text)
+        assert_in("[warning] %s/.bitnode, bitnode's old default data directory, exists, but the "
+                  "default is now %s (Bitcoin Core's): start with -datadir=%s/.bitnode to use it."
+                  % (home, default, home), text)
 
         self.log("Bitcoin Core's XORed block files: refused, untouched, before -reindex")
         blocks = os.path.join(default, "regtest", "blocks")

@@ -736,7 +736,7 @@ int blockstore_check_core_xor(const char *dir, char *err, size_t err_len)
                      "bitnode cannot read them, and would overwrite them. Give bitnode another "
                      "-datadir (or -blocksdir)",
                      dir);
-            return RC_BACKEND;
+            return RC_FOREIGN;
         }
     }
     return RC_OK;

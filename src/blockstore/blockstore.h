@@ -129,8 +129,8 @@ int blockstore_cleanup_for_reindex(const char *dir);
 /** Bitcoin Core's block files XORed with the key in <dir>/xor.dat (Core's -blocksxor, on by
  *  default for a new blocks directory since v28): bitnode neither reads nor writes such
  *  files, and a reindex or a new block would overwrite them. Returns 0 if dir has no xor.dat
- *  or one of zeros (block files as bitnode's), else RC_BACKEND (another program's data, as
- *  kv_open says of another backend's store) with err filled (what to do), or RC_IO. */
+ *  or one of zeros (block files as bitnode's), else RC_FOREIGN (another program's data) with
+ *  err filled (what to do), or RC_IO. */
 int blockstore_check_core_xor(const char *dir, char *err, size_t err_len);
 
 /** Test hook: roll blk files over at max_bytes instead of 128 MiB. */

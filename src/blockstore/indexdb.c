@@ -97,7 +97,7 @@ int indexdb_load_tree(struct kv *kv, struct block_tree *t, char *err, size_t err
                      "give bitnode another -datadir, or start it with -reindex to rebuild both "
                      "from the block files",
                      (unsigned long long)version, INDEXDB_VERSION);
-            rc = RC_CORRUPT;
+            rc = RC_FOREIGN;
             goto out;
         }
         n++;

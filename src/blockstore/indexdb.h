@@ -23,7 +23,7 @@
 /** Loads every 'b' record of kv into t (which must be empty), linking parents. Entries whose
  *  parent is missing are corruption; a record of another version than INDEXDB_VERSION is
  *  Bitcoin Core's (the same layout with its client version) and refused, saying so.
- *  Returns 0, RC_CORRUPT (message in err), or a store error. */
+ *  Returns 0, RC_CORRUPT or RC_FOREIGN (Core's) with the message in err, or a store error. */
 int indexdb_load_tree(struct kv *kv, struct block_tree *t, char *err, size_t err_len);
 
 /** Loads the block-file infos: *infos is a new array of *n entries (caller frees), empty

@@ -346,7 +346,7 @@ static const char core_obfuscate_key[] = "\x0e\x00obfuscate_key";
 
 /* A LevelDB store without a marker may be Bitcoin Core's (its blocks/index, chainstate,
  * indexes): opened with our LevelDB, it is Core's if it holds Core's key. Returns 0 if it is
- * not (kv stays open), else RC_BACKEND with the message (kv closed) or the read's error. */
+ * not (kv stays open), else RC_FOREIGN with the message (kv closed) or the read's error. */
 static int refuse_core_store(struct kv *kv, const char *path)
 {
     int rc = kv_get(kv, NULL, core_obfuscate_key, CORE_OBFUSCATE_KEY_LEN);
@@ -361,7 +361,7 @@ static int refuse_core_store(struct kv *kv, const char *path)
                      "-blocksxor=0), start it with -reindex, which deletes this store and "
                      "rebuilds it from the block files",
                      path);
-        rc = RC_BACKEND;
+        rc = RC_FOREIGN;
     }
     char keep[KV_ERR_LEN];
     snprintf(keep, sizeof(keep), "%s", kv_errbuf);

@@ -85,10 +85,10 @@ const char *kv_ops_name(const struct kv_ops *ops);
 /** Opens (or creates) the store at path with backend ops.
  *
  *  Returns: 0 and *out set; RC_NOT_FOUND if the store does not exist and create_if_missing
- *           is 0; RC_BACKEND if it is another backend's store or Bitcoin Core's (a LevelDB
- *           store without a marker holding Core's obfuscation key; the message says which
- *           and what to do) or the backend failed to open it; RC_IO if the directory or the
- *           marker cannot be written. kv_last_error(NULL) has the message.
+ *           is 0; RC_FOREIGN if it is Bitcoin Core's (a LevelDB store without a marker
+ *           holding Core's obfuscation key; the message says what to do); RC_BACKEND if it
+ *           is another backend's store or the backend failed to open it; RC_IO if the
+ *           directory or the marker cannot be written. kv_last_error(NULL) has the message.
  *  In:      path: the store's directory (created if missing, parents must exist). For mem,
  *           NULL or "" gives an anonymous store freed at close; a non-empty path names a
  *           store that lives until kv_destroy() or process exit, so that close and reopen

@@ -27,6 +27,8 @@ const char *rc_str(int rc)
         return "stopped before it was done";
     case RC_USAGE:
         return "bad usage";
+    case RC_FOREIGN:
+        return "written by another program";
     default:
         return "unknown error";
     }

@@ -20,6 +20,7 @@ enum rc {
     RC_BACKEND = -9,      /* a storage backend reported an error */
     RC_USAGE = -10,       /* the caller passed arguments the contract forbids */
     RC_STOPPED = -11,     /* not done: the thread that does it is stopping (shutdown) */
+    RC_FOREIGN = -12,     /* data another program wrote (Bitcoin Core's stores): not ours to use */
 };
 
 /** Returns a short static description of a return code ("truncated input", ...). */

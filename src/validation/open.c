@@ -265,13 +265,16 @@ static int open_stores(struct chainstate *cs, const struct chainstate_options *o
     /* The chainstate first: a Bitcoin Core datadir is known by its chainstate (kv_open
      * refuses it), before anything has opened Core's block index. */
     if ((rc = open_store(&cs->coins_kv, cs, "chainstate", coins_db_cache, err, err_len))) {
-        return startup_failure(err, err_len, "Error opening coins database");
+        return rc == RC_FOREIGN ? rc
+                                : startup_failure(err, err_len, "Error opening coins database");
     }
     if ((rc = open_store(&cs->index_kv, cs, "blocks/index", index_cache, err, err_len))) {
-        return startup_failure(err, err_len, "Error opening block database");
+        return rc == RC_FOREIGN ? rc
+                                : startup_failure(err, err_len, "Error opening block database");
     }
     if ((rc = indexdb_load_tree(cs->index_kv, cs->tree, err, err_len))) {
-        return startup_failure(err, err_len, "Error loading block database");
+        return rc == RC_FOREIGN ? rc
+                                : startup_failure(err, err_len, "Error loading block database");
     }
     if ((rc = indexdb_load_files(cs->index_kv, &infos, &nfiles))) {
         snprintf(err, err_len, "block file records do not load (%s)", rc_str(rc));

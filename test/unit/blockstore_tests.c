@@ -451,7 +451,7 @@ static void test_core_xor(void)
         fwrite("\x34\x46\x6b\xfa\xdc\x69\x78\x22", 1, 8, f);
         fclose(f);
     }
-    CHECK_EQ_INT(blockstore_check_core_xor(dir, err, sizeof(err)), RC_BACKEND);
+    CHECK_EQ_INT(blockstore_check_core_xor(dir, err, sizeof(err)), RC_FOREIGN);
     CHECK(strstr(err, "Bitcoin Core") != NULL && strstr(err, "-datadir") != NULL);
 }
 
@@ -484,7 +484,7 @@ static void test_core_block_index(void)
         struct block_tree *t = block_tree_new();
         int rc = indexdb_load_tree(kv, t, err, sizeof(err));
         if (core) {
-            CHECK_EQ_INT(rc, RC_CORRUPT);
+            CHECK_EQ_INT(rc, RC_FOREIGN);
             CHECK(strstr(err, "written by Bitcoin Core (record version 259900") != NULL);
             CHECK(strstr(err, "-reindex") != NULL);
         } else {

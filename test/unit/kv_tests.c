@@ -1472,7 +1472,7 @@ static void test_core_store(void)
     CHECK_EQ_INT(unlink(marker), 0);
     kv = NULL;
     rc = kv_open(&kv, cur_ops, path, NULL);
-    CHECK_EQ_INT(rc, RC_BACKEND);
+    CHECK_EQ_INT(rc, RC_FOREIGN);
     CHECK(kv == NULL);
     printf("# %s\n", kv_last_error(NULL));
     CHECK(strstr(kv_last_error(NULL), path) != NULL);
@@ -1481,7 +1481,7 @@ static void test_core_store(void)
     CHECK(strstr(kv_last_error(NULL), "-reindex") != NULL);
     CHECK(access(marker, F_OK) != 0); /* not taken as ours: no marker written */
     /* Refused again on the next try, and its data is still there to refuse. */
-    CHECK_EQ_INT(kv_open(&kv, cur_ops, path, NULL), RC_BACKEND);
+    CHECK_EQ_INT(kv_open(&kv, cur_ops, path, NULL), RC_FOREIGN);
     /* A store with our marker that happens to hold the key is ours (bitnode writes no such
      * key; only a store without the marker is looked into). */
     write_file(path, "BACKEND", "leveldb\n");

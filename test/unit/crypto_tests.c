@@ -10,6 +10,7 @@
 
 #include "crypto/base58.h"
 #include "crypto/bech32.h"
+#include "crypto/ellswift.h"
 #include "crypto/hash.h"
 #include "crypto/muhash.h"
 #include "crypto/siphash.h"
@@ -1386,10 +1387,45 @@ static void test_muhash_identities(void)
     muhash_free(empty);
 }
 
+/* BIP324's ElligatorSwift decoding: every row of its vector file (76 encodings, among them
+ * u or t zero or at/above p, and the u^3 + t^2 + 7 = 0 case). */
+static void test_ellswift_decode(void)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/vectors/bip324/ellswift_decode_test_vectors.csv",
+             test_shared_dir());
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        test_report(0, "%s not found", path);
+        return;
+    }
+    char line[1024];
+    int rows = 0;
+    CHECK(fgets(line, sizeof(line), f) != NULL); /* the header */
+    while (fgets(line, sizeof(line), f)) {
+        char *c1 = strchr(line, ','), *c2 = c1 ? strchr(c1 + 1, ',') : NULL;
+        if (!c1 || !c2 || c1 - line != 128 || c2 - c1 - 1 != 64) {
+            CHECK(0);
+            continue;
+        }
+        uint8_t enc[64], want[32], got[32];
+        *c1 = 0;
+        *c2 = 0;
+        CHECK_EQ_INT(hex_decode_fixed(enc, sizeof(enc), line), RC_OK);
+        CHECK_EQ_INT(hex_decode_fixed(want, sizeof(want), c1 + 1), RC_OK);
+        ellswift_decode(enc, got);
+        CHECK_EQ_MEM(got, want, 32);
+        rows++;
+    }
+    fclose(f);
+    CHECK_EQ_INT(rows, 76);
+}
+
 int main(void)
 {
     /* hash.h */
     TEST(test_sha256_nist);
+    TEST(test_ellswift_decode);
     TEST(test_sha256_million_a);
     TEST(test_sha256_incremental_random_splits);
     TEST(test_sha256_ctx_copy_midstate);

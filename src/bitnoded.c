@@ -880,15 +880,13 @@ static int verify_loaded_chain(struct node *n)
     init_message(n, "Verifying blocks\u2026");
     int64_t level = args_get_int(n->args, "checklevel", 3), blocks = args_get_int(n->args, "checkblocks", 6);
     level = level < 0 ? 0 : level > 4 ? 4 : level;
-    LOG_INFO("Verifying last %lld blocks at level %lld",
-             (long long)(blocks <= 0 || blocks > tip->height ? tip->height : blocks),
-             (long long)level);
+    long long shown = blocks <= 0 || blocks > tip->height ? tip->height : blocks; /* 0: all */
+    LOG_INFO("Verifying last %lld blocks at level %lld", shown, (long long)level);
     int ok = 1;
     char why[256] = "";
     int rc = chainstate_verify(n->ctx.cs, (int)level, (int)blocks, &ok, why, sizeof(why));
     if (rc == RC_OK && ok != 0) { /* -1: stopped at pruned blocks, as Core's start-up */
-        LOG_INFO("Verification: No coin database inconsistencies in last %lld blocks",
-                 (long long)(blocks <= 0 || blocks > tip->height ? tip->height : blocks));
+        LOG_INFO("Verification: No coin database inconsistencies in last %lld blocks", shown);
         return RC_OK;
     }
     LOG_ERROR("Verification failed: %s", rc ? rc_str(rc) : why);

@@ -1,5 +1,6 @@
 /* Unit tests for src/crypto/: SHA-256, SHA-256d, RIPEMD-160, HASH160, BIP340 tagged hashes,
- * Base58/Base58Check, Bech32/Bech32m and segwit addresses, SipHash-2-4, MuHash3072.
+ * HKDF-SHA256's RFC vectors, Base58/Base58Check, Bech32/Bech32m and segwit addresses,
+ * SipHash-2-4, MuHash3072.
  *
  * Expected values come from the standards' own vectors (FIPS 180-2 / NIST, the RIPEMD-160
  * page, the SipHash paper, BIP173/BIP341/BIP350) and from Bitcoin Core's unit tests and JSON
@@ -1421,6 +1422,50 @@ static void test_ellswift_decode(void)
     CHECK_EQ_INT(rows, 76);
 }
 
+/* HKDF-SHA256 against RFC 5869's test cases 1 to 3 (PRK in full, OKM's first 32 bytes: one
+ * expand block). */
+static void test_hkdf_sha256_rfc5869(void)
+{
+    static const struct {
+        const char *ikm, *salt, *info, *prk, *okm32;
+    } v[] = {
+        {"0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "000102030405060708090a0b0c",
+         "f0f1f2f3f4f5f6f7f8f9",
+         "077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5",
+         "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf"},
+        {"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a"
+         "2b2c2d2e2f303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f",
+         "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a"
+         "8b8c8d8e8f909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeaf",
+         "b0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9da"
+         "dbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff",
+         "06a6b88c5853361a06104c9ceb35b45cef760014904671014a193f40c15fc244",
+         "b11e398dc80327a1c8e7f78c596a49344f012eda2d4efad8a050cc4c19afa97c"},
+        {"0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "", "",
+         "19ef24a32c717b167f33a91d6f648bdf96596776afdb6377ac434c1c293ccb04",
+         "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d"},
+    };
+    struct buf ikm, salt, info;
+    buf_init(&ikm);
+    buf_init(&salt);
+    buf_init(&info);
+    for (size_t i = 0; i < ARRAY_LEN(v); i++) {
+        uint8_t prk[32], okm[32], want_prk[32], want_okm[32];
+        unhex(&ikm, v[i].ikm);
+        unhex(&salt, v[i].salt);
+        unhex(&info, v[i].info);
+        unhex_fixed(want_prk, 32, v[i].prk);
+        unhex_fixed(want_okm, 32, v[i].okm32);
+        hash_hkdf_sha256_extract(prk, salt.len ? salt.data : NULL, salt.len, ikm.data, ikm.len);
+        CHECK_EQ_MEM(prk, want_prk, 32);
+        hash_hkdf_sha256_expand32(okm, prk, info.len ? info.data : NULL, info.len);
+        CHECK_EQ_MEM(okm, want_okm, 32);
+    }
+    buf_clear(&ikm);
+    buf_clear(&salt);
+    buf_clear(&info);
+}
+
 int main(void)
 {
     /* hash.h */
@@ -1455,5 +1500,7 @@ int main(void)
     TEST(test_muhash_overflow);
     TEST(test_muhash_empty_set);
     TEST(test_muhash_identities);
+    /* HKDF (hash.h) */
+    TEST(test_hkdf_sha256_rfc5869);
     return test_done();
 }

@@ -1,12 +1,18 @@
 /* Unit tests for BIP324's ciphers: ChaCha20 and FSChaCha20 (crypto/chacha20.h), the
- * ChaCha20-Poly1305 AEAD and FSChaCha20Poly1305 (crypto/chacha20poly1305.h).
+ * ChaCha20-Poly1305 AEAD and FSChaCha20Poly1305 (crypto/chacha20poly1305.h), and the packet
+ * cipher (crypto/bip324.h).
  *
- * Expected values come from RFC 8439 (ChaCha20, the AEAD) and from Bitcoin Core's unit tests
+ * Expected values come from RFC 8439 (ChaCha20, the AEAD), from Bitcoin Core's unit tests
  * (the forward-secure variants, a block counter that carries into the nonce, AEAD inputs of
- * whole Poly1305 blocks).
+ * whole Poly1305 blocks) and from BIP324's packet_encoding_test_vectors.csv, read from
+ * ../shared/vectors/bip324/ (or $BITNODE_SHARED) unmodified: every row, from the ECDH's x to
+ * the ciphertext and back.
  */
+#include "crypto/bip324.h"
 #include "crypto/chacha20.h"
 #include "crypto/chacha20poly1305.h"
+#include "crypto/ellswift.h"
+#include "crypto/hash.h"
 #include "util/buf.h"
 #include "util/check.h"
 #include "util/hex.h"
@@ -423,6 +429,369 @@ static void test_fschacha20poly1305(void)
     buf_clear(&want);
 }
 
+/* ---------------------------------------------------------------------------------------- */
+/* BIP324 packet vectors                                                                     */
+
+enum {
+    F_IDX,
+    F_PRIV,
+    F_ELL_OURS,
+    F_ELL_THEIRS,
+    F_INITIATING,
+    F_CONTENTS,
+    F_MULTIPLY,
+    F_AAD,
+    F_IGNORE,
+    F_X_OURS,
+    F_X_THEIRS,
+    F_X_SHARED,
+    F_SHARED_SECRET,
+    F_INITIATOR_L,
+    F_INITIATOR_P,
+    F_RESPONDER_L,
+    F_RESPONDER_P,
+    F_SEND_TERM,
+    F_RECV_TERM,
+    F_SESSION_ID,
+    F_CIPHERTEXT,
+    F_CIPHERTEXT_ENDSWITH,
+    F_COUNT
+};
+
+static const char *const packet_columns[F_COUNT] = {
+    "in_idx",
+    "in_priv_ours",
+    "in_ellswift_ours",
+    "in_ellswift_theirs",
+    "in_initiating",
+    "in_contents",
+    "in_multiply",
+    "in_aad",
+    "in_ignore",
+    "mid_x_ours",
+    "mid_x_theirs",
+    "mid_x_shared",
+    "mid_shared_secret",
+    "mid_initiator_l",
+    "mid_initiator_p",
+    "mid_responder_l",
+    "mid_responder_p",
+    "mid_send_garbage_terminator",
+    "mid_recv_garbage_terminator",
+    "out_session_id",
+    "out_ciphertext",
+    "out_ciphertext_endswith",
+};
+
+/* Mainnet's message start: the vectors were made with it. */
+static const uint8_t MAGIC[4] = {0xf9, 0xbe, 0xb4, 0xd9};
+
+/* Splits a CSV line in place (no quoting in these files); returns the number of fields. */
+static int csv_split(char *line, char **fields, int max)
+{
+    int n = 0;
+    line[strcspn(line, "\r\n")] = 0;
+    while (n < max) {
+        fields[n++] = line;
+        char *comma = strchr(line, ',');
+        if (!comma) {
+            break;
+        }
+        *comma = 0;
+        line = comma + 1;
+    }
+    return n;
+}
+
+static void fixed(uint8_t *p, size_t n, const char *hex)
+{
+    if (hex_decode_fixed(p, n, hex) != RC_OK) {
+        printf("# bad hex in the vector file: %.80s\n", hex);
+        test_case_failed = 1;
+        memset(p, 0, n);
+    }
+}
+
+/* One parsed row. */
+struct packet_row {
+    uint32_t idx, multiply;
+    int initiating, ignore;
+    uint8_t priv[32], ours[64], theirs[64];
+    struct buf contents, aad; /* contents: in_contents already repeated in_multiply times */
+    char **f;
+};
+
+/* The row's values before the cipher: both x coordinates, the ECDH's x and secret, and the
+ * four keys of the HKDF (salt "bitcoin_v2_shared_secret" || magic). */
+static void check_row_derivation(const struct packet_row *r)
+{
+    uint8_t x[32], want[32], secret[32], prk[32];
+    uint8_t salt[28];
+    ellswift_decode(r->ours, x);
+    fixed(want, 32, r->f[F_X_OURS]);
+    CHECK_EQ_MEM(x, want, 32);
+    ellswift_decode(r->theirs, x);
+    fixed(want, 32, r->f[F_X_THEIRS]);
+    CHECK_EQ_MEM(x, want, 32);
+    CHECK_EQ_INT(ellswift_ecdh_x(x, r->theirs, r->priv), RC_OK);
+    fixed(want, 32, r->f[F_X_SHARED]);
+    CHECK_EQ_MEM(x, want, 32);
+    CHECK_EQ_INT(ellswift_xdh(secret, r->ours, r->theirs, r->priv, r->initiating), RC_OK);
+    fixed(want, 32, r->f[F_SHARED_SECRET]);
+    CHECK_EQ_MEM(secret, want, 32);
+    memcpy(salt, "bitcoin_v2_shared_secret", 24);
+    memcpy(salt + 24, MAGIC, 4);
+    hash_hkdf_sha256_extract(prk, salt, sizeof(salt), secret, sizeof(secret));
+    static const char *const infos[4] = {"initiator_L", "initiator_P", "responder_L",
+                                         "responder_P"};
+    for (int k = 0; k < 4; k++) {
+        hash_hkdf_sha256_expand32(x, prk, infos[k], strlen(infos[k]));
+        fixed(want, 32, r->f[F_INITIATOR_L + k]);
+        CHECK_EQ_MEM(x, want, 32);
+    }
+}
+
+/* A cipher for the row's side, initialized; self_decrypt as given. */
+static struct bip324_cipher *row_cipher(const struct packet_row *r, int initiating, int self_dec)
+{
+    struct bip324_cipher *c = NULL;
+    CHECK_EQ_INT(bip324_cipher_new_keyed(&c, r->priv, r->ours), RC_OK);
+    CHECK(c != NULL && memcmp(bip324_our_pubkey(c), r->ours, 64) == 0);
+    bip324_cipher_initialize(c, r->theirs, initiating, self_dec, MAGIC);
+    return c;
+}
+
+/* Decrypts the idx empty decoys (each BIP324_EXPANSION bytes in dummies) to reach the
+ * packet; all must authenticate with their ignore bit set. */
+static void skip_dummies(struct bip324_cipher *c, const uint8_t *dummies, uint32_t idx)
+{
+    int ok = 1;
+    for (uint32_t i = 0; i < idx; i++) {
+        const uint8_t *d = dummies + (size_t)i * BIP324_EXPANSION;
+        int ignore = 0;
+        ok &= bip324_decrypt_length(c, d) == 0;
+        ok &= bip324_decrypt(c, d + BIP324_LENGTH_LEN, 0, NULL, 0, &ignore, NULL) == RC_OK;
+        ok &= ignore == 1;
+    }
+    CHECK(ok);
+}
+
+/* Decrypting ct (the row's packet) with a self-decrypting twin: the contents and the ignore
+ * bit come back; a flipped bit in the header, contents or tag, a changed aad, or the other
+ * side's keys make it fail. */
+static void check_row_decrypt(const struct packet_row *r, const uint8_t *dummies, const uint8_t *ct,
+                              size_t ct_len)
+{
+    size_t n = r->contents.len;
+    uint8_t *back = xmalloc(n + 1), *bad = xmalloc(ct_len);
+    /* error 0: none; 1..3: a bit of the header, the contents, the tag; 4: the aad one byte
+     * longer; 5: the wrong side */
+    for (int error = 0; error <= 5; error++) {
+        struct bip324_cipher *c = row_cipher(r, error == 5 ? !r->initiating : r->initiating, 1);
+        skip_dummies(c, dummies, error == 5 ? 0 : r->idx);
+        memcpy(bad, ct, ct_len);
+        size_t body = BIP324_LENGTH_LEN;
+        if (error == 1) {
+            bad[body] ^= 0x80;
+        } else if (error == 2 && n) {
+            bad[body + 1 + rng_next() % n] ^= (uint8_t)(1u << (rng_next() % 8));
+        } else if (error == 3) {
+            bad[ct_len - 1 - rng_next() % BIP324_TAG_LEN] ^= 0x01;
+        }
+        struct buf aad;
+        buf_init(&aad);
+        buf_append(&aad, r->aad.data, r->aad.len);
+        if (error == 4) {
+            buf_put_u8(&aad, 0);
+        }
+        uint32_t len = bip324_decrypt_length(c, bad);
+        if (error == 5) {
+            /* the other side's length key: almost surely another length */
+            CHECK(len != n || bip324_decrypt(c, bad + body, n, aad.data, aad.len, &(int){0},
+                                             back) == RC_INVALID);
+        } else {
+            CHECK_EQ_U64(len, n);
+            int ignore = -1;
+            int rc = bip324_decrypt(c, bad + body, n, aad.data, aad.len, &ignore, back);
+            if (error == 2 && n == 0) {
+                rc = RC_INVALID; /* nothing to flip */
+            }
+            CHECK_EQ_INT(rc, error == 0 ? RC_OK : RC_INVALID);
+            if (error == 0) {
+                CHECK_EQ_MEM(back, r->contents.data, n);
+                CHECK_EQ_INT(ignore, r->ignore);
+            }
+        }
+        buf_clear(&aad);
+        bip324_cipher_free(c);
+    }
+    free(back);
+    free(bad);
+}
+
+/* The receiving keys, which the ciphertext does not show: the peer's packet 0 made with the
+ * vector's keys for the other side (FSChaCha20 and FSChaCha20Poly1305 by hand) decrypts. */
+static void check_row_receive(const struct packet_row *r)
+{
+    uint8_t kl[32], kp[32], pkt[BIP324_EXPANSION + 5], back[5];
+    static const uint8_t msg[5] = {'h', 'e', 'l', 'l', 'o'};
+    fixed(kl, 32, r->f[r->initiating ? F_RESPONDER_L : F_INITIATOR_L]);
+    fixed(kp, 32, r->f[r->initiating ? F_RESPONDER_P : F_INITIATOR_P]);
+    struct fschacha20 *l = fschacha20_new(kl, 224);
+    struct fschacha20poly1305 *p = fschacha20poly1305_new(kp, 224);
+    uint8_t len3[3] = {5, 0, 0}, header = 0;
+    fschacha20_crypt(l, pkt, len3, 3);
+    fschacha20poly1305_encrypt(p, pkt + 3, &header, 1, msg, sizeof(msg), r->aad.data, r->aad.len);
+    struct bip324_cipher *c = row_cipher(r, r->initiating, 0);
+    int ignore = -1;
+    CHECK_EQ_U64(bip324_decrypt_length(c, pkt), 5);
+    CHECK_EQ_INT(bip324_decrypt(c, pkt + 3, 5, r->aad.data, r->aad.len, &ignore, back), RC_OK);
+    CHECK_EQ_MEM(back, msg, 5);
+    CHECK_EQ_INT(ignore, 0);
+    bip324_cipher_free(c);
+    fschacha20_free(l);
+    fschacha20poly1305_free(p);
+}
+
+/* The row's cipher: terminators and session id, in_idx decoys, then the packet, compared
+ * with out_ciphertext or the end of it. */
+static void check_row_encrypt(struct packet_row *r)
+{
+    uint8_t want[32];
+    struct bip324_cipher *c = row_cipher(r, r->initiating, 0);
+    fixed(want, 32, r->f[F_SESSION_ID]);
+    CHECK_EQ_MEM(bip324_session_id(c), want, 32);
+    fixed(want, 16, r->f[F_SEND_TERM]);
+    CHECK_EQ_MEM(bip324_send_garbage_terminator(c), want, 16);
+    fixed(want, 16, r->f[F_RECV_TERM]);
+    CHECK_EQ_MEM(bip324_recv_garbage_terminator(c), want, 16);
+
+    uint8_t *dummies = xmalloc((size_t)r->idx * BIP324_EXPANSION + 1);
+    for (uint32_t i = 0; i < r->idx; i++) {
+        bip324_encrypt(c, NULL, 0, NULL, 0, 1, dummies + (size_t)i * BIP324_EXPANSION);
+    }
+    size_t ct_len = r->contents.len + BIP324_EXPANSION;
+    uint8_t *ct = xmalloc(ct_len);
+    bip324_encrypt(c, r->contents.data, r->contents.len, r->aad.data, r->aad.len, r->ignore, ct);
+    struct buf exp;
+    buf_init(&exp);
+    if (r->f[F_CIPHERTEXT][0]) {
+        unhex(&exp, r->f[F_CIPHERTEXT]);
+        CHECK_EQ_U64(exp.len, ct_len);
+        CHECK_EQ_MEM(ct, exp.data, exp.len == ct_len ? ct_len : 0);
+    } else {
+        unhex(&exp, r->f[F_CIPHERTEXT_ENDSWITH]);
+        CHECK(exp.len > 0 && exp.len <= ct_len);
+        CHECK_EQ_MEM(ct + ct_len - exp.len, exp.data, exp.len <= ct_len ? exp.len : 0);
+    }
+    buf_clear(&exp);
+    bip324_cipher_free(c);
+    check_row_decrypt(r, dummies, ct, ct_len);
+    free(dummies);
+    free(ct);
+}
+
+static void check_packet_row(char **f)
+{
+    struct packet_row r = {.f = f};
+    struct buf one;
+    buf_init(&one);
+    buf_init(&r.contents);
+    buf_init(&r.aad);
+    r.idx = (uint32_t)strtoul(f[F_IDX], NULL, 10);
+    r.multiply = (uint32_t)strtoul(f[F_MULTIPLY], NULL, 10);
+    r.initiating = strcmp(f[F_INITIATING], "1") == 0;
+    r.ignore = strcmp(f[F_IGNORE], "1") == 0;
+    fixed(r.priv, 32, f[F_PRIV]);
+    fixed(r.ours, 64, f[F_ELL_OURS]);
+    fixed(r.theirs, 64, f[F_ELL_THEIRS]);
+    unhex(&one, f[F_CONTENTS]);
+    for (uint32_t i = 0; i < r.multiply; i++) {
+        buf_append(&r.contents, one.data, one.len);
+    }
+    unhex(&r.aad, f[F_AAD]);
+    check_row_derivation(&r);
+    check_row_encrypt(&r);
+    check_row_receive(&r);
+    buf_clear(&one);
+    buf_clear(&r.contents);
+    buf_clear(&r.aad);
+}
+
+/* Every row of BIP324's packet_encoding_test_vectors.csv, one TAP line each. */
+static void test_bip324_packet_vectors(void)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/vectors/bip324/packet_encoding_test_vectors.csv",
+             test_shared_dir());
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        test_report(0, "%s not found", path);
+        return;
+    }
+    char *line = NULL, *f[F_COUNT + 1];
+    size_t cap = 0;
+    int rows = 0, header_ok = 0;
+    if (getline(&line, &cap, fp) > 0 && csv_split(line, f, F_COUNT + 1) == F_COUNT) {
+        header_ok = 1;
+        for (int i = 0; i < F_COUNT; i++) {
+            header_ok &= strcmp(f[i], packet_columns[i]) == 0;
+        }
+    }
+    test_report(header_ok, "bip324 packet vectors: the columns are the expected ones");
+    while (header_ok && getline(&line, &cap, fp) > 0) {
+        test_case_failed = 0;
+        if (csv_split(line, f, F_COUNT + 1) != F_COUNT) {
+            test_report(0, "bip324 packet vector row %d: %d columns", rows + 1, F_COUNT);
+            continue;
+        }
+        check_packet_row(f);
+        rows++;
+        test_report(!test_case_failed, "bip324 packet vector row %d (in_idx %s, %s)", rows,
+                    f[F_IDX], f[F_INITIATING][0] == '1' ? "initiator" : "responder");
+    }
+    free(line);
+    fclose(fp);
+    test_report(rows == 7, "bip324 packet vectors: %d rows read (7 expected)", rows);
+}
+
+/* The cipher's own contract: a fresh key's encoding, invalid keys refused, two peers talk. */
+static void test_bip324_cipher_pair(void)
+{
+    uint8_t a[32], b[32], ent[32] = {7}, zero[32] = {0}, ell[64] = {0};
+    struct bip324_cipher *ca = NULL, *cb = NULL, *untouched = (struct bip324_cipher *)&ent;
+    hash_sha256(a, "a", 1);
+    hash_sha256(b, "b", 1);
+    CHECK_EQ_INT(bip324_cipher_new(&untouched, zero, ent), RC_INVALID);
+    CHECK(untouched == (struct bip324_cipher *)&ent);
+    CHECK_EQ_INT(bip324_cipher_new_keyed(&untouched, zero, ell), RC_INVALID);
+    CHECK(untouched == (struct bip324_cipher *)&ent);
+    CHECK_EQ_INT(bip324_cipher_new(&ca, a, ent), RC_OK);
+    CHECK_EQ_INT(bip324_cipher_new(&cb, b, ent), RC_OK);
+    bip324_cipher_initialize(ca, bip324_our_pubkey(cb), 1, 0, MAGIC);
+    bip324_cipher_initialize(cb, bip324_our_pubkey(ca), 0, 0, MAGIC);
+    CHECK_EQ_MEM(bip324_session_id(ca), bip324_session_id(cb), 32);
+    CHECK_EQ_MEM(bip324_send_garbage_terminator(ca), bip324_recv_garbage_terminator(cb), 16);
+    CHECK_EQ_MEM(bip324_recv_garbage_terminator(ca), bip324_send_garbage_terminator(cb), 16);
+    /* 500 packets each way (past two rekeys), of growing sizes */
+    uint8_t msg[600], ct[600 + BIP324_EXPANSION], back[600];
+    int ok = 1;
+    for (int i = 0; i < 500; i++) {
+        size_t n = (size_t)i % 600;
+        memset(msg, i & 0xff, n);
+        struct bip324_cipher *from = i & 1 ? cb : ca, *to = i & 1 ? ca : cb;
+        bip324_encrypt(from, msg, n, NULL, 0, i % 7 == 0, ct);
+        int ignore = -1;
+        ok &= bip324_decrypt_length(to, ct) == n;
+        ok &= bip324_decrypt(to, ct + 3, n, NULL, 0, &ignore, back) == RC_OK;
+        ok &= memcmp(back, msg, n) == 0 && ignore == (i % 7 == 0);
+    }
+    CHECK(ok);
+    bip324_cipher_free(ca);
+    bip324_cipher_free(cb);
+    bip324_cipher_free(NULL);
+}
+
 int main(void)
 {
     /* chacha20.h */
@@ -432,5 +801,8 @@ int main(void)
     /* chacha20poly1305.h */
     TEST(test_chacha20poly1305_kats);
     TEST(test_fschacha20poly1305);
+    /* bip324.h */
+    TEST(test_bip324_cipher_pair);
+    test_bip324_packet_vectors();
     return test_done();
 }

@@ -1,5 +1,5 @@
 /* Hash functions: SHA-256 (OpenSSL), double SHA-256, RIPEMD-160, HASH160, BIP340 tagged
- * hashes, HMAC-SHA512 (OpenSSL). All are pure functions of their input.
+ * hashes, HMAC-SHA512 and HKDF-SHA256 (OpenSSL). All are pure functions of their input.
  */
 #ifndef BITNODE_CRYPTO_HASH_H
 #define BITNODE_CRYPTO_HASH_H
@@ -38,5 +38,15 @@ void hash_tagged(uint8_t out32[32], const char *tag, const void *p, size_t n);
 /** HMAC-SHA512 (RFC 2104) of msg under key: BIP32 key derivation. */
 void hash_hmac_sha512(uint8_t out64[64], const void *key, size_t key_len, const void *msg,
                       size_t msg_len);
+
+/** HKDF-SHA256's extract step (RFC 5869): prk32 = HMAC-SHA256 of ikm under the key salt
+ *  (salt may be NULL when salt_len is 0: the RFC's default of 32 zero bytes gives the same
+ *  HMAC key). BIP324 extracts its session's key material so, once. */
+void hash_hkdf_sha256_extract(uint8_t prk32[32], const void *salt, size_t salt_len, const void *ikm,
+                              size_t ikm_len);
+/** HKDF-SHA256's expand step for 32 bytes of output (L = 32, one block): okm32 =
+ *  HMAC-SHA256 of info || 0x01 under prk32. info_len is at most 255 (a bug otherwise). */
+void hash_hkdf_sha256_expand32(uint8_t okm32[32], const uint8_t prk32[32], const void *info,
+                               size_t info_len);
 
 #endif

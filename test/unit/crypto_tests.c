@@ -1,5 +1,7 @@
 /* Unit tests for src/crypto/: SHA-256, SHA-256d, RIPEMD-160, HASH160, BIP340 tagged hashes,
- * Base58/Base58Check, Bech32/Bech32m and segwit addresses, SipHash-2-4, MuHash3072.
+ * HMAC-SHA512's and HKDF-SHA256's RFC vectors, Base58/Base58Check, Bech32/Bech32m and segwit
+ * addresses, SipHash-2-4, MuHash3072, BIP324's ElligatorSwift (decoding, the inverse map,
+ * encoding of keys, x-only ECDH).
  *
  * Expected values come from the standards' own vectors (FIPS 180-2 / NIST, the RIPEMD-160
  * page, the SipHash paper, BIP173/BIP341/BIP350) and from Bitcoin Core's unit tests and JSON
@@ -7,6 +9,7 @@
  * itself.
  */
 #include <jansson.h>
+#include <secp256k1.h>
 
 #include "crypto/base58.h"
 #include "crypto/bech32.h"
@@ -1421,6 +1424,219 @@ static void test_ellswift_decode(void)
     CHECK_EQ_INT(rows, 76);
 }
 
+/* Splits a CSV line (no quoting: BIP324's files have none) in place into at most max fields,
+ * dropping the line end. Returns the number of fields. */
+static int csv_split(char *line, char **fields, int max)
+{
+    int n = 0;
+    line[strcspn(line, "\r\n")] = 0;
+    while (n < max) {
+        fields[n++] = line;
+        char *comma = strchr(line, ',');
+        if (!comma) {
+            break;
+        }
+        *comma = 0;
+        line = comma + 1;
+    }
+    return n;
+}
+
+/* BIP324's inverse map XSwiftECInv(u, x, c): every row of its vector file, all 8 cases each
+ * (an empty cell: no solution), and each t found decodes back to x. */
+static void test_xswiftec_inv(void)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/vectors/bip324/xswiftec_inv_test_vectors.csv",
+             test_shared_dir());
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        printf("# %s not found\n", path);
+        CHECK(0);
+        return;
+    }
+    char line[4096], *fld[11];
+    int rows = 0, found = 0, none = 0;
+    CHECK(fgets(line, sizeof(line), f) != NULL); /* the header */
+    CHECK_EQ_INT(csv_split(line, fld, 11), 11);
+    CHECK_EQ_STR(fld[2], "case0_t");
+    while (fgets(line, sizeof(line), f)) {
+        if (csv_split(line, fld, 11) != 11) {
+            CHECK(0);
+            continue;
+        }
+        uint8_t u[32], x[32], want[32], got[32], enc[64], back[32];
+        CHECK_EQ_INT(hex_decode_fixed(u, 32, fld[0]), RC_OK);
+        CHECK_EQ_INT(hex_decode_fixed(x, 32, fld[1]), RC_OK);
+        for (int c = 0; c < 8; c++) {
+            int rc = ellswift_xswiftec_inv(got, u, x, c);
+            if (fld[2 + c][0] == 0) {
+                CHECK_EQ_INT(rc, RC_NOT_FOUND);
+                none++;
+                continue;
+            }
+            CHECK_EQ_INT(rc, RC_OK);
+            CHECK_EQ_INT(hex_decode_fixed(want, 32, fld[2 + c]), RC_OK);
+            CHECK_EQ_MEM(got, want, 32);
+            memcpy(enc, u, 32);
+            memcpy(enc + 32, got, 32);
+            ellswift_decode(enc, back);
+            CHECK_EQ_MEM(back, x, 32);
+            found++;
+        }
+        rows++;
+    }
+    fclose(f);
+    CHECK_EQ_INT(rows, 32);
+    printf("# %d rows: %d cases with a solution, %d without\n", rows, found, none);
+    /* the contract's refusals: a case out of range, an x off the curve or at p, u = 0 */
+    uint8_t t[32], u[32] = {0}, x[32] = {0}, p[32];
+    unhex_fixed(p, 32, "fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f");
+    x[31] = 1; /* 1^3 + 7 = 8 is a square: on the curve */
+    u[31] = 5;
+    CHECK_EQ_INT(ellswift_xswiftec_inv(t, u, x, 8), RC_INVALID);
+    CHECK_EQ_INT(ellswift_xswiftec_inv(t, u, p, 0), RC_INVALID);
+    x[31] = 5; /* 5^3 + 7 = 132 is not a square modulo p */
+    CHECK_EQ_INT(ellswift_xswiftec_inv(t, u, x, 2), RC_INVALID);
+    x[31] = 1;
+    for (int c = 0; c < 8; c++) {
+        CHECK_EQ_INT(ellswift_xswiftec_inv(t, p, x, c), RC_NOT_FOUND); /* u = p = 0 */
+    }
+}
+
+/* The key's x and y parity, by libsecp256k1 directly. */
+static void pubkey_xy(const secp256k1_context *ctx, const uint8_t priv[32], uint8_t x[32],
+                      int *y_odd)
+{
+    secp256k1_pubkey pk;
+    uint8_t ser[65];
+    size_t len = sizeof(ser);
+    CHECK(secp256k1_ec_pubkey_create(ctx, &pk, priv));
+    CHECK(secp256k1_ec_pubkey_serialize(ctx, ser, &len, &pk, SECP256K1_EC_UNCOMPRESSED));
+    memcpy(x, ser + 1, 32);
+    *y_odd = ser[64] & 1;
+}
+
+/* Encodings of many keys with many entropies decode to the key's x, carry y's parity in t,
+ * and differ with the entropy; invalid keys are refused. */
+static void test_ellswift_create(void)
+{
+    secp256k1_context *ctx = secp256k1_context_create(SECP256K1_CONTEXT_NONE);
+    uint8_t p[32];
+    unhex_fixed(p, 32, "fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc2f");
+    int n = 0;
+    for (uint32_t i = 0; i < 64; i++) {
+        uint8_t priv[32], x[32], ent[32], ell[64], prev[64], got[32];
+        int y_odd = 0;
+        hash_sha256(priv, &i, sizeof(i));
+        pubkey_xy(ctx, priv, x, &y_odd);
+        for (uint32_t j = 0; j < 4; j++) {
+            uint32_t seed[2] = {i, j};
+            hash_sha256(ent, seed, sizeof(seed));
+            CHECK_EQ_INT(ellswift_create(ell, priv, ent), RC_OK);
+            ellswift_decode(ell, got);
+            CHECK_EQ_MEM(got, x, 32);
+            CHECK_EQ_INT(ell[63] & 1, y_odd);
+            CHECK(memcmp(ell + 32, p, 32) < 0);
+            if (j > 0) {
+                CHECK(memcmp(ell, prev, 32) != 0 && memcmp(ell + 32, prev + 32, 32) != 0);
+            }
+            /* the same inputs, the same encoding */
+            CHECK_EQ_INT(ellswift_create(prev, priv, ent), RC_OK);
+            CHECK_EQ_MEM(prev, ell, 64);
+            n++;
+        }
+    }
+    CHECK_EQ_INT(n, 256);
+    /* zero and the group order are not secret keys; *ell64 stays as it was */
+    uint8_t bad[32] = {0}, ent[32] = {0}, ell[64], before[64];
+    memset(ell, 0xa5, sizeof(ell));
+    memcpy(before, ell, sizeof(ell));
+    CHECK_EQ_INT(ellswift_create(ell, bad, ent), RC_INVALID);
+    unhex_fixed(bad, 32, "fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141");
+    CHECK_EQ_INT(ellswift_create(ell, bad, ent), RC_INVALID);
+    CHECK_EQ_MEM(ell, before, 64);
+    secp256k1_context_destroy(ctx);
+}
+
+/* Both sides of x-only ECDH reach the same x and the same BIP324 secret; the roles matter. */
+static void test_ellswift_xdh(void)
+{
+    for (uint32_t i = 0; i < 16; i++) {
+        uint8_t a[32], b[32], ent[32], ell_a[64], ell_b[64], xa[32], xb[32], sa[32], sb[32];
+        uint32_t seed[2] = {i, 1};
+        hash_sha256(a, seed, sizeof(seed));
+        seed[1] = 2;
+        hash_sha256(b, seed, sizeof(seed));
+        hash_sha256(ent, &i, sizeof(i));
+        CHECK_EQ_INT(ellswift_create(ell_a, a, ent), RC_OK);
+        CHECK_EQ_INT(ellswift_create(ell_b, b, ent), RC_OK);
+        CHECK_EQ_INT(ellswift_ecdh_x(xa, ell_b, a), RC_OK);
+        CHECK_EQ_INT(ellswift_ecdh_x(xb, ell_a, b), RC_OK);
+        CHECK_EQ_MEM(xa, xb, 32);
+        CHECK_EQ_INT(ellswift_xdh(sa, ell_a, ell_b, a, 1), RC_OK);
+        CHECK_EQ_INT(ellswift_xdh(sb, ell_b, ell_a, b, 0), RC_OK);
+        CHECK_EQ_MEM(sa, sb, 32);
+        /* the tagged hash of initiator || responder || x, built here by hand */
+        uint8_t msg[160], want[32];
+        memcpy(msg, ell_a, 64);
+        memcpy(msg + 64, ell_b, 64);
+        memcpy(msg + 128, xa, 32);
+        hash_tagged(want, "bip324_ellswift_xonly_ecdh", msg, sizeof(msg));
+        CHECK_EQ_MEM(sa, want, 32);
+        /* both claiming to be the initiator disagree */
+        CHECK_EQ_INT(ellswift_xdh(sb, ell_b, ell_a, b, 1), RC_OK);
+        CHECK(memcmp(sa, sb, 32) != 0);
+    }
+    uint8_t zero[32] = {0}, ell[64] = {0}, out[32];
+    CHECK_EQ_INT(ellswift_ecdh_x(out, ell, zero), RC_INVALID);
+    CHECK_EQ_INT(ellswift_xdh(out, ell, ell, zero, 1), RC_INVALID);
+}
+
+/* HKDF-SHA256 against RFC 5869's test cases 1 to 3 (PRK in full, OKM's first 32 bytes: one
+ * expand block). */
+static void test_hkdf_sha256_rfc5869(void)
+{
+    static const struct {
+        const char *ikm, *salt, *info, *prk, *okm32;
+    } v[] = {
+        {"0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "000102030405060708090a0b0c",
+         "f0f1f2f3f4f5f6f7f8f9",
+         "077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5",
+         "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf"},
+        {"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a"
+         "2b2c2d2e2f303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f",
+         "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a"
+         "8b8c8d8e8f909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeaf",
+         "b0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9da"
+         "dbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff",
+         "06a6b88c5853361a06104c9ceb35b45cef760014904671014a193f40c15fc244",
+         "b11e398dc80327a1c8e7f78c596a49344f012eda2d4efad8a050cc4c19afa97c"},
+        {"0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b", "", "",
+         "19ef24a32c717b167f33a91d6f648bdf96596776afdb6377ac434c1c293ccb04",
+         "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d"},
+    };
+    struct buf ikm, salt, info;
+    buf_init(&ikm);
+    buf_init(&salt);
+    buf_init(&info);
+    for (size_t i = 0; i < ARRAY_LEN(v); i++) {
+        uint8_t prk[32], okm[32], want_prk[32], want_okm[32];
+        unhex(&ikm, v[i].ikm);
+        unhex(&salt, v[i].salt);
+        unhex(&info, v[i].info);
+        unhex_fixed(want_prk, 32, v[i].prk);
+        unhex_fixed(want_okm, 32, v[i].okm32);
+        hash_hkdf_sha256_extract(prk, salt.len ? salt.data : NULL, salt.len, ikm.data, ikm.len);
+        CHECK_EQ_MEM(prk, want_prk, 32);
+        hash_hkdf_sha256_expand32(okm, prk, info.len ? info.data : NULL, info.len);
+        CHECK_EQ_MEM(okm, want_okm, 32);
+    }
+    buf_clear(&ikm);
+    buf_clear(&salt);
+    buf_clear(&info);
+}
+
 int main(void)
 {
     /* hash.h */
@@ -1455,5 +1671,11 @@ int main(void)
     TEST(test_muhash_overflow);
     TEST(test_muhash_empty_set);
     TEST(test_muhash_identities);
+    /* ellswift.h */
+    TEST(test_xswiftec_inv);
+    TEST(test_ellswift_create);
+    TEST(test_ellswift_xdh);
+    /* HKDF (hash.h) */
+    TEST(test_hkdf_sha256_rfc5869);
     return test_done();
 }

@@ -26,6 +26,7 @@
 #include "net/evict.h"
 #include "net/headerssync.h"
 #include "net/seeds.h"
+#include "net/v2transport.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/random.h"
@@ -184,10 +185,23 @@ void net_send(struct peer *p, const char *command, const struct buf *payload)
     }
     struct buf frame;
     buf_init(&frame);
-    net_frame_build(&frame, p->net->p->magic, command, payload ? payload->data : NULL,
-                    payload ? payload->len : 0);
-    bufferevent_write(p->bev, frame.data, frame.len);
-    count_sent(p, command, frame.len);
+    const uint8_t *data = payload ? payload->data : NULL;
+    size_t len = payload ? payload->len : 0;
+    size_t wire;
+    if (p->v2) {
+        wire = v2t_send(p->v2, command, data, len, &frame);
+    } else {
+        net_frame_build(&frame, p->net->p->magic, command, data, len);
+        wire = frame.len;
+    }
+    if (frame.len) {
+        bufferevent_write(p->bev, frame.data, frame.len);
+        count_sent(p, command, wire);
+    } else {
+        /* Waiting in the v2 transport for the handshake: its bytes count as sent when
+         * they go (write_raw), its type now. */
+        p->sent_per_msg[net_msg_type_index(command)] += wire;
+    }
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "sending %s (%zu bytes) peer=%lld", command,
         payload ? payload->len : 0, (long long)p->id);
     buf_clear(&frame);
@@ -300,7 +314,28 @@ static void free_peer(struct net *n, struct peer *p)
         bufferevent_free(p->bev);
     }
     free(p->socks);
+    v2t_free(p->v2);
     free(p);
+}
+
+static struct peer *connect_to(struct net *n, const struct net_addr *a, int conn_type,
+                               const char *name, int use_v2, int64_t last_seen);
+
+/* Core's v1 retry: an outbound v2 attempt the peer hung up on before answering anything
+ * (a v1 node drops a connection whose first bytes are not its magic) is opened again with
+ * v1, of the same type, for the same -addnode / -connect entry. */
+static void retry_v1(struct net *n, struct peer *p)
+{
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "retrying with v1 transport protocol for peer=%lld",
+        (long long)p->id);
+    int have_name = p->added_name[0] != 0;
+    struct peer *q = connect_to(n, p->addr.len ? &p->addr : NULL, p->conn_type,
+                                have_name ? p->added_name : NULL, 0, 0);
+    for (size_t i = 0; q && i < n->n_added; i++) {
+        if (n->added[i].peer_id == p->id) {
+            n->added[i].peer_id = q->id;
+        }
+    }
 }
 
 static void cleanup_cb(evutil_socket_t fd, short what, void *arg)
@@ -314,6 +349,9 @@ static void cleanup_cb(evutil_socket_t fd, short what, void *arg)
         if (p->disconnect) {
             *pp = p->next;
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "peer=%lld gone (%s)", (long long)p->id, p->addr_str);
+            if (p->v2 && n->active && v2t_should_retry_v1(p->v2)) {
+                retry_v1(n, p);
+            }
             free_peer(n, p);
         } else {
             pp = &p->next;
@@ -323,6 +361,63 @@ static void cleanup_cb(evutil_socket_t fd, short what, void *arg)
 
 static int socks_step(struct peer *p, struct evbuffer *in);
 
+/* Bytes the v2 transport gives to send (handshake), counted as sent. */
+static void write_raw(struct peer *p, const struct buf *out)
+{
+    if (out->len && p->bev) {
+        bufferevent_write(p->bev, out->data, out->len);
+        p->bytes_sent += out->len;
+        p->net->total_sent += out->len;
+        p->last_send = net_now(p->net);
+    }
+}
+
+/* Reads through the v2 transport what it can use: returns when more must arrive, reads
+ * paused, the peer is going, or it turned out to speak v1 (the v1 framing reads on). */
+static void read_v2(struct peer *p, struct evbuffer *in)
+{
+    struct net *n = p->net;
+    struct buf out;
+    buf_init(&out);
+    while (!p->disconnect && !p->read_paused && !v2t_is_v1(p->v2)) {
+        size_t have = evbuffer_get_length(in), want = v2t_want(p->v2);
+        size_t take = have < want ? have : want;
+        if (take == 0) {
+            break;
+        }
+        const uint8_t *d = evbuffer_pullup(in, (ssize_t)take);
+        size_t used = 0;
+        char err[160];
+        buf_reset(&out);
+        int rc = v2t_receive(p->v2, d, take, &used, &out, err, sizeof(err));
+        write_raw(p, &out);
+        p->bytes_recv += used;
+        n->total_recv += used;
+        if (used) {
+            p->last_recv = net_now(n);
+        }
+        evbuffer_drain(in, used);
+        if (rc < 0) {
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "V2 transport error: %s", err);
+            net_peer_disconnect(p, err);
+            break;
+        }
+        if (rc == V2T_MESSAGE) {
+            const char *command;
+            const uint8_t *payload;
+            size_t len, wire;
+            v2t_message(p->v2, &command, &payload, &len, &wire);
+            p->recv_per_msg[net_msg_type_index(command)] += wire;
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "received: %s (%zu bytes) peer=%lld", command, len,
+                (long long)p->id);
+            n->events.message(n->events.ctx, p, command, payload, len);
+        } else if (used == 0) {
+            break;
+        }
+    }
+    buf_clear(&out);
+}
+
 /* Reads every complete frame in the input buffer. */
 static void read_cb(struct bufferevent *bev, void *arg)
 {
@@ -331,6 +426,12 @@ static void read_cb(struct bufferevent *bev, void *arg)
     struct evbuffer *in = bufferevent_get_input(bev);
     if (p->socks && socks_step(p, in) <= 0) {
         return;
+    }
+    if (p->v2 && !v2t_is_v1(p->v2)) {
+        read_v2(p, in);
+        if (!v2t_is_v1(p->v2)) {
+            return;
+        }
     }
     while (!p->disconnect && !p->read_paused) {
         size_t have = evbuffer_get_length(in);
@@ -392,6 +493,21 @@ static void write_cb(struct bufferevent *bev, void *arg)
     }
 }
 
+/* An outbound connection is up (and through the proxy): a v2 attempt sends its key and
+ * garbage, then the protocol speaks (its version waits in the v2 transport until the
+ * handshake lets it go). */
+static void peer_opened(struct peer *p)
+{
+    if (p->v2) {
+        struct buf out;
+        buf_init(&out);
+        v2t_start(p->v2, &out);
+        write_raw(p, &out);
+        buf_clear(&out);
+    }
+    p->net->events.opened(p->net->events.ctx, p);
+}
+
 static void event_cb(struct bufferevent *bev, short what, void *arg)
 {
     (void)bev;
@@ -422,7 +538,7 @@ static void event_cb(struct bufferevent *bev, short what, void *arg)
             buf_clear(&g);
             return;
         }
-        p->net->events.opened(p->net->events.ctx, p);
+        peer_opened(p);
         return;
     }
     if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)) {
@@ -446,6 +562,9 @@ static struct peer *new_peer(struct net *n, struct bufferevent *bev, const struc
     p->conn_type = conn_type;
     p->conn_time = net_now(n);
     p->min_ping_us = -1;
+    if (conn_type == CONN_INBOUND && (n->local_services & NODE_P2P_V2)) {
+        p->v2 = v2t_new(0, n->p->magic, p->id); /* falls back to v1 if the peer speaks it */
+    }
     bufferevent_setcb(bev, read_cb, write_cb, event_cb, p);
     bufferevent_setwatermark(bev, EV_WRITE, NET_SEND_BUFFER / 2, 0);
     bufferevent_enable(bev, EV_READ | EV_WRITE);
@@ -619,9 +738,10 @@ static int is_onion_name(const char *name)
 }
 
 /* Opens an outbound connection to a (conn_type), or with a proxy to name (host[:port],
- * resolved by the proxy) when a is NULL; the peer, or NULL. */
+ * resolved by the proxy) when a is NULL, with the v2 transport if use_v2 (else v1);
+ * last_seen: when addrman last heard of a (0: not from addrman). The peer, or NULL. */
 static struct peer *connect_to(struct net *n, const struct net_addr *a, int conn_type,
-                               const char *name)
+                               const char *name, int use_v2, int64_t last_seen)
 {
     struct sockaddr_storage ss;
     socklen_t len;
@@ -657,6 +777,10 @@ static struct peer *connect_to(struct net *n, const struct net_addr *a, int conn
     if (!a) {
         snprintf(p->addr_str, sizeof(p->addr_str), "%s", name);
     }
+    p->v2_requested = use_v2;
+    if (use_v2) {
+        p->v2 = v2t_new(1, n->p->magic, p->id);
+    }
     if (via) {
         /* The destination as the proxy gets it: the name when there is one (resolved
          * there), else the numeric address. */
@@ -676,7 +800,9 @@ static struct peer *connect_to(struct net *n, const struct net_addr *a, int conn
         snprintf(p->socks->host, sizeof(p->socks->host), "%s", host);
         p->socks->port = port;
     }
-    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "trying connection %s%s peer=%lld", p->addr_str,
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "trying %s connection (%s) to %s, lastseen=%.1fhrs%s peer=%lld",
+        use_v2 ? "v2" : "v1", net_conn_type_name(conn_type), p->addr_str,
+        last_seen ? (double)(net_now(n) - last_seen) / 3600.0 : 0.0,
         via ? " through the proxy" : "", (long long)p->id);
     if (bufferevent_socket_connect(bev, (struct sockaddr *)&ss, (int)len) != 0) {
         net_peer_disconnect(p, "connect failed");
@@ -720,7 +846,7 @@ static int socks_step(struct peer *p, struct evbuffer *in)
             (long long)p->id);
         free(p->socks);
         p->socks = NULL;
-        p->net->events.opened(p->net->events.ctx, p);
+        peer_opened(p);
     }
     return 1;
 }
@@ -743,11 +869,11 @@ static void open_added(struct net *n)
         char err[160];
         struct peer *p;
         if (net_addr_parse(an->name, n->p->default_port, 0, &a, err, sizeof(err)) == RC_OK) {
-            p = connect_to(n, &a, CONN_MANUAL, an->name);
+            p = connect_to(n, &a, CONN_MANUAL, an->name, an->use_v2, 0);
         } else if (n->have_proxy || (n->have_onion_proxy && is_onion_name(an->name))) {
-            p = connect_to(n, NULL, CONN_MANUAL, an->name); /* the proxy resolves it */
+            p = connect_to(n, NULL, CONN_MANUAL, an->name, an->use_v2, 0); /* proxy resolves */
         } else if (net_addr_parse(an->name, n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
-            p = connect_to(n, &a, CONN_MANUAL, an->name);
+            p = connect_to(n, &a, CONN_MANUAL, an->name, an->use_v2, 0);
         } else {
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "%s", err);
             continue;
@@ -1101,6 +1227,10 @@ void net_transport_peers(struct net *n, struct net_peer_stats **out, size_t *cou
         s->inbound = p->conn_type == CONN_INBOUND;
         s->permissions = p->perms;
         s->conn_type = p->conn_type;
+        s->transport = p->v2 ? (int)v2t_kind(p->v2) : V2T_IS_V1;
+        if (p->v2 && v2t_session_id(p->v2)) {
+            memcpy(s->session_id, v2t_session_id(p->v2), 32);
+        }
         s->n_msg_types = NET_N_MSG_TYPES;
         s->msg_types = net_msg_type_names;
         s->sent_per_msg = xmalloc(sizeof(p->sent_per_msg));
@@ -1157,29 +1287,31 @@ int net_disconnect(struct net *n, const char *address, int64_t id)
     return found ? RC_OK : RC_NOT_FOUND;
 }
 
-static void add_target(struct net *n, const char *name, int from_connect)
+static void add_target(struct net *n, const char *name, int from_connect, int use_v2)
 {
     n->added = xrealloc(n->added, (n->n_added + 1) * sizeof(*n->added));
     struct added_node *an = &n->added[n->n_added++];
     memset(an, 0, sizeof(*an));
     snprintf(an->name, sizeof(an->name), "%s", name);
     an->from_connect = from_connect;
+    an->use_v2 = use_v2;
     an->peer_id = -1;
 }
 
-int net_addnode(struct net *n, const char *node, const char *command, char *err, size_t err_len)
+int net_addnode(struct net *n, const char *node, const char *command, int use_v2, char *err,
+                size_t err_len)
 {
     if (strcmp(command, "onetry") == 0) {
         struct net_addr a;
         if (net_addr_parse(node, n->p->default_port, 0, &a, err, err_len) != RC_OK &&
             (n->have_proxy || is_onion_name(node))) {
-            connect_to(n, NULL, CONN_MANUAL, node); /* the proxy resolves it */
+            connect_to(n, NULL, CONN_MANUAL, node, use_v2, 0); /* the proxy resolves it */
             return RC_OK;
         }
         if (net_addr_parse(node, n->p->default_port, 1, &a, err, err_len) != RC_OK) {
             return RC_INVALID;
         }
-        connect_to(n, &a, CONN_MANUAL, node);
+        connect_to(n, &a, CONN_MANUAL, node, use_v2, 0);
         return RC_OK;
     }
     if (strcmp(command, "add") == 0) {
@@ -1195,7 +1327,7 @@ int net_addnode(struct net *n, const char *node, const char *command, char *err,
                 return RC_INVALID;
             }
         }
-        add_target(n, node, 0);
+        add_target(n, node, 0, use_v2);
         open_added(n);
         return RC_OK;
     }
@@ -1480,7 +1612,9 @@ static void open_automatic(struct net *n)
             continue;
         }
         addrman_attempt(n->am, &pick.addr, 1, now);
-        connect_to(n, &pick.addr, type, NULL);
+        /* v2 only to a peer known to offer it: a v1 one would cost a retry. */
+        int use_v2 = (pick.services & n->local_services & NODE_P2P_V2) != 0;
+        connect_to(n, &pick.addr, type, NULL, use_v2, pick.time);
         return;
     }
 }
@@ -1488,13 +1622,14 @@ static void open_automatic(struct net *n)
 /* -seednode: connections that ask for addresses and leave (Core's addr-fetch). */
 static void open_seednodes(struct net *n)
 {
+    int v2 = (n->local_services & NODE_P2P_V2) != 0;
     for (size_t i = 0; i < n->n_seednodes; i++) {
         struct net_addr a;
         char err[160];
         if (net_addr_parse(n->seednodes[i], n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
-            connect_to(n, &a, CONN_ADDR_FETCH, n->seednodes[i]);
+            connect_to(n, &a, CONN_ADDR_FETCH, n->seednodes[i], v2, 0);
         } else if (n->have_proxy) {
-            connect_to(n, NULL, CONN_ADDR_FETCH, n->seednodes[i]);
+            connect_to(n, NULL, CONN_ADDR_FETCH, n->seednodes[i], v2, 0);
         } else {
             LOG_INFO("-seednode: %s", err);
         }
@@ -1773,7 +1908,8 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
     n->cs = validator_chainstate(opt->val);
     n->p = chainstate_params(n->cs);
     n->local_services = (opt->pruned ? 0 : NODE_NETWORK) | NODE_WITNESS | NODE_NETWORK_LIMITED |
-                        (opt->block_filters ? NODE_COMPACT_FILTERS : 0);
+                        (opt->block_filters ? NODE_COMPACT_FILTERS : 0) |
+                        (opt->v2transport ? NODE_P2P_V2 : 0);
     if (opt->user_agent_comment && opt->user_agent_comment[0]) {
         snprintf(n->user_agent, sizeof(n->user_agent), "/bitnode:%s(%s)/", PACKAGE_VERSION,
                  opt->user_agent_comment);
@@ -1814,10 +1950,10 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
     n->start_time = net_now(n);
     n->next_addr_dump = n->start_time + 15 * 60;
     for (size_t i = 0; i < opt->n_connect; i++) {
-        add_target(n, opt->connect[i], 1);
+        add_target(n, opt->connect[i], 1, opt->v2transport);
     }
     for (size_t i = 0; i < opt->n_addnode; i++) {
-        add_target(n, opt->addnode[i], 0);
+        add_target(n, opt->addnode[i], 0, opt->v2transport);
     }
     LOG_INFO("init message: Loading banlist\u2026");
     load_bans(n);

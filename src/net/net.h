@@ -105,6 +105,9 @@ struct net_options {
     /* -prune: the node keeps only recent blocks; it offers NODE_NETWORK_LIMITED without
      * NODE_NETWORK and serves only the last 288 blocks (Core's rules). */
     int pruned;
+    /* -v2transport: BIP324 offered (NODE_P2P_V2), inbound detected, outbound tried first
+     * (a v1 peer gets a v1 retry). */
+    int v2transport;
 };
 
 /** Creates the service and binds its listening sockets (so a port in use fails start-up
@@ -156,6 +159,8 @@ struct net_peer_stats {
     int64_t minfeefilter; /* sat/kvB */
     int conn_type;
     int handshake_done;
+    int transport;           /* 0 detecting, 1 v1, 2 v2 (enum v2t_kind) */
+    uint8_t session_id[32];  /* v2: BIP324's session id */
     /* Bytes per message type (Core's bytessent_per_msg): command names borrowed from a
      * static table, counts at the same index. */
     size_t n_msg_types;
@@ -180,9 +185,10 @@ int net_local_relay(const struct net *n);
 void net_totals(struct net *n, uint64_t *recv, uint64_t *sent);
 /** Disconnects peers by address ("ip:port") or by id (id >= 0). 0 or RC_NOT_FOUND. */
 int net_disconnect(struct net *n, const char *address, int64_t id);
-/** addnode add / remove / onetry. RC_INVALID (already added: "Error: Node already added"),
- *  RC_NOT_FOUND (remove: not added). */
-int net_addnode(struct net *n, const char *node, const char *command, char *err, size_t err_len);
+/** addnode add / remove / onetry, with the v2 transport tried first if use_v2. RC_INVALID
+ *  (already added: "Error: Node already added"), RC_NOT_FOUND (remove: not added). */
+int net_addnode(struct net *n, const char *node, const char *command, int use_v2, char *err,
+                size_t err_len);
 struct net_added_node {
     char node[NET_ADDR_STR_LEN];
     int connected;

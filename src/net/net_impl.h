@@ -24,6 +24,7 @@ struct bufferevent;
 struct evconnlistener;
 struct addrman;
 struct peer_sync;
+struct v2t;
 
 /* Message types counted per peer (getpeerinfo's bytessent_per_msg); the last is "*other*". */
 enum {
@@ -70,6 +71,10 @@ struct peer {
     /* Framing. */
     struct net_msg_header hdr;
     int have_hdr;
+    /* BIP324 (v2transport.h): inbound when we offer NODE_P2P_V2, outbound when we tried v2;
+     * NULL for a plain v1 connection. Once it finds a v1 peer the v1 framing above reads. */
+    struct v2t *v2;
+    int v2_requested; /* outbound: opened with v2 (a v1 retry has 0) */
 
     /* What eviction weighs (Core keeps these in CNode too): set by the protocol. */
     int64_t last_block, last_tx; /* seconds: the last new block / transaction it gave us */
@@ -119,6 +124,7 @@ struct net_ban {
 struct added_node {
     char name[NET_ADDR_STR_LEN];
     int from_connect; /* -connect (else -addnode / addnode RPC) */
+    int use_v2;       /* try the v2 transport (a v1 peer gets a v1 retry) */
     int64_t next_try;
     int64_t peer_id; /* connected (or connecting) peer, -1 if none */
 };

@@ -326,10 +326,7 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
     if ((rc = parse_test_options(na, a, err, err_len))) {
         return rc;
     }
-    if (args_get_bool(a, "v2transport", false)) {
-        LOG_INFO("-v2transport: BIP324 needs ElligatorSwift, which this libsecp256k1 lacks; "
-                 "every connection uses the v1 transport");
-    }
+    o->v2transport = args_get_bool(a, "v2transport", true);
     if ((rc = connections(na, a, err, err_len))) {
         return rc;
     }

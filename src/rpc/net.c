@@ -27,6 +27,7 @@
 #include "rpc/jsonrpc.h"
 #include "rpc/protocol.h"
 #include "rpc/resultdoc.h"
+#include "util/hex.h"
 #include "util/random.h"
 #include "util/rc.h"
 #include "util/time.h"
@@ -302,9 +303,15 @@ static json_t *peer_json(const struct net_peer_stats *s)
     json_object_set_new(o, "bytessent_per_msg", per_msg_json(s, s->sent_per_msg));
     json_object_set_new(o, "bytesrecv_per_msg", per_msg_json(s, s->recv_per_msg));
     json_object_set_new(o, "connection_type", json_string(net_conn_type_name(s->conn_type)));
-    /* Version 1 transport only (no BIP324): no session id. */
-    json_object_set_new(o, "transport_protocol_type", json_string("v1"));
-    json_object_set_new(o, "session_id", json_string(""));
+    /* BIP324: "detecting" until the peer's version packet checked out (or it spoke v1). */
+    static const char *const kinds[] = {"detecting", "v1", "v2"};
+    json_object_set_new(o, "transport_protocol_type",
+                        json_string(kinds[s->transport >= 0 && s->transport <= 2 ? s->transport : 1]));
+    char sid[65] = "";
+    if (s->transport == 2) {
+        hex_encode(sid, s->session_id, 32);
+    }
+    json_object_set_new(o, "session_id", json_string(sid));
     return o;
 }
 
@@ -494,7 +501,7 @@ static void addnode_fn(struct net *n, void *arg)
         c->v2_refused = 1;
         return;
     }
-    c->rc = net_addnode(n, c->node, c->command, c->err, sizeof(c->err));
+    c->rc = net_addnode(n, c->node, c->command, use_v2, c->err, sizeof(c->err));
 }
 
 static int blank(const char *s)

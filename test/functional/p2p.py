@@ -888,6 +888,7 @@ class P2PConnection:
         self._stop = threading.Event()
         self._threads = []
         self._listener = None
+        self.v2_attempts = 0  # listen(): connections dropped for not speaking v1 first
 
     # --- opening and closing
 
@@ -915,8 +916,21 @@ class P2PConnection:
         return ls.getsockname()[1]
 
     def _accept_loop(self):
+        # A v1 node, as this connection is, hangs up on a dialer whose first bytes are not
+        # its network's magic (a BIP324 key): the node then dials again with v1 (Core's
+        # "retrying with v1 transport protocol"), and that connection is the one kept.
         try:
-            sock, addr = self._listener.accept()
+            while True:
+                sock, addr = self._listener.accept()
+                sock.settimeout(30)
+                try:
+                    first = sock.recv(4, socket.MSG_PEEK | socket.MSG_WAITALL)
+                except OSError:
+                    first = b""
+                if first == self.magic:
+                    break
+                self.v2_attempts += 1
+                sock.close()
         except OSError:
             return  # closed before the node came
         finally:

@@ -243,6 +243,18 @@ void net_addrman_counts(struct net *n, int network, size_t *n_new, size_t *n_tri
  *  *out (caller frees). */
 void net_node_addresses(struct net *n, int network, size_t max, struct net_known_addr **out,
                         size_t *count);
+/* An orphan transaction (getorphantxs). */
+#define NET_ORPHAN_MAX_FROM 8
+struct net_orphan {
+    uint8_t *raw; /* the transaction as received (freed by net_orphans_free) */
+    size_t len;
+    int64_t from[NET_ORPHAN_MAX_FROM]; /* the peers that sent or announced it */
+    size_t n_from;
+};
+/** getorphantxs: the transactions in the orphan pool. *out (free with net_orphans_free). */
+void net_orphans(struct net *n, struct net_orphan **out, size_t *count);
+void net_orphans_free(struct net_orphan *v, size_t count);
+
 /** setmocktime: the clock the service reads for timeouts, pings and version times; 0 for
  *  real time. */
 void net_set_mocktime(struct net *n, int64_t t);

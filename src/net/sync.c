@@ -1957,6 +1957,11 @@ void sync_relay_transaction(struct sync *s, const uint8_t txid[32], const uint8_
     txrelay_relay_transaction(s->txr, txid, wtxid);
 }
 
+void sync_orphans(struct sync *s, struct net_orphan **out, size_t *count)
+{
+    txrelay_orphans(s->txr, out, count);
+}
+
 int sync_new(struct sync **out, struct net *n)
 {
     struct sync *s = xcalloc(1, sizeof(*s));

@@ -619,9 +619,10 @@ static int is_onion_name(const char *name)
 }
 
 /* Opens an outbound connection to a (conn_type), or with a proxy to name (host[:port],
- * resolved by the proxy) when a is NULL; the peer, or NULL. */
+ * resolved by the proxy) when a is NULL; use_v2: BIP324 was asked for (kept on the peer).
+ * The peer, or NULL. */
 static struct peer *connect_to(struct net *n, const struct net_addr *a, int conn_type,
-                               const char *name)
+                               const char *name, int use_v2)
 {
     struct sockaddr_storage ss;
     socklen_t len;
@@ -651,6 +652,7 @@ static struct peer *connect_to(struct net *n, const struct net_addr *a, int conn
     struct net_addr none;
     memset(&none, 0, sizeof(none));
     struct peer *p = new_peer(n, bev, a ? a : &none, conn_type);
+    p->v2_requested = use_v2;
     if (name) {
         snprintf(p->added_name, sizeof(p->added_name), "%s", name);
     }
@@ -743,11 +745,11 @@ static void open_added(struct net *n)
         char err[160];
         struct peer *p;
         if (net_addr_parse(an->name, n->p->default_port, 0, &a, err, sizeof(err)) == RC_OK) {
-            p = connect_to(n, &a, CONN_MANUAL, an->name);
+            p = connect_to(n, &a, CONN_MANUAL, an->name, 0);
         } else if (n->have_proxy || (n->have_onion_proxy && is_onion_name(an->name))) {
-            p = connect_to(n, NULL, CONN_MANUAL, an->name); /* the proxy resolves it */
+            p = connect_to(n, NULL, CONN_MANUAL, an->name, 0); /* the proxy resolves it */
         } else if (net_addr_parse(an->name, n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
-            p = connect_to(n, &a, CONN_MANUAL, an->name);
+            p = connect_to(n, &a, CONN_MANUAL, an->name, 0);
         } else {
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "%s", err);
             continue;
@@ -1173,13 +1175,13 @@ int net_addnode(struct net *n, const char *node, const char *command, char *err,
         struct net_addr a;
         if (net_addr_parse(node, n->p->default_port, 0, &a, err, err_len) != RC_OK &&
             (n->have_proxy || is_onion_name(node))) {
-            connect_to(n, NULL, CONN_MANUAL, node); /* the proxy resolves it */
+            connect_to(n, NULL, CONN_MANUAL, node, 0); /* the proxy resolves it */
             return RC_OK;
         }
         if (net_addr_parse(node, n->p->default_port, 1, &a, err, err_len) != RC_OK) {
             return RC_INVALID;
         }
-        connect_to(n, &a, CONN_MANUAL, node);
+        connect_to(n, &a, CONN_MANUAL, node, 0);
         return RC_OK;
     }
     if (strcmp(command, "add") == 0) {
@@ -1322,6 +1324,55 @@ void net_addrman_counts(struct net *n, int network, size_t *n_new, size_t *n_tri
 {
     *n_new = addrman_size(n->am, network, 1);
     *n_tried = addrman_size(n->am, network, 0);
+}
+
+/* Core's limits per connection type (CConnman::AddConnection): full-relay and
+ * block-relay-only connections up to their own counts, and all automatic ones (those, feelers
+ * and addr-fetch) together up to the outbound slots; none of them past -maxconnections. */
+static int outbound_room(const struct net *n, int conn_type)
+{
+    int max_auto = n->opt.max_connections > 0 ? n->opt.max_connections : 0;
+    int max_full = NET_MAX_OUTBOUND_FULL_RELAY < max_auto ? NET_MAX_OUTBOUND_FULL_RELAY : max_auto;
+    int max_block = max_auto - max_full;
+    max_block = NET_MAX_BLOCK_RELAY_ONLY < max_block ? NET_MAX_BLOCK_RELAY_ONLY : max_block;
+    int slots = max_full + max_block + NET_MAX_FEELER;
+    slots = slots < max_auto ? slots : max_auto;
+    if ((conn_type == CONN_OUTBOUND_FULL_RELAY && count_conns(n, conn_type) >= max_full) ||
+        (conn_type == CONN_BLOCK_RELAY && count_conns(n, conn_type) >= max_block)) {
+        return 0;
+    }
+    int automatic = count_conns(n, CONN_OUTBOUND_FULL_RELAY) + count_conns(n, CONN_BLOCK_RELAY) +
+                    count_conns(n, CONN_FEELER) + count_conns(n, CONN_ADDR_FETCH);
+    return automatic < slots;
+}
+
+int net_add_connection(struct net *n, const char *address, int conn_type, int use_v2)
+{
+    if (conn_type != CONN_OUTBOUND_FULL_RELAY && conn_type != CONN_BLOCK_RELAY &&
+        conn_type != CONN_FEELER && conn_type != CONN_ADDR_FETCH) {
+        return RC_USAGE;
+    }
+    if (!outbound_room(n, conn_type)) {
+        return RC_TOO_LARGE;
+    }
+    if (!n->active) {
+        return RC_OK; /* Core: taken, and nothing opened while the network is off */
+    }
+    /* The address as Core's ConnectNode takes a destination: numeric, else through the proxy
+     * (which resolves it), else looked up here. A connection that cannot be made is logged,
+     * not reported: it is still an attempt. */
+    struct net_addr a;
+    char err[160];
+    if (net_addr_parse(address, n->p->default_port, 0, &a, err, sizeof(err)) == RC_OK) {
+        connect_to(n, &a, conn_type, address, use_v2);
+    } else if (n->have_proxy || (n->have_onion_proxy && is_onion_name(address))) {
+        connect_to(n, NULL, conn_type, address, use_v2);
+    } else if (net_addr_parse(address, n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
+        connect_to(n, &a, conn_type, address, use_v2);
+    } else {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "addconnection: %s", err);
+    }
+    return RC_OK;
 }
 
 /* ---- Addresses: peers.dat, automatic connections, seeds ---- */
@@ -1480,7 +1531,7 @@ static void open_automatic(struct net *n)
             continue;
         }
         addrman_attempt(n->am, &pick.addr, 1, now);
-        connect_to(n, &pick.addr, type, NULL);
+        connect_to(n, &pick.addr, type, NULL, 0);
         return;
     }
 }
@@ -1492,9 +1543,9 @@ static void open_seednodes(struct net *n)
         struct net_addr a;
         char err[160];
         if (net_addr_parse(n->seednodes[i], n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
-            connect_to(n, &a, CONN_ADDR_FETCH, n->seednodes[i]);
+            connect_to(n, &a, CONN_ADDR_FETCH, n->seednodes[i], 0);
         } else if (n->have_proxy) {
-            connect_to(n, NULL, CONN_ADDR_FETCH, n->seednodes[i]);
+            connect_to(n, NULL, CONN_ADDR_FETCH, n->seednodes[i], 0);
         } else {
             LOG_INFO("-seednode: %s", err);
         }

@@ -243,6 +243,13 @@ void net_addrman_counts(struct net *n, int network, size_t *n_new, size_t *n_tri
  *  *out (caller frees). */
 void net_node_addresses(struct net *n, int network, size_t max, struct net_known_addr **out,
                         size_t *count);
+/** addconnection: opens an outbound connection of conn_type (CONN_OUTBOUND_FULL_RELAY,
+ *  CONN_BLOCK_RELAY, CONN_FEELER or CONN_ADDR_FETCH) to address ("host:port", resolved as
+ *  -connect's), use_v2 kept on the peer for the BIP324 transport. 0 when the attempt was
+ *  made (the connection may still fail, as in Core, and while the network is off nothing is
+ *  opened); RC_TOO_LARGE when that type (or all automatic connections) is at its limit;
+ *  RC_USAGE for another type. */
+int net_add_connection(struct net *n, const char *address, int conn_type, int use_v2);
 /* An orphan transaction (getorphantxs). */
 #define NET_ORPHAN_MAX_FROM 8
 struct net_orphan {

@@ -62,6 +62,9 @@ struct peer {
     uint32_t perms;
     int connected;        /* outbound: the TCP connect finished */
     struct socks5 *socks; /* through -proxy: the SOCKS5 exchange, until the tunnel is up */
+    /* Outbound: BIP324's v2 transport was asked for (addconnection's v2transport). Kept for
+     * the v2 transport; until it exists every connection speaks v1. */
+    int v2_requested;
 
     int64_t conn_time, last_send, last_recv; /* seconds */
     uint64_t bytes_sent, bytes_recv;

@@ -1326,6 +1326,28 @@ void net_addrman_counts(struct net *n, int network, size_t *n_new, size_t *n_tri
     *n_tried = addrman_size(n->am, network, 0);
 }
 
+void net_addrman_entries(struct net *n, struct addrman_info **out, size_t *count, int tried)
+{
+    addrman_get_entries(n->am, out, count, tried);
+}
+
+void net_add_peer_address(struct net *n, int *added, int *made_tried, const struct net_addr *a,
+                          int tried)
+{
+    int64_t now = net_now(n);
+    /* Core: the address announces itself (source = address, no time penalty), seen now, with
+     * the services an automatic connection looks for. */
+    struct addrman_addr aa = {*a, NODE_NETWORK | NODE_WITNESS, now};
+    size_t k = 0;
+    addrman_add(n->am, &k, &aa, 1, a, 0, now);
+    *added = k > 0;
+    *made_tried = 0;
+    if (*added && tried) {
+        int res = -1;
+        *made_tried = addrman_good(n->am, &res, a, now) == RC_OK && res == ADDRMAN_GOOD_MOVED;
+    }
+}
+
 /* Core's limits per connection type (CConnman::AddConnection): full-relay and
  * block-relay-only connections up to their own counts, and all automatic ones (those, feelers
  * and addr-fetch) together up to the outbound slots; none of them past -maxconnections. */

@@ -243,6 +243,16 @@ void net_addrman_counts(struct net *n, int network, size_t *n_new, size_t *n_tri
  *  *out (caller frees). */
 void net_node_addresses(struct net *n, int network, size_t max, struct net_known_addr **out,
                         size_t *count);
+struct addrman_info;
+/** getrawaddrman: every occupied slot of the tried (tried = 1) or new table, each with its
+ *  bucket and position (addrman_get_entries). *out (caller frees with free()). */
+void net_addrman_entries(struct net *n, struct addrman_info **out, size_t *count, int tried);
+/** addpeeraddress: adds a to the address manager as if it had announced itself now, with
+ *  NODE_NETWORK | NODE_WITNESS; with tried, then marks it good. *added: it got a new entry;
+ *  *made_tried: it moved to the tried table (0 when its tried slot is kept by an entry that
+ *  succeeded lately, see addrman_good, or when tried is 0). */
+void net_add_peer_address(struct net *n, int *added, int *made_tried, const struct net_addr *a,
+                          int tried);
 /** addconnection: opens an outbound connection of conn_type (CONN_OUTBOUND_FULL_RELAY,
  *  CONN_BLOCK_RELAY, CONN_FEELER or CONN_ADDR_FETCH) to address ("host:port", resolved as
  *  -connect's), use_v2 kept on the peer for the BIP324 transport. 0 when the attempt was

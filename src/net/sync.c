@@ -1962,6 +1962,11 @@ void sync_orphans(struct sync *s, struct net_orphan **out, size_t *count)
     txrelay_orphans(s->txr, out, count);
 }
 
+int sync_handshake_done(const struct peer *p)
+{
+    return p->ps && p->ps->handshake_done;
+}
+
 int sync_new(struct sync **out, struct net *n)
 {
     struct sync *s = xcalloc(1, sizeof(*s));

@@ -983,9 +983,12 @@ int addrman_get_entries(const struct addrman *am, struct addrman_info **out, siz
                         int tried)
 {
     int buckets = tried ? ADDRMAN_TRIED_BUCKET_COUNT : ADDRMAN_NEW_BUCKET_COUNT;
-    size_t cap = tried ? am->n_tried : am->n_new, k = 0;
-    /* A new entry fills one slot per reference. */
-    cap = tried ? cap : cap * ADDRMAN_NEW_BUCKETS_PER_ADDRESS;
+    size_t cap = 0, k = 0;
+    for (int b = 0; b < buckets; b++) { /* a new entry fills one slot per reference */
+        for (int pos = 0; pos < ADDRMAN_BUCKET_SIZE; pos++) {
+            cap += (tried ? am->tried_table[b][pos] : am->new_table[b][pos]) != NO_ID;
+        }
+    }
     struct addrman_info *v = cap ? xmalloc(cap * sizeof(*v)) : NULL;
     for (int b = 0; b < buckets; b++) {
         for (int pos = 0; pos < ADDRMAN_BUCKET_SIZE; pos++) {

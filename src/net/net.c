@@ -727,6 +727,26 @@ static int socks_step(struct peer *p, struct evbuffer *in)
     return 1;
 }
 
+/* Connects to name ("host[:port]") as Core's ConnectNode takes a destination: a numeric
+ * address directly, else through the proxy (which resolves it), else looked up here; what
+ * cannot be resolved is logged. The peer, or NULL. */
+static struct peer *connect_named(struct net *n, const char *name, int conn_type, int use_v2)
+{
+    struct net_addr a;
+    char err[160];
+    if (net_addr_parse(name, n->p->default_port, 0, &a, err, sizeof(err)) == RC_OK) {
+        return connect_to(n, &a, conn_type, name, use_v2);
+    }
+    if (n->have_proxy || (n->have_onion_proxy && is_onion_name(name))) {
+        return connect_to(n, NULL, conn_type, name, use_v2); /* the proxy resolves it */
+    }
+    if (net_addr_parse(name, n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
+        return connect_to(n, &a, conn_type, name, use_v2);
+    }
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "%s", err);
+    return NULL;
+}
+
 /* The -connect / -addnode / addnode targets: (re)connects those not connected. */
 static void open_added(struct net *n)
 {
@@ -741,19 +761,7 @@ static void open_added(struct net *n)
         }
         an->peer_id = -1;
         an->next_try = now + (an->from_connect ? 2 : 5) * 1000000LL;
-        struct net_addr a;
-        char err[160];
-        struct peer *p;
-        if (net_addr_parse(an->name, n->p->default_port, 0, &a, err, sizeof(err)) == RC_OK) {
-            p = connect_to(n, &a, CONN_MANUAL, an->name, 0);
-        } else if (n->have_proxy || (n->have_onion_proxy && is_onion_name(an->name))) {
-            p = connect_to(n, NULL, CONN_MANUAL, an->name, 0); /* the proxy resolves it */
-        } else if (net_addr_parse(an->name, n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
-            p = connect_to(n, &a, CONN_MANUAL, an->name, 0);
-        } else {
-            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "%s", err);
-            continue;
-        }
+        struct peer *p = connect_named(n, an->name, CONN_MANUAL, 0);
         if (p) {
             an->peer_id = p->id;
         }
@@ -1359,13 +1367,12 @@ static int outbound_room(const struct net *n, int conn_type)
     max_block = NET_MAX_BLOCK_RELAY_ONLY < max_block ? NET_MAX_BLOCK_RELAY_ONLY : max_block;
     int slots = max_full + max_block + NET_MAX_FEELER;
     slots = slots < max_auto ? slots : max_auto;
-    if ((conn_type == CONN_OUTBOUND_FULL_RELAY && count_conns(n, conn_type) >= max_full) ||
-        (conn_type == CONN_BLOCK_RELAY && count_conns(n, conn_type) >= max_block)) {
+    int full = count_conns(n, CONN_OUTBOUND_FULL_RELAY), block = count_conns(n, CONN_BLOCK_RELAY);
+    if ((conn_type == CONN_OUTBOUND_FULL_RELAY && full >= max_full) ||
+        (conn_type == CONN_BLOCK_RELAY && block >= max_block)) {
         return 0;
     }
-    int automatic = count_conns(n, CONN_OUTBOUND_FULL_RELAY) + count_conns(n, CONN_BLOCK_RELAY) +
-                    count_conns(n, CONN_FEELER) + count_conns(n, CONN_ADDR_FETCH);
-    return automatic < slots;
+    return full + block + count_conns(n, CONN_FEELER) + count_conns(n, CONN_ADDR_FETCH) < slots;
 }
 
 int net_add_connection(struct net *n, const char *address, int conn_type, int use_v2)
@@ -1377,22 +1384,10 @@ int net_add_connection(struct net *n, const char *address, int conn_type, int us
     if (!outbound_room(n, conn_type)) {
         return RC_TOO_LARGE;
     }
-    if (!n->active) {
-        return RC_OK; /* Core: taken, and nothing opened while the network is off */
-    }
-    /* The address as Core's ConnectNode takes a destination: numeric, else through the proxy
-     * (which resolves it), else looked up here. A connection that cannot be made is logged,
-     * not reported: it is still an attempt. */
-    struct net_addr a;
-    char err[160];
-    if (net_addr_parse(address, n->p->default_port, 0, &a, err, sizeof(err)) == RC_OK) {
-        connect_to(n, &a, conn_type, address, use_v2);
-    } else if (n->have_proxy || (n->have_onion_proxy && is_onion_name(address))) {
-        connect_to(n, NULL, conn_type, address, use_v2);
-    } else if (net_addr_parse(address, n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
-        connect_to(n, &a, conn_type, address, use_v2);
-    } else {
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "addconnection: %s", err);
+    /* Core: taken even while the network is off (nothing is opened then) or when the
+     * connection cannot be made: it was an attempt. */
+    if (n->active) {
+        connect_named(n, address, conn_type, use_v2);
     }
     return RC_OK;
 }

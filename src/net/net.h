@@ -260,11 +260,12 @@ void net_add_peer_address(struct net *n, int *added, int *made_tried, const stru
  *  opened); RC_TOO_LARGE when that type (or all automatic connections) is at its limit;
  *  RC_USAGE for another type. */
 int net_add_connection(struct net *n, const char *address, int conn_type, int use_v2);
-/** sendmsgtopeer: frames payload (len bytes) as command (at most 12 characters) and queues
- *  it to peer_id. 0, or RC_NOT_FOUND when no such peer finished its handshake (Core's
- *  ForNode: fully connected and not disconnecting). */
-int net_send_message(struct net *n, int64_t peer_id, const char *command, const uint8_t *payload,
-                     size_t len);
+struct buf;
+/** sendmsgtopeer: frames payload (borrowed) as command (at most 12 characters) and queues it
+ *  to peer_id. 0, or RC_NOT_FOUND when no such peer finished its handshake (Core's ForNode:
+ *  fully connected and not disconnecting). */
+int net_send_message(struct net *n, int64_t peer_id, const char *command,
+                     const struct buf *payload);
 
 /* An orphan transaction (getorphantxs). */
 #define NET_ORPHAN_MAX_FROM 8

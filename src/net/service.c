@@ -8,7 +8,6 @@
 
 #include "net/net_impl.h"
 #include "net/sync.h"
-#include "util/buf.h"
 #include "util/rc.h"
 
 int net_new(struct net **out, const struct net_options *opt, char *err, size_t err_len)
@@ -74,18 +73,14 @@ void net_relay_transaction(struct net *n, const uint8_t txid32[32], const uint8_
     }
 }
 
-int net_send_message(struct net *n, int64_t peer_id, const char *command, const uint8_t *payload,
-                     size_t len)
+int net_send_message(struct net *n, int64_t peer_id, const char *command,
+                     const struct buf *payload)
 {
     struct peer *p = net_find_peer(n, peer_id);
     if (!p || !sync_handshake_done(p)) {
         return RC_NOT_FOUND;
     }
-    struct buf b;
-    buf_init(&b);
-    buf_append(&b, payload, len);
-    net_send(p, command, &b);
-    buf_clear(&b);
+    net_send(p, command, payload);
     return RC_OK;
 }
 

@@ -183,7 +183,7 @@ struct sendmsg_call {
 static void sendmsg_fn(struct net *n, void *arg)
 {
     struct sendmsg_call *c = arg;
-    c->rc = net_send_message(n, c->peer_id, c->command, c->payload->data, c->payload->len);
+    c->rc = net_send_message(n, c->peer_id, c->command, c->payload);
 }
 
 static json_t *rpc_sendmsgtopeer(struct rpc_request *req)

@@ -420,12 +420,12 @@ static int orphan_announced(struct txrelay *r, struct peer *p, const uint8_t wtx
     if (!o) {
         return 0;
     }
-    size_t missing = 0;
     for (size_t k = 0; k < o->n_from; k++) {
         if (o->from[k] == p->id) {
             return 1;
         }
     }
+    size_t missing = 0;
     for (size_t k = 0; k < o->n_spends; k++) {
         missing += !already_have(r, o->spends[k].txid, 0);
     }
@@ -674,6 +674,20 @@ static void add_orphan(struct txrelay *r, struct peer *p, struct tx_job *j)
     if (tx_weight(tx) > 400000) {
         return; /* Core: orphans over the standard weight are not kept */
     }
+    /* The peers it may come from: its sender, or the announcers of an orphan retried. Those
+     * that left while the pool had it took their announcements along (Core's EraseForPeer);
+     * with none left it is not kept. */
+    const int64_t *cand = j->n_from ? j->from : &j->nj.peer_id;
+    size_t n_cand = j->n_from ? j->n_from : 1, n_from = 0;
+    int64_t from[MAX_ANNOUNCERS];
+    for (size_t k = 0; k < n_cand; k++) {
+        if (net_find_peer(r->net, cand[k])) {
+            from[n_from++] = cand[k];
+        }
+    }
+    if (n_from == 0) {
+        return;
+    }
     if (r->norphans == MAX_ORPHANS) {
         uint8_t rnd[8];
         random_bytes(rnd, sizeof(rnd));
@@ -693,13 +707,8 @@ static void add_orphan(struct txrelay *r, struct peer *p, struct tx_job *j)
     for (size_t i = 0; i < tx->vin_count; i++) {
         o->spends[i] = tx->vin[i].prevout;
     }
-    if (j->n_from) {
-        memcpy(o->from, j->from, sizeof(o->from));
-        o->n_from = j->n_from;
-    } else {
-        o->from[0] = j->nj.peer_id;
-        o->n_from = 1;
-    }
+    memcpy(o->from, from, n_from * sizeof(from[0]));
+    o->n_from = n_from;
     o->expire = net_now(r->net) + ORPHAN_EXPIRE_S;
     /* Ask its sender for the parents we lack, by txid. */
     if (p) {

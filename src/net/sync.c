@@ -370,9 +370,9 @@ static void on_verack(struct sync *s, struct peer *p)
         p->ps->addr_relay = 1;
         p->ps->addr_tokens += 1000.0; /* the answer may be as long as Core's MAX_ADDR_TO_SEND */
     }
-    if (p->conn_type == CONN_OUTBOUND_FULL_RELAY || p->conn_type == CONN_BLOCK_RELAY ||
-        p->conn_type == CONN_FEELER) {
-        /* A working address: into (or kept in) the tried table, with what it offers. */
+    if (p->conn_type == CONN_OUTBOUND_FULL_RELAY || p->conn_type == CONN_BLOCK_RELAY) {
+        /* A working address: into (or kept in) the tried table, with what it offers (a
+         * feeler's was marked at its version, where it ended). */
         addrman_good(s->am, NULL, &p->addr, net_now(n));
         addrman_set_services(s->am, &p->addr, p->ps->ver.services);
     }

@@ -43,6 +43,7 @@
 #include "rpc/mempool.h"
 #include "rpc/mining.h"
 #include "rpc/net.h"
+#include "rpc/net_hidden.h"
 #include "rpc/rawtransaction.h"
 #include "rpc/scan.h"
 #include "rpc/server.h"
@@ -848,6 +849,7 @@ static int start_rpc(struct node *n)
     rpc_mining_register(n->rpc_ctx);
     rpc_util_register(n->rpc_ctx);
     rpc_net_register(n->rpc_ctx);
+    rpc_net_hidden_register(n->rpc_ctx);
     rpc_mempool_register(n->rpc_ctx);
     rpc_scan_register(n->rpc_ctx);
     rpc_fees_register(n->rpc_ctx);

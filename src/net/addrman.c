@@ -945,12 +945,9 @@ size_t addrman_size(const struct addrman *am, int network, int in_new)
     return in_new < 0 ? n + t : in_new ? n : t;
 }
 
-int addrman_find(const struct addrman *am, struct addrman_info *out, const struct net_addr *addr)
+/* An entry as the public struct: its tried slot, or the lowest of its new slots. */
+static void info_from_entry(const struct addrman *am, int32_t id, struct addrman_info *out)
 {
-    int32_t id = addrman_find_id(am, addr);
-    if (id == NO_ID) {
-        return RC_NOT_FOUND;
-    }
     const struct addrman_entry *e = &am->entries[id];
     memset(out, 0, sizeof(*out));
     out->addr = e->addr;
@@ -970,6 +967,44 @@ int addrman_find(const struct addrman *am, struct addrman_info *out, const struc
         out->bucket = e->new_buckets[0];
         out->position = addrman_bucket_position(am, 1, out->bucket, &e->addr);
     }
+}
+
+int addrman_find(const struct addrman *am, struct addrman_info *out, const struct net_addr *addr)
+{
+    int32_t id = addrman_find_id(am, addr);
+    if (id == NO_ID) {
+        return RC_NOT_FOUND;
+    }
+    info_from_entry(am, id, out);
+    return RC_OK;
+}
+
+int addrman_get_entries(const struct addrman *am, struct addrman_info **out, size_t *n_out,
+                        int tried)
+{
+    int buckets = tried ? ADDRMAN_TRIED_BUCKET_COUNT : ADDRMAN_NEW_BUCKET_COUNT;
+    size_t cap = 0, k = 0;
+    for (int b = 0; b < buckets; b++) { /* a new entry fills one slot per reference */
+        for (int pos = 0; pos < ADDRMAN_BUCKET_SIZE; pos++) {
+            cap += (tried ? am->tried_table[b][pos] : am->new_table[b][pos]) != NO_ID;
+        }
+    }
+    struct addrman_info *v = cap ? xmalloc(cap * sizeof(*v)) : NULL;
+    for (int b = 0; b < buckets; b++) {
+        for (int pos = 0; pos < ADDRMAN_BUCKET_SIZE; pos++) {
+            int32_t id = tried ? am->tried_table[b][pos] : am->new_table[b][pos];
+            if (id == NO_ID) {
+                continue;
+            }
+            CHECK_ALWAYS(k < cap);
+            info_from_entry(am, id, &v[k]);
+            v[k].bucket = b;
+            v[k].position = pos;
+            k++;
+        }
+    }
+    *out = v;
+    *n_out = k;
     return RC_OK;
 }
 

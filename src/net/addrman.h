@@ -193,6 +193,18 @@ size_t addrman_size(const struct addrman *am, int network, int in_new);
 /** Looks addr up. Returns 0 with *out filled, or RC_NOT_FOUND. */
 int addrman_find(const struct addrman *am, struct addrman_info *out, const struct net_addr *addr);
 
+/** Every occupied slot of one table, bucket by bucket and slot by slot within each (Core's
+ *  GetEntries: getrawaddrman). A new entry with several references appears once per slot it
+ *  holds.
+ *
+ *  Returns: 0.
+ *  Out:     *out: n_out entries, allocated (caller frees with free()); NULL if n_out is 0.
+ *           Each entry's bucket and position are those of its slot.
+ *  In:      tried: 1 for the tried table, 0 for new.
+ */
+int addrman_get_entries(const struct addrman *am, struct addrman_info **out, size_t *n_out,
+                        int tried);
+
 /** 1 if Core's IsTerrible holds for info at now: not tried within the last minute, and
  *  time in the future by over 10 minutes, or older than ADDRMAN_HORIZON_S, or ADDRMAN_RETRIES
  *  failures and never a success, or ADDRMAN_MAX_FAILURES failures and no success within

@@ -851,6 +851,26 @@ static int socks_step(struct peer *p, struct evbuffer *in)
     return 1;
 }
 
+/* Connects to name ("host[:port]") as Core's ConnectNode takes a destination: a numeric
+ * address directly, else through the proxy (which resolves it), else looked up here; what
+ * cannot be resolved is logged. The peer, or NULL. */
+static struct peer *connect_named(struct net *n, const char *name, int conn_type, int use_v2)
+{
+    struct net_addr a;
+    char err[160];
+    if (net_addr_parse(name, n->p->default_port, 0, &a, err, sizeof(err)) == RC_OK) {
+        return connect_to(n, &a, conn_type, name, use_v2, 0);
+    }
+    if (n->have_proxy || (n->have_onion_proxy && is_onion_name(name))) {
+        return connect_to(n, NULL, conn_type, name, use_v2, 0); /* the proxy resolves it */
+    }
+    if (net_addr_parse(name, n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
+        return connect_to(n, &a, conn_type, name, use_v2, 0);
+    }
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "%s", err);
+    return NULL;
+}
+
 /* The -connect / -addnode / addnode targets: (re)connects those not connected. */
 static void open_added(struct net *n)
 {
@@ -865,19 +885,7 @@ static void open_added(struct net *n)
         }
         an->peer_id = -1;
         an->next_try = now + (an->from_connect ? 2 : 5) * 1000000LL;
-        struct net_addr a;
-        char err[160];
-        struct peer *p;
-        if (net_addr_parse(an->name, n->p->default_port, 0, &a, err, sizeof(err)) == RC_OK) {
-            p = connect_to(n, &a, CONN_MANUAL, an->name, an->use_v2, 0);
-        } else if (n->have_proxy || (n->have_onion_proxy && is_onion_name(an->name))) {
-            p = connect_to(n, NULL, CONN_MANUAL, an->name, an->use_v2, 0); /* proxy resolves */
-        } else if (net_addr_parse(an->name, n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
-            p = connect_to(n, &a, CONN_MANUAL, an->name, an->use_v2, 0);
-        } else {
-            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "%s", err);
-            continue;
-        }
+        struct peer *p = connect_named(n, an->name, CONN_MANUAL, an->use_v2);
         if (p) {
             an->peer_id = p->id;
         }
@@ -1454,6 +1462,64 @@ void net_addrman_counts(struct net *n, int network, size_t *n_new, size_t *n_tri
 {
     *n_new = addrman_size(n->am, network, 1);
     *n_tried = addrman_size(n->am, network, 0);
+}
+
+void net_addrman_entries(struct net *n, struct addrman_info **out, size_t *count, int tried)
+{
+    addrman_get_entries(n->am, out, count, tried);
+}
+
+void net_add_peer_address(struct net *n, int *added, int *made_tried, const struct net_addr *a,
+                          int tried)
+{
+    int64_t now = net_now(n);
+    /* Core: the address announces itself (source = address, no time penalty), seen now, with
+     * the services an automatic connection looks for. */
+    struct addrman_addr aa = {*a, NODE_NETWORK | NODE_WITNESS, now};
+    size_t k = 0;
+    addrman_add(n->am, &k, &aa, 1, a, 0, now);
+    *added = k > 0;
+    *made_tried = 0;
+    if (*added && tried) {
+        int res = -1;
+        *made_tried = addrman_good(n->am, &res, a, now) == RC_OK && res == ADDRMAN_GOOD_MOVED;
+    }
+}
+
+/* Core's limits per connection type (CConnman::AddConnection): full-relay and
+ * block-relay-only connections up to their own counts, and all automatic ones (those, feelers
+ * and addr-fetch) together up to the outbound slots; none of them past -maxconnections. */
+static int outbound_room(const struct net *n, int conn_type)
+{
+    int max_auto = n->opt.max_connections > 0 ? n->opt.max_connections : 0;
+    int max_full = NET_MAX_OUTBOUND_FULL_RELAY < max_auto ? NET_MAX_OUTBOUND_FULL_RELAY : max_auto;
+    int max_block = max_auto - max_full;
+    max_block = NET_MAX_BLOCK_RELAY_ONLY < max_block ? NET_MAX_BLOCK_RELAY_ONLY : max_block;
+    int slots = max_full + max_block + NET_MAX_FEELER;
+    slots = slots < max_auto ? slots : max_auto;
+    int full = count_conns(n, CONN_OUTBOUND_FULL_RELAY), block = count_conns(n, CONN_BLOCK_RELAY);
+    if ((conn_type == CONN_OUTBOUND_FULL_RELAY && full >= max_full) ||
+        (conn_type == CONN_BLOCK_RELAY && block >= max_block)) {
+        return 0;
+    }
+    return full + block + count_conns(n, CONN_FEELER) + count_conns(n, CONN_ADDR_FETCH) < slots;
+}
+
+int net_add_connection(struct net *n, const char *address, int conn_type, int use_v2)
+{
+    if (conn_type != CONN_OUTBOUND_FULL_RELAY && conn_type != CONN_BLOCK_RELAY &&
+        conn_type != CONN_FEELER && conn_type != CONN_ADDR_FETCH) {
+        return RC_USAGE;
+    }
+    if (!outbound_room(n, conn_type)) {
+        return RC_TOO_LARGE;
+    }
+    /* Core: taken even while the network is off (nothing is opened then) or when the
+     * connection cannot be made: it was an attempt. */
+    if (n->active) {
+        connect_named(n, address, conn_type, use_v2);
+    }
+    return RC_OK;
 }
 
 /* ---- Addresses: peers.dat, automatic connections, seeds ---- */

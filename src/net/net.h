@@ -249,6 +249,42 @@ void net_addrman_counts(struct net *n, int network, size_t *n_new, size_t *n_tri
  *  *out (caller frees). */
 void net_node_addresses(struct net *n, int network, size_t max, struct net_known_addr **out,
                         size_t *count);
+struct addrman_info;
+/** getrawaddrman: every occupied slot of the tried (tried = 1) or new table, each with its
+ *  bucket and position (addrman_get_entries). *out (caller frees with free()). */
+void net_addrman_entries(struct net *n, struct addrman_info **out, size_t *count, int tried);
+/** addpeeraddress: adds a to the address manager as if it had announced itself now, with
+ *  NODE_NETWORK | NODE_WITNESS; with tried, then marks it good. *added: it got a new entry;
+ *  *made_tried: it moved to the tried table (0 when its tried slot is kept by an entry that
+ *  succeeded lately, see addrman_good, or when tried is 0). */
+void net_add_peer_address(struct net *n, int *added, int *made_tried, const struct net_addr *a,
+                          int tried);
+/** addconnection: opens an outbound connection of conn_type (CONN_OUTBOUND_FULL_RELAY,
+ *  CONN_BLOCK_RELAY, CONN_FEELER or CONN_ADDR_FETCH) to address ("host:port", resolved as
+ *  -connect's), use_v2 kept on the peer for the BIP324 transport. 0 when the attempt was
+ *  made (the connection may still fail, as in Core, and while the network is off nothing is
+ *  opened); RC_TOO_LARGE when that type (or all automatic connections) is at its limit;
+ *  RC_USAGE for another type. */
+int net_add_connection(struct net *n, const char *address, int conn_type, int use_v2);
+struct buf;
+/** sendmsgtopeer: frames payload (borrowed) as command (at most 12 characters) and queues it
+ *  to peer_id. 0, or RC_NOT_FOUND when no such peer finished its handshake (Core's ForNode:
+ *  fully connected and not disconnecting). */
+int net_send_message(struct net *n, int64_t peer_id, const char *command,
+                     const struct buf *payload);
+
+/* An orphan transaction (getorphantxs). */
+#define NET_ORPHAN_MAX_FROM 8
+struct net_orphan {
+    uint8_t *raw; /* the transaction as received (freed by net_orphans_free) */
+    size_t len;
+    int64_t from[NET_ORPHAN_MAX_FROM]; /* the peers that sent or announced it */
+    size_t n_from;
+};
+/** getorphantxs: the transactions in the orphan pool. *out (free with net_orphans_free). */
+void net_orphans(struct net *n, struct net_orphan **out, size_t *count);
+void net_orphans_free(struct net_orphan *v, size_t count);
+
 /** setmocktime: the clock the service reads for timeouts, pings and version times; 0 for
  *  real time. */
 void net_set_mocktime(struct net *n, int64_t t);

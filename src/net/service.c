@@ -4,6 +4,7 @@
  * statistics, pings, a block fetch, transaction relay) are joined here.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "net/net_impl.h"
 #include "net/sync.h"
@@ -70,4 +71,28 @@ void net_relay_transaction(struct net *n, const uint8_t txid32[32], const uint8_
     if (n) {
         sync_relay_transaction(n->sync, txid32, wtxid32);
     }
+}
+
+int net_send_message(struct net *n, int64_t peer_id, const char *command,
+                     const struct buf *payload)
+{
+    struct peer *p = net_find_peer(n, peer_id);
+    if (!p || !sync_handshake_done(p)) {
+        return RC_NOT_FOUND;
+    }
+    net_send(p, command, payload);
+    return RC_OK;
+}
+
+void net_orphans(struct net *n, struct net_orphan **out, size_t *count)
+{
+    sync_orphans(n->sync, out, count);
+}
+
+void net_orphans_free(struct net_orphan *v, size_t count)
+{
+    for (size_t i = 0; v && i < count; i++) {
+        free(v[i].raw);
+    }
+    free(v);
 }

@@ -179,7 +179,9 @@ static void send_version(struct sync *s, struct peer *p)
     struct block_index *tip = chainstate_tip(s->cs);
     v.start_height = tip ? tip->height : 0;
     chainstate_read_unlock(s->cs);
-    v.relay = p->conn_type != CONN_BLOCK_RELAY && s->relay;
+    /* Core's RejectIncomingTxs: neither a block-relay-only peer nor a feeler is asked for
+     * transactions. */
+    v.relay = p->conn_type != CONN_BLOCK_RELAY && p->conn_type != CONN_FEELER && s->relay;
     struct buf b;
     buf_init(&b);
     net_version_serialize(&b, &v);
@@ -318,6 +320,13 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         "receive version message: %s: version %d, blocks=%d, us=%s, txrelay=%d, peer=%lld%s%s",
         v.user_agent, v.version, v.start_height, p->ps->addr_local, v.relay, (long long)p->id,
         log_ips() ? ", peeraddr=" : "", log_ips() ? p->addr_str : "");
+    if (p->conn_type == CONN_FEELER) {
+        /* A feeler only learns that the address answers (Core): it is a working address, and
+         * the connection ends here. */
+        addrman_good(s->am, NULL, &p->addr, net_now(n));
+        addrman_set_services(s->am, &p->addr, v.services);
+        net_peer_disconnect(p, "feeler connection completed");
+    }
 }
 
 static void start_sync(struct sync *s, struct peer *p)
@@ -361,9 +370,9 @@ static void on_verack(struct sync *s, struct peer *p)
         p->ps->addr_relay = 1;
         p->ps->addr_tokens += 1000.0; /* the answer may be as long as Core's MAX_ADDR_TO_SEND */
     }
-    if (p->conn_type == CONN_OUTBOUND_FULL_RELAY || p->conn_type == CONN_BLOCK_RELAY ||
-        p->conn_type == CONN_FEELER) {
-        /* A working address: into (or kept in) the tried table, with what it offers. */
+    if (p->conn_type == CONN_OUTBOUND_FULL_RELAY || p->conn_type == CONN_BLOCK_RELAY) {
+        /* A working address: into (or kept in) the tried table, with what it offers (a
+         * feeler's was marked at its version, where it ended). */
         addrman_good(s->am, NULL, &p->addr, net_now(n));
         addrman_set_services(s->am, &p->addr, p->ps->ver.services);
     }
@@ -1946,6 +1955,16 @@ void sync_mock_scheduler(struct sync *s, int64_t delta_s)
 void sync_relay_transaction(struct sync *s, const uint8_t txid[32], const uint8_t wtxid[32])
 {
     txrelay_relay_transaction(s->txr, txid, wtxid);
+}
+
+void sync_orphans(struct sync *s, struct net_orphan **out, size_t *count)
+{
+    txrelay_orphans(s->txr, out, count);
+}
+
+int sync_handshake_done(const struct peer *p)
+{
+    return p->ps && p->ps->handshake_done;
 }
 
 int sync_new(struct sync **out, struct net *n)

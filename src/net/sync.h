@@ -14,6 +14,8 @@
 struct net;
 struct net_events;
 struct net_peer_stats;
+struct net_orphan;
+struct peer;
 struct sync;
 
 /** The protocol over transport n (its options, chainstate, pool and address manager are
@@ -41,5 +43,9 @@ void sync_mock_scheduler(struct sync *s, int64_t delta_s);
 /** Queues a transaction that entered the pool outside the P2P code for announcement to every
  *  peer that takes transactions. Any thread but the net thread (it waits in net_call). */
 void sync_relay_transaction(struct sync *s, const uint8_t txid[32], const uint8_t wtxid[32]);
+/** getorphantxs: the transaction relay's orphans (txrelay_orphans). Net thread. */
+void sync_orphans(struct sync *s, struct net_orphan **out, size_t *count);
+/** 1 once p finished the version handshake (Core's fSuccessfullyConnected). Net thread. */
+int sync_handshake_done(const struct peer *p);
 
 #endif

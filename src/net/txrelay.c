@@ -151,9 +151,13 @@ struct orphan {
     uint8_t txid[32], wtxid[32];
     struct outpoint *spends; /* its inputs */
     size_t n_spends;
-    int64_t peer_id;
+    /* The peers it may come from (Core's announcers): its sender, then those that announced
+     * it by wtxid while it waited. It goes when the last of them disconnects. */
+    int64_t from[MAX_ANNOUNCERS];
+    size_t n_from;
     int64_t expire;
 };
+_Static_assert(MAX_ANNOUNCERS <= NET_ORPHAN_MAX_FROM, "getorphantxs lists every announcer");
 
 struct txrelay {
     struct net *net;       /* the transport: peers, sends, the clock, validator jobs */
@@ -177,6 +181,8 @@ struct tx_job {
     struct mempool_submit m;
     uint8_t txid[32], wtxid[32]; /* kept: tx moves into the pool when accepted */
     int is_orphan_retry;
+    int64_t from[MAX_ANNOUNCERS]; /* a retried orphan's announcers, kept if it is one again */
+    size_t n_from;
 };
 
 static int relay_enabled(const struct txrelay *r)
@@ -253,7 +259,16 @@ void txrelay_peer_gone(struct txrelay *r, struct peer *p)
             }
         }
         for (size_t i = 0; i < r->norphans;) {
-            if (r->orphans[i].peer_id == p->id) {
+            struct orphan *o = &r->orphans[i];
+            for (size_t k = 0; k < o->n_from;) {
+                if (o->from[k] == p->id) {
+                    memmove(&o->from[k], &o->from[k + 1], (o->n_from - k - 1) * sizeof(o->from[0]));
+                    o->n_from--;
+                } else {
+                    k++;
+                }
+            }
+            if (o->n_from == 0) {
                 orphan_free(&r->orphans[i]);
                 r->orphans[i] = r->orphans[--r->norphans];
                 memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
@@ -372,6 +387,56 @@ static void request_wants(struct txrelay *r)
     }
 }
 
+/* Asks p, by txid, for the inputs' parents the node lacks, as if p had announced them;
+ * skip_wanted: leaves out the parents already wanted from someone. */
+static void ask_parents(struct txrelay *r, struct peer *p, const struct outpoint *spends, size_t n,
+                        int skip_wanted)
+{
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *parent = spends[i].txid;
+        if (already_have(r, parent, 0) || (skip_wanted && find_want(r, parent))) {
+            continue;
+        }
+        struct net_inv iv = {.type = INV_TX};
+        memcpy(iv.hash, parent, 32);
+        int wtx = p->ps->wtxid_relay;
+        p->ps->wtxid_relay = 0; /* parents are asked for by txid */
+        txrelay_on_inv(r, p, &iv);
+        p->ps->wtxid_relay = wtx;
+    }
+}
+
+/* An inv by wtxid of a transaction waiting as an orphan: unless all its parents came
+ * meanwhile, the peer becomes one more it may come from and is asked for the parents still
+ * missing (Core's orphan resolution candidate). 1 if wtxid is an orphan's. */
+static int orphan_announced(struct txrelay *r, struct peer *p, const uint8_t wtxid[32])
+{
+    struct orphan *o = NULL;
+    for (size_t i = 0; i < r->norphans && !o; i++) {
+        if (memcmp(r->orphans[i].wtxid, wtxid, 32) == 0) {
+            o = &r->orphans[i];
+        }
+    }
+    if (!o) {
+        return 0;
+    }
+    for (size_t k = 0; k < o->n_from; k++) {
+        if (o->from[k] == p->id) {
+            return 1;
+        }
+    }
+    size_t missing = 0;
+    for (size_t k = 0; k < o->n_spends; k++) {
+        missing += !already_have(r, o->spends[k].txid, 0);
+    }
+    if (missing == 0 || o->n_from == MAX_ANNOUNCERS) {
+        return 1;
+    }
+    o->from[o->n_from++] = p->id;
+    ask_parents(r, p, o->spends, o->n_spends, 0);
+    return 1;
+}
+
 void txrelay_on_inv(struct txrelay *r, struct peer *p, const struct net_inv *iv)
 {
     uint32_t type = iv->type & ~INV_WITNESS_FLAG;
@@ -385,7 +450,8 @@ void txrelay_on_inv(struct txrelay *r, struct peer *p, const struct net_inv *iv)
     }
     struct txrelay_peer *tp = peer_state(p);
     rset_insert(&tp->known, iv->hash);
-    if (chainstate_in_ibd(r->cs) || already_have(r, iv->hash, by_wtxid)) {
+    if (chainstate_in_ibd(r->cs) || (by_wtxid && orphan_announced(r, p, iv->hash)) ||
+        already_have(r, iv->hash, by_wtxid)) {
         return;
     }
     struct want *w = find_want(r, iv->hash);
@@ -463,8 +529,10 @@ int txrelay_serve(struct txrelay *r, struct peer *p, const struct net_inv *iv)
     return e != NULL;
 }
 
+/* Hands tx (moved into the job) to the pool; orphan: the orphan it is being retried as, or
+ * NULL for a transaction just received. */
 static void submit_tx(struct txrelay *r, int64_t peer_id, const uint8_t *raw, size_t len,
-                      struct tx *tx, int orphan_retry)
+                      struct tx *tx, const struct orphan *orphan)
 {
     struct tx_job *j = xcalloc(1, sizeof(*j));
     j->nj.peer_id = peer_id;
@@ -480,7 +548,11 @@ static void submit_tx(struct txrelay *r, int64_t peer_id, const uint8_t *raw, si
     j->m.mp = r->mp;
     j->m.tx = &j->tx;
     j->m.args.now = chainstate_now(r->cs);
-    j->is_orphan_retry = orphan_retry;
+    j->is_orphan_retry = orphan != NULL;
+    if (orphan) {
+        memcpy(j->from, orphan->from, sizeof(j->from));
+        j->n_from = orphan->n_from;
+    }
     j->nj.job.work = VALIDATOR_CALL;
     j->nj.job.fn = mempool_accept_job;
     j->nj.job.ctx = &j->m;
@@ -515,7 +587,7 @@ void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t l
         request_wants(r);
         return;
     }
-    submit_tx(r, p->id, d, len, &tx, 0);
+    submit_tx(r, p->id, d, len, &tx, NULL);
     request_wants(r);
 }
 
@@ -581,7 +653,7 @@ static void retry_orphans_of(struct txrelay *r, const uint8_t txid[32])
         }
         struct tx tx;
         if (tx_deserialize(&tx, o->raw, o->len, NULL, 0) == RC_OK) {
-            submit_tx(r, o->peer_id, o->raw, o->len, &tx, 1);
+            submit_tx(r, o->from[0], o->raw, o->len, &tx, o);
         }
         orphan_free(o);
         r->orphans[i] = r->orphans[--r->norphans];
@@ -602,6 +674,20 @@ static void add_orphan(struct txrelay *r, struct peer *p, struct tx_job *j)
     if (tx_weight(tx) > 400000) {
         return; /* Core: orphans over the standard weight are not kept */
     }
+    /* The peers it may come from: its sender, or the announcers of an orphan retried. Those
+     * that left while the pool had it took their announcements along (Core's EraseForPeer);
+     * with none left it is not kept. */
+    const int64_t *cand = j->n_from ? j->from : &j->nj.peer_id;
+    size_t n_cand = j->n_from ? j->n_from : 1, n_from = 0;
+    int64_t from[MAX_ANNOUNCERS];
+    for (size_t k = 0; k < n_cand; k++) {
+        if (net_find_peer(r->net, cand[k])) {
+            from[n_from++] = cand[k];
+        }
+    }
+    if (n_from == 0) {
+        return;
+    }
     if (r->norphans == MAX_ORPHANS) {
         uint8_t rnd[8];
         random_bytes(rnd, sizeof(rnd));
@@ -621,22 +707,12 @@ static void add_orphan(struct txrelay *r, struct peer *p, struct tx_job *j)
     for (size_t i = 0; i < tx->vin_count; i++) {
         o->spends[i] = tx->vin[i].prevout;
     }
-    o->peer_id = j->nj.peer_id;
+    memcpy(o->from, from, n_from * sizeof(from[0]));
+    o->n_from = n_from;
     o->expire = net_now(r->net) + ORPHAN_EXPIRE_S;
     /* Ask its sender for the parents we lack, by txid. */
     if (p) {
-        for (size_t i = 0; i < tx->vin_count; i++) {
-            const uint8_t *parent = tx->vin[i].prevout.txid;
-            if (already_have(r, parent, 0) || find_want(r, parent)) {
-                continue;
-            }
-            struct net_inv iv = {.type = INV_TX};
-            memcpy(iv.hash, parent, 32);
-            int wtx = p->ps->wtxid_relay;
-            p->ps->wtxid_relay = 0; /* parents are asked for by txid */
-            txrelay_on_inv(r, p, &iv);
-            p->ps->wtxid_relay = wtx;
-        }
+        ask_parents(r, p, o->spends, o->n_spends, 1);
     }
 }
 
@@ -855,4 +931,20 @@ void txrelay_on_mempool_msg(struct peer *p)
             (long long)p->id);
         net_peer_disconnect(p, "mempool request with bloom filters disabled");
     }
+}
+
+void txrelay_orphans(struct txrelay *r, struct net_orphan **out, size_t *count)
+{
+    size_t n = r ? r->norphans : 0;
+    *out = xcalloc(n ? n : 1, sizeof(**out));
+    for (size_t i = 0; i < n; i++) {
+        const struct orphan *o = &r->orphans[i];
+        struct net_orphan *d = &(*out)[i];
+        d->raw = xmalloc(o->len ? o->len : 1);
+        memcpy(d->raw, o->raw, o->len);
+        d->len = o->len;
+        memcpy(d->from, o->from, o->n_from * sizeof(o->from[0]));
+        d->n_from = o->n_from;
+    }
+    *count = n;
 }

@@ -15,6 +15,7 @@ struct net_job;
 struct chainstate;
 struct mempool;
 struct txrelay;
+struct net_orphan;
 
 /** The relay state of the service on transport n: *out (free with txrelay_free). cs and mp
  *  are borrowed (mp NULL: no pool, nothing relayed); blocks_only is -blocksonly. 0. */
@@ -45,5 +46,8 @@ void txrelay_mock_scheduler(struct txrelay *r, int64_t delta_us);
  *  every peer that takes transactions (on the net thread, through net_call). Not from the
  *  net thread itself; returns once it is queued, not sent. */
 void txrelay_relay_transaction(struct txrelay *r, const uint8_t txid[32], const uint8_t wtxid[32]);
+/** getorphantxs: a copy of every orphan (its bytes and the peers it may come from), in the
+ *  pool's order: *out (free with net_orphans_free). */
+void txrelay_orphans(struct txrelay *r, struct net_orphan **out, size_t *count);
 
 #endif

@@ -60,6 +60,11 @@ static const struct convert_param convert_table[] = {
     {"disconnectnode", 1, "nodeid", false},
     {"getnodeaddresses", 0, "count", false},
     {"addnode", 2, "v2transport", false},
+    {"addconnection", 2, "v2transport", false},
+    {"addpeeraddress", 1, "port", false},
+    {"addpeeraddress", 2, "tried", false},
+    {"sendmsgtopeer", 0, "peer_id", false},
+    {"getorphantxs", 0, "verbosity", false},
     /* Mempool and raw transactions. */
     {"createrawtransaction", 0, "inputs", false},
     {"createrawtransaction", 1, "outputs", false},

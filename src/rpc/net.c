@@ -77,6 +77,11 @@ static int ask_net(struct rpc_request *req, void (*fn)(struct net *n, void *arg)
     return 0;
 }
 
+int rpc_net_ask(struct rpc_request *req, void (*fn)(struct net *n, void *arg), void *arg)
+{
+    return ask_net(req, fn, arg);
+}
+
 /* Core answers a command word it does not know with the method's help, as a
  * runtime_error (-1). */
 static json_t *help_error(struct rpc_request *req)

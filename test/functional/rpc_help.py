@@ -25,7 +25,8 @@ RPC_DOC = os.path.join(SRC, "doc", "rpc.md")
 # Not in the overview; doc/rpc.md has them.
 HIDDEN = ["echo", "echojson", "echoipc", "setmocktime", "mockscheduler", "estimaterawfee",
           "getmempoolfeeratediagram", "generate",
-          "syncwithvalidationinterfacequeue"]
+          "syncwithvalidationinterfacequeue", "addconnection", "addpeeraddress",
+          "sendmsgtopeer", "getrawaddrman", "getorphantxs"]
 
 
 def normalise(text):

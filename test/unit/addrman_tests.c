@@ -293,6 +293,68 @@ static void test_good_attempt_connected(void)
     addrman_free(am);
 }
 
+/* getrawaddrman's walk: every occupied slot once, in bucket then slot order, with the slot's
+ * own bucket and position; an address with two new references shows twice. */
+static void test_get_entries(void)
+{
+    struct addrman *am = addrman_new(9);
+    struct addrman_info *v = (struct addrman_info *)1;
+    size_t n = 99;
+    CHECK_EQ_INT(addrman_get_entries(am, &v, &n, 0), RC_OK);
+    CHECK_EQ_INT(n, 0);
+    CHECK(v == NULL);
+    struct net_addr a = ip4(1, 2, 3, 4, 8333), b = ip4(3, 4, 5, 6, 8333);
+    struct net_addr c = ip4(9, 9, 9, 9, 8333);
+    add1(am, a, a, NOW - 100);
+    add1(am, b, ip4(5, 6, 7, 8, 8333), NOW - 100);
+    add1(am, c, c, NOW - 100);
+    CHECK_EQ_INT(addrman_good(am, NULL, &c, NOW), RC_OK);
+    /* A second reference for b, from another source group, announced later: the chance of
+     * the second reference is 1/2, so a few sources are tried until one takes. */
+    struct addrman_info info;
+    for (int i = 0; i < 64; i++) {
+        CHECK_EQ_INT(addrman_find(am, &info, &b), RC_OK);
+        if (info.ref_count == 2) {
+            break;
+        }
+        add1(am, b, ip4(60 + i, 1, 1, 1, 8333), NOW - 50 + i);
+    }
+    CHECK_EQ_INT(info.ref_count, 2);
+
+    CHECK_EQ_INT(addrman_get_entries(am, &v, &n, 0), RC_OK);
+    CHECK_EQ_INT(n, 3);
+    size_t seen_a = 0, seen_b = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0) {
+            CHECK(v[i - 1].bucket < v[i].bucket ||
+                  (v[i - 1].bucket == v[i].bucket && v[i - 1].position < v[i].position));
+        }
+        CHECK_EQ_INT(v[i].in_tried, 0);
+        if (net_addr_same_ip(&v[i].addr, &a)) {
+            CHECK_EQ_INT(addrman_find(am, &info, &a), RC_OK);
+            CHECK_EQ_INT(v[i].bucket, info.bucket);
+            CHECK_EQ_INT(v[i].position, info.position);
+            CHECK(net_addr_same_ip(&v[i].source, &a));
+        }
+        seen_a += net_addr_same_ip(&v[i].addr, &a);
+        seen_b += net_addr_same_ip(&v[i].addr, &b);
+    }
+    CHECK_EQ_INT(seen_a, 1);
+    CHECK_EQ_INT(seen_b, 2);
+    free(v);
+
+    CHECK_EQ_INT(addrman_get_entries(am, &v, &n, 1), RC_OK);
+    CHECK_EQ_INT(n, 1);
+    CHECK(net_addr_same_ip(&v[0].addr, &c));
+    CHECK_EQ_INT(addrman_find(am, &info, &c), RC_OK);
+    CHECK_EQ_INT(v[0].bucket, info.bucket);
+    CHECK_EQ_INT(v[0].position, info.position);
+    CHECK(net_addr_same_ip(&v[0].source, &c));
+    CHECK_EQ_INT(v[0].services, 1 | 8);
+    free(v);
+    addrman_free(am);
+}
+
 static void test_placement_deterministic(void)
 {
     struct addrman *a1 = addrman_new(77), *a2 = addrman_new(77), *a3 = addrman_new(78);
@@ -1071,6 +1133,7 @@ int main(void)
     TEST(test_add_select);
     TEST(test_time_penalty);
     TEST(test_good_attempt_connected);
+    TEST(test_get_entries);
     TEST(test_placement_deterministic);
     TEST(test_bucket_spread);
     TEST(test_bucket_capacity);

@@ -120,8 +120,7 @@ const struct arg_def bitnoded_options[] = {
     {"bantime", ARG_INT, ARGS_CAT_CONN, "=<n>",
      "Default duration (in seconds) of manually configured bans (default: 86400)"},
     {"v2transport", ARG_BOOL, ARGS_CAT_CONN, "",
-     "Support v2 transport (default: 1). bitnode speaks v1 only: BIP324 needs ElligatorSwift, "
-     "which Debian's libsecp256k1 0.2.0 lacks; the option is accepted and logged"},
+     "Support v2 transport (default: 1)"},
     {"minimumchainwork", ARG_STRING | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<hex>",
      "Minimum work assumed to exist on a valid chain in hex (default: the network's)"},
     {"proxy", ARG_STRING | ARG_NO_ELISION, ARGS_CAT_CONN, "=<ip:port>",

@@ -132,8 +132,11 @@ class TestNode:
             # rpcdoccheck: every RPC result is checked against its method's declared result
             # (as in Core's test framework); a mismatch fails the call.
             # P2P: listening on a port of its own, no DNS or fixed seeds (tests dial only
-            # loopback addresses they chose).
-            f.write("regtest=1\nrpcdoccheck=1\ndnsseed=0\nfixedseeds=0\n[regtest]\nrpcport=%d\n"
+            # loopback addresses they chose); v1 transport unless a test asks for v2
+            # (-v2transport=1), as Core's test framework starts its nodes: the test peers
+            # speak v1, and a v1 node answers them as they expect.
+            f.write("regtest=1\nrpcdoccheck=1\ndnsseed=0\nfixedseeds=0\nv2transport=0\n"
+                    "[regtest]\nrpcport=%d\n"
                     "port=%d\nlisten=1\nprinttoconsole=0\n" % (self.rpc_port, self.p2p_port))
 
     @property

@@ -82,7 +82,10 @@ def peer_by_port(node, port):
 
 class P2PV2Test(BitnodeTestFramework):
     num_nodes = 3
-    extra_args = [["-debug=net"], ["-debug=net"], ["-debug=net", "-v2transport=0"]]
+    # The framework starts nodes with v2transport=0 (as Core's): -v2transport=1 is the default
+    # a node has outside tests.
+    extra_args = [["-debug=net", "-v2transport=1"], ["-debug=net", "-v2transport=1"],
+                  ["-debug=net", "-v2transport=0"]]
 
     def run_test(self):
         n0, n1, n2 = self.nodes

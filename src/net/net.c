@@ -229,6 +229,11 @@ struct peer *net_find_peer(struct net *n, int64_t id)
     return NULL;
 }
 
+int net_peer_detecting(const struct peer *p)
+{
+    return p->v2 && v2t_kind(p->v2) == V2T_DETECTING;
+}
+
 void net_peer_disconnect(struct peer *p, const char *why)
 {
     if (p->disconnect) {

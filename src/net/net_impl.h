@@ -245,6 +245,9 @@ int64_t net_now_us(const struct net *n); /* microseconds since the epoch (mock t
 /* Frames and queues a message to p (nothing once p is disconnecting). */
 void net_send(struct peer *p, const char *command, const struct buf *payload);
 void net_send_empty(struct peer *p, const char *command);
+/* 1 while p's v2 transport has not finished its handshake or found a v1 peer (getpeerinfo's
+ * "detecting"). */
+int net_peer_detecting(const struct peer *p);
 /* Marks p for disconnection (freed from the loop, peer_gone then). */
 void net_peer_disconnect(struct peer *p, const char *why);
 /* Core's Misbehaving + MaybeDiscourageAndDisconnect: logs, then disconnects the peer unless

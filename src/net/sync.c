@@ -1774,6 +1774,39 @@ static void restore_network_service(struct sync *s)
     }
 }
 
+
+/* Core's InactivityCheck, once -peertimeout has passed since p connected: a peer that never
+ * sent or was never sent anything, one silent for 20 minutes either way, or one whose
+ * handshake (the v2 transport's, then the version exchange) never finished is dropped,
+ * with Core's words. 1 if it was. */
+static int inactive(struct sync *s, struct peer *p, int64_t now)
+{
+    const char *why = NULL;
+    char line[160];
+    if (!p->last_recv || !p->last_send) {
+        snprintf(line, sizeof(line), "socket no message in first %lld seconds%s%s",
+                 (long long)s->peer_timeout, p->last_recv ? "" : ", never received from peer",
+                 p->last_send ? "" : ", never sent to peer");
+        why = line;
+    } else if (now > p->last_send + NET_TIMEOUT_INTERVAL_S) {
+        snprintf(line, sizeof(line), "socket sending timeout: %llds",
+                 (long long)(now - p->last_send));
+        why = line;
+    } else if (now > p->last_recv + NET_TIMEOUT_INTERVAL_S) {
+        snprintf(line, sizeof(line), "socket receive timeout: %llds",
+                 (long long)(now - p->last_recv));
+        why = line;
+    } else if (!p->ps->handshake_done) {
+        why = net_peer_detecting(p) ? "V2 handshake timeout" : "version handshake timeout";
+    }
+    if (!why) {
+        return 0;
+    }
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "%s, disconnecting peer=%lld", why, (long long)p->id);
+    net_peer_disconnect(p, why);
+    return 1;
+}
+
 static void on_tick(void *ctx)
 {
     struct sync *s = ctx;
@@ -1790,19 +1823,8 @@ static void on_tick(void *ctx)
             continue;
         }
         /* Core's InactivityCheck. */
-        if (now > p->conn_time + s->peer_timeout) {
-            if (!p->ps->handshake_done) {
-                LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-                    "version handshake timeout, disconnecting "
-                    "peer=%lld",
-                    (long long)p->id);
-                net_peer_disconnect(p, "version handshake timeout");
-                continue;
-            }
-            if (p->last_recv && now > p->last_recv + NET_TIMEOUT_INTERVAL_S) {
-                net_peer_disconnect(p, "socket receive timeout");
-                continue;
-            }
+        if (now > p->conn_time + s->peer_timeout && inactive(s, p, now)) {
+            continue;
         }
         if (!p->ps->handshake_done) {
             continue;

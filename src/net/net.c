@@ -1125,6 +1125,10 @@ static void load_bans(struct net *n)
             LOG_WARN("Invalid or corrupt %s, ignoring it (%s)", path, jerr.text);
         }
         free(path);
+        /* Core's BanMan: an empty list, written at once (the file exists after start-up). */
+        LOG_INFO("Recreating the banlist database");
+        n->bans_dirty = 1;
+        save_bans(n);
         return;
     }
     json_t *arr = json_object_get(root, "banned_nets");

@@ -270,8 +270,8 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         return;
     }
     if (v.version < NET_MIN_PEER_PROTO_VERSION) {
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "peer=%lld using obsolete version %d; disconnecting",
-            (long long)p->id, v.version);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "peer using obsolete version %d, disconnecting peer=%lld",
+            v.version, (long long)p->id);
         net_peer_disconnect(p, "obsolete version");
         return;
     }
@@ -314,7 +314,9 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     if (common >= NET_WTXID_RELAY_VERSION) {
         net_send_empty(p, "wtxidrelay");
     }
-    net_send_empty(p, "sendaddrv2");
+    if (common >= NET_WTXID_RELAY_VERSION) {
+        net_send_empty(p, "sendaddrv2"); /* BIP155: Core offers it from 70016 on */
+    }
     net_send_empty(p, "verack");
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
         "receive version message: %s: version %d, blocks=%d, us=%s, txrelay=%d, peer=%lld%s%s",
@@ -712,6 +714,7 @@ static void on_peer_gone(void *ctx, struct peer *p)
     free(p->ps->getdata);
     free(p->ps);
     p->ps = NULL;
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Cleared nodestate for peer=%lld", (long long)p->id);
 }
 
 static void request_blocks(struct peer *p, struct block_index **blocks, size_t k)
@@ -990,6 +993,45 @@ static void block_done(struct sync *s, struct peer *p, struct net_job *j)
     }
 }
 
+/* A pong (Core's ProcessPong): the matching nonce ends the ping and times it; a zero nonce or
+ * a short payload cancels it; every other case is only logged, with Core's words. */
+static void on_pong(struct peer *p, const uint8_t *d, size_t len)
+{
+    uint64_t nonce = len >= 8 ? rd_u64le(d) : 0;
+    const char *problem = NULL;
+    int finished = 0;
+    if (len < 8) {
+        finished = 1;
+        problem = "Short payload";
+    } else if (!p->ps->ping_nonce) {
+        problem = "Unsolicited pong without ping";
+    } else if (nonce == p->ps->ping_nonce) {
+        finished = 1;
+        int64_t rtt = net_now_us(p->net) - p->ps->ping_start_us;
+        if (rtt >= 0) {
+            p->ps->ping_us = rtt;
+            if (p->min_ping_us < 0 || rtt < p->min_ping_us) {
+                p->min_ping_us = rtt;
+            }
+        } else {
+            problem = "Timing mishap";
+        }
+    } else if (nonce == 0) {
+        finished = 1;
+        problem = "Nonce zero";
+    } else {
+        problem = "Nonce mismatch"; /* normal when pings overlap */
+    }
+    if (problem) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "pong peer=%lld: %s, %llx expected, %llx received, %zu bytes",
+            (long long)p->id, problem, (unsigned long long)p->ps->ping_nonce,
+            (unsigned long long)nonce, len);
+    }
+    if (finished) {
+        p->ps->ping_nonce = 0;
+    }
+}
+
 static void send_deferred_pongs(struct peer *p)
 {
     for (int i = 0; i < p->ps->n_deferred_pongs; i++) {
@@ -1237,7 +1279,13 @@ static void serve_getdata(struct sync *s, struct peer *p)
             continue;
         }
         if (type == INV_FILTERED_BLOCK) {
-            continue; /* no bloom filters (NODE_BLOOM is not offered) */
+            /* A filtered block can only be asked of a node offering NODE_BLOOM (Core). */
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+                "filtered block request received when NODE_BLOOM service disabled, "
+                "disconnecting peer=%lld",
+                (long long)p->id);
+            net_peer_disconnect(p, "filtered block request without NODE_BLOOM");
+            break;
         }
         chainstate_read_lock(s->cs);
         if (type == INV_CMPCT_BLOCK && cmpctrelay_serve(s->cmpct, p, iv)) {
@@ -1561,18 +1609,7 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
         return;
     }
     if (strcmp(cmd, "pong") == 0) {
-        if (len >= 8 && p->ps->ping_nonce && rd_u64le(d) == p->ps->ping_nonce) {
-            int64_t rtt = net_now_us(p->net) - p->ps->ping_start_us;
-            if (rtt >= 0) {
-                p->ps->ping_us = rtt;
-                if (p->min_ping_us < 0 || rtt < p->min_ping_us) {
-                    p->min_ping_us = rtt;
-                }
-            }
-            p->ps->ping_nonce = 0;
-        } else if (len >= 8 && rd_u64le(d) == 0) {
-            p->ps->ping_nonce = 0; /* Core: a zero nonce cancels the ping */
-        }
+        on_pong(p, d, len);
         return;
     }
     if (strcmp(cmd, "sendheaders") == 0) {
@@ -1649,7 +1686,16 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
         cfilters_on_request(s->block_filters, s->cs, p, cmd, d, len);
         return;
     }
-    /* filter* (no bloom filters offered), anything unknown: ignored, as Core does. */
+    if (strcmp(cmd, "filterload") == 0 || strcmp(cmd, "filteradd") == 0 ||
+        strcmp(cmd, "filterclear") == 0) {
+        /* BIP111: without NODE_BLOOM offered, a filter message ends the connection. */
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "%s received despite not offering bloom services, disconnecting peer=%lld", cmd,
+            (long long)p->id);
+        net_peer_disconnect(p, "bloom filter message without NODE_BLOOM");
+        return;
+    }
+    /* Anything unknown: ignored, as Core does. */
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unknown or unhandled command \"%s\" from %s", cmd,
         peer_log_id(p, lid, sizeof(lid)));
 }
@@ -1829,8 +1875,9 @@ static void on_tick(void *ctx)
         if (!p->ps->handshake_done) {
             continue;
         }
-        if (p->ps->ping_nonce && now_us - p->ps->ping_start_us > NET_TIMEOUT_INTERVAL_S * 1000000LL) {
-            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "ping timeout: %.3fs peer=%lld",
+        if (p->ps->ping_nonce && now > p->conn_time + s->peer_timeout &&
+            now_us - p->ps->ping_start_us > NET_TIMEOUT_INTERVAL_S * 1000000LL) {
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "ping timeout: %fs, disconnecting peer=%lld",
                 (double)(now_us - p->ps->ping_start_us) / 1e6, (long long)p->id);
             net_peer_disconnect(p, "ping timeout");
             continue;

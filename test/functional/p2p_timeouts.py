@@ -3,12 +3,12 @@
 p2p_timeouts and p2p_ping, in short):
 
 - a peer that never completes the handshake is dropped once 60 s (-peertimeout) have
-  passed on the mock clock;
-- moving the clock a little does not disturb a peer that answers pings;
+  passed on the mock clock, with Core's "socket no message in first 60 seconds" line;
+- moving the clock a little does not disturb a peer that answers pings; pongs out of turn
+  are logged in Core's words;
 - a peer that never answers a ping is dropped once 20 minutes have passed (Core's
-  TIMEOUT_INTERVAL), and one that answers stays (with -peertimeout as large as Core's tests
-  set it: else the inactivity check drops every peer that was silent for 20 minutes of
-  mock time, as Core's does).
+  TIMEOUT_INTERVAL), and one that answers stays; the clock moves in two steps with traffic
+  between, as in Core's p2p_ping, else 20 silent minutes drop both peers first.
 """
 
 import time
@@ -24,6 +24,11 @@ class SilentPeer(p2p.P2PConnection):
 
 class P2PTimeoutsTest(BitnodeTestFramework):
     num_nodes = 1
+    extra_args = [["-debug=net"]]
+
+    def logged(self, text):
+        with open(self.nodes[0].debug_log, errors="replace") as f:
+            return text in f.read()
 
     def run_test(self):
         node = self.nodes[0]
@@ -37,27 +42,46 @@ class P2PTimeoutsTest(BitnodeTestFramework):
         assert_true(mute.is_connected, "still connected before the timeout")
         node.rpc("setmocktime", now + 61)
         mute.wait_for_disconnect(timeout=10)
+        # Core's InactivityCheck words: nothing went either way.
+        assert_true(self.logged("socket no message in first 60 seconds, never received from "
+                                "peer, never sent to peer, disconnecting peer=0"),
+                    "the no-message line")
 
         self.log("moving the clock a little keeps peers that answer")
         node.stop()
-        node.start(["-peertimeout=999999999", "-debug=net"])
+        node.start(["-peertimeout=1", "-debug=net"])
         node.rpc("setmocktime", now)
         good = p2p.P2PConnection().connect(node.p2p_port)
         silent = SilentPeer().connect(node.p2p_port)
         node.rpc("setmocktime", now + 70)
         good.sync_with_ping()
+        self.log("pongs out of turn are logged as Core's ProcessPong does")
+        peer_id = [p for p in node.rpc("getpeerinfo") if p["subver"]][0]["id"]
+        good.send_message(p2p.MsgPong(5))
+        good.send_raw(p2p.frame("pong", b"\x01\x02\x03\x04"))
+        good.sync_with_ping()
+        wait_until(lambda: self.logged("pong peer=%d: Unsolicited pong without ping, 0 expected, "
+                                       "5 received, 8 bytes" % peer_id), what="unsolicited")
+        wait_until(lambda: self.logged("pong peer=%d: Short payload, 0 expected, 0 received, "
+                                       "4 bytes" % peer_id), what="short payload")
         node.rpc("ping")
         time.sleep(0.5)
         assert_true(good.is_connected and silent.is_connected, "both connected")
 
         self.log("a ping unanswered for 20 minutes drops the peer")
+        # In two steps with traffic between (as Core's p2p_ping): else the 20 minutes without
+        # a message would drop both peers first (socket receive timeout).
+        node.rpc("setmocktime", now + 70 + 10 * 60)
+        silent.send_message(p2p.MsgPing(77))  # a ping of its own does not save it
+        good.sync_with_ping()
         node.rpc("setmocktime", now + 70 + 20 * 60 + 1)
         silent.wait_for_disconnect(timeout=10)
         good.sync_with_ping()
         assert_true(good.is_connected, "the answering peer stays")
         with open(node.debug_log, errors="replace") as f:
             log = f.read()
-        assert_true("ping timeout" in log, "the ping timeout logged (-debug=net, as Core)")
+        assert_true("ping timeout: 12" in log and "s, disconnecting peer=" in log,
+                    "the ping timeout logged (-debug=net, as Core)")
         good.close()
 
 

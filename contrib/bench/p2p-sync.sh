@@ -4,6 +4,7 @@
 #   contrib/bench/p2p-sync.sh BUILDDIR --source-bitnode DATADIR --height N
 #                             [--core BITCOIND --source-core DATADIR] [--runs 2]
 #                             [--assumevalid 0|TIP] [--dbcache 450] [--work DIR]
+#                             [--transports "v1 v2"]
 #
 # A source node holding a chain (a regtest datadir that imported it, e.g. one of
 # contrib/bench/utxo-scale.sh's base-chain-* folders) listens on loopback; a fresh node
@@ -13,8 +14,13 @@
 # from bitnode (the interoperability rows). -assumevalid=0 checks every script; TIP skips
 # them below that block (the download, storage and UTXO path alone).
 #
-# Each row: wall, user and sys seconds and peak RSS of the syncing node (time -v), and
-# whether it stopped at the expected height. Output: a Markdown table on stdout.
+# --transports: the bitnode-from-bitnode pair once per transport, alternated: the syncing
+# node started with -v2transport=0 (v1) or =1 (BIP324 v2; the source offers both, as a node
+# does by default). Without it, neither option is given (the nodes' default: v2).
+#
+# Each row: the transport, wall, user and sys seconds and peak RSS of the syncing node
+# (time -v), the source's CPU seconds over the same sync (/proc), and whether it stopped at
+# the expected height. Output: a Markdown table on stdout.
 set -euo pipefail
 
 usage() {
@@ -26,6 +32,7 @@ usage() {
 BUILD=$(cd "$1" && pwd)
 shift
 CORE="" SRC_BN="" SRC_CORE="" HEIGHT="" RUNS=2 AV=0 DBCACHE=450 WORK=/tmp/p2p-bench
+TRANSPORTS=default
 while [ $# -gt 0 ]; do
     case "$1" in
     --core) CORE=$2; shift 2 ;;
@@ -36,6 +43,7 @@ while [ $# -gt 0 ]; do
     --assumevalid) AV=$2; shift 2 ;;
     --dbcache) DBCACHE=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
+    --transports) TRANSPORTS=$2; shift 2 ;;
     *) usage ;;
     esac
 done
@@ -72,9 +80,15 @@ stop_source() {
     wait "$SRC_PID" 2>/dev/null || true
 }
 
-# One sync of kind (bitnode|core) from the running source; prints a table row.
+# CPU seconds (user + sys) the running source has used so far.
+source_cpu() {
+    awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$SRC_PID/stat"
+}
+
+# One sync of kind (bitnode|core) from the running source with transport (v1|v2|default);
+# prints a table row.
 sync_once() {
-    local kind=$1 from=$2 dir="$WORK/target"
+    local kind=$1 from=$2 transport=${3:-default} dir="$WORK/target"
     rm -rf "$dir"
     mkdir -p "$dir"
     local bin=$BN extra=""
@@ -82,11 +96,18 @@ sync_once() {
         bin=$CORE
         extra=$CORE_OPTS
     fi
+    case "$transport" in
+    v1) extra="$extra -v2transport=0" ;;
+    v2) extra="$extra -v2transport=1" ;;
+    esac
+    local cpu0
+    cpu0=$(source_cpu)
     local t="$WORK/time.txt"
     /usr/bin/time -v -o "$t" "$bin" -datadir="$dir" -regtest -listen=0 -server=0 \
         -connect=127.0.0.1:$SRC_PORT -stopatheight="$HEIGHT" -assumevalid="$AV" \
         -dbcache="$DBCACHE" -maxtipage=2000000000 -printtoconsole=0 $extra
-    local wall user sys rss
+    local wall user sys rss src_cpu
+    src_cpu=$(awk -v a="$cpu0" -v b="$(source_cpu)" 'BEGIN {printf "%.2f", b - a}')
     wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, a, ":"); s = 0;
            for (i = 1; i <= n; i++) s = s * 60 + a[i]; printf "%.1f", s}' "$t")
     user=$(awk -F': ' '/User time/ {print $2}' "$t")
@@ -102,16 +123,22 @@ sync_once() {
         got=$(grep -o "UpdateTip: new best=[0-9a-f]* height=[0-9]*" "$dir/regtest/debug.log" |
               tail -1 | sed 's/.*height=//' || true)
     fi
-    printf "| %s | %s | %s | %s | %s | %s | %s |\n" "$kind" "$from" "$wall" "$user" "$sys" \
-        "$rss" "${got:-?}"
+    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n" "$kind" "$from" "$transport" \
+        "$wall" "$user" "$sys" "$rss" "$src_cpu" "${got:-?}"
 }
 
-echo "| syncing node | from | wall s | user s | sys s | peak RSS MiB | stopped at |"
-echo "|---|---|---:|---:|---:|---:|---:|"
+echo "| syncing node | from | transport | wall s | user s | sys s | peak RSS MiB | source CPU s | stopped at |"
+echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
 for round in $(seq 1 "$RUNS"); do
     echo "round $round" >&2
     start_source bitnode
-    sync_once bitnode bitnode
+    order=$TRANSPORTS
+    if [ $((round % 2)) -eq 0 ]; then # alternate the order from round to round
+        order=$(echo "$TRANSPORTS" | tr ' ' '\n' | tac | tr '\n' ' ')
+    fi
+    for transport in $order; do
+        sync_once bitnode bitnode "$transport"
+    done
     if [ -n "$CORE" ]; then
         sync_once core bitnode
     fi

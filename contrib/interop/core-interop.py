@@ -2,10 +2,14 @@
 """bitnoded beside Bitcoin Core on regtest (not part of the suite: CI has no Core).
 
     contrib/interop/core-interop.py --core CORE_BIN_DIR --bitnode BUILD_DIR [--tmp DIR]
+                                    [--rounds v2-core-dials,v2-bitnode-dials,v1-core-dials]
 
 CORE_BIN_DIR holds bitcoind and bitcoin-cli (../shared/tools/build-core.sh OUT leaves them in
-OUT/bin); BUILD_DIR holds bitnoded. The two nodes are connected (Core dials bitnoded) and
-each step below must hold, or the script stops with the step's name and exits 1:
+OUT/bin); BUILD_DIR holds bitnoded. Each round starts the two nodes afresh and connects them:
+over BIP324's v2 transport (both nodes' default) with Core dialling bitnoded, then with
+bitnoded dialling Core, then over v1 (-v2transport=0 on both); a v2 round first checks that
+both ends report transport_protocol_type "v2" and the same session_id. In every round each
+step below must hold, or the script stops with the round's and step's names and exits 1:
 
   1. Core syncs 105 blocks bitnoded made with generatetoaddress; bitnoded syncs 5 of Core's.
   2. A transaction sent to bitnoded reaches Core's pool, and one sent to Core reaches
@@ -74,28 +78,42 @@ def main():
     ap.add_argument("--core", required=True, help="directory with bitcoind and bitcoin-cli")
     ap.add_argument("--bitnode", required=True, help="build directory with bitnoded")
     ap.add_argument("--tmp", help="work directory (default: a new temporary one)")
+    ap.add_argument("--rounds", default="v2-core-dials,v2-bitnode-dials,v1-core-dials",
+                    help="comma-separated rounds: TRANSPORT-DIALER-dials (v1|v2, core|bitnode)")
     a = ap.parse_args()
     root = a.tmp or tempfile.mkdtemp(prefix="bitnode-interop-")
     shutil.rmtree(root, ignore_errors=True)
+    for name in a.rounds.split(","):
+        transport, dialer, _ = name.split("-")
+        print("== round", name)
+        if one_round(a, os.path.join(root, name), transport, dialer) != 0:
+            return 1
+    print("all rounds passed; logs in", root)
+    return 0
+
+
+def one_round(a, root, transport, dialer):
     for d in ("core", "bn"):
         os.makedirs(os.path.join(root, d))
     cport, crpc, bport, brpc = 29711, 29712, 29721, 29722
     common = ["-regtest", "-rpcuser=u", "-rpcpassword=p", "-printtoconsole=0", "-dnsseed=0",
               "-fixedseeds=0", "-whitelist=noban@127.0.0.1", "-debug=net", "-debug=cmpctblock",
-              "-debug=mempool"]
+              "-debug=mempool", "-v2transport=%d" % (transport == "v2")]
     core = Node("core", os.path.join(a.core, "bitcoin-cli"), crpc)
     bn = Node("bitnode", os.path.join(a.core, "bitcoin-cli"), brpc)
+    core_dials = ["-connect=127.0.0.1:%d" % bport] if dialer == "core" else ["-connect=0"]
+    bn_dials = ["-connect=127.0.0.1:%d" % cport] if dialer == "bitnode" else ["-connect=0"]
     core.proc = subprocess.Popen(
         [os.path.join(a.core, "bitcoind"), "-datadir=" + os.path.join(root, "core"),
          "-port=%d" % cport, "-rpcport=%d" % crpc, "-bind=127.0.0.1:%d" % cport,
-         "-disablewallet", "-listenonion=0", "-connect=127.0.0.1:%d" % bport] + common,
+         "-disablewallet", "-listenonion=0"] + core_dials + common,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     bn.proc = subprocess.Popen(
         [os.path.join(a.bitnode, "bitnoded"), "-datadir=" + os.path.join(root, "bn"),
-         "-port=%d" % bport, "-rpcport=%d" % brpc, "-listen=1"] + common,
+         "-port=%d" % bport, "-rpcport=%d" % brpc, "-listen=1"] + bn_dials + common,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        run(core, bn)
+        run(core, bn, transport)
         print("all steps passed; logs in", root)
         return 0
     except AssertionError as e:
@@ -114,9 +132,19 @@ def main():
                 n.proc.kill()
 
 
-def run(core, bn):
+def run(core, bn, transport):
     wait(lambda: core("getblockcount") == 0 and bn("getblockcount") == 0, "both nodes up")
-    wait(lambda: len(core("getpeerinfo")) == 1 and len(bn("getpeerinfo")) == 1, "connected")
+    wait(lambda: len(core("getpeerinfo")) == 1 and len(bn("getpeerinfo")) == 1 and
+         core("getpeerinfo")[0]["version"] > 0 and bn("getpeerinfo")[0]["version"] > 0,
+         "connected")
+    pc, pb = core("getpeerinfo")[0], bn("getpeerinfo")[0]
+    check(pc["transport_protocol_type"] == transport and
+          pb["transport_protocol_type"] == transport,
+          "both ends speak %s (Core: %s, bitnode: %s)" % (transport, pc["transport_protocol_type"],
+                                                          pb["transport_protocol_type"]))
+    if transport == "v2":
+        check(len(pc["session_id"]) == 64 and pc["session_id"] == pb["session_id"],
+              "the same session id (%s)" % pc["session_id"])
     print("core", core("getnetworkinfo")["subversion"], "- bitnode",
           bn("getnetworkinfo")["subversion"])
     key = Key(0x4242)

@@ -14,7 +14,12 @@
 
 #include "util/buf.h"
 
-#define NET_PROTOCOL_VERSION 70016
+#define NET_PROTOCOL_VERSION 70017
+#define NET_FEATURE_VERSION 70017   /* BIP434: the feature message between version and verack */
+#define NET_MAX_FEATURE_ID 80       /* feature id bytes */
+#define NET_MAX_FEATURE_DATA 512    /* feature data bytes */
+#define NET_LOCATOR_VERSION 70016   /* the version field of a getheaders / getblocks locator
+                                       (Core writes this fixed value) */
 #define NET_MIN_PEER_PROTO_VERSION 31800 /* older peers are disconnected (Core's) */
 #define NET_SENDHEADERS_VERSION 70012
 #define NET_FEEFILTER_VERSION 70013

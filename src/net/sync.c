@@ -20,6 +20,7 @@
 #include "net/net_impl.h"
 #include "net/peer_sync.h"
 #include "net/sync.h"
+#include "primitives/serialize.h"
 #include "net/txrelay.h"
 #include "primitives/block.h"
 #include "util/hex.h"
@@ -226,7 +227,7 @@ static void send_getheaders(struct sync *s, struct peer *p, struct block_index *
     static const uint8_t zero[32];
     struct buf b;
     buf_init(&b);
-    net_locator_serialize(&b, NET_PROTOCOL_VERSION, (const uint8_t(*)[32])loc, k,
+    net_locator_serialize(&b, NET_LOCATOR_VERSION, (const uint8_t(*)[32])loc, k,
                           stop ? stop : zero);
     net_send(p, "getheaders", &b);
     buf_clear(&b);
@@ -437,7 +438,7 @@ static void presync_feed(struct sync *s, struct peer *p, const uint8_t *raw, siz
         static const uint8_t zero[32];
         struct buf b;
         buf_init(&b);
-        net_locator_serialize(&b, NET_PROTOCOL_VERSION, (const uint8_t(*)[32])loc, k, zero);
+        net_locator_serialize(&b, NET_LOCATOR_VERSION, (const uint8_t(*)[32])loc, k, zero);
         net_send(p, "getheaders", &b);
         buf_clear(&b);
         free(loc);
@@ -1542,6 +1543,53 @@ static void on_getaddr(struct sync *s, struct peer *p)
 
 /* ---- Dispatch ---- */
 
+/* BIP434's feature message, between version and verack at a common version of 70017 or more:
+ * a feature id (4 to 80 bytes) and its data (at most 512 bytes). bitnode knows no feature
+ * yet, so a well-formed one is logged and ignored; the rest disconnect, in Core's words. */
+static void on_feature(struct peer *p, const uint8_t *d, size_t len)
+{
+    const char *bad = NULL;
+    char line[64];
+    int common = p->ps->ver.version < NET_PROTOCOL_VERSION ? p->ps->ver.version
+                                                            : NET_PROTOCOL_VERSION;
+    if (p->ps->handshake_done) {
+        bad = "feature received after verack";
+    } else if (common < NET_FEATURE_VERSION) {
+        snprintf(line, sizeof(line), "feature received with incompatible version %d", common);
+        bad = line;
+    }
+    struct reader r;
+    reader_init(&r, d, len);
+    uint64_t id_len = 0, data_len = 0;
+    const uint8_t *id = NULL, *data = NULL;
+    if (!bad && (ser_get_compact(&r, &id_len, "feature id length") != RC_OK ||
+                 id_len > NET_MAX_FEATURE_ID || id_len < 4 ||
+                 reader_ptr(&r, &id, (size_t)id_len, "feature id") != RC_OK ||
+                 ser_get_compact(&r, &data_len, "feature data length") != RC_OK ||
+                 data_len > NET_MAX_FEATURE_DATA ||
+                 reader_ptr(&r, &data, (size_t)data_len, "feature data") != RC_OK ||
+                 reader_left(&r) != 0)) {
+        bad = "invalid feature payload";
+    }
+    if (bad) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "%s, disconnecting peer=%lld", bad, (long long)p->id);
+        net_peer_disconnect(p, bad);
+        return;
+    }
+    /* Core's SanitizeString: letters, digits and " .,;-_/:?@()" only. */
+    char name[NET_MAX_FEATURE_ID + 1];
+    size_t k = 0;
+    for (size_t i = 0; i < id_len; i++) {
+        char c = (char)id[i];
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            (c && strchr(" .,;-_/:?@()", c))) {
+            name[k++] = c;
+        }
+    }
+    name[k] = 0;
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "unknown feature advertised: %s", name);
+}
+
 /* The message event. */
 static void sync_process_message(void *ctx, struct peer *p, const char *cmd, const uint8_t *d,
                                  size_t len)
@@ -1565,7 +1613,7 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
     }
     if (strcmp(cmd, "wtxidrelay") == 0) {
         if (p->ps->handshake_done) {
-            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "wtxidrelay received after verack, %s",
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "wtxidrelay received after verack, disconnecting %s",
                 peer_log_id(p, lid, sizeof(lid)));
             net_peer_disconnect(p, "wtxidrelay after verack");
             return;
@@ -1575,7 +1623,7 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
     }
     if (strcmp(cmd, "sendaddrv2") == 0) {
         if (p->ps->handshake_done) {
-            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "sendaddrv2 received after verack, %s",
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "sendaddrv2 received after verack, disconnecting %s",
                 peer_log_id(p, lid, sizeof(lid)));
             net_peer_disconnect(p, "sendaddrv2 after verack");
             return;
@@ -1585,6 +1633,10 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
     }
     if (strcmp(cmd, "sendtxrcncl") == 0) {
         return; /* BIP330: not offered */
+    }
+    if (strcmp(cmd, "feature") == 0) {
+        on_feature(p, d, len);
+        return;
     }
     if (!p->ps->handshake_done) {
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unsupported message \"%s\" prior to verack from %s", cmd,

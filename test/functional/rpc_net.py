@@ -172,7 +172,7 @@ class RPCNetTest(BitnodeTestFramework):
         info = node.rpc("getnetworkinfo")
         assert_true(info["subversion"].startswith("/bitnode:") and
                     info["subversion"].endswith("/"), info["subversion"])
-        assert_equal(info["protocolversion"], 70016)
+        assert_equal(info["protocolversion"], 70017)
         assert_true(isinstance(info["version"], int), "version")
         services = int(info["localservices"], 16)
         assert_equal(len(info["localservices"]), 16)
@@ -294,18 +294,18 @@ class RPCNetTest(BitnodeTestFramework):
         self.target = target
         self.log("addnode add: node0 connects to node1 (manual / inbound)")
         assert_equal(n0.rpc("addnode", target, "add"), None)
-        wait_until(lambda: (self.peer_info(n0, target) or {}).get("version") == 70016 and
+        wait_until(lambda: (self.peer_info(n0, target) or {}).get("version") == 70017 and
                    n1.rpc("getconnectioncount") == 1, timeout=20, what="node0 -> node1")
         assert_raises_rpc_error(-23, "Error: Node already added", n0.rpc, "addnode", target,
                                 "add")
         out = self.peer_info(n0, target)
-        wait_until(lambda: (self.peer_info(n1, out["addrbind"]) or {}).get("version") == 70016,
+        wait_until(lambda: (self.peer_info(n1, out["addrbind"]) or {}).get("version") == 70017,
                    timeout=10, what="node1 lists node0")
         inb = self.peer_info(n1, out["addrbind"])
         for info in (out, inb):
             self.check_peer_types(info)
             assert_true(info["subver"].startswith("/bitnode:"), info["subver"])
-            assert_equal(info["version"], 70016)
+            assert_equal(info["version"], 70017)
             assert_equal(info["network"], "not_publicly_routable")
             assert_equal(info["transport_protocol_type"], "v1")
             assert_equal(info["permissions"], [])

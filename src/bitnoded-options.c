@@ -520,7 +520,7 @@ const struct arg_def bitnoded_options[] = {
     {"limitclustersize", ARG_INT, ARGS_CAT_DEBUG, "=<n>",
      "Do not accept transactions whose virtual size with all in-mempool connected transactions "
      "exceeds <n> kilobytes (default: 101)"},
-    {"capturemessages", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
+    {"capturemessages", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_DEBUG, "",
      "Capture all P2P messages to disk"},
     {"mocktime", ARG_INT | ARG_HIDDEN, ARGS_CAT_DEBUG, "=<n>",
      "Replace actual time with UNIX epoch time (default: 0)"},

@@ -327,6 +327,7 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
         return rc;
     }
     o->v2transport = args_get_bool(a, "v2transport", true);
+    o->capture_messages = args_get_bool(a, "capturemessages", false);
     if ((rc = connections(na, a, err, err_len))) {
         return rc;
     }

@@ -29,6 +29,8 @@ void hash_sha256d_64(uint8_t out32[32], const uint8_t left32[32], const uint8_t 
 void hash_ripemd160(uint8_t out20[20], const void *p, size_t n);
 /** RIPEMD-160(SHA-256(p)). */
 void hash_hash160(uint8_t out20[20], const void *p, size_t n);
+/** SHA3-256 of p (FIPS 202, OpenSSL's): the checksum of Tor v3 onion names. */
+void hash_sha3_256(uint8_t out32[32], const void *p, size_t n);
 
 /** Starts a BIP340 tagged hash: the context after SHA256(tag) || SHA256(tag) is written. */
 void hash_tagged_init(struct hash_sha256_ctx *ctx, const char *tag);

@@ -45,3 +45,11 @@ void hash_hkdf_sha256_expand32(uint8_t okm32[32], const uint8_t prk32[32], const
     CHECK_ALWAYS(HMAC(EVP_sha256(), prk32, 32, msg, info_len + 1, okm32, &len) != NULL &&
                  len == 32);
 }
+
+void hash_sha3_256(uint8_t out32[32], const void *p, size_t n)
+{
+    unsigned int len = 0;
+    static const uint8_t none = 0;
+    CHECK_ALWAYS(EVP_Digest(p ? p : (const void *)&none, n, out32, &len, EVP_sha3_256(), NULL) &&
+                 len == 32);
+}

@@ -2,12 +2,15 @@
 #include "net/netaddr.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "crypto/hash.h"
 #include "util/rc.h"
 
 static const uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
@@ -131,6 +134,8 @@ static int split_host_port(const char *s, char *host, size_t host_len, char *por
     return RC_OK;
 }
 
+static int parse_onion(const char *host, struct net_addr *out);
+
 int net_addr_parse(const char *s, uint16_t default_port, int allow_lookup, struct net_addr *out,
                    char *err, size_t err_len)
 {
@@ -160,6 +165,10 @@ int net_addr_parse(const char *s, uint16_t default_port, int allow_lookup, struc
         net_addr_from_ip16(b, port, out);
         return RC_OK;
     }
+    if (parse_onion(host, out) == RC_OK) {
+        out->port = port;
+        return RC_OK;
+    }
     if (!allow_lookup) {
         return fail(err, err_len, "Invalid address", s);
     }
@@ -173,6 +182,55 @@ int net_addr_parse(const char *s, uint16_t default_port, int allow_lookup, struc
         return fail(err, err_len, "Cannot resolve", s);
     }
     out->port = port;
+    return RC_OK;
+}
+
+/* Tor v3 (rend-spec-v3): an onion name is base32(key || checksum || 0x03), the checksum the
+ * first 2 bytes of SHA3-256(".onion checksum" || key || 0x03). */
+static void onion_checksum(const uint8_t key[32], uint8_t out[2])
+{
+    uint8_t buf[15 + 32 + 1], h[32];
+    memcpy(buf, ".onion checksum", 15);
+    memcpy(buf + 15, key, 32);
+    buf[47] = 3;
+    hash_sha3_256(h, buf, sizeof(buf));
+    memcpy(out, h, 2);
+}
+
+/* A host that is a Tor v3 onion name (56 base32 characters and ".onion", any case) into out
+ * (BIP155_TORV3, the 32-byte key). RC_INVALID for anything else or a bad checksum. */
+static int parse_onion(const char *host, struct net_addr *out)
+{
+    size_t n = strlen(host);
+    if (n != 56 + 6 || strcasecmp(host + 56, ".onion") != 0) {
+        return RC_INVALID;
+    }
+    uint8_t raw[35];
+    uint32_t acc = 0;
+    int bits = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < 56; i++) {
+        char c = (char)tolower((unsigned char)host[i]);
+        int v = c >= 'a' && c <= 'z' ? c - 'a' : c >= '2' && c <= '7' ? c - '2' + 26 : -1;
+        if (v < 0) {
+            return RC_INVALID;
+        }
+        acc = (acc << 5) | (uint32_t)v;
+        bits += 5;
+        if (bits >= 8) {
+            bits -= 8;
+            raw[k++] = (uint8_t)(acc >> bits);
+        }
+    }
+    uint8_t sum[2];
+    onion_checksum(raw, sum);
+    if (k != 35 || raw[34] != 3 || memcmp(raw + 32, sum, 2) != 0) {
+        return RC_INVALID;
+    }
+    memset(out, 0, sizeof(*out));
+    out->net = BIP155_TORV3;
+    out->len = 32;
+    memcpy(out->addr, raw, 32);
     return RC_OK;
 }
 
@@ -208,12 +266,15 @@ void net_addr_format(const struct net_addr *a, int with_port, char out[NET_ADDR_
     case BIP155_CJDNS:
         inet_ntop(AF_INET6, a->addr, host, sizeof(host));
         break;
-    case BIP155_TORV3:
-        /* The name's checksum needs SHA3: shown without it is not a valid name, so the
-         * raw key is shown as Core shows an unknown address. */
-        base32(a->addr, 32, host);
+    case BIP155_TORV3: {
+        uint8_t raw[35];
+        memcpy(raw, a->addr, 32);
+        onion_checksum(a->addr, raw + 32);
+        raw[34] = 3;
+        base32(raw, sizeof(raw), host);
         strcat(host, ".onion");
         break;
+    }
     case BIP155_I2P:
         base32(a->addr, 32, host);
         strcat(host, ".b32.i2p");
@@ -333,11 +394,15 @@ int net_subnet_parse(const char *s, struct net_subnet *out)
         memcpy(out->base.addr, b, 4);
     } else if (inet_pton(AF_INET6, host, b) == 1) {
         net_addr_from_ip16(b, 0, &out->base);
+    } else if (parse_onion(host, &out->base) == RC_OK) {
+        if (slash) {
+            return RC_INVALID; /* an onion host is a network of one (Core: no mask) */
+        }
     } else {
         return RC_INVALID;
     }
     /* The unspecified address is not a valid network (Core's CNetAddr::IsValid). */
-    static const uint8_t zero[16];
+    static const uint8_t zero[32];
     if (memcmp(out->base.addr, zero, out->base.len) == 0) {
         return RC_INVALID;
     }
@@ -396,6 +461,10 @@ void net_subnet_format(const struct net_subnet *sn, char out[NET_ADDR_STR_LEN])
 {
     char full[NET_ADDR_STR_LEN], host[64];
     net_addr_format(&sn->base, 0, full);
+    if (sn->base.net != BIP155_IPV4 && sn->base.net != BIP155_IPV6) {
+        snprintf(out, NET_ADDR_STR_LEN, "%s", full); /* Core: a host without a mask */
+        return;
+    }
     snprintf(host, sizeof(host), "%.60s", full);
     size_t len = sn->base.len;
     int bits = 0, cidr = 1;

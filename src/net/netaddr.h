@@ -57,7 +57,7 @@ const char *net_network_name(int network);
 
 struct net_subnet {
     struct net_addr base; /* network address (masked) */
-    uint8_t mask[16];     /* over addr's len bytes */
+    uint8_t mask[32];     /* over addr's len bytes (an onion host: all of its 32) */
 };
 
 /** Parses "1.2.3.4", "1.2.3.4/24", "1.2.3.4/255.255.255.0", "::1", "fe80::/10". 0 or

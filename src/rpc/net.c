@@ -741,12 +741,14 @@ static json_t *rpc_setban(struct rpc_request *req)
 struct bans_call {
     struct net_ban_entry *v;
     size_t n;
+    int64_t now; /* the node's clock (setmocktime moves it, as Core's GetTime) */
 };
 
 static void bans_fn(struct net *n, void *arg)
 {
     struct bans_call *c = arg;
     net_list_banned(n, &c->v, &c->n);
+    c->now = net_time_now(n);
 }
 
 /* Core's banmap_t order (CSubNet's operator<): network class, address bytes, mask. */
@@ -777,7 +779,7 @@ static json_t *rpc_listbanned(struct rpc_request *req)
     if (c.n > 1) {
         qsort(c.v, c.n, sizeof(*c.v), by_subnet);
     }
-    int64_t now = time_now_s();
+    int64_t now = c.now;
     json_t *r = json_array();
     for (size_t i = 0; i < c.n; i++) {
         char s[NET_ADDR_STR_LEN];

@@ -1593,6 +1593,20 @@ static void test_ellswift_xdh(void)
     CHECK_EQ_INT(ellswift_xdh(out, ell, ell, zero, 1), RC_INVALID);
 }
 
+/* SHA3-256 (the checksum of onion names): FIPS 202's examples for "" and "abc". */
+static void test_sha3_256(void)
+{
+    uint8_t out[32], want[32];
+    hash_sha3_256(out, "", 0);
+    CHECK_EQ_INT(hex_decode_fixed(want, 32, "a7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a"),
+                 RC_OK);
+    CHECK_EQ_MEM(out, want, 32);
+    hash_sha3_256(out, "abc", 3);
+    CHECK_EQ_INT(hex_decode_fixed(want, 32, "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532"),
+                 RC_OK);
+    CHECK_EQ_MEM(out, want, 32);
+}
+
 /* HKDF-SHA256 against RFC 5869's test cases 1 to 3 (PRK in full, OKM's first 32 bytes: one
  * expand block). */
 static void test_hkdf_sha256_rfc5869(void)
@@ -1677,5 +1691,6 @@ int main(void)
     TEST(test_ellswift_xdh);
     /* HKDF (hash.h) */
     TEST(test_hkdf_sha256_rfc5869);
+    TEST(test_sha3_256);
     return test_done();
 }

@@ -583,9 +583,46 @@ static void test_eviction(void)
     CHECK_EQ_INT(id, 27);
 }
 
+/* Tor v3 onion names: parsed with their checksum, printed back the same, a flipped character
+ * or a wrong version refused; an onion host is a ban "subnet" of one, printed bare. */
+static void test_onion_names(void)
+{
+    const char *name = "pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscryd.onion";
+    struct net_addr a;
+    char err[160], out[NET_ADDR_STR_LEN];
+    CHECK_EQ_INT(net_addr_parse(name, 8333, 0, &a, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(a.net, BIP155_TORV3);
+    CHECK_EQ_INT(a.len, 32);
+    CHECK_EQ_INT(a.port, 8333);
+    CHECK_EQ_INT(net_addr_network(&a), NETWORK_ONION);
+    net_addr_format(&a, 0, out);
+    CHECK_EQ_STR(out, name);
+    net_addr_format(&a, 1, out);
+    CHECK_EQ_STR(out, "pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscryd.onion:8333");
+    CHECK_EQ_INT(net_addr_parse("PG6MMJIYJMCRSSLVYKFWNNTLARU7P5SVN6Y2YMMJU6NUBXNDF4PSCRYD.onion:9",
+                                8333, 0, &a, err, sizeof(err)),
+                 RC_OK);
+    CHECK_EQ_INT(a.port, 9);
+    /* One character changed: the checksum no longer matches. */
+    CHECK(net_addr_parse("pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscrye.onion", 8333, 0, &a,
+                         err, sizeof(err)) != RC_OK);
+    CHECK(net_addr_parse("pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscry.onion", 8333, 0, &a,
+                         err, sizeof(err)) != RC_OK);
+    struct net_subnet sn;
+    CHECK_EQ_INT(net_subnet_parse(name, &sn), RC_OK);
+    net_subnet_format(&sn, out);
+    CHECK_EQ_STR(out, name);
+    CHECK_EQ_INT(net_addr_parse(name, 8333, 0, &a, err, sizeof(err)), RC_OK);
+    CHECK(net_subnet_match(&sn, &a));
+    struct net_subnet masked;
+    CHECK(net_subnet_parse("pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscryd.onion/8",
+                           &masked) != RC_OK);
+}
+
 int main(void)
 {
     TEST(test_frame_roundtrip);
+    TEST(test_onion_names);
     TEST(test_frame_rejects);
     TEST(test_version_roundtrip);
     TEST(test_inv_and_locator);

@@ -185,18 +185,20 @@ static int read_count(struct reader *r, uint64_t max, size_t min_size, uint64_t 
     if (rc) {
         return reader_err(r, rc, err, err_len);
     }
+    /* As Core reads a vector: all of it first (a message that ends early is malformed),
+     * then its size against the limit. */
+    if (*n > reader_left(r) / min_size) {
+        if (err && err_len) {
+            snprintf(err, err_len, "%s %llu: the message ends early", what, (unsigned long long)*n);
+        }
+        return RC_TRUNCATED;
+    }
     if (*n > max) {
         if (err && err_len) {
             snprintf(err, err_len, "%s %llu over the limit of %llu", what, (unsigned long long)*n,
                      (unsigned long long)max);
         }
         return RC_TOO_LARGE;
-    }
-    if (*n * min_size > reader_left(r)) {
-        if (err && err_len) {
-            snprintf(err, err_len, "%s %llu: the message ends early", what, (unsigned long long)*n);
-        }
-        return RC_TRUNCATED;
     }
     return RC_OK;
 }
@@ -211,6 +213,7 @@ int net_inv_parse(const uint8_t *p, size_t len, struct net_inv **out, size_t *n,
     uint64_t count = 0;
     int rc = read_count(&r, NET_MAX_INV, 36, &count, err, err_len, "inventory count");
     if (rc) {
+        *n = rc == RC_TOO_LARGE ? (size_t)count : 0; /* the size, for the caller's log */
         return rc;
     }
     struct net_inv *v = xmalloc((count ? count : 1) * sizeof(*v));
@@ -361,6 +364,7 @@ int net_addrmsg_parse(const uint8_t *p, size_t len, int v2, struct net_addr_msg_
     uint64_t count = 0;
     int rc = read_count(&r, NET_MAX_ADDR, v2 ? 9 : 30, &count, err, err_len, "addr count");
     if (rc) {
+        *n = rc == RC_TOO_LARGE ? (size_t)count : 0; /* the size, for the caller's log */
         return rc;
     }
     struct net_addr_msg_entry *a = xcalloc(count ? count : 1, sizeof(*a));

@@ -103,7 +103,8 @@ struct net_inv {
 };
 
 /** Decodes inv / getdata / notfound: *out (caller frees) gets *n entries, at most
- *  NET_MAX_INV (more: RC_TOO_LARGE). */
+ *  NET_MAX_INV (more, all there: RC_TOO_LARGE with *n the count, as Core reads the whole
+ *  vector before it checks; a count the message cannot hold: RC_TRUNCATED). */
 int net_inv_parse(const uint8_t *p, size_t len, struct net_inv **out, size_t *n, char *err,
                   size_t err_len);
 void net_inv_serialize(struct buf *out, const struct net_inv *inv, size_t n);
@@ -144,7 +145,8 @@ struct net_addr_msg_entry {
 };
 
 /** Decodes addr (v2 = 0) or addrv2 (v2 = 1): *out (caller frees), *n at most NET_MAX_ADDR
- *  (more: RC_TOO_LARGE). addrv2 entries of unknown networks or wrong lengths for a known
+ *  (more, all there: RC_TOO_LARGE with *n the count; a count the message cannot hold:
+ *  RC_TRUNCATED). addrv2 entries of unknown networks or wrong lengths for a known
  *  one are skipped (BIP155); an address field over 512 bytes is an error. A legacy IPv6
  *  entry holding a mapped IPv4 address comes out as IPv4. */
 int net_addrmsg_parse(const uint8_t *p, size_t len, int v2, struct net_addr_msg_entry **out,

@@ -1439,7 +1439,7 @@ static void on_addr(struct sync *s, struct peer *p, const uint8_t *d, size_t len
     size_t k = 0;
     int rc = net_addrmsg_parse(d, len, v2, &a, &k, err, sizeof(err));
     if (rc == RC_TOO_LARGE) {
-        net_misbehaving(p, "%s message size = %s", v2 ? "addrv2" : "addr", err);
+        net_misbehaving(p, "%s message size = %zu", v2 ? "addrv2" : "addr", k);
         return;
     }
     if (rc != RC_OK) {

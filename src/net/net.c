@@ -271,6 +271,12 @@ int net_peer_detecting(const struct peer *p)
     return p->v2 && v2t_kind(p->v2) == V2T_DETECTING;
 }
 
+const char *net_peer_transport_name(const struct peer *p)
+{
+    static const char *const names[] = {"detecting", "v1", "v2"};
+    return names[p->v2 ? (int)v2t_kind(p->v2) : V2T_IS_V1];
+}
+
 void net_peer_disconnect(struct peer *p, const char *why)
 {
     if (p->disconnect) {

@@ -248,6 +248,8 @@ void net_send_empty(struct peer *p, const char *command);
 /* 1 while p's v2 transport has not finished its handshake or found a v1 peer (getpeerinfo's
  * "detecting"). */
 int net_peer_detecting(const struct peer *p);
+/* p's transport as Core names it in logs and getpeerinfo: "v1", "v2" or "detecting". */
+const char *net_peer_transport_name(const struct peer *p);
 /* Marks p for disconnection (freed from the loop, peer_gone then). */
 void net_peer_disconnect(struct peer *p, const char *why);
 /* Core's Misbehaving + MaybeDiscourageAndDisconnect: logs, then disconnects the peer unless

@@ -49,6 +49,7 @@ struct peer_sync {
     struct block_index *best_known;  /* the best block the peer has (from its headers) */
     struct block_index *last_common; /* with our active chain, for the download walk */
     struct block_index *best_sent;   /* the best header we announced or sent to it */
+    struct block_index *tip_at_handshake; /* our tip when its handshake ended: not announced */
     uint8_t best_unknown[32];        /* an announced hash whose header we lack */
     int has_best_unknown;
     int sync_started;

@@ -356,13 +356,23 @@ static void on_verack(struct sync *s, struct peer *p)
         return;
     }
     if (p->ps->handshake_done) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "ignoring redundant verack message from peer=%lld",
+            (long long)p->id);
         return;
     }
     p->ps->handshake_done = 1;
-    LOG_INFO("New %s %s peer connected: version: %d, blocks=%d, peer=%lld%s%s",
-             net_conn_type_name(p->conn_type), p->conn_type == CONN_INBOUND ? "v1" : "v1",
-             p->ps->ver.version, p->ps->ver.start_height, (long long)p->id,
-             log_ips() ? ", peeraddr=" : "", log_ips() ? p->addr_str : "");
+    /* Blocks connected before now are not news to this peer (Core announces a block only to
+     * the peers it had when the block connected). */
+    chainstate_read_lock(s->cs);
+    p->ps->tip_at_handshake = chainstate_tip(s->cs);
+    chainstate_read_unlock(s->cs);
+    /* Core's line: at info for outbound peers, at debug for inbound ones (an attacker could
+     * have it written at a high rate). */
+    uint32_t cat = p->conn_type == CONN_INBOUND ? LOG_CAT_NET : LOG_CAT_NONE;
+    LOG(cat, cat == LOG_CAT_NET ? LOG_LVL_DEBUG : LOG_LVL_INFO,
+        "New %s peer connected: transport: %s, version: %d, peer=%lld%s%s",
+        net_conn_type_name(p->conn_type), net_peer_transport_name(p), p->ps->ver.version,
+        (long long)p->id, log_ips() ? ", peeraddr=" : "", log_ips() ? p->addr_str : "");
     if (p->ps->ver.version >= NET_SENDHEADERS_VERSION) {
         net_send_empty(p, "sendheaders");
     }
@@ -1764,7 +1774,7 @@ static void announce_tip(struct sync *s, struct block_index *old_tip, struct blo
         if (p->disconnect || !p->ps->handshake_done) {
             continue;
         }
-        if (peer_has_header(p, tip)) {
+        if (peer_has_header(p, tip) || p->ps->tip_at_handshake == tip) {
             continue;
         }
         int sent = 0;
@@ -2098,6 +2108,11 @@ int sync_new(struct sync **out, struct net *n)
     s->peer_timeout = n->opt.peer_timeout;
     s->relay = n->opt.mempool && !n->opt.blocks_only;
     s->block_filters = n->opt.block_filters;
+    /* The tip loaded at start is not news: only blocks connected from now on are announced
+     * (Core's UpdatedBlockTip), so a peer that connects early is not sent it. */
+    chainstate_read_lock(s->cs);
+    s->last_tip = chainstate_tip(s->cs);
+    chainstate_read_unlock(s->cs);
     txrelay_new(&s->txr, n, s->cs, n->opt.mempool, n->opt.blocks_only);
     struct cmpctrelay_sink sink = {
         .ctx = s, .block = on_rebuilt_block, .headers_wanted = on_unconnected_cmpct};

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "crypto/sha3.h"
 #include "util/rc.h"
 
 static const uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
@@ -131,6 +133,60 @@ static int split_host_port(const char *s, char *host, size_t host_len, char *por
     return RC_OK;
 }
 
+/* Tor v3's name: base32 of the key, two checksum bytes (SHA3-256 of ".onion checksum",
+ * key and version) and the version 3 (rend-spec-v3, Core's OnionToString). */
+static void onion_checksum(const uint8_t key[32], uint8_t out2[2])
+{
+    static const char prefix[] = ".onion checksum";
+    uint8_t m[sizeof(prefix) - 1 + 33], h[32];
+    memcpy(m, prefix, sizeof(prefix) - 1);
+    memcpy(m + sizeof(prefix) - 1, key, 32);
+    m[sizeof(m) - 1] = 3;
+    sha3_256(h, m, sizeof(m));
+    out2[0] = h[0];
+    out2[1] = h[1];
+}
+
+/* "<56 base32 characters>.onion" (any case) with a good checksum and version 3 into out's
+ * net, len and key (port left 0). 1 if it was one. */
+static int onion_decode(const char *host, struct net_addr *out)
+{
+    size_t n = strlen(host);
+    if (n != 56 + 6 || strcasecmp(host + 56, ".onion") != 0) {
+        return 0;
+    }
+    uint8_t raw[35];
+    uint32_t acc = 0;
+    int bits = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < 56; i++) {
+        char c = host[i];
+        int v = (c >= 'a' && c <= 'z') ? c - 'a'
+                : (c >= 'A' && c <= 'Z') ? c - 'A'
+                : (c >= '2' && c <= '7') ? c - '2' + 26
+                                         : -1;
+        if (v < 0) {
+            return 0;
+        }
+        acc = (acc << 5) | (uint32_t)v;
+        bits += 5;
+        if (bits >= 8) {
+            raw[k++] = (uint8_t)(acc >> (bits - 8));
+            bits -= 8;
+        }
+    }
+    uint8_t sum[2];
+    onion_checksum(raw, sum);
+    if (k != 35 || raw[34] != 3 || raw[32] != sum[0] || raw[33] != sum[1]) {
+        return 0;
+    }
+    memset(out, 0, sizeof(*out));
+    out->net = BIP155_TORV3;
+    out->len = 32;
+    memcpy(out->addr, raw, 32);
+    return 1;
+}
+
 int net_addr_parse(const char *s, uint16_t default_port, int allow_lookup, struct net_addr *out,
                    char *err, size_t err_len)
 {
@@ -158,6 +214,10 @@ int net_addr_parse(const char *s, uint16_t default_port, int allow_lookup, struc
     }
     if (inet_pton(AF_INET6, host, b) == 1) {
         net_addr_from_ip16(b, port, out);
+        return RC_OK;
+    }
+    if (onion_decode(host, out)) {
+        out->port = port;
         return RC_OK;
     }
     if (!allow_lookup) {
@@ -208,12 +268,15 @@ void net_addr_format(const struct net_addr *a, int with_port, char out[NET_ADDR_
     case BIP155_CJDNS:
         inet_ntop(AF_INET6, a->addr, host, sizeof(host));
         break;
-    case BIP155_TORV3:
-        /* The name's checksum needs SHA3: shown without it is not a valid name, so the
-         * raw key is shown as Core shows an unknown address. */
-        base32(a->addr, 32, host);
+    case BIP155_TORV3: {
+        uint8_t raw[35];
+        memcpy(raw, a->addr, 32);
+        onion_checksum(a->addr, raw + 32);
+        raw[34] = 3;
+        base32(raw, sizeof(raw), host);
         strcat(host, ".onion");
         break;
+    }
     case BIP155_I2P:
         base32(a->addr, 32, host);
         strcat(host, ".b32.i2p");

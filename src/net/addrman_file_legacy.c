@@ -1,6 +1,8 @@
-/* Saving and loading the address manager (addrman.h): the peers.dat format of doc/files.md,
- * "Peer addresses (peers.dat)". Loading builds a separate state, checks every field and
- * reference against the tables it rebuilds, and only then replaces the caller's.
+/* bitnode's own former peers.dat format (doc/files.md, "bitnode's former peers.dat"), still
+ * read so that a datadir written by an older bitnode keeps its addresses; the file is
+ * written in Core's format (addrman_file.c) from then on. The writer stays for the tests
+ * that make such files. Loading builds a separate state, checks every field and reference
+ * against the tables it rebuilds, and only then replaces the caller's.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,13 +11,11 @@
 #include "crypto/hash.h"
 #include "net/addrman.h"
 #include "net/addrman_impl.h"
-#include "util/fs.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
 #define FILE_VERSION 1u
 #define FILE_HEADER_BYTES 48 /* magic, version, key, two counts */
-#define FILE_MAX_BYTES (32u << 20)
 #define NEW_SLOTS (ADDRMAN_NEW_BUCKET_COUNT * ADDRMAN_BUCKET_SIZE)
 #define TRIED_SLOTS (ADDRMAN_TRIED_BUCKET_COUNT * ADDRMAN_BUCKET_SIZE)
 
@@ -47,7 +47,7 @@ static void put_entry(struct buf *out, const struct addrman_entry *e, int tried_
     }
 }
 
-void addrman_serialize(const struct addrman *am, struct buf *out, const uint8_t magic[4])
+void addrman_legacy_serialize(const struct addrman *am, struct buf *out, const uint8_t magic[4])
 {
     size_t start = out->len;
     buf_append(out, magic, 4);
@@ -219,8 +219,8 @@ static int read_entry(struct reader *r, struct addrman *st, size_t index, int wa
     return RC_OK;
 }
 
-int addrman_deserialize(struct addrman *am, const uint8_t *p, size_t len, const uint8_t magic[4],
-                        char *err, size_t err_len)
+int addrman_legacy_deserialize(struct addrman *am, const uint8_t *p, size_t len,
+                               const uint8_t magic[4], char *err, size_t err_len)
 {
     static const uint8_t zero[32];
     if (len < 8) {
@@ -284,35 +284,6 @@ int addrman_deserialize(struct addrman *am, const uint8_t *p, size_t len, const 
         free(st);
         return RC_CORRUPT;
     }
-    /* Replace am's state with st's, keeping am's PRNG. */
-    struct addrman_rng keep = am->rng;
-    addrman_state_free_contents(am);
-    memcpy(am, st, sizeof(*am));
-    am->rng = keep;
-    free(st);
+    addrman_state_adopt(am, st);
     return RC_OK;
-}
-
-int addrman_save(const struct addrman *am, const char *path, const uint8_t magic[4], char *err,
-                 size_t err_len)
-{
-    struct buf b;
-    buf_init(&b);
-    addrman_serialize(am, &b, magic);
-    int rc = fs_write_file_atomic(path, b.data, b.len, 0600, err, err_len);
-    buf_clear(&b);
-    return rc;
-}
-
-int addrman_load(struct addrman *am, const char *path, const uint8_t magic[4], char *err,
-                 size_t err_len)
-{
-    struct buf b;
-    buf_init(&b);
-    int rc = fs_read_file(path, &b, FILE_MAX_BYTES, err, err_len);
-    if (rc == RC_OK) {
-        rc = addrman_deserialize(am, b.data, b.len, magic, err, err_len);
-    }
-    buf_clear(&b);
-    return rc;
 }

@@ -41,6 +41,8 @@
 #ifndef PACKAGE_NAME
 #define PACKAGE_NAME "bitnode"
 #endif
+/* Where Core's start-up errors send bug reports (its words, which its tests read). */
+#define NET_BUGREPORT "https://github.com/bitcoin/bitcoin/issues"
 
 const char *const net_msg_type_names[NET_N_MSG_TYPES] = {
     "addr",         "addrv2",       "block",       "blocktxn",    "cfcheckpt",   "cfheaders",
@@ -1551,32 +1553,57 @@ static void save_addrs(struct net *n)
     free(path);
 }
 
-static void load_addrs(struct net *n)
+/* Core's LoadAddrman: a missing file is created at once; one of a format too new is renamed
+ * to peers.dat.bak and a new one created; any other failure stops start-up with Core's
+ * words (err). Returns 0 or RC_CORRUPT. */
+static int load_addrs(struct net *n, char *err, size_t err_len)
 {
     if (!n->opt.net_dir) {
-        return;
+        return RC_OK;
     }
     char *path = peers_path(n);
-    char err[256];
+    char why[512];
+    int old_format = 0, rc;
     LOG_INFO("init message: Loading P2P addresses\u2026");
-    int rc = addrman_load(n->am, path, n->p->magic, err, sizeof(err));
+    int64_t t0 = time_mono_us();
+    rc = addrman_load(n->am, &old_format, path, n->p->magic, why, sizeof(why));
     if (rc == RC_OK) {
-        LOG_INFO("Loaded %zu addresses from peers.dat", addrman_size(n->am, -1, -1));
+        LOG_INFO("Loaded %zu addresses from peers.dat %lldms", addrman_size(n->am, -1, -1),
+                 (long long)((time_mono_us() - t0) / 1000));
+        if (old_format) {
+            LOG_INFO("peers.dat was in bitnode's former format; it is written in Bitcoin Core's "
+                     "from now on");
+        }
     } else if (rc == RC_NOT_FOUND) {
         LOG_INFO("Creating peers.dat because the file was not found (\"%s\")", path);
-    } else {
-        /* Core: a corrupt or unreadable peers.dat is moved aside and the node starts
-         * with no addresses. */
+        save_addrs(n);
+    } else if (rc == RC_INVALID) {
         size_t l = strlen(path) + 5;
         char *bak = xmalloc(l);
         snprintf(bak, l, "%s.bak", path);
-        LOG_WARN("Invalid or corrupt peers.dat (%s). Moved it to %s; starting with no "
-                 "addresses",
-                 err, bak);
-        rename(path, bak);
+        if (rename(path, bak) != 0) {
+            snprintf(err, err_len, "Failed to rename invalid peers.dat file. Please move or "
+                                   "delete it and try again.");
+            free(bak);
+            free(path);
+            return RC_CORRUPT;
+        }
         free(bak);
+        LOG_WARN("Creating new peers.dat because the file version was not compatible (\"%s\"). "
+                 "Original backed up to peers.dat.bak",
+                 path);
+        save_addrs(n);
+    } else {
+        snprintf(err, err_len,
+                 "Invalid or corrupt peers.dat (%s). If you believe this is a bug, please report "
+                 "it to %s. As a workaround, you can move the file (\"%s\") out of the way "
+                 "(rename, move, or delete) to have a new one created on the next start.",
+                 why, NET_BUGREPORT, path);
+        free(path);
+        return RC_CORRUPT;
     }
     free(path);
+    return RC_OK;
 }
 
 /* An outbound address of the same network group as one we are connected to: skipped, so
@@ -2021,7 +2048,10 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
     }
     n->n_seednodes = opt->n_seednode;
     n->am = addrman_new(opt->deterministic_addrman ? 1 : 0);
-    load_addrs(n);
+    if ((rc = load_addrs(n, err, err_len)) != RC_OK) {
+        net_transport_free(n);
+        return rc;
+    }
     n->start_time = net_now(n);
     n->next_addr_dump = n->start_time + 15 * 60;
     for (size_t i = 0; i < opt->n_connect; i++) {

@@ -8,6 +8,7 @@
 #include "crypto/hash.h"
 #include "net/addrman.h"
 #include "net/addrman_impl.h"
+#include "net/anchors.h"
 #include "net/netaddr.h"
 #include "test.h"
 #include "util/buf.h"
@@ -1317,6 +1318,84 @@ static void test_core_image(void)
     buf_clear(&b);
 }
 
+/* anchors.dat: the round trip, Core's bytes, and every way a file is refused. */
+static void test_anchors(void)
+{
+    struct addrman_addr v[2];
+    memset(v, 0, sizeof(v));
+    v[0].addr = ip4(127, 0, 0, 1, 0x3d0e);
+    v[0].time = 100000000;
+    v[1].addr = keyed_addr(BIP155_TORV3, 0x79, 0x11);
+    v[1].services = 9;
+    v[1].time = NOW;
+    struct buf b;
+    buf_init(&b);
+    anchors_serialize(&b, magic, v, 2);
+    /* magic, count, then the first CAddress: version, time, services, net, length, ip,
+     * port (big-endian), as feature_anchors.py reads it. */
+    CHECK_EQ_INT(b.data[4], 2);
+    CHECK_EQ_INT(rd_u32le(b.data + 5), 220000u | (1u << 29));
+    CHECK_EQ_INT(rd_u32le(b.data + 9), 100000000);
+    CHECK_EQ_INT(b.data[13], 0);
+    static const uint8_t tail[9] = {1, 4, 127, 0, 0, 1, 0x3d, 0x0e, 0x60};
+    CHECK_EQ_MEM(b.data + 14, tail, 9);
+    CHECK_EQ_INT(b.len, 4 + 1 + (4 + 4 + 1 + 1 + 1 + 4 + 2) + (4 + 4 + 1 + 1 + 1 + 32 + 2) + 32);
+    struct addrman_addr *got = NULL;
+    size_t n = 0;
+    char err[256] = "";
+    CHECK_EQ_INT(anchors_deserialize(&got, &n, b.data, b.len, magic, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(n, 2);
+    CHECK(n == 2 && net_addr_same_ip(&got[1].addr, &v[1].addr) && got[1].addr.port == 8333 &&
+          got[1].services == 9 && got[1].time == NOW && got[0].addr.port == 0x3d0e);
+    free(got);
+
+    /* Damage: a byte put in (feature_anchors.py), a flipped bit, another magic, cut short. */
+    struct buf c;
+    buf_init(&c);
+    buf_append(&c, b.data, 20);
+    buf_put_u8(&c, '1');
+    buf_append(&c, b.data + 20, b.len - 20);
+    CHECK(anchors_deserialize(&got, &n, c.data, c.len, magic, err, sizeof(err)) == RC_CORRUPT);
+    CHECK(got == NULL && n == 0);
+    buf_reset(&c);
+    buf_append(&c, b.data, b.len);
+    c.data[30] ^= 4;
+    CHECK_EQ_INT(anchors_deserialize(&got, &n, c.data, c.len, magic, err, sizeof(err)),
+                 RC_CORRUPT);
+    CHECK(strstr(err, "Checksum mismatch, data corrupted") != NULL);
+    c.data[30] ^= 4;
+    c.data[0] ^= 1;
+    CHECK_EQ_INT(anchors_deserialize(&got, &n, c.data, c.len, magic, err, sizeof(err)),
+                 RC_CORRUPT);
+    CHECK(strstr(err, "Invalid network magic number") != NULL);
+    CHECK_EQ_INT(anchors_deserialize(&got, &n, b.data, b.len - 1, magic, err, sizeof(err)),
+                 RC_CORRUPT);
+    CHECK(strstr(err, "end of file") != NULL);
+
+    /* Through the file: read once, then gone; a missing file is no anchors. */
+    char path[128];
+    path_in_tmp(path, sizeof(path), "anchors.dat");
+    CHECK_EQ_INT(anchors_save(path, magic, v, 2, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(anchors_load(&got, &n, path, magic, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(n, 2);
+    free(got);
+    CHECK(access(path, F_OK) != 0);
+    CHECK_EQ_INT(anchors_load(&got, &n, path, magic, err, sizeof(err)), RC_NOT_FOUND);
+    FILE *f = fopen(path, "wb");
+    fwrite(c.data, 1, c.len, f);
+    fclose(f);
+    CHECK_EQ_INT(anchors_load(&got, &n, path, magic, err, sizeof(err)), RC_CORRUPT);
+    CHECK(got == NULL && n == 0 && access(path, F_OK) != 0);
+    /* None to write is a file too (Core writes an empty list). */
+    buf_reset(&b);
+    anchors_serialize(&b, magic, NULL, 0);
+    CHECK_EQ_INT(b.len, 4 + 1 + 32);
+    CHECK_EQ_INT(anchors_deserialize(&got, &n, b.data, b.len, magic, err, sizeof(err)), RC_OK);
+    CHECK(got == NULL && n == 0);
+    buf_clear(&c);
+    buf_clear(&b);
+}
+
 static void test_load_fuzz(void)
 {
     test_rng_state = 4242;
@@ -1479,6 +1558,7 @@ int main(void)
     TEST(test_legacy_load_refusals);
     TEST(test_core_refusals);
     TEST(test_core_image);
+    TEST(test_anchors);
     TEST(test_load_fuzz);
     TEST(test_random_invariants);
     rmdir(tmpdir);

@@ -573,7 +573,7 @@ static void signal_ready(struct node *n)
 /* Step 17: the P2P service from its options (node/net_args.c), started. */
 static int start_net(struct node *n)
 {
-    char err[512];
+    char err[1024];
     init_message(n, "Starting network threads\u2026");
     struct node_net_args na;
     int rc = node_net_options(&na, n->args, n->ctx.params, node_chain_is_custom_signet(&n->chain),

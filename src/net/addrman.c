@@ -263,6 +263,12 @@ static int new_bucket(const struct addrman *am, const struct net_addr *a,
     return (int)(siphash24(am->kb[0], am->kb[1], m, n) % ADDRMAN_NEW_BUCKET_COUNT);
 }
 
+int addrman_new_bucket(const struct addrman *am, const struct net_addr *a,
+                       const struct net_addr *src)
+{
+    return new_bucket(am, a, src);
+}
+
 /* Core's GetBucketPosition: the slot of a in bucket of the new (is_new) or tried table. */
 int addrman_bucket_position(const struct addrman *am, int is_new, int bucket,
                             const struct net_addr *a)
@@ -575,6 +581,15 @@ void addrman_state_free_contents(struct addrman *am)
     free(am->free_ids);
     free(am->random);
     free(am->map);
+}
+
+void addrman_state_adopt(struct addrman *am, struct addrman *st)
+{
+    struct addrman_rng keep = am->rng;
+    addrman_state_free_contents(am);
+    memcpy(am, st, sizeof(*am));
+    am->rng = keep;
+    free(st);
 }
 
 struct addrman *addrman_new(uint64_t seed)

@@ -230,25 +230,32 @@ int addrman_addr_acceptable(const struct net_addr *a);
  *  Returns: 0, or RC_CORRUPT with err saying which invariant failed (a bug). */
 int addrman_check(const struct addrman *am, char *err, size_t err_len);
 
-/** Appends the whole state in the peers.dat format (doc/files.md) to out: magic, version,
- *  key, every entry with its statistics and bucket references, sha256d checksum. The output
- *  is canonical: equal states give equal bytes. */
+/** Appends the whole state in Bitcoin Core's peers.dat format (doc/files.md): magic, format
+ *  4 with compat 36, key, counts, every entry (CAddress in BIP155 form, source, last
+ *  success, attempts: the last try is memory only, as in Core), the new buckets' lists, a
+ *  zero asmap version, sha256d checksum. Canonical: equal states give equal bytes. */
 void addrman_serialize(const struct addrman *am, struct buf *out, const uint8_t magic[4]);
 
-/** Replaces am's entries and key with those in p[0..len) (a peers.dat image). Every field is
- *  bounds-checked and every reference checked against the tables it rebuilds; nothing in the
- *  input can crash it or leave a half-loaded state.
+/** Replaces am's entries and key with those in p[0..len) (a peers.dat image in Core's
+ *  formats 0 to 4, or bitnode's former format), as Core's AddrMan::Unserialize does: new
+ *  entries keep their buckets when the bucket count and asmap version are Core's defaults
+ *  (else each goes to its source's bucket), tried entries take the slot their hash gives;
+ *  an entry that collides, or whose address this addrman does not take, is dropped. Nothing
+ *  in the input can crash it or leave a half-loaded state.
  *
  *  Returns: 0 on success (am holds the file's state; its PRNG is kept).
- *           RC_INVALID: a format version this code does not read (Core renames such a file
- *           to peers.dat.bak and starts empty).
- *           RC_CORRUPT: wrong magic (another network's file), bad checksum, truncation, or
- *           an inconsistent entry; err names the field, entry and offset.
+ *           RC_INVALID: a format this code cannot read (lowest compatible over 4): Core
+ *           renames such a file to peers.dat.bak and starts empty.
+ *           RC_CORRUPT: anything else, err holding Core's words, in Core's order (e.g.
+ *           "Invalid network magic number", "AutoFile::read: end of file: iostream error",
+ *           "Corrupt AddrMan serialization: nTried=...", "Corrupt data. Consistency check
+ *           failed with code -16: iostream error", "Checksum mismatch, data corrupted").
  *           On failure am is unchanged.
+ *  Out:     old_format (may be NULL): 1 if the image was bitnode's former format.
  *  In:      magic: the chain's message start (the file must carry the same).
  */
-int addrman_deserialize(struct addrman *am, const uint8_t *p, size_t len, const uint8_t magic[4],
-                        char *err, size_t err_len);
+int addrman_deserialize(struct addrman *am, int *old_format, const uint8_t *p, size_t len,
+                        const uint8_t magic[4], char *err, size_t err_len);
 
 /** Writes addrman_serialize's output to path atomically (path.tmp, fsync, rename), mode 0600.
  *  Returns: 0 or RC_IO with err filled. */
@@ -256,12 +263,12 @@ int addrman_save(const struct addrman *am, const char *path, const uint8_t magic
                  size_t err_len);
 
 /** Reads path and addrman_deserialize's it into am.
- *  Returns: 0; RC_NOT_FOUND if there is no file (start empty, nothing to rename); RC_IO or
- *           RC_TOO_LARGE (over 32 MiB) if it cannot be read; RC_INVALID or RC_CORRUPT as
- *           addrman_deserialize (the caller logs err, renames the file aside and carries on
- *           with am, unchanged, i.e. empty at start-up). err is filled on every failure.
+ *  Returns: 0; RC_NOT_FOUND if there is no file; RC_IO or RC_TOO_LARGE (over 32 MiB) if it
+ *           cannot be read; RC_INVALID or RC_CORRUPT as addrman_deserialize. err is filled
+ *           on every failure; am is unchanged then.
+ *  Out:     old_format (may be NULL): as addrman_deserialize.
  */
-int addrman_load(struct addrman *am, const char *path, const uint8_t magic[4], char *err,
-                 size_t err_len);
+int addrman_load(struct addrman *am, int *old_format, const char *path, const uint8_t magic[4],
+                 char *err, size_t err_len);
 
 #endif

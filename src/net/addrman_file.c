@@ -1,295 +1,431 @@
-/* Saving and loading the address manager (addrman.h): the peers.dat format of doc/files.md,
- * "Peer addresses (peers.dat)". Loading builds a separate state, checks every field and
- * reference against the tables it rebuilds, and only then replaces the caller's.
+/* Saving and loading the address manager (addrman.h) in Bitcoin Core's peers.dat format
+ * (doc/files.md, "Peer addresses (peers.dat)"), so that Core's file loads here and ours
+ * there. Loading follows Core's AddrMan::Unserialize step by step, its failures in its words
+ * and order: the entries, then the new table's bucket lists, restored where the bucket count
+ * and asmap version match (else each entry re-bucketed by its source, as Core does), tried
+ * entries placed by their hash, collisions and addresses this addrman does not take dropped,
+ * Core's consistency codes, and last the checksum. It builds a separate state and only then
+ * replaces the caller's. A file in bitnode's former format goes to addrman_file_legacy.c.
  */
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crypto/hash.h"
+#include "net/addrfile.h"
 #include "net/addrman.h"
 #include "net/addrman_impl.h"
 #include "util/fs.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
-#define FILE_VERSION 1u
-#define FILE_HEADER_BYTES 48 /* magic, version, key, two counts */
+#define FILE_FORMAT 4          /* Core's Format::V4_MULTIPORT, the one written */
+#define LOWEST_COMPATIBLE 4    /* formats before it cannot read ours */
+#define INCOMPATIBILITY_BASE 32
+#define FORMAT_V1_DETERMINISTIC 1 /* the bucket count is XORed with 2^30 */
+#define FORMAT_V2_ASMAP 2         /* an asmap version follows the buckets */
+#define FORMAT_V3_BIP155 3        /* addresses in BIP155 form */
+#define BUCKETS_XOR (1 << 30)
 #define FILE_MAX_BYTES (32u << 20)
 #define NEW_SLOTS (ADDRMAN_NEW_BUCKET_COUNT * ADDRMAN_BUCKET_SIZE)
 #define TRIED_SLOTS (ADDRMAN_TRIED_BUCKET_COUNT * ADDRMAN_BUCKET_SIZE)
 
-static void put_addr(struct buf *out, const struct net_addr *a)
-{
-    buf_put_u8(out, a->net);
-    buf_put_u8(out, a->len);
-    buf_append(out, a->addr, a->len);
-    buf_put_u16le(out, a->port);
-}
+/* ---- writing ---- */
 
-static void put_entry(struct buf *out, const struct addrman_entry *e, int tried_bucket_no)
+static void put_info(struct buf *out, const struct addrman_entry *e)
 {
-    buf_put_u8(out, e->in_tried);
-    put_addr(out, &e->addr);
-    buf_put_u64le(out, e->services);
-    buf_put_u64le(out, (uint64_t)e->time);
-    buf_put_u64le(out, (uint64_t)e->last_try);
+    uint32_t time = e->time > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)e->time;
+    addrfile_put_caddr(out, &e->addr, e->services, time);
+    addrfile_put_netaddr(out, &e->source);
     buf_put_u64le(out, (uint64_t)e->last_success);
     buf_put_u32le(out, (uint32_t)e->attempts);
-    put_addr(out, &e->source);
-    if (e->in_tried) {
-        buf_put_u16le(out, (uint16_t)tried_bucket_no);
-    } else {
-        buf_put_u8(out, e->ref_count);
-        for (int i = 0; i < e->ref_count; i++) {
-            buf_put_u16le(out, e->new_buckets[i]);
-        }
-    }
 }
 
 void addrman_serialize(const struct addrman *am, struct buf *out, const uint8_t magic[4])
 {
+    static const uint8_t no_asmap[32];
     size_t start = out->len;
     buf_append(out, magic, 4);
-    buf_put_u32le(out, FILE_VERSION);
+    buf_put_u8(out, FILE_FORMAT);
+    buf_put_u8(out, INCOMPATIBILITY_BASE + LOWEST_COMPATIBLE);
     buf_append(out, am->key, 32);
-    buf_put_u32le(out, (uint32_t)am->n_tried);
     buf_put_u32le(out, (uint32_t)am->n_new);
-    /* Table order, not id order, so that equal states give equal files. */
-    for (int b = 0; b < ADDRMAN_TRIED_BUCKET_COUNT; b++) {
-        for (int i = 0; i < ADDRMAN_BUCKET_SIZE; i++) {
-            if (am->tried_table[b][i] != NO_ID) {
-                put_entry(out, &am->entries[am->tried_table[b][i]], b);
-            }
-        }
+    buf_put_u32le(out, (uint32_t)am->n_tried);
+    buf_put_u32le(out, (uint32_t)(ADDRMAN_NEW_BUCKET_COUNT ^ BUCKETS_XOR));
+    /* New entries in the order the table meets them, tried ones in table order: equal
+     * states give equal files. */
+    int32_t *index = xmalloc((am->entries_len ? am->entries_len : 1) * sizeof(*index));
+    for (size_t i = 0; i < am->entries_len; i++) {
+        index[i] = -1;
     }
-    uint8_t *seen = xcalloc(am->entries_len ? am->entries_len : 1, 1);
+    int32_t k = 0;
     for (int b = 0; b < ADDRMAN_NEW_BUCKET_COUNT; b++) {
         for (int i = 0; i < ADDRMAN_BUCKET_SIZE; i++) {
             int32_t id = am->new_table[b][i];
-            if (id != NO_ID && !seen[id]) {
-                seen[id] = 1;
-                put_entry(out, &am->entries[id], 0);
+            if (id != NO_ID && index[id] < 0) {
+                index[id] = k++;
+                put_info(out, &am->entries[id]);
             }
         }
     }
-    free(seen);
+    for (int b = 0; b < ADDRMAN_TRIED_BUCKET_COUNT; b++) {
+        for (int i = 0; i < ADDRMAN_BUCKET_SIZE; i++) {
+            if (am->tried_table[b][i] != NO_ID) {
+                put_info(out, &am->entries[am->tried_table[b][i]]);
+            }
+        }
+    }
+    for (int b = 0; b < ADDRMAN_NEW_BUCKET_COUNT; b++) {
+        uint32_t n = 0;
+        for (int i = 0; i < ADDRMAN_BUCKET_SIZE; i++) {
+            n += am->new_table[b][i] != NO_ID;
+        }
+        buf_put_u32le(out, n);
+        for (int i = 0; i < ADDRMAN_BUCKET_SIZE; i++) {
+            if (am->new_table[b][i] != NO_ID) {
+                buf_put_u32le(out, (uint32_t)index[am->new_table[b][i]]);
+            }
+        }
+    }
+    free(index);
+    buf_append(out, no_asmap, 32); /* no asmap: Core's zero version */
     uint8_t sum[32];
     hash_sha256d(sum, out->data + start, out->len - start);
     buf_append(out, sum, 32);
 }
 
-/* Records an inconsistency of entry index (at offset off) and returns RC_CORRUPT. */
-static int bad_entry(struct reader *r, size_t index, size_t off, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int bad_entry(struct reader *r, size_t index, size_t off, const char *fmt, ...)
-{
-    char what[128];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
-    va_end(ap);
-    return reader_fail(r, RC_CORRUPT, "entry %zu at offset %zu: %s", index, off, what);
-}
+/* ---- reading ---- */
 
-static int read_addr(struct reader *r, struct net_addr *a, const char *what)
-{
-    memset(a, 0, sizeof(*a));
-    if (reader_u8(r, &a->net, what) || reader_u8(r, &a->len, what)) {
-        return r->rc;
-    }
-    if (a->len > sizeof(a->addr)) {
-        return reader_fail(r, RC_CORRUPT, "%s at offset %zu: length %u over 32", what, r->pos - 1,
-                           a->len);
-    }
-    if (reader_bytes(r, a->addr, a->len, what) || reader_u16le(r, &a->port, what)) {
-        return r->rc;
-    }
-    return RC_OK;
-}
-
-static int read_time(struct reader *r, int64_t *t, const char *what, size_t index, size_t off)
-{
-    uint64_t v;
-    if (reader_u64le(r, &v, what)) {
-        return r->rc;
-    }
-    if (v > (uint64_t)ADDRMAN_TIME_MAX) {
-        return bad_entry(r, index, off, "%s %llu out of range", what, (unsigned long long)v);
-    }
-    *t = (int64_t)v;
-    return RC_OK;
-}
-
-/* Reads entry index (expected in tried or new) into st, checking it against st's tables. */
-static int read_entry(struct reader *r, struct addrman *st, size_t index, int want_tried)
-{
-    size_t off = r->pos;
-    uint8_t table;
+/* One AddrInfo as read, and what placing it gave. */
+struct file_entry {
     struct net_addr addr, source;
     uint64_t services;
-    int64_t time = 0, last_try = 0, last_success = 0;
-    uint32_t attempts;
-    if (reader_u8(r, &table, "entry table")) {
-        return r->rc;
-    }
-    if (table != want_tried) {
-        return bad_entry(r, index, off, "table %u where %s entries are", table,
-                         want_tried ? "tried" : "new");
-    }
-    if (read_addr(r, &addr, "entry address")) {
-        return r->rc;
-    }
-    char text[NET_ADDR_STR_LEN];
-    net_addr_format(&addr, 1, text);
-    if (!addrman_addr_acceptable(&addr)) {
-        return bad_entry(r, index, off, "address %s (network %u, %u bytes) not acceptable", text,
-                         addr.net, addr.len);
-    }
-    if (addrman_find_id(st, &addr) != NO_ID) {
-        return bad_entry(r, index, off, "address %s listed twice", text);
-    }
-    if (reader_u64le(r, &services, "services") || read_time(r, &time, "time", index, off) ||
-        read_time(r, &last_try, "last_try", index, off) ||
-        read_time(r, &last_success, "last_success", index, off) ||
-        reader_u32le(r, &attempts, "attempts")) {
-        return r->rc;
-    }
-    if (attempts > INT32_MAX) {
-        return bad_entry(r, index, off, "attempts %u out of range", attempts);
-    }
-    if (read_addr(r, &source, "entry source")) {
-        return r->rc;
-    }
-    if (!addrman_source_well_formed(&source)) {
-        return bad_entry(r, index, off, "source (network %u, %u bytes) malformed", source.net,
-                         source.len);
-    }
+    uint32_t time;
+    int64_t last_success;
+    int32_t attempts;
+    int keep;      /* an address this addrman takes (Core keeps any valid one) */
+    int placed;    /* tried: it got its slot */
+    uint8_t n_refs; /* new: the buckets it got */
     uint16_t buckets[ADDRMAN_NEW_BUCKETS_PER_ADDRESS];
-    uint8_t n_refs = 1;
-    if (want_tried) {
-        if (reader_u16le(r, &buckets[0], "tried bucket")) {
-            return r->rc;
-        }
-        int tb = addrman_tried_bucket(st, &addr);
-        if (buckets[0] != tb) {
-            return bad_entry(r, index, off, "tried bucket %u, but %s belongs in %d", buckets[0],
-                             text, tb);
-        }
-        if (last_success == 0) {
-            return bad_entry(r, index, off, "tried but never successful");
-        }
-        int tp = addrman_bucket_position(st, 0, tb, &addr);
-        if (st->tried_table[tb][tp] != NO_ID) {
-            return bad_entry(r, index, off, "tried bucket %d position %d already taken", tb, tp);
-        }
-    } else {
-        if (reader_u8(r, &n_refs, "new reference count")) {
-            return r->rc;
-        }
-        if (n_refs < 1 || n_refs > ADDRMAN_NEW_BUCKETS_PER_ADDRESS) {
-            return bad_entry(r, index, off, "%u new references (1..%d)", n_refs,
-                             ADDRMAN_NEW_BUCKETS_PER_ADDRESS);
-        }
-        for (int i = 0; i < n_refs; i++) {
-            if (reader_u16le(r, &buckets[i], "new bucket")) {
-                return r->rc;
-            }
-            if (buckets[i] >= ADDRMAN_NEW_BUCKET_COUNT || (i > 0 && buckets[i] <= buckets[i - 1])) {
-                return bad_entry(r, index, off, "new bucket %u out of range or order", buckets[i]);
-            }
-            int pos = addrman_bucket_position(st, 1, buckets[i], &addr);
-            if (st->new_table[buckets[i]][pos] != NO_ID) {
-                return bad_entry(r, index, off, "new bucket %u position %d already taken",
-                                 buckets[i], pos);
-            }
-        }
+};
+
+struct bucket_ref {
+    int32_t bucket, index;
+};
+
+struct load {
+    int format;
+    int32_t n_new, n_tried, n_buckets;
+    struct file_entry *entries; /* n_new new ones, then n_tried tried ones */
+    struct bucket_ref *refs;
+    size_t n_refs, refs_cap;
+    uint8_t asmap_version[32];
+};
+
+static int read_info(struct addrfile_reader *r, struct file_entry *e, int v2)
+{
+    struct addrfile_caddr ca;
+    int source_valid;
+    memset(e, 0, sizeof(*e));
+    if (addrfile_read_caddr(r, &ca, v2) ||
+        addrfile_read_netaddr(r, &e->source, &source_valid, v2) ||
+        addrfile_read_i64le(r, &e->last_success) || addrfile_read_i32le(r, &e->attempts)) {
+        return r->rc;
     }
-    struct addrman_entry fields;
-    memset(&fields, 0, sizeof(fields));
-    fields.addr = addr;
-    fields.source = source;
-    fields.services = services;
-    fields.time = time;
-    fields.last_try = last_try;
-    fields.last_success = last_success;
-    fields.attempts = (int32_t)attempts;
-    fields.in_tried = (uint8_t)want_tried;
-    addrman_insert_checked(st, &fields, buckets, n_refs);
-    return RC_OK;
+    e->addr = ca.addr;
+    e->services = ca.services;
+    e->time = ca.time;
+    e->keep = ca.valid && addrman_addr_acceptable(&e->addr);
+    /* Core's empty CNetAddr (::), an internal name (its seeds) or an address it cannot
+     * read: the source is unknown here. */
+    static const uint8_t zero16[16];
+    if (!source_valid || !addrman_source_well_formed(&e->source) ||
+        (e->source.net == BIP155_IPV6 && memcmp(e->source.addr, zero16, 16) == 0)) {
+        memset(&e->source, 0, sizeof(e->source));
+    }
+    return 0;
 }
 
-int addrman_deserialize(struct addrman *am, const uint8_t *p, size_t len, const uint8_t magic[4],
-                        char *err, size_t err_len)
+/* The header after the magic, through the three counts. */
+static int read_header(struct addrfile_reader *r, struct load *L, uint8_t key[32])
 {
-    static const uint8_t zero[32];
-    if (len < 8) {
-        return addrman_corrupt(err, err_len, "truncated: %zu bytes, a peers.dat has at least %d",
-                               len, FILE_HEADER_BYTES + 32);
+    uint8_t format = 0, compat = 0;
+    if (addrfile_read_u8(r, &format) || addrfile_read_u8(r, &compat)) {
+        return r->rc;
     }
-    if (memcmp(p, magic, 4) != 0) {
-        return addrman_corrupt(err, err_len,
-                               "wrong magic %02x%02x%02x%02x, expected %02x%02x%02x%02x (a file of "
-                               "another network, or not a peers.dat)",
-                               p[0], p[1], p[2], p[3], magic[0], magic[1], magic[2], magic[3]);
+    L->format = format;
+    if (compat < INCOMPATIBILITY_BASE) {
+        return addrfile_fail(r, RC_CORRUPT,
+                             "Corrupted addrman database: The compat value (%u) is lower than "
+                             "the expected minimum value %u." ADDRFILE_IOS_SUFFIX,
+                             compat, INCOMPATIBILITY_BASE);
     }
-    uint32_t version = rd_u32le(p + 4);
-    if (version != FILE_VERSION) {
-        if (err && err_len) {
-            snprintf(err, err_len, "unsupported peers.dat version %u (this version reads %u)",
-                     version, FILE_VERSION);
+    if (compat - INCOMPATIBILITY_BASE > FILE_FORMAT) {
+        return addrfile_fail(r, RC_INVALID,
+                             "Unsupported format of addrman database: %u. It is compatible with "
+                             "formats >=%u, but the maximum supported by this version of "
+                             "bitnode is %u." ADDRFILE_IOS_SUFFIX,
+                             format, compat - INCOMPATIBILITY_BASE, FILE_FORMAT);
+    }
+    if (addrfile_read(r, key, 32) || addrfile_read_i32le(r, &L->n_new) ||
+        addrfile_read_i32le(r, &L->n_tried) || addrfile_read_i32le(r, &L->n_buckets)) {
+        return r->rc;
+    }
+    if (format >= FORMAT_V1_DETERMINISTIC) {
+        L->n_buckets ^= BUCKETS_XOR;
+    }
+    if (L->n_new < 0 || L->n_new > NEW_SLOTS) {
+        return addrfile_fail(r, RC_CORRUPT,
+                             "Corrupt AddrMan serialization: nNew=%d, should be in [0, %d]"
+                             ADDRFILE_IOS_SUFFIX,
+                             (int)L->n_new, NEW_SLOTS);
+    }
+    if (L->n_tried < 0 || L->n_tried > TRIED_SLOTS) {
+        return addrfile_fail(r, RC_CORRUPT,
+                             "Corrupt AddrMan serialization: nTried=%d, should be in [0, %d]"
+                             ADDRFILE_IOS_SUFFIX,
+                             (int)L->n_tried, TRIED_SLOTS);
+    }
+    return 0;
+}
+
+/* Everything after the header: the entries, the new buckets' lists, the asmap version. */
+static int read_body(struct addrfile_reader *r, struct load *L)
+{
+    int v2 = L->format >= FORMAT_V3_BIP155;
+    size_t total = (size_t)L->n_new + (size_t)L->n_tried;
+    L->entries = xcalloc(total ? total : 1, sizeof(*L->entries));
+    for (size_t i = 0; i < total; i++) {
+        if (read_info(r, &L->entries[i], v2)) {
+            return r->rc;
         }
-        return RC_INVALID;
     }
-    if (len < FILE_HEADER_BYTES + 32) {
-        return addrman_corrupt(err, err_len, "truncated: %zu bytes, a peers.dat has at least %d",
-                               len, FILE_HEADER_BYTES + 32);
+    for (int32_t b = 0; b < L->n_buckets; b++) {
+        int32_t n = 0;
+        if (addrfile_read_i32le(r, &n)) {
+            return r->rc;
+        }
+        for (int32_t k = 0; k < n; k++) {
+            int32_t index = 0;
+            if (addrfile_read_i32le(r, &index)) {
+                return r->rc;
+            }
+            if (index < 0 || index >= L->n_new) {
+                continue; /* Core skips a reference to no entry */
+            }
+            if (L->n_refs == L->refs_cap) {
+                L->refs_cap = L->refs_cap ? 2 * L->refs_cap : 1024;
+                L->refs = xrealloc(L->refs, L->refs_cap * sizeof(*L->refs));
+            }
+            L->refs[L->n_refs++] = (struct bucket_ref){b, index};
+        }
     }
-    uint8_t sum[32];
-    hash_sha256d(sum, p, len - 32);
-    if (memcmp(sum, p + len - 32, 32) != 0) {
-        return addrman_corrupt(err, err_len,
-                               "checksum mismatch over %zu bytes (truncated or damaged)", len - 32);
+    if (L->format >= FORMAT_V2_ASMAP) {
+        addrfile_read(r, L->asmap_version, 32);
     }
-    const uint8_t *key = p + 8;
-    if (memcmp(key, zero, 32) == 0) {
-        return addrman_corrupt(err, err_len, "bucket key is zero");
+    return r->rc;
+}
+
+/* Core's placement of the new entries: each listed (bucket, entry) pair keeps its bucket
+ * when bucketing is unchanged and the slot is free, else the entry tries the bucket of its
+ * source; at most 8 buckets an entry. occ: the new table by file index. */
+static void place_new(struct addrman *st, struct load *L, int32_t (*occ)[ADDRMAN_BUCKET_SIZE])
+{
+    static const uint8_t no_asmap[32];
+    int restore = L->n_buckets == ADDRMAN_NEW_BUCKET_COUNT &&
+                  memcmp(L->asmap_version, no_asmap, 32) == 0;
+    for (size_t i = 0; i < L->n_refs; i++) {
+        struct file_entry *e = &L->entries[L->refs[i].index];
+        if (!e->keep || e->n_refs >= ADDRMAN_NEW_BUCKETS_PER_ADDRESS) {
+            continue;
+        }
+        int b = L->refs[i].bucket;
+        if (!restore || occ[b][addrman_bucket_position(st, 1, b, &e->addr)] >= 0) {
+            b = addrman_new_bucket(st, &e->addr, &e->source);
+        }
+        int pos = addrman_bucket_position(st, 1, b, &e->addr);
+        if (occ[b][pos] < 0) {
+            occ[b][pos] = L->refs[i].index;
+            e->buckets[e->n_refs++] = (uint16_t)b;
+        }
     }
-    struct reader r;
-    reader_init(&r, p, len - 32);
-    uint32_t n_tried = 0, n_new = 0;
-    reader_skip(&r, 40, "header");
-    reader_u32le(&r, &n_tried, "tried count");
-    reader_u32le(&r, &n_new, "new count");
-    if (r.rc == RC_OK && n_tried > TRIED_SLOTS) {
-        reader_fail(&r, RC_CORRUPT, "tried count %u over %d", n_tried, TRIED_SLOTS);
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+    return memcmp(a, b, sizeof(struct net_addr));
+}
+
+/* Core's CheckAddrman codes a file can reach: an address twice (-5: its map finds one of
+ * them), a tried entry that never succeeded (-1), a negative last success (-8), a zero key
+ * (-16). 0 when none. */
+static int consistency_code(const struct addrman *st, const struct load *L)
+{
+    size_t total = (size_t)L->n_new + (size_t)L->n_tried, n = 0;
+    struct net_addr *seen = xmalloc((total ? total : 1) * sizeof(*seen));
+    int code = 0;
+    for (size_t i = 0; i < total; i++) {
+        const struct file_entry *e = &L->entries[i];
+        int tried = i >= (size_t)L->n_new;
+        if (!e->keep || (tried && !e->placed)) {
+            continue;
+        }
+        seen[n++] = e->addr; /* zeroed beyond len by the reader: equal addresses, equal bytes */
+        int kept = tried || e->n_refs > 0;
+        if (!code && kept && tried && e->last_success == 0) {
+            code = -1;
+        } else if (!code && kept && e->last_success < 0) {
+            code = -8;
+        }
     }
-    if (r.rc == RC_OK && n_new > NEW_SLOTS) {
-        reader_fail(&r, RC_CORRUPT, "new count %u over %d", n_new, NEW_SLOTS);
+    qsort(seen, n, sizeof(*seen), cmp_addr);
+    for (size_t i = 1; i < n && code == 0; i++) {
+        if (cmp_addr(&seen[i - 1], &seen[i]) == 0) {
+            code = -5;
+        }
     }
-    struct addrman *st = addrman_state_new(key);
-    for (size_t i = 0; r.rc == RC_OK && i < (size_t)n_tried + n_new; i++) {
-        read_entry(&r, st, i, i < n_tried);
+    free(seen);
+    static const uint8_t zero[32];
+    if (code == 0 && memcmp(st->key, zero, 32) == 0) {
+        code = -16;
     }
-    if (r.rc == RC_OK) {
-        reader_expect_end(&r, "the last entry");
+    return code;
+}
+
+static int cmp_u16(const void *a, const void *b)
+{
+    return (int)*(const uint16_t *)a - (int)*(const uint16_t *)b;
+}
+
+static void fill_fields(struct addrman_entry *f, const struct file_entry *e, int tried)
+{
+    memset(f, 0, sizeof(*f));
+    f->addr = e->addr;
+    f->source = e->source;
+    f->services = e->services;
+    f->time = e->time;
+    /* Core takes any value; this addrman's times and counts have ranges. */
+    f->last_success = e->last_success > ADDRMAN_TIME_MAX ? ADDRMAN_TIME_MAX : e->last_success;
+    f->attempts = e->attempts < 0 ? 0 : e->attempts;
+    f->in_tried = (uint8_t)tried;
+}
+
+/* Builds st from what was read: the tried entries into their slots, the new ones into
+ * their buckets, then Core's checks. Returns 0 or r's failure. */
+static int build(struct addrfile_reader *r, struct addrman *st, struct load *L)
+{
+    struct addrman_entry f;
+    for (int32_t i = 0; i < L->n_tried; i++) {
+        struct file_entry *e = &L->entries[L->n_new + i];
+        if (!e->keep) {
+            continue;
+        }
+        int tb = addrman_tried_bucket(st, &e->addr);
+        if (st->tried_table[tb][addrman_bucket_position(st, 0, tb, &e->addr)] != NO_ID) {
+            continue; /* Core: lost to a collision */
+        }
+        e->placed = 1;
+        if (e->last_success > 0) {
+            uint16_t b = (uint16_t)tb;
+            fill_fields(&f, e, 1);
+            addrman_insert_checked(st, &f, &b, 1);
+        }
+    }
+    int32_t(*occ)[ADDRMAN_BUCKET_SIZE] = xmalloc(sizeof(int32_t[NEW_SLOTS]));
+    for (int b = 0; b < ADDRMAN_NEW_BUCKET_COUNT; b++) {
+        for (int i = 0; i < ADDRMAN_BUCKET_SIZE; i++) {
+            occ[b][i] = -1;
+        }
+    }
+    place_new(st, L, occ);
+    free(occ);
+    int code = consistency_code(st, L);
+    if (code != 0) {
+        return addrfile_fail(r, RC_CORRUPT,
+                             "Corrupt data. Consistency check failed with code %d"
+                             ADDRFILE_IOS_SUFFIX,
+                             code);
+    }
+    for (int32_t i = 0; i < L->n_new; i++) {
+        struct file_entry *e = &L->entries[i];
+        if (e->n_refs > 0) {
+            qsort(e->buckets, e->n_refs, sizeof(e->buckets[0]), cmp_u16);
+            fill_fields(&f, e, 0);
+            addrman_insert_checked(st, &f, e->buckets, e->n_refs);
+        }
     }
     char cerr[160];
-    if (r.rc == RC_OK && addrman_check(st, cerr, sizeof(cerr)) != RC_OK) {
-        reader_fail(&r, RC_CORRUPT, "inconsistent after loading: %s", cerr);
+    if (addrman_check(st, cerr, sizeof(cerr)) != RC_OK) {
+        return addrfile_fail(r, RC_CORRUPT, "Corrupt data. Consistency check failed: %s", cerr);
     }
-    if (r.rc != RC_OK) {
-        addrman_corrupt(err, err_len, "%s", r.err);
-        addrman_state_free_contents(st);
-        free(st);
-        return RC_CORRUPT;
+    return 0;
+}
+
+/* bitnode's former format: the same magic, then a u32 version of 1 (in Core's terms format
+ * 1 with compat 0, which Core refuses), and a checksum over all that precedes it. */
+static int is_legacy(const uint8_t *p, size_t len, const uint8_t magic[4])
+{
+    uint8_t sum[32];
+    if (len < 80 || memcmp(p, magic, 4) != 0 || rd_u32le(p + 4) != 1) {
+        return 0;
     }
-    /* Replace am's state with st's, keeping am's PRNG. */
-    struct addrman_rng keep = am->rng;
-    addrman_state_free_contents(am);
-    memcpy(am, st, sizeof(*am));
-    am->rng = keep;
-    free(st);
+    hash_sha256d(sum, p, len - 32);
+    return memcmp(sum, p + len - 32, 32) == 0;
+}
+
+int addrman_deserialize(struct addrman *am, int *old_format, const uint8_t *p, size_t len,
+                        const uint8_t magic[4], char *err, size_t err_len)
+{
+    if (old_format) {
+        *old_format = 0;
+    }
+    if (is_legacy(p, len, magic)) {
+        if (old_format) {
+            *old_format = 1;
+        }
+        return addrman_legacy_deserialize(am, p, len, magic, err, err_len);
+    }
+    struct addrfile_reader r;
+    addrfile_reader_init(&r, p, len);
+    uint8_t m[4], key[32] = {0}, sum[32], want[32];
+    struct load L;
+    memset(&L, 0, sizeof(L));
+    struct addrman *st = NULL;
+    if (addrfile_read(&r, m, 4)) {
+        goto out;
+    }
+    if (memcmp(m, magic, 4) != 0) {
+        addrfile_fail(&r, RC_CORRUPT, "Invalid network magic number");
+        goto out;
+    }
+    if (read_header(&r, &L, key) || read_body(&r, &L)) {
+        goto out;
+    }
+    st = addrman_state_new(key);
+    if (build(&r, st, &L)) {
+        goto out;
+    }
+    size_t hashed = r.pos;
+    if (addrfile_read(&r, want, 32) == 0) {
+        hash_sha256d(sum, p, hashed);
+        if (memcmp(sum, want, 32) != 0) {
+            addrfile_fail(&r, RC_CORRUPT, "Checksum mismatch, data corrupted");
+        }
+    }
+out:
+    free(L.entries);
+    free(L.refs);
+    if (r.rc != 0) {
+        if (err && err_len) {
+            snprintf(err, err_len, "%s", r.err);
+        }
+        if (st) {
+            addrman_state_free_contents(st);
+            free(st);
+        }
+        return r.rc;
+    }
+    addrman_state_adopt(am, st);
     return RC_OK;
 }
 
@@ -304,14 +440,17 @@ int addrman_save(const struct addrman *am, const char *path, const uint8_t magic
     return rc;
 }
 
-int addrman_load(struct addrman *am, const char *path, const uint8_t magic[4], char *err,
-                 size_t err_len)
+int addrman_load(struct addrman *am, int *old_format, const char *path, const uint8_t magic[4],
+                 char *err, size_t err_len)
 {
     struct buf b;
     buf_init(&b);
+    if (old_format) {
+        *old_format = 0;
+    }
     int rc = fs_read_file(path, &b, FILE_MAX_BYTES, err, err_len);
     if (rc == RC_OK) {
-        rc = addrman_deserialize(am, b.data, b.len, magic, err, err_len);
+        rc = addrman_deserialize(am, old_format, b.data, b.len, magic, err, err_len);
     }
     buf_clear(&b);
     return rc;

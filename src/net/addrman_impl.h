@@ -1,5 +1,6 @@
-/* The address manager's insides, shared by addrman.c (the tables and what changes them)
- * and addrman_file.c (peers.dat). Nothing outside those two files includes this.
+/* The address manager's insides, shared by addrman.c (the tables and what changes them),
+ * addrman_file.c (peers.dat in Core's format) and addrman_file_legacy.c (bitnode's former
+ * format, still read). Nothing outside those files (and the unit tests) includes this.
  */
 #ifndef BITNODE_NET_ADDRMAN_IMPL_H
 #define BITNODE_NET_ADDRMAN_IMPL_H
@@ -74,6 +75,12 @@ int32_t addrman_find_id(const struct addrman *am, const struct net_addr *addr);
 int addrman_tried_bucket(const struct addrman *am, const struct net_addr *a);
 int addrman_bucket_position(const struct addrman *am, int is_new, int bucket,
                             const struct net_addr *a);
+/** Core's GetNewBucket under am's key: the new bucket of a heard from src (net 0: unknown). */
+int addrman_new_bucket(const struct addrman *am, const struct net_addr *a,
+                       const struct net_addr *src);
+/** Replaces am's entries and key with st's, keeping am's PRNG; frees st (its contents pass
+ *  to am). */
+void addrman_state_adopt(struct addrman *am, struct addrman *st);
 /** 1 for a source address addrman keeps: well formed, or net 0 and len 0 (unknown). */
 int addrman_source_well_formed(const struct net_addr *a);
 /** Adds an entry read from a file: fields' address, source, services, times, attempts and
@@ -82,5 +89,16 @@ int addrman_source_well_formed(const struct net_addr *a);
  *  am and that every slot is free; a violation aborts (a bug). */
 void addrman_insert_checked(struct addrman *am, const struct addrman_entry *fields,
                             const uint16_t *buckets, int n_buckets);
+
+/* addrman_file_legacy.c: bitnode's former peers.dat (doc/files.md, "bitnode's former
+ * peers.dat"): magic, u32 version 1, key, counts, entries with their buckets, sha256d. */
+
+/** Appends am in the former format (tests make such files with it). */
+void addrman_legacy_serialize(const struct addrman *am, struct buf *out, const uint8_t magic[4]);
+/** Reads a former-format image as addrman_deserialize reads Core's: 0 with am replaced;
+ *  RC_INVALID for a version other than 1; RC_CORRUPT with err naming the field, entry and
+ *  offset. On failure am is unchanged. */
+int addrman_legacy_deserialize(struct addrman *am, const uint8_t *p, size_t len,
+                               const uint8_t magic[4], char *err, size_t err_len);
 
 #endif

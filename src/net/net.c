@@ -22,7 +22,9 @@
 
 #include "crypto/hash.h"
 #include "crypto/siphash.h"
+#include "net/addrfile.h"
 #include "net/addrman.h"
+#include "net/anchors.h"
 #include "net/evict.h"
 #include "net/headerssync.h"
 #include "net/seeds.h"
@@ -41,6 +43,8 @@
 #ifndef PACKAGE_NAME
 #define PACKAGE_NAME "bitnode"
 #endif
+/* Where Core's start-up errors send bug reports (its words, which its tests read). */
+#define NET_BUGREPORT "https://github.com/bitcoin/bitcoin/issues"
 
 const char *const net_msg_type_names[NET_N_MSG_TYPES] = {
     "addr",         "addrv2",       "block",       "blocktxn",    "cfcheckpt",   "cfheaders",
@@ -799,7 +803,7 @@ static struct peer *connect_to(struct net *n, const struct net_addr *a, int conn
 {
     struct sockaddr_storage ss;
     socklen_t len;
-    int onion = name && is_onion_name(name);
+    int onion = (name && is_onion_name(name)) || (a && a->net == BIP155_TORV3);
     const struct net_addr *via = NULL;
     if (onion && n->have_onion_proxy) {
         via = &n->onion_proxy;
@@ -1600,32 +1604,57 @@ static void save_addrs(struct net *n)
     free(path);
 }
 
-static void load_addrs(struct net *n)
+/* Core's LoadAddrman: a missing file is created at once; one of a format too new is renamed
+ * to peers.dat.bak and a new one created; any other failure stops start-up with Core's
+ * words (err). Returns 0 or RC_CORRUPT. */
+static int load_addrs(struct net *n, char *err, size_t err_len)
 {
     if (!n->opt.net_dir) {
-        return;
+        return RC_OK;
     }
     char *path = peers_path(n);
-    char err[256];
+    char why[512];
+    int old_format = 0, rc;
     LOG_INFO("init message: Loading P2P addresses\u2026");
-    int rc = addrman_load(n->am, path, n->p->magic, err, sizeof(err));
+    int64_t t0 = time_mono_us();
+    rc = addrman_load(n->am, &old_format, path, n->p->magic, why, sizeof(why));
     if (rc == RC_OK) {
-        LOG_INFO("Loaded %zu addresses from peers.dat", addrman_size(n->am, -1, -1));
+        LOG_INFO("Loaded %zu addresses from peers.dat %lldms", addrman_size(n->am, -1, -1),
+                 (long long)((time_mono_us() - t0) / 1000));
+        if (old_format) {
+            LOG_INFO("peers.dat was in bitnode's former format; it is written in Bitcoin Core's "
+                     "from now on");
+        }
     } else if (rc == RC_NOT_FOUND) {
         LOG_INFO("Creating peers.dat because the file was not found (\"%s\")", path);
-    } else {
-        /* Core: a corrupt or unreadable peers.dat is moved aside and the node starts
-         * with no addresses. */
+        save_addrs(n);
+    } else if (rc == RC_INVALID) {
         size_t l = strlen(path) + 5;
         char *bak = xmalloc(l);
         snprintf(bak, l, "%s.bak", path);
-        LOG_WARN("Invalid or corrupt peers.dat (%s). Moved it to %s; starting with no "
-                 "addresses",
-                 err, bak);
-        rename(path, bak);
+        if (rename(path, bak) != 0) {
+            snprintf(err, err_len, "Failed to rename invalid peers.dat file. Please move or "
+                                   "delete it and try again.");
+            free(bak);
+            free(path);
+            return RC_CORRUPT;
+        }
         free(bak);
+        LOG_WARN("Creating new peers.dat because the file version was not compatible (\"%s\"). "
+                 "Original backed up to peers.dat.bak",
+                 path);
+        save_addrs(n);
+    } else {
+        snprintf(err, err_len,
+                 "Invalid or corrupt peers.dat (%s). If you believe this is a bug, please report "
+                 "it to %s. As a workaround, you can move the file (\"%s\") out of the way "
+                 "(rename, move, or delete) to have a new one created on the next start.",
+                 why, NET_BUGREPORT, path);
+        free(path);
+        return RC_CORRUPT;
     }
     free(path);
+    return RC_OK;
 }
 
 /* An outbound address of the same network group as one we are connected to: skipped, so
@@ -1646,6 +1675,86 @@ static int group_taken(struct net *n, const struct net_addr *a)
     return 0;
 }
 
+/* ---- anchors.dat (Core's ReadAnchors / DumpAnchors) ---- */
+
+/* At start, with automatic connections: the file's addresses (at most ANCHORS_MAX), the
+ * file removed whatever it held; a damaged one gives none. */
+static void load_anchors(struct net *n)
+{
+    if (!n->opt.net_dir || !n->opt.automatic) {
+        return;
+    }
+    char *path = fs_path_join(n->opt.net_dir, "anchors.dat");
+    char err[256];
+    if (anchors_load(&n->anchors, &n->n_anchors, path, n->p->magic, err, sizeof(err)) == RC_OK) {
+        LOG_INFO("Loaded %zu addresses from \"anchors.dat\"", n->n_anchors);
+    }
+    if (n->n_anchors > ANCHORS_MAX) {
+        n->n_anchors = ANCHORS_MAX;
+    }
+    LOG_INFO("%zu block-relay-only anchors will be tried for connections.", n->n_anchors);
+    free(path);
+}
+
+/* At a clean shutdown: the block-relay-only peers' addresses, for the next start. */
+static void save_anchors(struct net *n)
+{
+    struct addrman_addr v[ANCHORS_MAX];
+    size_t k = 0;
+    for (struct peer *p = n->peers; p && k < ANCHORS_MAX; p = p->next) {
+        if (p->conn_type == CONN_BLOCK_RELAY && !p->disconnect) {
+            v[k].addr = p->addr;
+            v[k].services = p->addr_services;
+            v[k].time = p->addr_time ? p->addr_time : ADDRFILE_TIME_INIT;
+            k++;
+        }
+    }
+    char *path = fs_path_join(n->opt.net_dir, "anchors.dat");
+    char err[256];
+    int64_t t0 = time_mono_us();
+    LOG_INFO("DumpAnchors: Flush %zu outbound block-relay-only peer addresses to anchors.dat "
+             "started",
+             k);
+    if (anchors_save(path, n->p->magic, v, k, err, sizeof(err)) != RC_OK) {
+        LOG_WARN("cannot write %s: %s", path, err);
+    }
+    LOG_INFO("DumpAnchors: Flush %zu outbound block-relay-only peer addresses to anchors.dat "
+             "completed (%.2fs)",
+             k, (double)(time_mono_us() - t0) / 1e6);
+    free(path);
+}
+
+/* Core's anchor step of ThreadOpenConnections: the anchors are taken from the last,
+ * skipping those not to dial (unknown, unreachable, lacking the services we need, of a
+ * network group we are connected to); the first left is dialled block-relay-only. 1 if
+ * one was. */
+static int open_anchor(struct net *n)
+{
+    while (n->n_anchors > 0) {
+        struct addrman_addr a = n->anchors[--n->n_anchors];
+        uint64_t need = NODE_WITNESS | (a.services & NODE_NETWORK_LIMITED ? NODE_NETWORK_LIMITED
+                                                                          : NODE_NETWORK);
+        /* Core's reachable set holds the unroutable "network" too, unless -onlynet. */
+        int net = net_addr_network(&a.addr);
+        int reachable = net == NETWORK_UNROUTABLE ? !n->opt.onlynet : net_network_reachable(n, net);
+        if (a.addr.net == 0 || !reachable || (a.services & need) != need ||
+            group_taken(n, &a.addr)) {
+            continue;
+        }
+        char text[NET_ADDR_STR_LEN];
+        net_addr_format(&a.addr, 1, text);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Trying to make an anchor connection to %s", text);
+        int use_v2 = (a.services & n->local_services & NODE_P2P_V2) != 0;
+        struct peer *p = connect_to(n, &a.addr, CONN_BLOCK_RELAY, NULL, use_v2, a.time);
+        if (p) {
+            p->addr_services = a.services;
+            p->addr_time = a.time;
+        }
+        return 1;
+    }
+    return 0;
+}
+
 /* Core's ThreadOpenConnections, one attempt per call: full-relay peers up to 8, then
  * block-relay-only peers up to 2, from the address manager. */
 static void open_automatic(struct net *n)
@@ -1660,6 +1769,9 @@ static void open_automatic(struct net *n)
     n->next_outbound_us = now_us + 500000;
     int full = count_conns(n, CONN_OUTBOUND_FULL_RELAY), blocks = count_conns(n, CONN_BLOCK_RELAY);
     int type;
+    if (n->n_anchors > 0 && blocks < NET_MAX_BLOCK_RELAY_ONLY && open_anchor(n)) {
+        return;
+    }
     if (full < NET_MAX_OUTBOUND_FULL_RELAY) {
         type = CONN_OUTBOUND_FULL_RELAY;
     } else if (blocks < NET_MAX_BLOCK_RELAY_ONLY) {
@@ -1738,7 +1850,11 @@ static void open_automatic(struct net *n)
         addrman_attempt(n->am, &pick.addr, 1, now);
         /* v2 only to a peer known to offer it: a v1 one would cost a retry. */
         int use_v2 = (pick.services & n->local_services & NODE_P2P_V2) != 0;
-        connect_to(n, &pick.addr, type, NULL, use_v2, pick.time);
+        struct peer *p = connect_to(n, &pick.addr, type, NULL, use_v2, pick.time);
+        if (p) {
+            p->addr_services = pick.services;
+            p->addr_time = pick.time;
+        }
         return;
     }
 }
@@ -2070,7 +2186,10 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
     }
     n->n_seednodes = opt->n_seednode;
     n->am = addrman_new(opt->deterministic_addrman ? 1 : 0);
-    load_addrs(n);
+    if ((rc = load_addrs(n, err, err_len)) != RC_OK) {
+        net_transport_free(n);
+        return rc;
+    }
     n->start_time = net_now(n);
     n->next_addr_dump = n->start_time + 15 * 60;
     for (size_t i = 0; i < opt->n_connect; i++) {
@@ -2087,6 +2206,7 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
 
 int net_start(struct net *n)
 {
+    load_anchors(n);
     struct timeval tv = {0, 100000};
     event_add(n->timer_ev, &tv);
     pthread_mutex_lock(&n->q_mu);
@@ -2158,6 +2278,9 @@ void net_transport_free(struct net *n)
     }
     if (n->am && started) {
         save_addrs(n);
+        if (n->opt.net_dir && n->opt.automatic) {
+            save_anchors(n);
+        }
     }
     while (n->peers) {
         struct peer *p = n->peers;
@@ -2179,6 +2302,7 @@ void net_transport_free(struct net *n)
     free((void *)n->opt.whitelist);
     free(n->bans);
     free(n->added);
+    free(n->anchors);
     addrman_free(n->am);
     free(n->seednodes);
     free(n);

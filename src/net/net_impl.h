@@ -60,6 +60,10 @@ struct peer {
     char bind_str[NET_ADDR_STR_LEN];
     char added_name[NET_ADDR_STR_LEN]; /* the -connect / addnode string it was opened for */
     int conn_type;
+    /* Core's CNode::addr beyond the address: the services and time addrman or anchors.dat
+     * gave when it was dialled (0 and 0 otherwise), written to anchors.dat. */
+    uint64_t addr_services;
+    int64_t addr_time;
     uint32_t perms;
     int connected;        /* outbound: the TCP connect finished */
     struct socks5 *socks; /* through -proxy: the SOCKS5 exchange, until the tunnel is up */
@@ -219,6 +223,8 @@ struct net {
     pthread_t dns_thread;
     int dns_started;
     size_t addrs_at_start;               /* addresses known when the DNS thread started */
+    struct addrman_addr *anchors;        /* from anchors.dat, dialled first, the last first */
+    size_t n_anchors;
     char (*seednodes)[NET_ADDR_STR_LEN]; /* -seednode */
     size_t n_seednodes;
 };

@@ -31,12 +31,14 @@ struct net_addr {
     uint16_t port;    /* host order */
 };
 
-/** Parses "host", "host:port", "[v6]", "[v6]:port", "v6" (numeric addresses; with
- *  allow_lookup also names, resolved with getaddrinfo: the first address). A missing port
+/** Parses "host", "host:port", "[v6]", "[v6]:port", "v6" (numeric addresses and Tor v3
+ *  names, "<56 base32>.onion" with a good checksum; with allow_lookup also names, resolved
+ *  with getaddrinfo: the first address). A missing port
  *  is default_port. 0, or RC_INVALID with err ("Invalid port", "Cannot resolve"). */
 int net_addr_parse(const char *s, uint16_t default_port, int allow_lookup, struct net_addr *out,
                    char *err, size_t err_len);
-/** Writes "1.2.3.4:8333" / "[::1]:8333" (with_port), or "1.2.3.4" / "::1". */
+/** Writes "1.2.3.4:8333" / "[::1]:8333" (with_port), or "1.2.3.4" / "::1"; a Tor v3
+ *  address as its name (with checksum and version, as Core prints it). */
 void net_addr_format(const struct net_addr *a, int with_port, char out[NET_ADDR_STR_LEN]);
 /** Fills a sockaddr for IPv4 / IPv6; RC_INVALID for other networks. */
 int net_addr_to_sockaddr(const struct net_addr *a, struct sockaddr_storage *ss, socklen_t *len);

@@ -7,6 +7,8 @@
 
 #include "crypto/hash.h"
 #include "net/addrman.h"
+#include "net/addrman_impl.h"
+#include "net/anchors.h"
 #include "net/netaddr.h"
 #include "test.h"
 #include "util/buf.h"
@@ -769,7 +771,7 @@ static void test_save_load_roundtrip(void)
     CHECK_EQ_INT(addrman_save(am1, path, magic, err, sizeof(err)), RC_OK);
     struct addrman *am2 = addrman_new(99);
     add1(am2, ip4(77, 7, 7, 7, 7), ip4(5, 5, 5, 5, 5), NOW); /* replaced by the load */
-    CHECK_EQ_INT(addrman_load(am2, path, magic, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(addrman_load(am2, NULL, path, magic, err, sizeof(err)), RC_OK);
     CHECK(consistent(am2));
     uint8_t k1[32], k2[32];
     addrman_get_key(am1, k1);
@@ -800,12 +802,17 @@ static void test_save_load_roundtrip(void)
         CHECK_EQ_INT(addrman_find(am2, &y, &list[i].addr), RC_OK);
         CHECK(net_addr_same_ip(&x.addr, &y.addr) && x.addr.port == y.addr.port &&
               net_addr_same_ip(&x.source, &y.source) && x.services == y.services &&
-              x.time == y.time && x.last_try == y.last_try && x.last_success == y.last_success &&
+              x.time == y.time && y.last_try == 0 && x.last_success == y.last_success &&
               x.attempts == y.attempts && x.in_tried == y.in_tried &&
               x.ref_count == y.ref_count && x.bucket == y.bucket && x.position == y.position);
     }
     free(list);
-    /* Same seed, same Select sequence. */
+    /* Same seed, same Select sequence, between two loads of the file (the last try, which
+     * weighs in the choice, is not in the file, as in Core). */
+    struct addrman *am3 = addrman_new(98);
+    CHECK_EQ_INT(addrman_load(am3, NULL, path, magic, err, sizeof(err)), RC_OK);
+    addrman_free(am1);
+    am1 = am3;
     addrman_set_seed(am1, 5);
     addrman_set_seed(am2, 5);
     int same = 1;
@@ -821,7 +828,7 @@ static void test_save_load_roundtrip(void)
     /* An empty addrman round-trips too. */
     struct addrman *e1 = addrman_new(3), *e2 = addrman_new(4);
     CHECK_EQ_INT(addrman_save(e1, path, magic, err, sizeof(err)), RC_OK);
-    CHECK_EQ_INT(addrman_load(e2, path, magic, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(addrman_load(e2, NULL, path, magic, err, sizeof(err)), RC_OK);
     CHECK_EQ_INT(addrman_size(e2, -1, -1), 0);
     CHECK(consistent(e2));
     addrman_free(e1);
@@ -838,14 +845,16 @@ static void fix_checksum(uint8_t *p, size_t len)
     hash_sha256d(p + len - 32, p, len - 32);
 }
 
-/* Loads p into an addrman holding one entry: expects rc and err containing want. */
-static void expect_refusal(const uint8_t *p, size_t len, int rc, const char *want)
+/* Loads p (legacy: with the former format's reader) into an addrman holding one entry:
+ * expects rc and err containing want. */
+static void expect_refusal_in(int legacy, const uint8_t *p, size_t len, int rc, const char *want)
 {
     struct addrman *am = addrman_new(31);
     struct net_addr keep = ip4(8, 8, 4, 4, 53);
     add1(am, keep, ip4(1, 1, 1, 1, 1), NOW);
     char err[256] = "";
-    int got = addrman_deserialize(am, p, len, magic, err, sizeof(err));
+    int got = legacy ? addrman_legacy_deserialize(am, p, len, magic, err, sizeof(err))
+                     : addrman_deserialize(am, NULL, p, len, magic, err, sizeof(err));
     CHECK_EQ_INT(got, rc);
     if (!strstr(err, want)) {
         printf("# error \"%s\" lacks \"%s\"\n", err, want);
@@ -858,15 +867,21 @@ static void expect_refusal(const uint8_t *p, size_t len, int rc, const char *wan
     addrman_free(am);
 }
 
+static void expect_refusal(const uint8_t *p, size_t len, int rc, const char *want)
+{
+    expect_refusal_in(1, p, len, rc, want);
+}
+
 /* Offset of the first entry, and of the field after its address. */
 #define ENTRY0 48
 
-static void test_load_refusals(void)
+/* bitnode's former format: every refusal of its reader. */
+static void test_legacy_load_refusals(void)
 {
     char path[128], err[256] = "";
     path_in_tmp(path, sizeof(path), "absent.dat");
     struct addrman *am = addrman_new(1);
-    CHECK_EQ_INT(addrman_load(am, path, magic, err, sizeof(err)), RC_NOT_FOUND);
+    CHECK_EQ_INT(addrman_load(am, NULL, path, magic, err, sizeof(err)), RC_NOT_FOUND);
     addrman_free(am);
 
     /* One tried entry (first) and one new entry. */
@@ -877,7 +892,7 @@ static void test_load_refusals(void)
     addrman_good(am, NULL, &t, NOW);
     struct buf img;
     buf_init(&img);
-    addrman_serialize(am, &img, magic);
+    addrman_legacy_serialize(am, &img, magic);
     addrman_free(am);
     /* entry := table(1) addr(1+1+4+2) services(8) 3 times(24) attempts(4) source(8) refs */
     const size_t tried_len = 1 + 8 + 8 + 24 + 4 + 8 + 2;
@@ -969,18 +984,416 @@ static void test_load_refusals(void)
     expect_refusal(c, img.len + 2, RC_CORRUPT, "out of range or order");
     free(c);
 
-    /* Through the file layer: a damaged file is refused and the addrman stays empty. */
-    path_in_tmp(path, sizeof(path), "bad.dat");
+    /* Through the file layer: an intact former file loads (and says so); a damaged one no
+     * longer looks like one, and Core's reader refuses it (format 1, compat 0). */
+    path_in_tmp(path, sizeof(path), "old.dat");
     FILE *f = fopen(path, "wb");
+    fwrite(img.data, 1, img.len, f);
+    fclose(f);
+    am = addrman_new(1);
+    int old = 0;
+    CHECK_EQ_INT(addrman_load(am, &old, path, magic, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(old, 1);
+    CHECK_EQ_INT(addrman_size(am, -1, -1), 2);
+    CHECK_EQ_INT(addrman_size(am, -1, 0), 1);
+    addrman_free(am);
+    path_in_tmp(path, sizeof(path), "bad.dat");
+    f = fopen(path, "wb");
     fwrite(img.data, 1, img.len - 7, f);
     fclose(f);
     am = addrman_new(1);
-    CHECK_EQ_INT(addrman_load(am, path, magic, err, sizeof(err)), RC_CORRUPT);
-    CHECK(strstr(err, "checksum mismatch") != NULL);
+    CHECK_EQ_INT(addrman_load(am, &old, path, magic, err, sizeof(err)), RC_CORRUPT);
+    CHECK_EQ_INT(old, 0);
+    CHECK(strstr(err, "The compat value (0) is lower than the expected minimum value 32.") != NULL);
     CHECK_EQ_INT(addrman_size(am, -1, -1), 0);
     addrman_free(am);
     unlink(path);
     buf_clear(&img);
+}
+
+/* ---- Core's format ---- */
+
+/* Core's peers.dat header (as feature_addrman.py writes one) up to and including the bucket
+ * count, which is XORed with 2^30 from format 1 on. */
+static void core_header(struct buf *b, int format, int compat, uint8_t key0, int32_t n_new,
+                        int32_t n_tried, int32_t n_buckets)
+{
+    buf_append(b, magic, 4);
+    buf_put_u8(b, (uint8_t)format);
+    buf_put_u8(b, (uint8_t)compat);
+    buf_put_u8(b, key0); /* ser_uint256(key0): little-endian */
+    buf_append_fill(b, 0, 31);
+    buf_put_u32le(b, (uint32_t)n_new);
+    buf_put_u32le(b, (uint32_t)n_tried);
+    buf_put_u32le(b, (uint32_t)(format >= 1 ? n_buckets ^ (1 << 30) : n_buckets));
+}
+
+/* One AddrInfo in V2_DISK form, byte by byte: version word 220000 | 2^29, time, services
+ * (CompactSize), BIP155 address, big-endian port, source, last success, attempts. */
+static void core_info_v2(struct buf *b, uint8_t net, const uint8_t *addr, uint8_t len,
+                         uint16_t port, const uint8_t src4[4], int64_t last_success,
+                         int32_t attempts)
+{
+    static const uint8_t version[4] = {0x60, 0x5b, 0x03, 0x20};
+    buf_append(b, version, 4);
+    buf_put_u32le(b, (uint32_t)NOW);
+    buf_put_u8(b, 9); /* NODE_NETWORK | NODE_WITNESS */
+    buf_put_u8(b, net);
+    buf_put_u8(b, len);
+    buf_append(b, addr, len);
+    buf_put_u8(b, (uint8_t)(port >> 8));
+    buf_put_u8(b, (uint8_t)port);
+    buf_put_u8(b, BIP155_IPV4);
+    buf_put_u8(b, 4);
+    buf_append(b, src4, 4);
+    buf_put_u64le(b, (uint64_t)last_success);
+    buf_put_u32le(b, (uint32_t)attempts);
+}
+
+static void core_finish(struct buf *b, int with_asmap)
+{
+    if (with_asmap) {
+        buf_append_fill(b, 0, 32);
+    }
+    uint8_t sum[32];
+    hash_sha256d(sum, b->data, b->len);
+    buf_append(b, sum, 32);
+}
+
+/* feature_addrman.py's file: format 1, no entries, 1024 empty buckets. */
+static void core_empty(struct buf *b, int format, int compat, uint8_t key0, int32_t n_new,
+                       int32_t n_tried)
+{
+    buf_reset(b);
+    core_header(b, format, compat, key0, n_new, n_tried, 1024);
+    buf_append_fill(b, 0, 4 * 1024);
+    core_finish(b, format >= 2);
+}
+
+static void expect_core_refusal(const struct buf *b, int rc, const char *want)
+{
+    expect_refusal_in(0, b->data, b->len, rc, want);
+}
+
+/* Every refusal of Core's reader, in Core's words (feature_addrman.py checks these). */
+static void test_core_refusals(void)
+{
+    struct buf b;
+    buf_init(&b);
+    core_empty(&b, 1, 32 + 4, 1, 0, 0);
+    struct addrman *am = addrman_new(5);
+    char err[256] = "";
+    CHECK_EQ_INT(addrman_deserialize(am, NULL, b.data, b.len, magic, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(addrman_size(am, -1, -1), 0);
+    uint8_t key[32];
+    addrman_get_key(am, key);
+    CHECK_EQ_INT(key[0], 1);
+    addrman_free(am);
+
+    core_empty(&b, 1, 0, 1, 0, 0);
+    expect_core_refusal(&b, RC_CORRUPT,
+                        "Corrupted addrman database: The compat value (0) is lower than the "
+                        "expected minimum value 32.: iostream error");
+    core_empty(&b, 1, 32 + 111, 1, 0, 0);
+    expect_core_refusal(&b, RC_INVALID, "Unsupported format of addrman database: 1. It is "
+                                        "compatible with formats >=111");
+    core_empty(&b, 1, 36, 1, 0, 0);
+    b.len--;
+    expect_core_refusal(&b, RC_CORRUPT, "AutoFile::read: end of file: iostream error");
+    core_empty(&b, 1, 36, 1, 0, 0);
+    b.data[0] = 0x0a; /* signet's first byte */
+    expect_core_refusal(&b, RC_CORRUPT, "Invalid network magic number");
+    core_empty(&b, 1, 36, 1, 0, 0);
+    b.data[b.len - 1] ^= 1;
+    expect_core_refusal(&b, RC_CORRUPT, "Checksum mismatch, data corrupted");
+    core_empty(&b, 1, 36, 1, 0, -1);
+    expect_core_refusal(&b, RC_CORRUPT, "Corrupt AddrMan serialization: nTried=-1, should be in "
+                                        "[0, 16384]: iostream error");
+    core_empty(&b, 1, 36, 1, 0, 16385);
+    expect_core_refusal(&b, RC_CORRUPT, "nTried=16385, should be in [0, 16384]");
+    core_empty(&b, 1, 36, 1, -1, 0);
+    expect_core_refusal(&b, RC_CORRUPT, "Corrupt AddrMan serialization: nNew=-1, should be in "
+                                        "[0, 65536]: iostream error");
+    core_empty(&b, 1, 36, 1, 65537, 0);
+    expect_core_refusal(&b, RC_CORRUPT, "nNew=65537, should be in [0, 65536]");
+    core_empty(&b, 1, 36, 0, 0, 0);
+    expect_core_refusal(&b, RC_CORRUPT,
+                        "Corrupt data. Consistency check failed with code -16: iostream error");
+    /* The consistency check comes before the checksum, as in Core. */
+    b.data[b.len - 1] ^= 1;
+    expect_core_refusal(&b, RC_CORRUPT, "code -16");
+    core_empty(&b, 4, 36, 1, 0, 0);
+    b.len -= 40; /* the asmap version cut */
+    core_finish(&b, 0);
+    expect_core_refusal(&b, RC_CORRUPT, "AutoFile::read: end of file");
+    expect_refusal_in(0, b.data, 3, RC_CORRUPT, "AutoFile::read: end of file");
+
+    /* Entries: one new entry in bucket 5 of a format 4 file, then each damage. */
+    static const uint8_t a4[4] = {1, 2, 3, 4}, src4[4] = {5, 6, 7, 8};
+    struct {
+        uint8_t net, len;
+        const char *want;
+        int rc;
+    } cases[] = {
+        {BIP155_IPV4, 5, "BIP155 IPv4 address with length 5 (should be 4): iostream error", 0},
+        {BIP155_IPV6, 4, "BIP155 IPv6 address with length 4 (should be 16)", 0},
+        {BIP155_TORV3, 4, "BIP155 TORv3 address with length 4 (should be 32)", 0},
+        {BIP155_I2P, 4, "BIP155 I2P address with length 4 (should be 32)", 0},
+        {BIP155_CJDNS, 4, "BIP155 CJDNS address with length 4 (should be 16)", 0},
+    };
+    uint8_t addr[64];
+    memset(addr, 0x21, sizeof(addr));
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        buf_reset(&b);
+        core_header(&b, 4, 36, 1, 1, 0, 1024);
+        core_info_v2(&b, cases[i].net, addr, cases[i].len, 8333, src4, 0, 0);
+        buf_append_fill(&b, 0, 4 * 1024);
+        core_finish(&b, 1);
+        expect_core_refusal(&b, RC_CORRUPT, cases[i].want);
+    }
+    /* An address field over 512 bytes; a CompactSize in a longer form than needed. */
+    buf_reset(&b);
+    core_header(&b, 4, 36, 1, 1, 0, 1024);
+    core_info_v2(&b, BIP155_IPV4, a4, 4, 8333, src4, 0, 0);
+    size_t net_at = 4 + 2 + 32 + 12 + 4 + 4 + 1;
+    b.data[net_at + 1] = 253;
+    CHECK_EQ_INT(b.data[net_at], BIP155_IPV4);
+    uint8_t big[3] = {253, 0x01, 0x02}; /* 513 */
+    struct buf c;
+    buf_init(&c);
+    buf_append(&c, b.data, net_at + 1);
+    buf_append(&c, big, 3);
+    core_finish(&c, 0);
+    expect_core_refusal(&c, RC_CORRUPT, "Address too long: 513 > 512: iostream error");
+    buf_reset(&c);
+    buf_append(&c, b.data, net_at + 1);
+    uint8_t noncanon[3] = {253, 4, 0};
+    buf_append(&c, noncanon, 3);
+    core_finish(&c, 0);
+    expect_core_refusal(&c, RC_CORRUPT, "non-canonical ReadCompactSize(): iostream error");
+    /* A CAddress version word with other high bits. */
+    buf_reset(&c);
+    buf_append(&c, b.data, 50);
+    buf_put_u32le(&c, 0x40000000u);
+    core_finish(&c, 0);
+    expect_core_refusal(&c, RC_CORRUPT, "Unsupported CAddress disk format version: iostream");
+    buf_clear(&c);
+    buf_clear(&b);
+}
+
+/* A Core image by hand: what loads, where, and what is dropped as Core drops it. */
+static void test_core_image(void)
+{
+    static const uint8_t src4[4] = {5, 6, 7, 8}, zero4[4] = {0, 0, 0, 0};
+    static const uint8_t n1[4] = {9, 8, 7, 6}, n2[4] = {10, 0, 0, 1}, t1[4] = {1, 2, 3, 4};
+    uint8_t unknown[7] = {1, 2, 3, 4, 5, 6, 7};
+    struct buf b;
+    buf_init(&b);
+    /* new: 9.8.7.6 (buckets 3 and 700, and 3 again), 10.0.0.1 (private: dropped), an
+     * address of network 42 (skipped by Core); tried: 1.2.3.4, then 9.8.7.6's twin
+     * 1.2.3.4 again (its slot is taken: lost). */
+    core_header(&b, 4, 36, 7, 3, 2, 1024);
+    core_info_v2(&b, BIP155_IPV4, n1, 4, 8333, src4, 0, 3);
+    core_info_v2(&b, BIP155_IPV4, n2, 4, 8333, src4, 0, 0);
+    core_info_v2(&b, 42, unknown, 7, 8333, zero4, 0, 0);
+    core_info_v2(&b, BIP155_IPV4, t1, 4, 18444, src4, NOW - HOUR, 0);
+    core_info_v2(&b, BIP155_IPV4, t1, 4, 18444, src4, NOW - HOUR, 0);
+    for (int bucket = 0; bucket < 1024; bucket++) {
+        if (bucket == 3) {
+            buf_put_u32le(&b, 4);
+            buf_put_u32le(&b, 0);
+            buf_put_u32le(&b, 1);
+            buf_put_u32le(&b, 2);
+            buf_put_u32le(&b, 77); /* no such entry: skipped */
+        } else if (bucket == 700) {
+            buf_put_u32le(&b, 1);
+            buf_put_u32le(&b, 0);
+        } else {
+            buf_put_u32le(&b, 0);
+        }
+    }
+    core_finish(&b, 1);
+    struct addrman *am = addrman_new(6);
+    char err[256] = "";
+    CHECK_EQ_INT(addrman_deserialize(am, NULL, b.data, b.len, magic, err, sizeof(err)), RC_OK);
+    CHECK(consistent(am));
+    CHECK_EQ_INT(addrman_size(am, -1, -1), 2);
+    struct addrman_info info;
+    struct net_addr a = ip4(9, 8, 7, 6, 8333);
+    CHECK_EQ_INT(addrman_find(am, &info, &a), RC_OK);
+    CHECK_EQ_INT(info.in_tried, 0);
+    CHECK_EQ_INT(info.ref_count, 2);
+    CHECK_EQ_INT(info.bucket, 3);
+    CHECK_EQ_INT(info.attempts, 3);
+    CHECK_EQ_INT(info.services, 9);
+    CHECK_EQ_INT(info.time, NOW);
+    CHECK_EQ_INT(info.last_try, 0);
+    CHECK(net_addr_same_ip(&info.source, &(struct net_addr){BIP155_IPV4, 4, {5, 6, 7, 8}, 0}));
+    a = ip4(1, 2, 3, 4, 18444);
+    CHECK_EQ_INT(addrman_find(am, &info, &a), RC_OK);
+    CHECK_EQ_INT(info.in_tried, 1);
+    CHECK_EQ_INT(info.last_success, NOW - HOUR);
+
+    /* Written back and read again: the same state, and format 4's bytes. */
+    struct buf out, out2;
+    buf_init(&out);
+    buf_init(&out2);
+    addrman_serialize(am, &out, magic);
+    CHECK_EQ_INT(out.data[4], 4);
+    CHECK_EQ_INT(out.data[5], 36);
+    CHECK_EQ_INT(rd_u32le(out.data + 38), 1);                 /* nNew */
+    CHECK_EQ_INT(rd_u32le(out.data + 42), 1);                 /* nTried */
+    CHECK_EQ_INT(rd_u32le(out.data + 46), 1024u ^ (1u << 30)); /* buckets */
+    struct addrman *back = addrman_new(8);
+    CHECK_EQ_INT(addrman_deserialize(back, NULL, out.data, out.len, magic, err, sizeof(err)),
+                 RC_OK);
+    addrman_serialize(back, &out2, magic);
+    CHECK(out.len == out2.len && memcmp(out.data, out2.data, out.len) == 0);
+    addrman_free(back);
+
+    /* Another bucket count (or an asmap): each entry goes to its source's bucket instead. */
+    b.data[46] ^= 1; /* 1025 buckets: the loader reads one more list */
+    b.len -= 64;
+    buf_put_u32le(&b, 0);
+    core_finish(&b, 1);
+    struct addrman *rb = addrman_new(6);
+    CHECK_EQ_INT(addrman_deserialize(rb, NULL, b.data, b.len, magic, err, sizeof(err)), RC_OK);
+    a = ip4(9, 8, 7, 6, 8333);
+    CHECK_EQ_INT(addrman_find(rb, &info, &a), RC_OK);
+    CHECK_EQ_INT(info.ref_count, 1);
+    CHECK_EQ_INT(info.bucket, addrman_new_bucket(rb, &a, &(struct net_addr){BIP155_IPV4, 4,
+                                                                            {5, 6, 7, 8}, 0}));
+    CHECK(consistent(rb));
+    addrman_free(rb);
+
+    /* Core's consistency codes a file can reach. */
+    struct {
+        int32_t tried_success, dup;
+        const char *want;
+    } bad[] = {
+        {0, 0, "Consistency check failed with code -1:"},  /* tried, never successful */
+        {-5, 0, "Consistency check failed with code -8:"}, /* negative last success */
+        {NOW, 1, "Consistency check failed with code -5:"}, /* a new entry is the tried one */
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        buf_reset(&b);
+        core_header(&b, 4, 36, 7, 1, 1, 1024);
+        core_info_v2(&b, BIP155_IPV4, bad[i].dup ? t1 : n1, 4, 8333, src4, 0, 0);
+        core_info_v2(&b, BIP155_IPV4, t1, 4, 8333, src4, bad[i].tried_success, 0);
+        buf_put_u32le(&b, 1);
+        buf_put_u32le(&b, 0);
+        buf_append_fill(&b, 0, 4 * 1023);
+        core_finish(&b, 1);
+        expect_core_refusal(&b, RC_CORRUPT, bad[i].want);
+    }
+
+    /* Format 1: legacy addresses (16 bytes, IPv4 mapped), u64 services, no asmap. */
+    buf_reset(&b);
+    core_header(&b, 1, 33, 7, 1, 0, 1024);
+    buf_put_u32le(&b, 220000); /* no ADDRV2 bit */
+    buf_put_u32le(&b, (uint32_t)NOW);
+    buf_put_u64le(&b, 1);
+    static const uint8_t mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 9, 8, 7, 6};
+    buf_append(&b, mapped, 16);
+    buf_put_u8(&b, 0x20);
+    buf_put_u8(&b, 0x8d); /* 8333 */
+    buf_append(&b, mapped, 16); /* source */
+    buf_put_u64le(&b, 0);
+    buf_put_u32le(&b, 0);
+    buf_put_u32le(&b, 1);
+    buf_put_u32le(&b, 0);
+    buf_append_fill(&b, 0, 4 * 1023);
+    core_finish(&b, 0);
+    am = addrman_new(6);
+    int old = 1;
+    CHECK_EQ_INT(addrman_deserialize(am, &old, b.data, b.len, magic, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(old, 0);
+    a = ip4(9, 8, 7, 6, 8333);
+    CHECK_EQ_INT(addrman_find(am, &info, &a), RC_OK);
+    CHECK_EQ_INT(info.bucket, 0);
+    CHECK_EQ_INT(info.services, 1);
+    addrman_free(am);
+    buf_clear(&out);
+    buf_clear(&out2);
+    buf_clear(&b);
+}
+
+/* anchors.dat: the round trip, Core's bytes, and every way a file is refused. */
+static void test_anchors(void)
+{
+    struct addrman_addr v[2];
+    memset(v, 0, sizeof(v));
+    v[0].addr = ip4(127, 0, 0, 1, 0x3d0e);
+    v[0].time = 100000000;
+    v[1].addr = keyed_addr(BIP155_TORV3, 0x79, 0x11);
+    v[1].services = 9;
+    v[1].time = NOW;
+    struct buf b;
+    buf_init(&b);
+    anchors_serialize(&b, magic, v, 2);
+    /* magic, count, then the first CAddress: version, time, services, net, length, ip,
+     * port (big-endian), as feature_anchors.py reads it. */
+    CHECK_EQ_INT(b.data[4], 2);
+    CHECK_EQ_INT(rd_u32le(b.data + 5), 220000u | (1u << 29));
+    CHECK_EQ_INT(rd_u32le(b.data + 9), 100000000);
+    CHECK_EQ_INT(b.data[13], 0);
+    static const uint8_t tail[9] = {1, 4, 127, 0, 0, 1, 0x3d, 0x0e, 0x60};
+    CHECK_EQ_MEM(b.data + 14, tail, 9);
+    CHECK_EQ_INT(b.len, 4 + 1 + (4 + 4 + 1 + 1 + 1 + 4 + 2) + (4 + 4 + 1 + 1 + 1 + 32 + 2) + 32);
+    struct addrman_addr *got = NULL;
+    size_t n = 0;
+    char err[256] = "";
+    CHECK_EQ_INT(anchors_deserialize(&got, &n, b.data, b.len, magic, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(n, 2);
+    CHECK(n == 2 && net_addr_same_ip(&got[1].addr, &v[1].addr) && got[1].addr.port == 8333 &&
+          got[1].services == 9 && got[1].time == NOW && got[0].addr.port == 0x3d0e);
+    free(got);
+
+    /* Damage: a byte put in (feature_anchors.py), a flipped bit, another magic, cut short. */
+    struct buf c;
+    buf_init(&c);
+    buf_append(&c, b.data, 20);
+    buf_put_u8(&c, '1');
+    buf_append(&c, b.data + 20, b.len - 20);
+    CHECK(anchors_deserialize(&got, &n, c.data, c.len, magic, err, sizeof(err)) == RC_CORRUPT);
+    CHECK(got == NULL && n == 0);
+    buf_reset(&c);
+    buf_append(&c, b.data, b.len);
+    c.data[30] ^= 4;
+    CHECK_EQ_INT(anchors_deserialize(&got, &n, c.data, c.len, magic, err, sizeof(err)),
+                 RC_CORRUPT);
+    CHECK(strstr(err, "Checksum mismatch, data corrupted") != NULL);
+    c.data[30] ^= 4;
+    c.data[0] ^= 1;
+    CHECK_EQ_INT(anchors_deserialize(&got, &n, c.data, c.len, magic, err, sizeof(err)),
+                 RC_CORRUPT);
+    CHECK(strstr(err, "Invalid network magic number") != NULL);
+    CHECK_EQ_INT(anchors_deserialize(&got, &n, b.data, b.len - 1, magic, err, sizeof(err)),
+                 RC_CORRUPT);
+    CHECK(strstr(err, "end of file") != NULL);
+
+    /* Through the file: read once, then gone; a missing file is no anchors. */
+    char path[128];
+    path_in_tmp(path, sizeof(path), "anchors.dat");
+    CHECK_EQ_INT(anchors_save(path, magic, v, 2, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(anchors_load(&got, &n, path, magic, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(n, 2);
+    free(got);
+    CHECK(access(path, F_OK) != 0);
+    CHECK_EQ_INT(anchors_load(&got, &n, path, magic, err, sizeof(err)), RC_NOT_FOUND);
+    FILE *f = fopen(path, "wb");
+    fwrite(c.data, 1, c.len, f);
+    fclose(f);
+    CHECK_EQ_INT(anchors_load(&got, &n, path, magic, err, sizeof(err)), RC_CORRUPT);
+    CHECK(got == NULL && n == 0 && access(path, F_OK) != 0);
+    /* None to write is a file too (Core writes an empty list). */
+    buf_reset(&b);
+    anchors_serialize(&b, magic, NULL, 0);
+    CHECK_EQ_INT(b.len, 4 + 1 + 32);
+    CHECK_EQ_INT(anchors_deserialize(&got, &n, b.data, b.len, magic, err, sizeof(err)), RC_OK);
+    CHECK(got == NULL && n == 0);
+    buf_clear(&c);
+    buf_clear(&b);
 }
 
 static void test_load_fuzz(void)
@@ -1023,7 +1436,7 @@ static void test_load_fuzz(void)
         }
         size_t before = addrman_size(am, -1, -1);
         char err[256] = "";
-        int rc = addrman_deserialize(am, c, len, magic, err, sizeof(err));
+        int rc = addrman_deserialize(am, NULL, c, len, magic, err, sizeof(err));
         if (rc == RC_OK) {
             /* Only a repaired flip can pass: of a value (services, a time, an address byte
              * or port) into another consistent one. */
@@ -1110,7 +1523,7 @@ static void test_random_invariants(void)
     addrman_serialize(am, &b, magic);
     struct addrman *copy = addrman_new(52);
     char err[256] = "";
-    ok &= addrman_deserialize(copy, b.data, b.len, magic, err, sizeof(err)) == RC_OK;
+    ok &= addrman_deserialize(copy, NULL, b.data, b.len, magic, err, sizeof(err)) == RC_OK;
     ok &= consistent(copy);
     ok &= addrman_size(copy, -1, -1) == addrman_size(am, -1, -1);
     printf("# after 10000 operations: %zu new, %zu tried\n", addrman_size(am, -1, 1),
@@ -1142,7 +1555,10 @@ int main(void)
     TEST(test_get_addr);
     TEST(test_tried_collision);
     TEST(test_save_load_roundtrip);
-    TEST(test_load_refusals);
+    TEST(test_legacy_load_refusals);
+    TEST(test_core_refusals);
+    TEST(test_core_image);
+    TEST(test_anchors);
     TEST(test_load_fuzz);
     TEST(test_random_invariants);
     rmdir(tmpdir);

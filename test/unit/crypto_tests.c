@@ -1593,20 +1593,6 @@ static void test_ellswift_xdh(void)
     CHECK_EQ_INT(ellswift_xdh(out, ell, ell, zero, 1), RC_INVALID);
 }
 
-/* SHA3-256 (the checksum of onion names): FIPS 202's examples for "" and "abc". */
-static void test_sha3_256(void)
-{
-    uint8_t out[32], want[32];
-    hash_sha3_256(out, "", 0);
-    CHECK_EQ_INT(hex_decode_fixed(want, 32, "a7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a"),
-                 RC_OK);
-    CHECK_EQ_MEM(out, want, 32);
-    hash_sha3_256(out, "abc", 3);
-    CHECK_EQ_INT(hex_decode_fixed(want, 32, "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532"),
-                 RC_OK);
-    CHECK_EQ_MEM(out, want, 32);
-}
-
 /* HKDF-SHA256 against RFC 5869's test cases 1 to 3 (PRK in full, OKM's first 32 bytes: one
  * expand block). */
 static void test_hkdf_sha256_rfc5869(void)
@@ -1651,6 +1637,34 @@ static void test_hkdf_sha256_rfc5869(void)
     buf_clear(&info);
 }
 
+/* SHA3-256 (FIPS 202, OpenSSL's; the checksum of onion names) against Python's hashlib: the empty message, one short block, one
+ * byte short of the rate (the pad's two bits in one byte), exactly the rate (a block of pad
+ * alone) and several blocks. */
+static void test_sha3_256_vectors(void)
+{
+    static const struct {
+        size_t n_a; /* that many 'a' (abc for SIZE_MAX) */
+        const char *hex;
+    } v[] = {
+        {0, "a7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a"},
+        {SIZE_MAX, "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532"},
+        {135, "8094bb53c44cfb1e67b7c30447f9a1c33696d2463ecc1d9c92538913392843c9"},
+        {136, "3fc5559f14db8e453a0a3091edbd2bc25e11528d81c66fa570a4efdcc2695ee1"},
+        {1000, "8f3934e6f7a15698fe0f396b95d8c4440929a8fa6eae140171c068b4549fbf81"},
+    };
+    uint8_t msg[1000], got[32], want[32];
+    memset(msg, 'a', sizeof(msg));
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        unhex_fixed(want, 32, v[i].hex);
+        if (v[i].n_a == SIZE_MAX) {
+            hash_sha3_256(got, "abc", 3);
+        } else {
+            hash_sha3_256(got, msg, v[i].n_a);
+        }
+        CHECK_EQ_MEM(got, want, 32);
+    }
+}
+
 int main(void)
 {
     /* hash.h */
@@ -1677,6 +1691,7 @@ int main(void)
     test_key_io_valid();
     test_key_io_invalid();
     /* siphash.h */
+    TEST(test_sha3_256_vectors);
     test_siphash_paper_vectors();
     TEST(test_siphash_uint256_forms);
     /* muhash.h */
@@ -1691,6 +1706,5 @@ int main(void)
     TEST(test_ellswift_xdh);
     /* HKDF (hash.h) */
     TEST(test_hkdf_sha256_rfc5869);
-    TEST(test_sha3_256);
     return test_done();
 }

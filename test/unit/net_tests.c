@@ -300,6 +300,33 @@ static void test_addresses(void)
     CHECK_EQ_INT(b.port, 99);
 }
 
+/* Tor v3 names as Core reads and prints them: the key, two checksum bytes (SHA3-256) and the
+ * version; a name whose checksum or version is wrong is not one. */
+static void test_onion_addresses(void)
+{
+    const char *name = "pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscryd.onion";
+    char in[128], text[NET_ADDR_STR_LEN], err[128];
+    struct net_addr a;
+    snprintf(in, sizeof(in), "%s:8333", name);
+    CHECK_EQ_INT(net_addr_parse(in, 18444, 0, &a, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(a.net, BIP155_TORV3);
+    CHECK_EQ_INT(a.len, 32);
+    CHECK_EQ_INT(a.port, 8333);
+    CHECK_EQ_INT(a.addr[0], 0x79); /* 'p' 'g' ... : 01111 00110 */
+    net_addr_format(&a, 1, text);
+    CHECK_EQ_STR(text, in);
+    /* Upper case reads too (Core lower-cases the name). */
+    for (size_t i = 0; in[i]; i++) {
+        in[i] = (char)(in[i] >= 'a' && in[i] <= 'z' ? in[i] - 32 : in[i]);
+    }
+    CHECK_EQ_INT(net_addr_parse(in, 18444, 0, &a, err, sizeof(err)), RC_OK);
+    /* One character off breaks the checksum; a short name is no onion. */
+    snprintf(in, sizeof(in), "%s", name);
+    in[3] = in[3] == 'a' ? 'b' : 'a';
+    CHECK_EQ_INT(net_addr_parse(in, 18444, 0, &a, err, sizeof(err)), RC_INVALID);
+    CHECK_EQ_INT(net_addr_parse("abc.onion", 18444, 0, &a, err, sizeof(err)), RC_INVALID);
+}
+
 static void test_subnets(void)
 {
     struct net_subnet sn;
@@ -633,13 +660,14 @@ static void test_onion_names(void)
 int main(void)
 {
     TEST(test_frame_roundtrip);
-    TEST(test_onion_names);
+    TEST(test_onion_addresses);
     TEST(test_frame_rejects);
     TEST(test_version_roundtrip);
     TEST(test_inv_and_locator);
     TEST(test_headers);
     TEST(test_addr_messages);
     TEST(test_addresses);
+    TEST(test_onion_names);
     TEST(test_subnets);
     TEST(test_permissions);
     TEST(test_headerssync_presync_then_redownload);

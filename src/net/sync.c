@@ -253,6 +253,23 @@ static void send_ping(struct peer *p)
     p->ps->ping_asked = 0;
 }
 
+/* Core's GetDesirableServiceFlags: a NODE_NETWORK_LIMITED peer will do while our tip is less
+ * than 144 block intervals old (it serves the last 288 blocks); else NODE_NETWORK is wanted.
+ * Both with NODE_WITNESS. */
+static uint64_t desirable_services(struct sync *s, uint64_t services)
+{
+    if (services & NODE_NETWORK_LIMITED) {
+        chainstate_read_lock(s->cs);
+        struct block_index *tip = chainstate_tip(s->cs);
+        int64_t tip_time = tip ? (int64_t)tip->header.time : 0;
+        chainstate_read_unlock(s->cs);
+        if ((net_now(s->net) - tip_time) / s->p->pow_target_spacing < 144) {
+            return NODE_NETWORK_LIMITED | NODE_WITNESS;
+        }
+    }
+    return NODE_NETWORK | NODE_WITNESS;
+}
+
 /* ---- The handshake ---- */
 
 static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
@@ -286,13 +303,14 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
             }
         }
     }
-    if (p->conn_type != CONN_INBOUND && p->conn_type != CONN_MANUAL &&
-        (v.services & (NODE_NETWORK | NODE_WITNESS)) != (NODE_NETWORK | NODE_WITNESS) &&
-        (v.services & (NODE_NETWORK_LIMITED | NODE_WITNESS)) !=
-            (NODE_NETWORK_LIMITED | NODE_WITNESS)) {
+    uint64_t want = desirable_services(s, v.services);
+    if ((p->conn_type == CONN_OUTBOUND_FULL_RELAY || p->conn_type == CONN_BLOCK_RELAY ||
+         p->conn_type == CONN_ADDR_FETCH) &&
+        (v.services & want) != want) {
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-            "peer=%lld does not offer the expected services (%08llx offered); disconnecting",
-            (long long)p->id, (unsigned long long)v.services);
+            "peer does not offer the expected services (%08llx offered, %08llx expected), "
+            "disconnecting peer=%lld",
+            (unsigned long long)v.services, (unsigned long long)want, (long long)p->id);
         net_peer_disconnect(p, "services");
         return;
     }
@@ -606,6 +624,11 @@ static void punish_for_block(struct peer *p, const struct vstate *st, const char
     switch (st->result) {
     case VRESULT_NONE:
     case VRESULT_TIME_FUTURE:
+        return;
+    case VRESULT_MUTATED:
+        /* Its body is not what its header commits to: the block itself may be fine. */
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Received mutated block from peer=%lld", (long long)p->id);
+        net_misbehaving(p, "mutated block");
         return;
     default:
         net_misbehaving(p, "%s: %s%s%s", what, st->reject, st->debug[0] ? ", " : "", st->debug);
@@ -971,6 +994,7 @@ static void on_block(struct sync *s, struct peer *p, const uint8_t *d, size_t le
     j->job.work = VALIDATOR_BLOCK;
     j->job.data = j->data;
     j->job.len = len;
+    j->job.from_peer = 1;
     processing_add(s, hash);
     net_submit(n, j);
 }

@@ -565,7 +565,8 @@ void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t l
     if (!relay_enabled(r) || p->conn_type == CONN_BLOCK_RELAY) {
         if ((p->perms & NET_PERM_RELAY) != NET_PERM_RELAY || !r->mp) {
             snprintf(lid, sizeof(lid), "peer=%lld", (long long)p->id);
-            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "transaction sent in violation of protocol, %s", lid);
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+                "transaction sent in violation of protocol, disconnecting %s", lid);
             net_peer_disconnect(p, "transaction sent in violation of protocol");
             return;
         }

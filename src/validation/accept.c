@@ -137,6 +137,10 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
      * need no lock: only this thread changes the tree. */
     struct block_index *e = block_tree_find(cs->tree, b.hash);
     int bad = !(e && (e->status & BLOCK_HAVE_DATA)) && block_check(st, &b, cs->p, 1);
+    if (bad && st->result == VRESULT_MUTATED) {
+        LOG(LOG_CAT_VALIDATION, LOG_LVL_DEBUG, "Block mutated: %s%s%s", st->reject,
+            st->debug[0] ? ", " : "", st->debug);
+    }
     pthread_rwlock_wrlock(&cs->lock);
     if (bad) {
         if (e && !block_index_failed(e) && st->result != VRESULT_MUTATED) {

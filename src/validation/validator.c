@@ -183,6 +183,9 @@ static int run_job(struct validator *v, struct validator_job *j)
             return rc;
         }
         rc = chainstate_accept_block(cs, j->data, j->len, j->pos, &j->st, &j->is_new);
+        if (rc == RC_INVALID && j->st.result == VRESULT_MISSING_PREV && j->from_peer) {
+            LOG_INFO("ProcessNewBlock: AcceptBlock FAILED (%s)", j->st.reject);
+        }
         if (rc == RC_OK) {
             v->may_connect = 1;
             if (j->connect) {

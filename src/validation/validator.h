@@ -54,6 +54,9 @@ struct validator_job {
                                    before it reads a block) */
     uint8_t hash[32];           /* INVALIDATE, RECONSIDER, PRECIOUS (internal order); BLOCK
                                    with precheck: the block's hash (sha256d of its header) */
+    int from_peer;              /* BLOCK: a peer sent it: an unknown parent is a failure
+                                   logged as Core's ProcessNewBlock logs it (an import waits
+                                   for the parent instead) */
     int (*fn)(struct chainstate *cs, void *ctx); /* CALL */
     void *ctx;
     /* Optional: called once the job is done (results readable), on the validation thread

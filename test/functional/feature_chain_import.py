@@ -138,9 +138,14 @@ class ChainImportTest(BitnodeTestFramework):
             if opt == "-reindex-chainstate":
                 # As Core's, the rebuild runs in the background once RPC is up (warm-up
                 # over), so getblockcount and getblockchaininfo show its progress.
-                with open(node.debug_log, errors="replace") as f:
-                    f.seek(log_from)
-                    log = f.read()
+                def since_start():
+                    with open(node.debug_log, errors="replace") as f:
+                        f.seek(log_from)
+                        return f.read()
+                # The tip can show 1300 a moment before the import thread logs it.
+                wait_until(lambda: "stored blocks connected: tip height 1300" in since_start(),
+                           what="the rebuild's last line")
+                log = since_start()
                 done = log.index("init message: Done loading")
                 assert_true(done < log.index("stored blocks connected: tip height 1300"),
                             "the chainstate is rebuilt after warm-up, with RPC up")

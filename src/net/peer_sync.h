@@ -28,6 +28,8 @@ struct inflight {
 struct peer_sync {
     /* Handshake. */
     int got_version, handshake_done, sent_version;
+    int inv_getheaders_before_sync; /* a block inv got it a getheaders before its sync began */
+    int64_t headers_sync_timeout_us; /* its initial headers sync must be done by then (0: none) */
     struct net_version ver;
     uint64_t local_nonce;
     char addr_local[NET_ADDR_STR_LEN]; /* our address as the peer sees it (its version) */

@@ -53,6 +53,9 @@ struct sync {
     uint8_t (*processing)[32];    /* blocks received and not yet judged: not asked for again */
     size_t n_processing, cap_processing;
     struct block_index *last_tip; /* the tip announcements were made for */
+    uint8_t last_inv_getheaders[32]; /* the block whose inv last made a non-sync peer asked */
+    int32_t last_getheaders_height;  /* the locator's height of the last getheaders sent */
+    struct block_index *notified_header; /* the best header the progress line was logged for */
     struct block_source sources[NET_BLOCK_SOURCES];
     size_t n_sources;
     struct txrelay *txr;      /* transaction relay */
@@ -233,7 +236,7 @@ static void send_getheaders(struct sync *s, struct peer *p, struct block_index *
     buf_clear(&b);
     free(loc);
     p->ps->headers_asked_us = net_now_us(s->net);
-    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "getheaders (%d) to peer=%lld", from->height, (long long)p->id);
+    s->last_getheaders_height = from->height; /* for the caller's line, in Core's words */
 }
 
 static void send_ping(struct peer *p)
@@ -350,20 +353,66 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     }
 }
 
+static int can_serve_blocks(const struct peer *p)
+{
+    return (p->ps->ver.services & (NODE_NETWORK | NODE_NETWORK_LIMITED)) != 0;
+}
+
+/* Core's fPreferredDownload: an outbound (or noban) peer that serves blocks, not addr-fetch. */
+static int preferred_download(const struct peer *p)
+{
+    return (p->conn_type != CONN_INBOUND || (p->perms & NET_PERM_NOBAN) == NET_PERM_NOBAN) &&
+           p->conn_type != CONN_ADDR_FETCH && can_serve_blocks(p);
+}
+
+/* Core's choice of headers-sync peers: while our best header is more than a day old, one
+ * peer at a time, a preferred one (an inbound one only when no preferred peer is there or
+ * nothing is being downloaded); near today, every peer that serves blocks. Never an
+ * addr-fetch connection unless the header is recent. */
+static int may_start_sync(struct sync *s, struct peer *p, const struct block_index *best)
+{
+    if (!can_serve_blocks(p)) {
+        return 0;
+    }
+    if (best && (int64_t)best->header.time > net_now(s->net) - 24 * 60 * 60) {
+        return 1;
+    }
+    int started = 0, preferred = 0, inflight = 0;
+    for (struct peer *q = s->net->peers; q; q = q->next) {
+        if (q->disconnect || !q->ps) {
+            continue;
+        }
+        started += q->ps->sync_started;
+        preferred += q->ps->handshake_done && preferred_download(q);
+        inflight += q->ps->n_inflight;
+    }
+    int from_peer = preferred_download(p) ||
+                    (p->conn_type != CONN_ADDR_FETCH && (preferred == 0 || inflight == 0));
+    return started == 0 && from_peer;
+}
+
 static void start_sync(struct sync *s, struct peer *p)
 {
     if (p->ps->sync_started) {
         return;
     }
-    if (!(p->ps->ver.services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
-        return; /* cannot serve blocks */
-    }
-    p->ps->sync_started = 1;
     chainstate_read_lock(s->cs);
     struct block_index *best = chainstate_best_header(s->cs);
+    if (!may_start_sync(s, p, best)) {
+        chainstate_read_unlock(s->cs);
+        return;
+    }
+    p->ps->sync_started = 1;
     /* Core starts from the parent of the best header, so that the answer is never empty
      * when the peer has nothing new: it tells us its best block. */
     send_getheaders(s, p, best && best->prev ? best->prev : best, NULL);
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "initial getheaders (%d) to peer=%lld",
+        s->last_getheaders_height, (long long)p->id);
+    /* Core's headers-sync timeout: 15 minutes, and 1 ms per block interval the best header is
+     * behind today. */
+    int64_t behind = best ? net_now(s->net) - (int64_t)best->header.time : 0;
+    p->ps->headers_sync_timeout_us = net_now_us(s->net) + 15 * 60 * 1000000LL +
+                                     (behind > 0 ? behind / s->p->pow_target_spacing * 1000 : 0);
     chainstate_read_unlock(s->cs);
 }
 
@@ -536,6 +585,14 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
             return;
         }
         send_getheaders(s, p, NULL, NULL);
+        char h0[65], prev0[65];
+        uint8_t hash0[32];
+        hash_sha256d(hash0, raw, 80);
+        hex_encode_rev(h0, hash0, 32);
+        hex_encode_rev(prev0, raw + 4, 32);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "received header %s: missing prev block %s, sending getheaders (%d) to end (peer=%lld)",
+            h0, prev0, s->last_getheaders_height, (long long)p->id);
         memcpy(p->ps->best_unknown, hash, 32);
         p->ps->has_best_unknown = 1;
         chainstate_read_unlock(s->cs);
@@ -549,6 +606,8 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         update_availability(s, p, hash);
         if (count == NET_MAX_HEADERS) {
             send_getheaders(s, p, last, NULL);
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "more getheaders (%d) to end to peer=%lld",
+                last->height, (long long)p->id);
         }
         chainstate_read_unlock(s->cs);
         free(raw);
@@ -569,7 +628,8 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     }
     anti_dos_work(s, &threshold);
     struct block_index *tip = chainstate_tip(s->cs);
-    int low_work = u256_cmp(&work, &threshold) < 0;
+    /* A noban peer is trusted with its headers (Core bypasses the anti-DoS work check). */
+    int low_work = (p->perms & NET_PERM_NOBAN) != NET_PERM_NOBAN && u256_cmp(&work, &threshold) < 0;
     chainstate_read_unlock(s->cs);
     if (low_work && count == NET_MAX_HEADERS) {
         /* A full message of a chain without the work yet: pre-sync it (nothing stored until
@@ -618,6 +678,24 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     net_submit(n, j);
 }
 
+/* Core's NotifyHeaderTip line: when headers moved the best header during initial block
+ * download, the last one taken and how far it is (from its time) to today. */
+static void log_header_progress(struct sync *s, struct block_index *last)
+{
+    struct block_index *best = chainstate_best_header(s->cs);
+    if (best == s->notified_header) {
+        return;
+    }
+    s->notified_header = best;
+    if (!chainstate_in_ibd(s->cs)) {
+        return;
+    }
+    int64_t left = (net_now(s->net) - (int64_t)last->header.time) / s->p->pow_target_spacing;
+    left = left > 0 ? left : 0;
+    LOG_INFO("Synchronizing blockheaders, height: %d (~%.2f%%)", last->height,
+             100.0 * last->height / ((double)last->height + (double)left));
+}
+
 /* A header or block verdict: Core's MaybePunishNodeForBlock. */
 static void punish_for_block(struct peer *p, const struct vstate *st, const char *what)
 {
@@ -658,10 +736,13 @@ static void headers_done(struct sync *s, struct peer *p, struct net_job *j)
     }
     if (last) {
         update_availability(s, p, last->hash);
+        log_header_progress(s, last);
     }
     resolve_unknown(s, p);
     if (j->job.rc == RC_OK && j->n_headers == NET_MAX_HEADERS && last && !j->presync) {
         send_getheaders(s, p, last, NULL);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "more getheaders (%d) to end to peer=%lld", last->height,
+            (long long)p->id);
     }
     chainstate_read_unlock(s->cs);
 }
@@ -1457,8 +1538,21 @@ static void on_inv(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
             best = inv[i].hash;
         }
     }
-    if (best) {
+    /* Core: a peer we sync headers from is asked at once; before that, one more peer per
+     * new block (the first to announce it, once per peer), so that an unresponsive sync peer
+     * is worked around without asking everyone. */
+    if (best && (p->ps->sync_started ||
+                 (!p->ps->inv_getheaders_before_sync &&
+                  memcmp(best, s->last_inv_getheaders, 32) != 0))) {
         send_getheaders(s, p, NULL, best);
+        char bh[65];
+        hex_encode_rev(bh, best, 32);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "getheaders (%d) %s to peer=%lld", s->last_getheaders_height,
+            bh, (long long)p->id);
+        if (!p->ps->sync_started) {
+            p->ps->inv_getheaders_before_sync = 1;
+            memcpy(s->last_inv_getheaders, best, 32);
+        }
     }
     chainstate_read_unlock(s->cs);
     free(inv);
@@ -1888,6 +1982,48 @@ static void check_sources(struct sync *s)
     }
 }
 
+/* Core's headers-sync timeout: while our best header is more than a day old, the only peer
+ * we sync headers from that has not got us there by its deadline is dropped when another
+ * preferred peer could take over (a noban one is kept, its sync started again later). Once
+ * the header is recent the deadline is gone for good. 1 if p was dropped. */
+static int headers_sync_stalled(struct sync *s, struct peer *p, int64_t now_us)
+{
+    if (!p->ps->sync_started || p->ps->headers_sync_timeout_us == INT64_MAX) {
+        return 0;
+    }
+    chainstate_read_lock(s->cs);
+    struct block_index *best = chainstate_best_header(s->cs);
+    int64_t best_time = best ? (int64_t)best->header.time : 0;
+    chainstate_read_unlock(s->cs);
+    if (best_time > net_now(s->net) - 24 * 60 * 60) {
+        p->ps->headers_sync_timeout_us = INT64_MAX;
+        return 0;
+    }
+    if (now_us <= p->ps->headers_sync_timeout_us) {
+        return 0;
+    }
+    int started = 0, preferred = 0;
+    for (struct peer *q = s->net->peers; q; q = q->next) {
+        if (!q->disconnect && q->ps) {
+            started += q->ps->sync_started;
+            preferred += q->ps->handshake_done && preferred_download(q);
+        }
+    }
+    if (started != 1 || preferred - preferred_download(p) < 1) {
+        return 0;
+    }
+    if ((p->perms & NET_PERM_NOBAN) != NET_PERM_NOBAN) {
+        LOG_INFO("Timeout downloading headers, disconnecting peer=%lld", (long long)p->id);
+        net_peer_disconnect(p, "headers sync timeout");
+        return 1;
+    }
+    LOG_INFO("Timeout downloading headers from noban peer, not disconnecting peer=%lld",
+             (long long)p->id);
+    p->ps->sync_started = 0;
+    p->ps->headers_sync_timeout_us = 0;
+    return 0;
+}
+
 /* The tick event: pings, timeouts, stalls, a new tip announced, sync started, downloads
  * asked for, transaction relay's timers. */
 /* A node that is not pruned and stopped offering NODE_NETWORK for a UTXO snapshot
@@ -1959,6 +2095,17 @@ static void on_tick(void *ctx)
             continue;
         }
         if (!p->ps->handshake_done) {
+            continue;
+        }
+        if (headers_sync_stalled(s, p, now_us)) {
+            continue;
+        }
+        /* An addr-fetch connection that has not given its addresses in 5 minutes (Core's
+         * 10 x AVG_ADDRESS_BROADCAST_INTERVAL). */
+        if (p->conn_type == CONN_ADDR_FETCH && now - p->conn_time > 300) {
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "addrfetch connection timeout, disconnecting peer=%lld",
+                (long long)p->id);
+            net_peer_disconnect(p, "addrfetch connection timeout");
             continue;
         }
         if (p->ps->ping_nonce && now > p->conn_time + s->peer_timeout &&

@@ -1405,15 +1405,10 @@ static void on_inv(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
         return;
     }
     const uint8_t *best = NULL;
+    txrelay_on_invs(s->txr, p, inv, k);
     chainstate_read_lock(s->cs);
     for (size_t i = 0; i < k; i++) {
         uint32_t type = inv[i].type & ~INV_WITNESS_FLAG;
-        if (type == INV_TX || type == INV_WTX) {
-            chainstate_read_unlock(s->cs);
-            txrelay_on_inv(s->txr, p, &inv[i]);
-            chainstate_read_lock(s->cs);
-            continue;
-        }
         if (type != INV_BLOCK) {
             continue;
         }
@@ -1715,6 +1710,7 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
         return;
     }
     if (strcmp(cmd, "notfound") == 0) {
+        txrelay_on_notfound(s->txr, p, d, len);
         return;
     }
     if (strcmp(cmd, "tx") == 0) {
@@ -2054,6 +2050,7 @@ void sync_peer_stats(struct sync *s, struct net_peer_stats *st)
         st->inflight[f++] = b->e ? b->e->height : -1;
     }
     st->addr_relay_enabled = p->ps->addr_relay;
+    st->inv_to_send = txrelay_inv_to_send(p);
     st->addr_processed = p->ps->addr_processed;
     st->addr_rate_limited = p->ps->addr_rate_limited;
     st->minfeefilter = p->ps->feefilter;

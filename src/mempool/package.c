@@ -7,6 +7,29 @@
 #include "mempool/policy.h"
 #include "util/rc.h"
 
+/* The pool trimmed back to its size once the subpackage is in (Core's LimitMempoolSize after
+ * a package, not between its transactions, so that a parent is not trimmed before the child
+ * that pays for it comes): one trimmed away is "mempool full" and fails the package. */
+static void trim_after(struct mempool_package *c, const size_t *pending, size_t npending, int *ok)
+{
+    int evicted;
+    mempool_write_lock(c->mp);
+    mempool_expire(c->mp, c->now);
+    mempool_trim(c->mp, c->now, &evicted);
+    for (size_t k = 0; k < npending; k++) {
+        size_t i = pending[k];
+        if (c->r[i].state == PKG_VALID && !mempool_get(c->mp, c->r[i].txid)) {
+            c->r[i].state = PKG_INVALID;
+            vstate_init(&c->r[i].res.st);
+            snprintf(c->r[i].res.st.reject, sizeof(c->r[i].res.st.reject), "mempool full");
+            c->r[i].res.st.mode = VSTATE_INVALID;
+            c->r[i].res.kind = MEMPOOL_TX_MEMPOOL_POLICY;
+            *ok = 0;
+        }
+    }
+    mempool_write_unlock(c->mp);
+}
+
 /* Core's AcceptPackage (its 1p1c core): each transaction alone first; the ones refused only
  * for their fee rate are then judged together, on the package's fee rate. Validation
  * thread. */
@@ -66,7 +89,7 @@ int mempool_accept_package(struct chainstate *cs, void *ctx)
     for (size_t k = 0; k < npending && ok; k++) {
         size_t i = pending[k];
         struct mempool_accept_args a = {
-            .now = c->now, .max_feerate = c->max_feerate, .package_feerate = 1};
+            .now = c->now, .max_feerate = c->max_feerate, .package_feerate = 1, .no_trim = 1};
         int rc = mempool_accept_tx(mp, cs, &c->txs[i], &a, &c->r[i].res);
         if (rc) {
             return rc;
@@ -104,8 +127,12 @@ int mempool_accept_package(struct chainstate *cs, void *ctx)
             snprintf(c->r[i].res.st.debug, sizeof(c->r[i].res.st.debug), "%lld < %lld",
                      (long long)c->pkg_fee, (long long)policy_fee_at(floor_rate, c->pkg_vsize));
             c->r[i].res.st.mode = VSTATE_INVALID;
+            c->r[i].res.kind = MEMPOOL_TX_RECONSIDERABLE; /* Core's: a better package may do */
         }
         mempool_write_unlock(mp);
+    }
+    if (added) {
+        trim_after(c, pending, npending, &ok);
     }
     for (size_t k = 0; k < npending; k++) {
         c->r[pending[k]].in_package_rate = ok && added > 1;

@@ -1057,6 +1057,7 @@ static void judge_job(struct sync *s, struct net_job *j)
     if (j->is_block) {
         processing_remove(s, j->hash);
         block_done(s, p, j);
+        txrelay_check_tip(s->txr); /* before the pongs that wait for the block */
     } else if (p) {
         headers_done(s, p, j);
     }
@@ -1980,9 +1981,7 @@ static void on_tick(void *ctx)
         }
     }
     schedule_downloads(s);
-    if (new_tip) {
-        txrelay_new_tip(s->txr);
-    }
+    txrelay_check_tip(s->txr);
     txrelay_tick(s->txr);
 }
 

@@ -36,7 +36,12 @@
 #define MAX_PEER_TX_ANNOUNCEMENTS 5000
 #define MAX_GETDATA_SZ 1000
 #define MAX_INV_SZ 50000
-#define MAX_ORPHANS 100
+/* The orphanage's limits (Core's): a latency score (an announcement counts 1, a transaction
+ * one more per ten inputs) of 3000 shared among the peers that announced orphans, and the
+ * weight of 400,000-weight-unit transactions (404,000 with Core's overhead) per such peer. */
+#define MAX_ORPHANAGE_LATENCY_SCORE 3000
+#define RESERVED_ORPHAN_WEIGHT_PER_PEER 404000
+#define RECENT_CONFIRMED_GENERATION 24000
 #define KNOWN_GENERATION 25000 /* entries per generation of a rolling set */
 #define REJECTS_GENERATION 60000
 #define MAX_ANNOUNCERS 8
@@ -150,6 +155,7 @@ struct orphan {
     int64_t from[MAX_ANNOUNCERS];
     size_t n_from;
     uint64_t seq; /* order of arrival */
+    size_t weight;
 };
 _Static_assert(MAX_ANNOUNCERS <= NET_ORPHAN_MAX_FROM, "getorphantxs lists every announcer");
 
@@ -162,8 +168,10 @@ struct txrelay {
     struct rolling_set rejects;
     struct rolling_set rejects_recon; /* refused alone for their fee rate only; packages
                                          refused (Core's reconsiderable rejects) */
-    struct orphan orphans[MAX_ORPHANS];
-    size_t norphans;
+    struct orphan *orphans;
+    size_t norphans, caporphans;
+    struct rolling_set recent_confirmed; /* txids and wtxids of recent blocks' transactions */
+    struct block_index *seen_tip;        /* the tip at the last txrelay_check_tip */
     uint64_t orphan_seq;
     int64_t next_rebroadcast_us; /* the next ReattemptInitialBroadcast (0: not scheduled) */
     uint64_t accepted, rejected; /* counters for the log */
@@ -214,6 +222,7 @@ int txrelay_new(struct txrelay **out, struct net *n, struct chainstate *cs, stru
     r->blocks_only = blocks_only;
     rset_init(&r->rejects, REJECTS_GENERATION);
     rset_init(&r->rejects_recon, REJECTS_GENERATION);
+    rset_init(&r->recent_confirmed, RECENT_CONFIRMED_GENERATION);
     txrequest_new(&r->treq, 0);
     *out = r;
     return RC_OK;
@@ -226,14 +235,20 @@ static void orphan_free(struct orphan *o)
     memset(o, 0, sizeof(*o));
 }
 
+/* Removes the orphan at index i (the last one moves there). */
+static void orphan_remove_at(struct txrelay *r, size_t i)
+{
+    orphan_free(&r->orphans[i]);
+    r->orphans[i] = r->orphans[--r->norphans];
+    memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
+}
+
 /* Removes the orphan of wtxid: 1 if there was one. */
 static int orphan_erase(struct txrelay *r, const uint8_t wtxid[32])
 {
     for (size_t i = 0; i < r->norphans; i++) {
         if (memcmp(r->orphans[i].wtxid, wtxid, 32) == 0) {
-            orphan_free(&r->orphans[i]);
-            r->orphans[i] = r->orphans[--r->norphans];
-            memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
+            orphan_remove_at(r, i);
             return 1;
         }
     }
@@ -250,6 +265,8 @@ void txrelay_free(struct txrelay *r)
     }
     rset_clear(&r->rejects);
     rset_clear(&r->rejects_recon);
+    rset_clear(&r->recent_confirmed);
+    free(r->orphans);
     txrequest_free(r->treq);
     free(r);
 }
@@ -259,23 +276,27 @@ void txrelay_peer_gone(struct txrelay *r, struct peer *p)
     if (r) {
         /* Its announcements go; what was asked of it may be asked of another. */
         txrequest_disconnected_peer(r->treq, p->id);
+        size_t erased = 0;
         for (size_t i = 0; i < r->norphans;) {
             struct orphan *o = &r->orphans[i];
             for (size_t k = 0; k < o->n_from;) {
                 if (o->from[k] == p->id) {
                     memmove(&o->from[k], &o->from[k + 1], (o->n_from - k - 1) * sizeof(o->from[0]));
                     o->n_from--;
+                    erased++;
                 } else {
                     k++;
                 }
             }
             if (o->n_from == 0) {
-                orphan_free(&r->orphans[i]);
-                r->orphans[i] = r->orphans[--r->norphans];
-                memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
+                orphan_remove_at(r, i);
             } else {
                 i++;
             }
+        }
+        if (erased) {
+            LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG, "Erased %zu orphan transaction(s) from peer=%lld",
+                erased, (long long)p->id);
         }
     }
     if (p->ps->txr) {
@@ -319,7 +340,7 @@ static int orphan_from(const struct orphan *o, int64_t peer_id)
 static int already_have(struct txrelay *r, const uint8_t h[32], int by_wtxid, int with_recon)
 {
     if (find_orphan(r, h) || (with_recon && rset_contains(&r->rejects_recon, h)) ||
-        rset_contains(&r->rejects, h)) {
+        rset_contains(&r->recent_confirmed, h) || rset_contains(&r->rejects, h)) {
         return 1;
     }
     mempool_read_lock(r->mp);
@@ -759,9 +780,7 @@ static void retry_orphans_of(struct txrelay *r, const uint8_t txid[32])
         if (tx_deserialize(&tx, o->raw, o->len, NULL, 0) == RC_OK) {
             submit_tx(r, o->from[0], o->raw, o->len, &tx, o);
         }
-        orphan_free(o);
-        r->orphans[i] = r->orphans[--r->norphans];
-        memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
+        orphan_remove_at(r, i);
     }
 }
 
@@ -779,15 +798,13 @@ static struct orphan *orphan_store(struct txrelay *r, const struct tx_job *j)
             "ignoring large orphan tx (size: %zu, txid: %s, wtxid: %s)", weight, txid, wtxid);
         return NULL;
     }
-    if (r->norphans == MAX_ORPHANS) {
-        uint8_t rnd[8];
-        random_bytes(rnd, sizeof(rnd));
-        size_t victim = (size_t)(rd_u64le(rnd) % MAX_ORPHANS);
-        orphan_free(&r->orphans[victim]);
-        r->orphans[victim] = r->orphans[--r->norphans];
-        memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
+    if (r->norphans == r->caporphans) {
+        r->caporphans = r->caporphans ? r->caporphans * 2 : 64;
+        r->orphans = xrealloc(r->orphans, r->caporphans * sizeof(*r->orphans));
     }
     struct orphan *o = &r->orphans[r->norphans++];
+    memset(o, 0, sizeof(*o));
+    o->weight = weight;
     o->raw = xmalloc(j->nj.len);
     memcpy(o->raw, j->nj.data, j->nj.len);
     o->len = j->nj.len;
@@ -827,6 +844,94 @@ static int has_rejected_parents(struct txrelay *r, const struct tx *tx)
         }
     }
     return 0;
+}
+
+/* A peer's use of the orphanage: its latency score and the weight it announced. */
+struct orphan_use {
+    int64_t peer;
+    size_t score, weight;
+};
+
+/* The peers with orphan announcements and their use: *use (caller frees), their count; the
+ * totals (each transaction's weight once) in *score and *weight. */
+static size_t orphan_usage(const struct txrelay *r, struct orphan_use **use, size_t *score,
+                           size_t *weight)
+{
+    size_t n = 0;
+    *use = NULL;
+    *score = *weight = 0;
+    for (size_t i = 0; i < r->norphans; i++) {
+        const struct orphan *o = &r->orphans[i];
+        *score += o->n_spends / 10 + o->n_from;
+        *weight += o->weight;
+        for (size_t k = 0; k < o->n_from; k++) {
+            size_t m = 0;
+            while (m < n && (*use)[m].peer != o->from[k]) {
+                m++;
+            }
+            if (m == n) {
+                *use = xrealloc(*use, (n + 1) * sizeof(**use));
+                (*use)[n++] = (struct orphan_use){.peer = o->from[k]};
+            }
+            (*use)[m].score += 1 + o->n_spends / 10;
+            (*use)[m].weight += o->weight;
+        }
+    }
+    return n;
+}
+
+/* Core's LimitOrphans: while the orphanage is over its limits, the oldest announcement of the
+ * peer using the most of its share (of the latency score or of the reserved weight, whichever
+ * is more) goes, and an orphan left without announcers with it. */
+static void orphans_limit(struct txrelay *r)
+{
+    size_t before = r->norphans, erased = 0;
+    for (;;) {
+        struct orphan_use *use;
+        size_t score, weight;
+        size_t n = orphan_usage(r, &use, &score, &weight);
+        size_t peers = n ? n : 1;
+        if (score <= MAX_ORPHANAGE_LATENCY_SCORE &&
+            weight <= (size_t)RESERVED_ORPHAN_WEIGHT_PER_PEER * peers) {
+            free(use);
+            break;
+        }
+        double share = (double)MAX_ORPHANAGE_LATENCY_SCORE / (double)peers, worst_dos = -1;
+        int64_t worst = -1;
+        for (size_t m = 0; m < n; m++) {
+            double a = (double)use[m].score / share;
+            double b = (double)use[m].weight / RESERVED_ORPHAN_WEIGHT_PER_PEER;
+            double dos = a > b ? a : b;
+            if (dos > worst_dos || (dos == worst_dos && use[m].peer > worst)) {
+                worst_dos = dos;
+                worst = use[m].peer;
+            }
+        }
+        free(use);
+        struct orphan *oldest = NULL;
+        for (size_t i = 0; i < r->norphans; i++) {
+            if (orphan_from(&r->orphans[i], worst) && (!oldest || r->orphans[i].seq < oldest->seq)) {
+                oldest = &r->orphans[i];
+            }
+        }
+        if (!oldest) {
+            break;
+        }
+        for (size_t k = 0; k < oldest->n_from; k++) {
+            if (oldest->from[k] == worst) {
+                oldest->from[k] = oldest->from[--oldest->n_from];
+                break;
+            }
+        }
+        erased++;
+        if (oldest->n_from == 0) {
+            orphan_remove_at(r, (size_t)(oldest - r->orphans));
+        }
+    }
+    if (erased) {
+        LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG, "orphanage overflow, removed %zu tx (%zu announcements)",
+            before - r->norphans, erased);
+    }
 }
 
 /* Core's MempoolRejectedTx for a transaction missing inputs, the first time: kept as an
@@ -888,6 +993,7 @@ static void orphan_rejected(struct txrelay *r, struct tx_job *j)
     free(parents);
     txrequest_forget(r->treq, j->txid);
     txrequest_forget(r->treq, j->wtxid);
+    orphans_limit(r);
 }
 
 /* An orphan retried and still missing inputs: it waits again for the announcers it had that
@@ -908,6 +1014,7 @@ static void orphan_again(struct txrelay *r, struct tx_job *j)
     if (o) {
         memcpy(o->from, from, n_from * sizeof(from[0]));
         o->n_from = n_from;
+        orphans_limit(r);
     }
 }
 
@@ -1269,11 +1376,97 @@ void txrelay_tick(struct txrelay *r)
     }
 }
 
-void txrelay_new_tip(struct txrelay *r)
+/* Core's BlockConnected for one block: its transactions are had (the recent-confirmed filter,
+ * their requests forgotten), the orphans it includes or conflicts with go, and those that
+ * spend its outputs are retried. */
+static void block_connected(struct txrelay *r, const struct block *b)
 {
+    size_t erased = 0;
+    for (size_t t = 0; t < b->tx_count; t++) {
+        const struct tx *tx = &b->txs[t];
+        for (size_t v = 0; v < tx->vin_count; v++) {
+            const struct outpoint *op = &tx->vin[v].prevout;
+            for (size_t i = 0; i < r->norphans;) {
+                const struct orphan *o = &r->orphans[i];
+                int spends = 0;
+                for (size_t k = 0; k < o->n_spends && !spends; k++) {
+                    spends = o->spends[k].n == op->n && memcmp(o->spends[k].txid, op->txid, 32) == 0;
+                }
+                if (spends) {
+                    orphan_remove_at(r, i);
+                    erased++;
+                } else {
+                    i++;
+                }
+            }
+        }
+    }
+    if (erased) {
+        LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG,
+            "Erased %zu orphan transaction(s) included or conflicted by block", erased);
+    }
+    for (size_t t = 0; t < b->tx_count; t++) {
+        const struct tx *tx = &b->txs[t];
+        retry_orphans_of(r, tx->txid);
+        rset_insert(&r->recent_confirmed, tx->txid);
+        if (memcmp(tx->txid, tx->wtxid, 32) != 0) {
+            rset_insert(&r->recent_confirmed, tx->wtxid);
+        }
+        txrequest_forget(r->treq, tx->txid);
+        txrequest_forget(r->treq, tx->wtxid);
+    }
+}
+
+void txrelay_check_tip(struct txrelay *r)
+{
+    chainstate_read_lock(r->cs);
+    struct block_index *tip = chainstate_tip(r->cs);
+    chainstate_read_unlock(r->cs);
+    struct block_index *old_tip = r->seen_tip;
+    if (!tip || tip == old_tip) {
+        return;
+    }
+    r->seen_tip = tip;
+    if (!old_tip) {
+        return; /* the tip at start: nothing to forget */
+    }
     /* Core resets its recent-rejects filters on every new tip: a rejection may not hold. */
     rset_clear(&r->rejects);
     rset_clear(&r->rejects_recon);
+    /* The blocks connected since the last tip seen (a few: a connected block and the timer
+     * call this); a tip that is not a descendant within eight blocks may mean blocks were
+     * disconnected, which clears the recent-confirmed filter as Core's BlockDisconnected. */
+    struct block_index *path[8];
+    size_t n = 0;
+    struct block_index *e = tip;
+    while (e && e != old_tip && n < 8) {
+        path[n++] = e;
+        e = e->prev;
+    }
+    if (e != old_tip) {
+        rset_clear(&r->recent_confirmed);
+    }
+    if (!r->mp) {
+        return;
+    }
+    /* Read under the chain's lock, handled after it (a retried orphan goes to the
+     * validation thread). */
+    struct buf raw[8];
+    int ok[8];
+    chainstate_read_lock(r->cs);
+    for (size_t i = 0; i < n; i++) {
+        buf_init(&raw[i]);
+        ok[i] = chainstate_read_block(r->cs, path[i], &raw[i]) == RC_OK;
+    }
+    chainstate_read_unlock(r->cs);
+    while (n-- > 0) {
+        struct block b;
+        if (ok[n] && block_parse(&b, raw[n].data, raw[n].len, NULL, 0) == RC_OK) {
+            block_connected(r, &b);
+            block_clear(&b);
+        }
+        buf_clear(&raw[n]);
+    }
 }
 
 size_t txrelay_inv_to_send(const struct peer *p)

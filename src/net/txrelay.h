@@ -16,6 +16,7 @@ struct chainstate;
 struct mempool;
 struct txrelay;
 struct net_orphan;
+struct block_index;
 
 /** The relay state of the service on transport n: *out (free with txrelay_free). cs and mp
  *  are borrowed (mp NULL: no pool, nothing relayed); blocks_only is -blocksonly. 0. */
@@ -44,8 +45,12 @@ void txrelay_on_mempool_msg(struct peer *p);
 void txrelay_job_done(struct txrelay *r, struct net_job *j);
 /** The timer: announcement trickles, requests due (and those that timed out), feefilter. */
 void txrelay_tick(struct txrelay *r);
-/** The tip moved: recent rejections (and those for the fee rate alone) are forgotten. */
-void txrelay_new_tip(struct txrelay *r);
+/** The tip may have moved (the timer, a block connected). If it did since the last call:
+ *  recent rejections (and those for the fee rate alone) are forgotten; the transactions of
+ *  the blocks connected since are had (Core's recent-confirmed filter; cleared when the old
+ *  tip is not an ancestor), the orphans they include or conflict with go, their children in
+ *  the orphanage are retried. Takes the chain's read lock; not with it held. */
+void txrelay_check_tip(struct txrelay *r);
 /** mockscheduler: the delayed tasks (the rebroadcast of unbroadcast transactions) come
  *  delta_us sooner. */
 void txrelay_mock_scheduler(struct txrelay *r, int64_t delta_us);

@@ -1592,6 +1592,10 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
 {
     struct sync *s = ctx;
     char lid[32];
+    /* A block connected since is seen before the message (Core's validation interface has
+     * told the transaction download by then in practice, and syncwithvalidationinterfacequeue
+     * waits for it). */
+    txrelay_check_tip(s->txr);
     if (strcmp(cmd, "version") == 0) {
         on_version(s, p, d, len);
         return;

@@ -1,10 +1,14 @@
 /* Transaction relay (Bitcoin Core's TxDownloadManager, orphanage and inventory trickle, in
  * the measure a node without bloom filters needs): announcements of transactions by wtxid to
- * peers that sent wtxidrelay (by txid to the others), each requested from one announcer at a
- * time and from the next after a minute; received transactions accepted on the validation
- * thread; orphans held in a bounded pool until a parent arrives; new transactions announced
- * to each peer on a Poisson timer (2 s outbound, 5 s inbound), filtered by its feefilter, and
- * our own feefilter sent as the pool's minimum fee changes. Net thread only. */
+ * peers that sent wtxidrelay (by txid to the others), scheduled by the request tracker
+ * (txrequest.h: delays for non-preferred peers, txid announcements and overloaded peers, one
+ * request per transaction, the next announcer after a minute, a notfound or a disconnect);
+ * received transactions accepted on the validation thread; orphans kept per announcing peer
+ * within Core's limits until a parent arrives, their parents asked of each announcer; a
+ * parent refused for its fee rate alone tried again with a child from the orphanage as a
+ * 1-parent-1-child package (mempool/package.h); new transactions announced to each peer on
+ * a Poisson timer (2 s outbound, 5 s inbound), filtered by its feefilter, and our own
+ * feefilter sent as the pool's minimum fee changes. Net thread only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -20,6 +20,7 @@
 #include "mempool/mempool.h"
 #include "mempool/package.h"
 #include "net/net_impl.h"
+#include "net/orphanage.h"
 #include "net/peer_sync.h"
 #include "net/txrelay.h"
 #include "net/txrequest.h"
@@ -40,15 +41,10 @@
 #define MAX_PEER_TX_ANNOUNCEMENTS 5000
 #define MAX_GETDATA_SZ 1000
 #define MAX_INV_SZ 50000
-/* The orphanage's limits (Core's): a latency score (an announcement counts 1, a transaction
- * one more per ten inputs) of 3000 shared among the peers that announced orphans, and the
- * weight of 400,000-weight-unit transactions (404,000 with Core's overhead) per such peer. */
-#define MAX_ORPHANAGE_LATENCY_SCORE 3000
-#define RESERVED_ORPHAN_WEIGHT_PER_PEER 404000
 #define RECENT_CONFIRMED_GENERATION 24000
 #define KNOWN_GENERATION 25000 /* entries per generation of a rolling set */
 #define REJECTS_GENERATION 60000
-#define MAX_ANNOUNCERS 8
+#define MAX_ANNOUNCERS ORPHANAGE_MAX_ANNOUNCERS
 #define FEEFILTER_INTERVAL_US (10 * 60 * 1000000LL)
 #define MAX_FEEFILTER_CHANGE_DELAY_US (5 * 60 * 1000000LL)
 #define MAX_MONEY_SAT (21000000LL * 100000000LL)
@@ -148,19 +144,6 @@ struct txrelay_peer {
     uint64_t last_inv_sequence; /* the pool's entry sequence at our last trickle to it */
 };
 
-struct orphan {
-    uint8_t *raw;
-    size_t len;
-    uint8_t txid[32], wtxid[32];
-    struct outpoint *spends; /* its inputs */
-    size_t n_spends;
-    /* The peers it may come from (Core's announcers): its sender, then those that announced
-     * it by wtxid while it waited. It goes when the last of them disconnects. */
-    int64_t from[MAX_ANNOUNCERS];
-    size_t n_from;
-    uint64_t seq; /* order of arrival */
-    size_t weight;
-};
 _Static_assert(MAX_ANNOUNCERS <= NET_ORPHAN_MAX_FROM, "getorphantxs lists every announcer");
 
 struct txrelay {
@@ -172,11 +155,9 @@ struct txrelay {
     struct rolling_set rejects;
     struct rolling_set rejects_recon; /* refused alone for their fee rate only; packages
                                          refused (Core's reconsiderable rejects) */
-    struct orphan *orphans;
-    size_t norphans, caporphans;
+    struct orphanage *orphans;
     struct rolling_set recent_confirmed; /* txids and wtxids of recent blocks' transactions */
     struct block_index *seen_tip;        /* the tip at the last txrelay_check_tip */
-    uint64_t orphan_seq;
     int64_t next_rebroadcast_us; /* the next ReattemptInitialBroadcast (0: not scheduled) */
     uint64_t accepted, rejected; /* counters for the log */
 };
@@ -228,35 +209,9 @@ int txrelay_new(struct txrelay **out, struct net *n, struct chainstate *cs, stru
     rset_init(&r->rejects_recon, REJECTS_GENERATION);
     rset_init(&r->recent_confirmed, RECENT_CONFIRMED_GENERATION);
     txrequest_new(&r->treq, 0);
+    orphanage_new(&r->orphans);
     *out = r;
     return RC_OK;
-}
-
-static void orphan_free(struct orphan *o)
-{
-    free(o->raw);
-    free(o->spends);
-    memset(o, 0, sizeof(*o));
-}
-
-/* Removes the orphan at index i (the last one moves there). */
-static void orphan_remove_at(struct txrelay *r, size_t i)
-{
-    orphan_free(&r->orphans[i]);
-    r->orphans[i] = r->orphans[--r->norphans];
-    memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
-}
-
-/* Removes the orphan of wtxid: 1 if there was one. */
-static int orphan_erase(struct txrelay *r, const uint8_t wtxid[32])
-{
-    for (size_t i = 0; i < r->norphans; i++) {
-        if (memcmp(r->orphans[i].wtxid, wtxid, 32) == 0) {
-            orphan_remove_at(r, i);
-            return 1;
-        }
-    }
-    return 0;
 }
 
 void txrelay_free(struct txrelay *r)
@@ -264,13 +219,10 @@ void txrelay_free(struct txrelay *r)
     if (!r) {
         return;
     }
-    for (size_t i = 0; i < r->norphans; i++) {
-        orphan_free(&r->orphans[i]);
-    }
+    orphanage_free(r->orphans);
     rset_clear(&r->rejects);
     rset_clear(&r->rejects_recon);
     rset_clear(&r->recent_confirmed);
-    free(r->orphans);
     txrequest_free(r->treq);
     free(r);
 }
@@ -280,28 +232,7 @@ void txrelay_peer_gone(struct txrelay *r, struct peer *p)
     if (r) {
         /* Its announcements go; what was asked of it may be asked of another. */
         txrequest_disconnected_peer(r->treq, p->id);
-        size_t erased = 0;
-        for (size_t i = 0; i < r->norphans;) {
-            struct orphan *o = &r->orphans[i];
-            for (size_t k = 0; k < o->n_from;) {
-                if (o->from[k] == p->id) {
-                    memmove(&o->from[k], &o->from[k + 1], (o->n_from - k - 1) * sizeof(o->from[0]));
-                    o->n_from--;
-                    erased++;
-                } else {
-                    k++;
-                }
-            }
-            if (o->n_from == 0) {
-                orphan_remove_at(r, i);
-            } else {
-                i++;
-            }
-        }
-        if (erased) {
-            LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG, "Erased %zu orphan transaction(s) from peer=%lld",
-                erased, (long long)p->id);
-        }
+        orphanage_erase_for_peer(r->orphans, p->id);
     }
     if (p->ps->txr) {
         rset_clear(&p->ps->txr->known);
@@ -317,33 +248,13 @@ void txrelay_peer_gone(struct txrelay *r, struct peer *p)
 static void try_1p1c(struct txrelay *r, int64_t peer_id, const uint8_t *raw, size_t len,
                      struct tx *tx);
 
-static struct orphan *find_orphan(struct txrelay *r, const uint8_t wtxid[32])
-{
-    for (size_t i = 0; i < r->norphans; i++) {
-        if (memcmp(r->orphans[i].wtxid, wtxid, 32) == 0) {
-            return &r->orphans[i];
-        }
-    }
-    return NULL;
-}
-
-static int orphan_from(const struct orphan *o, int64_t peer_id)
-{
-    for (size_t k = 0; k < o->n_from; k++) {
-        if (o->from[k] == peer_id) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* Whether the node has the transaction already (Core's AlreadyHaveTx): an orphan, looked up
  * by wtxid only (a txid stands for the wtxid of a transaction without witness: a malleated
  * orphan must not hide the real one); rejected lately, or with with_recon refused for its
  * fee rate alone; in the pool. */
 static int already_have(struct txrelay *r, const uint8_t h[32], int by_wtxid, int with_recon)
 {
-    if (find_orphan(r, h) || (with_recon && rset_contains(&r->rejects_recon, h)) ||
+    if (orphanage_get(r->orphans, h) || (with_recon && rset_contains(&r->rejects_recon, h)) ||
         rset_contains(&r->recent_confirmed, h) || rset_contains(&r->rejects, h)) {
         return 1;
     }
@@ -419,7 +330,7 @@ static int add_resolution_candidate(struct txrelay *r, struct peer *p, const str
                                     const uint8_t wtxid[32], uint8_t (*parents)[32], size_t n,
                                     int64_t now)
 {
-    if ((o && orphan_from(o, p->id)) ||
+    if ((o && orphanage_has_announcer(o, p->id)) ||
         (!relay_permission(p) &&
          txrequest_count(r->treq, p->id) + n > MAX_PEER_TX_ANNOUNCEMENTS)) {
         return 0;
@@ -448,7 +359,7 @@ static int add_resolution_candidate(struct txrelay *r, struct peer *p, const str
 static int orphan_announced(struct txrelay *r, struct peer *p, const uint8_t wtxid[32],
                             int64_t now)
 {
-    struct orphan *o = find_orphan(r, wtxid);
+    const struct orphan *o = orphanage_get(r->orphans, wtxid);
     if (!o) {
         return 0;
     }
@@ -456,12 +367,7 @@ static int orphan_announced(struct txrelay *r, struct peer *p, const uint8_t wtx
     size_t n = missing_parents(r, &parents, o->spends, o->n_spends);
     if (n > 0 && o->n_from < MAX_ANNOUNCERS &&
         add_resolution_candidate(r, p, o, wtxid, parents, n, now)) {
-        o->from[o->n_from++] = p->id;
-        char txid[65], w[65];
-        hex_encode_rev(txid, o->txid, 32);
-        hex_encode_rev(w, o->wtxid, 32);
-        LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG,
-            "added peer=%lld as announcer of orphan tx %s (wtxid=%s)", (long long)p->id, txid, w);
+        orphanage_add_announcer(r->orphans, wtxid, p->id);
     }
     free(parents);
     return 1;
@@ -767,62 +673,20 @@ void txrelay_relay_transaction(struct txrelay *r, const uint8_t txid[32], const 
     (void)net_call(r->net, relay_call, &c);
 }
 
-/* The orphan whose transaction spends an output of txid, if any. */
+/* Core's AddChildrenToWorkSet: the orphans that spend an output of txid are tried again
+ * (each leaves the orphanage meanwhile and comes back if still missing inputs). */
 static void retry_orphans_of(struct txrelay *r, const uint8_t txid[32])
 {
-    for (size_t i = 0; i < r->norphans;) {
-        struct orphan *o = &r->orphans[i];
-        int spends = 0;
-        for (size_t k = 0; k < o->n_spends && !spends; k++) {
-            spends = memcmp(o->spends[k].txid, txid, 32) == 0;
-        }
-        if (!spends) {
-            i++;
-            continue;
-        }
+    struct orphan *kids;
+    size_t n = orphanage_take_children(r->orphans, &kids, txid);
+    for (size_t i = 0; i < n; i++) {
         struct tx tx;
-        if (tx_deserialize(&tx, o->raw, o->len, NULL, 0) == RC_OK) {
-            submit_tx(r, o->from[0], o->raw, o->len, &tx, o);
+        if (tx_deserialize(&tx, kids[i].raw, kids[i].len, NULL, 0) == RC_OK) {
+            submit_tx(r, kids[i].from[0], kids[i].raw, kids[i].len, &tx, &kids[i]);
         }
-        orphan_remove_at(r, i);
+        orphanage_orphan_clear(&kids[i]);
     }
-}
-
-/* Stores the orphan of job j (its bytes and inputs) with no announcer yet; NULL when it is
- * over the standard weight (Core keeps none of those). */
-static struct orphan *orphan_store(struct txrelay *r, const struct tx_job *j)
-{
-    const struct tx *tx = &j->tx;
-    char txid[65], wtxid[65];
-    hex_encode_rev(txid, j->txid, 32);
-    hex_encode_rev(wtxid, j->wtxid, 32);
-    size_t weight = tx_weight(tx);
-    if (weight > 400000) {
-        LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG,
-            "ignoring large orphan tx (size: %zu, txid: %s, wtxid: %s)", weight, txid, wtxid);
-        return NULL;
-    }
-    if (r->norphans == r->caporphans) {
-        r->caporphans = r->caporphans ? r->caporphans * 2 : 64;
-        r->orphans = xrealloc(r->orphans, r->caporphans * sizeof(*r->orphans));
-    }
-    struct orphan *o = &r->orphans[r->norphans++];
-    memset(o, 0, sizeof(*o));
-    o->weight = weight;
-    o->raw = xmalloc(j->nj.len);
-    memcpy(o->raw, j->nj.data, j->nj.len);
-    o->len = j->nj.len;
-    memcpy(o->txid, tx->txid, 32);
-    memcpy(o->wtxid, tx->wtxid, 32);
-    o->n_spends = tx->vin_count;
-    o->spends = xmalloc((tx->vin_count ? tx->vin_count : 1) * sizeof(*o->spends));
-    for (size_t i = 0; i < tx->vin_count; i++) {
-        o->spends[i] = tx->vin[i].prevout;
-    }
-    o->seq = r->orphan_seq++;
-    LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG, "stored orphan tx %s (wtxid=%s), weight: %zu (mapsz %zu)",
-        txid, wtxid, weight, r->norphans);
-    return o;
+    free(kids);
 }
 
 /* Whether a parent of tx was refused so that the orphan cannot be accepted (Core): one in the
@@ -848,94 +712,6 @@ static int has_rejected_parents(struct txrelay *r, const struct tx *tx)
         }
     }
     return 0;
-}
-
-/* A peer's use of the orphanage: its latency score and the weight it announced. */
-struct orphan_use {
-    int64_t peer;
-    size_t score, weight;
-};
-
-/* The peers with orphan announcements and their use: *use (caller frees), their count; the
- * totals (each transaction's weight once) in *score and *weight. */
-static size_t orphan_usage(const struct txrelay *r, struct orphan_use **use, size_t *score,
-                           size_t *weight)
-{
-    size_t n = 0;
-    *use = NULL;
-    *score = *weight = 0;
-    for (size_t i = 0; i < r->norphans; i++) {
-        const struct orphan *o = &r->orphans[i];
-        *score += o->n_spends / 10 + o->n_from;
-        *weight += o->weight;
-        for (size_t k = 0; k < o->n_from; k++) {
-            size_t m = 0;
-            while (m < n && (*use)[m].peer != o->from[k]) {
-                m++;
-            }
-            if (m == n) {
-                *use = xrealloc(*use, (n + 1) * sizeof(**use));
-                (*use)[n++] = (struct orphan_use){.peer = o->from[k]};
-            }
-            (*use)[m].score += 1 + o->n_spends / 10;
-            (*use)[m].weight += o->weight;
-        }
-    }
-    return n;
-}
-
-/* Core's LimitOrphans: while the orphanage is over its limits, the oldest announcement of the
- * peer using the most of its share (of the latency score or of the reserved weight, whichever
- * is more) goes, and an orphan left without announcers with it. */
-static void orphans_limit(struct txrelay *r)
-{
-    size_t before = r->norphans, erased = 0;
-    for (;;) {
-        struct orphan_use *use;
-        size_t score, weight;
-        size_t n = orphan_usage(r, &use, &score, &weight);
-        size_t peers = n ? n : 1;
-        if (score <= MAX_ORPHANAGE_LATENCY_SCORE &&
-            weight <= (size_t)RESERVED_ORPHAN_WEIGHT_PER_PEER * peers) {
-            free(use);
-            break;
-        }
-        double share = (double)MAX_ORPHANAGE_LATENCY_SCORE / (double)peers, worst_dos = -1;
-        int64_t worst = -1;
-        for (size_t m = 0; m < n; m++) {
-            double a = (double)use[m].score / share;
-            double b = (double)use[m].weight / RESERVED_ORPHAN_WEIGHT_PER_PEER;
-            double dos = a > b ? a : b;
-            if (dos > worst_dos || (dos == worst_dos && use[m].peer > worst)) {
-                worst_dos = dos;
-                worst = use[m].peer;
-            }
-        }
-        free(use);
-        struct orphan *oldest = NULL;
-        for (size_t i = 0; i < r->norphans; i++) {
-            if (orphan_from(&r->orphans[i], worst) && (!oldest || r->orphans[i].seq < oldest->seq)) {
-                oldest = &r->orphans[i];
-            }
-        }
-        if (!oldest) {
-            break;
-        }
-        for (size_t k = 0; k < oldest->n_from; k++) {
-            if (oldest->from[k] == worst) {
-                oldest->from[k] = oldest->from[--oldest->n_from];
-                break;
-            }
-        }
-        erased++;
-        if (oldest->n_from == 0) {
-            orphan_remove_at(r, (size_t)(oldest - r->orphans));
-        }
-    }
-    if (erased) {
-        LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG, "orphanage overflow, removed %zu tx (%zu announcements)",
-            before - r->norphans, erased);
-    }
 }
 
 /* Core's MempoolRejectedTx for a transaction missing inputs, the first time: kept as an
@@ -974,30 +750,24 @@ static void orphan_rejected(struct txrelay *r, struct tx_job *j)
         txrequest_candidate_peers(r->treq, &cand, &ncand, j->wtxid);
     }
     int64_t now = net_now_us(r->net);
-    struct orphan *o = find_orphan(r, j->wtxid);
-    int tried_store = o != NULL;
+    int tried_store = orphanage_get(r->orphans, j->wtxid) != NULL;
     for (size_t k = 0; k < ncand; k++) {
         struct peer *p = net_find_peer(r->net, cand[k]);
-        if (!p || !add_resolution_candidate(r, p, o, j->wtxid, parents, n, now)) {
+        if (!p || !add_resolution_candidate(r, p, orphanage_get(r->orphans, j->wtxid), j->wtxid,
+                                            parents, n, now)) {
             continue;
         }
         if (!tried_store) {
-            o = orphan_store(r, j);
+            (void)orphanage_add(r->orphans, j->nj.data, j->nj.len, &j->tx);
             tried_store = 1;
-        } else if (o && o->n_from < MAX_ANNOUNCERS) {
-            LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG,
-                "added peer=%lld as announcer of orphan tx %s (wtxid=%s)", (long long)cand[k],
-                txid, wtxid);
         }
-        if (o && o->n_from < MAX_ANNOUNCERS && !orphan_from(o, cand[k])) {
-            o->from[o->n_from++] = cand[k];
-        }
+        orphanage_add_announcer(r->orphans, j->wtxid, cand[k]);
     }
     free(cand);
     free(parents);
     txrequest_forget(r->treq, j->txid);
     txrequest_forget(r->treq, j->wtxid);
-    orphans_limit(r);
+    orphanage_limit(r->orphans);
 }
 
 /* An orphan retried and still missing inputs: it waits again for the announcers it had that
@@ -1011,15 +781,13 @@ static void orphan_again(struct txrelay *r, struct tx_job *j)
             from[n_from++] = j->from[k];
         }
     }
-    if (n_from == 0 || find_orphan(r, j->wtxid)) {
+    if (n_from == 0 || !orphanage_add(r->orphans, j->nj.data, j->nj.len, &j->tx)) {
         return;
     }
-    struct orphan *o = orphan_store(r, j);
-    if (o) {
-        memcpy(o->from, from, n_from * sizeof(from[0]));
-        o->n_from = n_from;
-        orphans_limit(r);
+    for (size_t k = 0; k < n_from; k++) {
+        orphanage_add_announcer(r->orphans, j->wtxid, from[k]);
     }
+    orphanage_limit(r->orphans);
 }
 
 /* Core's MempoolRejectedTx for any other reason: the rejects filters, and for a transaction
@@ -1059,7 +827,7 @@ static void tx_accepted(struct txrelay *r, int64_t peer_id, const uint8_t txid[3
     txrequest_forget(r->treq, txid);
     txrequest_forget(r->treq, wtxid);
     announce_to_all(r, txid, wtxid, peer_id);
-    orphan_erase(r, wtxid);
+    orphanage_erase(r->orphans, wtxid);
     retry_orphans_of(r, txid);
 }
 
@@ -1071,6 +839,20 @@ static void package_hash(uint8_t out[32], const uint8_t a[32], const uint8_t b[3
     memcpy(both, swap ? b : a, 32);
     memcpy(both + 32, swap ? a : b, 32);
     hash_sha256(out, both, sizeof(both));
+}
+
+struct child_check {
+    struct txrelay *r;
+    const uint8_t *parent_wtxid;
+};
+
+/* A child not refused with this parent as a package, nor on its own. */
+static int child_untried(void *ctx, const struct orphan *o)
+{
+    const struct child_check *c = ctx;
+    uint8_t ph[32];
+    package_hash(ph, c->parent_wtxid, o->wtxid);
+    return !rset_contains(&c->r->rejects_recon, ph) && !rset_contains(&c->r->rejects, o->txid);
 }
 
 static void try_1p1c(struct txrelay *r, int64_t peer_id, const uint8_t *raw, size_t len,
@@ -1085,20 +867,9 @@ static void try_1p1c(struct txrelay *r, int64_t peer_id, const uint8_t *raw, siz
     }
     /* Children announced by the same peer (so that another's fake children cannot crowd out
      * the real one), the newest first. */
-    struct orphan *child = NULL;
-    for (size_t i = 0; i < r->norphans; i++) {
-        struct orphan *o = &r->orphans[i];
-        int spends = 0;
-        for (size_t k = 0; k < o->n_spends && !spends; k++) {
-            spends = memcmp(o->spends[k].txid, tx->txid, 32) == 0;
-        }
-        uint8_t ph[32];
-        package_hash(ph, tx->wtxid, o->wtxid);
-        if (spends && orphan_from(o, peer_id) && (!child || o->seq > child->seq) &&
-            !rset_contains(&r->rejects_recon, ph) && !rset_contains(&r->rejects, o->txid)) {
-            child = o;
-        }
-    }
+    struct child_check cc = {.r = r, .parent_wtxid = tx->wtxid};
+    const struct orphan *child =
+        orphanage_child_from_peer(r->orphans, tx->txid, peer_id, child_untried, &cc);
     struct tx ctx;
     if (!child || tx_deserialize(&ctx, child->raw, child->len, NULL, 0) != RC_OK) {
         tx_clear(tx);
@@ -1170,7 +941,7 @@ static void package_done(struct txrelay *r, struct tx_job *j)
                 rset_insert(&r->rejects, pk->r[k].wtxid);
             }
             txrequest_forget(r->treq, pk->r[k].wtxid);
-            if (orphan_erase(r, pk->r[k].wtxid)) {
+            if (orphanage_erase(r->orphans, pk->r[k].wtxid)) {
                 LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG, "   removed orphan tx %s (wtxid=%s)", txid,
                     wtxid);
             }
@@ -1385,30 +1156,7 @@ void txrelay_tick(struct txrelay *r)
  * spend its outputs are retried. */
 static void block_connected(struct txrelay *r, const struct block *b)
 {
-    size_t erased = 0;
-    for (size_t t = 0; t < b->tx_count; t++) {
-        const struct tx *tx = &b->txs[t];
-        for (size_t v = 0; v < tx->vin_count; v++) {
-            const struct outpoint *op = &tx->vin[v].prevout;
-            for (size_t i = 0; i < r->norphans;) {
-                const struct orphan *o = &r->orphans[i];
-                int spends = 0;
-                for (size_t k = 0; k < o->n_spends && !spends; k++) {
-                    spends = o->spends[k].n == op->n && memcmp(o->spends[k].txid, op->txid, 32) == 0;
-                }
-                if (spends) {
-                    orphan_remove_at(r, i);
-                    erased++;
-                } else {
-                    i++;
-                }
-            }
-        }
-    }
-    if (erased) {
-        LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG,
-            "Erased %zu orphan transaction(s) included or conflicted by block", erased);
-    }
+    orphanage_erase_for_block(r->orphans, b);
     for (size_t t = 0; t < b->tx_count; t++) {
         const struct tx *tx = &b->txs[t];
         retry_orphans_of(r, tx->txid);
@@ -1492,10 +1240,10 @@ void txrelay_on_mempool_msg(struct peer *p)
 
 void txrelay_orphans(struct txrelay *r, struct net_orphan **out, size_t *count)
 {
-    size_t n = r ? r->norphans : 0;
+    size_t n = r ? orphanage_size(r->orphans) : 0;
     *out = xcalloc(n ? n : 1, sizeof(**out));
     for (size_t i = 0; i < n; i++) {
-        const struct orphan *o = &r->orphans[i];
+        const struct orphan *o = orphanage_at(r->orphans, i);
         struct net_orphan *d = &(*out)[i];
         d->raw = xmalloc(o->len ? o->len : 1);
         memcpy(d->raw, o->raw, o->len);

@@ -620,7 +620,7 @@ static void finalize(struct workspace *ws)
         mempool_prioritise(mp, id, args->fee_delta);
     }
     mempool_add(mp, &proto);
-    if (!args->bypass_limits) {
+    if (!args->bypass_limits && !args->no_trim) {
         int evicted;
         mempool_expire(mp, args->now);
         mempool_trim(mp, args->now, &evicted);

@@ -47,6 +47,7 @@ struct mempool_accept_args {
     int64_t fee_delta;   /* mempool.dat's stored delta to apply (0: none) */
     int package_feerate; /* in a package: fee floors checked on its rate by the caller */
     int no_replacement;       /* conflicts are refused (Core's package test accept) */
+    int no_trim;              /* in a package: the caller trims once all of it is in */
     const struct tx *package; /* test_only: earlier transactions of the package tested, whose */
     size_t npackage;          /* outputs count as unconfirmed coins */
 };

@@ -169,7 +169,14 @@ int64_t net_now_us(const struct net *n)
 
 void net_set_mocktime(struct net *n, int64_t t)
 {
+    int changed = n->mocktime != t;
     n->mocktime = t;
+    /* On the running net thread (setmocktime's net_call): the periodic work runs at once
+     * with the new clock, before the next message is read, as Core's message handler runs
+     * every peer's SendMessages (announcements, requests due) before it reads on. */
+    if (changed && n->thread_started && n->timer_ev) {
+        event_active(n->timer_ev, EV_TIMEOUT, 0);
+    }
 }
 
 /* ---- Sending ---- */

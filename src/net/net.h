@@ -160,6 +160,7 @@ struct net_peer_stats {
     uint64_t addr_processed, addr_rate_limited;
     uint32_t permissions;
     int64_t minfeefilter; /* sat/kvB */
+    size_t inv_to_send;   /* transactions queued to announce to it */
     int conn_type;
     int handshake_done;
     int transport;           /* 0 detecting, 1 v1, 2 v2 (enum v2t_kind) */
@@ -289,7 +290,8 @@ void net_orphans(struct net *n, struct net_orphan **out, size_t *count);
 void net_orphans_free(struct net_orphan *v, size_t count);
 
 /** setmocktime: the clock the service reads for timeouts, pings and version times; 0 for
- *  real time. */
+ *  real time. Once the net thread runs, only on it (net_call): a change runs the periodic
+ *  work at once. */
 void net_set_mocktime(struct net *n, int64_t t);
 /** mockscheduler: the service's delayed tasks (Core's scheduler queue: here the rebroadcast
  *  of unbroadcast transactions) come delta_s seconds sooner. */

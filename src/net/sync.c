@@ -1172,6 +1172,7 @@ static void judge_job(struct sync *s, struct net_job *j)
     if (j->is_block) {
         processing_remove(s, j->hash);
         block_done(s, p, j);
+        txrelay_check_tip(s->txr); /* before the pongs that wait for the block */
     } else if (p) {
         headers_done(s, p, j);
     }
@@ -1520,15 +1521,10 @@ static void on_inv(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
         return;
     }
     const uint8_t *best = NULL;
+    txrelay_on_invs(s->txr, p, inv, k);
     chainstate_read_lock(s->cs);
     for (size_t i = 0; i < k; i++) {
         uint32_t type = inv[i].type & ~INV_WITNESS_FLAG;
-        if (type == INV_TX || type == INV_WTX) {
-            chainstate_read_unlock(s->cs);
-            txrelay_on_inv(s->txr, p, &inv[i]);
-            chainstate_read_lock(s->cs);
-            continue;
-        }
         if (type != INV_BLOCK) {
             continue;
         }
@@ -1724,6 +1720,10 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
 {
     struct sync *s = ctx;
     char lid[32];
+    /* A block connected since is seen before the message (Core's validation interface has
+     * told the transaction download by then in practice, and syncwithvalidationinterfacequeue
+     * waits for it). */
+    txrelay_check_tip(s->txr);
     if (strcmp(cmd, "version") == 0) {
         on_version(s, p, d, len);
         return;
@@ -1843,6 +1843,7 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
         return;
     }
     if (strcmp(cmd, "notfound") == 0) {
+        txrelay_on_notfound(s->txr, p, d, len);
         return;
     }
     if (strcmp(cmd, "tx") == 0) {
@@ -2165,9 +2166,7 @@ static void on_tick(void *ctx)
         }
     }
     schedule_downloads(s);
-    if (new_tip) {
-        txrelay_new_tip(s->txr);
-    }
+    txrelay_check_tip(s->txr);
     txrelay_tick(s->txr);
 }
 
@@ -2235,6 +2234,7 @@ void sync_peer_stats(struct sync *s, struct net_peer_stats *st)
         st->inflight[f++] = b->e ? b->e->height : -1;
     }
     st->addr_relay_enabled = p->ps->addr_relay;
+    st->inv_to_send = txrelay_inv_to_send(p);
     st->addr_processed = p->ps->addr_processed;
     st->addr_rate_limited = p->ps->addr_rate_limited;
     st->minfeefilter = p->ps->feefilter;

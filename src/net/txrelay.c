@@ -1,10 +1,14 @@
 /* Transaction relay (Bitcoin Core's TxDownloadManager, orphanage and inventory trickle, in
  * the measure a node without bloom filters needs): announcements of transactions by wtxid to
- * peers that sent wtxidrelay (by txid to the others), each requested from one announcer at a
- * time and from the next after a minute; received transactions accepted on the validation
- * thread; orphans held in a bounded pool until a parent arrives; new transactions announced
- * to each peer on a Poisson timer (2 s outbound, 5 s inbound), filtered by its feefilter, and
- * our own feefilter sent as the pool's minimum fee changes. Net thread only. */
+ * peers that sent wtxidrelay (by txid to the others), scheduled by the request tracker
+ * (txrequest.h: delays for non-preferred peers, txid announcements and overloaded peers, one
+ * request per transaction, the next announcer after a minute, a notfound or a disconnect);
+ * received transactions accepted on the validation thread; orphans kept per announcing peer
+ * within Core's limits until a parent arrives, their parents asked of each announcer; a
+ * parent refused for its fee rate alone tried again with a child from the orphanage as a
+ * 1-parent-1-child package (mempool/package.h); new transactions announced to each peer on
+ * a Poisson timer (2 s outbound, 5 s inbound), filtered by its feefilter, and our own
+ * feefilter sent as the pool's minimum fee changes. Net thread only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +18,12 @@
 #include "crypto/siphash.h"
 #include "mempool/accept.h"
 #include "mempool/mempool.h"
+#include "mempool/package.h"
 #include "net/net_impl.h"
+#include "net/orphanage.h"
 #include "net/peer_sync.h"
 #include "net/txrelay.h"
+#include "net/txrequest.h"
 #include "util/hex.h"
 #include "util/log.h"
 #include "util/random.h"
@@ -27,14 +34,17 @@
 #define INBOUND_INV_INTERVAL_US (5 * 1000000LL)
 #define OUTBOUND_INV_INTERVAL_US (2 * 1000000LL)
 #define GETDATA_TX_INTERVAL_US (60 * 1000000LL)
+#define NONPREF_PEER_TX_DELAY_US (2 * 1000000LL)
+#define TXID_RELAY_DELAY_US (2 * 1000000LL)
+#define OVERLOADED_PEER_TX_DELAY_US (2 * 1000000LL)
 #define MAX_PEER_TX_REQUEST_IN_FLIGHT 100
 #define MAX_PEER_TX_ANNOUNCEMENTS 5000
+#define MAX_GETDATA_SZ 1000
 #define MAX_INV_SZ 50000
-#define MAX_ORPHANS 100
-#define ORPHAN_EXPIRE_S (20 * 60)
+#define RECENT_CONFIRMED_GENERATION 24000
 #define KNOWN_GENERATION 25000 /* entries per generation of a rolling set */
 #define REJECTS_GENERATION 60000
-#define MAX_ANNOUNCERS 8
+#define MAX_ANNOUNCERS ORPHANAGE_MAX_ANNOUNCERS
 #define FEEFILTER_INTERVAL_US (10 * 60 * 1000000LL)
 #define MAX_FEEFILTER_CHANGE_DELAY_US (5 * 60 * 1000000LL)
 #define MAX_MONEY_SAT (21000000LL * 100000000LL)
@@ -129,34 +139,11 @@ struct txrelay_peer {
                                  without wtxidrelay) */
     size_t nq, capq;
     int64_t next_inv_us;
-    int in_flight; /* our requests out to it */
     int64_t feefilter_sent;
     int64_t next_feefilter_us;
     uint64_t last_inv_sequence; /* the pool's entry sequence at our last trickle to it */
 };
 
-/* A transaction announced and not yet received. */
-struct want {
-    uint8_t hash[32];
-    int by_wtxid;
-    int64_t announcers[MAX_ANNOUNCERS];
-    size_t n_announcers;
-    int64_t asked_peer; /* -1: not asked yet */
-    int64_t asked_us;
-};
-
-struct orphan {
-    uint8_t *raw;
-    size_t len;
-    uint8_t txid[32], wtxid[32];
-    struct outpoint *spends; /* its inputs */
-    size_t n_spends;
-    /* The peers it may come from (Core's announcers): its sender, then those that announced
-     * it by wtxid while it waited. It goes when the last of them disconnects. */
-    int64_t from[MAX_ANNOUNCERS];
-    size_t n_from;
-    int64_t expire;
-};
 _Static_assert(MAX_ANNOUNCERS <= NET_ORPHAN_MAX_FROM, "getorphantxs lists every announcer");
 
 struct txrelay {
@@ -164,12 +151,13 @@ struct txrelay {
     struct chainstate *cs; /* borrowed: initial block download, the pool's clock */
     struct mempool *mp;    /* borrowed: NULL without a pool */
     int blocks_only;       /* -blocksonly */
-    struct want *wants;
-    size_t nwants, capwants;
+    struct txrequest *treq; /* announcements and requests (Core's TxRequestTracker) */
     struct rolling_set rejects;
-    struct orphan orphans[MAX_ORPHANS];
-    size_t norphans;
-    int64_t next_orphan_sweep;
+    struct rolling_set rejects_recon; /* refused alone for their fee rate only; packages
+                                         refused (Core's reconsiderable rejects) */
+    struct orphanage *orphans;
+    struct rolling_set recent_confirmed; /* txids and wtxids of recent blocks' transactions */
+    struct block_index *seen_tip;        /* the tip at the last txrelay_check_tip */
     int64_t next_rebroadcast_us; /* the next ReattemptInitialBroadcast (0: not scheduled) */
     uint64_t accepted, rejected; /* counters for the log */
 };
@@ -183,6 +171,12 @@ struct tx_job {
     int is_orphan_retry;
     int64_t from[MAX_ANNOUNCERS]; /* a retried orphan's announcers, kept if it is one again */
     size_t n_from;
+    /* A 1-parent-1-child package instead (Core's PackageToValidate): the parent is tx's
+     * place above, unused; pk judges ptx[0] (the parent) and ptx[1] (a child from the
+     * orphanage, announced by the same peer). */
+    int is_package;
+    struct mempool_package pk;
+    struct tx ptx[2];
 };
 
 static int relay_enabled(const struct txrelay *r)
@@ -212,15 +206,12 @@ int txrelay_new(struct txrelay **out, struct net *n, struct chainstate *cs, stru
     r->mp = mp;
     r->blocks_only = blocks_only;
     rset_init(&r->rejects, REJECTS_GENERATION);
+    rset_init(&r->rejects_recon, REJECTS_GENERATION);
+    rset_init(&r->recent_confirmed, RECENT_CONFIRMED_GENERATION);
+    txrequest_new(&r->treq, 0);
+    orphanage_new(&r->orphans);
     *out = r;
     return RC_OK;
-}
-
-static void orphan_free(struct orphan *o)
-{
-    free(o->raw);
-    free(o->spends);
-    memset(o, 0, sizeof(*o));
 }
 
 void txrelay_free(struct txrelay *r)
@@ -228,11 +219,11 @@ void txrelay_free(struct txrelay *r)
     if (!r) {
         return;
     }
-    for (size_t i = 0; i < r->norphans; i++) {
-        orphan_free(&r->orphans[i]);
-    }
+    orphanage_free(r->orphans);
     rset_clear(&r->rejects);
-    free(r->wants);
+    rset_clear(&r->rejects_recon);
+    rset_clear(&r->recent_confirmed);
+    txrequest_free(r->treq);
     free(r);
 }
 
@@ -240,42 +231,8 @@ void txrelay_peer_gone(struct txrelay *r, struct peer *p)
 {
     if (r) {
         /* Its announcements go; what was asked of it may be asked of another. */
-        for (size_t i = 0; i < r->nwants;) {
-            struct want *w = &r->wants[i];
-            for (size_t k = 0; k < w->n_announcers;) {
-                if (w->announcers[k] == p->id) {
-                    w->announcers[k] = w->announcers[--w->n_announcers];
-                } else {
-                    k++;
-                }
-            }
-            if (w->asked_peer == p->id) {
-                w->asked_peer = -1;
-            }
-            if (w->n_announcers == 0) {
-                r->wants[i] = r->wants[--r->nwants];
-            } else {
-                i++;
-            }
-        }
-        for (size_t i = 0; i < r->norphans;) {
-            struct orphan *o = &r->orphans[i];
-            for (size_t k = 0; k < o->n_from;) {
-                if (o->from[k] == p->id) {
-                    memmove(&o->from[k], &o->from[k + 1], (o->n_from - k - 1) * sizeof(o->from[0]));
-                    o->n_from--;
-                } else {
-                    k++;
-                }
-            }
-            if (o->n_from == 0) {
-                orphan_free(&r->orphans[i]);
-                r->orphans[i] = r->orphans[--r->norphans];
-                memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
-            } else {
-                i++;
-            }
-        }
+        txrequest_disconnected_peer(r->treq, p->id);
+        orphanage_erase_for_peer(r->orphans, p->id);
     }
     if (p->ps->txr) {
         rset_clear(&p->ps->txr->known);
@@ -285,16 +242,21 @@ void txrelay_peer_gone(struct txrelay *r, struct peer *p)
     }
 }
 
-/* Whether the node has the transaction already (in the pool, rejected lately, an orphan). */
-static int already_have(struct txrelay *r, const uint8_t h[32], int by_wtxid)
+/* Looks for a child of the transaction raw (refused alone for its fee rate, from peer_id) in
+ * the orphanage to try as a package with it (Core's Find1P1CPackage). tx: raw parsed (moved
+ * from, left empty), or NULL to parse raw. */
+static void try_1p1c(struct txrelay *r, int64_t peer_id, const uint8_t *raw, size_t len,
+                     struct tx *tx);
+
+/* Whether the node has the transaction already (Core's AlreadyHaveTx): an orphan, looked up
+ * by wtxid only (a txid stands for the wtxid of a transaction without witness: a malleated
+ * orphan must not hide the real one); rejected lately, or with with_recon refused for its
+ * fee rate alone; in the pool. */
+static int already_have(struct txrelay *r, const uint8_t h[32], int by_wtxid, int with_recon)
 {
-    if (rset_contains(&r->rejects, h)) {
+    if (orphanage_get(r->orphans, h) || (with_recon && rset_contains(&r->rejects_recon, h)) ||
+        rset_contains(&r->recent_confirmed, h) || rset_contains(&r->rejects, h)) {
         return 1;
-    }
-    for (size_t i = 0; i < r->norphans; i++) {
-        if (memcmp(by_wtxid ? r->orphans[i].wtxid : r->orphans[i].txid, h, 32) == 0) {
-            return 1;
-        }
     }
     mempool_read_lock(r->mp);
     int have = (by_wtxid ? mempool_get_wtxid(r->mp, h) : mempool_get(r->mp, h)) != NULL;
@@ -302,184 +264,246 @@ static int already_have(struct txrelay *r, const uint8_t h[32], int by_wtxid)
     return have;
 }
 
-static struct want *find_want(struct txrelay *r, const uint8_t h[32])
+/* Core's fPreferredDownload: outbound or noban, not an address fetch, serving blocks. */
+static int preferred_peer(const struct peer *p)
 {
-    for (size_t i = 0; i < r->nwants; i++) {
-        if (memcmp(r->wants[i].hash, h, 32) == 0) {
-            return &r->wants[i];
-        }
+    return (p->conn_type != CONN_INBOUND || (p->perms & NET_PERM_NOBAN) == NET_PERM_NOBAN) &&
+           p->conn_type != CONN_ADDR_FETCH &&
+           (p->ps->ver.services & (NODE_NETWORK | NODE_NETWORK_LIMITED)) != 0;
+}
+
+static int relay_permission(const struct peer *p)
+{
+    return (p->perms & NET_PERM_RELAY) == NET_PERM_RELAY;
+}
+
+/* Peers that relay by wtxid: while there is one, txid announcements wait (Core). */
+static size_t wtxid_peers(const struct txrelay *r)
+{
+    size_t n = 0;
+    for (struct peer *p = r->net->peers; p; p = p->next) {
+        n += p->ps->handshake_done && p->ps->wtxid_relay;
     }
-    return NULL;
+    return n;
 }
 
-static void drop_want(struct txrelay *r, const uint8_t h[32])
+/* When an announcement by p may be requested (Core's AddTxAnnouncement's delays). */
+static int64_t request_time(struct txrelay *r, struct peer *p, int by_wtxid, int64_t now)
 {
-    for (size_t i = 0; i < r->nwants; i++) {
-        if (memcmp(r->wants[i].hash, h, 32) == 0) {
-            struct peer *p =
-                r->wants[i].asked_peer >= 0 ? net_find_peer(r->net, r->wants[i].asked_peer) : NULL;
-            if (p && p->ps->txr && p->ps->txr->in_flight > 0) {
-                p->ps->txr->in_flight--;
-            }
-            r->wants[i] = r->wants[--r->nwants];
-            return;
-        }
+    int64_t t = now;
+    if (!preferred_peer(p)) {
+        t += NONPREF_PEER_TX_DELAY_US;
     }
-}
-
-static void send_getdata_tx(struct peer *p, const uint8_t h[32], int by_wtxid)
-{
-    struct net_inv iv;
-    iv.type = by_wtxid ? INV_WTX : (INV_TX | INV_WITNESS_FLAG);
-    memcpy(iv.hash, h, 32);
-    struct buf b;
-    buf_init(&b);
-    net_inv_serialize(&b, &iv, 1);
-    net_send(p, "getdata", &b);
-    buf_clear(&b);
-}
-
-/* Asks for every wanted transaction nobody is asked for (or whose request timed out). */
-static void request_wants(struct txrelay *r)
-{
-    int64_t now = net_now_us(r->net);
-    for (size_t i = 0; i < r->nwants;) {
-        struct want *w = &r->wants[i];
-        if (w->asked_peer >= 0 && now - w->asked_us < GETDATA_TX_INTERVAL_US) {
-            i++;
-            continue;
-        }
-        if (w->asked_peer >= 0) {
-            /* Timed out: that announcer is done with. */
-            struct peer *old = net_find_peer(r->net, w->asked_peer);
-            if (old && old->ps->txr && old->ps->txr->in_flight > 0) {
-                old->ps->txr->in_flight--;
-            }
-            for (size_t k = 0; k < w->n_announcers; k++) {
-                if (w->announcers[k] == w->asked_peer) {
-                    w->announcers[k] = w->announcers[--w->n_announcers];
-                    break;
-                }
-            }
-            w->asked_peer = -1;
-        }
-        struct peer *best = NULL;
-        for (size_t k = 0; k < w->n_announcers && !best; k++) {
-            struct peer *p = net_find_peer(r->net, w->announcers[k]);
-            if (p && !p->disconnect && p->ps->txr &&
-                p->ps->txr->in_flight < MAX_PEER_TX_REQUEST_IN_FLIGHT) {
-                best = p;
-            }
-        }
-        if (!best) {
-            if (w->n_announcers == 0) {
-                r->wants[i] = r->wants[--r->nwants];
-                continue;
-            }
-            i++;
-            continue;
-        }
-        send_getdata_tx(best, w->hash, w->by_wtxid);
-        best->ps->txr->in_flight++;
-        w->asked_peer = best->id;
-        w->asked_us = now;
-        i++;
+    if (!by_wtxid && wtxid_peers(r) > 0) {
+        t += TXID_RELAY_DELAY_US;
     }
+    if (!relay_permission(p) &&
+        txrequest_count_in_flight(r->treq, p->id) >= MAX_PEER_TX_REQUEST_IN_FLIGHT) {
+        t += OVERLOADED_PEER_TX_DELAY_US;
+    }
+    return t;
 }
 
-/* Asks p, by txid, for the inputs' parents the node lacks, as if p had announced them;
- * skip_wanted: leaves out the parents already wanted from someone. */
-static void ask_parents(struct txrelay *r, struct peer *p, const struct outpoint *spends, size_t n,
-                        int skip_wanted)
+/* The distinct parents of spends the node lacks (it may have refused one for its fee rate:
+ * the orphan may pay for it): *out (caller frees), their count. */
+static size_t missing_parents(struct txrelay *r, uint8_t (**out)[32], const struct outpoint *spends,
+                              size_t n)
 {
+    *out = xmalloc((n ? n : 1) * sizeof(**out));
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
-        const uint8_t *parent = spends[i].txid;
-        if (already_have(r, parent, 0) || (skip_wanted && find_want(r, parent))) {
-            continue;
+        int dup = 0;
+        for (size_t m = 0; m < k && !dup; m++) {
+            dup = memcmp((*out)[m], spends[i].txid, 32) == 0;
         }
-        struct net_inv iv = {.type = INV_TX};
-        memcpy(iv.hash, parent, 32);
-        int wtx = p->ps->wtxid_relay;
-        p->ps->wtxid_relay = 0; /* parents are asked for by txid */
-        txrelay_on_inv(r, p, &iv);
-        p->ps->wtxid_relay = wtx;
+        if (!dup && !already_have(r, spends[i].txid, 0, 0)) {
+            memcpy((*out)[k++], spends[i].txid, 32);
+        }
     }
+    return k;
+}
+
+/* Core's MaybeAddOrphanResolutionCandidate: p is asked, by txid, for the orphan's missing
+ * parents as if it had announced them, unless it announced the orphan already or has too many
+ * announcements. 1 if it became a candidate (the caller adds it as an announcer). */
+static int add_resolution_candidate(struct txrelay *r, struct peer *p, const struct orphan *o,
+                                    const uint8_t wtxid[32], uint8_t (*parents)[32], size_t n,
+                                    int64_t now)
+{
+    if ((o && orphanage_has_announcer(o, p->id)) ||
+        (!relay_permission(p) &&
+         txrequest_count(r->treq, p->id) + n > MAX_PEER_TX_ANNOUNCEMENTS)) {
+        return 0;
+    }
+    int64_t t = now + (preferred_peer(p) ? 0 : NONPREF_PEER_TX_DELAY_US);
+    if (wtxid_peers(r) > 0) {
+        t += TXID_RELAY_DELAY_US;
+    }
+    if (!relay_permission(p) &&
+        txrequest_count_in_flight(r->treq, p->id) >= MAX_PEER_TX_REQUEST_IN_FLIGHT) {
+        t += OVERLOADED_PEER_TX_DELAY_US;
+    }
+    for (size_t i = 0; i < n; i++) {
+        txrequest_received_inv(r->treq, p->id, parents[i], 0, preferred_peer(p), t);
+    }
+    char hex[65];
+    hex_encode_rev(hex, wtxid, 32);
+    LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG, "added peer=%lld as a candidate for resolving orphan %s",
+        (long long)p->id, hex);
+    return 1;
 }
 
 /* An inv by wtxid of a transaction waiting as an orphan: unless all its parents came
  * meanwhile, the peer becomes one more it may come from and is asked for the parents still
- * missing (Core's orphan resolution candidate). 1 if wtxid is an orphan's. */
-static int orphan_announced(struct txrelay *r, struct peer *p, const uint8_t wtxid[32])
+ * missing. 1 if wtxid is an orphan's. */
+static int orphan_announced(struct txrelay *r, struct peer *p, const uint8_t wtxid[32],
+                            int64_t now)
 {
-    struct orphan *o = NULL;
-    for (size_t i = 0; i < r->norphans && !o; i++) {
-        if (memcmp(r->orphans[i].wtxid, wtxid, 32) == 0) {
-            o = &r->orphans[i];
-        }
-    }
+    const struct orphan *o = orphanage_get(r->orphans, wtxid);
     if (!o) {
         return 0;
     }
-    for (size_t k = 0; k < o->n_from; k++) {
-        if (o->from[k] == p->id) {
-            return 1;
-        }
+    uint8_t(*parents)[32];
+    size_t n = missing_parents(r, &parents, o->spends, o->n_spends);
+    if (n > 0 && o->n_from < MAX_ANNOUNCERS &&
+        add_resolution_candidate(r, p, o, wtxid, parents, n, now)) {
+        orphanage_add_announcer(r->orphans, wtxid, p->id);
     }
-    size_t missing = 0;
-    for (size_t k = 0; k < o->n_spends; k++) {
-        missing += !already_have(r, o->spends[k].txid, 0);
-    }
-    if (missing == 0 || o->n_from == MAX_ANNOUNCERS) {
-        return 1;
-    }
-    o->from[o->n_from++] = p->id;
-    ask_parents(r, p, o->spends, o->n_spends, 0);
+    free(parents);
     return 1;
 }
 
-void txrelay_on_inv(struct txrelay *r, struct peer *p, const struct net_inv *iv)
+/* Core's AddTxAnnouncement: 1 if the node has it already (the inv's "have"). */
+static int add_announcement(struct txrelay *r, struct peer *p, const uint8_t h[32], int by_wtxid,
+                            int64_t now)
 {
-    uint32_t type = iv->type & ~INV_WITNESS_FLAG;
-    int by_wtxid = type == INV_WTX;
+    if (by_wtxid && orphan_announced(r, p, h, now)) {
+        return 1;
+    }
+    if (already_have(r, h, by_wtxid, 1)) {
+        return 1;
+    }
+    if (!relay_permission(p) && txrequest_count(r->treq, p->id) >= MAX_PEER_TX_ANNOUNCEMENTS) {
+        return 0;
+    }
+    txrequest_received_inv(r->treq, p->id, h, by_wtxid, preferred_peer(p),
+                           request_time(r, p, by_wtxid, now));
+    return 0;
+}
+
+static void send_getdata(struct peer *p, const struct net_inv *iv, size_t n)
+{
+    for (size_t off = 0; off < n; off += MAX_GETDATA_SZ) {
+        size_t m = n - off < MAX_GETDATA_SZ ? n - off : MAX_GETDATA_SZ;
+        struct buf b;
+        buf_init(&b);
+        net_inv_serialize(&b, iv + off, m);
+        net_send(p, "getdata", &b);
+        buf_clear(&b);
+    }
+}
+
+/* Core's GetRequestsToSend for p at now: what it is the one to ask for, in one getdata
+ * (requests out too long are logged and go to the next announcer). */
+static void send_requests(struct txrelay *r, struct peer *p, int64_t now)
+{
+    struct txrequest_gtxid *req, *exp;
+    size_t nreq, nexp;
+    char hex[65];
+    txrequest_get_requestable(r->treq, &req, &nreq, &exp, &nexp, p->id, now);
+    for (size_t i = 0; i < nexp; i++) {
+        hex_encode_rev(hex, exp[i].hash, 32);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "timeout of inflight %s %s from peer=%lld",
+            exp[i].is_wtxid ? "wtx" : "tx", hex, (long long)exp[i].peer);
+    }
+    free(exp);
+    struct net_inv *iv = xmalloc((nreq ? nreq : 1) * sizeof(*iv));
+    size_t k = 0;
+    for (size_t i = 0; i < nreq; i++) {
+        if (already_have(r, req[i].hash, req[i].is_wtxid, 0)) {
+            txrequest_forget(r->treq, req[i].hash);
+            continue;
+        }
+        hex_encode_rev(hex, req[i].hash, 32);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Requesting %s %s peer=%lld",
+            req[i].is_wtxid ? "wtx" : "tx", hex, (long long)p->id);
+        iv[k].type = req[i].is_wtxid ? INV_WTX : (INV_TX | INV_WITNESS_FLAG);
+        memcpy(iv[k].hash, req[i].hash, 32);
+        k++;
+        txrequest_requested(r->treq, p->id, req[i].hash, now + GETDATA_TX_INTERVAL_US);
+    }
+    free(req);
+    if (k) {
+        send_getdata(p, iv, k);
+    }
+    free(iv);
+}
+
+/* CInv::ToString's name of a transaction inv type. */
+static const char *inv_tx_name(uint32_t type)
+{
+    return type == INV_WTX ? "wtx" : type == INV_TX ? "tx" : "witness-tx";
+}
+
+void txrelay_on_invs(struct txrelay *r, struct peer *p, const struct net_inv *inv, size_t n)
+{
     if (!relay_enabled(r) || p->conn_type == CONN_BLOCK_RELAY) {
         return;
     }
-    /* A wtxidrelay peer announces by wtxid only, the others by txid only (Core). */
-    if (by_wtxid != (p->ps->wtxid_relay != 0)) {
-        return;
-    }
     struct txrelay_peer *tp = peer_state(p);
-    rset_insert(&tp->known, iv->hash);
-    if (chainstate_in_ibd(r->cs) || (by_wtxid && orphan_announced(r, p, iv->hash)) ||
-        already_have(r, iv->hash, by_wtxid)) {
-        return;
-    }
-    struct want *w = find_want(r, iv->hash);
-    if (!w) {
-        if (r->nwants >= MAX_PEER_TX_ANNOUNCEMENTS * 4) {
-            return;
+    int64_t now = net_now_us(r->net);
+    int ibd = chainstate_in_ibd(r->cs);
+    /* Each hash once per message, txids and wtxids apart (MSG_WITNESS_TX is a txid). */
+    struct rolling_set seen[2];
+    rset_init(&seen[0], n + 1);
+    rset_init(&seen[1], n + 1);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t type = inv[i].type;
+        if (type != INV_TX && type != INV_WTX && type != (INV_TX | INV_WITNESS_FLAG)) {
+            continue;
         }
-        if (r->nwants == r->capwants) {
-            r->capwants = r->capwants ? r->capwants * 2 : 64;
-            r->wants = xrealloc(r->wants, r->capwants * sizeof(*r->wants));
+        /* A wtxidrelay peer announces by wtxid, the others by txid (Core). */
+        if (p->ps->wtxid_relay ? type == INV_TX : type == INV_WTX) {
+            continue;
         }
-        w = &r->wants[r->nwants++];
-        memset(w, 0, sizeof(*w));
-        memcpy(w->hash, iv->hash, 32);
-        w->by_wtxid = by_wtxid;
-        w->asked_peer = -1;
-    }
-    for (size_t k = 0; k < w->n_announcers; k++) {
-        if (w->announcers[k] == p->id) {
-            return;
+        int by_wtxid = type == INV_WTX;
+        if (rset_contains(&seen[by_wtxid], inv[i].hash)) {
+            continue;
         }
+        rset_insert(&seen[by_wtxid], inv[i].hash);
+        rset_insert(&tp->known, inv[i].hash);
+        if (ibd) {
+            continue;
+        }
+        int have = add_announcement(r, p, inv[i].hash, by_wtxid, now);
+        char hex[65];
+        hex_encode_rev(hex, inv[i].hash, 32);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "got inv: %s %s %s peer=%lld", inv_tx_name(type), hex,
+            have ? "have" : "new", (long long)p->id);
     }
-    if (w->n_announcers < MAX_ANNOUNCERS) {
-        w->announcers[w->n_announcers++] = p->id;
-    }
-    request_wants(r);
+    rset_clear(&seen[0]);
+    rset_clear(&seen[1]);
+    send_requests(r, p, now);
 }
 
+void txrelay_on_notfound(struct txrelay *r, struct peer *p, const uint8_t *d, size_t len)
+{
+    struct net_inv *inv = NULL;
+    size_t n = 0;
+    if (net_inv_parse(d, len, &inv, &n, NULL, 0) != RC_OK) {
+        free(inv);
+        return;
+    }
+    /* Core reads at most MAX_PEER_TX_ANNOUNCEMENTS of them. */
+    for (size_t i = 0; i < n && i < MAX_PEER_TX_ANNOUNCEMENTS; i++) {
+        uint32_t type = inv[i].type & ~INV_WITNESS_FLAG;
+        if (type == INV_TX || type == INV_WTX) {
+            txrequest_received_response(r->treq, p->id, inv[i].hash);
+        }
+    }
+    free(inv);
+    send_requests(r, p, net_now_us(r->net));
+}
 int txrelay_serve(struct txrelay *r, struct peer *p, const struct net_inv *iv)
 {
     uint32_t type = iv->type & ~INV_WITNESS_FLAG;
@@ -581,15 +605,26 @@ void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t l
     rset_insert(&tp->known, tx.txid);
     rset_insert(&tp->known, tx.wtxid);
     p->last_tx = net_now(r->net);
-    drop_want(r, tx.wtxid);
-    drop_want(r, tx.txid);
-    if (already_have(r, tx.wtxid, 1) || already_have(r, tx.txid, 0)) {
-        tx_clear(&tx);
-        request_wants(r);
-        return;
+    /* Core's ReceivedTx: the announcements it answers are completed; then it is dropped if
+     * had (looked up by wtxid), or tried with a child if refused alone for its fee rate. */
+    txrequest_received_response(r->treq, p->id, tx.txid);
+    if (memcmp(tx.txid, tx.wtxid, 32) != 0) {
+        txrequest_received_response(r->treq, p->id, tx.wtxid);
     }
-    submit_tx(r, p->id, d, len, &tx, NULL);
-    request_wants(r);
+    if (already_have(r, tx.wtxid, 1, 0)) {
+        tx_clear(&tx);
+    } else if (rset_contains(&r->rejects_recon, tx.wtxid)) {
+        char txid[65], wtxid[65];
+        hex_encode_rev(txid, tx.txid, 32);
+        hex_encode_rev(wtxid, tx.wtxid, 32);
+        LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG,
+            "found tx %s (wtxid=%s) in reconsiderable rejects, looking for child in orphanage",
+            txid, wtxid);
+        try_1p1c(r, p->id, d, len, &tx);
+    } else {
+        submit_tx(r, p->id, d, len, &tx, NULL);
+    }
+    send_requests(r, p, net_now_us(r->net));
 }
 
 /* Queues a transaction in the pool for announcement to every peer that takes them, but the
@@ -639,106 +674,317 @@ void txrelay_relay_transaction(struct txrelay *r, const uint8_t txid[32], const 
     (void)net_call(r->net, relay_call, &c);
 }
 
-/* The orphan whose transaction spends an output of txid, if any. */
+/* Core's AddChildrenToWorkSet: the orphans that spend an output of txid are tried again
+ * (each leaves the orphanage meanwhile and comes back if still missing inputs). */
 static void retry_orphans_of(struct txrelay *r, const uint8_t txid[32])
 {
-    for (size_t i = 0; i < r->norphans;) {
-        struct orphan *o = &r->orphans[i];
-        int spends = 0;
-        for (size_t k = 0; k < o->n_spends && !spends; k++) {
-            spends = memcmp(o->spends[k].txid, txid, 32) == 0;
+    struct orphan *kids;
+    size_t n = orphanage_take_children(r->orphans, &kids, txid);
+    for (size_t i = 0; i < n; i++) {
+        struct tx tx;
+        if (tx_deserialize(&tx, kids[i].raw, kids[i].len, NULL, 0) == RC_OK) {
+            submit_tx(r, kids[i].from[0], kids[i].raw, kids[i].len, &tx, &kids[i]);
         }
-        if (!spends) {
-            i++;
+        orphanage_orphan_clear(&kids[i]);
+    }
+    free(kids);
+}
+
+/* Whether a parent of tx was refused so that the orphan cannot be accepted (Core): one in the
+ * rejects, or more than one refused for its fee rate alone (a 1p1c package takes one). */
+static int has_rejected_parents(struct txrelay *r, const struct tx *tx)
+{
+    const uint8_t *recon = NULL;
+    for (size_t i = 0; i < tx->vin_count; i++) {
+        const uint8_t *h = tx->vin[i].prevout.txid;
+        if (rset_contains(&r->rejects, h)) {
+            return 1;
+        }
+        if (rset_contains(&r->rejects_recon, h) && (!recon || memcmp(recon, h, 32) != 0)) {
+            mempool_read_lock(r->mp);
+            int in_pool = mempool_get(r->mp, h) != NULL;
+            mempool_read_unlock(r->mp);
+            if (!in_pool) {
+                if (recon) {
+                    return 1;
+                }
+                recon = h;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Core's MempoolRejectedTx for a transaction missing inputs, the first time: kept as an
+ * orphan for each peer that may resolve it (its sender and the other peers that announced
+ * it), each of them asked for the missing parents; unless a parent was refused. */
+static void orphan_rejected(struct txrelay *r, struct tx_job *j)
+{
+    const struct tx *tx = &j->tx;
+    char txid[65], wtxid[65];
+    hex_encode_rev(txid, j->txid, 32);
+    hex_encode_rev(wtxid, j->wtxid, 32);
+    if (rset_contains(&r->rejects, j->wtxid)) {
+        return;
+    }
+    if (has_rejected_parents(r, tx)) {
+        LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG, "not keeping orphan with rejected parents %s (wtxid=%s)",
+            txid, wtxid);
+        rset_insert(&r->rejects, j->txid);
+        rset_insert(&r->rejects, j->wtxid);
+        txrequest_forget(r->treq, j->txid);
+        txrequest_forget(r->treq, j->wtxid);
+        return;
+    }
+    uint8_t(*parents)[32];
+    struct outpoint *spends = xmalloc((tx->vin_count ? tx->vin_count : 1) * sizeof(*spends));
+    for (size_t i = 0; i < tx->vin_count; i++) {
+        spends[i] = tx->vin[i].prevout;
+    }
+    size_t n = missing_parents(r, &parents, spends, tx->vin_count);
+    free(spends);
+    int64_t *cand = xmalloc(sizeof(*cand));
+    size_t ncand = 1;
+    cand[0] = j->nj.peer_id;
+    txrequest_candidate_peers(r->treq, &cand, &ncand, j->txid);
+    if (memcmp(j->txid, j->wtxid, 32) != 0) {
+        txrequest_candidate_peers(r->treq, &cand, &ncand, j->wtxid);
+    }
+    int64_t now = net_now_us(r->net);
+    int tried_store = orphanage_get(r->orphans, j->wtxid) != NULL;
+    for (size_t k = 0; k < ncand; k++) {
+        struct peer *p = net_find_peer(r->net, cand[k]);
+        if (!p || !add_resolution_candidate(r, p, orphanage_get(r->orphans, j->wtxid), j->wtxid,
+                                            parents, n, now)) {
             continue;
         }
-        struct tx tx;
-        if (tx_deserialize(&tx, o->raw, o->len, NULL, 0) == RC_OK) {
-            submit_tx(r, o->from[0], o->raw, o->len, &tx, o);
+        if (!tried_store) {
+            (void)orphanage_add(r->orphans, j->nj.data, j->nj.len, &j->tx);
+            tried_store = 1;
         }
-        orphan_free(o);
-        r->orphans[i] = r->orphans[--r->norphans];
-        memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
+        orphanage_add_announcer(r->orphans, j->wtxid, cand[k]);
+    }
+    free(cand);
+    free(parents);
+    txrequest_forget(r->treq, j->txid);
+    txrequest_forget(r->treq, j->wtxid);
+    orphanage_limit(r->orphans);
+}
+
+/* An orphan retried and still missing inputs: it waits again for the announcers it had that
+ * are still connected (Core keeps it in the orphanage). */
+static void orphan_again(struct txrelay *r, struct tx_job *j)
+{
+    size_t n_from = 0;
+    int64_t from[MAX_ANNOUNCERS];
+    for (size_t k = 0; k < j->n_from; k++) {
+        if (net_find_peer(r->net, j->from[k])) {
+            from[n_from++] = j->from[k];
+        }
+    }
+    if (n_from == 0 || !orphanage_add(r->orphans, j->nj.data, j->nj.len, &j->tx)) {
+        return;
+    }
+    for (size_t k = 0; k < n_from; k++) {
+        orphanage_add_announcer(r->orphans, j->wtxid, from[k]);
+    }
+    orphanage_limit(r->orphans);
+}
+
+/* Core's MempoolRejectedTx for any other reason: the rejects filters, and for a transaction
+ * refused alone for its fee rate, a child in the orphanage to try it with. */
+static void tx_rejected(struct txrelay *r, struct tx_job *j)
+{
+    const struct mempool_accept_result *res = &j->m.res;
+    if (res->kind == MEMPOOL_TX_WITNESS_STRIPPED) {
+        return;
+    }
+    if (res->kind == MEMPOOL_TX_RECONSIDERABLE) {
+        rset_insert(&r->rejects_recon, j->wtxid);
+        if (!j->is_orphan_retry) {
+            char txid[65], wtxid[65];
+            hex_encode_rev(txid, j->txid, 32);
+            hex_encode_rev(wtxid, j->wtxid, 32);
+            LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG,
+                "tx %s (wtxid=%s) failed but reconsiderable, looking for child in orphanage", txid,
+                wtxid);
+            try_1p1c(r, j->nj.peer_id, j->nj.data, j->nj.len, &j->tx);
+        }
+    } else {
+        rset_insert(&r->rejects, j->wtxid);
+    }
+    txrequest_forget(r->treq, j->wtxid);
+    if (res->kind == MEMPOOL_TX_INPUTS_NOT_STANDARD && memcmp(j->txid, j->wtxid, 32) != 0) {
+        rset_insert(&r->rejects, j->txid);
+        txrequest_forget(r->treq, j->txid);
     }
 }
 
-static void add_orphan(struct txrelay *r, struct peer *p, struct tx_job *j)
+/* Core's MempoolAcceptedTx: its requests go, peers are told, an orphan of the same wtxid
+ * leaves and the orphans that spend it are retried. */
+static void tx_accepted(struct txrelay *r, int64_t peer_id, const uint8_t txid[32],
+                        const uint8_t wtxid[32])
 {
-    const struct tx *tx = &j->tx;
-    /* A parent rejected lately: the orphan would be too (Core). */
-    for (size_t i = 0; i < tx->vin_count; i++) {
-        if (rset_contains(&r->rejects, tx->vin[i].prevout.txid)) {
-            rset_insert(&r->rejects, tx->wtxid);
+    txrequest_forget(r->treq, txid);
+    txrequest_forget(r->treq, wtxid);
+    announce_to_all(r, txid, wtxid, peer_id);
+    orphanage_erase(r->orphans, wtxid);
+    retry_orphans_of(r, txid);
+}
+
+/* Core's package hash: SHA-256 of the wtxids in sorted order. */
+static void package_hash(uint8_t out[32], const uint8_t a[32], const uint8_t b[32])
+{
+    uint8_t both[64];
+    int swap = memcmp(a, b, 32) > 0;
+    memcpy(both, swap ? b : a, 32);
+    memcpy(both + 32, swap ? a : b, 32);
+    hash_sha256(out, both, sizeof(both));
+}
+
+struct child_check {
+    struct txrelay *r;
+    const uint8_t *parent_wtxid;
+};
+
+/* A child not refused with this parent as a package, nor on its own. */
+static int child_untried(void *ctx, const struct orphan *o)
+{
+    const struct child_check *c = ctx;
+    uint8_t ph[32];
+    package_hash(ph, c->parent_wtxid, o->wtxid);
+    return !rset_contains(&c->r->rejects_recon, ph) && !rset_contains(&c->r->rejects, o->txid);
+}
+
+static void try_1p1c(struct txrelay *r, int64_t peer_id, const uint8_t *raw, size_t len,
+                     struct tx *tx)
+{
+    struct tx parsed;
+    if (!tx) {
+        if (tx_deserialize(&parsed, raw, len, NULL, 0) != RC_OK) {
             return;
         }
+        tx = &parsed;
     }
-    if (tx_weight(tx) > 400000) {
-        return; /* Core: orphans over the standard weight are not kept */
-    }
-    /* The peers it may come from: its sender, or the announcers of an orphan retried. Those
-     * that left while the pool had it took their announcements along (Core's EraseForPeer);
-     * with none left it is not kept. */
-    const int64_t *cand = j->n_from ? j->from : &j->nj.peer_id;
-    size_t n_cand = j->n_from ? j->n_from : 1, n_from = 0;
-    int64_t from[MAX_ANNOUNCERS];
-    for (size_t k = 0; k < n_cand; k++) {
-        if (net_find_peer(r->net, cand[k])) {
-            from[n_from++] = cand[k];
-        }
-    }
-    if (n_from == 0) {
+    /* Children announced by the same peer (so that another's fake children cannot crowd out
+     * the real one), the newest first. */
+    struct child_check cc = {.r = r, .parent_wtxid = tx->wtxid};
+    const struct orphan *child =
+        orphanage_child_from_peer(r->orphans, tx->txid, peer_id, child_untried, &cc);
+    struct tx ctx;
+    if (!child || tx_deserialize(&ctx, child->raw, child->len, NULL, 0) != RC_OK) {
+        tx_clear(tx);
         return;
     }
-    if (r->norphans == MAX_ORPHANS) {
-        uint8_t rnd[8];
-        random_bytes(rnd, sizeof(rnd));
-        size_t victim = (size_t)(rd_u64le(rnd) % MAX_ORPHANS);
-        orphan_free(&r->orphans[victim]);
-        r->orphans[victim] = r->orphans[--r->norphans];
-        memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
+    struct tx_job *j = xcalloc(1, sizeof(*j));
+    j->nj.peer_id = peer_id;
+    j->nj.is_tx = 1;
+    j->is_package = 1;
+    memcpy(j->nj.hash, tx->wtxid, 32);
+    j->ptx[0] = *tx;
+    tx_init(tx);
+    j->ptx[1] = ctx;
+    j->pk.mp = r->mp;
+    j->pk.txs = j->ptx;
+    j->pk.n = 2;
+    j->pk.now = chainstate_now(r->cs);
+    j->pk.r = xcalloc(2, sizeof(*j->pk.r));
+    for (size_t i = 0; i < 2; i++) {
+        memcpy(j->pk.r[i].txid, j->ptx[i].txid, 32);
+        memcpy(j->pk.r[i].wtxid, j->ptx[i].wtxid, 32);
     }
-    struct orphan *o = &r->orphans[r->norphans++];
-    o->raw = xmalloc(j->nj.len);
-    memcpy(o->raw, j->nj.data, j->nj.len);
-    o->len = j->nj.len;
-    memcpy(o->txid, tx->txid, 32);
-    memcpy(o->wtxid, tx->wtxid, 32);
-    o->n_spends = tx->vin_count;
-    o->spends = xmalloc((tx->vin_count ? tx->vin_count : 1) * sizeof(*o->spends));
-    for (size_t i = 0; i < tx->vin_count; i++) {
-        o->spends[i] = tx->vin[i].prevout;
+    j->nj.job.work = VALIDATOR_CALL;
+    j->nj.job.fn = mempool_accept_package;
+    j->nj.job.ctx = &j->pk;
+    net_submit(r->net, &j->nj);
+}
+
+/* Core's ProcessPackageResult: a refused package is remembered (by its hash, with the
+ * reconsiderable rejects); then each transaction's answer, the child's first. */
+static void package_done(struct txrelay *r, struct tx_job *j)
+{
+    struct mempool_package *pk = &j->pk;
+    char pt[65], pw[65], ct[65], cw[65];
+    hex_encode_rev(pt, pk->r[0].txid, 32);
+    hex_encode_rev(pw, pk->r[0].wtxid, 32);
+    hex_encode_rev(ct, pk->r[1].txid, 32);
+    hex_encode_rev(cw, pk->r[1].wtxid, 32);
+    int ok = j->nj.job.rc == RC_OK && pk->r[0].state == PKG_VALID && pk->r[1].state == PKG_VALID;
+    LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG,
+        "package evaluation for parent %s (wtxid=%s, sender=%lld) + child %s (wtxid=%s, "
+        "sender=%lld): %s",
+        pt, pw, (long long)j->nj.peer_id, ct, cw, (long long)j->nj.peer_id,
+        ok ? "package accepted" : "package rejected");
+    if (!ok) {
+        uint8_t ph[32];
+        package_hash(ph, pk->r[0].wtxid, pk->r[1].wtxid);
+        rset_insert(&r->rejects_recon, ph);
     }
-    memcpy(o->from, from, n_from * sizeof(from[0]));
-    o->n_from = n_from;
-    o->expire = net_now(r->net) + ORPHAN_EXPIRE_S;
-    /* Ask its sender for the parents we lack, by txid. */
-    if (p) {
-        ask_parents(r, p, o->spends, o->n_spends, 1);
+    for (size_t k = 2; j->nj.job.rc == RC_OK && k-- > 0;) {
+        const struct mempool_accept_result *res = &pk->r[k].res;
+        char txid[65], wtxid[65];
+        hex_encode_rev(txid, pk->r[k].txid, 32);
+        hex_encode_rev(wtxid, pk->r[k].wtxid, 32);
+        if (pk->r[k].state == PKG_VALID) {
+            r->accepted++;
+            LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG,
+                "AcceptToMemoryPool: peer=%lld: accepted %s (wtxid=%s)", (long long)j->nj.peer_id,
+                txid, wtxid);
+            tx_accepted(r, j->nj.peer_id, pk->r[k].txid, pk->r[k].wtxid);
+        } else if (pk->r[k].state == PKG_INVALID && res->kind != MEMPOOL_TX_MISSING_INPUTS) {
+            LOG(LOG_CAT_MEMPOOLREJ, LOG_LVL_DEBUG,
+                "%s (wtxid=%s) from peer=%lld was not accepted: %s%s%s", txid, wtxid,
+                (long long)j->nj.peer_id, res->st.reject, res->st.debug[0] ? ", " : "",
+                res->st.debug);
+            if (res->kind == MEMPOOL_TX_RECONSIDERABLE) {
+                rset_insert(&r->rejects_recon, pk->r[k].wtxid);
+            } else if (res->kind != MEMPOOL_TX_WITNESS_STRIPPED) {
+                rset_insert(&r->rejects, pk->r[k].wtxid);
+            }
+            txrequest_forget(r->treq, pk->r[k].wtxid);
+            if (orphanage_erase(r->orphans, pk->r[k].wtxid)) {
+                LOG(LOG_CAT_TXPACKAGES, LOG_LVL_DEBUG, "   removed orphan tx %s (wtxid=%s)", txid,
+                    wtxid);
+            }
+        }
     }
+    for (size_t k = 0; k < 2; k++) {
+        mempool_accept_result_clear(&pk->r[k].res);
+        tx_clear(&j->ptx[k]);
+    }
+    free(pk->r);
+    free(j);
 }
 
 void txrelay_job_done(struct txrelay *r, struct net_job *nj)
 {
     struct tx_job *j = (struct tx_job *)nj;
-    struct peer *p = net_find_peer(r->net, nj->peer_id);
+    if (j->is_package) {
+        package_done(r, j);
+        return;
+    }
     const struct mempool_accept_result *res = &j->m.res;
-    char txid[65];
+    char txid[65], wtxid[65];
     hex_encode_rev(txid, j->txid, 32);
+    hex_encode_rev(wtxid, j->wtxid, 32);
     if (nj->job.rc == RC_OK && vstate_is_valid(&res->st)) {
         r->accepted++;
-        LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG, "AcceptToMemoryPool: peer=%lld: accepted %s",
-            (long long)nj->peer_id, txid);
-        announce_to_all(r, j->txid, j->wtxid, nj->peer_id);
-        retry_orphans_of(r, j->txid);
-    } else if (nj->job.rc == RC_OK && res->kind == MEMPOOL_TX_MISSING_INPUTS) {
-        add_orphan(r, p, j);
+        LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG, "AcceptToMemoryPool: peer=%lld: accepted %s (wtxid=%s)",
+            (long long)nj->peer_id, txid, wtxid);
+        tx_accepted(r, nj->peer_id, j->txid, j->wtxid);
     } else if (nj->job.rc == RC_OK) {
         r->rejected++;
-        LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG, "%s from peer=%lld was not accepted: %s%s%s", txid,
-            (long long)nj->peer_id, res->st.reject, res->st.debug[0] ? ", " : "", res->st.debug);
-        rset_insert(&r->rejects, j->wtxid);
-        if (res->kind != MEMPOOL_TX_WITNESS_STRIPPED && res->kind != MEMPOOL_TX_WITNESS_MUTATED) {
-            rset_insert(&r->rejects, j->txid);
+        LOG(LOG_CAT_MEMPOOLREJ, LOG_LVL_DEBUG, "%s (wtxid=%s) from peer=%lld was not accepted: %s%s%s",
+            txid, wtxid, (long long)nj->peer_id, res->st.reject, res->st.debug[0] ? ", " : "",
+            res->st.debug);
+        if (res->kind == MEMPOOL_TX_MISSING_INPUTS) {
+            if (j->is_orphan_retry) {
+                orphan_again(r, j);
+            } else {
+                orphan_rejected(r, j);
+            }
+        } else {
+            tx_rejected(r, j);
         }
     }
     mempool_accept_result_clear(&j->m.res);
@@ -862,19 +1108,6 @@ void txrelay_tick(struct txrelay *r)
         return;
     }
     int64_t now = net_now_us(r->net);
-    if (net_now(r->net) >= r->next_orphan_sweep) {
-        for (size_t i = 0; i < r->norphans;) {
-            if (r->orphans[i].expire <= net_now(r->net)) {
-                orphan_free(&r->orphans[i]);
-                r->orphans[i] = r->orphans[--r->norphans];
-                memset(&r->orphans[r->norphans], 0, sizeof(struct orphan));
-            } else {
-                i++;
-            }
-        }
-        r->next_orphan_sweep = net_now(r->net) + 60;
-    }
-    request_wants(r);
     if (relay_enabled(r) && now >= r->next_rebroadcast_us) {
         /* Core's ReattemptInitialBroadcast: what no peer has asked for is announced again. */
         if (r->next_rebroadcast_us) {
@@ -911,15 +1144,87 @@ void txrelay_tick(struct txrelay *r)
             trickle(r, p, now);
         }
         if (relay_enabled(r)) {
+            send_requests(r, p, now);
+        }
+        if (relay_enabled(r)) {
             send_feefilter(r, p, now);
         }
     }
 }
 
-void txrelay_new_tip(struct txrelay *r)
+/* Core's BlockConnected for one block: its transactions are had (the recent-confirmed filter,
+ * their requests forgotten), the orphans it includes or conflicts with go, and those that
+ * spend its outputs are retried. */
+static void block_connected(struct txrelay *r, const struct block *b)
 {
-    /* Core resets its recent-rejects filter on every new tip: a rejection may not hold. */
+    orphanage_erase_for_block(r->orphans, b);
+    for (size_t t = 0; t < b->tx_count; t++) {
+        const struct tx *tx = &b->txs[t];
+        retry_orphans_of(r, tx->txid);
+        rset_insert(&r->recent_confirmed, tx->txid);
+        if (memcmp(tx->txid, tx->wtxid, 32) != 0) {
+            rset_insert(&r->recent_confirmed, tx->wtxid);
+        }
+        txrequest_forget(r->treq, tx->txid);
+        txrequest_forget(r->treq, tx->wtxid);
+    }
+}
+
+void txrelay_check_tip(struct txrelay *r)
+{
+    chainstate_read_lock(r->cs);
+    struct block_index *tip = chainstate_tip(r->cs);
+    chainstate_read_unlock(r->cs);
+    struct block_index *old_tip = r->seen_tip;
+    if (!tip || tip == old_tip) {
+        return;
+    }
+    r->seen_tip = tip;
+    if (!old_tip) {
+        return; /* the tip at start: nothing to forget */
+    }
+    /* Core resets its recent-rejects filters on every new tip: a rejection may not hold. */
     rset_clear(&r->rejects);
+    rset_clear(&r->rejects_recon);
+    /* The blocks connected since the last tip seen (a few: a connected block and the timer
+     * call this); a tip that is not a descendant within eight blocks may mean blocks were
+     * disconnected, which clears the recent-confirmed filter as Core's BlockDisconnected. */
+    struct block_index *path[8];
+    size_t n = 0;
+    struct block_index *e = tip;
+    while (e && e != old_tip && n < 8) {
+        path[n++] = e;
+        e = e->prev;
+    }
+    if (e != old_tip) {
+        rset_clear(&r->recent_confirmed);
+    }
+    if (!r->mp) {
+        return;
+    }
+    /* Read under the chain's lock, handled after it (a retried orphan goes to the
+     * validation thread). */
+    struct buf raw[8];
+    int ok[8];
+    chainstate_read_lock(r->cs);
+    for (size_t i = 0; i < n; i++) {
+        buf_init(&raw[i]);
+        ok[i] = chainstate_read_block(r->cs, path[i], &raw[i]) == RC_OK;
+    }
+    chainstate_read_unlock(r->cs);
+    while (n-- > 0) {
+        struct block b;
+        if (ok[n] && block_parse(&b, raw[n].data, raw[n].len, NULL, 0) == RC_OK) {
+            block_connected(r, &b);
+            block_clear(&b);
+        }
+        buf_clear(&raw[n]);
+    }
+}
+
+size_t txrelay_inv_to_send(const struct peer *p)
+{
+    return p->ps->txr ? p->ps->txr->nq : 0;
 }
 
 void txrelay_on_mempool_msg(struct peer *p)
@@ -936,10 +1241,10 @@ void txrelay_on_mempool_msg(struct peer *p)
 
 void txrelay_orphans(struct txrelay *r, struct net_orphan **out, size_t *count)
 {
-    size_t n = r ? r->norphans : 0;
+    size_t n = r ? orphanage_size(r->orphans) : 0;
     *out = xcalloc(n ? n : 1, sizeof(**out));
     for (size_t i = 0; i < n; i++) {
-        const struct orphan *o = &r->orphans[i];
+        const struct orphan *o = orphanage_at(r->orphans, i);
         struct net_orphan *d = &(*out)[i];
         d->raw = xmalloc(o->len ? o->len : 1);
         memcpy(d->raw, o->raw, o->len);

@@ -16,6 +16,7 @@ struct chainstate;
 struct mempool;
 struct txrelay;
 struct net_orphan;
+struct block_index;
 
 /** The relay state of the service on transport n: *out (free with txrelay_free). cs and mp
  *  are borrowed (mp NULL: no pool, nothing relayed); blocks_only is -blocksonly. 0. */
@@ -25,20 +26,31 @@ int txrelay_new(struct txrelay **out, struct net *n, struct chainstate *cs, stru
 void txrelay_free(struct txrelay *r);
 /** A peer disconnected: its announcements, requests and orphans go. */
 void txrelay_peer_gone(struct txrelay *r, struct peer *p);
-/** One MSG_TX / MSG_WTX entry of an inv. */
-void txrelay_on_inv(struct txrelay *r, struct peer *p, const struct net_inv *iv);
+/** An inv's transaction entries (the others are skipped): each hash once per message, those
+ *  that do not match the peer's wtxidrelay ignored, the rest announcements for the request
+ *  tracker (Core's "got inv" lines); then what p is to be asked for is asked. */
+void txrelay_on_invs(struct txrelay *r, struct peer *p, const struct net_inv *inv, size_t n);
+/** A notfound message: the announcements it answers are completed, so that the next
+ *  announcer may be asked. */
+void txrelay_on_notfound(struct txrelay *r, struct peer *p, const uint8_t *d, size_t len);
 /** Answers one MSG_TX / MSG_WTX entry of a getdata from the pool: 1 if sent, 0 (notfound). */
 int txrelay_serve(struct txrelay *r, struct peer *p, const struct net_inv *iv);
 /** A tx message. */
 void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t len);
+/** How many transactions are queued to be announced to p (getpeerinfo's inv_to_send). */
+size_t txrelay_inv_to_send(const struct peer *p);
 /** A mempool message (BIP35): Core's answer without bloom filters. */
 void txrelay_on_mempool_msg(struct peer *p);
 /** A transaction job came back from the validation thread (frees it). */
 void txrelay_job_done(struct txrelay *r, struct net_job *j);
-/** The timer: announcement trickles, requests that timed out, orphan expiry, feefilter. */
+/** The timer: announcement trickles, requests due (and those that timed out), feefilter. */
 void txrelay_tick(struct txrelay *r);
-/** The tip moved: recent rejections are forgotten. */
-void txrelay_new_tip(struct txrelay *r);
+/** The tip may have moved (the timer, a block connected). If it did since the last call:
+ *  recent rejections (and those for the fee rate alone) are forgotten; the transactions of
+ *  the blocks connected since are had (Core's recent-confirmed filter; cleared when the old
+ *  tip is not an ancestor), the orphans they include or conflict with go, their children in
+ *  the orphanage are retried. Takes the chain's read lock; not with it held. */
+void txrelay_check_tip(struct txrelay *r);
 /** mockscheduler: the delayed tasks (the rebroadcast of unbroadcast transactions) come
  *  delta_us sooner. */
 void txrelay_mock_scheduler(struct txrelay *r, int64_t delta_us);

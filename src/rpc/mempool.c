@@ -13,6 +13,7 @@
 #include "mempool/accept.h"
 #include "index/txospenderindex.h"
 #include "mempool/mempool.h"
+#include "mempool/package.h"
 #include "mempool/persist.h"
 #include "mempool/policy.h"
 #include "net/net.h"
@@ -31,7 +32,7 @@
 #include "validation/validator.h"
 
 #define DEFAULT_MAX_RAW_TX_FEE_RATE 10000000 /* sat/kvB: 0.10 BTC/kvB */
-#define MAX_PACKAGE_COUNT 25
+#define MAX_PACKAGE_COUNT MEMPOOL_MAX_PACKAGE_COUNT
 
 static struct mempool *pool_or_error(struct rpc_request *req)
 {
@@ -383,133 +384,6 @@ static json_t *rpc_testmempoolaccept(struct rpc_request *req)
     return out;
 }
 
-enum pkg_tx_state { PKG_NOT_VALIDATED, PKG_VALID, PKG_IN_POOL, PKG_OTHER_WITNESS, PKG_INVALID };
-
-struct package_call {
-    struct mempool *mp;
-    struct tx *txs; /* moved into the pool as accepted */
-    size_t n;
-    int64_t now, max_feerate;
-    struct {
-        enum pkg_tx_state state;
-        struct mempool_accept_result res;
-        uint8_t txid[32], wtxid[32], other_wtxid[32];
-        int64_t vsize_bip141;
-        int in_package_rate; /* effective fee rate is the subpackage's */
-    } * r;
-    int64_t pkg_fee, pkg_vsize;
-    char msg[VSTATE_REJECT_LEN + VSTATE_DEBUG_LEN + 4];
-};
-
-/* Core's AcceptPackage (its 1p1c core): each transaction alone first; the ones refused only
- * for their fee rate are then judged together, on the package's fee rate. Validation
- * thread. */
-static int package_call(struct chainstate *cs, void *ctx)
-{
-    struct package_call *c = ctx;
-    struct mempool *mp = c->mp;
-    size_t pending[MAX_PACKAGE_COUNT], npending = 0;
-    int quit = 0;
-    snprintf(c->msg, sizeof(c->msg), "success");
-    /* Core's AcceptPackage: every transaction alone first, all of them (a hard failure only
-     * rules out the package evaluation, the rest may still be valid alone). */
-    for (size_t i = 0; i < c->n; i++) {
-        struct tx *tx = &c->txs[i];
-        struct mempool_entry *have = mempool_get(mp, c->r[i].txid);
-        if (have) {
-            if (memcmp(have->tx.wtxid, c->r[i].wtxid, 32) == 0) {
-                c->r[i].state = PKG_IN_POOL;
-                c->r[i].res.fee = have->fee;
-                c->r[i].res.vsize = have->vsize;
-            } else {
-                c->r[i].state = PKG_OTHER_WITNESS;
-                memcpy(c->r[i].other_wtxid, have->tx.wtxid, 32);
-            }
-            continue;
-        }
-        struct mempool_accept_args a = {.now = c->now, .max_feerate = c->max_feerate};
-        int rc = mempool_accept_tx(mp, cs, tx, &a, &c->r[i].res);
-        if (rc) {
-            return rc;
-        }
-        if (vstate_is_valid(&c->r[i].res.st)) {
-            c->r[i].state = PKG_VALID;
-        } else if (c->r[i].res.kind == MEMPOOL_TX_RECONSIDERABLE ||
-                   c->r[i].res.kind == MEMPOOL_TX_MISSING_INPUTS) {
-            pending[npending++] = i;     /* may pass with the package's fee rate */
-            c->r[i].state = PKG_INVALID; /* its answer unless the package passes */
-        } else {
-            c->r[i].state = PKG_INVALID;
-            quit = 1;
-        }
-    }
-    if (quit) {
-        snprintf(c->msg, sizeof(c->msg), "transaction failed");
-        return RC_OK;
-    }
-    if (npending == 0) {
-        return RC_OK;
-    }
-    for (size_t k = 0; k < npending; k++) {
-        mempool_accept_result_clear(&c->r[pending[k]].res);
-    }
-    /* The subpackage together, fee floors on its aggregate rate. */
-    int ok = 1;
-    c->pkg_fee = c->pkg_vsize = 0;
-    size_t added = 0;
-    for (size_t k = 0; k < npending && ok; k++) {
-        size_t i = pending[k];
-        struct mempool_accept_args a = {
-            .now = c->now, .max_feerate = c->max_feerate, .package_feerate = 1};
-        int rc = mempool_accept_tx(mp, cs, &c->txs[i], &a, &c->r[i].res);
-        if (rc) {
-            return rc;
-        }
-        if (vstate_is_valid(&c->r[i].res.st)) {
-            c->r[i].state = PKG_VALID;
-            c->pkg_fee += c->r[i].res.modified;
-            c->pkg_vsize += c->r[i].res.vsize;
-            added++;
-        } else {
-            c->r[i].state = PKG_INVALID;
-            ok = 0;
-        }
-    }
-    const struct mempool_options *o = mempool_options(mp);
-    mempool_write_lock(mp);
-    int64_t minrate = mempool_min_fee(mp, c->now);
-    mempool_write_unlock(mp);
-    int64_t floor_rate = minrate > o->min_relay_feerate ? minrate : o->min_relay_feerate;
-    if (ok && c->pkg_fee < policy_fee_at(floor_rate, c->pkg_vsize)) {
-        /* Not enough together either: the subpackage leaves again. */
-        ok = 0;
-        mempool_write_lock(mp);
-        for (size_t k = 0; k < npending; k++) {
-            size_t i = pending[k];
-            struct mempool_entry *e = mempool_get(mp, c->r[i].txid);
-            if (e) {
-                mempool_remove_with_descendants(mp, e, MEMPOOL_REMOVED_SIZELIMIT);
-            }
-            c->r[i].state = PKG_INVALID;
-            vstate_init(&c->r[i].res.st);
-            snprintf(c->r[i].res.st.reject, sizeof(c->r[i].res.st.reject), "%s",
-                     minrate > o->min_relay_feerate ? "mempool min fee not met"
-                                                    : "min relay fee not met");
-            snprintf(c->r[i].res.st.debug, sizeof(c->r[i].res.st.debug), "%lld < %lld",
-                     (long long)c->pkg_fee, (long long)policy_fee_at(floor_rate, c->pkg_vsize));
-            c->r[i].res.st.mode = VSTATE_INVALID;
-        }
-        mempool_write_unlock(mp);
-    }
-    for (size_t k = 0; k < npending; k++) {
-        c->r[pending[k]].in_package_rate = ok && added > 1;
-    }
-    if (!ok) {
-        snprintf(c->msg, sizeof(c->msg), "transaction failed");
-    }
-    return RC_OK;
-}
-
 static json_t *rpc_submitpackage(struct rpc_request *req)
 {
     struct rpc_context *ctx = req->ctx;
@@ -533,7 +407,7 @@ static json_t *rpc_submitpackage(struct rpc_request *req)
     if (burn && !json_is_null(burn) && rpc_json_amount_parse(burn, &max_burn, &err)) {
         return rpc_error(req, RPC_TYPE_ERROR, "%s", err);
     }
-    struct package_call c = {.mp = mp, .n = n, .max_feerate = max_rate};
+    struct mempool_package c = {.mp = mp, .n = n, .max_feerate = max_rate};
     c.txs = xcalloc(n, sizeof(*c.txs));
     c.r = xcalloc(n, sizeof(*c.r));
     c.now = rpc_mempool_now(ctx);
@@ -571,7 +445,7 @@ static json_t *rpc_submitpackage(struct rpc_request *req)
     if (bad) {
         snprintf(c.msg, sizeof(c.msg), "%s", bad);
     } else {
-        struct validator_job j = {.work = VALIDATOR_CALL, .fn = package_call, .ctx = &c};
+        struct validator_job j = {.work = VALIDATOR_CALL, .fn = mempool_accept_package, .ctx = &c};
         int rc = validator_run(ctx->node->val, &j);
         if (rc) {
             rpc_error(req, RPC_VERIFY_ERROR, "Mempool internal error (%s)", rc_str(rc));

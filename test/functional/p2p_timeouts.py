@@ -53,6 +53,10 @@ class P2PTimeoutsTest(BitnodeTestFramework):
         node.rpc("setmocktime", now)
         good = p2p.P2PConnection().connect(node.p2p_port)
         silent = SilentPeer().connect(node.p2p_port)
+        # Both handshakes done on the node's side (its verack from us handled) before the clock
+        # moves past -peertimeout=1.
+        good.sync_with_ping()
+        silent.sync_with_ping()
         node.rpc("setmocktime", now + 70)
         good.sync_with_ping()
         self.log("pongs out of turn are logged as Core's ProcessPong does")

@@ -123,8 +123,9 @@ static void test_validate(void)
 {
     expect_validate((const char *[]){"-rpcport=abc", NULL},
                     "Invalid value for -rpcport: 'abc' (expected an integer)");
-    expect_validate((const char *[]){"-capturemessages=1", NULL},
-                    "-capturemessages: not implemented yet (only -capturemessages=0 is accepted)");
+    expect_validate((const char *[]){"-peerbloomfilters=1", NULL},
+                    "-peerbloomfilters: not implemented yet (only -peerbloomfilters=0 is accepted)");
+    expect_validate((const char *[]){"-capturemessages", NULL}, NULL);
     expect_validate((const char *[]){"-dbcache=x", NULL},
                     "Invalid value for -dbcache: 'x' (expected an integer)");
     expect_validate((const char *[]){"-daemon=yes", NULL},
@@ -153,8 +154,8 @@ static void test_validate(void)
     expect_validate((const char *[]){"-i2psam=127.0.0.1:7656", NULL},
                     "-i2psam: not implemented yet");
     /* ... or, where the off form is what bitnode does, refused only on. */
-    expect_validate((const char *[]){"-capturemessages", NULL},
-                    "-capturemessages: not implemented yet (only -capturemessages=0 is accepted)");
+    expect_validate((const char *[]){"-peerbloomfilters", NULL},
+                    "-peerbloomfilters: not implemented yet (only -peerbloomfilters=0 is accepted)");
     expect_validate((const char *[]){"-coinstatsindex", "-blockfilterindex", "-txospenderindex",
                                      NULL},
                     NULL);

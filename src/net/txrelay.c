@@ -447,6 +447,24 @@ static const char *inv_tx_name(uint32_t type)
 
 void txrelay_on_invs(struct txrelay *r, struct peer *p, const struct net_inv *inv, size_t n)
 {
+    /* Core's RejectIncomingTxs: a block-relay-only connection, or -blocksonly without the
+     * relay permission: a transaction inv is a protocol violation. */
+    int reject = p->conn_type == CONN_BLOCK_RELAY ||
+                 (r->blocks_only && (p->perms & NET_PERM_RELAY) != NET_PERM_RELAY);
+    for (size_t i = 0; reject && i < n; i++) {
+        uint32_t type = inv[i].type;
+        int tx = type == INV_TX || type == INV_WTX || type == (INV_TX | INV_WITNESS_FLAG);
+        if (!tx || (p->ps->wtxid_relay ? type == INV_TX : type == INV_WTX)) {
+            continue;
+        }
+        char hex[65];
+        hex_encode_rev(hex, inv[i].hash, 32);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "transaction (%s) inv sent in violation of protocol, disconnecting peer=%lld", hex,
+            (long long)p->id);
+        net_peer_disconnect(p, "transaction inv in violation of protocol");
+        return;
+    }
     if (!relay_enabled(r) || p->conn_type == CONN_BLOCK_RELAY) {
         return;
     }

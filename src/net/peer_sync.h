@@ -62,7 +62,6 @@ struct peer_sync {
     struct inflight *inflight;
     int n_inflight;
     int64_t stalling_since_us;
-    int64_t stall_timeout_us;
     /* Pings that came while the peer's jobs were out: answered, in order, once they are
      * all handled, as Core answers a ping only after the messages before it. */
     uint64_t deferred_pongs[8];

@@ -54,6 +54,8 @@ struct sync {
     size_t n_processing, cap_processing;
     struct block_index *last_tip; /* the tip announcements were made for */
     uint8_t last_inv_getheaders[32]; /* the block whose inv last made a non-sync peer asked */
+    int64_t stall_timeout_us;        /* Core's block stalling timeout: 2 s, doubled per staller
+                                        dropped (at most 64 s), down 15% per block connected */
     int32_t last_getheaders_height;  /* the locator's height of the last getheaders sent */
     struct block_index *notified_header; /* the best header the progress line was logged for */
     struct block_source sources[NET_BLOCK_SOURCES];
@@ -201,7 +203,6 @@ static void on_connected(void *ctx, struct peer *p)
     p->ps = xcalloc(1, sizeof(*p->ps));
     p->ps->ping_us = -1;
     p->ps->next_ping_us = net_now_us(s->net) + NET_PING_INTERVAL_US;
-    p->ps->stall_timeout_us = NET_STALL_TIMEOUT_US;
     p->ps->addr_tokens = 1.0; /* Core starts every peer's bucket with one address */
     random_bytes((uint8_t *)&p->ps->local_nonce, sizeof(p->ps->local_nonce));
 }
@@ -1020,6 +1021,7 @@ static void schedule_downloads(struct sync *s)
             struct peer *q = net_find_peer(n, staller);
             if (q && q->ps->stalling_since_us == 0) {
                 q->ps->stalling_since_us = net_now_us(n);
+                LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Stall started peer=%lld", (long long)q->id);
                 LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Stall started peer=%lld", (long long)q->id);
             }
         }
@@ -2025,6 +2027,23 @@ static int headers_sync_stalled(struct sync *s, struct peer *p, int64_t now_us)
     return 0;
 }
 
+/* Core's BlockConnected: each block connected takes 15% off a raised stalling timeout, down
+ * to the default. The blocks since the last tick, old_tip to tip (a reorg counts its new
+ * blocks). */
+static void relax_stall_timeout(struct sync *s, struct block_index *old_tip,
+                                struct block_index *tip)
+{
+    struct block_index *fork = old_tip ? block_index_fork_point(old_tip, tip) : NULL;
+    int32_t blocks = tip->height - (fork ? fork->height : tip->height - 1);
+    for (int32_t i = 0; i < blocks && s->stall_timeout_us != NET_STALL_TIMEOUT_US; i++) {
+        int64_t next = s->stall_timeout_us * 85 / 100;
+        next = next < NET_STALL_TIMEOUT_US ? NET_STALL_TIMEOUT_US : next / 1000000 * 1000000;
+        s->stall_timeout_us = next;
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Decreased stalling timeout to %lld seconds",
+            (long long)(next / 1000000));
+    }
+}
+
 /* The tick event: pings, timeouts, stalls, a new tip announced, sync started, downloads
  * asked for, transaction relay's timers. */
 /* A node that is not pruned and stopped offering NODE_NETWORK for a UTXO snapshot
@@ -2120,14 +2139,16 @@ static void on_tick(void *ctx)
             send_ping(p);
         }
         /* A peer holding the download window for too long. */
-        if (p->ps->stalling_since_us && now_us - p->ps->stalling_since_us > p->ps->stall_timeout_us) {
-            LOG_INFO("Peer=%lld is stalling block download, disconnecting", (long long)p->id);
-            int64_t next = p->ps->stall_timeout_us * 2;
-            for (struct peer *q = n->peers; q; q = q->next) {
-                if (q != p) {
-                    q->ps->stall_timeout_us =
-                        next > NET_STALL_TIMEOUT_MAX_US ? NET_STALL_TIMEOUT_MAX_US : next;
-                }
+        if (p->ps->stalling_since_us && now_us - p->ps->stalling_since_us > s->stall_timeout_us) {
+            LOG_INFO("Peer is stalling block download, disconnecting peer=%lld", (long long)p->id);
+            /* Core: the next peer gets longer, so that our own slow link does not cost every
+             * peer in turn; each block connected brings it back down. */
+            int64_t next = s->stall_timeout_us * 2;
+            next = next > NET_STALL_TIMEOUT_MAX_US ? NET_STALL_TIMEOUT_MAX_US : next;
+            if (next != s->stall_timeout_us) {
+                s->stall_timeout_us = next;
+                LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Increased stalling timeout temporarily to %lld seconds",
+                    (long long)(next / 1000000));
             }
             net_peer_disconnect(p, "stalling");
             continue;
@@ -2152,6 +2173,7 @@ static void on_tick(void *ctx)
     struct block_index *tip = chainstate_tip(s->cs);
     int new_tip = tip && tip != s->last_tip;
     if (new_tip) {
+        relax_stall_timeout(s, s->last_tip, tip);
         if (!chainstate_in_ibd(s->cs)) {
             announce_tip(s, s->last_tip, tip);
         }
@@ -2279,6 +2301,7 @@ int sync_new(struct sync **out, struct net *n)
     s->peer_timeout = n->opt.peer_timeout;
     s->relay = n->opt.mempool && !n->opt.blocks_only;
     s->block_filters = n->opt.block_filters;
+    s->stall_timeout_us = NET_STALL_TIMEOUT_US;
     /* The tip loaded at start is not news: only blocks connected from now on are announced
      * (Core's UpdatedBlockTip), so a peer that connects early is not sent it. */
     chainstate_read_lock(s->cs);

@@ -161,6 +161,7 @@ struct net_peer_stats {
     uint32_t permissions;
     int64_t minfeefilter; /* sat/kvB */
     size_t inv_to_send;   /* transactions queued to announce to it */
+    uint64_t last_inv_sequence; /* the pool's sequence at our last announcement to it */
     int conn_type;
     int handshake_done;
     int transport;           /* 0 detecting, 1 v1, 2 v2 (enum v2t_kind) */

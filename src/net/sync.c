@@ -2257,6 +2257,7 @@ void sync_peer_stats(struct sync *s, struct net_peer_stats *st)
     }
     st->addr_relay_enabled = p->ps->addr_relay;
     st->inv_to_send = txrelay_inv_to_send(p);
+    st->last_inv_sequence = txrelay_last_inv_sequence(p);
     st->addr_processed = p->ps->addr_processed;
     st->addr_rate_limited = p->ps->addr_rate_limited;
     st->minfeefilter = p->ps->feefilter;

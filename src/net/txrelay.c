@@ -158,6 +158,8 @@ struct txrelay {
     struct orphanage *orphans;
     struct rolling_set recent_confirmed; /* txids and wtxids of recent blocks' transactions */
     struct block_index *seen_tip;        /* the tip at the last txrelay_check_tip */
+    struct block recent_block;           /* the tip's block, its transactions servable */
+    int have_recent_block;
     int64_t next_rebroadcast_us; /* the next ReattemptInitialBroadcast (0: not scheduled) */
     uint64_t accepted, rejected; /* counters for the log */
 };
@@ -224,6 +226,7 @@ void txrelay_free(struct txrelay *r)
     rset_clear(&r->rejects_recon);
     rset_clear(&r->recent_confirmed);
     txrequest_free(r->treq);
+    block_clear(&r->recent_block);
     free(r);
 }
 
@@ -522,6 +525,9 @@ void txrelay_on_notfound(struct txrelay *r, struct peer *p, const uint8_t *d, si
     free(inv);
     send_requests(r, p, net_now_us(r->net));
 }
+static const struct tx *recent_block_tx(const struct txrelay *r, const uint8_t hash[32],
+                                        int by_wtxid);
+
 int txrelay_serve(struct txrelay *r, struct peer *p, const struct net_inv *iv)
 {
     uint32_t type = iv->type & ~INV_WITNESS_FLAG;
@@ -549,6 +555,15 @@ int txrelay_serve(struct txrelay *r, struct peer *p, const struct net_inv *iv)
         }
     }
     mempool_read_unlock(r->mp);
+    if (!e) {
+        const struct tx *t = recent_block_tx(r, iv->hash, type == INV_WTX);
+        if (t) {
+            tx_serialize(t, &out, with_witness);
+            net_send(p, "tx", &out);
+            buf_clear(&out);
+            return 1;
+        }
+    }
     if (e) {
         net_send(p, "tx", &out);
         /* A peer asked for it: it is broadcast (Core's RemoveUnbroadcastTx). */
@@ -1234,10 +1249,36 @@ void txrelay_check_tip(struct txrelay *r)
         struct block b;
         if (ok[n] && block_parse(&b, raw[n].data, raw[n].len, NULL, 0) == RC_OK) {
             block_connected(r, &b);
-            block_clear(&b);
+            if (n == 0) {
+                /* The tip's transactions stay servable (Core's m_most_recent_block_txs): a
+                 * peer rebuilding its compact block asks for them after they left the pool. */
+                block_clear(&r->recent_block);
+                r->recent_block = b;
+                r->have_recent_block = 1;
+            } else {
+                block_clear(&b);
+            }
         }
         buf_clear(&raw[n]);
     }
+}
+
+/* A transaction of the tip block by txid or wtxid, or NULL. */
+static const struct tx *recent_block_tx(const struct txrelay *r, const uint8_t hash[32],
+                                        int by_wtxid)
+{
+    for (size_t i = 0; r->have_recent_block && i < r->recent_block.tx_count; i++) {
+        const struct tx *t = &r->recent_block.txs[i];
+        if (memcmp(by_wtxid ? t->wtxid : t->txid, hash, 32) == 0) {
+            return t;
+        }
+    }
+    return NULL;
+}
+
+uint64_t txrelay_last_inv_sequence(const struct peer *p)
+{
+    return p->ps && p->ps->txr ? p->ps->txr->last_inv_sequence : 1;
 }
 
 size_t txrelay_inv_to_send(const struct peer *p)

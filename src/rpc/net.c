@@ -261,7 +261,7 @@ static json_t *peer_json(const struct net_peer_stats *s)
     json_object_set_new(o, "servicesnames", services_names(s->services));
     json_object_set_new(o, "relaytxes", json_boolean(s->relay_txs));
     /* No inventory sequence kept for it; the announcements queued. */
-    json_object_set_new(o, "last_inv_sequence", json_integer(0));
+    json_object_set_new(o, "last_inv_sequence", json_integer((json_int_t)s->last_inv_sequence));
     json_object_set_new(o, "inv_to_send", json_integer((json_int_t)s->inv_to_send));
     json_object_set_new(o, "lastsend", json_integer(s->last_send));
     json_object_set_new(o, "lastrecv", json_integer(s->last_recv));

@@ -1038,6 +1038,21 @@ static void remember_source(struct sync *s, const uint8_t hash[32], int64_t peer
     s->n_sources++;
 }
 
+/* Whether the block whose 80-byte header is hdr has a known parent and, with it, less chain
+ * work than the anti-DoS threshold (Core's min_pow_checked is false). Chain lock held. */
+static int below_anti_dos_work(struct sync *s, const uint8_t *hdr)
+{
+    struct block_index *parent = block_tree_find(chainstate_tree(s->cs), hdr + 4);
+    if (!parent) {
+        return 0; /* an unknown parent fails on its own (prev-blk-not-found) */
+    }
+    struct u256 work = parent->chain_work, proof, threshold;
+    pow_block_proof(&proof, rd_u32le(hdr + 72));
+    u256_add(&work, &work, &proof);
+    anti_dos_work(s, &threshold);
+    return u256_cmp(&work, &threshold) < 0;
+}
+
 static void on_block(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
 {
     struct net *n = s->net;
@@ -1058,7 +1073,19 @@ static void on_block(struct sync *s, struct peer *p, const uint8_t *d, size_t le
     chainstate_read_lock(s->cs);
     struct block_index *e = block_tree_find(chainstate_tree(s->cs), hash);
     int have = (e && (e->status & BLOCK_HAVE_DATA)) || is_processing(s, hash);
+    int low_work = !e && !have && below_anti_dos_work(s, d);
     chainstate_read_unlock(s->cs);
+    if (low_work) {
+        /* Core's AcceptBlockHeader: a new header whose chain would not have the anti-DoS
+         * work is not stored, nor its block. */
+        char hx[65];
+        hex_encode_rev(hx, hash, 32);
+        LOG(LOG_CAT_VALIDATION, LOG_LVL_DEBUG,
+            "AcceptBlockHeader: not adding new block header %s, missing anti-dos proof-of-work "
+            "validation",
+            hx);
+        return;
+    }
     if (have) {
         char hx[65];
         hex_encode_rev(hx, hash, 32);

@@ -2083,18 +2083,27 @@ static int listen_on(struct net *n, const struct net_bind *b, int is_default, ch
 static int bind_listeners(struct net *n, const struct net_options *opt, char *err,
                           size_t err_len)
 {
-    struct net_bind defaults[2];
+    struct net_bind defaults[3];
     const struct net_bind *binds = opt->binds;
     size_t nb = opt->n_binds;
     if (nb == 0) {
+        /* Every interface on -port, and (Core's default Tor service target) 127.0.0.1 on
+         * -port + 1, whose failure is only logged, as Core reports it and goes on. */
         memset(defaults, 0, sizeof(defaults));
         net_addr_parse("::", opt->port, 0, &defaults[0].addr, NULL, 0);
         net_addr_parse("0.0.0.0", opt->port, 0, &defaults[1].addr, NULL, 0);
+        net_addr_parse("127.0.0.1", opt->onion_port, 0, &defaults[2].addr, NULL, 0);
+        defaults[2].onion = 1;
         binds = defaults;
-        nb = 2;
+        nb = opt->onion_port ? 3 : 2;
     }
     for (size_t i = 0; i < nb && n->n_listeners < 8; i++) {
         int rc = listen_on(n, &binds[i], binds == defaults, err, err_len);
+        if (rc && binds == defaults && binds[i].onion) {
+            LOG_ERROR("%s", err); /* the default onion target only: not fatal */
+            err[0] = 0;
+            continue;
+        }
         if (rc) {
             return rc;
         }

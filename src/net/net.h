@@ -57,6 +57,7 @@ const char *net_conn_type_name(int type);
 struct net_bind {
     struct net_addr addr;
     uint32_t perms; /* -whitebind: its permissions; -bind: 0 */
+    int onion;      /* -bind=...=onion (Core's Tor service target) */
 };
 
 struct net_whitelist {
@@ -72,6 +73,7 @@ struct net_options {
     const struct net_bind *binds; /* -bind / -whitebind; none: every interface on port */
     size_t n_binds;
     uint16_t port;              /* -port */
+    uint16_t onion_port;        /* port + 1: Core's default Tor service target, 127.0.0.1 */
     const char *const *connect; /* -connect: only these, no automatic connections */
     size_t n_connect;
     const char *const *addnode; /* -addnode */

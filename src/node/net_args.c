@@ -26,13 +26,17 @@ static int parse_binds(struct node_net_args *na, const struct args *a, uint16_t 
         char v[NET_ADDR_STR_LEN];
         snprintf(v, sizeof(v), "%s", binds[i]);
         char *eq = strstr(v, "=onion");
-        if (eq && eq[6] == 0) {
+        int onion = eq && eq[6] == 0;
+        if (onion) {
             /* Core binds the Tor service's target there; without Tor control it is a
              * listener like the others (Core's test framework passes one). */
             *eq = 0;
             LOG_INFO("-bind=%s=onion: no Tor control here; listening there as on any -bind", v);
         }
-        if (net_addr_parse(v, port, 0, &bv[nb].addr, why, sizeof(why)) != RC_OK) {
+        /* An onion bind without a port takes -port + 1 (Core's default onion port). */
+        bv[nb].onion = onion;
+        if (net_addr_parse(v, bv[nb].onion ? (uint16_t)(port + 1) : port, 0, &bv[nb].addr, why,
+                           sizeof(why)) != RC_OK) {
             snprintf(err, err_len, "Cannot resolve -bind address: '%s'", v);
             rc = RC_INVALID;
             break;
@@ -311,6 +315,7 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
         }
         o->port = (uint16_t)v;
     }
+    o->onion_port = (uint16_t)(o->port + 1);
     int rc;
     if ((rc = parse_onlynet(a, &o->onlynet, err, err_len)) ||
         (rc = parse_binds(na, a, o->port, err, err_len)) ||

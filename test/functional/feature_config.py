@@ -106,7 +106,7 @@ class ConfigTest(BitnodeTestFramework):
         self.log("an operator's bitcoin.conf asking for what bitnode does anyway starts")
         original = open(os.path.join(node.datadir, "bitnode.conf")).read()
         self.write_conf(node, "listen=0\ndnsseed=0\nupnp=0\nprune=0\ndisablewallet=1\n"
-                        "connect=0\nmaxmempool=0\n" + original + "port=%d\n" % free_port())
+                        "connect=0\nmaxmempool=0\n" + original + "port=%d\n" % free_port(with_next=True))
         node.start([])
         # The genesis block is connected by the import thread once RPC is up (as Core's):
         # the first answer may still be -1.

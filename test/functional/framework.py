@@ -81,8 +81,10 @@ def wait_until(predicate, timeout=30, what="condition"):
 _given_ports = set()
 
 
-def free_port():
-    """A loopback port that was free a moment ago and that this process has not handed out.
+def free_port(with_next=False):
+    """A loopback port that was free a moment ago and that this process has not handed out
+    (with_next: the port after it too, handed out with it: a node listening on -port also
+    listens on 127.0.0.1 at -port + 1, Core's default Tor service target).
 
     Taken below the kernel's ephemeral range (32768-60999 by default): a port the kernel
     picked for a bind to port 0 could be picked again for the next one (a test's SOCKS5
@@ -91,16 +93,21 @@ def free_port():
     rng = random.Random()
     for _ in range(1000):
         port = rng.randrange(20000, 32000)
-        if port in _given_ports:
+        wanted = [port, port + 1] if with_next else [port]
+        if any(p in _given_ports for p in wanted):
             continue
-        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
+        free = True
+        for p in wanted:
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            try:
+                s.bind(("127.0.0.1", p))
+            except OSError:
+                free = False
+            finally:
+                s.close()
+        if not free:
             continue
-        finally:
-            s.close()
-        _given_ports.add(port)
+        _given_ports.update(wanted)
         return port
     raise RuntimeError("no free loopback port in 20000-32000")
 
@@ -121,7 +128,7 @@ class TestNode:
         self.net_dir = os.path.join(self.datadir, CHAIN)
         os.makedirs(self.datadir, exist_ok=True)
         self.rpc_port = free_port()
-        self.p2p_port = free_port()
+        self.p2p_port = free_port(with_next=True)
         self.extra_args = list(extra_args or [])
         self.process = None
         self.stderr_path = os.path.join(self.datadir, "stderr.txt")

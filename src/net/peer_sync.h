@@ -16,6 +16,7 @@ struct block_index;
 struct headerssync;
 struct txrelay_peer;
 struct cmpct_peer;
+struct addrrelay_peer;
 
 /* A block asked of the peer and not yet received. */
 struct inflight {
@@ -41,6 +42,8 @@ struct peer_sync {
     double addr_tokens;     /* the addr rate limit's bucket (Core's m_addr_token_bucket) */
     int64_t addr_tokens_us; /* when it was last refilled (0: never) */
     uint64_t addr_processed, addr_rate_limited;
+    int getaddr_pending; /* our getaddr is unanswered: its addresses are not relayed (Core) */
+    struct addrrelay_peer *ar; /* address relay (addrrelay.c), NULL unless relay is on */
 
     /* Ping (the best round trip is the transport's min_ping_us: eviction weighs it). */
     uint64_t ping_nonce;

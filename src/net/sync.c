@@ -14,6 +14,7 @@
 #include "consensus/pow.h"
 #include "crypto/hash.h"
 #include "net/addrman.h"
+#include "net/addrrelay.h"
 #include "net/cfilters.h"
 #include "net/cmpctrelay.h"
 #include "net/headerssync.h"
@@ -61,6 +62,7 @@ struct sync {
     struct block_source sources[NET_BLOCK_SOURCES];
     size_t n_sources;
     struct txrelay *txr;      /* transaction relay */
+    struct addrrelay *ar;     /* address relay */
     struct cmpctrelay *cmpct; /* compact blocks */
 };
 
@@ -448,7 +450,8 @@ static void on_verack(struct sync *s, struct peer *p)
     if (p->conn_type != CONN_INBOUND && p->conn_type != CONN_BLOCK_RELAY && !p->ps->sent_getaddr) {
         net_send_empty(p, "getaddr");
         p->ps->sent_getaddr = 1;
-        p->ps->addr_relay = 1;
+        p->ps->getaddr_pending = 1;
+        addrrelay_enable(p);
         p->ps->addr_tokens += 1000.0; /* the answer may be as long as Core's MAX_ADDR_TO_SEND */
     }
     if (p->conn_type == CONN_OUTBOUND_FULL_RELAY || p->conn_type == CONN_BLOCK_RELAY) {
@@ -819,6 +822,7 @@ static void on_peer_gone(void *ctx, struct peer *p)
     struct sync *s = ctx;
     txrelay_peer_gone(s->txr, p);
     cmpctrelay_peer_gone(s->cmpct, p);
+    addrrelay_peer_gone(p);
     headerssync_free(p->ps->hsync);
     p->ps->hsync = NULL;
     while (p->ps->inflight) {
@@ -1584,9 +1588,62 @@ static void on_inv(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
     schedule_downloads(s);
 }
 
+/* Core's addr token bucket: 0.1 addresses a second, up to 1000 (refilled by our getaddr). */
+static void refill_addr_tokens(struct peer *p, int64_t now_us)
+{
+    if (p->ps->addr_tokens_us && p->ps->addr_tokens < 1000.0) {
+        double add = (double)(now_us - p->ps->addr_tokens_us) / 1e6 * 0.1;
+        p->ps->addr_tokens += add > 0 ? add : 0;
+        if (p->ps->addr_tokens > 1000.0) {
+            p->ps->addr_tokens = 1000.0;
+        }
+    }
+    p->ps->addr_tokens_us = now_us;
+}
+
+/* One received address (Core's ProcessAddrs loop body): 1 if it counts as processed, with
+ * *keep set if it goes into the address manager as *out. Relays it when fresh and routable
+ * and the message was small (Core: <= 10 addresses, not the answer to our getaddr). */
+static int take_addr(struct sync *s, struct peer *p, const struct net_addr_msg_entry *e,
+                     size_t k, int64_t now, struct addrman_addr *out, int *keep)
+{
+    *keep = 0;
+    if (!(e->services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
+        return 0; /* Core stores only nodes that may have blocks to give */
+    }
+    struct net_addr_msg_entry a = *e;
+    /* A time far in the future or the past is taken as five days ago (Core). */
+    if (a.time <= 100000000 || (int64_t)a.time > now + 10 * 60) {
+        a.time = (uint32_t)(now - 5 * 24 * 60 * 60);
+    }
+    addrrelay_known(p, &a);
+    struct net_addr na;
+    memset(&na, 0, sizeof(na));
+    na.net = a.net;
+    na.len = a.len;
+    memcpy(na.addr, a.addr, a.len);
+    na.port = a.port;
+    int net = net_addr_network(&na);
+    int reachable = net != NETWORK_UNROUTABLE && net_network_reachable(s->net, net);
+    if ((int64_t)a.time > now - 10 * 60 && !p->ps->getaddr_pending && k <= 10 &&
+        net_addr_is_routable(&na)) {
+        addrrelay_relay(s->ar, p, &a, reachable);
+    }
+    if (reachable) {
+        *out = (struct addrman_addr){na, a.services, a.time};
+        *keep = 1;
+    }
+    return 1;
+}
+
 static void on_addr(struct sync *s, struct peer *p, const uint8_t *d, size_t len, int v2)
 {
     struct net *n = s->net;
+    if (!addrrelay_enable(p)) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "ignoring %s message from %s peer=%lld",
+            v2 ? "addrv2" : "addr", net_conn_type_name(p->conn_type), (long long)p->id);
+        return; /* Core: no address relay with block-relay-only or feeler connections */
+    }
     char err[160];
     struct net_addr_msg_entry *a = NULL;
     size_t k = 0;
@@ -1599,61 +1656,45 @@ static void on_addr(struct sync *s, struct peer *p, const uint8_t *d, size_t len
         net_misbehaving(p, "malformed %s: %s", v2 ? "addrv2" : "addr", err);
         return;
     }
-    /* Into the address manager, with Core's two-hour penalty on relayed times; only the
-     * networks we can reach, only nodes that may serve blocks, at most Core's rate (a
-     * token bucket of 0.1 addresses a second, up to 1000, refilled by our getaddr; a peer
-     * with the addr permission is not limited). */
     int64_t now = net_now(n);
-    int64_t now_us = net_now_us(n);
-    p->ps->addr_relay = 1;
-    if (p->ps->addr_tokens_us && p->ps->addr_tokens < 1000.0) {
-        p->ps->addr_tokens += (double)(now_us - p->ps->addr_tokens_us) / 1e6 * 0.1;
-        if (p->ps->addr_tokens > 1000.0) {
-            p->ps->addr_tokens = 1000.0;
-        }
+    refill_addr_tokens(p, net_now_us(n));
+    /* In random order (Core), so that the rate limit does not always cut the same ones. */
+    for (size_t i = k; i > 1; i--) {
+        uint8_t rnd[8];
+        random_bytes(rnd, sizeof(rnd));
+        size_t j = (size_t)(rd_u64le(rnd) % i);
+        struct net_addr_msg_entry t = a[i - 1];
+        a[i - 1] = a[j];
+        a[j] = t;
     }
-    p->ps->addr_tokens_us = now_us;
     int unlimited = (p->perms & NET_PERM_ADDR) == NET_PERM_ADDR;
     struct addrman_addr *v = xcalloc(k ? k : 1, sizeof(*v));
-    size_t m = 0;
+    size_t m = 0, processed = 0, limited = 0;
     for (size_t i = 0; i < k; i++) {
         if (p->ps->addr_tokens < 1.0) {
             if (!unlimited) {
-                p->ps->addr_rate_limited++;
+                limited++;
                 continue;
             }
         } else {
             p->ps->addr_tokens -= 1.0;
         }
-        if (!(a[i].services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
-            continue; /* Core stores only nodes that may have blocks to give */
-        }
-        struct net_addr na;
-        memset(&na, 0, sizeof(na));
-        na.net = a[i].net;
-        na.len = a[i].len;
-        memcpy(na.addr, a[i].addr, a[i].len);
-        na.port = a[i].port;
-        int net = net_addr_network(&na);
-        if (net == NETWORK_UNROUTABLE || !net_network_reachable(n, net)) {
-            continue;
-        }
-        /* A time far in the future or the past is taken as five days ago (Core). */
-        int64_t t = a[i].time;
-        if (t <= 100000000 || t > now + 10 * 60) {
-            t = now - 5 * 24 * 60 * 60;
-        }
-        p->ps->addr_processed++;
-        v[m++] = (struct addrman_addr){na, a[i].services, t};
+        int keep = 0;
+        processed += (size_t)take_addr(s, p, &a[i], k, now, &v[m], &keep);
+        m += (size_t)keep;
     }
+    p->ps->addr_processed += processed;
+    p->ps->addr_rate_limited += limited;
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+        "Received addr: %zu addresses (%zu processed, %zu rate-limited) from peer=%lld", k,
+        processed, limited, (long long)p->id);
     size_t added = 0;
     addrman_add(s->am, &added, v, m, &p->addr, 2 * 60 * 60, now);
     free(v);
     free(a);
-    LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-        "Received addr: %zu addresses (%zu processed, %zu added) "
-        "peer=%lld",
-        k, m, added, (long long)p->id);
+    if (k < NET_MAX_ADDR) {
+        p->ps->getaddr_pending = 0;
+    }
     if (p->conn_type == CONN_ADDR_FETCH && k > 1) {
         net_peer_disconnect(p, "addr-fetch done"); /* Core: it came for this */
     }
@@ -1661,37 +1702,18 @@ static void on_addr(struct sync *s, struct peer *p, const uint8_t *d, size_t len
 
 static void on_getaddr(struct sync *s, struct peer *p)
 {
-    struct net *n = s->net;
-    p->ps->addr_relay = 1;
-    if (p->conn_type != CONN_INBOUND || p->ps->got_getaddr) {
-        return; /* Core answers inbound peers, once */
+    if (p->conn_type != CONN_INBOUND) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Ignoring \"getaddr\" from %s connection. peer=%lld",
+            net_conn_type_name(p->conn_type), (long long)p->id);
+        return; /* Core answers inbound peers only (no fingerprinting through NAT) */
+    }
+    addrrelay_enable(p);
+    if (p->ps->got_getaddr) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Ignoring repeated \"getaddr\". peer=%lld", (long long)p->id);
+        return; /* Core answers once per connection */
     }
     p->ps->got_getaddr = 1;
-    struct addrman_addr *v = NULL;
-    size_t k = 0;
-    /* Core's MAX_ADDR_TO_SEND and MAX_PCT_ADDR_TO_SEND. */
-    addrman_get_addr(s->am, &v, &k, NET_MAX_ADDR, 23, -1, net_now(n));
-    struct net_addr_msg_entry *a = xcalloc(k ? k : 1, sizeof(*a));
-    size_t m = 0;
-    for (size_t i = 0; i < k; i++) {
-        if (!p->ps->want_addrv2 && v[i].addr.net != BIP155_IPV4 && v[i].addr.net != BIP155_IPV6) {
-            continue;
-        }
-        a[m].time = (uint32_t)v[i].time;
-        a[m].services = v[i].services;
-        a[m].net = v[i].addr.net;
-        a[m].len = v[i].addr.len;
-        memcpy(a[m].addr, v[i].addr.addr, a[m].len);
-        a[m].port = v[i].addr.port;
-        m++;
-    }
-    free(v);
-    struct buf b;
-    buf_init(&b);
-    net_addrmsg_serialize(&b, p->ps->want_addrv2, a, m);
-    net_send(p, p->ps->want_addrv2 ? "addrv2" : "addr", &b);
-    buf_clear(&b);
-    free(a);
+    addrrelay_getaddr(s->ar, p);
 }
 
 /* ---- Dispatch ---- */
@@ -2217,6 +2239,7 @@ static void on_tick(void *ctx)
     schedule_downloads(s);
     txrelay_check_tip(s->txr);
     txrelay_tick(s->txr);
+    addrrelay_tick(s->ar);
 }
 
 int sync_fetch_block(struct sync *s, int64_t peer_id, const uint8_t hash32[32], char *err,
@@ -2336,6 +2359,7 @@ int sync_new(struct sync **out, struct net *n)
     s->last_tip = chainstate_tip(s->cs);
     chainstate_read_unlock(s->cs);
     txrelay_new(&s->txr, n, s->cs, n->opt.mempool, n->opt.blocks_only);
+    addrrelay_new(&s->ar, n, s->am);
     struct cmpctrelay_sink sink = {
         .ctx = s, .block = on_rebuilt_block, .headers_wanted = on_unconnected_cmpct};
     cmpctrelay_new(&s->cmpct, n, s->cs, n->opt.mempool, n->opt.blocks_only, &sink);
@@ -2350,6 +2374,7 @@ void sync_free(struct sync *s)
     }
     txrelay_free(s->txr);
     cmpctrelay_free(s->cmpct);
+    addrrelay_free(s->ar);
     free(s->processing);
     free(s);
 }

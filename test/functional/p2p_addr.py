@@ -15,14 +15,20 @@ up to a second bitnoded (node A) or to a Python peer.
 - peers.dat keeps them across a restart; a corrupt peers.dat stops start-up with Core's
   error (feature_addrman_anchors.py has the other cases);
 - -seednode: an addr-fetch connection asks for addresses (getaddr) and is dropped once
-  they came.
+  they came;
+- relay (Core's RelayAddress / MaybeSendAddr): a small addrv2 of fresh routable addresses
+  goes to another addr-relay peer at its next trickle (mock clock), not back to its source,
+  not twice; stale addresses and messages of more than ten are not relayed; an inbound
+  peer is not relayed to before it sent addr/addrv2/getaddr; a second getaddr is ignored
+  with Core's line; without the addr permission the getaddr answer is cached (the same to
+  every peer).
 """
 
 import os
 import time
 
 import p2p
-from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
+from framework import BitnodeTestFramework, assert_equal, assert_in, assert_true, wait_until
 from socks5 import Socks5Server
 
 SERVICES = p2p.NODE_NETWORK | p2p.NODE_WITNESS
@@ -122,6 +128,84 @@ class P2PAddrTest(BitnodeTestFramework):
             raise
         seed.close()
         proxy.close()
+        node.stop()
+        self.relay(node, args)
+
+    def relay(self, node, args):
+        self.log("addresses are relayed as in Core")
+        node.start(args + ["-connect=0"])
+        source = p2p.P2PConnection().connect(node.p2p_port)
+        silent = p2p.P2PConnection().connect(node.p2p_port)  # never asks: not relayed to
+        receiver = p2p.P2PConnection().connect(node.p2p_port)
+        receiver.send_message(p2p.MsgGetAddr())
+        receiver.wait_for(lambda: receiver.message_count["addrv2"] > 0, timeout=10,
+                          desc="the getaddr answer")
+        first = [sorted(a.ip for a in m.addrs) for m in receiver.messages
+                 if m.command == "addrv2"][0]
+        receiver.send_message(p2p.MsgGetAddr())
+        receiver.sync_with_ping()
+        with open(node.debug_log, errors="replace") as f:
+            assert_in('Ignoring repeated "getaddr". peer=%d' % 2, f.read())
+
+        def relayed(conn):
+            return {a.ip for m in conn.messages if m.command in ("addr", "addrv2")
+                    for a in m.addrs}
+
+        now = int(time.time())
+        fresh = ["55.%d.1.1" % i for i in range(3)]
+        stale = "56.1.1.1"
+        many = ["57.%d.1.1" % i for i in range(11)]
+        source.send_message(p2p.MsgAddrV2(
+            [p2p.NetAddrV2.from_ip(ip, 8333, SERVICES, now - 60) for ip in fresh] +
+            [p2p.NetAddrV2.from_ip(stale, 8333, SERVICES, now - 3600)]))
+        source.send_message(p2p.MsgAddrV2(
+            [p2p.NetAddrV2.from_ip(ip, 8333, SERVICES, now - 60) for ip in many]))
+        source.sync_with_ping()
+        # The trickle is a Poisson timer of 30 s on average: move the mock clock past it, in
+        # steps short enough for the pings to be answered in time.
+        mock = [now]
+
+        def advance(steps):
+            for _ in range(steps):
+                mock[0] += 5 * 60
+                node.rpc("setmocktime", mock[0])
+                time.sleep(0.3)
+
+        wait_until(lambda: advance(1) or set(fresh) <= relayed(receiver), timeout=20,
+                   what="relayed addrs")
+        got = relayed(receiver) - set(first)
+        assert_equal(sorted(got), sorted(fresh))
+        assert_equal(relayed(source) & set(fresh), set())
+        assert_equal(relayed(silent), set())
+
+        self.log("an address is not sent to the same peer twice")
+        count = receiver.message_count["addrv2"]
+        source.send_message(p2p.MsgAddrV2(
+            [p2p.NetAddrV2.from_ip(fresh[0], 8333, SERVICES, mock[0] - 60)]))
+        source.sync_with_ping()
+        advance(4)
+        receiver.sync_with_ping()
+        assert_equal(receiver.message_count["addrv2"], count)
+
+        for c in (source, silent, receiver):
+            c.close()
+        node.stop()
+
+        self.log("the getaddr answer is cached (peers without the addr permission)")
+        node.start([x for x in args if not x.startswith("-whitelist")] + ["-connect=0"])
+        answers = []
+        for _ in range(3):
+            c = p2p.P2PConnection().connect(node.p2p_port)
+            c.send_message(p2p.MsgGetAddr())
+            c.wait_for(lambda: c.message_count["addrv2"] > 0, timeout=10,
+                       desc="the getaddr answer")
+            answers.append([sorted(a.ip for a in m.addrs) for m in c.messages
+                            if m.command == "addrv2"][0])
+            c.close()
+        assert_true(len(answers[0]) > 0, "an answer")
+        assert_equal(answers[1], answers[0])
+        assert_equal(answers[2], answers[0])
+        node.stop()
 
 
 if __name__ == "__main__":

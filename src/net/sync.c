@@ -1234,6 +1234,40 @@ static void on_jobs_done(void *ctx)
 
 /* ---- Serving ---- */
 
+/* Core's BlockRequestAllowed: a block (or header) off the active chain is served only if it
+ * was fully validated and is less than 30 days older than our best header, both in time and
+ * in the time its missing work would take (so that serving it does not fingerprint us).
+ * Chain lock held. */
+static int block_request_allowed(struct sync *s, const struct block_index *e)
+{
+    if (chainstate_contains(s->cs, e)) {
+        return 1;
+    }
+    const int64_t limit = 30 * 24 * 60 * 60;
+    struct block_index *best = chainstate_best_header(s->cs);
+    if (!block_index_is_valid(e, BLOCK_VALID_SCRIPTS) || !best ||
+        (int64_t)best->header.time - (int64_t)e->header.time >= limit) {
+        return 0;
+    }
+    /* Core's GetBlockProofEquivalentTime(best, e, best): the work between them in seconds
+     * of the best block's proof. */
+    struct u256 diff, proof, spacing, t;
+    if (u256_cmp(&best->chain_work, &e->chain_work) <= 0) {
+        return 1; /* e has at least as much work: no time at all */
+    }
+    u256_sub(&diff, &best->chain_work, &e->chain_work);
+    pow_block_proof(&proof, best->header.bits);
+    u256_set_u64(&spacing, (uint64_t)s->p->pow_target_spacing);
+    u256_mul(&t, &diff, &spacing);
+    u256_div(&t, &t, &proof);
+    if (u256_bits(&t) > 62) {
+        return 0;
+    }
+    struct u256 lim;
+    u256_set_u64(&lim, (uint64_t)limit);
+    return u256_cmp(&t, &lim) < 0;
+}
+
 /* A getheaders / getblocks payload: 0 with the locator (caller frees *loc), else the peer
  * was punished (Core: too long a locator, or a payload that does not decode). */
 static int read_locator(struct peer *p, const char *what, const uint8_t *d, size_t len,
@@ -1287,7 +1321,7 @@ static void on_getheaders(struct sync *s, struct peer *p, const uint8_t *d, size
     if (k == 0) {
         /* The stop block alone, if it may be served. */
         struct block_index *e = block_tree_find(tree, stop);
-        if (!e || !chainstate_contains(s->cs, e)) {
+        if (!e || !block_request_allowed(s, e)) {
             chainstate_read_unlock(s->cs);
             free(loc);
             return;
@@ -1452,7 +1486,7 @@ static void serve_getdata(struct sync *s, struct peer *p)
             break;
         }
         int ok = e && (e->status & BLOCK_HAVE_DATA) && !block_index_failed(e) &&
-                 (chainstate_contains(s->cs, e) || block_index_is_valid(e, BLOCK_VALID_SCRIPTS));
+                 block_request_allowed(s, e);
         buf_reset(&raw);
         int rc = ok ? chainstate_read_block(s->cs, e, &raw) : RC_NOT_FOUND;
         chainstate_read_unlock(s->cs);

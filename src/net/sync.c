@@ -1026,7 +1026,6 @@ static void schedule_downloads(struct sync *s)
             if (q && q->ps->stalling_since_us == 0) {
                 q->ps->stalling_since_us = net_now_us(n);
                 LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Stall started peer=%lld", (long long)q->id);
-                LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Stall started peer=%lld", (long long)q->id);
             }
         }
     }

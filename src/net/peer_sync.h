@@ -31,6 +31,12 @@ struct peer_sync {
     int got_version, handshake_done, sent_version;
     int inv_getheaders_before_sync; /* a block inv got it a getheaders before its sync began */
     int64_t headers_sync_timeout_us; /* its initial headers sync must be done by then (0: none) */
+    /* Core's ChainSyncTimeoutState (outbound peers): by chain_sync_timeout (seconds, 0: not
+     * set) it must show a chain with chain_sync_work's work; protected ones never need to. */
+    int64_t chain_sync_timeout;
+    struct block_index *chain_sync_work;
+    int chain_sync_sent_getheaders;
+    int chain_sync_protect;
     struct net_version ver;
     uint64_t local_nonce;
     char addr_local[NET_ADDR_STR_LEN]; /* our address as the peer sees it (its version) */

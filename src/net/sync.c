@@ -394,6 +394,8 @@ static int may_start_sync(struct sync *s, struct peer *p, const struct block_ind
     return started == 0 && from_peer;
 }
 
+static int consider_eviction(struct sync *s, struct peer *p, int64_t now);
+
 static void start_sync(struct sync *s, struct peer *p)
 {
     if (p->ps->sync_started) {
@@ -416,6 +418,9 @@ static void start_sync(struct sync *s, struct peer *p)
     int64_t behind = best ? net_now(s->net) - (int64_t)best->header.time : 0;
     p->ps->headers_sync_timeout_us = net_now_us(s->net) + 15 * 60 * 1000000LL +
                                      (behind > 0 ? behind / s->p->pow_target_spacing * 1000 : 0);
+    /* The chain-sync deadline starts now, as Core's first SendMessages after the handshake
+     * sets it (not at the next tick, which a moved clock could already be past). */
+    consider_eviction(s, p, net_now(s->net));
     chainstate_read_unlock(s->cs);
 }
 
@@ -682,6 +687,25 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     net_submit(n, j);
 }
 
+/* Core: up to 4 outbound full-relay peers that showed a chain with our tip's work are
+ * protected from consider_eviction. Chain lock held. */
+static void maybe_protect(struct sync *s, struct peer *p)
+{
+    struct block_index *tip = chainstate_tip(s->cs), *best = p->ps->best_known;
+    if (p->disconnect || p->conn_type != CONN_OUTBOUND_FULL_RELAY || !best || !tip ||
+        p->ps->chain_sync_protect || u256_cmp(&best->chain_work, &tip->chain_work) < 0) {
+        return;
+    }
+    int protected_peers = 0;
+    for (struct peer *q = s->net->peers; q; q = q->next) {
+        protected_peers += q->ps && q->ps->chain_sync_protect;
+    }
+    if (protected_peers < 4) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Protecting outbound peer=%lld from eviction", (long long)p->id);
+        p->ps->chain_sync_protect = 1;
+    }
+}
+
 /* Core's NotifyHeaderTip line: when headers moved the best header during initial block
  * download, the last one taken and how far it is (from its time) to today. */
 static void log_header_progress(struct sync *s, struct block_index *last)
@@ -741,6 +765,7 @@ static void headers_done(struct sync *s, struct peer *p, struct net_job *j)
     if (last) {
         update_availability(s, p, last->hash);
         log_header_progress(s, last);
+        maybe_protect(s, p);
     }
     resolve_unknown(s, p);
     if (j->job.rc == RC_OK && j->n_headers == NET_MAX_HEADERS && last && !j->presync) {
@@ -2067,6 +2092,57 @@ static void check_sources(struct sync *s)
     }
 }
 
+/* Core's ConsiderEviction: an outbound peer (full-relay or block-relay-only, its sync
+ * started, not protected) whose best known block has less work than our tip gets 20 minutes
+ * to show as much, then one getheaders and 2 minutes more, then it is dropped. 1 if p was.
+ * Chain lock held. */
+static int consider_eviction(struct sync *s, struct peer *p, int64_t now)
+{
+    if (p->ps->chain_sync_protect || !p->ps->sync_started ||
+        (p->conn_type != CONN_OUTBOUND_FULL_RELAY && p->conn_type != CONN_BLOCK_RELAY)) {
+        return 0;
+    }
+    struct block_index *tip = chainstate_tip(s->cs), *best = p->ps->best_known;
+    if (!tip) {
+        return 0;
+    }
+    struct peer_sync *ps = p->ps;
+    if (best && u256_cmp(&best->chain_work, &tip->chain_work) >= 0) {
+        ps->chain_sync_timeout = 0;
+        ps->chain_sync_work = NULL;
+        ps->chain_sync_sent_getheaders = 0;
+    } else if (ps->chain_sync_timeout == 0 ||
+               (ps->chain_sync_work && best &&
+                u256_cmp(&best->chain_work, &ps->chain_sync_work->chain_work) >= 0)) {
+        ps->chain_sync_timeout = now + 20 * 60;
+        ps->chain_sync_work = tip;
+        ps->chain_sync_sent_getheaders = 0;
+    } else if (now > ps->chain_sync_timeout) {
+        char hx[65] = "<none>";
+        if (best) {
+            hex_encode_rev(hx, best->hash, 32);
+        }
+        if (ps->chain_sync_sent_getheaders) {
+            LOG_INFO("Outbound peer has old chain, best known block = %s, disconnecting peer=%lld",
+                     hx, (long long)p->id);
+            net_peer_disconnect(p, "outbound peer has old chain");
+            return 1;
+        }
+        send_getheaders(s, p, ps->chain_sync_work->prev ? ps->chain_sync_work->prev
+                                                        : ps->chain_sync_work,
+                        NULL);
+        char wh[65];
+        hex_encode_rev(wh, ps->chain_sync_work->hash, 32);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "sending getheaders to outbound peer=%lld to verify chain work (current best known "
+            "block:%s, benchmark blockhash: %s)",
+            (long long)p->id, hx, wh);
+        ps->chain_sync_sent_getheaders = 1;
+        ps->chain_sync_timeout = now + 2 * 60;
+    }
+    return 0;
+}
+
 /* Core's headers-sync timeout: while our best header is more than a day old, the only peer
  * we sync headers from that has not got us there by its deadline is dropped when another
  * preferred peer could take over (a noban one is kept, its sync started again later). Once
@@ -2200,6 +2276,12 @@ static void on_tick(void *ctx)
             continue;
         }
         if (headers_sync_stalled(s, p, now_us)) {
+            continue;
+        }
+        chainstate_read_lock(s->cs);
+        int evicted = consider_eviction(s, p, now);
+        chainstate_read_unlock(s->cs);
+        if (evicted) {
             continue;
         }
         /* An addr-fetch connection that has not given its addresses in 5 minutes (Core's

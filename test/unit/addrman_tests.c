@@ -1250,6 +1250,7 @@ static void test_core_image(void)
     addrman_serialize(back, &out2, magic);
     CHECK(out.len == out2.len && memcmp(out.data, out2.data, out.len) == 0);
     addrman_free(back);
+    addrman_free(am);
 
     /* Another bucket count (or an asmap): each entry goes to its source's bucket instead. */
     b.data[46] ^= 1; /* 1025 buckets: the loader reads one more list */

@@ -812,9 +812,12 @@ static struct peer *connect_to(struct net *n, const struct net_addr *a, int conn
     socklen_t len;
     int onion = (name && is_onion_name(name)) || (a && a->net == BIP155_TORV3);
     const struct net_addr *via = NULL;
+    /* Core's proxies are per network: an unroutable address (loopback, private ranges) is
+     * of none of them and is dialled directly. */
+    int unroutable = a && !onion && net_addr_network(a) == NETWORK_UNROUTABLE;
     if (onion && n->have_onion_proxy) {
         via = &n->onion_proxy;
-    } else if (n->have_proxy) {
+    } else if (n->have_proxy && !unroutable) {
         via = &n->proxy;
     } else if (onion || !a) {
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "cannot connect to %s: no proxy", name ? name : "?");

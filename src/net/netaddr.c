@@ -154,7 +154,13 @@ int net_addr_parse(const char *s, uint16_t default_port, int allow_lookup, struc
         port = (uint16_t)v;
     }
     uint8_t b[16];
-    if (inet_pton(AF_INET, host, b) == 1) {
+    struct in_addr v4;
+    /* Numeric IPv4 as getaddrinfo's AI_NUMERICHOST (Core's LookupHost) reads it: inet_aton's
+     * forms too ("127.1" is 127.0.0.1). */
+    if (inet_pton(AF_INET, host, b) == 1 || inet_aton(host, &v4) == 1) {
+        if (inet_pton(AF_INET, host, b) != 1) {
+            memcpy(b, &v4.s_addr, 4);
+        }
         out->net = BIP155_IPV4;
         out->len = 4;
         memcpy(out->addr, b, 4);

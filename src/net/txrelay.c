@@ -1278,7 +1278,12 @@ static const struct tx *recent_block_tx(const struct txrelay *r, const uint8_t h
 
 uint64_t txrelay_last_inv_sequence(const struct peer *p)
 {
-    return p->ps && p->ps->txr ? p->ps->txr->last_inv_sequence : 1;
+    /* Core keeps relay state only for a peer whose version asked for transactions (not a
+     * block-relay-only connection): 0 for the others; 1 before the first announcement. */
+    if (!p->ps || !p->ps->got_version || !p->relay_txs || p->conn_type == CONN_BLOCK_RELAY) {
+        return 0;
+    }
+    return p->ps->txr ? p->ps->txr->last_inv_sequence : 1;
 }
 
 size_t txrelay_inv_to_send(const struct peer *p)

@@ -40,7 +40,7 @@ void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t l
 /** How many transactions are queued to be announced to p (getpeerinfo's inv_to_send). */
 size_t txrelay_inv_to_send(const struct peer *p);
 /** The pool's entry sequence at our last announcement to p (getpeerinfo's last_inv_sequence;
- *  1 before the first, as Core's). */
+ *  1 before the first, 0 for a peer we relay no transactions to, as Core's). */
 uint64_t txrelay_last_inv_sequence(const struct peer *p);
 /** A mempool message (BIP35): Core's answer without bloom filters. */
 void txrelay_on_mempool_msg(struct peer *p);

@@ -3,8 +3,10 @@
 on loopback (socks5.py).
 
 - node A imports regtest-small and listens;
-- node B with -proxy and -connect=127.0.0.1:<A>: the proxy is asked for A's address
-  (IPv4 form) with fresh random credentials (-proxyrandomize), and B syncs through it;
+- node B with -proxy and -connect=15.61.23.23:<A> (a public IPv4 address the proxy routes
+  to A): the proxy is asked for it with fresh random credentials (-proxyrandomize), and B
+  syncs through it; an unroutable address (loopback) is dialled directly, as Core's proxies
+  are per network and such an address is of none;
 - node C with -proxy and -connect=node-a.example:<A>: the name goes to the proxy unresolved
   (Tor resolves names), the proxy routes it to A, C syncs;
 - an onion address (-connect=<56 chars>.onion) goes to the -onion proxy, which refuses it
@@ -34,18 +36,18 @@ class P2PProxyTest(BitnodeTestFramework):
         tip = a.rpc("getbestblockhash")
 
         def route(host, port):
-            if host in ("127.0.0.1", "node-a.example"):
+            if host in ("15.61.23.23", "node-a.example"):
                 return ("127.0.0.1", port)
             return None
         proxy = Socks5Server(route)
         onion_proxy = Socks5Server(lambda host, port: None)
 
         self.log("B connects to A's IPv4 address through the proxy")
-        b.start(["-proxy=127.0.0.1:%d" % proxy.port, "-connect=127.0.0.1:%d" % a.p2p_port,
+        b.start(["-proxy=127.0.0.1:%d" % proxy.port, "-connect=15.61.23.23:%d" % a.p2p_port,
                  "-onion=127.0.0.1:%d" % onion_proxy.port, TIPAGE, "-debug=net"])
         wait_until(lambda: b.rpc("getbestblockhash") == tip, timeout=120, what="B synced")
         req = proxy.requests[0]
-        assert_equal((req["atyp"], req["host"], req["port"]), (1, "127.0.0.1", a.p2p_port))
+        assert_equal((req["atyp"], req["host"], req["port"]), (1, "15.61.23.23", a.p2p_port))
         assert_true(req["user"] is not None and req["password"] is not None,
                     "random credentials offered (-proxyrandomize)")
         info = {n["name"]: n for n in b.rpc("getnetworkinfo")["networks"]}
@@ -54,6 +56,13 @@ class P2PProxyTest(BitnodeTestFramework):
         assert_equal(info["onion"]["proxy"], "127.0.0.1:%d" % onion_proxy.port)
         assert_equal(info["onion"]["reachable"], True)
         assert_equal(info["ipv4"]["proxy_randomize_credentials"], True)
+
+        self.log("a loopback address is dialled directly, not through the proxy")
+        asked = len(proxy.requests)
+        b.rpc("addnode", "127.0.0.1:%d" % a.p2p_port, "onetry")
+        wait_until(lambda: sum(p["addr"] == "127.0.0.1:%d" % a.p2p_port and p["version"] > 0
+                               for p in b.rpc("getpeerinfo")) == 1, what="the direct link")
+        assert_equal(len(proxy.requests), asked)
 
         self.log("an onion address goes to the -onion proxy, which refuses it")
         b.rpc("addnode", ONION + ":18444", "onetry")

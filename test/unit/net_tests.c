@@ -623,6 +623,17 @@ static void test_eviction(void)
 
 /* Tor v3 onion names: parsed with their checksum, printed back the same, a flipped character
  * or a wrong version refused; an onion host is a ban "subnet" of one, printed bare. */
+/* IPv4 in inet_aton's short forms, as getaddrinfo's numeric parse (Core's) reads it. */
+static void test_ipv4_short_forms(void)
+{
+    struct net_addr a, b;
+    char err[160];
+    CHECK_EQ_INT(net_addr_parse("127.1:8333", 1, 0, &a, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(net_addr_parse("127.0.0.1:8333", 1, 0, &b, err, sizeof(err)), RC_OK);
+    CHECK(net_addr_same_ip(&a, &b) && a.port == b.port);
+    CHECK(net_addr_parse("127.1.2.3.4", 1, 0, &a, err, sizeof(err)) != RC_OK);
+}
+
 static void test_onion_names(void)
 {
     const char *name = "pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscryd.onion";
@@ -668,6 +679,7 @@ int main(void)
     TEST(test_addr_messages);
     TEST(test_addresses);
     TEST(test_onion_names);
+    TEST(test_ipv4_short_forms);
     TEST(test_subnets);
     TEST(test_permissions);
     TEST(test_headerssync_presync_then_redownload);

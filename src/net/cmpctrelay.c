@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consensus/arith256.h"
+#include "consensus/pow.h"
 #include "mempool/mempool.h"
 #include "net/cmpct.h"
 #include "net/cmpctrelay.h"
@@ -24,13 +26,15 @@
 #define MAX_CMPCTBLOCK_DEPTH 5
 #define MAX_BLOCKTXN_DEPTH 10
 #define MAX_HB_PEERS 3
+#define MAX_CMPCT_PER_BLOCK 3 /* peers rebuilding one block at once */
 
 struct cmpct_peer {
     int provides;                  /* it sent sendcmpct version 2: it understands cmpctblock */
     int wants_hb;                  /* it asked us to announce new blocks as cmpctblock */
     int asked_hb;                  /* we asked it to announce to us as cmpctblock */
     struct cmpct_partial *partial; /* a block waiting for its blocktxn */
-    uint8_t partial_hash[32];
+    uint8_t partial_hash[32];      /* its hash, kept after it failed */
+    int partial_failed;            /* partial_hash's rebuild failed: the full block was asked */
 };
 
 struct cmpctrelay {
@@ -139,6 +143,11 @@ void cmpctrelay_peer_hb(const struct peer *p, int *to, int *from)
     *from = p->ps->cmpct && p->ps->cmpct->wants_hb;
 }
 
+int cmpctrelay_provides(const struct cmpctrelay *c, const struct peer *p)
+{
+    return !c->blocks_only && p->ps->cmpct && p->ps->cmpct->provides;
+}
+
 static int is_outbound_id(struct cmpctrelay *c, int64_t id)
 {
     struct peer *q = net_find_peer(c->net, id);
@@ -243,7 +252,7 @@ int cmpctrelay_serve(struct cmpctrelay *c, struct peer *p, const struct net_inv 
     struct block_index *e = block_tree_find(chainstate_tree(c->cs), iv->hash);
     /* Recent blocks only (Core: within MAX_CMPCTBLOCK_DEPTH of the tip); others go whole. */
     if (!e || !tip || !chainstate_contains(c->cs, e) ||
-        tip->height - e->height >= MAX_CMPCTBLOCK_DEPTH || !p->ps->cmpct || !p->ps->cmpct->provides) {
+        tip->height - e->height > MAX_CMPCTBLOCK_DEPTH || !p->ps->cmpct || !p->ps->cmpct->provides) {
         return 0;
     }
     struct buf b;
@@ -315,63 +324,103 @@ static void fill_and_process(struct cmpctrelay *c, struct peer *p, const struct 
         log_reconstructed(p, hash, pb, n_missing);
         process_block(c, p, &b);
     } else if (rc == RC_OK && st == CMPCT_INVALID) {
+        c->sink.in_flight(c->sink.ctx, p, hash, 0);
         net_misbehaving(p, "invalid compact block/non-matching block transactions");
     } else {
         LOG(LOG_CAT_CMPCTBLOCK, LOG_LVL_DEBUG,
             "compact block reconstruction failed (%s), asking peer=%lld for the block", err,
             (long long)p->id);
+        cp->partial_failed = 1; /* a second blocktxn for it is a protocol violation */
         request_full_block(p, hash);
     }
     block_clear(&b);
     cmpct_partial_free(pb);
 }
 
-void cmpctrelay_on_cmpctblock(struct cmpctrelay *c, struct peer *p, const uint8_t *d, size_t len)
+/* 1 if p has hash in flight (we asked it for that block). */
+static int requested_from(const struct peer *p, const uint8_t hash[32])
 {
-    struct cmpct_block cb;
+    for (const struct inflight *b = p->ps->inflight; b; b = b->next) {
+        if (memcmp(b->hash, hash, 32) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Core's first filters of a cmpctblock: 1 if it is to be looked at, else logged. */
+static int cmpct_acceptable(struct cmpctrelay *c, struct peer *p)
+{
+    if (c->blocks_only) {
+        LOG(LOG_CAT_CMPCTBLOCK, LOG_LVL_DEBUG,
+            "peer=%lld sent us a compact block even though we are blocksonly!", (long long)p->id);
+        return 0;
+    }
+    if (!p->ps->cmpct || !p->ps->cmpct->provides) {
+        LOG(LOG_CAT_CMPCTBLOCK, LOG_LVL_DEBUG,
+            "peer=%lld sent us a compact block despite never having sent us a SENDCMPCT!",
+            (long long)p->id);
+        return 0;
+    }
+    return 1;
+}
+
+/* Where p stands among the peers rebuilding one block (Core's parallel compact block
+ * downloads: up to three, the last slot kept for an outbound peer). */
+struct cmpct_slot {
+    int track;      /* counted as in flight from p */
+    int first;      /* p was asked first (or nobody was): a failed rebuild asks p for the block */
+    int round_trip; /* missing transactions are asked of p */
+};
+
+/* Fills *slot for p's cmpctblock of hash; 0 if p is not to rebuild it at all. */
+static int slot_of(struct cmpctrelay *c, struct peer *p, const uint8_t hash[32],
+                   struct cmpct_slot *slot)
+{
+    size_t others = 0;
+    int outbound = 0, earlier = 0;
+    int64_t mine = -1;
+    for (const struct inflight *b = p->ps->inflight; b; b = b->next) {
+        if (memcmp(b->hash, hash, 32) == 0) {
+            mine = b->time_us;
+        }
+    }
+    for (struct peer *q = c->net->peers; q; q = q->next) {
+        for (const struct inflight *b = q == p || !q->ps ? NULL : q->ps->inflight; b; b = b->next) {
+            if (memcmp(b->hash, hash, 32) == 0) {
+                others++;
+                outbound |= q->conn_type != CONN_INBOUND;
+                earlier |= mine < 0 || b->time_us < mine;
+            }
+        }
+    }
+    size_t already = others + (mine >= 0);
+    memset(slot, 0, sizeof(*slot));
+    if (mine < 0 && (already >= MAX_CMPCT_PER_BLOCK || p->ps->n_inflight >= NET_MAX_BLOCKS_IN_FLIGHT)) {
+        return 0; /* only a rebuild without a round trip */
+    }
+    slot->track = 1;
+    slot->first = !earlier;
+    slot->round_trip = slot->first ||
+                       (p->ps->cmpct->asked_hb && (p->conn_type != CONN_INBOUND || outbound ||
+                                                   already < MAX_CMPCT_PER_BLOCK - 1));
+    return 1;
+}
+
+/* Starts rebuilding cb (a block next to the tip) from the pool: p's partial block, in
+ * flight from p; getblocktxn for what is missing, the full block when it cannot be rebuilt. */
+static void start_partial(struct cmpctrelay *c, struct peer *p, const struct cmpct_block *cb,
+                          const struct cmpct_slot *slot)
+{
     char err[160];
-    cmpct_block_init(&cb);
-    int rc = cmpct_block_parse(&cb, d, len, err, sizeof(err));
-    if (rc == RC_INVALID) {
-        cmpct_block_clear(&cb);
-        net_misbehaving(p, "invalid compact block");
-        return;
-    }
-    if (rc != RC_OK) {
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "malformed cmpctblock from peer=%lld: %s", (long long)p->id,
-            err);
-        cmpct_block_clear(&cb);
-        return;
-    }
-    chainstate_read_lock(c->cs);
-    struct block_tree *tree = chainstate_tree(c->cs);
-    struct block_index *known = block_tree_find(tree, cb.hash);
-    struct block_index *parent = block_tree_find(tree, cb.header.prev_hash);
-    struct block_index *tip = chainstate_tip(c->cs);
-    int have = known && (known->status & BLOCK_HAVE_DATA);
-    int failed = known && block_index_failed(known);
-    chainstate_read_unlock(c->cs);
-    if (have || failed) {
-        cmpct_block_clear(&cb);
-        return;
-    }
-    if (!parent) {
-        /* The header does not connect: ask for the headers, as for an unconnecting
-         * announcement. */
-        c->sink.headers_wanted(c->sink.ctx, p, cb.hash);
-        cmpct_block_clear(&cb);
-        return;
-    }
-    /* Not next to the tip (Core reconstructs up to two blocks past it): the whole block. */
-    if (!tip || parent->height + 1 > tip->height + 2) {
-        request_full_block(p, cb.hash);
-        cmpct_block_clear(&cb);
-        return;
-    }
     struct cmpct_peer *cp = state(p);
     cmpct_partial_free(cp->partial);
     cp->partial = cmpct_partial_new();
-    memcpy(cp->partial_hash, cb.hash, 32);
+    cp->partial_failed = 0;
+    memcpy(cp->partial_hash, cb->hash, 32);
+    if (slot->track) {
+        c->sink.in_flight(c->sink.ctx, p, cb->hash, 1);
+    }
     enum cmpct_status st = CMPCT_FAILED;
     /* The pool's transactions are the candidates (borrowed under its read lock). */
     struct mempool *mp = c->mp;
@@ -388,21 +437,27 @@ void cmpctrelay_on_cmpctblock(struct cmpctrelay *c, struct peer *p, const uint8_
             cand[i].raw_len = 0;
         }
     }
-    rc = cmpct_partial_init(cp->partial, &st, &cb, cand, nc, NULL, 0, err, sizeof(err));
+    int rc = cmpct_partial_init(cp->partial, &st, cb, cand, nc, NULL, 0, err, sizeof(err));
     if (mp) {
         mempool_read_unlock(mp);
     }
     free(cand);
-    cmpct_block_clear(&cb);
     if (rc != RC_OK || st == CMPCT_FAILED) {
+        /* The first asked: still in flight from p, now as the full block; the others wait
+         * for it (Core). */
         cmpct_partial_free(cp->partial);
         cp->partial = NULL;
-        request_full_block(p, cp->partial_hash);
+        if (slot->first) {
+            request_full_block(p, cb->hash);
+        } else if (slot->track) {
+            c->sink.in_flight(c->sink.ctx, p, cb->hash, 0);
+        }
         return;
     }
     if (st == CMPCT_INVALID) {
         cmpct_partial_free(cp->partial);
         cp->partial = NULL;
+        c->sink.in_flight(c->sink.ctx, p, cb->hash, 0);
         net_misbehaving(p, "invalid compact block");
         return;
     }
@@ -414,6 +469,16 @@ void cmpctrelay_on_cmpctblock(struct cmpctrelay *c, struct peer *p, const uint8_
         fill_and_process(c, p, NULL, 0); /* everything was in the pool: no round trip */
         return;
     }
+    if (!slot->round_trip) {
+        /* Given up for this peer: the others deliver it. */
+        cmpct_getblocktxn_clear(&req);
+        cmpct_partial_free(cp->partial);
+        cp->partial = NULL;
+        if (slot->track) {
+            c->sink.in_flight(c->sink.ctx, p, cb->hash, 0);
+        }
+        return;
+    }
     struct buf b;
     buf_init(&b);
     if (cmpct_getblocktxn_serialize(&b, &req) == RC_OK) {
@@ -421,6 +486,109 @@ void cmpctrelay_on_cmpctblock(struct cmpctrelay *c, struct peer *p, const uint8_
     }
     buf_clear(&b);
     cmpct_getblocktxn_clear(&req);
+}
+
+/* What the chain says of a cmpctblock (chain read lock taken here). */
+struct cmpct_view {
+    int have, failed, known, connects, low_work, not_better, too_far;
+};
+
+static void view_of(struct cmpctrelay *c, const struct cmpct_block *cb, struct cmpct_view *v)
+{
+    memset(v, 0, sizeof(*v));
+    chainstate_read_lock(c->cs);
+    struct block_tree *tree = chainstate_tree(c->cs);
+    struct block_index *known = block_tree_find(tree, cb->hash);
+    struct block_index *parent = block_tree_find(tree, cb->header.prev_hash);
+    struct block_index *tip = chainstate_tip(c->cs);
+    v->known = known != NULL;
+    v->have = known && (known->status & BLOCK_HAVE_DATA);
+    v->failed = known && block_index_failed(known);
+    v->connects = parent != NULL;
+    if (parent) {
+        struct u256 proof, work;
+        pow_block_proof(&proof, cb->header.bits);
+        u256_add(&work, &parent->chain_work, &proof);
+        v->low_work = c->sink.low_work(c->sink.ctx, parent, &cb->header);
+        v->not_better = tip && u256_cmp(&work, &tip->chain_work) <= 0;
+        /* Core rebuilds up to two blocks past the tip. */
+        v->too_far = !tip || parent->height + 1 > tip->height + 2;
+    }
+    chainstate_read_unlock(c->cs);
+}
+
+/* Core's handling of a cmpctblock that passed the first filters: its header is taken (as a
+ * headers message of one), then it is rebuilt when it was asked of p or p is a
+ * high-bandwidth announcer, it has more work than the tip and is near it. */
+static void handle_cmpct(struct cmpctrelay *c, struct peer *p, const struct cmpct_block *cb)
+{
+    struct cmpct_view v;
+    view_of(c, cb, &v);
+    if (!v.connects) {
+        /* The header does not connect: ask for the headers, as for an unconnecting
+         * announcement. */
+        c->sink.headers_wanted(c->sink.ctx, p, cb->hash);
+        return;
+    }
+    if (v.low_work) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Ignoring low-work compact block from peer %lld",
+            (long long)p->id);
+        return;
+    }
+    if (!v.known) {
+        uint8_t raw[80];
+        block_header_serialize(&cb->header, raw);
+        c->sink.header(c->sink.ctx, p, raw);
+    }
+    if (v.have || v.failed) {
+        return;
+    }
+    int requested = requested_from(p, cb->hash);
+    if (!requested && !p->ps->cmpct->asked_hb) {
+        LOG(LOG_CAT_CMPCTBLOCK, LOG_LVL_DEBUG,
+            "peer=%lld, not marked as high-bandwidth, sent us an unsolicited compact block!",
+            (long long)p->id);
+        return;
+    }
+    struct cmpct_peer *cp = p->ps->cmpct;
+    if (requested && cp->partial && memcmp(cp->partial_hash, cb->hash, 32) == 0) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Peer sent us compact block we were already syncing!");
+        return;
+    }
+    if (v.not_better || v.too_far) {
+        /* The pool will not help: the whole block if we asked p for it; an announcement
+         * is left to its header. */
+        if (requested) {
+            request_full_block(p, cb->hash);
+        }
+        return;
+    }
+    struct cmpct_slot slot;
+    if (!slot_of(c, p, cb->hash, &slot)) {
+        /* Others fetch it: only a rebuild from the pool alone, nothing asked (Core). */
+        memset(&slot, 0, sizeof(slot));
+    }
+    start_partial(c, p, cb, &slot);
+}
+
+void cmpctrelay_on_cmpctblock(struct cmpctrelay *c, struct peer *p, const uint8_t *d, size_t len)
+{
+    struct cmpct_block cb;
+    char err[160];
+    if (!cmpct_acceptable(c, p)) {
+        return;
+    }
+    cmpct_block_init(&cb);
+    int rc = cmpct_block_parse(&cb, d, len, err, sizeof(err));
+    if (rc == RC_INVALID) {
+        net_misbehaving(p, "invalid compact block");
+    } else if (rc != RC_OK) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "malformed cmpctblock from peer=%lld: %s", (long long)p->id,
+            err);
+    } else {
+        handle_cmpct(c, p, &cb);
+    }
+    cmpct_block_clear(&cb);
 }
 
 void cmpctrelay_on_blocktxn(struct cmpctrelay *c, struct peer *p, const uint8_t *d, size_t len)
@@ -435,7 +603,19 @@ void cmpctrelay_on_blocktxn(struct cmpctrelay *c, struct peer *p, const uint8_t 
         return;
     }
     struct cmpct_peer *cp = p->ps->cmpct;
-    if (!cp || !cp->partial || memcmp(cp->partial_hash, bt.block_hash, 32) != 0) {
+    if (cp && !cp->partial && cp->partial_failed &&
+        memcmp(cp->partial_hash, bt.block_hash, 32) == 0 && requested_from(p, bt.block_hash)) {
+        /* Core keeps the failed rebuild to refuse a second try. */
+        cp->partial_failed = 0;
+        c->sink.in_flight(c->sink.ctx, p, bt.block_hash, 0);
+        net_misbehaving(p, "previous compact block reconstruction attempt failed");
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Peer %lld sent compact block transactions multiple times",
+            (long long)p->id);
+        cmpct_blocktxn_clear(&bt);
+        return;
+    }
+    if (!cp || !cp->partial || memcmp(cp->partial_hash, bt.block_hash, 32) != 0 ||
+        !requested_from(p, bt.block_hash)) {
         /* Not asked for (Core ignores it). */
         cmpct_blocktxn_clear(&bt);
         return;
@@ -455,6 +635,15 @@ void cmpctrelay_on_getblocktxn(struct cmpctrelay *c, struct peer *p, const uint8
         cmpct_getblocktxn_clear(&req);
         return;
     }
+    if (req.count == 0) {
+        /* No legitimate reason to send none (Core). */
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "getblocktxn received with no transaction indexes, disconnecting peer=%lld",
+            (long long)p->id);
+        net_peer_disconnect(p, "getblocktxn without indexes");
+        cmpct_getblocktxn_clear(&req);
+        return;
+    }
     chainstate_read_lock(c->cs);
     struct block_index *tip = chainstate_tip(c->cs);
     struct block_index *e = block_tree_find(chainstate_tree(c->cs), req.block_hash);
@@ -463,8 +652,8 @@ void cmpctrelay_on_getblocktxn(struct cmpctrelay *c, struct peer *p, const uint8
         cmpct_getblocktxn_clear(&req);
         return;
     }
-    int recent =
-        tip && chainstate_contains(c->cs, e) && tip->height - e->height < MAX_BLOCKTXN_DEPTH;
+    /* Up to MAX_BLOCKTXN_DEPTH below the tip's height, on any chain (Core). */
+    int recent = tip && e->height >= tip->height - MAX_BLOCKTXN_DEPTH;
     struct buf raw;
     buf_init(&raw);
     int rc = chainstate_read_block(c->cs, e, &raw);

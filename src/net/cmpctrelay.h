@@ -12,6 +12,7 @@
 struct net;
 struct peer;
 struct block_index;
+struct block_header;
 struct chainstate;
 struct mempool;
 struct cmpctrelay;
@@ -25,6 +26,15 @@ struct cmpctrelay_sink {
     /** p's cmpctblock does not connect to a known header: p is to be asked for the headers up
      *  to hash, as for an announcement that does not connect. */
     void (*headers_wanted)(void *ctx, struct peer *p, const uint8_t hash[32]);
+    /** 1 if a block of header h on parent would have less work than the headers kept
+     *  (Core's anti-DoS threshold). Chain read lock held. */
+    int (*low_work)(void *ctx, const struct block_index *parent, const struct block_header *h);
+    /** p's cmpctblock brought a header we did not know: raw80 is to be taken as a headers
+     *  message of one from p. */
+    void (*header)(void *ctx, struct peer *p, const uint8_t raw80[80]);
+    /** add: hash is now in flight from p (its compact block being rebuilt; no-op if it was
+     *  already); else it no longer is. */
+    void (*in_flight)(void *ctx, struct peer *p, const uint8_t hash[32], int add);
 };
 
 /** The compact block state of the service on transport n: *out (free with cmpctrelay_free).
@@ -49,6 +59,9 @@ void cmpctrelay_peer_hb(const struct peer *p, int *to, int *from);
  *  kept for an outbound peer; never with -blocksonly), as Core's
  *  MaybeSetPeerAsAnnouncingHeaderAndIDs. */
 void cmpctrelay_block_from_peer(struct cmpctrelay *c, struct peer *p);
+/** 1 if a block may be asked of p as a compact block: p sent sendcmpct version 2 and this
+ *  node is not -blocksonly (its pool could not rebuild one). */
+int cmpctrelay_provides(const struct cmpctrelay *c, const struct peer *p);
 /** Announces tip to p as a cmpctblock if p asked for high-bandwidth mode: 1 if sent.
  *  Chain read lock held. */
 int cmpctrelay_announce(struct cmpctrelay *c, struct peer *p, struct block_index *tip);

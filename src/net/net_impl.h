@@ -110,6 +110,7 @@ struct net_job {
     uint8_t first_prev[32]; /* headers: the first header's parent */
     size_t n_headers;
     int presync; /* headers released by a pre-sync: no getheaders follows */
+    int via_compact; /* block: rebuilt from a cmpctblock (its consensus failures go unpunished) */
     struct net_job *next;
 };
 

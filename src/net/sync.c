@@ -40,6 +40,9 @@ struct block_source {
     uint8_t hash[32];
     int64_t peer_id;
     int64_t time;
+    int alone; /* no other block was in flight when it was stored (Core checks it then) */
+    int promoted; /* its sender was made a high-bandwidth announcer for it */
+    int via_compact; /* rebuilt from the sender's cmpctblock */
 };
 #define NET_BLOCK_SOURCES 1024
 
@@ -67,6 +70,7 @@ struct sync {
 };
 
 static void schedule_downloads(struct sync *s);
+static void promote_source(struct sync *s, struct block_source *src, struct block_index *e);
 
 static const char *peer_log_id(const struct peer *p, char *out, size_t len)
 {
@@ -862,15 +866,33 @@ static void on_peer_gone(void *ctx, struct peer *p)
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Cleared nodestate for peer=%lld", (long long)p->id);
 }
 
-static void request_blocks(struct peer *p, struct block_index **blocks, size_t k)
+/* Core's choice in its headers direct fetch: a lone block, the only one in flight, whose
+ * parent is valid, is asked as a compact block of a peer that speaks them (not with
+ * -blocksonly: the pool could not rebuild it). Chain lock held. */
+static int ask_compact(struct sync *s, struct peer *p, struct block_index *e)
+{
+    size_t in_flight = 0;
+    for (struct peer *q = s->net->peers; q; q = q->next) {
+        in_flight += q->ps ? (size_t)q->ps->n_inflight : 0;
+    }
+    struct block_index *prev = e->prev;
+    return in_flight == 0 && cmpctrelay_provides(s->cmpct, p) && prev &&
+           (chainstate_contains(s->cs, prev) || prev->chain_tx);
+}
+
+/* Asks p for blocks[0..k); direct: near the tip (Core's direct fetch), where a lone block
+ * may go as a compact block. Chain lock held. */
+static void request_blocks(struct sync *s, struct peer *p, struct block_index **blocks, size_t k,
+                           int direct)
 {
     if (k == 0) {
         return;
     }
     struct net_inv *inv = xmalloc(k * sizeof(*inv));
     int64_t now = net_now_us(p->net);
+    int compact = direct && k == 1 && ask_compact(s, p, blocks[0]);
     for (size_t i = 0; i < k; i++) {
-        inv[i].type = INV_WITNESS_BLOCK;
+        inv[i].type = compact ? INV_CMPCT_BLOCK : INV_WITNESS_BLOCK;
         memcpy(inv[i].hash, blocks[i]->hash, 32);
         struct inflight *b = xcalloc(1, sizeof(*b));
         memcpy(b->hash, blocks[i]->hash, 32);
@@ -1045,7 +1067,7 @@ static void schedule_downloads(struct sync *s)
         size_t room = (size_t)(NET_MAX_BLOCKS_IN_FLIGHT - p->ps->n_inflight);
         size_t k = next_blocks(s, p, room, blocks, &staller);
         k += next_historical(s, p, room - k, blocks + k);
-        request_blocks(p, blocks, k);
+        request_blocks(s, p, blocks, k, !ibd);
         if (k == 0 && staller >= 0) {
             struct peer *q = net_find_peer(n, staller);
             if (q && q->ps->stalling_since_us == 0) {
@@ -1057,13 +1079,23 @@ static void schedule_downloads(struct sync *s)
     chainstate_read_unlock(s->cs);
 }
 
-static void remember_source(struct sync *s, const uint8_t hash[32], int64_t peer_id)
+static struct block_source *remember_source(struct sync *s, const uint8_t hash[32],
+                                            int64_t peer_id)
 {
     struct block_source *src = &s->sources[s->n_sources % NET_BLOCK_SOURCES];
     memcpy(src->hash, hash, 32);
     src->peer_id = peer_id;
     src->time = net_now(s->net);
+    src->promoted = 0;
+    /* Requests of this block from other peers do not count. */
+    src->alone = 1;
+    for (struct peer *p = s->net->peers; p; p = p->next) {
+        for (struct inflight *b = p->ps ? p->ps->inflight : NULL; b; b = b->next) {
+            src->alone &= memcmp(b->hash, hash, 32) == 0;
+        }
+    }
     s->n_sources++;
+    return src;
 }
 
 /* Whether the block whose 80-byte header is hdr has a known parent and, with it, less chain
@@ -1081,7 +1113,17 @@ static int below_anti_dos_work(struct sync *s, const uint8_t *hdr)
     return u256_cmp(&work, &threshold) < 0;
 }
 
+static void take_block(struct sync *s, struct peer *p, const uint8_t *d, size_t len,
+                       int via_compact);
+
 static void on_block(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
+{
+    take_block(s, p, d, len, 0);
+}
+
+/* A block from p (via_compact: rebuilt from its cmpctblock), handed to validation. */
+static void take_block(struct sync *s, struct peer *p, const uint8_t *d, size_t len,
+                       int via_compact)
 {
     struct net *n = s->net;
     if (len < 81) {
@@ -1125,6 +1167,7 @@ static void on_block(struct sync *s, struct peer *p, const uint8_t *d, size_t le
     struct net_job *j = xcalloc(1, sizeof(*j));
     j->peer_id = p->id;
     j->is_block = 1;
+    j->via_compact = via_compact;
     j->data = xmalloc(len);
     memcpy(j->data, d, len);
     j->len = len;
@@ -1140,7 +1183,16 @@ static void on_block(struct sync *s, struct peer *p, const uint8_t *d, size_t le
 /* Compact block relay's sink: a rebuilt block, taken as a block message from p. */
 static void on_rebuilt_block(void *ctx, struct peer *p, const uint8_t *d, size_t len)
 {
-    on_block(ctx, p, d, len);
+    take_block(ctx, p, d, len, 1);
+}
+
+/* Core's MaybePunishNodeForBlock for a block rebuilt from a cmpctblock: BIP152 lets a
+ * high-bandwidth peer relay before full validation, so a consensus failure, a mutation or a
+ * block known invalid is not the peer's fault. */
+static int compact_exempt(const struct vstate *st)
+{
+    return st->result == VRESULT_CONSENSUS || st->result == VRESULT_MUTATED ||
+           st->result == VRESULT_CACHED_INVALID;
 }
 
 /* Compact block relay's sink: a cmpctblock that does not connect, answered as an
@@ -1153,16 +1205,77 @@ static void on_unconnected_cmpct(void *ctx, struct peer *p, const uint8_t hash[3
     chainstate_read_unlock(s->cs);
 }
 
+/* Compact block relay's sink: a block of h on parent would be below the anti-DoS work. */
+static int cmpct_low_work(void *ctx, const struct block_index *parent, const struct block_header *h)
+{
+    struct sync *s = ctx;
+    struct u256 min, proof, work;
+    anti_dos_work(s, &min);
+    pow_block_proof(&proof, h->bits);
+    u256_add(&work, &parent->chain_work, &proof);
+    return u256_cmp(&work, &min) < 0;
+}
+
+/* Compact block relay's sink: a cmpctblock's new header, as a headers message of one. */
+static void on_cmpct_header(void *ctx, struct peer *p, const uint8_t raw80[80])
+{
+    uint8_t msg[82];
+    msg[0] = 1; /* one header */
+    memcpy(msg + 1, raw80, 80);
+    msg[81] = 0; /* no transactions */
+    on_headers(ctx, p, msg, sizeof(msg));
+}
+
+/* Compact block relay's sink: a block being rebuilt counts as in flight from its peer. */
+static void on_cmpct_in_flight(void *ctx, struct peer *p, const uint8_t hash[32], int add)
+{
+    struct sync *s = ctx;
+    if (!add) {
+        remove_inflight(p, hash);
+        return;
+    }
+    struct inflight *b;
+    for (b = p->ps->inflight; b && memcmp(b->hash, hash, 32) != 0; b = b->next) {
+    }
+    if (b) {
+        return;
+    }
+    b = xcalloc(1, sizeof(*b));
+    memcpy(b->hash, hash, 32);
+    chainstate_read_lock(s->cs);
+    b->e = block_tree_find(chainstate_tree(s->cs), hash);
+    chainstate_read_unlock(s->cs);
+    b->time_us = net_now_us(s->net);
+    b->next = p->ps->inflight;
+    p->ps->inflight = b;
+    p->ps->n_inflight++;
+}
+
 static void block_done(struct sync *s, struct peer *p, struct net_job *j)
 {
     if (j->job.rc == RC_INVALID) {
-        if (p) {
+        if (p && !(j->via_compact && compact_exempt(&j->job.st))) {
             punish_for_block(p, &j->job.st, "invalid block received");
         }
         return;
     }
     if (j->job.rc == RC_OK && j->job.is_new) {
-        remember_source(s, j->hash, j->peer_id);
+        struct block_source *src = remember_source(s, j->hash, j->peer_id);
+        src->via_compact = j->via_compact;
+        /* Core does it as the block is connected: before the next message is read. */
+        chainstate_read_lock(s->cs);
+        struct block_index *e = block_tree_find(chainstate_tree(s->cs), j->hash);
+        if (e) {
+            promote_source(s, src, e);
+        }
+        chainstate_read_unlock(s->cs);
+        /* Stored: whoever else was asked for it (a compact block rebuilt from several
+         * peers) is not waited for any more (Core's ProcessBlock). */
+        for (struct peer *q = s->net->peers; q; q = q->next) {
+            if (q->ps) {
+                remove_inflight(q, j->hash);
+            }
+        }
     }
 }
 
@@ -1229,6 +1342,7 @@ static void judge_job(struct sync *s, struct net_job *j)
     if (j->is_block) {
         processing_remove(s, j->hash);
         block_done(s, p, j);
+
         txrelay_check_tip(s->txr); /* before the pongs that wait for the block */
     } else if (p) {
         headers_done(s, p, j);
@@ -2006,8 +2120,10 @@ static void announce_tip(struct sync *s, struct block_index *old_tip, struct blo
             continue;
         }
         int sent = 0;
-        /* A high-bandwidth peer that knows the parent gets the block itself, compact. */
-        if (count == 1 && tip->prev && peer_has_header(p, tip->prev) &&
+        /* A high-bandwidth peer that knows the parent gets the block itself, compact (Core's
+         * NewPoWValidBlock: so when several blocks came at once and it sent us all but the
+         * last one's header). */
+        if (tip->prev && peer_has_header(p, tip->prev) &&
             cmpctrelay_announce(s->cmpct, p, tip)) {
             p->ps->best_sent = tip;
             continue;
@@ -2048,30 +2164,42 @@ static void announce_tip(struct sync *s, struct block_index *old_tip, struct blo
     }
 }
 
+/* The sender of src's block e, a new tip (connected, or about to be: it has all its data and
+ * the most work), out of initial block download and with no other block in flight when it
+ * was stored, is asked to announce to us as cmpctblock (once). Chain read lock held. */
+static void promote_source(struct sync *s, struct block_source *src, struct block_index *e)
+{
+    struct block_index *tip = chainstate_tip(s->cs);
+    int new_tip = chainstate_contains(s->cs, e) ||
+                  (e->chain_tx && !block_index_failed(e) && tip &&
+                   u256_cmp(&e->chain_work, &tip->chain_work) > 0);
+    if (src->promoted || !src->alone || !new_tip || chainstate_in_ibd(s->cs)) {
+        return;
+    }
+    src->promoted = 1;
+    struct peer *p = net_find_peer(s->net, src->peer_id);
+    if (p) {
+        cmpctrelay_block_from_peer(s->cmpct, p);
+    }
+}
+
 /* Blocks received from peers, once their verdict is in (Core's BlockChecked): the sender of
- * one that connected, out of initial block download and with no other block in flight, is
- * asked to announce to us as cmpctblock; the sender of one that failed is punished. Chain
- * read lock held. */
+ * one that connected, out of initial block download and with no other block in flight when
+ * it was stored, is asked to announce to us as cmpctblock; the sender of one that failed is
+ * punished. Chain read lock held. */
 static void check_sources(struct sync *s)
 {
     struct net *n = s->net;
     size_t have = s->n_sources < NET_BLOCK_SOURCES ? s->n_sources : NET_BLOCK_SOURCES;
     int64_t now = net_now(n);
-    int inflight = 0;
-    for (struct peer *p = n->peers; p; p = p->next) {
-        inflight += p->ps->n_inflight;
-    }
     for (size_t i = 0; i < have; i++) {
         struct block_source *src = &s->sources[i];
         if (src->peer_id < 0) {
             continue;
         }
         struct block_index *e = block_tree_find(chainstate_tree(s->cs), src->hash);
-        if (e && chainstate_contains(s->cs, e) && inflight == 0 && !chainstate_in_ibd(s->cs)) {
-            struct peer *p = net_find_peer(n, src->peer_id);
-            if (p) {
-                cmpctrelay_block_from_peer(s->cmpct, p);
-            }
+        if (e && chainstate_contains(s->cs, e)) {
+            promote_source(s, src, e);
         }
         if (!e || chainstate_contains(s->cs, e) || now - src->time > 3600) {
             src->peer_id = -1;
@@ -2086,7 +2214,9 @@ static void check_sources(struct sync *s)
                 if (chainstate_last_invalid(s->cs, e->hash, &st) != 1) {
                     vstate_invalid(&st, VRESULT_CONSENSUS, "invalid", "block failed to connect");
                 }
-                punish_for_block(p, &st, "invalid block received");
+                if (!(src->via_compact && compact_exempt(&st))) {
+                    punish_for_block(p, &st, "invalid block received");
+                }
             }
         }
     }
@@ -2386,7 +2516,9 @@ int sync_fetch_block(struct sync *s, int64_t peer_id, const uint8_t hash32[32], 
     while (find_inflight(s, hash32, &owner)) {
         remove_inflight(owner, hash32);
     }
-    request_blocks(p, &e, 1);
+    chainstate_read_lock(s->cs);
+    request_blocks(s, p, &e, 1, 0);
+    chainstate_read_unlock(s->cs);
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Requesting block %d from peer=%lld (getblockfrompeer)",
         e->height, (long long)peer_id);
     return RC_OK;
@@ -2476,7 +2608,10 @@ int sync_new(struct sync **out, struct net *n)
     txrelay_new(&s->txr, n, s->cs, n->opt.mempool, n->opt.blocks_only);
     addrrelay_new(&s->ar, n, s->am);
     struct cmpctrelay_sink sink = {
-        .ctx = s, .block = on_rebuilt_block, .headers_wanted = on_unconnected_cmpct};
+        .ctx = s, .block = on_rebuilt_block, .headers_wanted = on_unconnected_cmpct,
+        .low_work = cmpct_low_work,
+        .header = on_cmpct_header,
+        .in_flight = on_cmpct_in_flight};
     cmpctrelay_new(&s->cmpct, n, s->cs, n->opt.mempool, n->opt.blocks_only, &sink);
     *out = s;
     return RC_OK;

@@ -1376,6 +1376,11 @@ class BlockServer(P2PConnection):
             if base_type == MSG_BLOCK and inv.hash in self.blocks:
                 self.send_block(self.raw_block(inv.hash, bool(inv.type & MSG_WITNESS_FLAG)))
                 self.served.append(inv.hash)
+            elif inv.type == MSG_CMPCT_BLOCK and inv.hash in self.blocks:
+                # A node asks a lone new block of a compact block peer as one; the whole
+                # block answers it too (the node takes a block it has in flight).
+                self.send_block(self.raw_block(inv.hash, True))
+                self.served.append(inv.hash)
             elif base_type in (MSG_TX, MSG_WTX):
                 missing.append(inv)
         if missing:

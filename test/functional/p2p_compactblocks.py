@@ -2,12 +2,18 @@
 """Compact blocks (BIP152 version 2) between two bitnoded nodes: after node A gives node B a
 new tip, B asks A for high-bandwidth announcements; A's next block reaches B as a cmpctblock
 and is reconstructed from B's pool without a round trip when its transactions were relayed
-first; a block with a transaction B never saw is completed with getblocktxn / blocktxn."""
+first; a block with a transaction B never saw is completed with getblocktxn / blocktxn.
+Then, from a test peer that sent sendcmpct 2 (Core's receiving rules): its header
+announcement is fetched as MSG_CMPCT_BLOCK and the solicited cmpctblock is used; its
+unsolicited cmpctblock (it is not high-bandwidth) is ignored; an empty getblocktxn
+disconnects it."""
+import os
 import re
 
 from blocktools import (Key, OutPoint, Tx, TxIn, TxOut, P2WSH_TRUE, hash160, segwit_address,
                         sign_p2wpkh)
 from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
+from p2p import MSG_CMPCT_BLOCK, P2PConnection
 
 COIN = 100000000
 
@@ -31,7 +37,7 @@ class CompactBlocksTest(BitnodeTestFramework):
 
     def run_test(self):
         a, b = self.nodes
-        a.start(["-debug=net"])
+        a.start(["-debug=net", "-debug=cmpctblock"])
         b.start(["-debug=net", "-debug=cmpctblock", "-connect=127.0.0.1:%d" % a.p2p_port])
         wait_until(lambda: len(b.rpc("getpeerinfo")) == 1, timeout=30, what="connected")
         key = Key(0xC0FFEE)
@@ -81,6 +87,57 @@ class CompactBlocksTest(BitnodeTestFramework):
         assert_true(self.msgs(b, "bytessent_per_msg").get("getblocktxn", 0) > 0, "getblocktxn")
         assert_true(self.msgs(a, "bytessent_per_msg").get("blocktxn", 0) > 0, "blocktxn")
         assert_equal(a.rpc("getblockheader", h)["nTx"], 2)
+        self.test_peer_rules(a, addr)
+
+    @staticmethod
+    def cmpct_of(raw):
+        """The cmpctblock of a block with only its coinbase: prefilled, no short ids."""
+        assert raw[80] == 1, "one transaction"
+        return raw[:80] + os.urandom(8) + b"\x00" + b"\x01" + b"\x00" + raw[81:]
+
+    def test_peer_rules(self, a, addr):
+        peer = P2PConnection()
+        peer.connect(a.p2p_port)
+        peer.sync_with_ping()
+
+        self.log("a header announcement from a compact block peer is fetched as one")
+        blk = a.rpc("generateblock", addr, [], False)
+        raw = bytes.fromhex(blk["hex"])
+        mark = peer.log_index()
+        peer.announce_block_by_headers(raw[:80])
+        getdata = peer.wait_for("getdata", since=mark)
+        assert_equal([(i.type, i.hash[::-1].hex()) for i in getdata.inv],
+                     [(MSG_CMPCT_BLOCK, blk["hash"])])
+        peer.send("cmpctblock", self.cmpct_of(raw))
+        peer.sync_with_ping()
+        wait_until(lambda: a.rpc("getbestblockhash") == blk["hash"], timeout=30,
+                   what="the solicited cmpctblock of a low-bandwidth peer is used")
+
+        # Its block became the tip with nothing else in flight: a asked it for
+        # high-bandwidth announcements (Core's MaybeSetPeerAsAnnouncingHeaderAndIDs).
+        wait_until(lambda: any(p["bip152_hb_to"] for p in a.rpc("getpeerinfo")), timeout=30,
+                   what="the peer became high-bandwidth")
+
+        self.log("an unsolicited cmpctblock from a low-bandwidth peer is ignored")
+        peer.close()
+        peer = P2PConnection()
+        peer.connect(a.p2p_port)
+        peer.sync_with_ping()
+        blk = a.rpc("generateblock", addr, [], False)
+        raw = bytes.fromhex(blk["hex"])
+        peer.send("cmpctblock", self.cmpct_of(raw))
+        peer.sync_with_ping()
+        assert_true(a.rpc("getbestblockhash") != blk["hash"], "cmpctblock ignored")
+        with open(a.debug_log) as f:
+            assert_true("not marked as high-bandwidth, sent us an unsolicited compact block"
+                        in f.read(), "logged as Core does")
+        peer.send_block(raw)
+        peer.sync_with_ping()
+        assert_equal(a.rpc("getbestblockhash"), blk["hash"])
+
+        self.log("getblocktxn without indexes disconnects")
+        peer.send("getblocktxn", bytes.fromhex(blk["hash"])[::-1] + b"\x00")
+        peer.wait_for_disconnect(timeout=30)
 
 
 if __name__ == "__main__":

@@ -76,7 +76,9 @@ class P2PTimeoutsTest(BitnodeTestFramework):
         # In two steps with traffic between (as Core's p2p_ping): else the 20 minutes without
         # a message would drop both peers first (socket receive timeout).
         node.rpc("setmocktime", now + 70 + 10 * 60)
-        silent.send_message(p2p.MsgPing(77))  # a ping of its own does not save it
+        # A ping of its own (answered: the node's pong is what it last sent it, so no sending
+        # timeout comes first) does not save it.
+        silent.sync_with_ping()
         good.sync_with_ping()
         node.rpc("setmocktime", now + 70 + 20 * 60 + 1)
         silent.wait_for_disconnect(timeout=10)

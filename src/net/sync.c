@@ -1938,6 +1938,76 @@ static void on_feature(struct peer *p, const uint8_t *d, size_t len)
 }
 
 /* The message event. */
+/* The messages of the version handshake (version to verack, and what may come between):
+ * handled here, or refused before the handshake ends, with Core's lines. 1 if the message
+ * was taken (the caller stops), 0 for a message of the established connection. */
+static int handshake_message(struct sync *s, struct peer *p, const char *cmd, const uint8_t *d,
+                             size_t len)
+{
+    char lid[32];
+    if (strcmp(cmd, "version") == 0) {
+        on_version(s, p, d, len);
+        return 1;
+    }
+    if (!p->ps->got_version) {
+        /* Core ignores anything before version (the handshake times out). */
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+            "non-version message before version handshake. Message \"%s\" from %s", cmd,
+            peer_log_id(p, lid, sizeof(lid)));
+        return 1;
+    }
+    if (strcmp(cmd, "verack") == 0) {
+        on_verack(s, p);
+        return 1;
+    }
+    if (strcmp(cmd, "wtxidrelay") == 0 || strcmp(cmd, "sendaddrv2") == 0) {
+        if (p->ps->handshake_done) {
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "%s received after verack, disconnecting %s", cmd,
+                peer_log_id(p, lid, sizeof(lid)));
+            net_peer_disconnect(p, cmd[0] == 'w' ? "wtxidrelay after verack"
+                                                 : "sendaddrv2 after verack");
+        } else if (cmd[0] == 'w') {
+            p->ps->wtxid_relay = p->ps->ver.version >= NET_WTXID_RELAY_VERSION;
+        } else {
+            p->ps->want_addrv2 = 1;
+        }
+        return 1;
+    }
+    if (strcmp(cmd, "sendtxrcncl") == 0) {
+        return 1; /* BIP330: not offered */
+    }
+    if (strcmp(cmd, "feature") == 0) {
+        on_feature(p, d, len);
+        return 1;
+    }
+    if (!p->ps->handshake_done) {
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unsupported message \"%s\" prior to verack from %s", cmd,
+            peer_log_id(p, lid, sizeof(lid)));
+        return 1;
+    }
+    return 0;
+}
+
+/* A ping: answered with its nonce, after the peer's earlier blocks and transactions are
+ * judged (Core handles a peer's messages in order: a test's sync_with_ping then sees their
+ * effect). */
+static void on_ping(struct peer *p, const uint8_t *d, size_t len)
+{
+    if (len < 8) {
+        return;
+    }
+    if (p->pending_jobs > 0 &&
+        p->ps->n_deferred_pongs < (int)(sizeof(p->ps->deferred_pongs) / sizeof(uint64_t))) {
+        p->ps->deferred_pongs[p->ps->n_deferred_pongs++] = rd_u64le(d);
+        return;
+    }
+    struct buf b;
+    buf_init(&b);
+    buf_append(&b, d, 8);
+    net_send(p, "pong", &b);
+    buf_clear(&b);
+}
+
 static void sync_process_message(void *ctx, struct peer *p, const char *cmd, const uint8_t *d,
                                  size_t len)
 {
@@ -1947,68 +2017,11 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
      * told the transaction download by then in practice, and syncwithvalidationinterfacequeue
      * waits for it). */
     txrelay_check_tip(s->txr);
-    if (strcmp(cmd, "version") == 0) {
-        on_version(s, p, d, len);
-        return;
-    }
-    if (!p->ps->got_version) {
-        /* Core ignores anything before version (the handshake times out). */
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-            "non-version message before version handshake. Message \"%s\" from %s", cmd,
-            peer_log_id(p, lid, sizeof(lid)));
-        return;
-    }
-    if (strcmp(cmd, "verack") == 0) {
-        on_verack(s, p);
-        return;
-    }
-    if (strcmp(cmd, "wtxidrelay") == 0) {
-        if (p->ps->handshake_done) {
-            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "wtxidrelay received after verack, disconnecting %s",
-                peer_log_id(p, lid, sizeof(lid)));
-            net_peer_disconnect(p, "wtxidrelay after verack");
-            return;
-        }
-        p->ps->wtxid_relay = p->ps->ver.version >= NET_WTXID_RELAY_VERSION;
-        return;
-    }
-    if (strcmp(cmd, "sendaddrv2") == 0) {
-        if (p->ps->handshake_done) {
-            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "sendaddrv2 received after verack, disconnecting %s",
-                peer_log_id(p, lid, sizeof(lid)));
-            net_peer_disconnect(p, "sendaddrv2 after verack");
-            return;
-        }
-        p->ps->want_addrv2 = 1;
-        return;
-    }
-    if (strcmp(cmd, "sendtxrcncl") == 0) {
-        return; /* BIP330: not offered */
-    }
-    if (strcmp(cmd, "feature") == 0) {
-        on_feature(p, d, len);
-        return;
-    }
-    if (!p->ps->handshake_done) {
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unsupported message \"%s\" prior to verack from %s", cmd,
-            peer_log_id(p, lid, sizeof(lid)));
+    if (handshake_message(s, p, cmd, d, len)) {
         return;
     }
     if (strcmp(cmd, "ping") == 0) {
-        if (len >= 8) {
-            /* After the headers, blocks and transactions before it are judged (Core handles
-             * a peer's messages in order): a test's sync_with_ping then sees their effect. */
-            if (p->pending_jobs > 0 &&
-                p->ps->n_deferred_pongs < (int)(sizeof(p->ps->deferred_pongs) / sizeof(uint64_t))) {
-                p->ps->deferred_pongs[p->ps->n_deferred_pongs++] = rd_u64le(d);
-                return;
-            }
-            struct buf b;
-            buf_init(&b);
-            buf_append(&b, d, 8);
-            net_send(p, "pong", &b);
-            buf_clear(&b);
-        }
+        on_ping(p, d, len);
         return;
     }
     if (strcmp(cmd, "pong") == 0) {

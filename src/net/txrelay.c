@@ -394,16 +394,23 @@ static int add_announcement(struct txrelay *r, struct peer *p, const uint8_t h[3
     return 0;
 }
 
-static void send_getdata(struct peer *p, const struct net_inv *iv, size_t n)
+/* Sends n inventory entries as command messages of at most max entries each. */
+static void send_inv_chunks(struct peer *p, const char *command, const struct net_inv *iv,
+                            size_t n, size_t max)
 {
-    for (size_t off = 0; off < n; off += MAX_GETDATA_SZ) {
-        size_t m = n - off < MAX_GETDATA_SZ ? n - off : MAX_GETDATA_SZ;
+    for (size_t off = 0; off < n; off += max) {
+        size_t m = n - off < max ? n - off : max;
         struct buf b;
         buf_init(&b);
         net_inv_serialize(&b, iv + off, m);
-        net_send(p, "getdata", &b);
+        net_send(p, command, &b);
         buf_clear(&b);
     }
+}
+
+static void send_getdata(struct peer *p, const struct net_inv *iv, size_t n)
+{
+    send_inv_chunks(p, "getdata", iv, n, MAX_GETDATA_SZ);
 }
 
 /* Core's GetRequestsToSend for p at now: what it is the one to ask for, in one getdata
@@ -1085,14 +1092,7 @@ static void trickle(struct txrelay *r, struct peer *p, int64_t now)
     mempool_read_lock(r->mp);
     tp->last_inv_sequence = mempool_next_entry_sequence(r->mp);
     mempool_read_unlock(r->mp);
-    for (size_t off = 0; off < k; off += MAX_INV_SZ) {
-        size_t m = k - off < MAX_INV_SZ ? k - off : MAX_INV_SZ;
-        struct buf b;
-        buf_init(&b);
-        net_inv_serialize(&b, inv + off, m);
-        net_send(p, "inv", &b);
-        buf_clear(&b);
-    }
+    send_inv_chunks(p, "inv", inv, k, MAX_INV_SZ);
     free(inv);
 }
 

@@ -22,10 +22,9 @@ import re
 import sys
 
 MAX_LINES = 150
-# The dispatch switches, each a case per opcode or per message type.
+# The dispatch switch, a case per opcode.
 ALLOWED = {
     ("script/interpreter.c", "exec_opcode"),
-    ("net/sync.c", "sync_process_message"),
 }
 # What is still to be split, reported as TAP "TODO" (expected to fail, not counted as a
 # failure): an entry here that passes is an unexpected pass, which fails the suite, so the

@@ -293,8 +293,7 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     }
     struct net_version v;
     if (net_version_parse(d, len, &v, err, sizeof(err)) != RC_OK) {
-        net_misbehaving(p, "malformed version message: %s", err);
-        net_peer_disconnect(p, "malformed version");
+        net_malformed(p, "version", len, err);
         return;
     }
     if (v.version < NET_MIN_PEER_PROTO_VERSION) {
@@ -553,7 +552,7 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         return;
     }
     if (rc != RC_OK) {
-        net_misbehaving(p, "malformed headers message: %s", err);
+        net_malformed(p, "headers", len, err);
         return;
     }
     p->ps->headers_asked_us = 0;
@@ -1407,7 +1406,7 @@ static int block_request_allowed(struct sync *s, const struct block_index *e)
 }
 
 /* A getheaders / getblocks payload: 0 with the locator (caller frees *loc), else the peer
- * was punished (Core: too long a locator, or a payload that does not decode). */
+ * was punished (Core: too long a locator) or the payload did not decode (logged). */
 static int read_locator(struct peer *p, const char *what, const uint8_t *d, size_t len,
                         uint8_t (**loc)[32], size_t *k, uint8_t stop[32])
 {
@@ -1416,7 +1415,7 @@ static int read_locator(struct peer *p, const char *what, const uint8_t *d, size
     if (rc == RC_TOO_LARGE) {
         net_misbehaving(p, "%s locator size %zu > %d", what, *k, NET_MAX_LOCATOR);
     } else if (rc != RC_OK) {
-        net_misbehaving(p, "malformed %s: %s", what, err);
+        net_malformed(p, what, len, err);
     }
     return rc;
 }
@@ -1677,7 +1676,7 @@ static void on_getdata(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         return;
     }
     if (rc != RC_OK) {
-        net_misbehaving(p, "malformed getdata: %s", err);
+        net_malformed(p, "getdata", len, err);
         return;
     }
     /* Appended to what is still queued (bounded: reads pause while it is long). */
@@ -1722,7 +1721,7 @@ static void on_inv(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
         return;
     }
     if (rc != RC_OK) {
-        net_misbehaving(p, "malformed inv: %s", err);
+        net_malformed(p, "inv", len, err);
         return;
     }
     const uint8_t *best = NULL;
@@ -1825,7 +1824,7 @@ static void on_addr(struct sync *s, struct peer *p, const uint8_t *d, size_t len
         return;
     }
     if (rc != RC_OK) {
-        net_misbehaving(p, "malformed %s: %s", v2 ? "addrv2" : "addr", err);
+        net_malformed(p, v2 ? "addrv2" : "addr", len, err);
         return;
     }
     int64_t now = net_now(n);

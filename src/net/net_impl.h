@@ -38,7 +38,6 @@ int net_msg_type_index(const char *command);
 #define NET_MAX_PENDING_JOBS 24          /* validator jobs of one peer before its reads pause */
 #define NET_MAX_PENDING_BYTES (8u << 20) /* ... or that many bytes of them */
 #define NET_MAX_BLOCKS_TO_ANNOUNCE 8     /* more new blocks than that: inv instead of headers */
-#define NET_MAX_UNCONNECTING 10          /* headers messages in a row that do not connect */
 #define NET_SEND_BUFFER 2000000          /* serving pauses while this much waits to be sent */
 #define NET_PING_INTERVAL_US (120 * 1000000LL)
 #define NET_TIMEOUT_INTERVAL_S (20 * 60)

@@ -55,6 +55,7 @@ struct sync {
     int64_t peer_timeout;         /* -peertimeout, seconds */
     int relay;                    /* a pool and not -blocksonly: our version asks for txs */
     uint8_t (*processing)[32];    /* blocks received and not yet judged: not asked for again */
+    int header_jobs;              /* headers messages out with the validator */
     size_t n_processing, cap_processing;
     struct block_index *last_tip; /* the tip announcements were made for */
     uint8_t last_inv_getheaders[32]; /* the block whose inv last made a non-sync peer asked */
@@ -496,7 +497,6 @@ static void presync_feed(struct sync *s, struct peer *p, const uint8_t *raw, siz
             headerssync_presync_height(p->ps->hsync), (long long)p->id);
         headerssync_free(p->ps->hsync);
         p->ps->hsync = NULL;
-        p->ps->low_work++;
         return;
     }
     if (state == HSYNC_PRESYNC) {
@@ -519,6 +519,7 @@ static void presync_feed(struct sync *s, struct peer *p, const uint8_t *raw, siz
         j->job.work = VALIDATOR_HEADERS;
         j->job.data = j->data;
         j->job.len = j->len;
+        s->header_jobs++;
         net_submit(s->net, j);
     }
     if (more) {
@@ -585,17 +586,8 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     struct block_index *parent = block_tree_find(tree, raw + 4);
     if (!parent) {
         /* Does not connect: ask for what leads to it (a block announcement we missed the
-         * parents of), and count it: a peer that keeps doing it is flooding. */
-        p->ps->unconnecting++;
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-            "received header that does not connect (%d in a row), peer=%lld", p->ps->unconnecting,
-            (long long)p->id);
-        if (p->ps->unconnecting > NET_MAX_UNCONNECTING) {
-            chainstate_read_unlock(s->cs);
-            free(raw);
-            net_misbehaving(p, "%d non-connecting headers", p->ps->unconnecting);
-            return;
-        }
+         * parents of). Not punished (Core since v28): each such message gets one getheaders,
+         * as Core's (its getheaders timer is cleared by every headers message). */
         send_getheaders(s, p, NULL, NULL);
         char h0[65], prev0[65];
         uint8_t hash0[32];
@@ -611,7 +603,6 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         free(raw);
         return;
     }
-    p->ps->unconnecting = 0;
     struct block_index *last = block_tree_find(tree, hash);
     if (last) {
         /* Known already: nothing to validate. */
@@ -639,7 +630,6 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         u256_add(&work, &work, &w);
     }
     anti_dos_work(s, &threshold);
-    struct block_index *tip = chainstate_tip(s->cs);
     /* A noban peer is trusted with its headers (Core bypasses the anti-DoS work check). */
     int low_work = (p->perms & NET_PERM_NOBAN) != NET_PERM_NOBAN && u256_cmp(&work, &threshold) < 0;
     chainstate_read_unlock(s->cs);
@@ -663,19 +653,12 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         return;
     }
     if (low_work) {
-        /* Not stored (Core's low-work headers protection). A peer that keeps sending such
-         * chains is flooding: after NET_MAX_UNCONNECTING messages in a row it goes. */
-        p->ps->low_work++;
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-            "Ignoring low-work chain (height=%d) from peer=%lld (tip height %d, %d in a row)",
-            parent->height + (int)count, (long long)p->id, tip ? tip->height : -1, p->ps->low_work);
+        /* Not stored, and not punished (Core's low-work headers protection). */
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Ignoring low-work chain (height=%d) from peer=%lld",
+            parent->height + (int)count, (long long)p->id);
         free(raw);
-        if (p->ps->low_work > NET_MAX_UNCONNECTING) {
-            net_misbehaving(p, "low-work header flood (%d messages)", p->ps->low_work);
-        }
         return;
     }
-    p->ps->low_work = 0;
     struct net_job *j = xcalloc(1, sizeof(*j));
     j->peer_id = p->id;
     j->is_block = 0;
@@ -687,6 +670,7 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     j->job.work = VALIDATOR_HEADERS;
     j->job.data = j->data;
     j->job.len = j->len;
+    s->header_jobs++;
     net_submit(n, j);
 }
 
@@ -744,6 +728,8 @@ static void punish_for_block(struct peer *p, const struct vstate *st, const char
     }
 }
 
+static void direct_fetch(struct sync *s, struct peer *p, struct block_index *last);
+
 static void headers_done(struct sync *s, struct peer *p, struct net_job *j)
 {
     if (j->job.rc == RC_INVALID) {
@@ -769,6 +755,7 @@ static void headers_done(struct sync *s, struct peer *p, struct net_job *j)
         update_availability(s, p, last->hash);
         log_header_progress(s, last);
         maybe_protect(s, p);
+        direct_fetch(s, p, last);
     }
     resolve_unknown(s, p);
     if (j->job.rc == RC_OK && j->n_headers == NET_MAX_HEADERS && last && !j->presync) {
@@ -1011,6 +998,50 @@ static int unclaimed(struct sync *s, const struct block_index *e)
            !find_inflight(s, e->hash, &owner);
 }
 
+/* Core's HeadersDirectFetchBlocks: near the tip (its time within 20 block intervals of now),
+ * headers that lead to at least our tip's work get their missing blocks asked of the peer
+ * that sent them, whatever services it offers, oldest first, up to its in-flight room; not
+ * when the fork point is more than that many blocks back (a large reorg goes through the
+ * normal download). Chain lock held. */
+static void direct_fetch(struct sync *s, struct peer *p, struct block_index *last)
+{
+    struct block_index *tip = chainstate_tip(s->cs);
+    if (!tip || block_index_failed(last) ||
+        (int64_t)tip->header.time <= net_now(s->net) - 20 * s->p->pow_target_spacing ||
+        u256_cmp(&tip->chain_work, &last->chain_work) > 0) {
+        return;
+    }
+    struct block_index *v[NET_MAX_BLOCKS_IN_FLIGHT + 1];
+    size_t k = 0;
+    struct block_index *walk = last;
+    int witness = (p->ps->ver.services & NODE_WITNESS) != 0;
+    while (walk && !chainstate_contains(s->cs, walk) && k <= NET_MAX_BLOCKS_IN_FLIGHT) {
+        if (unclaimed(s, walk) && (walk->height < s->p->segwit_height || witness)) {
+            v[k++] = walk;
+        }
+        walk = walk->prev;
+    }
+    if (!walk || !chainstate_contains(s->cs, walk)) {
+        char hex[65];
+        hex_encode_rev(hex, last->hash, 32);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Large reorg, won't direct fetch to %s (%d)", hex,
+            last->height);
+        return;
+    }
+    size_t room = (size_t)(NET_MAX_BLOCKS_IN_FLIGHT - p->ps->n_inflight), m = 0;
+    struct block_index *ask[NET_MAX_BLOCKS_IN_FLIGHT + 1];
+    while (k > 0 && m < room) {
+        ask[m++] = v[--k];
+    }
+    if (m > 1) {
+        char hex[65];
+        hex_encode_rev(hex, last->hash, 32);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Downloading blocks toward %s (%d) via headers direct fetch",
+            hex, last->height);
+    }
+    request_blocks(s, p, ask, m, 1);
+}
+
 /* Core's TryDownloadingHistoricalBlocks: while a UTXO snapshot's background chainstate
  * lacks blocks below the snapshot's base, up to want of them from a full peer whose chain
  * holds the base, in the window past the background tip. Chain lock held. */
@@ -1053,6 +1084,12 @@ static void schedule_downloads(struct sync *s)
     }
     chainstate_read_lock(s->cs);
     int ibd = chainstate_in_ibd(s->cs);
+    if (!ibd && s->header_jobs > 0) {
+        /* Core handles a headers message whole (its direct fetch asks the sender) before the
+         * next message: the download waits for the verdicts out (they schedule again). */
+        chainstate_read_unlock(s->cs);
+        return;
+    }
     for (struct peer *p = n->peers; p; p = p->next) {
         if (p->disconnect || !p->ps->handshake_done || p->ps->n_inflight >= NET_MAX_BLOCKS_IN_FLIGHT ||
             !(p->ps->ver.services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
@@ -1143,7 +1180,15 @@ static void take_block(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     struct block_index *e = block_tree_find(chainstate_tree(s->cs), hash);
     int have = (e && (e->status & BLOCK_HAVE_DATA)) || is_processing(s, hash);
     int low_work = !e && !have && below_anti_dos_work(s, d);
+    int new_header = !e && !have && !low_work && block_tree_find(chainstate_tree(s->cs), d + 4);
     chainstate_read_unlock(s->cs);
+    if (new_header) {
+        /* Core accepts a block's header as the message is handled (AcceptBlockHeader), so
+         * the next message already sees it (a getheaders locator, an announcement); the
+         * block itself is judged by the job. A header that fails is the job's to report. */
+        struct vstate st;
+        (void)chainstate_accept_header(s->cs, d, &st);
+    }
     if (low_work) {
         /* Core's AcceptBlockHeader: a new header whose chain would not have the anti-DoS
          * work is not stored, nor its block. */
@@ -1343,8 +1388,11 @@ static void judge_job(struct sync *s, struct net_job *j)
         block_done(s, p, j);
 
         txrelay_check_tip(s->txr); /* before the pongs that wait for the block */
-    } else if (p) {
-        headers_done(s, p, j);
+    } else {
+        s->header_jobs--;
+        if (p) {
+            headers_done(s, p, j);
+        }
     }
     free(j->data);
     free(j);
@@ -2123,7 +2171,6 @@ static void announce_tip(struct sync *s, struct block_index *old_tip, struct blo
     /* The new blocks on the active chain, oldest first (at most a few). */
     struct block_index *fork = old_tip ? block_index_fork_point(old_tip, tip) : NULL;
     int32_t from = fork ? fork->height + 1 : tip->height;
-    size_t count = (size_t)(tip->height - from + 1);
     for (struct peer *p = s->net->peers; p; p = p->next) {
         if (p->disconnect || !p->ps->handshake_done) {
             continue;
@@ -2140,14 +2187,16 @@ static void announce_tip(struct sync *s, struct block_index *old_tip, struct blo
             p->ps->best_sent = tip;
             continue;
         }
-        if (p->ps->prefer_headers && count <= MAX_HEADERS_ANNOUNCE) {
-            /* Start past what the peer has; its parent must be known to the peer. */
+        if (p->ps->prefer_headers) {
+            /* Start past what the peer has; its parent must be known to the peer. What is
+             * left is what Core's per-peer list would hold (it announces after each message
+             * while bitnode gathers the tips of a tick): at most MAX_HEADERS_ANNOUNCE. */
             struct block_index *first = block_index_ancestor(tip, from);
             while (first != tip && peer_has_header(p, first)) {
                 first = block_index_ancestor(tip, first->height + 1);
             }
-            if (!first->prev || peer_has_header(p, first->prev)) {
-                size_t k = (size_t)(tip->height - first->height + 1);
+            size_t k = (size_t)(tip->height - first->height + 1);
+            if ((!first->prev || peer_has_header(p, first->prev)) && k <= MAX_HEADERS_ANNOUNCE) {
                 uint8_t *raw = xmalloc(k * 80);
                 for (size_t i = 0; i < k; i++) {
                     block_header_serialize(
@@ -2171,8 +2220,9 @@ static void announce_tip(struct sync *s, struct block_index *old_tip, struct blo
             net_inv_serialize(&b, &iv, 1);
             net_send(p, "inv", &b);
             buf_clear(&b);
+        } else {
+            p->ps->best_sent = tip; /* Core's pindexBestHeaderSent: headers only, not an inv */
         }
-        p->ps->best_sent = tip;
     }
 }
 

@@ -350,9 +350,10 @@ void net_misbehaving(struct peer *p, const char *fmt, ...)
 void net_malformed(const struct peer *p, const char *type, size_t len, const char *err)
 {
     /* A payload that ends early is Core's "end of data" (its DataStream's words). */
-    int eod = strncmp(err, "truncated", 9) == 0;
+    int eod = strstr(err, "truncated") != NULL;
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "ProcessMessages(%s, %zu bytes): Exception '%s%s%s' caught, peer=%lld",
-        type, len, eod ? "end of data (" : "", err, eod ? ")" : "", (long long)p->id);
+        type, len, eod ? "DataStream::read(): end of data (" : "", err, eod ? ")" : "",
+        (long long)p->id);
 }
 
 void net_pause_reads(struct peer *p, unsigned why, int pause)

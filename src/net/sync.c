@@ -878,7 +878,9 @@ static void request_blocks(struct sync *s, struct peer *p, struct block_index **
     int64_t now = net_now_us(p->net);
     int compact = direct && k == 1 && ask_compact(s, p, blocks[0]);
     for (size_t i = 0; i < k; i++) {
-        inv[i].type = compact ? INV_CMPCT_BLOCK : INV_WITNESS_BLOCK;
+        inv[i].type = compact                                 ? INV_CMPCT_BLOCK
+                      : (p->ps->ver.services & NODE_WITNESS) ? INV_WITNESS_BLOCK
+                                                             : INV_BLOCK; /* GetFetchFlags */
         memcpy(inv[i].hash, blocks[i]->hash, 32);
         struct inflight *b = xcalloc(1, sizeof(*b));
         memcpy(b->hash, blocks[i]->hash, 32);
@@ -947,9 +949,10 @@ static size_t next_blocks(struct sync *s, struct peer *p, size_t want, struct bl
         }
         for (int32_t i = 0; i < m && k < want; i++) {
             e = v[i];
-            if (block_index_failed(e)) {
+            if (block_index_failed(e) ||
+                (!(p->ps->ver.services & NODE_WITNESS) && e->height >= s->p->segwit_height)) {
                 free(v);
-                return k; /* the chain is invalid from here */
+                return k; /* the chain is invalid from here, or needs witnesses it lacks */
             }
             if ((e->status & BLOCK_HAVE_DATA) || chainstate_contains(s->cs, e)) {
                 if (chainstate_contains(s->cs, e) || e->chain_tx) {
@@ -1183,11 +1186,10 @@ static void take_block(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     int new_header = !e && !have && !low_work && block_tree_find(chainstate_tree(s->cs), d + 4);
     chainstate_read_unlock(s->cs);
     if (new_header) {
-        /* Core accepts a block's header as the message is handled (AcceptBlockHeader), so
+        /* Core accepts a block's header as the message is handled (after CheckBlock), so
          * the next message already sees it (a getheaders locator, an announcement); the
-         * block itself is judged by the job. A header that fails is the job's to report. */
-        struct vstate st;
-        (void)chainstate_accept_header(s->cs, d, &st);
+         * block itself is judged by the job, which reports any failure. */
+        (void)chainstate_accept_block_header(s->cs, d, len);
     }
     if (low_work) {
         /* Core's AcceptBlockHeader: a new header whose chain would not have the anti-DoS
@@ -1220,6 +1222,12 @@ static void take_block(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     j->job.data = j->data;
     j->job.len = len;
     j->job.from_peer = 1;
+    /* Out of IBD, Core's ProcessNewBlock connects the block before the peer's next message
+     * (a ping's pong says so): the job is done once the chain settled. In IBD, accepting
+     * is enough (blocks are taken while others connect). */
+    chainstate_read_lock(s->cs);
+    j->job.connect = !chainstate_in_ibd(s->cs);
+    chainstate_read_unlock(s->cs);
     processing_add(s, hash);
     net_submit(n, j);
 }
@@ -1298,7 +1306,10 @@ static void on_cmpct_in_flight(void *ctx, struct peer *p, const uint8_t hash[32]
 static void block_done(struct sync *s, struct peer *p, struct net_job *j)
 {
     if (j->job.rc == RC_INVALID) {
-        if (p && !(j->via_compact && compact_exempt(&j->job.st))) {
+        if (p && !j->via_compact && strcmp(j->job.st.reject, "bad-blk-serialization") == 0) {
+            /* Core's deserializer throws before any validation: logged, not punished. */
+            net_malformed(p, "block", j->len, j->job.st.debug);
+        } else if (p && !(j->via_compact && compact_exempt(&j->job.st))) {
             punish_for_block(p, &j->job.st, "invalid block received");
         }
         return;

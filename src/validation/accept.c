@@ -128,9 +128,13 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
     if (is_new) {
         *is_new = 0;
     }
-    if (block_parse(&b, raw, len, err, sizeof(err)) != RC_OK) {
+    /* Core reads a block from the front of what it is given and ignores what follows (a
+     * P2P message's payload, submitblock's hex); the block is its bytes read. */
+    size_t used = 0;
+    if (block_parse_prefix(&b, raw, len, &used, err, sizeof(err)) != RC_OK) {
         return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "%s", err);
     }
+    len = used;
     /* Context-free checks first, as Core's ProcessNewBlock runs CheckBlock before anything
      * is stored: a block failing them is not remembered at all (its header may belong to a
      * valid block with another body), so submitting it again gives the reason again. They
@@ -245,4 +249,21 @@ int chainstate_accept_header(struct chainstate *cs, const uint8_t raw80[80], str
             st->debug[0] ? ", " : "", st->debug);
     }
     return rc;
+}
+
+int chainstate_accept_block_header(struct chainstate *cs, const uint8_t *raw, size_t len)
+{
+    struct block b;
+    struct vstate st;
+    size_t used = 0;
+    vstate_init(&st);
+    if (block_parse_prefix(&b, raw, len, &used, NULL, 0) != RC_OK) {
+        return RC_INVALID;
+    }
+    int bad = block_check(&st, &b, cs->p, 1);
+    block_clear(&b);
+    if (bad) {
+        return RC_INVALID;
+    }
+    return chainstate_accept_header(cs, raw, &st);
 }

@@ -1171,7 +1171,9 @@ static void take_block(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     }
     uint8_t hash[32];
     hash_sha256d(hash, d, 80);
-    int requested = remove_inflight(p, hash);
+    struct peer *owner = NULL;
+    int requested = find_inflight(s, hash, &owner) != NULL; /* by anyone: Core's IsBlockRequested */
+    remove_inflight(p, hash);
     if (chainstate_reindexing_now(s->cs)) {
         /* Core's: ignored while the block files are read again. */
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unexpected block message received from peer %lld",
@@ -1209,8 +1211,10 @@ static void take_block(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         schedule_downloads(s);
         return;
     }
-    (void)requested; /* an unsolicited block is processed too (Core: if it has more work) */
     struct net_job *j = xcalloc(1, sizeof(*j));
+    /* An unsolicited block is stored only if it could become the tip soon (Core's AcceptBlock
+     * with fRequested false); its header is taken either way. */
+    j->job.unrequested = !requested && !via_compact; /* a compact block is forced, as Core */
     j->peer_id = p->id;
     j->is_block = 1;
     j->via_compact = via_compact;

@@ -106,6 +106,13 @@ struct block_pos {
 int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
                             const struct block_pos *known_pos, struct vstate *st, int *is_new);
 
+/** chainstate_accept_block for a block nobody asked for (Core's AcceptBlock with fRequested
+ *  false): the header is accepted, the block stored only if its chain has at least the
+ *  tip's work and the minimum chain work and it is at most MIN_BLOCKS_TO_KEEP above the tip;
+ *  otherwise 0 with *is_new 0 (headers-only). Returns as chainstate_accept_block. */
+int chainstate_accept_unrequested_block(struct chainstate *cs, const uint8_t *raw, size_t len,
+                                        struct vstate *st, int *is_new);
+
 /** Core's order for a block message whose header is new: the block is read and passes the
  *  checks that need no context (CheckBlock), then its header is accepted into the tree
  *  (AcceptBlockHeader), so what follows the message sees it; the block itself is left for

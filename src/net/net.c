@@ -106,9 +106,13 @@ int net_permissions_parse(const char *s, uint32_t *perms, const char **rest, cha
                       NET_PERM_MEMPOOL | NET_PERM_ADDR;
             found = 1;
         }
-        if (!found &&
-            ((len == 2 && memcmp(p, "in", 2) == 0) || (len == 3 && memcmp(p, "out", 3) == 0))) {
-            found = 1; /* connection direction (Core 28): bitnode applies them inbound */
+        if (!found && len == 2 && memcmp(p, "in", 2) == 0) {
+            *perms |= NET_PERM_DIR_IN;
+            found = 1;
+        }
+        if (!found && len == 3 && memcmp(p, "out", 3) == 0) {
+            *perms |= NET_PERM_DIR_OUT;
+            found = 1;
         }
         if (!found) {
             if (err && err_len) {
@@ -758,6 +762,23 @@ static int evict_inbound(struct net *n)
     return 1;
 }
 
+/* The permissions of a connection with a (Core's AddWhitelistPermissionFlags): perms (a
+ * -whitebind's) and those of each -whitelist entry for direction dir that matches a, with a
+ * -whitelist without permissions granting the implicit ones. */
+static uint32_t whitelist_perms(const struct net *n, const struct net_addr *a, uint32_t dir,
+                                uint32_t perms)
+{
+    for (size_t i = 0; i < n->opt.n_whitelist; i++) {
+        if ((n->opt.whitelist[i].perms & dir) && net_subnet_match(&n->opt.whitelist[i].subnet, a)) {
+            perms |= n->opt.whitelist[i].perms & ~NET_PERM_DIRS;
+        }
+    }
+    if (perms & NET_PERM_IMPLICIT) {
+        perms = (perms & ~NET_PERM_IMPLICIT) | n->opt.implicit_perms;
+    }
+    return perms;
+}
+
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int len,
                       void *arg)
 {
@@ -774,15 +795,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
         evutil_closesocket(fd);
         return;
     }
-    uint32_t perms = bind_perms;
-    for (size_t i = 0; i < n->opt.n_whitelist; i++) {
-        if (net_subnet_match(&n->opt.whitelist[i].subnet, &a)) {
-            perms |= n->opt.whitelist[i].perms;
-        }
-    }
-    if (perms & NET_PERM_IMPLICIT) {
-        perms = (perms & ~NET_PERM_IMPLICIT) | NET_PERM_RELAY | NET_PERM_MEMPOOL | NET_PERM_NOBAN;
-    }
+    uint32_t perms = whitelist_perms(n, &a, NET_PERM_DIR_IN, bind_perms);
     char s[NET_ADDR_STR_LEN];
     net_addr_format(&a, 1, s);
     int noban = (perms & NET_PERM_NOBAN) == NET_PERM_NOBAN;
@@ -880,6 +893,9 @@ static struct peer *connect_to(struct net *n, const struct net_addr *a, int conn
     struct net_addr none;
     memset(&none, 0, sizeof(none));
     struct peer *p = new_peer(n, bev, a ? a : &none, conn_type);
+    if (a) {
+        p->perms = whitelist_perms(n, a, NET_PERM_DIR_OUT, 0); /* -whitelist=...,out@ */
+    }
     if (name) {
         snprintf(p->added_name, sizeof(p->added_name), "%s", name);
     }
@@ -1811,6 +1827,45 @@ static int open_anchor(struct net *n)
     return 0;
 }
 
+/* -seednode: a connection that asks for addresses and leaves (Core's addr-fetch). */
+static void open_seednode(struct net *n, const char *name)
+{
+    int v2 = (n->local_services & NODE_P2P_V2) != 0;
+    struct net_addr a;
+    char err[160];
+    if (net_addr_parse(name, n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
+        connect_to(n, &a, CONN_ADDR_FETCH, name, v2, 0);
+    } else if (n->have_proxy) {
+        connect_to(n, NULL, CONN_ADDR_FETCH, name, v2, 0);
+    } else {
+        LOG_INFO("-seednode: %s", err);
+    }
+}
+
+/* Core's seednode schedule in ThreadOpenConnections: one seednode at once when the address
+ * manager starts empty, then another every 10 seconds while fewer than 2 full-relay
+ * outbound peers are connected, until all were asked. */
+static void schedule_seednodes(struct net *n, int64_t now, int full_relay)
+{
+    if (n->add_addr_fetch && n->seeds_left > 0) {
+        n->add_addr_fetch = 0;
+        const char *seed = n->seednodes[--n->seeds_left];
+        if (addrman_size(n->am, -1, -1) == 0) {
+            LOG_INFO("Empty addrman, adding seednode (%s) to addrfetch", seed);
+        } else {
+            LOG_INFO("Couldn't connect to peers from addrman after %d seconds. Adding seednode "
+                     "(%s) to addrfetch",
+                     NET_ADD_NEXT_SEEDNODE_S, seed);
+        }
+        open_seednode(n, seed);
+    }
+    if (n->seeds_left > 0 && full_relay < NET_SEED_OUTBOUND_THRESHOLD &&
+        now > n->seed_timer + NET_ADD_NEXT_SEEDNODE_S) {
+        n->seed_timer = now;
+        n->add_addr_fetch = 1;
+    }
+}
+
 /* Core's ThreadOpenConnections, one attempt per call: full-relay peers up to 8, then
  * block-relay-only peers up to 2, from the address manager. */
 static void open_automatic(struct net *n)
@@ -1818,12 +1873,16 @@ static void open_automatic(struct net *n)
     if (!n->active || !n->opt.automatic || n->opt.max_connections <= 0) {
         return;
     }
-    int64_t now_us = net_now_us(n), now = net_now(n);
-    if (now_us < n->next_outbound_us) {
+    int64_t now = net_now(n);
+    /* Paced by the machine's clock, as Core's loop sleeps 500 ms: a frozen mock time must
+     * not stop it. */
+    int64_t mono_us = time_mono_us();
+    if (mono_us < n->next_outbound_us) {
         return;
     }
-    n->next_outbound_us = now_us + 500000;
+    n->next_outbound_us = mono_us + 500000;
     int full = count_conns(n, CONN_OUTBOUND_FULL_RELAY), blocks = count_conns(n, CONN_BLOCK_RELAY);
+    schedule_seednodes(n, now, full);
     int type;
     if (n->n_anchors > 0 && blocks < NET_MAX_BLOCK_RELAY_ONLY && open_anchor(n)) {
         return;
@@ -1915,28 +1974,6 @@ static void open_automatic(struct net *n)
     }
 }
 
-/* -seednode: connections that ask for addresses and leave (Core's addr-fetch). */
-static void open_seednodes(struct net *n)
-{
-    int v2 = (n->local_services & NODE_P2P_V2) != 0;
-    for (size_t i = 0; i < n->n_seednodes; i++) {
-        struct net_addr a;
-        char err[160];
-        if (net_addr_parse(n->seednodes[i], n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
-            connect_to(n, &a, CONN_ADDR_FETCH, n->seednodes[i], v2, 0);
-        } else if (n->have_proxy) {
-            connect_to(n, NULL, CONN_ADDR_FETCH, n->seednodes[i], v2, 0);
-        } else {
-            LOG_INFO("-seednode: %s", err);
-        }
-    }
-}
-
-static void seednodes_fn(struct net *n, void *ctx)
-{
-    (void)ctx;
-    open_seednodes(n);
-}
 
 /* The DNS seeds (Core's ThreadDNSAddressSeed): on its own thread, as lookups block. */
 struct dns_result {
@@ -2250,6 +2287,18 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
         snprintf(n->seednodes[i], sizeof(n->seednodes[i]), "%s", opt->seednode[i]);
     }
     n->n_seednodes = opt->n_seednode;
+    /* Core shuffles them (a restart does not ask the same one first) and asks one at once
+     * only if the address manager is empty. */
+    for (size_t i = n->n_seednodes; i > 1; i--) {
+        uint64_t r;
+        random_bytes((uint8_t *)&r, sizeof(r));
+        size_t j = (size_t)(r % i);
+        char tmp[NET_ADDR_STR_LEN];
+        memcpy(tmp, n->seednodes[i - 1], sizeof(tmp));
+        memcpy(n->seednodes[i - 1], n->seednodes[j], sizeof(tmp));
+        memcpy(n->seednodes[j], tmp, sizeof(tmp));
+    }
+    n->seeds_left = n->n_seednodes;
     n->am = addrman_new(opt->deterministic_addrman ? 1 : 0);
     if ((rc = load_addrs(n, err, err_len)) != RC_OK) {
         net_transport_free(n);
@@ -2272,6 +2321,8 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
 int net_start(struct net *n)
 {
     load_anchors(n);
+    n->add_addr_fetch = n->n_seednodes > 0 && addrman_size(n->am, -1, -1) == 0;
+    n->seed_timer = net_now(n);
     struct timeval tv = {0, 100000};
     event_add(n->timer_ev, &tv);
     pthread_mutex_lock(&n->q_mu);
@@ -2284,9 +2335,6 @@ int net_start(struct net *n)
         return RC_IO;
     }
     event_active(n->timer_ev, EV_TIMEOUT, 0);
-    if (n->opt.automatic && n->n_seednodes) {
-        net_call(n, seednodes_fn, NULL);
-    }
     n->addrs_at_start = addrman_size(n->am, -1, -1); /* before the DNS thread reads it */
     if (!n->opt.dnsseed) {
         LOG_INFO("DNS seeding disabled");

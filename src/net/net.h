@@ -32,10 +32,16 @@ enum net_permission {
     NET_PERM_MEMPOOL = 1u << 5,
     NET_PERM_ADDR = 1u << 7,
     NET_PERM_IMPLICIT = 1u << 31,
+    /* Not permissions: the directions a -whitelist entry applies to ("in", "out"; none
+     * written means in, as Core). */
+    NET_PERM_DIR_IN = 1u << 29,
+    NET_PERM_DIR_OUT = 1u << 30,
+    NET_PERM_DIRS = NET_PERM_DIR_IN | NET_PERM_DIR_OUT,
 };
 
 /** Parses "perm1,perm2@rest" (or "rest" alone: implicit permissions) as -whitelist and
- *  -whitebind take it: *perms, and *rest points into s. 0, or RC_INVALID with err
+ *  -whitebind take it: *perms (with NET_PERM_DIR_* for "in" / "out"), and *rest points
+ *  into s. 0, or RC_INVALID with err
  *  ("Invalid P2P permission: 'x'"). */
 int net_permissions_parse(const char *s, uint32_t *perms, const char **rest, char *err,
                           size_t err_len);
@@ -101,6 +107,8 @@ struct net_options {
     struct mempool *mempool;        /* borrowed: relayed transactions go to it (NULL: none) */
     int blocks_only;                /* -blocksonly: no transaction relay */
     int deterministic_addrman;      /* -test=addrman: a fixed bucket key and PRNG seed */
+    uint32_t implicit_perms;        /* what a -whitelist without permissions grants
+                                       (-whitelistrelay, -whitelistforcerelay) */
     int cjdns_reachable;            /* -cjdnsreachable: fc00::/8 addresses given to the
                                        address manager by RPC are CJDNS ones */
     /* -peerblockfilters: the block filter index BIP157 requests are answered from (borrowed;

@@ -43,6 +43,8 @@ int net_msg_type_index(const char *command);
 #define NET_TIMEOUT_INTERVAL_S (20 * 60)
 #define NET_STALL_TIMEOUT_US (2 * 1000000LL)
 #define NET_STALL_TIMEOUT_MAX_US (64 * 1000000LL)
+#define NET_ADD_NEXT_SEEDNODE_S 10        /* Core: another -seednode after this many seconds */
+#define NET_SEED_OUTBOUND_THRESHOLD 2     /* ... while fewer full-relay outbound peers */
 #define NET_BLOCK_TIMEOUT_BASE_US (600 * 1000000LL)
 #define NET_BLOCK_TIMEOUT_PER_PEER_US (300 * 1000000LL)
 #define NET_MAX_OUTBOUND_FULL_RELAY 8
@@ -226,8 +228,11 @@ struct net {
     size_t addrs_at_start;               /* addresses known when the DNS thread started */
     struct addrman_addr *anchors;        /* from anchors.dat, dialled first, the last first */
     size_t n_anchors;
-    char (*seednodes)[NET_ADDR_STR_LEN]; /* -seednode */
+    char (*seednodes)[NET_ADDR_STR_LEN]; /* -seednode, shuffled at start */
     size_t n_seednodes;
+    size_t seeds_left;     /* seednodes[0, seeds_left) not yet asked, the last one next */
+    int add_addr_fetch;    /* ask the next seednode at the next connection round */
+    int64_t seed_timer;    /* when the last one was asked (or the start) */
 };
 
 /* net.c */

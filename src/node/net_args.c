@@ -10,6 +10,22 @@
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
+/* Core's default permissions of a -whitelist/-whitebind that names none: relay (unless
+ * -whitelistrelay=0; -whitelistforcerelay turns it on unless it is set), forcerelay with
+ * -whitelistforcerelay, mempool and noban. */
+static uint32_t implicit_perms(const struct args *a)
+{
+    int force = args_get_bool(a, "whitelistforcerelay", false);
+    uint32_t perms = NET_PERM_MEMPOOL | NET_PERM_NOBAN;
+    if (force) {
+        perms |= NET_PERM_FORCERELAY;
+    }
+    if (args_get_bool(a, "whitelistrelay", force || !args_is_set(a, "whitelistrelay"))) {
+        perms |= NET_PERM_RELAY;
+    }
+    return perms;
+}
+
 /* -bind (a "=onion" suffix: a listener like the others, there is no Tor control here) and
  * -whitebind (permissions, and a port it must name) into na->binds. */
 static int parse_binds(struct node_net_args *na, const struct args *a, uint16_t port, char *err,
@@ -50,12 +66,17 @@ static int parse_binds(struct node_net_args *na, const struct args *a, uint16_t 
             rc = RC_INVALID;
             break;
         }
+        perms &= ~NET_PERM_DIRS; /* a listener is inbound */
         if (perms & NET_PERM_IMPLICIT) {
-            perms = NET_PERM_RELAY | NET_PERM_MEMPOOL | NET_PERM_NOBAN;
+            perms = implicit_perms(a);
         }
-        if (net_addr_parse(rest, 0, 0, &bv[nb].addr, why, sizeof(why)) != RC_OK ||
-            bv[nb].addr.port == 0) {
-            snprintf(err, err_len, "Need to specify a port with -whitebind: '%s'", rest);
+        if (net_addr_parse(rest, 0, 0, &bv[nb].addr, why, sizeof(why)) != RC_OK) {
+            snprintf(err, err_len, "Cannot resolve -whitebind address: '%s'", rest);
+            rc = RC_INVALID;
+            break;
+        }
+        if (bv[nb].addr.port == 0) {
+            snprintf(err, err_len, "Need to specify a port with -whitebind: '%s'", whitebinds[i]);
             rc = RC_INVALID;
             break;
         }
@@ -96,9 +117,17 @@ static int parse_whitelist(struct node_net_args *na, const struct args *a, char 
         const char *rest;
         if (net_permissions_parse(whitelist[i], &wl[i].perms, &rest, err, err_len) != RC_OK) {
             rc = RC_INVALID;
+        } else if ((wl[i].perms & NET_PERM_DIRS) && !(wl[i].perms & ~NET_PERM_DIRS)) {
+            snprintf(err, err_len, "Only direction was set, no permissions: '%s'", whitelist[i]);
+            rc = RC_INVALID;
         } else if (net_subnet_parse(rest, &wl[i].subnet) != RC_OK) {
             snprintf(err, err_len, "Invalid netmask specified in -whitelist: '%s'", rest);
             rc = RC_INVALID;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!(wl[i].perms & NET_PERM_DIRS)) {
+            wl[i].perms |= NET_PERM_DIR_IN; /* Core: inbound when no direction is named */
         }
     }
     free(whitelist);
@@ -316,6 +345,11 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
         o->port = (uint16_t)v;
     }
     o->onion_port = (uint16_t)(o->port + 1);
+    if ((args_is_set(a, "bind") || args_is_set(a, "whitebind")) && args_is_set(a, "listen") &&
+        !args_get_bool(a, "listen", true)) {
+        snprintf(err, err_len, "Cannot set -bind or -whitebind together with -listen=0");
+        return RC_INVALID;
+    }
     int rc;
     if ((rc = parse_onlynet(a, &o->onlynet, err, err_len)) ||
         (rc = parse_binds(na, a, o->port, err, err_len)) ||
@@ -334,6 +368,7 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
     o->v2transport = args_get_bool(a, "v2transport", true);
     o->capture_messages = args_get_bool(a, "capturemessages", false);
     o->cjdns_reachable = args_get_bool(a, "cjdnsreachable", false);
+    o->implicit_perms = implicit_perms(a);
     if ((rc = connections(na, a, err, err_len))) {
         return rc;
     }

@@ -10,7 +10,9 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <event2/thread.h>
+#include <ifaddrs.h>
 #include <jansson.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
@@ -27,6 +29,7 @@
 #include "net/anchors.h"
 #include "net/evict.h"
 #include "net/headerssync.h"
+#include "net/localaddr.h"
 #include "net/seeds.h"
 #include "net/v2transport.h"
 #include "util/fs.h"
@@ -785,9 +788,11 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
     (void)len;
     struct net *n = arg;
     uint32_t bind_perms = 0;
+    int via_onion = 0;
     for (size_t i = 0; i < n->n_listeners; i++) {
         if (n->listeners[i] == l) {
             bind_perms = n->bound[i].perms;
+            via_onion = n->bound[i].onion;
         }
     }
     struct net_addr a;
@@ -827,6 +832,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
     }
     struct peer *p = new_peer(n, bev, &a, CONN_INBOUND);
     p->perms = perms;
+    p->inbound_onion = via_onion;
     p->connected = 1;
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
@@ -1809,8 +1815,8 @@ static int open_anchor(struct net *n)
         /* Core's reachable set holds the unroutable "network" too, unless -onlynet. */
         int net = net_addr_network(&a.addr);
         int reachable = net == NETWORK_UNROUTABLE ? !n->opt.onlynet : net_network_reachable(n, net);
-        if (a.addr.net == 0 || !reachable || (a.services & need) != need ||
-            group_taken(n, &a.addr)) {
+        if (a.addr.net == 0 || localaddr_is_local(n->local, &a.addr) || !reachable ||
+            (a.services & need) != need || group_taken(n, &a.addr)) {
             continue;
         }
         char text[NET_ADDR_STR_LEN];
@@ -1945,8 +1951,9 @@ static void open_automatic(struct net *n)
     for (int tries = 0; tries < 100; tries++) {
         struct addrman_addr pick;
         int64_t last_try = 0;
-        if (addrman_select(n->am, &pick, &last_try, 0, nets, now) != RC_OK) {
-            return;
+        if (addrman_select(n->am, &pick, &last_try, 0, nets, now) != RC_OK ||
+            localaddr_is_local(n->local, &pick.addr)) {
+            return; /* Core: one of our own addresses ends this round */
         }
         if (group_taken(n, &pick.addr) || is_banned(n, &pick.addr) ||
             is_discouraged(n, &pick.addr)) {
@@ -2161,7 +2168,65 @@ static int listen_on(struct net *n, const struct net_bind *b, int is_default, ch
         }
     }
     LOG_INFO("Bound to %s", s);
+    /* Core's Bind: a routable address bound to is ours (with -discover; not a Tor service
+     * target, which is not to be gossiped, nor a -whitebind with noban). */
+    if (!is_default && !b->onion && n->opt.discover &&
+        (b->perms & NET_PERM_NOBAN) != NET_PERM_NOBAN) {
+        localaddr_add(n->local, &b->addr, LOCAL_BIND,
+                      net_network_reachable(n, net_addr_network(&b->addr)));
+    }
     return RC_OK;
+}
+
+/* 1 for "0.0.0.0" and "::" (Core's IsBindAny). */
+static int is_bind_any(const struct net_addr *a)
+{
+    static const uint8_t zero[16];
+    return (a->net == BIP155_IPV4 || a->net == BIP155_IPV6) && memcmp(a->addr, zero, a->len) == 0;
+}
+
+/* Core's Discover: with -discover, when listening on every address, the addresses of the
+ * interfaces that are up (not loopback) are ours, on the listen port. */
+static void discover_interfaces(struct net *n, const struct net_options *opt)
+{
+    int any = opt->n_binds == 0;
+    for (size_t i = 0; i < opt->n_binds; i++) {
+        any |= is_bind_any(&opt->binds[i].addr);
+    }
+    struct ifaddrs *list;
+    if (!opt->discover || !any || getifaddrs(&list) != 0) {
+        return;
+    }
+    for (struct ifaddrs *ifa = list; ifa; ifa = ifa->ifa_next) {
+        struct net_addr a;
+        if (!ifa->ifa_addr || !(ifa->ifa_flags & IFF_UP) || (ifa->ifa_flags & IFF_LOOPBACK) ||
+            net_addr_from_sockaddr(ifa->ifa_addr, &a) != RC_OK) {
+            continue;
+        }
+        if (localaddr_add_ip(n->local, &a, LOCAL_IF,
+                             net_network_reachable(n, net_addr_network(&a))) &&
+            log_ips()) {
+            char s[NET_ADDR_STR_LEN];
+            net_addr_format(&a, 0, s);
+            LOG_INFO("Discover: %s", s);
+        }
+    }
+    freeifaddrs(list);
+}
+
+/* Our own addresses: -externalip's (even on a network we do not reach: Core's
+ * add_even_if_unreachable), then what -discover finds. Binds add theirs as they are bound. */
+static void add_local_addresses(struct net *n, const struct net_options *opt)
+{
+    for (size_t i = 0; i < opt->n_externalip; i++) {
+        localaddr_add(n->local, &opt->externalip[i], LOCAL_MANUAL, 1);
+    }
+    discover_interfaces(n, opt);
+}
+
+void net_local_addresses(struct net *n, struct localaddr_entry **out, size_t *count)
+{
+    localaddr_list(n->local, out, count);
 }
 
 /* The P2P listeners: -bind and -whitebind's addresses, else every address on -port. Returns
@@ -2276,11 +2341,16 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
     n->cleanup_ev = event_new(n->base, -1, 0, cleanup_cb, n);
     n->timer_ev = event_new(n->base, -1, EV_PERSIST, timer_cb, n);
     int rc;
-    if ((opt->listen && (rc = bind_listeners(n, opt, err, err_len))) ||
-        (rc = set_proxies(n, opt, err, err_len))) {
+    /* The proxies first: whether onion is reachable depends on them. */
+    localaddr_new(&n->local, opt->discover, opt->listen, opt->listen_port);
+    if ((rc = set_proxies(n, opt, err, err_len)) ||
+        (opt->listen && (rc = bind_listeners(n, opt, err, err_len)))) {
         net_transport_free(n);
         return rc;
     }
+    add_local_addresses(n, opt);
+    n->opt.externalip = NULL;
+    n->opt.n_externalip = 0;
     n->opt.proxy = n->opt.onion_proxy = NULL;
     n->seednodes = xcalloc(opt->n_seednode ? opt->n_seednode : 1, sizeof(*n->seednodes));
     for (size_t i = 0; i < opt->n_seednode; i++) {
@@ -2417,6 +2487,7 @@ void net_transport_free(struct net *n)
     free(n->added);
     free(n->anchors);
     addrman_free(n->am);
+    localaddr_free(n->local);
     free(n->seednodes);
     free(n);
 }

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net/localaddr.h"
 #include "net/netaddr.h"
 
 struct validator;
@@ -76,6 +77,10 @@ struct blockfilter_index;
 struct net_options {
     struct validator *val;        /* borrowed: blocks and headers go to it */
     int listen;                   /* -listen */
+    int discover;                 /* -discover: our interfaces' and bound addresses are ours */
+    uint16_t listen_port;         /* Core's GetListenPort: the port our addresses advertise */
+    const struct net_addr *externalip; /* -externalip, their ports resolved (copied) */
+    size_t n_externalip;
     const struct net_bind *binds; /* -bind / -whitebind; none: every interface on port */
     size_t n_binds;
     uint16_t port;              /* -port */
@@ -243,6 +248,9 @@ int net_fetch_block(struct net *n, int64_t peer_id, const uint8_t hash32[32], ch
  *  by -onlynet; onion only with a proxy) and its proxy ("" if none). */
 int net_network_reachable(struct net *n, int network);
 void net_network_proxy(struct net *n, int network, char out[NET_ADDR_STR_LEN], int *randomize);
+/** getnetworkinfo's localaddresses: our own addresses (Core's mapLocalHost, in its order),
+ *  each with the port advertised and its score: *out (caller frees) and *count. */
+void net_local_addresses(struct net *n, struct localaddr_entry **out, size_t *count);
 /** The service's clock (setmocktime's, else the real time), seconds. */
 int64_t net_time_now(struct net *n);
 /** The local services (NODE_NETWORK | NODE_WITNESS ...). Any thread. */

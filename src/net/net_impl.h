@@ -66,6 +66,7 @@ struct peer {
     uint64_t addr_services;
     int64_t addr_time;
     uint32_t perms;
+    int inbound_onion;    /* accepted on a -bind=...=onion listener (Core's IsInboundOnion) */
     int connected;        /* outbound: the TCP connect finished */
     struct socks5 *socks; /* through -proxy: the SOCKS5 exchange, until the tunnel is up */
 
@@ -216,6 +217,9 @@ struct net {
     struct net_addr proxy, onion_proxy;
     char proxy_str[NET_ADDR_STR_LEN], onion_proxy_str[NET_ADDR_STR_LEN];
     uint64_t proxy_stream; /* -proxyrandomize: a fresh user name per connection */
+
+    /* Our own addresses (localaddr.h): -externalip, routable binds, -discover's. */
+    struct localaddr *local;
 
     /* Addresses heard of (addrman.h), saved in peers.dat. */
     struct addrman *am;

@@ -40,6 +40,8 @@ struct peer_sync {
     struct net_version ver;
     uint64_t local_nonce;
     char addr_local[NET_ADDR_STR_LEN]; /* our address as the peer sees it (its version) */
+    struct net_addr addr_local_na;     /* ... parsed (have_addr_local: its version named one) */
+    int have_addr_local;
     int prefer_headers, wtxid_relay, want_addrv2;
     int64_t feefilter;
     int64_t time_offset;

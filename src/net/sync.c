@@ -18,6 +18,7 @@
 #include "net/cfilters.h"
 #include "net/cmpctrelay.h"
 #include "net/headerssync.h"
+#include "net/localaddr.h"
 #include "net/net_impl.h"
 #include "net/peer_sync.h"
 #include "net/sync.h"
@@ -58,6 +59,8 @@ struct sync {
     int header_jobs;              /* headers messages out with the validator */
     size_t n_processing, cap_processing;
     struct block_index *last_tip; /* the tip announcements were made for */
+    int self_announce; /* listening and out of initial block download (each tick): our own
+                          address goes to peers (addrrelay.h) */
     uint8_t last_inv_getheaders[32]; /* the block whose inv last made a non-sync peer asked */
     int64_t stall_timeout_us;        /* Core's block stalling timeout: 2 s, doubled per staller
                                         dropped (at most 64 s), down 15% per block connected */
@@ -334,6 +337,13 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         static const uint8_t zero[16];
         if (memcmp(v.addr_recv.ip, zero, 16) != 0) {
             net_addr_format(&me, 1, p->ps->addr_local);
+            p->ps->addr_local_na = me;
+            p->ps->have_addr_local = 1;
+        }
+        /* Core's SeenLocal: an inbound peer that sees us at one of our addresses votes for
+         * it. */
+        if (p->conn_type == CONN_INBOUND && net_addr_is_routable(&me)) {
+            localaddr_seen(n->local, &me);
         }
     }
     if (p->conn_type == CONN_INBOUND && !p->ps->sent_version) {
@@ -2551,6 +2561,7 @@ static void on_tick(void *ctx)
         s->last_tip = tip;
     }
     check_sources(s);
+    int in_ibd = chainstate_in_ibd(s->cs);
     chainstate_read_unlock(s->cs);
     /* Peers whose handshake is done but sync never started (no tip at the time). */
     for (struct peer *p = n->peers; p; p = p->next) {
@@ -2561,7 +2572,8 @@ static void on_tick(void *ctx)
     schedule_downloads(s);
     txrelay_check_tip(s->txr);
     txrelay_tick(s->txr);
-    addrrelay_tick(s->ar);
+    s->self_announce = n->opt.listen && !in_ibd;
+    addrrelay_tick(s->ar, s->self_announce);
 }
 
 int sync_fetch_block(struct sync *s, int64_t peer_id, const uint8_t hash32[32], char *err,
@@ -2694,6 +2706,18 @@ int sync_new(struct sync **out, struct net *n)
     return RC_OK;
 }
 
+/* The message event: the message, then (Core's SendMessages after each message) what is due
+ * to the peer of address relay, so that our address goes right after the handshake or the
+ * peer's getaddr, not at the next tick. */
+static void on_message(void *ctx, struct peer *p, const char *cmd, const uint8_t *d, size_t len)
+{
+    struct sync *s = ctx;
+    sync_process_message(s, p, cmd, d, len);
+    if (p->ps) {
+        addrrelay_peer_tick(s->ar, p, s->self_announce);
+    }
+}
+
 void sync_free(struct sync *s)
 {
     if (!s) {
@@ -2712,7 +2736,7 @@ void sync_events(struct sync *s, struct net_events *ev)
         .ctx = s,
         .connected = on_connected,
         .opened = on_opened,
-        .message = sync_process_message,
+        .message = on_message,
         .send_room = on_send_room,
         .job_done = on_job_done,
         .jobs_done = on_jobs_done,

@@ -347,6 +347,8 @@ struct netinfo_call {
     int randomize[NETWORK_COUNT];
     char subversion[NET_MAX_SUBVERSION + 1];
     int local_relay;
+    struct localaddr_entry *local; /* our own addresses (caller frees) */
+    size_t n_local;
 };
 
 static void netinfo_fn(struct net *n, void *arg)
@@ -357,6 +359,7 @@ static void netinfo_fn(struct net *n, void *arg)
     c->local_relay = net_local_relay(n);
     c->active = net_is_active(n);
     net_connection_counts(n, &c->in, &c->out);
+    net_local_addresses(n, &c->local, &c->n_local);
     for (int net = NETWORK_IPV4; net < NETWORK_COUNT; net++) {
         c->reachable[net] = net_network_reachable(n, net);
         net_network_proxy(n, net, c->proxy[net], &c->randomize[net]);
@@ -445,10 +448,21 @@ static json_t *rpc_getnetworkinfo(struct rpc_request *req)
     json_object_set_new(r, "networks", networks_json(&c));
     json_object_set_new(r, "relayfee", rpc_json_amount(RELAY_FEE_SAT_PER_KVB));
     json_object_set_new(r, "incrementalfee", rpc_json_amount(INCREMENTAL_FEE_SAT_PER_KVB));
-    /* No -externalip / -discover: Core's mapLocalHost is empty. */
-    json_object_set_new(r, "localaddresses", json_array());
+    /* Core's mapLocalHost: -externalip, routable binds, what -discover found. */
+    json_t *local = json_array();
+    for (size_t i = 0; i < c.n_local; i++) {
+        char s[NET_ADDR_STR_LEN];
+        net_addr_format(&c.local[i].addr, 0, s);
+        json_t *o = json_object();
+        json_object_set_new(o, "address", json_string(s));
+        json_object_set_new(o, "port", json_integer(c.local[i].addr.port));
+        json_object_set_new(o, "score", json_integer(c.local[i].score));
+        json_array_append_new(local, o);
+    }
+    json_object_set_new(r, "localaddresses", local);
     json_object_set_new(r, "warnings", rpc_warnings_json(req->ctx->node));
     free(c.offsets);
+    free(c.local);
     return r;
 }
 

@@ -363,7 +363,7 @@ const struct arg_def bitnoded_options[] = {
     {"maxsendbuffer", ARG_INT | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "=<n>",
      "Maximum per-connection memory usage for the send buffer, <n>*1000 bytes (default: "
      "1000)"},
-    {"maxuploadtarget", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "=<n>",
+    {"maxuploadtarget", ARG_STRING, ARGS_CAT_CONN, "=<n>",
      "Tries to keep outbound traffic under the given target per 24h. Limit does not apply to "
      "peers with 'download' permission or blocks created within past week. 0 = no limit "
      "(default: 0M). Optional suffix units [k|K|m|M|g|G|t|T] (default: M). Lowercase is 1000 "

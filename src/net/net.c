@@ -228,6 +228,7 @@ static void count_sent(struct peer *p, const char *command, size_t bytes)
     p->sent_per_msg[net_msg_type_index(command)] += bytes;
     p->net->total_sent += bytes;
     p->last_send = net_now(p->net);
+    upload_target_record(&p->net->upload, bytes, p->last_send);
 }
 
 void net_send(struct peer *p, const char *command, const struct buf *payload)
@@ -444,6 +445,7 @@ static void write_raw(struct peer *p, const struct buf *out)
         p->bytes_sent += out->len;
         p->net->total_sent += out->len;
         p->last_send = net_now(p->net);
+        upload_target_record(&p->net->upload, out->len, p->last_send);
     }
 }
 
@@ -1415,6 +1417,21 @@ void net_totals(struct net *n, uint64_t *recv, uint64_t *sent)
     *sent = n->total_sent;
 }
 
+int net_upload_target_reached(struct net *n, int historical)
+{
+    return upload_target_reached(&n->upload, historical, net_now(n));
+}
+
+void net_upload_info(struct net *n, struct net_upload_info *out)
+{
+    int64_t now = net_now(n);
+    out->target = n->upload.limit;
+    out->target_reached = upload_target_reached(&n->upload, 0, now);
+    out->serve_historical_blocks = !upload_target_reached(&n->upload, 1, now);
+    out->bytes_left_in_cycle = upload_target_bytes_left(&n->upload);
+    out->time_left_in_cycle = upload_target_time_left(&n->upload, now);
+}
+
 int net_disconnect(struct net *n, const char *address, int64_t id)
 {
     int found = 0;
@@ -2303,6 +2320,7 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
     }
     struct net *n = xcalloc(1, sizeof(*n));
     n->opt = *opt;
+    n->upload.limit = opt->max_upload;
     /* What is kept past the call is copied (the caller's arrays may go). */
     struct net_whitelist *wl = xcalloc(opt->n_whitelist ? opt->n_whitelist : 1, sizeof(*wl));
     if (opt->n_whitelist) {

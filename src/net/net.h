@@ -112,6 +112,7 @@ struct net_options {
     struct mempool *mempool;        /* borrowed: relayed transactions go to it (NULL: none) */
     int blocks_only;                /* -blocksonly: no transaction relay */
     int deterministic_addrman;      /* -test=addrman: a fixed bucket key and PRNG seed */
+    uint64_t max_upload;            /* -maxuploadtarget, bytes per 24 hours (0: none) */
     uint32_t implicit_perms;        /* what a -whitelist without permissions grants
                                        (-whitelistrelay, -whitelistforcerelay) */
     int cjdns_reachable;            /* -cjdnsreachable: fc00::/8 addresses given to the
@@ -205,6 +206,19 @@ const char *net_user_agent(const struct net *n);
 int net_local_relay(const struct net *n);
 /** Bytes over all connections since start. */
 void net_totals(struct net *n, uint64_t *recv, uint64_t *sent);
+/* getnettotals' "uploadtarget" (Core's -maxuploadtarget state). */
+struct net_upload_info {
+    uint64_t target;             /* bytes per cycle, 0: none */
+    int target_reached;          /* the budget is spent */
+    int serve_historical_blocks; /* old blocks are still served */
+    uint64_t bytes_left_in_cycle;
+    int64_t time_left_in_cycle;  /* seconds */
+};
+/** The upload budget's state now. Net thread (net_call) or before net_start. */
+void net_upload_info(struct net *n, struct net_upload_info *out);
+/** Core's OutboundTargetReached: with historical, whether historical blocks may no longer be
+ *  served; else whether the -maxuploadtarget budget is spent. 0 without -maxuploadtarget. */
+int net_upload_target_reached(struct net *n, int historical);
 /** Disconnects peers by address ("ip:port") or by id (id >= 0). 0 or RC_NOT_FOUND. */
 int net_disconnect(struct net *n, const char *address, int64_t id);
 /** addnode add / remove / onetry, with the v2 transport tried first if use_v2. RC_INVALID

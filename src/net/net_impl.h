@@ -13,6 +13,7 @@
 
 #include "consensus/params.h"
 #include "net/net.h"
+#include "net/uploadtarget.h"
 #include "net/protocol.h"
 #include "net/socks5.h"
 #include "util/buf.h"
@@ -198,6 +199,7 @@ struct net {
     int64_t next_peer_id;
     struct net_job *waiting_head, *waiting_tail; /* not yet taken by the validator */
     uint64_t total_recv, total_sent;
+    struct upload_target upload; /* -maxuploadtarget's budget */
 
     struct net_ban *bans;
     size_t n_bans;

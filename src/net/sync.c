@@ -1649,6 +1649,18 @@ static int below_limited_threshold(struct sync *s, struct peer *p, const struct 
     return tip && tip->height - e->height > NODE_NETWORK_LIMITED_MIN_BLOCKS + 2;
 }
 
+/* Core's -maxuploadtarget rule: once the budget for old blocks is spent, a block more than a
+ * week older than our best header is not served, and the peer (which would wait for it) is
+ * disconnected, unless it has the download permission. Chain lock held. */
+static int past_upload_target(struct sync *s, struct peer *p, const struct block_index *e)
+{
+    if ((p->perms & NET_PERM_DOWNLOAD) || !net_upload_target_reached(s->net, 1)) {
+        return 0;
+    }
+    struct block_index *best = chainstate_best_header(s->cs);
+    return best && (int64_t)best->header.time - (int64_t)e->header.time > 7 * 24 * 60 * 60;
+}
+
 /* Serves the queued getdata entries while the send buffer has room (the write callback
  * calls again as it drains). */
 static void serve_getdata(struct sync *s, struct peer *p)
@@ -1687,6 +1699,13 @@ static void serve_getdata(struct sync *s, struct peer *p)
             continue;
         }
         struct block_index *e = block_tree_find(chainstate_tree(s->cs), iv->hash);
+        if (e && past_upload_target(s, p, e)) {
+            chainstate_read_unlock(s->cs);
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+                "historical block serving limit reached, disconnecting peer=%lld", (long long)p->id);
+            net_peer_disconnect(p, "historical block serving limit reached");
+            break;
+        }
         if (e && below_limited_threshold(s, p, e)) {
             chainstate_read_unlock(s->cs);
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG,

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "net/uploadtarget.h"
 #include "util/log.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
@@ -449,6 +450,11 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
     o->v2transport = args_get_bool(a, "v2transport", true);
     o->capture_messages = args_get_bool(a, "capturemessages", false);
     o->cjdns_reachable = args_get_bool(a, "cjdnsreachable", false);
+    const char *mut = args_get(a, "maxuploadtarget", "0M");
+    if (!upload_target_parse(mut, &o->max_upload)) {
+        snprintf(err, err_len, "Unable to parse -maxuploadtarget: '%s'", mut);
+        return RC_INVALID;
+    }
     o->implicit_perms = implicit_perms(a);
     if ((rc = connections(na, a, err, err_len))) {
         return rc;

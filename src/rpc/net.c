@@ -468,12 +468,14 @@ static json_t *rpc_getnetworkinfo(struct rpc_request *req)
 
 struct totals_call {
     uint64_t recv, sent;
+    struct net_upload_info up;
 };
 
 static void totals_fn(struct net *n, void *arg)
 {
     struct totals_call *c = arg;
     net_totals(n, &c->recv, &c->sent);
+    net_upload_info(n, &c->up);
 }
 
 static json_t *rpc_getnettotals(struct rpc_request *req)
@@ -489,14 +491,13 @@ static json_t *rpc_getnettotals(struct rpc_request *req)
     json_object_set_new(r, "totalbytessent", json_integer((json_int_t)c.sent));
     json_object_set_new(r, "timemillis",
                         json_integer((json_int_t)now.tv_sec * 1000 + now.tv_nsec / 1000000));
-    /* No -maxuploadtarget: Core's answer for an unlimited target. */
     json_t *up = json_object();
     json_object_set_new(up, "timeframe", json_integer(UPLOAD_TIMEFRAME_S));
-    json_object_set_new(up, "target", json_integer(0));
-    json_object_set_new(up, "target_reached", json_false());
-    json_object_set_new(up, "serve_historical_blocks", json_true());
-    json_object_set_new(up, "bytes_left_in_cycle", json_integer(0));
-    json_object_set_new(up, "time_left_in_cycle", json_integer(0));
+    json_object_set_new(up, "target", json_integer((json_int_t)c.up.target));
+    json_object_set_new(up, "target_reached", json_boolean(c.up.target_reached));
+    json_object_set_new(up, "serve_historical_blocks", json_boolean(c.up.serve_historical_blocks));
+    json_object_set_new(up, "bytes_left_in_cycle", json_integer((json_int_t)c.up.bytes_left_in_cycle));
+    json_object_set_new(up, "time_left_in_cycle", json_integer((json_int_t)c.up.time_left_in_cycle));
     json_object_set_new(r, "uploadtarget", up);
     return r;
 }

@@ -379,8 +379,8 @@ const struct arg_def bitnoded_options[] = {
      "Support filtering of blocks and transaction with bloom filters (default: 0)"},
     {"peerblockfilters", ARG_BOOL, ARGS_CAT_CONN, "",
      "Serve compact block filters to peers per BIP 157 (default: 0)"},
-    {"txreconciliation", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "",
-     "Enable transaction reconciliations per BIP 330 (default: 0)" ARG_REASON("bitnode has no transaction reconciliation (BIP 330)")},
+    {"txreconciliation", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_CONN, "",
+     "Enable transaction reconciliations per BIP 330 (default: 0)"},
     {"torcontrol", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "=<ip>:<port>",
      "Tor control host and port to use if onion listening enabled (default: 127.0.0.1:9051). "
      "If no port is specified, the default port of 9051 will be used." ARG_REASON(NO_TOR)},

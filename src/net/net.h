@@ -113,6 +113,7 @@ struct net_options {
     int blocks_only;                /* -blocksonly: no transaction relay */
     int deterministic_addrman;      /* -test=addrman: a fixed bucket key and PRNG seed */
     uint64_t max_upload;            /* -maxuploadtarget, bytes per 24 hours (0: none) */
+    int txreconciliation;           /* -txreconciliation: BIP330's negotiation (txrecon.c) */
     uint32_t implicit_perms;        /* what a -whitelist without permissions grants
                                        (-whitelistrelay, -whitelistforcerelay) */
     int cjdns_reachable;            /* -cjdnsreachable: fc00::/8 addresses given to the

@@ -23,6 +23,7 @@
 #include "net/peer_sync.h"
 #include "net/sync.h"
 #include "primitives/serialize.h"
+#include "net/txrecon.h"
 #include "net/txrelay.h"
 #include "primitives/block.h"
 #include "util/hex.h"
@@ -356,6 +357,7 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     if (common >= NET_WTXID_RELAY_VERSION) {
         net_send_empty(p, "sendaddrv2"); /* BIP155: Core offers it from 70016 on */
     }
+    txrecon_on_version(p, common, s->relay);
     net_send_empty(p, "verack");
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
         "receive version message: %s: version %d, blocks=%d, us=%s, txrelay=%d, peer=%lld%s%s",
@@ -450,6 +452,7 @@ static void on_verack(struct sync *s, struct peer *p)
         return;
     }
     p->ps->handshake_done = 1;
+    txrecon_on_verack(p);
     /* Blocks connected before now are not news to this peer (Core announces a block only to
      * the peers it had when the block connected). */
     chainstate_read_lock(s->cs);
@@ -845,6 +848,7 @@ static int remove_inflight(struct peer *p, const uint8_t hash[32])
 static void on_peer_gone(void *ctx, struct peer *p)
 {
     struct sync *s = ctx;
+    txrecon_forget(p);
     txrelay_peer_gone(s->txr, p);
     cmpctrelay_peer_gone(s->cmpct, p);
     addrrelay_peer_gone(p);
@@ -2028,6 +2032,16 @@ static void on_feature(struct peer *p, const uint8_t *d, size_t len)
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "unknown feature advertised: %s", name);
 }
 
+/* Core's RejectIncomingTxs: no transactions on a block-relay-only connection, nor with
+ * -blocksonly unless the peer has the relay permission. */
+static int reject_incoming_txs(const struct sync *s, const struct peer *p)
+{
+    if (p->conn_type == CONN_BLOCK_RELAY) {
+        return 1;
+    }
+    return (p->perms & NET_PERM_RELAY) ? 0 : !s->relay;
+}
+
 /* The message event. */
 /* The messages of the version handshake (version to verack, and what may come between):
  * handled here, or refused before the handshake ends, with Core's lines. 1 if the message
@@ -2065,7 +2079,8 @@ static int handshake_message(struct sync *s, struct peer *p, const char *cmd, co
         return 1;
     }
     if (strcmp(cmd, "sendtxrcncl") == 0) {
-        return 1; /* BIP330: not offered */
+        txrecon_on_message(p, d, len, reject_incoming_txs(s, p));
+        return 1;
     }
     if (strcmp(cmd, "feature") == 0) {
         on_feature(p, d, len);

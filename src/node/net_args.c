@@ -450,6 +450,7 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
     o->v2transport = args_get_bool(a, "v2transport", true);
     o->capture_messages = args_get_bool(a, "capturemessages", false);
     o->cjdns_reachable = args_get_bool(a, "cjdnsreachable", false);
+    o->txreconciliation = args_get_bool(a, "txreconciliation", false);
     const char *mut = args_get(a, "maxuploadtarget", "0M");
     if (!upload_target_parse(mut, &o->max_upload)) {
         snprintf(err, err_len, "Unable to parse -maxuploadtarget: '%s'", mut);

@@ -64,7 +64,9 @@ struct peer_sync {
 
     /* Sync. */
     struct block_index *best_known;  /* the best block the peer has (from its headers) */
-    struct block_index *last_common; /* with our active chain, for the download walk */
+    /* The last block of its best chain we have with all its ancestors (Core's
+     * pindexLastCommonBlock), where the download walk starts. */
+    struct block_index *last_common;
     struct block_index *best_sent;   /* the best header we announced or sent to it */
     struct block_index *tip_at_handshake; /* our tip when its handshake ended: not announced */
     uint8_t best_unknown[32];        /* an announced hash whose header we lack */

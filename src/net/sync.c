@@ -969,10 +969,12 @@ static size_t next_blocks(struct sync *s, struct peer *p, size_t want, struct bl
                 return k; /* the chain is invalid from here, or needs witnesses it lacks */
             }
             if ((e->status & BLOCK_HAVE_DATA) || chainstate_contains(s->cs, e)) {
-                if (chainstate_contains(s->cs, e) || e->chain_tx) {
-                    if (e->height > p->ps->last_common->height && chainstate_contains(s->cs, e)) {
-                        p->ps->last_common = e;
-                    }
+                /* Core: the last common block moves over every block we have with all its
+                 * ancestors (chain_tx), on our active chain or not: a long fork with less
+                 * work so far is fetched window after window. */
+                if ((chainstate_contains(s->cs, e) || e->chain_tx) &&
+                    e->height > p->ps->last_common->height) {
+                    p->ps->last_common = e;
                 }
                 continue;
             }

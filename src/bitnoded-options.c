@@ -349,7 +349,7 @@ const struct arg_def bitnoded_options[] = {
     {"cjdnsreachable", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "",
      "If set, then this host is configured for CJDNS (connecting to fc00::/8 addresses would "
      "lead us to the CJDNS network, see doc/cjdns.md) (default: 0)"
-     ARG_REASON("bitnode makes no CJDNS connections; only -rpcallowip reads it")},
+     ARG_REASON("bitnode makes no CJDNS connections; -rpcallowip and addpeeraddress read it")},
     {"dns", ARG_BOOL | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "",
      "Allow DNS lookups for -addnode, -seednode and -connect (default: 1)"},
     {"externalip", ARG_STRING | ARG_MULTI | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "=<ip>",

@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "crypto/hash.h"
 #include "crypto/siphash.h"
 #include "util/check.h"
+#include "util/log.h"
 #include "util/random.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
@@ -218,30 +220,54 @@ size_t addrman_netgroup(const struct net_addr *a, uint8_t out[ADDRMAN_NETGROUP_M
     }
 }
 
-/* Appends a length-prefixed group to m at *n. */
-static void put_group(uint8_t *m, size_t *n, const struct net_addr *a)
+/* Core's CService::GetKey: the address as Core's GetAddrBytes gives it (IPv4 in its 16-byte
+ * IPv6-mapped form, the other networks raw), then the port big-endian. */
+static size_t core_key(const struct net_addr *a, uint8_t out[34])
 {
-    uint8_t g[ADDRMAN_NETGROUP_MAX];
-    size_t gl = addrman_netgroup(a, g);
-    m[(*n)++] = (uint8_t)gl;
-    memcpy(m + *n, g, gl);
-    *n += gl;
+    size_t len = a->len <= 32 ? a->len : 32;
+    size_t n = 0;
+    if (a->net == BIP155_IPV4) {
+        static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+        memcpy(out, mapped, 12);
+        n = 12;
+    }
+    memcpy(out + n, a->addr, len);
+    n += len;
+    out[n++] = (uint8_t)(a->port >> 8);
+    out[n++] = (uint8_t)(a->port & 0xff);
+    return n;
+}
+
+/* Core's HashWriter: the bucket key, then what follows, double SHA-256; GetCheapHash is the
+ * first 8 bytes read little-endian. The message m starts with 32 bytes left for the key. */
+static uint64_t cheap_hash(const struct addrman *am, uint8_t *m, size_t n)
+{
+    uint8_t h[32];
+    memcpy(m, am->key, 32);
+    hash_sha256d(h, m, n);
+    return rd_u64le(h);
+}
+
+/* A std::vector<unsigned char> as Core serializes it (a one-byte CompactSize: len < 253). */
+static void put_vec(uint8_t *m, size_t *n, const uint8_t *v, size_t len)
+{
+    m[(*n)++] = (uint8_t)len;
+    memcpy(m + *n, v, len);
+    *n += len;
 }
 
 /* Core's GetTriedBucket: the address picks one of 8 buckets of its group. */
 int addrman_tried_bucket(const struct addrman *am, const struct net_addr *a)
 {
-    uint8_t m[64];
-    size_t n = 2;
-    m[0] = 'T';
-    m[1] = '1';
-    n += addr_key(a, m + 2);
-    uint64_t h1 = siphash24(am->kb[0], am->kb[1], m, n);
-    n = 2;
-    m[1] = '2';
-    put_group(m, &n, a);
-    m[n++] = (uint8_t)(h1 % ADDRMAN_TRIED_BUCKETS_PER_GROUP);
-    return (int)(siphash24(am->kb[0], am->kb[1], m, n) % ADDRMAN_TRIED_BUCKET_COUNT);
+    uint8_t m[96], k[34], g[ADDRMAN_NETGROUP_MAX];
+    size_t n = 32;
+    put_vec(m, &n, k, core_key(a, k));
+    uint64_t h1 = cheap_hash(am, m, n);
+    n = 32;
+    put_vec(m, &n, g, addrman_netgroup(a, g));
+    wr_u64le(m + n, h1 % ADDRMAN_TRIED_BUCKETS_PER_GROUP);
+    n += 8;
+    return (int)(cheap_hash(am, m, n) % ADDRMAN_TRIED_BUCKET_COUNT);
 }
 
 /* Core's GetNewBucket: the (group, source group) pair picks one of 64 buckets of the
@@ -249,18 +275,17 @@ int addrman_tried_bucket(const struct addrman *am, const struct net_addr *a)
 static int new_bucket(const struct addrman *am, const struct net_addr *a,
                       const struct net_addr *src)
 {
-    uint8_t m[64];
-    size_t n = 2;
-    m[0] = 'N';
-    m[1] = '1';
-    put_group(m, &n, a);
-    put_group(m, &n, src);
-    uint64_t h1 = siphash24(am->kb[0], am->kb[1], m, n);
-    n = 2;
-    m[1] = '2';
-    put_group(m, &n, src);
-    m[n++] = (uint8_t)(h1 % ADDRMAN_NEW_BUCKETS_PER_SOURCE_GROUP);
-    return (int)(siphash24(am->kb[0], am->kb[1], m, n) % ADDRMAN_NEW_BUCKET_COUNT);
+    uint8_t m[96], g[ADDRMAN_NETGROUP_MAX], sg[ADDRMAN_NETGROUP_MAX];
+    size_t gl = addrman_netgroup(a, g), sgl = addrman_netgroup(src, sg);
+    size_t n = 32;
+    put_vec(m, &n, g, gl);
+    put_vec(m, &n, sg, sgl);
+    uint64_t h1 = cheap_hash(am, m, n);
+    n = 32;
+    put_vec(m, &n, sg, sgl);
+    wr_u64le(m + n, h1 % ADDRMAN_NEW_BUCKETS_PER_SOURCE_GROUP);
+    n += 8;
+    return (int)(cheap_hash(am, m, n) % ADDRMAN_NEW_BUCKET_COUNT);
 }
 
 int addrman_new_bucket(const struct addrman *am, const struct net_addr *a,
@@ -273,12 +298,13 @@ int addrman_new_bucket(const struct addrman *am, const struct net_addr *a,
 int addrman_bucket_position(const struct addrman *am, int is_new, int bucket,
                             const struct net_addr *a)
 {
-    uint8_t m[48];
-    m[0] = 'P';
-    m[1] = is_new ? 'N' : 'K';
-    wr_u16le(m + 2, (uint16_t)bucket);
-    size_t n = 4 + addr_key(a, m + 4);
-    return (int)(siphash24(am->kp[0], am->kp[1], m, n) % ADDRMAN_BUCKET_SIZE);
+    uint8_t m[96], k[34];
+    size_t n = 32;
+    m[n++] = is_new ? 'N' : 'K';
+    wr_u32le(m + n, (uint32_t)bucket);
+    n += 4;
+    put_vec(m, &n, k, core_key(a, k));
+    return (int)(cheap_hash(am, m, n) % ADDRMAN_BUCKET_SIZE);
 }
 
 static uint64_t map_hash(const struct addrman *am, const struct net_addr *a)
@@ -545,8 +571,6 @@ static void make_tried(struct addrman *am, int32_t id)
 static void set_key(struct addrman *am, const uint8_t key[32])
 {
     memcpy(am->key, key, 32);
-    am->kb[0] = rd_u64le(key);
-    am->kb[1] = rd_u64le(key + 8);
     am->kp[0] = rd_u64le(key + 16);
     am->kp[1] = rd_u64le(key + 24);
 }
@@ -594,16 +618,11 @@ void addrman_state_adopt(struct addrman *am, struct addrman *st)
 
 struct addrman *addrman_new(uint64_t seed)
 {
-    uint8_t key[32];
+    uint8_t key[32] = {0};
     if (seed == 0) {
         random_bytes(key, sizeof(key));
     } else {
-        /* A stream apart from the PRNG's, so addrman_set_seed(seed) restarts the PRNG
-         * exactly where addrman_new(seed) left it. */
-        uint64_t x = seed ^ 0x6164647265737321ull;
-        for (int i = 0; i < 4; i++) {
-            wr_u64le(key + 8 * i, splitmix64(&x));
-        }
+        key[0] = 1; /* Core's deterministic nKey, uint256{1} */
     }
     struct addrman *am = addrman_state_new(key);
     rng_seed(&am->rng, seed);
@@ -685,6 +704,11 @@ static int add_one(struct addrman *am, const struct addrman_addr *a, const struc
     if (insert) {
         clear_new(am, b, pos);
         new_ref_add(am, id, b, pos);
+        if (log_enabled(LOG_CAT_ADDRMAN, LOG_LVL_DEBUG)) {
+            char s[NET_ADDR_STR_LEN];
+            net_addr_format(&e->addr, 1, s);
+            LOG(LOG_CAT_ADDRMAN, LOG_LVL_DEBUG, "Added %s to new[%d][%d]", s, b, pos);
+        }
     } else if (e->ref_count == 0) {
         entry_delete(am, id);
     }
@@ -710,13 +734,22 @@ int addrman_add(struct addrman *am, size_t *n_added, const struct addrman_addr *
     for (size_t i = 0; i < n; i++) {
         added += (size_t)add_one(am, &addrs[i], &src, penalty, now);
     }
+    if (added > 0 && log_enabled(LOG_CAT_ADDRMAN, LOG_LVL_DEBUG)) {
+        char s[NET_ADDR_STR_LEN] = "[unknown]";
+        if (src.len) {
+            net_addr_format(&src, 0, s);
+        }
+        LOG(LOG_CAT_ADDRMAN, LOG_LVL_DEBUG, "Added %zu addresses (of %zu) from %s: %zu tried, %zu new",
+            added, n, s, am->n_tried, am->n_new);
+    }
     if (n_added) {
         *n_added = added;
     }
     return RC_OK;
 }
 
-int addrman_good(struct addrman *am, int *result, const struct net_addr *addr, int64_t now)
+static int good(struct addrman *am, int *result, const struct net_addr *addr, int64_t now,
+                int keep_any_occupant)
 {
     if (now <= 0) {
         return RC_USAGE; /* a tried entry's last success must be after "never" (0) */
@@ -738,19 +771,42 @@ int addrman_good(struct addrman *am, int *result, const struct net_addr *addr, i
         return RC_OK;
     }
     CHECK_ALWAYS(e->ref_count > 0);
-    int tb = addrman_tried_bucket(am, &e->addr);
-    int32_t occupant = am->tried_table[tb][addrman_bucket_position(am, 0, tb, &e->addr)];
-    if (occupant != NO_ID && now - am->entries[occupant].last_success < ADDRMAN_REPLACEMENT_S) {
+    int tb = addrman_tried_bucket(am, &e->addr), tpos = addrman_bucket_position(am, 0, tb, &e->addr);
+    int32_t occupant = am->tried_table[tb][tpos];
+    char s[NET_ADDR_STR_LEN], o[NET_ADDR_STR_LEN];
+    if (occupant != NO_ID &&
+        (keep_any_occupant || now - am->entries[occupant].last_success < ADDRMAN_REPLACEMENT_S)) {
+        if (log_enabled(LOG_CAT_ADDRMAN, LOG_LVL_DEBUG)) {
+            net_addr_format(&am->entries[occupant].addr, 1, o);
+            net_addr_format(&e->addr, 1, s);
+            LOG(LOG_CAT_ADDRMAN, LOG_LVL_DEBUG,
+                "Collision with %s while attempting to move %s to tried table", o, s);
+        }
         if (result) {
             *result = ADDRMAN_GOOD_KEPT_NEW;
         }
         return RC_OK;
     }
     make_tried(am, id);
+    if (log_enabled(LOG_CAT_ADDRMAN, LOG_LVL_DEBUG)) {
+        net_addr_format(&e->addr, 1, s);
+        LOG(LOG_CAT_ADDRMAN, LOG_LVL_DEBUG, "Moved %s to tried[%d][%d]", s, tb, tpos);
+    }
     if (result) {
         *result = ADDRMAN_GOOD_MOVED;
     }
     return RC_OK;
+}
+
+int addrman_good(struct addrman *am, int *result, const struct net_addr *addr, int64_t now)
+{
+    return good(am, result, addr, now, 0);
+}
+
+int addrman_good_keep_occupant(struct addrman *am, int *result, const struct net_addr *addr,
+                               int64_t now)
+{
+    return good(am, result, addr, now, 1);
 }
 
 int addrman_attempt(struct addrman *am, const struct net_addr *addr, int count_failure, int64_t now)

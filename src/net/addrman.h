@@ -7,7 +7,8 @@
  * in addr messages, seeds and the like; an address may sit in up to 8 new buckets at once
  * (one per source group it was heard from). "tried" (256 buckets of 64 slots) holds
  * addresses we once completed a handshake with, each in exactly one slot. Which bucket and
- * which slot is a keyed hash (SipHash under a 256-bit key of this addrman, kept in the file)
+ * which slot is a keyed hash (Core's: double SHA-256 of a 256-bit key of this addrman, kept
+ * in the file, and what is hashed, so Core and bitnode put an address in the same slot)
  * of the address's network group, its source's group and the address itself, so an
  * attacker who does not know the key cannot aim at a slot, and the addresses of one group
  * (one source group) reach at most 8 tried (64 new) buckets.
@@ -91,9 +92,10 @@ enum addrman_good_result {
  *
  *  Returns: the handle (never NULL; allocation failure aborts). Free with addrman_free.
  *  In:      seed: 0 for production (PRNG state and bucket key from util/random.h); any
- *           other value makes everything deterministic: the key and the PRNG are derived
- *           from it, so two addrmen built with the same seed and fed the same calls behave
- *           identically.
+ *           other value makes everything deterministic: the key is Core's deterministic one
+ *           (-test=addrman: uint256{1}, byte 0 one, the rest zero) and the PRNG is
+ *           derived from the seed, so two addrmen built with the same seed and fed the
+ *           same calls behave identically, and place addresses where Core's would.
  */
 struct addrman *addrman_new(uint64_t seed);
 
@@ -141,6 +143,12 @@ int addrman_add(struct addrman *am, size_t *n_added, const struct addrman_addr *
  *  Out:     result (may be NULL): enum addrman_good_result.
  */
 int addrman_good(struct addrman *am, int *result, const struct net_addr *addr, int64_t now);
+
+/** addrman_good, except that any occupant of the tried slot stays (*result KEPT_NEW) however
+ *  old its last success: Core's Good with test_before_evict as addpeeraddress sees it (the
+ *  collision is not tested later). Returns as addrman_good. */
+int addrman_good_keep_occupant(struct addrman *am, int *result, const struct net_addr *addr,
+                               int64_t now);
 
 /** Records a connection attempt to addr (Core's Attempt): last_try = now; with
  *  count_failure, attempts grows by one unless an attempt was already counted since the

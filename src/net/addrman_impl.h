@@ -39,9 +39,8 @@ struct addrman_rng {
 
 struct addrman {
     struct addrman_rng rng;
-    uint8_t key[32];
-    uint64_t kb[2]; /* key bytes 0..15: bucket choice */
-    uint64_t kp[2]; /* key bytes 16..31: slot choice and the lookup map */
+    uint8_t key[32]; /* Core's nKey: buckets and slots (as Core hashes them) */
+    uint64_t kp[2];  /* key bytes 16..31: the lookup map */
 
     struct addrman_entry *entries; /* [0, entries_len) handed out, some free */
     size_t entries_len, entries_cap;

@@ -277,7 +277,7 @@ static void process_block(struct cmpctrelay *c, struct peer *p, const struct blo
 
 static void request_full_block(struct peer *p, const uint8_t hash[32])
 {
-    struct net_inv iv = {.type = INV_WITNESS_BLOCK};
+    struct net_inv iv = {.type = (p->ps->ver.services & NODE_WITNESS) ? INV_WITNESS_BLOCK : INV_BLOCK};
     memcpy(iv.hash, hash, 32);
     struct buf b;
     buf_init(&b);

@@ -347,6 +347,15 @@ void net_misbehaving(struct peer *p, const char *fmt, ...)
     net_peer_disconnect(p, why);
 }
 
+void net_malformed(const struct peer *p, const char *type, size_t len, const char *err)
+{
+    /* A payload that ends early is Core's "end of data" (its DataStream's words). */
+    int eod = strstr(err, "truncated") != NULL;
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "ProcessMessages(%s, %zu bytes): Exception '%s%s%s' caught, peer=%lld",
+        type, len, eod ? "DataStream::read(): end of data (" : "", err, eod ? ")" : "",
+        (long long)p->id);
+}
+
 void net_pause_reads(struct peer *p, unsigned why, int pause)
 {
     if (p->disconnect || !p->bev) {
@@ -480,6 +489,19 @@ static void read_v2(struct peer *p, struct evbuffer *in)
     buf_clear(&out);
 }
 
+/* Core's line for a v1 frame whose checksum does not match its payload. */
+static void log_bad_checksum(const struct peer *p, const uint8_t *payload)
+{
+    uint8_t h[32];
+    hash_sha256d(h, payload, p->hdr.len);
+    const uint8_t *c = p->hdr.checksum;
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+        "Header error: Wrong checksum (%s, %u bytes), expected %02x%02x%02x%02x was "
+        "%02x%02x%02x%02x, peer=%lld",
+        p->hdr.command, p->hdr.len, h[0], h[1], h[2], h[3], c[0], c[1], c[2], c[3],
+        (long long)p->id);
+}
+
 /* Reads every complete frame in the input buffer. */
 static void read_cb(struct bufferevent *bev, void *arg)
 {
@@ -495,6 +517,15 @@ static void read_cb(struct bufferevent *bev, void *arg)
             return;
         }
     }
+    /* Bytes count as received when they arrive, as Core's (a message split across reads
+     * shows in the totals before it is whole); what stays buffered is counted once. */
+    size_t arrived = evbuffer_get_length(in);
+    if (arrived > p->in_counted) {
+        p->bytes_recv += arrived - p->in_counted;
+        n->total_recv += arrived - p->in_counted;
+        p->last_recv = net_now(n);
+        p->in_counted = arrived;
+    }
     while (!p->disconnect && !p->read_paused) {
         size_t have = evbuffer_get_length(in);
         if (!p->have_hdr) {
@@ -506,11 +537,12 @@ static void read_cb(struct bufferevent *bev, void *arg)
             evbuffer_copyout(in, raw, sizeof(raw));
             int rc = net_header_parse(raw, n->p->magic, &p->hdr, err, sizeof(err));
             if (rc != RC_OK) {
-                LOG_INFO("Header error: %s, peer=%lld; disconnecting", err, (long long)p->id);
+                LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Header error: %s, peer=%lld", err, (long long)p->id);
                 net_peer_disconnect(p, err);
                 return;
             }
             evbuffer_drain(in, NET_HEADER_SIZE);
+            p->in_counted -= NET_HEADER_SIZE;
             p->have_hdr = 1;
             continue;
         }
@@ -520,17 +552,20 @@ static void read_cb(struct bufferevent *bev, void *arg)
         const uint8_t *payload = p->hdr.len ? evbuffer_pullup(in, p->hdr.len) : (const uint8_t *)"";
         p->have_hdr = 0;
         size_t frame = NET_HEADER_SIZE + p->hdr.len;
-        p->bytes_recv += frame;
-        p->recv_per_msg[net_msg_type_index(p->hdr.command)] += frame;
-        n->total_recv += frame;
-        p->last_recv = net_now(n);
+        p->recv_per_msg[p->hdr.type_valid ? net_msg_type_index(p->hdr.command)
+                                           : net_msg_type_index("")] += frame;
         if (!net_checksum_ok(&p->hdr, payload, p->hdr.len)) {
-            /* Core drops the message and keeps the peer; bitnode disconnects it: a
-             * peer that cannot frame its messages is not worth reading. */
-            LOG_INFO("Header error: Wrong checksum (%s, %u bytes), peer=%lld; disconnecting",
-                     p->hdr.command, p->hdr.len, (long long)p->id);
-            net_peer_disconnect(p, "bad checksum");
-            return;
+            log_bad_checksum(p, payload); /* dropped, the peer stays: Core's */
+            evbuffer_drain(in, p->hdr.len);
+            p->in_counted -= p->hdr.len;
+            continue;
+        }
+        if (!p->hdr.type_valid) {
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Header error: Invalid message type (%s, %u bytes), peer=%lld",
+                p->hdr.command, p->hdr.len, (long long)p->id);
+            evbuffer_drain(in, p->hdr.len);
+            p->in_counted -= p->hdr.len;
+            continue;
         }
         char command[NET_COMMAND_SIZE + 1];
         memcpy(command, p->hdr.command, sizeof(command));
@@ -541,6 +576,7 @@ static void read_cb(struct bufferevent *bev, void *arg)
         }
         n->events.message(n->events.ctx, p, command, payload, p->hdr.len);
         evbuffer_drain(in, frame - NET_HEADER_SIZE);
+        p->in_counted -= frame - NET_HEADER_SIZE;
     }
 }
 
@@ -822,6 +858,11 @@ static struct peer *connect_to(struct net *n, const struct net_addr *a, int conn
         via = &n->proxy;
     } else if (onion || !a) {
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "cannot connect to %s: no proxy", name ? name : "?");
+        return NULL;
+    }
+    if (a && a->net == BIP155_I2P) {
+        /* Core reaches I2P through its SAM bridge (-i2psam), which bitnode has not got. */
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "cannot connect to %s: no I2P", name ? name : "?");
         return NULL;
     }
     if (net_addr_to_sockaddr(via ? via : a, &ss, &len) != RC_OK) {
@@ -1549,13 +1590,18 @@ void net_add_peer_address(struct net *n, int *added, int *made_tried, const stru
     /* Core: the address announces itself (source = address, no time penalty), seen now, with
      * the services an automatic connection looks for. */
     struct addrman_addr aa = {*a, NODE_NETWORK | NODE_WITNESS, now};
+    if (n->opt.cjdns_reachable && a->net == BIP155_IPV6 && a->addr[0] == 0xfc) {
+        aa.addr.net = BIP155_CJDNS; /* Core's MaybeFlipIPv6toCJDNS */
+    }
+    a = &aa.addr;
     size_t k = 0;
     addrman_add(n->am, &k, &aa, 1, a, 0, now);
     *added = k > 0;
     *made_tried = 0;
     if (*added && tried) {
         int res = -1;
-        *made_tried = addrman_good(n->am, &res, a, now) == RC_OK && res == ADDRMAN_GOOD_MOVED;
+        *made_tried = addrman_good_keep_occupant(n->am, &res, a, now) == RC_OK &&
+                      res == ADDRMAN_GOOD_MOVED;
     }
 }
 

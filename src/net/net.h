@@ -101,6 +101,8 @@ struct net_options {
     struct mempool *mempool;        /* borrowed: relayed transactions go to it (NULL: none) */
     int blocks_only;                /* -blocksonly: no transaction relay */
     int deterministic_addrman;      /* -test=addrman: a fixed bucket key and PRNG seed */
+    int cjdns_reachable;            /* -cjdnsreachable: fc00::/8 addresses given to the
+                                       address manager by RPC are CJDNS ones */
     /* -peerblockfilters: the block filter index BIP157 requests are answered from (borrowed;
      * NODE_COMPACT_FILTERS is offered), or NULL. */
     struct blockfilter_index *block_filters;

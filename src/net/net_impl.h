@@ -38,7 +38,6 @@ int net_msg_type_index(const char *command);
 #define NET_MAX_PENDING_JOBS 24          /* validator jobs of one peer before its reads pause */
 #define NET_MAX_PENDING_BYTES (8u << 20) /* ... or that many bytes of them */
 #define NET_MAX_BLOCKS_TO_ANNOUNCE 8     /* more new blocks than that: inv instead of headers */
-#define NET_MAX_UNCONNECTING 10          /* headers messages in a row that do not connect */
 #define NET_SEND_BUFFER 2000000          /* serving pauses while this much waits to be sent */
 #define NET_PING_INTERVAL_US (120 * 1000000LL)
 #define NET_TIMEOUT_INTERVAL_S (20 * 60)
@@ -75,6 +74,7 @@ struct peer {
     /* Framing. */
     struct net_msg_header hdr;
     int have_hdr;
+    size_t in_counted; /* v1: bytes of the input buffer already in bytes_recv */
     /* BIP324 (v2transport.h): inbound when we offer NODE_P2P_V2, outbound when we tried v2;
      * NULL for a plain v1 connection. Once it finds a v1 peer the v1 framing above reads. */
     struct v2t *v2;
@@ -264,6 +264,11 @@ void net_peer_disconnect(struct peer *p, const char *why);
 /* Core's Misbehaving + MaybeDiscourageAndDisconnect: logs, then disconnects the peer unless
  * it has noban or is a manual connection, and discourages its address unless local. */
 void net_misbehaving(struct peer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** A message that does not decode (Core: its deserializer throws, ProcessMessages catches):
+ *  logged under net as Core's "ProcessMessages(type, N bytes): Exception '...' caught" and
+ *  otherwise ignored; the peer is neither punished nor disconnected. */
+void net_malformed(const struct peer *p, const char *type, size_t len, const char *err);
 /* The connected peer of that id (not one being disconnected), or NULL. */
 struct peer *net_find_peer(struct net *n, int64_t id);
 enum { PAUSE_JOBS = 1, PAUSE_GETDATA = 2 };

@@ -203,20 +203,15 @@ static void onion_checksum(const uint8_t key[32], uint8_t out[2])
     memcpy(out, h, 2);
 }
 
-/* A host that is a Tor v3 onion name (56 base32 characters and ".onion", any case) into out
- * (BIP155_TORV3, the 32-byte key). RC_INVALID for anything else or a bad checksum. */
-static int parse_onion(const char *host, struct net_addr *out)
+/* n base32 characters (RFC 4648, any case, no padding) into raw (*k bytes). RC_INVALID for a
+ * character outside the alphabet or leftover bits that are not zero. */
+static int unbase32(const char *s, size_t n, uint8_t *raw, size_t *k)
 {
-    size_t n = strlen(host);
-    if (n != 56 + 6 || strcasecmp(host + 56, ".onion") != 0) {
-        return RC_INVALID;
-    }
-    uint8_t raw[35];
     uint32_t acc = 0;
     int bits = 0;
-    size_t k = 0;
-    for (size_t i = 0; i < 56; i++) {
-        char c = (char)tolower((unsigned char)host[i]);
+    *k = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = (char)tolower((unsigned char)s[i]);
         int v = c >= 'a' && c <= 'z' ? c - 'a' : c >= '2' && c <= '7' ? c - '2' + 26 : -1;
         if (v < 0) {
             return RC_INVALID;
@@ -225,8 +220,34 @@ static int parse_onion(const char *host, struct net_addr *out)
         bits += 5;
         if (bits >= 8) {
             bits -= 8;
-            raw[k++] = (uint8_t)(acc >> bits);
+            raw[(*k)++] = (uint8_t)(acc >> bits);
         }
+    }
+    return (acc & ((1u << bits) - 1)) == 0 ? RC_OK : RC_INVALID;
+}
+
+/* A host that is a Tor v3 onion name (56 base32 characters and ".onion", any case) or an I2P
+ * one (52 base32 characters and ".b32.i2p") into out (BIP155_TORV3 or BIP155_I2P, the 32-byte
+ * key). RC_INVALID for anything else or a bad onion checksum. */
+static int parse_onion(const char *host, struct net_addr *out)
+{
+    size_t n = strlen(host), k = 0;
+    uint8_t raw[35];
+    if (n == 52 + 8 && strcasecmp(host + 52, ".b32.i2p") == 0) {
+        if (unbase32(host, 52, raw, &k) != RC_OK || k != 32) {
+            return RC_INVALID;
+        }
+        memset(out, 0, sizeof(*out));
+        out->net = BIP155_I2P;
+        out->len = 32;
+        memcpy(out->addr, raw, 32);
+        return RC_OK;
+    }
+    if (n != 56 + 6 || strcasecmp(host + 56, ".onion") != 0) {
+        return RC_INVALID;
+    }
+    if (unbase32(host, 56, raw, &k) != RC_OK) {
+        return RC_INVALID;
     }
     uint8_t sum[2];
     onion_checksum(raw, sum);

@@ -66,8 +66,6 @@ struct peer_sync {
     int has_best_unknown;
     int sync_started;
     int64_t headers_asked_us; /* a getheaders is out since then, 0 if none */
-    int unconnecting;
-    int low_work;              /* low-work headers messages in a row */
     struct headerssync *hsync; /* a low-work chain being pre-synced, or NULL */
     struct inflight *inflight;
     int n_inflight;

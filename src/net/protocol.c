@@ -24,6 +24,13 @@ static int reader_err(const struct reader *r, int rc, char *err, size_t err_len)
     return fail(err, err_len, rc, r->err[0] ? r->err : rc_str(rc));
 }
 
+/* The characters Core's SanitizeString keeps (SAFE_CHARS_DEFAULT). */
+static int sanitize_ok(uint8_t ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           (ch != 0 && strchr(" .,;-_/:?@()", ch) != NULL);
+}
+
 int net_header_parse(const uint8_t raw[NET_HEADER_SIZE], const uint8_t magic[4],
                      struct net_msg_header *h, char *err, size_t err_len)
 {
@@ -36,26 +43,33 @@ int net_header_parse(const uint8_t raw[NET_HEADER_SIZE], const uint8_t magic[4],
         return RC_INVALID;
     }
     const uint8_t *c = raw + 4;
-    size_t n = 0;
-    while (n < NET_COMMAND_SIZE && c[n]) {
+    size_t n = 0, k = 0;
+    h->type_valid = 1;
+    for (; n < NET_COMMAND_SIZE && c[n]; n++) {
         if (c[n] < 0x20 || c[n] > 0x7e) {
-            return fail(err, err_len, RC_INVALID, "command is not printable ASCII");
+            h->type_valid = 0;
         }
-        n++;
+        h->command[k++] = (char)c[n];
     }
     for (size_t i = n; i < NET_COMMAND_SIZE; i++) {
         if (c[i]) {
-            return fail(err, err_len, RC_INVALID, "command has bytes after its NUL padding");
+            h->type_valid = 0;
         }
     }
-    memcpy(h->command, c, n);
-    h->command[n] = 0;
+    if (!h->type_valid) { /* as Core's SanitizeString shows it */
+        k = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (sanitize_ok(c[i])) {
+                h->command[k++] = (char)c[i];
+            }
+        }
+    }
+    h->command[k] = 0;
     h->len = rd_u32le(raw + 16);
     memcpy(h->checksum, raw + 20, 4);
     if (h->len > NET_MAX_MESSAGE) {
         if (err && err_len) {
-            snprintf(err, err_len, "Oversized message %s, size %u (max %u)", h->command, h->len,
-                     (unsigned)NET_MAX_MESSAGE);
+            snprintf(err, err_len, "Size too large (%s, %u bytes)", h->command, h->len);
         }
         return RC_TOO_LARGE;
     }
@@ -384,12 +398,20 @@ int net_addrmsg_parse(const uint8_t *p, size_t len, int v2, struct net_addr_msg_
             if (rc) {
                 break;
             }
-            if (alen > 512) {
+            size_t want = bip155_len(e->net);
+            if (alen > 512 || (want && alen != want)) { /* Core's exceptions, same words */
+                static const char *names[] = {"", "IPv4", "IPv6", "TORv2", "TORv3", "I2P", "CJDNS"};
+                uint8_t net = e->net;
                 free(a);
-                return fail(err, err_len, RC_TOO_LARGE, "addrv2 address longer than 512 bytes");
+                if (alen > 512) {
+                    snprintf(err, err_len, "Address too long: %llu > 512", (unsigned long long)alen);
+                } else {
+                    snprintf(err, err_len, "BIP155 %s address with length %llu (should be %zu)",
+                             names[net], (unsigned long long)alen, want);
+                }
+                return RC_INVALID;
             }
             e->services = services;
-            size_t want = bip155_len(e->net);
             const uint8_t *bytes = NULL;
             rc = reader_ptr(&r, &bytes, (size_t)alen, "address");
             uint16_t port_be = 0;
@@ -398,7 +420,7 @@ int net_addrmsg_parse(const uint8_t *p, size_t len, int v2, struct net_addr_msg_
                 break;
             }
             e->port = (uint16_t)((port_be >> 8) | (port_be << 8));
-            if (want == 0 || alen != want || e->net == BIP155_TORV2) {
+            if (want == 0 || e->net == BIP155_TORV2) {
                 continue; /* unknown or unsupported: skipped, as BIP155 says */
             }
             e->len = (uint8_t)alen;

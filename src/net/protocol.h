@@ -58,11 +58,15 @@ struct net_msg_header {
     char command[NET_COMMAND_SIZE + 1]; /* NUL-terminated */
     uint32_t len;
     uint8_t checksum[4];
+    /* 0 when the command field is not printable ASCII followed by NULs only (Core's
+     * IsMessageTypeValid): command then holds its part up to the first NUL with what Core's
+     * SanitizeString drops left out. The frame is read, and then dropped, as Core does. */
+    int type_valid;
 };
 
-/** Decodes a frame header. RC_INVALID with err for a wrong magic or a command that is not
- *  printable ASCII followed by NULs only; RC_TOO_LARGE for a length over NET_MAX_MESSAGE
- *  (h is filled then: the caller logs the size). 0 otherwise. */
+/** Decodes a frame header. RC_INVALID with err for a wrong magic; RC_TOO_LARGE for a length
+ *  over NET_MAX_MESSAGE (h is filled then: the caller logs the size). 0 otherwise, also for
+ *  an invalid command (h->type_valid 0). */
 int net_header_parse(const uint8_t raw[NET_HEADER_SIZE], const uint8_t magic[4],
                      struct net_msg_header *h, char *err, size_t err_len);
 /** 1 if payload (len bytes) matches h's checksum. */

@@ -56,6 +56,7 @@ struct sync {
     int64_t peer_timeout;         /* -peertimeout, seconds */
     int relay;                    /* a pool and not -blocksonly: our version asks for txs */
     uint8_t (*processing)[32];    /* blocks received and not yet judged: not asked for again */
+    int header_jobs;              /* headers messages out with the validator */
     size_t n_processing, cap_processing;
     struct block_index *last_tip; /* the tip announcements were made for */
     uint8_t last_inv_getheaders[32]; /* the block whose inv last made a non-sync peer asked */
@@ -295,8 +296,7 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     }
     struct net_version v;
     if (net_version_parse(d, len, &v, err, sizeof(err)) != RC_OK) {
-        net_misbehaving(p, "malformed version message: %s", err);
-        net_peer_disconnect(p, "malformed version");
+        net_malformed(p, "version", len, err);
         return;
     }
     if (v.version < NET_MIN_PEER_PROTO_VERSION) {
@@ -499,7 +499,6 @@ static void presync_feed(struct sync *s, struct peer *p, const uint8_t *raw, siz
             headerssync_presync_height(p->ps->hsync), (long long)p->id);
         headerssync_free(p->ps->hsync);
         p->ps->hsync = NULL;
-        p->ps->low_work++;
         return;
     }
     if (state == HSYNC_PRESYNC) {
@@ -522,6 +521,7 @@ static void presync_feed(struct sync *s, struct peer *p, const uint8_t *raw, siz
         j->job.work = VALIDATOR_HEADERS;
         j->job.data = j->data;
         j->job.len = j->len;
+        s->header_jobs++;
         net_submit(s->net, j);
     }
     if (more) {
@@ -555,7 +555,7 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         return;
     }
     if (rc != RC_OK) {
-        net_misbehaving(p, "malformed headers message: %s", err);
+        net_malformed(p, "headers", len, err);
         return;
     }
     p->ps->headers_asked_us = 0;
@@ -588,17 +588,8 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     struct block_index *parent = block_tree_find(tree, raw + 4);
     if (!parent) {
         /* Does not connect: ask for what leads to it (a block announcement we missed the
-         * parents of), and count it: a peer that keeps doing it is flooding. */
-        p->ps->unconnecting++;
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-            "received header that does not connect (%d in a row), peer=%lld", p->ps->unconnecting,
-            (long long)p->id);
-        if (p->ps->unconnecting > NET_MAX_UNCONNECTING) {
-            chainstate_read_unlock(s->cs);
-            free(raw);
-            net_misbehaving(p, "%d non-connecting headers", p->ps->unconnecting);
-            return;
-        }
+         * parents of). Not punished (Core since v28): each such message gets one getheaders,
+         * as Core's (its getheaders timer is cleared by every headers message). */
         send_getheaders(s, p, NULL, NULL);
         char h0[65], prev0[65];
         uint8_t hash0[32];
@@ -614,7 +605,6 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         free(raw);
         return;
     }
-    p->ps->unconnecting = 0;
     struct block_index *last = block_tree_find(tree, hash);
     if (last) {
         /* Known already: nothing to validate. */
@@ -642,7 +632,6 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         u256_add(&work, &work, &w);
     }
     anti_dos_work(s, &threshold);
-    struct block_index *tip = chainstate_tip(s->cs);
     /* A noban peer is trusted with its headers (Core bypasses the anti-DoS work check). */
     int low_work = (p->perms & NET_PERM_NOBAN) != NET_PERM_NOBAN && u256_cmp(&work, &threshold) < 0;
     chainstate_read_unlock(s->cs);
@@ -666,19 +655,12 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         return;
     }
     if (low_work) {
-        /* Not stored (Core's low-work headers protection). A peer that keeps sending such
-         * chains is flooding: after NET_MAX_UNCONNECTING messages in a row it goes. */
-        p->ps->low_work++;
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-            "Ignoring low-work chain (height=%d) from peer=%lld (tip height %d, %d in a row)",
-            parent->height + (int)count, (long long)p->id, tip ? tip->height : -1, p->ps->low_work);
+        /* Not stored, and not punished (Core's low-work headers protection). */
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Ignoring low-work chain (height=%d) from peer=%lld",
+            parent->height + (int)count, (long long)p->id);
         free(raw);
-        if (p->ps->low_work > NET_MAX_UNCONNECTING) {
-            net_misbehaving(p, "low-work header flood (%d messages)", p->ps->low_work);
-        }
         return;
     }
-    p->ps->low_work = 0;
     struct net_job *j = xcalloc(1, sizeof(*j));
     j->peer_id = p->id;
     j->is_block = 0;
@@ -690,6 +672,7 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     j->job.work = VALIDATOR_HEADERS;
     j->job.data = j->data;
     j->job.len = j->len;
+    s->header_jobs++;
     net_submit(n, j);
 }
 
@@ -747,6 +730,8 @@ static void punish_for_block(struct peer *p, const struct vstate *st, const char
     }
 }
 
+static void direct_fetch(struct sync *s, struct peer *p, struct block_index *last);
+
 static void headers_done(struct sync *s, struct peer *p, struct net_job *j)
 {
     if (j->job.rc == RC_INVALID) {
@@ -772,6 +757,7 @@ static void headers_done(struct sync *s, struct peer *p, struct net_job *j)
         update_availability(s, p, last->hash);
         log_header_progress(s, last);
         maybe_protect(s, p);
+        direct_fetch(s, p, last);
     }
     resolve_unknown(s, p);
     if (j->job.rc == RC_OK && j->n_headers == NET_MAX_HEADERS && last && !j->presync) {
@@ -895,7 +881,9 @@ static void request_blocks(struct sync *s, struct peer *p, struct block_index **
     int64_t now = net_now_us(p->net);
     int compact = direct && k == 1 && ask_compact(s, p, blocks[0]);
     for (size_t i = 0; i < k; i++) {
-        inv[i].type = compact ? INV_CMPCT_BLOCK : INV_WITNESS_BLOCK;
+        inv[i].type = compact                                 ? INV_CMPCT_BLOCK
+                      : (p->ps->ver.services & NODE_WITNESS) ? INV_WITNESS_BLOCK
+                                                             : INV_BLOCK; /* GetFetchFlags */
         memcpy(inv[i].hash, blocks[i]->hash, 32);
         struct inflight *b = xcalloc(1, sizeof(*b));
         memcpy(b->hash, blocks[i]->hash, 32);
@@ -964,9 +952,10 @@ static size_t next_blocks(struct sync *s, struct peer *p, size_t want, struct bl
         }
         for (int32_t i = 0; i < m && k < want; i++) {
             e = v[i];
-            if (block_index_failed(e)) {
+            if (block_index_failed(e) ||
+                (!(p->ps->ver.services & NODE_WITNESS) && e->height >= s->p->segwit_height)) {
                 free(v);
-                return k; /* the chain is invalid from here */
+                return k; /* the chain is invalid from here, or needs witnesses it lacks */
             }
             if ((e->status & BLOCK_HAVE_DATA) || chainstate_contains(s->cs, e)) {
                 if (chainstate_contains(s->cs, e) || e->chain_tx) {
@@ -1015,6 +1004,50 @@ static int unclaimed(struct sync *s, const struct block_index *e)
            !find_inflight(s, e->hash, &owner);
 }
 
+/* Core's HeadersDirectFetchBlocks: near the tip (its time within 20 block intervals of now),
+ * headers that lead to at least our tip's work get their missing blocks asked of the peer
+ * that sent them, whatever services it offers, oldest first, up to its in-flight room; not
+ * when the fork point is more than that many blocks back (a large reorg goes through the
+ * normal download). Chain lock held. */
+static void direct_fetch(struct sync *s, struct peer *p, struct block_index *last)
+{
+    struct block_index *tip = chainstate_tip(s->cs);
+    if (!tip || block_index_failed(last) ||
+        (int64_t)tip->header.time <= net_now(s->net) - 20 * s->p->pow_target_spacing ||
+        u256_cmp(&tip->chain_work, &last->chain_work) > 0) {
+        return;
+    }
+    struct block_index *v[NET_MAX_BLOCKS_IN_FLIGHT + 1];
+    size_t k = 0;
+    struct block_index *walk = last;
+    int witness = (p->ps->ver.services & NODE_WITNESS) != 0;
+    while (walk && !chainstate_contains(s->cs, walk) && k <= NET_MAX_BLOCKS_IN_FLIGHT) {
+        if (unclaimed(s, walk) && (walk->height < s->p->segwit_height || witness)) {
+            v[k++] = walk;
+        }
+        walk = walk->prev;
+    }
+    if (!walk || !chainstate_contains(s->cs, walk)) {
+        char hex[65];
+        hex_encode_rev(hex, last->hash, 32);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Large reorg, won't direct fetch to %s (%d)", hex,
+            last->height);
+        return;
+    }
+    size_t room = (size_t)(NET_MAX_BLOCKS_IN_FLIGHT - p->ps->n_inflight), m = 0;
+    struct block_index *ask[NET_MAX_BLOCKS_IN_FLIGHT + 1];
+    while (k > 0 && m < room) {
+        ask[m++] = v[--k];
+    }
+    if (m > 1) {
+        char hex[65];
+        hex_encode_rev(hex, last->hash, 32);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Downloading blocks toward %s (%d) via headers direct fetch",
+            hex, last->height);
+    }
+    request_blocks(s, p, ask, m, 1);
+}
+
 /* Core's TryDownloadingHistoricalBlocks: while a UTXO snapshot's background chainstate
  * lacks blocks below the snapshot's base, up to want of them from a full peer whose chain
  * holds the base, in the window past the background tip. Chain lock held. */
@@ -1057,6 +1090,12 @@ static void schedule_downloads(struct sync *s)
     }
     chainstate_read_lock(s->cs);
     int ibd = chainstate_in_ibd(s->cs);
+    if (!ibd && s->header_jobs > 0) {
+        /* Core handles a headers message whole (its direct fetch asks the sender) before the
+         * next message: the download waits for the verdicts out (they schedule again). */
+        chainstate_read_unlock(s->cs);
+        return;
+    }
     for (struct peer *p = n->peers; p; p = p->next) {
         if (p->disconnect || !p->ps->handshake_done || p->ps->n_inflight >= NET_MAX_BLOCKS_IN_FLIGHT ||
             !(p->ps->ver.services & (NODE_NETWORK | NODE_NETWORK_LIMITED))) {
@@ -1135,7 +1174,9 @@ static void take_block(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     }
     uint8_t hash[32];
     hash_sha256d(hash, d, 80);
-    int requested = remove_inflight(p, hash);
+    struct peer *owner = NULL;
+    int requested = find_inflight(s, hash, &owner) != NULL; /* by anyone: Core's IsBlockRequested */
+    remove_inflight(p, hash);
     if (chainstate_reindexing_now(s->cs)) {
         /* Core's: ignored while the block files are read again. */
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Unexpected block message received from peer %lld",
@@ -1147,7 +1188,14 @@ static void take_block(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     struct block_index *e = block_tree_find(chainstate_tree(s->cs), hash);
     int have = (e && (e->status & BLOCK_HAVE_DATA)) || is_processing(s, hash);
     int low_work = !e && !have && below_anti_dos_work(s, d);
+    int new_header = !e && !have && !low_work && block_tree_find(chainstate_tree(s->cs), d + 4);
     chainstate_read_unlock(s->cs);
+    if (new_header) {
+        /* Core accepts a block's header as the message is handled (after CheckBlock), so
+         * the next message already sees it (a getheaders locator, an announcement); the
+         * block itself is judged by the job, which reports any failure. */
+        (void)chainstate_accept_block_header(s->cs, d, len);
+    }
     if (low_work) {
         /* Core's AcceptBlockHeader: a new header whose chain would not have the anti-DoS
          * work is not stored, nor its block. */
@@ -1166,8 +1214,10 @@ static void take_block(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         schedule_downloads(s);
         return;
     }
-    (void)requested; /* an unsolicited block is processed too (Core: if it has more work) */
     struct net_job *j = xcalloc(1, sizeof(*j));
+    /* An unsolicited block is stored only if it could become the tip soon (Core's AcceptBlock
+     * with fRequested false); its header is taken either way. */
+    j->job.unrequested = !requested && !via_compact; /* a compact block is forced, as Core */
     j->peer_id = p->id;
     j->is_block = 1;
     j->via_compact = via_compact;
@@ -1179,6 +1229,12 @@ static void take_block(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     j->job.data = j->data;
     j->job.len = len;
     j->job.from_peer = 1;
+    /* Out of IBD, Core's ProcessNewBlock connects the block before the peer's next message
+     * (a ping's pong says so): the job is done once the chain settled. In IBD, accepting
+     * is enough (blocks are taken while others connect). */
+    chainstate_read_lock(s->cs);
+    j->job.connect = !chainstate_in_ibd(s->cs);
+    chainstate_read_unlock(s->cs);
     processing_add(s, hash);
     net_submit(n, j);
 }
@@ -1257,7 +1313,10 @@ static void on_cmpct_in_flight(void *ctx, struct peer *p, const uint8_t hash[32]
 static void block_done(struct sync *s, struct peer *p, struct net_job *j)
 {
     if (j->job.rc == RC_INVALID) {
-        if (p && !(j->via_compact && compact_exempt(&j->job.st))) {
+        if (p && !j->via_compact && strcmp(j->job.st.reject, "bad-blk-serialization") == 0) {
+            /* Core's deserializer throws before any validation: logged, not punished. */
+            net_malformed(p, "block", j->len, j->job.st.debug);
+        } else if (p && !(j->via_compact && compact_exempt(&j->job.st))) {
             punish_for_block(p, &j->job.st, "invalid block received");
         }
         return;
@@ -1347,8 +1406,11 @@ static void judge_job(struct sync *s, struct net_job *j)
         block_done(s, p, j);
 
         txrelay_check_tip(s->txr); /* before the pongs that wait for the block */
-    } else if (p) {
-        headers_done(s, p, j);
+    } else {
+        s->header_jobs--;
+        if (p) {
+            headers_done(s, p, j);
+        }
     }
     free(j->data);
     free(j);
@@ -1410,7 +1472,7 @@ static int block_request_allowed(struct sync *s, const struct block_index *e)
 }
 
 /* A getheaders / getblocks payload: 0 with the locator (caller frees *loc), else the peer
- * was punished (Core: too long a locator, or a payload that does not decode). */
+ * was punished (Core: too long a locator) or the payload did not decode (logged). */
 static int read_locator(struct peer *p, const char *what, const uint8_t *d, size_t len,
                         uint8_t (**loc)[32], size_t *k, uint8_t stop[32])
 {
@@ -1419,7 +1481,7 @@ static int read_locator(struct peer *p, const char *what, const uint8_t *d, size
     if (rc == RC_TOO_LARGE) {
         net_misbehaving(p, "%s locator size %zu > %d", what, *k, NET_MAX_LOCATOR);
     } else if (rc != RC_OK) {
-        net_misbehaving(p, "malformed %s: %s", what, err);
+        net_malformed(p, what, len, err);
     }
     return rc;
 }
@@ -1710,7 +1772,7 @@ static void on_getdata(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         return;
     }
     if (rc != RC_OK) {
-        net_misbehaving(p, "malformed getdata: %s", err);
+        net_malformed(p, "getdata", len, err);
         return;
     }
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "received getdata (%zu invsz) peer=%lld", k, (long long)p->id);
@@ -1762,7 +1824,7 @@ static void on_inv(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
         return;
     }
     if (rc != RC_OK) {
-        net_misbehaving(p, "malformed inv: %s", err);
+        net_malformed(p, "inv", len, err);
         return;
     }
     const uint8_t *best = NULL;
@@ -1865,7 +1927,7 @@ static void on_addr(struct sync *s, struct peer *p, const uint8_t *d, size_t len
         return;
     }
     if (rc != RC_OK) {
-        net_misbehaving(p, "malformed %s: %s", v2 ? "addrv2" : "addr", err);
+        net_malformed(p, v2 ? "addrv2" : "addr", len, err);
         return;
     }
     int64_t now = net_now(n);
@@ -2160,7 +2222,6 @@ static void announce_tip(struct sync *s, struct block_index *old_tip, struct blo
     /* The new blocks on the active chain, oldest first (at most a few). */
     struct block_index *fork = old_tip ? block_index_fork_point(old_tip, tip) : NULL;
     int32_t from = fork ? fork->height + 1 : tip->height;
-    size_t count = (size_t)(tip->height - from + 1);
     for (struct peer *p = s->net->peers; p; p = p->next) {
         if (p->disconnect || !p->ps->handshake_done) {
             continue;
@@ -2177,14 +2238,16 @@ static void announce_tip(struct sync *s, struct block_index *old_tip, struct blo
             p->ps->best_sent = tip;
             continue;
         }
-        if (p->ps->prefer_headers && count <= MAX_HEADERS_ANNOUNCE) {
-            /* Start past what the peer has; its parent must be known to the peer. */
+        if (p->ps->prefer_headers) {
+            /* Start past what the peer has; its parent must be known to the peer. What is
+             * left is what Core's per-peer list would hold (it announces after each message
+             * while bitnode gathers the tips of a tick): at most MAX_HEADERS_ANNOUNCE. */
             struct block_index *first = block_index_ancestor(tip, from);
             while (first != tip && peer_has_header(p, first)) {
                 first = block_index_ancestor(tip, first->height + 1);
             }
-            if (!first->prev || peer_has_header(p, first->prev)) {
-                size_t k = (size_t)(tip->height - first->height + 1);
+            size_t k = (size_t)(tip->height - first->height + 1);
+            if ((!first->prev || peer_has_header(p, first->prev)) && k <= MAX_HEADERS_ANNOUNCE) {
                 uint8_t *raw = xmalloc(k * 80);
                 for (size_t i = 0; i < k; i++) {
                     block_header_serialize(
@@ -2208,8 +2271,9 @@ static void announce_tip(struct sync *s, struct block_index *old_tip, struct blo
             net_inv_serialize(&b, &iv, 1);
             net_send(p, "inv", &b);
             buf_clear(&b);
+        } else {
+            p->ps->best_sent = tip; /* Core's pindexBestHeaderSent: headers only, not an inv */
         }
-        p->ps->best_sent = tip;
     }
 }
 

@@ -441,7 +441,10 @@ static void send_requests(struct txrelay *r, struct peer *p, int64_t now)
         hex_encode_rev(hex, req[i].hash, 32);
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Requesting %s %s peer=%lld",
             req[i].is_wtxid ? "wtx" : "tx", hex, (long long)p->id);
-        iv[k].type = req[i].is_wtxid ? INV_WTX : (INV_TX | INV_WITNESS_FLAG);
+        /* Core's GetFetchFlags: the witness flag only for a peer offering NODE_WITNESS. */
+        iv[k].type = req[i].is_wtxid ? INV_WTX
+                     : (p->ps->ver.services & NODE_WITNESS) ? (INV_TX | INV_WITNESS_FLAG)
+                                                           : INV_TX;
         memcpy(iv[k].hash, req[i].hash, 32);
         k++;
         txrequest_requested(r->treq, p->id, req[i].hash, now + GETDATA_TX_INTERVAL_US);
@@ -642,7 +645,7 @@ void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t l
     struct tx tx;
     char err[160];
     if (tx_deserialize(&tx, d, len, err, sizeof(err)) != RC_OK) {
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "malformed tx from peer=%lld: %s", (long long)p->id, err);
+        net_malformed(p, "tx", len, err);
         return;
     }
     struct txrelay_peer *tp = peer_state(p);

@@ -333,6 +333,7 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
     }
     o->v2transport = args_get_bool(a, "v2transport", true);
     o->capture_messages = args_get_bool(a, "capturemessages", false);
+    o->cjdns_reachable = args_get_bool(a, "cjdnsreachable", false);
     if ((rc = connections(na, a, err, err_len))) {
         return rc;
     }

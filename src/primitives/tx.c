@@ -371,13 +371,13 @@ int tx_parse_in(struct tx *tx, struct reader *r, int allow_witness, struct arena
             goto fail;
         }
         if (!tx_has_witness(tx)) {
-            rc = reader_fail(r, RC_INVALID, "superfluous witness record at offset %zu", r->pos);
+            rc = reader_fail(r, RC_INVALID, "Superfluous witness record at offset %zu", r->pos);
             goto fail;
         }
     }
     wit_end = r->pos;
     if (flags) {
-        rc = reader_fail(r, RC_INVALID, "unknown transaction optional data (flags 0x%02x)",
+        rc = reader_fail(r, RC_INVALID, "Unknown transaction optional data (flags 0x%02x)",
                          (unsigned)flags);
         goto fail;
     }

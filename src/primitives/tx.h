@@ -69,7 +69,7 @@ void tx_copy(struct tx *dst, const struct tx *src);
  *
  *  Returns: 0 with *tx filled (hashes and sizes computed); or a negative RC_* with the
  *           failure recorded in r->err naming the field ("truncated reading input 2
- *           scriptSig ...", "superfluous witness record", "unknown transaction optional
+ *           scriptSig ...", "Superfluous witness record", "Unknown transaction optional
  *           data"). On failure *tx is cleared.
  *  In:      allow_witness: 0 reads the legacy format only (as Core without
  *           SERIALIZE_TRANSACTION_NO_WITNESS unset), 1 accepts the BIP144 extended format.

@@ -35,6 +35,7 @@ enum log_cat {
     /* Bitcoin Core's other categories: accepted and listed (so that -debug=mempool and the
      * logging RPC answer as Core's do), written to as the parts that use them land. */
     LOG_CAT_CORE_ONLY_FIRST = 1u << 9,
+    LOG_CAT_ADDRMAN = LOG_CAT_CORE_ONLY_FIRST << 0,
     LOG_CAT_CMPCTBLOCK = LOG_CAT_CORE_ONLY_FIRST << 1,
     LOG_CAT_ESTIMATEFEE = LOG_CAT_CORE_ONLY_FIRST << 2,
     LOG_CAT_MEMPOOL = LOG_CAT_CORE_ONLY_FIRST << 6,

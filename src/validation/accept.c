@@ -52,8 +52,28 @@ int chainstate_ensure_genesis(struct chainstate *cs)
 }
 
 /* The part of accepting block b that changes the index and the store; chain lock held. */
+/* Core's AcceptBlock for a block nobody asked for: its header is taken, its data only if
+ * its chain has at least the tip's work and the minimum chain work, and it is at most
+ * MIN_BLOCKS_TO_KEEP above the tip (so a peer cannot make us store blocks we would not
+ * fetch). 1 when the data is to be skipped. Chain lock held. */
+static int skip_unrequested(const struct chainstate *cs, const struct block_index *e)
+{
+    const struct block_index *tip = chainstate_tip(cs);
+    if (e->tx_count != 0) {
+        return 1; /* processed before (pruned since) */
+    }
+    if (tip && u256_cmp(&e->chain_work, &tip->chain_work) < 0) {
+        return 1;
+    }
+    if (e->height > (tip ? tip->height : -1) + MIN_BLOCKS_TO_KEEP) {
+        return 1;
+    }
+    return u256_cmp(&e->chain_work, &cs->p->minimum_chain_work) < 0;
+}
+
 static int accept_locked(struct chainstate *cs, struct block *b, const uint8_t *raw, size_t len,
-                         const struct block_pos *known_pos, struct vstate *st, int *is_new)
+                         const struct block_pos *known_pos, int requested, struct vstate *st,
+                         int *is_new)
 {
     struct block_index *e = NULL;
     int rc;
@@ -71,6 +91,9 @@ static int accept_locked(struct chainstate *cs, struct block *b, const uint8_t *
     chainstate_note_header(cs, e);
     if (e->status & BLOCK_HAVE_DATA) {
         return RC_OK; /* already stored */
+    }
+    if (!requested && skip_unrequested(cs, e)) {
+        return RC_OK; /* the header only (is_new 0) */
     }
     if (e->prev &&
         block_check_contextual(st, b, e->height, block_index_median_time_past(e->prev), cs->p)) {
@@ -118,8 +141,25 @@ static int accept_locked(struct chainstate *cs, struct block *b, const uint8_t *
     return RC_OK;
 }
 
+static int accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
+                        const struct block_pos *known_pos, int requested, struct vstate *st,
+                        int *is_new);
+
 int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
                             const struct block_pos *known_pos, struct vstate *st, int *is_new)
+{
+    return accept_block(cs, raw, len, known_pos, 1, st, is_new);
+}
+
+int chainstate_accept_unrequested_block(struct chainstate *cs, const uint8_t *raw, size_t len,
+                                        struct vstate *st, int *is_new)
+{
+    return accept_block(cs, raw, len, NULL, 0, st, is_new);
+}
+
+static int accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
+                        const struct block_pos *known_pos, int requested, struct vstate *st,
+                        int *is_new)
 {
     struct block b;
     char err[256];
@@ -128,9 +168,13 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
     if (is_new) {
         *is_new = 0;
     }
-    if (block_parse(&b, raw, len, err, sizeof(err)) != RC_OK) {
+    /* Core reads a block from the front of what it is given and ignores what follows (a
+     * P2P message's payload, submitblock's hex); the block is its bytes read. */
+    size_t used = 0;
+    if (block_parse_prefix(&b, raw, len, &used, err, sizeof(err)) != RC_OK) {
         return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "%s", err);
     }
+    len = used;
     /* Context-free checks first, as Core's ProcessNewBlock runs CheckBlock before anything
      * is stored: a block failing them is not remembered at all (its header may belong to a
      * valid block with another body), so submitting it again gives the reason again. They
@@ -151,7 +195,7 @@ int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t le
         }
         rc = RC_INVALID;
     } else {
-        rc = accept_locked(cs, &b, raw, len, known_pos, st, is_new);
+        rc = accept_locked(cs, &b, raw, len, known_pos, requested, st, is_new);
     }
     pthread_rwlock_unlock(&cs->lock);
     if (rc == RC_INVALID && st->result != VRESULT_MISSING_PREV) {
@@ -245,4 +289,21 @@ int chainstate_accept_header(struct chainstate *cs, const uint8_t raw80[80], str
             st->debug[0] ? ", " : "", st->debug);
     }
     return rc;
+}
+
+int chainstate_accept_block_header(struct chainstate *cs, const uint8_t *raw, size_t len)
+{
+    struct block b;
+    struct vstate st;
+    size_t used = 0;
+    vstate_init(&st);
+    if (block_parse_prefix(&b, raw, len, &used, NULL, 0) != RC_OK) {
+        return RC_INVALID;
+    }
+    int bad = block_check(&st, &b, cs->p, 1);
+    block_clear(&b);
+    if (bad) {
+        return RC_INVALID;
+    }
+    return chainstate_accept_header(cs, raw, &st);
 }

@@ -106,6 +106,21 @@ struct block_pos {
 int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
                             const struct block_pos *known_pos, struct vstate *st, int *is_new);
 
+/** chainstate_accept_block for a block nobody asked for (Core's AcceptBlock with fRequested
+ *  false): the header is accepted, the block stored only if its chain has at least the
+ *  tip's work and the minimum chain work and it is at most MIN_BLOCKS_TO_KEEP above the tip;
+ *  otherwise 0 with *is_new 0 (headers-only). Returns as chainstate_accept_block. */
+int chainstate_accept_unrequested_block(struct chainstate *cs, const uint8_t *raw, size_t len,
+                                        struct vstate *st, int *is_new);
+
+/** Core's order for a block message whose header is new: the block is read and passes the
+ *  checks that need no context (CheckBlock), then its header is accepted into the tree
+ *  (AcceptBlockHeader), so what follows the message sees it; the block itself is left for
+ *  chainstate_accept_block. Returns 0 if the header was accepted (or known), RC_INVALID if
+ *  the block does not read or fails those checks, or the header fails (nothing remembered:
+ *  chainstate_accept_block gives the verdict), or a system error. Takes the chain lock. */
+int chainstate_accept_block_header(struct chainstate *cs, const uint8_t *raw, size_t len);
+
 /** Connects and disconnects until the tip is the valid block with the most work (ties: the
  *  one received first), one block at a time (connect_begin then connect_finish), stopping
  *  early at -stopatheight or when the interrupt asks. Invalid blocks found on the way are

@@ -182,7 +182,9 @@ static int run_job(struct validator *v, struct validator_job *j)
         if (j->precheck && (rc = precheck(cs, j)) != 1) {
             return rc;
         }
-        rc = chainstate_accept_block(cs, j->data, j->len, j->pos, &j->st, &j->is_new);
+        rc = j->unrequested
+                 ? chainstate_accept_unrequested_block(cs, j->data, j->len, &j->st, &j->is_new)
+                 : chainstate_accept_block(cs, j->data, j->len, j->pos, &j->st, &j->is_new);
         if (rc == RC_INVALID && j->st.result == VRESULT_MISSING_PREV && j->from_peer) {
             LOG_INFO("ProcessNewBlock: AcceptBlock FAILED (%s)", j->st.reject);
         }

@@ -45,6 +45,8 @@ struct validator_job {
     const uint8_t *data;        /* BLOCK, HEADERS */
     size_t len;
     const struct block_pos *pos; /* BLOCK: where it is stored already (a reindex), or NULL */
+    int unrequested;            /* BLOCK: nobody asked for it (a peer pushed it): stored
+                                   only as chainstate_accept_unrequested_block says */
     int connect;                /* BLOCK: done only once the best chain is connected
                                    (submitblock's answer speaks of the connect) */
     int precheck;               /* BLOCK: first look at the header alone: a block stored

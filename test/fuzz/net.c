@@ -222,8 +222,8 @@ static void frames(const uint8_t *p, size_t n)
         if (h.len > n) {
             return; /* waits for more */
         }
-        /* The node drops a peer with a bad checksum; the parsers must survive its payload
-         * anyway, so it is parsed either way. */
+        /* The node drops a frame with a bad checksum or an invalid type; the parsers must
+         * survive its payload anyway, so it is parsed either way. */
         (void)net_checksum_ok(&h, p, h.len);
         parse_payload(h.command, p, h.len);
         p += h.len;

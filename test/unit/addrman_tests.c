@@ -357,48 +357,58 @@ static void test_get_entries(void)
     addrman_free(am);
 }
 
-static void test_placement_deterministic(void)
+/* Where Core's AddrMan puts these addresses under -test=addrman (key uint256{1}), each added
+ * by addpeeraddress (its own source, tried ones moved by Good): the bucket/position pairs of
+ * Core's getrawaddrman in its rpc_net.py. */
+static void test_placement_core(void)
 {
-    struct addrman *a1 = addrman_new(77), *a2 = addrman_new(77), *a3 = addrman_new(78);
-    uint8_t k1[32], k2[32], k3[32];
-    addrman_get_key(a1, k1);
-    addrman_get_key(a2, k2);
-    addrman_get_key(a3, k3);
-    CHECK_EQ_MEM(k1, k2, 32);
-    CHECK(memcmp(k1, k3, 32) != 0);
-    int differs = 0;
-    for (int i = 0; i < 50; i++) {
-        struct net_addr a = ip4(20 + i, 7 * i, 3, 4, 8333), src = ip4(60 + i, 1, 2, 3, 8333);
-        add1(a1, a, src, NOW);
-        add1(a2, a, src, NOW);
-        add1(a3, a, src, NOW);
-        struct addrman_info i1, i2, i3;
-        CHECK_EQ_INT(addrman_find(a1, &i1, &a), RC_OK);
-        CHECK_EQ_INT(addrman_find(a2, &i2, &a), RC_OK);
-        CHECK_EQ_INT(addrman_find(a3, &i3, &a), RC_OK);
-        CHECK_EQ_INT(i1.bucket, i2.bucket);
-        CHECK_EQ_INT(i1.position, i2.position);
-        differs += i1.bucket != i3.bucket;
+    static const struct {
+        const char *addr;
+        uint16_t port;
+        int tried, bucket, position;
+    } want[] = {
+        {"2.0.0.0", 8333, 0, 82, 8},
+        {"c4gfnttsuwqomiygupdqqqyy5y5emnk5c73hrfvatri67prd7vyq.b32.i2p", 8333, 0, 963, 46},
+        {"2803:0:1234:abcd::1", 45324, 0, 613, 6},
+        {"1.2.3.4", 8333, 1, 6, 33},
+        {"1233:3432:2434:2343:3234:2345:6546:4534", 8333, 1, 197, 34},
+        {"pg6mmjiyjmcrsslvykfwnntlaru7p5svn6y2ymmju6nubxndf4pscryd.onion", 8333, 1, 72, 61},
+        {"nrfj6inpyf73gpkyool35hcmne5zwfmse3jl3aw23vk7chdemalyaqad.onion", 45324, 1, 139, 46},
+    };
+    struct addrman *am = addrman_new(77), *same = addrman_new(77);
+    uint8_t k[32], k2[32], core_key[32] = {1};
+    addrman_get_key(am, k);
+    addrman_get_key(same, k2);
+    CHECK_EQ_MEM(k, core_key, 32);
+    CHECK_EQ_MEM(k2, core_key, 32);
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        struct net_addr a = parse(want[i].addr);
+        a.port = want[i].port;
+        struct addrman_addr aa = {a, 9, NOW};
+        size_t added = 0;
+        CHECK_EQ_INT(addrman_add(am, &added, &aa, 1, &a, 0, NOW), RC_OK);
+        CHECK_EQ_INT((int)added, 1);
+        int res = -1;
+        if (want[i].tried) {
+            CHECK_EQ_INT(addrman_good_keep_occupant(am, &res, &a, NOW), RC_OK);
+            CHECK_EQ_INT(res, ADDRMAN_GOOD_MOVED);
+        }
+        struct addrman_info info;
+        CHECK_EQ_INT(addrman_find(am, &info, &a), RC_OK);
+        CHECK_EQ_INT(info.in_tried, want[i].tried);
+        CHECK_EQ_INT(info.bucket, want[i].bucket);
+        CHECK_EQ_INT(info.position, want[i].position);
     }
-    CHECK(differs > 40);
-    /* A fixed point of the hash design: the file stores buckets, so a change here must come
-     * with a new file version. */
-    struct addrman_info info;
-    struct net_addr a = ip4(1, 2, 3, 4, 8333);
-    add1(a1, a, ip4(5, 6, 7, 8, 8333), NOW);
-    CHECK_EQ_INT(addrman_find(a1, &info, &a), RC_OK);
-    const uint8_t key_start[4] = {0x4d, 0xed, 0x59, 0x50};
-    CHECK_EQ_MEM(k1, key_start, 4);
-    CHECK_EQ_INT(info.bucket, 361);
-    CHECK_EQ_INT(info.position, 9);
-    CHECK_EQ_INT(addrman_good(a1, NULL, &a, NOW), RC_OK);
-    CHECK_EQ_INT(addrman_find(a1, &info, &a), RC_OK);
-    CHECK_EQ_INT(info.in_tried, 1);
-    CHECK_EQ_INT(info.bucket, 104);
-    CHECK_EQ_INT(info.position, 32);
-    addrman_free(a1);
-    addrman_free(a2);
-    addrman_free(a3);
+    /* Core's grinded tried collision with 1.2.3.4 (rpc_net.py): stays in new. */
+    struct net_addr c = parse("1.2.5.45");
+    struct addrman_addr ca = {c, 9, NOW};
+    size_t added = 0;
+    int res = -1;
+    CHECK_EQ_INT(addrman_add(am, &added, &ca, 1, &c, 0, NOW), RC_OK);
+    CHECK_EQ_INT(addrman_good_keep_occupant(am, &res, &c, NOW), RC_OK);
+    CHECK_EQ_INT(res, ADDRMAN_GOOD_KEPT_NEW);
+    addrman_free(am);
+    addrman_free(same);
 }
 
 static void test_bucket_spread(void)
@@ -1548,7 +1558,7 @@ int main(void)
     TEST(test_time_penalty);
     TEST(test_good_attempt_connected);
     TEST(test_get_entries);
-    TEST(test_placement_deterministic);
+    TEST(test_placement_core);
     TEST(test_bucket_spread);
     TEST(test_bucket_capacity);
     TEST(test_terrible);

@@ -970,13 +970,13 @@ static void test_malformed_tx(void)
 
     BUILD_EXT(0x01, wit_none, sizeof(wit_none));
     CHECK_EQ_INT(tx_deserialize(&t, w.data, w.len, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "superfluous witness record at offset 61");
+    CHECK_EQ_STR(err, "Superfluous witness record at offset 61");
     BUILD_EXT(0x02, wit_none, 0);
     CHECK_EQ_INT(tx_deserialize(&t, w.data, w.len, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "unknown transaction optional data (flags 0x02)");
+    CHECK_EQ_STR(err, "Unknown transaction optional data (flags 0x02)");
     BUILD_EXT(0x03, wit_one, sizeof(wit_one));
     CHECK_EQ_INT(tx_deserialize(&t, w.data, w.len, err, sizeof(err)), RC_INVALID);
-    CHECK_EQ_STR(err, "unknown transaction optional data (flags 0x02)");
+    CHECK_EQ_STR(err, "Unknown transaction optional data (flags 0x02)");
     BUILD_EXT(0x01, wit_huge, sizeof(wit_huge));
     CHECK_EQ_INT(tx_deserialize(&t, w.data, w.len, err, sizeof(err)), RC_TRUNCATED);
     /* 4096 items: item 0's length is the locktime's first byte (0x63). */

@@ -48,8 +48,7 @@ static void on_filterload(struct peer *p, const uint8_t *d, size_t len)
     struct bloom_filter f;
     char err[160];
     if (bloom_filter_parse(&f, d, len, err, sizeof(err)) != RC_OK) {
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "malformed filterload from peer=%lld: %s",
-            (long long)p->id, err);
+        net_malformed(p, "filterload", len, err);
         return;
     }
     if (!bloom_filter_within_limits(&f)) {
@@ -76,8 +75,7 @@ static void on_filteradd(struct peer *p, const uint8_t *d, size_t len)
     const uint8_t *el;
     size_t n;
     if (ser_get_varbytes(&r, &el, &n, "filteradd data") != RC_OK) {
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "malformed filteradd from peer=%lld: %s",
-            (long long)p->id, r.err);
+        net_malformed(p, "filteradd", len, r.err);
         return;
     }
     /* An element longer than a script push can be, or one for a filter never loaded. */

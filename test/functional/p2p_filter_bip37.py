@@ -6,7 +6,8 @@
   peer with the bloomfilter permission.
 - Misbehaviour (Core's "Misbehaving" line; a peer without noban is disconnected): a filter
   over 36,000 bytes or 50 hash functions, a filteradd over 520 bytes or without a filter.
-  The limits themselves are accepted; an empty filter with filteradd does not crash the node.
+  The limits themselves are accepted; an empty filter with filteradd does not crash the node;
+  a payload that does not decode is logged as Core's exception and not punished.
 - With a filter watching a script (built here with our own MurmurHash3, checked against
   Core's filter bytes for that script): a MSG_FILTERED_BLOCK getdata is answered with a
   merkleblock whose partial merkle tree proves the matched transactions against the
@@ -205,6 +206,9 @@ class P2PFilterBip37Test(BitnodeTestFramework):
         self.log("an empty filter takes filteradd (CVE-2013-5700)")
         self.accepted(node, conn, "filterload", filterload(b"", nfuncs=1))
         self.accepted(node, conn, "filteradd", filteradd(b"letstrytocrashthisnode"))
+        self.log("a filterload that does not decode: Core's exception line, not punished")
+        self.accepted(node, conn, "filterload", b"\x05ab")
+        assert_in("ProcessMessages(filterload, 3 bytes): Exception", open(node.debug_log).read())
         self.log("a filter one byte too large: misbehaviour, disconnected")
         self.misbehaves(node, conn, "filterload", filterload(b"\xbb" * 36001), True)
         conn = self.connect(node)

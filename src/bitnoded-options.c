@@ -70,9 +70,10 @@ const struct arg_def bitnoded_options[] = {
      "used or -maxconnections=0)"},
     {"fixedseeds", ARG_BOOL, ARGS_CAT_CONN, "",
      "Allow fixed seeds if DNS seeds don't provide peers (default: 1)"},
-    {"discover", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "",
-     "Discover own IP addresses (default: 1 when listening and no -externalip or -proxy)"
-     ARG_REASON("bitnode does not look for its own addresses")},
+    {"discover", ARG_BOOL, ARGS_CAT_CONN, "",
+     "Discover own IP addresses (default: 1 when listening and no -externalip or -proxy)"},
+    {"externalip", ARG_STRING | ARG_MULTI, ARGS_CAT_CONN, "=<ip>",
+     "Specify your own public address"},
     {"upnp", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_CONN, "",
      "Use UPnP to map the listening port (only -upnp=0 is accepted)"},
     {"natpmp", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "",
@@ -352,8 +353,6 @@ const struct arg_def bitnoded_options[] = {
      ARG_REASON("bitnode makes no CJDNS connections; -rpcallowip and addpeeraddress read it")},
     {"dns", ARG_BOOL | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "",
      "Allow DNS lookups for -addnode, -seednode and -connect (default: 1)"},
-    {"externalip", ARG_STRING | ARG_MULTI | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "=<ip>",
-     "Specify your own public address"},
     {"forcednsseed", ARG_BOOL | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "",
      "Always query for peer addresses via DNS lookup (default: 0)"},
     {"inboundrelaypercent", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "=<n>",
@@ -364,7 +363,7 @@ const struct arg_def bitnoded_options[] = {
     {"maxsendbuffer", ARG_INT | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "=<n>",
      "Maximum per-connection memory usage for the send buffer, <n>*1000 bytes (default: "
      "1000)"},
-    {"maxuploadtarget", ARG_STRING | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "=<n>",
+    {"maxuploadtarget", ARG_STRING, ARGS_CAT_CONN, "=<n>",
      "Tries to keep outbound traffic under the given target per 24h. Limit does not apply to "
      "peers with 'download' permission or blocks created within past week. 0 = no limit "
      "(default: 0M). Optional suffix units [k|K|m|M|g|G|t|T] (default: M). Lowercase is 1000 "
@@ -380,8 +379,8 @@ const struct arg_def bitnoded_options[] = {
      "Support filtering of blocks and transaction with bloom filters (default: 0)"},
     {"peerblockfilters", ARG_BOOL, ARGS_CAT_CONN, "",
      "Serve compact block filters to peers per BIP 157 (default: 0)"},
-    {"txreconciliation", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "",
-     "Enable transaction reconciliations per BIP 330 (default: 0)" ARG_REASON("bitnode has no transaction reconciliation (BIP 330)")},
+    {"txreconciliation", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_CONN, "",
+     "Enable transaction reconciliations per BIP 330 (default: 0)"},
     {"torcontrol", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "=<ip>:<port>",
      "Tor control host and port to use if onion listening enabled (default: 127.0.0.1:9051). "
      "If no port is specified, the default port of 9051 will be used." ARG_REASON(NO_TOR)},
@@ -584,14 +583,12 @@ const struct arg_def bitnoded_options[] = {
      "Broadcast transactions submitted via sendrawtransaction RPC using short-lived "
      "connections through the Tor or I2P networks, without putting them in the mempool first. "
      "Transactions submitted through the wallet are not affected by this option (default: 0)"},
-    {"whitelistforcerelay", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "",
+    {"whitelistforcerelay", ARG_BOOL, ARGS_CAT_RELAY, "",
      "Add 'forcerelay' permission to whitelisted peers with default permissions. This will "
-     "relay transactions even if the transactions were already in the mempool. (default: 0)"
-     ARG_REASON("bitnode grants no relay permissions from -whitelist yet")},
-    {"whitelistrelay", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "",
+     "relay transactions even if the transactions were already in the mempool. (default: 0)"},
+    {"whitelistrelay", ARG_BOOL, ARGS_CAT_RELAY, "",
      "Add 'relay' permission to whitelisted peers with default permissions. This will accept "
-     "relayed transactions even when not relaying transactions (default: 1)"
-     ARG_REASON("bitnode grants no relay permissions from -whitelist yet")},
+     "relayed transactions even when not relaying transactions (default: 1)"},
 
     /* Core's "Block creation options": bitnode has no mining RPCs. */
     {"blockmaxweight", ARG_INT, ARGS_CAT_MINING, "=<n>",

@@ -13,10 +13,12 @@
 #include "crypto/siphash.h"
 #include "net/addrman.h"
 #include "net/addrrelay.h"
+#include "net/localaddr.h"
 #include "net/net_impl.h"
 #include "net/netaddr.h"
 #include "net/peer_sync.h"
 #include "util/buf.h"
+#include "util/log.h"
 #include "util/random.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
@@ -28,6 +30,7 @@
 #define CACHE_BASE_US (21 * 60 * 60 * 1000000LL) /* Core's getaddr cache: 21 h ... */
 #define CACHE_SPREAD_US (6 * 60 * 60 * 1000000LL) /* ... plus up to 6 h */
 #define MAX_PCT_ADDR 23                           /* Core's MAX_PCT_ADDR_TO_SEND */
+#define LOCAL_INTERVAL_US (24 * 60 * 60 * 1000000LL) /* AVG_LOCAL_ADDRESS_BROADCAST_INTERVAL */
 
 struct addrrelay_peer {
     uint64_t *gen[2]; /* open-addressing sets of keys (0: empty); gen[cur] fills */
@@ -36,6 +39,7 @@ struct addrrelay_peer {
     struct net_addr_msg_entry *queue; /* to send at the next trickle, at most NET_MAX_ADDR */
     size_t n_queue;
     int64_t next_send_us;
+    int64_t next_local_us; /* our own address goes again then (0: never sent yet) */
 };
 
 struct addr_cache {
@@ -315,10 +319,72 @@ static int64_t poisson_us(int64_t avg_us)
     return (int64_t)(-log(u) * (double)avg_us);
 }
 
-/* Core's MaybeSendAddr for one peer. */
-static void maybe_send(struct peer *p, int64_t now_us)
+/* What the choice of our address for p reads of it (Core's GetLocalAddrForPeer). */
+static void peer_view(const struct peer *p, struct localaddr_peer *lp)
+{
+    memset(lp, 0, sizeof(*lp));
+    lp->addr = p->addr;
+    lp->network = p->inbound_onion ? NETWORK_ONION : net_addr_network(&p->addr);
+    lp->inbound = p->conn_type == CONN_INBOUND;
+    lp->have_addr_local = p->ps->have_addr_local;
+    lp->addr_local = p->ps->addr_local_na;
+    lp->addr_local_reachable =
+        net_network_reachable(p->net, net_addr_network(&p->ps->addr_local_na));
+}
+
+/* Core's self-announcement in MaybeSendAddr: about once a day (a Poisson timer) our address
+ * for p; the first time alone in a message of its own (so that the peer's rate limit, with
+ * few tokens at the start, does not drop it among others), later with the queue, and then
+ * after forgetting what p knows, so that it does go out. */
+static void announce_self(struct addrrelay *r, struct peer *p, int64_t now_us)
 {
     struct addrrelay_peer *ap = p->ps->ar;
+    if (ap->next_local_us >= now_us) {
+        return;
+    }
+    if (ap->next_local_us != 0) {
+        memset(ap->gen[0], 0, KNOWN_SLOTS * sizeof(uint64_t));
+        memset(ap->gen[1], 0, KNOWN_SLOTS * sizeof(uint64_t));
+        ap->n_cur = 0;
+    }
+    struct localaddr_peer lp;
+    struct net_addr local;
+    uint8_t rnd[8];
+    random_bytes(rnd, sizeof(rnd));
+    peer_view(p, &lp);
+    if (localaddr_for_peer(r->net->local, &lp, rd_u64le(rnd), &local)) {
+        char s[NET_ADDR_STR_LEN];
+        net_addr_format(&local, 1, s);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Advertising address %s to peer=%lld", s,
+            (long long)p->id);
+        struct net_addr_msg_entry e;
+        memset(&e, 0, sizeof(e));
+        e.time = (uint32_t)net_now(r->net);
+        e.services = net_local_services(r->net);
+        e.net = local.net;
+        e.len = local.len;
+        memcpy(e.addr, local.addr, local.len);
+        e.port = local.port;
+        if (ap->next_local_us != 0) {
+            push_address(p, &e);
+        } else if (compatible(p, &e)) {
+            struct buf b;
+            buf_init(&b);
+            net_addrmsg_serialize(&b, p->ps->want_addrv2, &e, 1);
+            net_send(p, p->ps->want_addrv2 ? "addrv2" : "addr", &b);
+            buf_clear(&b);
+        }
+    }
+    ap->next_local_us = now_us + poisson_us(LOCAL_INTERVAL_US);
+}
+
+/* Core's MaybeSendAddr for one peer. */
+static void maybe_send(struct addrrelay *r, struct peer *p, int64_t now_us, int self_announce)
+{
+    struct addrrelay_peer *ap = p->ps->ar;
+    if (self_announce) {
+        announce_self(r, p, now_us);
+    }
     if (now_us <= ap->next_send_us) {
         return;
     }
@@ -343,13 +409,17 @@ static void maybe_send(struct peer *p, int64_t now_us)
     buf_clear(&b);
 }
 
-void addrrelay_tick(struct addrrelay *r)
+void addrrelay_peer_tick(struct addrrelay *r, struct peer *p, int self_announce)
 {
-    int64_t now_us = net_now_us(r->net);
+    if (p->disconnect || !p->ps || !p->ps->handshake_done || !p->ps->ar) {
+        return;
+    }
+    maybe_send(r, p, net_now_us(r->net), self_announce);
+}
+
+void addrrelay_tick(struct addrrelay *r, int self_announce)
+{
     for (struct peer *p = r->net->peers; p; p = p->next) {
-        if (p->disconnect || !p->ps || !p->ps->handshake_done || !p->ps->ar) {
-            continue;
-        }
-        maybe_send(p, now_us);
+        addrrelay_peer_tick(r, p, self_announce);
     }
 }

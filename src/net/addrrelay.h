@@ -36,8 +36,14 @@ void addrrelay_relay(struct addrrelay *r, const struct peer *from,
  *  manager, queued for p's next send. Without the addr permission, from a cache per network
  *  of the peer and local socket that lasts 21 to 27 hours (Core's CachedAddrResponse). */
 void addrrelay_getaddr(struct addrrelay *r, struct peer *p);
-/** Core's MaybeSendAddr for every relay-enabled peer whose Poisson timer (mean 30 s, on the
- *  service clock) is due: its queue minus the addresses it knows, in one addr or addrv2. */
-void addrrelay_tick(struct addrrelay *r);
+/** Core's MaybeSendAddr for every relay-enabled peer: with self_announce (listening, out of
+ *  initial block download), our own address for it (localaddr.h) when its daily Poisson
+ *  timer is due, the first time in a message of its own; then, when its Poisson timer (mean
+ *  30 s, on the service clock) is due, its queue minus the addresses it knows, in one addr
+ *  or addrv2. */
+void addrrelay_tick(struct addrrelay *r, int self_announce);
+/** addrrelay_tick for p alone (a relay-enabled peer whose handshake is done; else nothing):
+ *  after each of its messages, as Core's SendMessages follows each message handled. */
+void addrrelay_peer_tick(struct addrrelay *r, struct peer *p, int self_announce);
 
 #endif

@@ -10,7 +10,9 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <event2/thread.h>
+#include <ifaddrs.h>
 #include <jansson.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
@@ -27,6 +29,7 @@
 #include "net/anchors.h"
 #include "net/evict.h"
 #include "net/headerssync.h"
+#include "net/localaddr.h"
 #include "net/seeds.h"
 #include "net/v2transport.h"
 #include "util/fs.h"
@@ -106,9 +109,13 @@ int net_permissions_parse(const char *s, uint32_t *perms, const char **rest, cha
                       NET_PERM_MEMPOOL | NET_PERM_ADDR;
             found = 1;
         }
-        if (!found &&
-            ((len == 2 && memcmp(p, "in", 2) == 0) || (len == 3 && memcmp(p, "out", 3) == 0))) {
-            found = 1; /* connection direction (Core 28): bitnode applies them inbound */
+        if (!found && len == 2 && memcmp(p, "in", 2) == 0) {
+            *perms |= NET_PERM_DIR_IN;
+            found = 1;
+        }
+        if (!found && len == 3 && memcmp(p, "out", 3) == 0) {
+            *perms |= NET_PERM_DIR_OUT;
+            found = 1;
         }
         if (!found) {
             if (err && err_len) {
@@ -221,6 +228,7 @@ static void count_sent(struct peer *p, const char *command, size_t bytes)
     p->sent_per_msg[net_msg_type_index(command)] += bytes;
     p->net->total_sent += bytes;
     p->last_send = net_now(p->net);
+    upload_target_record(&p->net->upload, bytes, p->last_send);
 }
 
 void net_send(struct peer *p, const char *command, const struct buf *payload)
@@ -437,6 +445,7 @@ static void write_raw(struct peer *p, const struct buf *out)
         p->bytes_sent += out->len;
         p->net->total_sent += out->len;
         p->last_send = net_now(p->net);
+        upload_target_record(&p->net->upload, out->len, p->last_send);
     }
 }
 
@@ -759,15 +768,34 @@ static int evict_inbound(struct net *n)
     return 1;
 }
 
+/* The permissions of a connection with a (Core's AddWhitelistPermissionFlags): perms (a
+ * -whitebind's) and those of each -whitelist entry for direction dir that matches a, with a
+ * -whitelist without permissions granting the implicit ones. */
+static uint32_t whitelist_perms(const struct net *n, const struct net_addr *a, uint32_t dir,
+                                uint32_t perms)
+{
+    for (size_t i = 0; i < n->opt.n_whitelist; i++) {
+        if ((n->opt.whitelist[i].perms & dir) && net_subnet_match(&n->opt.whitelist[i].subnet, a)) {
+            perms |= n->opt.whitelist[i].perms & ~NET_PERM_DIRS;
+        }
+    }
+    if (perms & NET_PERM_IMPLICIT) {
+        perms = (perms & ~NET_PERM_IMPLICIT) | n->opt.implicit_perms;
+    }
+    return perms;
+}
+
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int len,
                       void *arg)
 {
     (void)len;
     struct net *n = arg;
     uint32_t bind_perms = 0;
+    int via_onion = 0;
     for (size_t i = 0; i < n->n_listeners; i++) {
         if (n->listeners[i] == l) {
             bind_perms = n->bound[i].perms;
+            via_onion = n->bound[i].onion;
         }
     }
     struct net_addr a;
@@ -775,15 +803,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
         evutil_closesocket(fd);
         return;
     }
-    uint32_t perms = bind_perms;
-    for (size_t i = 0; i < n->opt.n_whitelist; i++) {
-        if (net_subnet_match(&n->opt.whitelist[i].subnet, &a)) {
-            perms |= n->opt.whitelist[i].perms;
-        }
-    }
-    if (perms & NET_PERM_IMPLICIT) {
-        perms = (perms & ~NET_PERM_IMPLICIT) | NET_PERM_RELAY | NET_PERM_MEMPOOL | NET_PERM_NOBAN;
-    }
+    uint32_t perms = whitelist_perms(n, &a, NET_PERM_DIR_IN, bind_perms);
     char s[NET_ADDR_STR_LEN];
     net_addr_format(&a, 1, s);
     int noban = (perms & NET_PERM_NOBAN) == NET_PERM_NOBAN;
@@ -815,6 +835,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
     }
     struct peer *p = new_peer(n, bev, &a, CONN_INBOUND);
     p->perms = perms;
+    p->inbound_onion = via_onion;
     p->connected = 1;
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
@@ -881,6 +902,9 @@ static struct peer *connect_to(struct net *n, const struct net_addr *a, int conn
     struct net_addr none;
     memset(&none, 0, sizeof(none));
     struct peer *p = new_peer(n, bev, a ? a : &none, conn_type);
+    if (a) {
+        p->perms = whitelist_perms(n, a, NET_PERM_DIR_OUT, 0); /* -whitelist=...,out@ */
+    }
     if (name) {
         snprintf(p->added_name, sizeof(p->added_name), "%s", name);
     }
@@ -1394,6 +1418,21 @@ void net_totals(struct net *n, uint64_t *recv, uint64_t *sent)
     *sent = n->total_sent;
 }
 
+int net_upload_target_reached(struct net *n, int historical)
+{
+    return upload_target_reached(&n->upload, historical, net_now(n));
+}
+
+void net_upload_info(struct net *n, struct net_upload_info *out)
+{
+    int64_t now = net_now(n);
+    out->target = n->upload.limit;
+    out->target_reached = upload_target_reached(&n->upload, 0, now);
+    out->serve_historical_blocks = !upload_target_reached(&n->upload, 1, now);
+    out->bytes_left_in_cycle = upload_target_bytes_left(&n->upload);
+    out->time_left_in_cycle = upload_target_time_left(&n->upload, now);
+}
+
 int net_disconnect(struct net *n, const char *address, int64_t id)
 {
     int found = 0;
@@ -1794,8 +1833,8 @@ static int open_anchor(struct net *n)
         /* Core's reachable set holds the unroutable "network" too, unless -onlynet. */
         int net = net_addr_network(&a.addr);
         int reachable = net == NETWORK_UNROUTABLE ? !n->opt.onlynet : net_network_reachable(n, net);
-        if (a.addr.net == 0 || !reachable || (a.services & need) != need ||
-            group_taken(n, &a.addr)) {
+        if (a.addr.net == 0 || localaddr_is_local(n->local, &a.addr) || !reachable ||
+            (a.services & need) != need || group_taken(n, &a.addr)) {
             continue;
         }
         char text[NET_ADDR_STR_LEN];
@@ -1812,6 +1851,45 @@ static int open_anchor(struct net *n)
     return 0;
 }
 
+/* -seednode: a connection that asks for addresses and leaves (Core's addr-fetch). */
+static void open_seednode(struct net *n, const char *name)
+{
+    int v2 = (n->local_services & NODE_P2P_V2) != 0;
+    struct net_addr a;
+    char err[160];
+    if (net_addr_parse(name, n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
+        connect_to(n, &a, CONN_ADDR_FETCH, name, v2, 0);
+    } else if (n->have_proxy) {
+        connect_to(n, NULL, CONN_ADDR_FETCH, name, v2, 0);
+    } else {
+        LOG_INFO("-seednode: %s", err);
+    }
+}
+
+/* Core's seednode schedule in ThreadOpenConnections: one seednode at once when the address
+ * manager starts empty, then another every 10 seconds while fewer than 2 full-relay
+ * outbound peers are connected, until all were asked. */
+static void schedule_seednodes(struct net *n, int64_t now, int full_relay)
+{
+    if (n->add_addr_fetch && n->seeds_left > 0) {
+        n->add_addr_fetch = 0;
+        const char *seed = n->seednodes[--n->seeds_left];
+        if (addrman_size(n->am, -1, -1) == 0) {
+            LOG_INFO("Empty addrman, adding seednode (%s) to addrfetch", seed);
+        } else {
+            LOG_INFO("Couldn't connect to peers from addrman after %d seconds. Adding seednode "
+                     "(%s) to addrfetch",
+                     NET_ADD_NEXT_SEEDNODE_S, seed);
+        }
+        open_seednode(n, seed);
+    }
+    if (n->seeds_left > 0 && full_relay < NET_SEED_OUTBOUND_THRESHOLD &&
+        now > n->seed_timer + NET_ADD_NEXT_SEEDNODE_S) {
+        n->seed_timer = now;
+        n->add_addr_fetch = 1;
+    }
+}
+
 /* Core's ThreadOpenConnections, one attempt per call: full-relay peers up to 8, then
  * block-relay-only peers up to 2, from the address manager. */
 static void open_automatic(struct net *n)
@@ -1819,12 +1897,16 @@ static void open_automatic(struct net *n)
     if (!n->active || !n->opt.automatic || n->opt.max_connections <= 0) {
         return;
     }
-    int64_t now_us = net_now_us(n), now = net_now(n);
-    if (now_us < n->next_outbound_us) {
+    int64_t now = net_now(n);
+    /* Paced by the machine's clock, as Core's loop sleeps 500 ms: a frozen mock time must
+     * not stop it. */
+    int64_t mono_us = time_mono_us();
+    if (mono_us < n->next_outbound_us) {
         return;
     }
-    n->next_outbound_us = now_us + 500000;
+    n->next_outbound_us = mono_us + 500000;
     int full = count_conns(n, CONN_OUTBOUND_FULL_RELAY), blocks = count_conns(n, CONN_BLOCK_RELAY);
+    schedule_seednodes(n, now, full);
     int type;
     if (n->n_anchors > 0 && blocks < NET_MAX_BLOCK_RELAY_ONLY && open_anchor(n)) {
         return;
@@ -1887,8 +1969,9 @@ static void open_automatic(struct net *n)
     for (int tries = 0; tries < 100; tries++) {
         struct addrman_addr pick;
         int64_t last_try = 0;
-        if (addrman_select(n->am, &pick, &last_try, 0, nets, now) != RC_OK) {
-            return;
+        if (addrman_select(n->am, &pick, &last_try, 0, nets, now) != RC_OK ||
+            localaddr_is_local(n->local, &pick.addr)) {
+            return; /* Core: one of our own addresses ends this round */
         }
         if (group_taken(n, &pick.addr) || is_banned(n, &pick.addr) ||
             is_discouraged(n, &pick.addr)) {
@@ -1916,28 +1999,6 @@ static void open_automatic(struct net *n)
     }
 }
 
-/* -seednode: connections that ask for addresses and leave (Core's addr-fetch). */
-static void open_seednodes(struct net *n)
-{
-    int v2 = (n->local_services & NODE_P2P_V2) != 0;
-    for (size_t i = 0; i < n->n_seednodes; i++) {
-        struct net_addr a;
-        char err[160];
-        if (net_addr_parse(n->seednodes[i], n->p->default_port, 1, &a, err, sizeof(err)) == RC_OK) {
-            connect_to(n, &a, CONN_ADDR_FETCH, n->seednodes[i], v2, 0);
-        } else if (n->have_proxy) {
-            connect_to(n, NULL, CONN_ADDR_FETCH, n->seednodes[i], v2, 0);
-        } else {
-            LOG_INFO("-seednode: %s", err);
-        }
-    }
-}
-
-static void seednodes_fn(struct net *n, void *ctx)
-{
-    (void)ctx;
-    open_seednodes(n);
-}
 
 /* The DNS seeds (Core's ThreadDNSAddressSeed): on its own thread, as lookups block. */
 struct dns_result {
@@ -2125,7 +2186,65 @@ static int listen_on(struct net *n, const struct net_bind *b, int is_default, ch
         }
     }
     LOG_INFO("Bound to %s", s);
+    /* Core's Bind: a routable address bound to is ours (with -discover; not a Tor service
+     * target, which is not to be gossiped, nor a -whitebind with noban). */
+    if (!is_default && !b->onion && n->opt.discover &&
+        (b->perms & NET_PERM_NOBAN) != NET_PERM_NOBAN) {
+        localaddr_add(n->local, &b->addr, LOCAL_BIND,
+                      net_network_reachable(n, net_addr_network(&b->addr)));
+    }
     return RC_OK;
+}
+
+/* 1 for "0.0.0.0" and "::" (Core's IsBindAny). */
+static int is_bind_any(const struct net_addr *a)
+{
+    static const uint8_t zero[16];
+    return (a->net == BIP155_IPV4 || a->net == BIP155_IPV6) && memcmp(a->addr, zero, a->len) == 0;
+}
+
+/* Core's Discover: with -discover, when listening on every address, the addresses of the
+ * interfaces that are up (not loopback) are ours, on the listen port. */
+static void discover_interfaces(struct net *n, const struct net_options *opt)
+{
+    int any = opt->n_binds == 0;
+    for (size_t i = 0; i < opt->n_binds; i++) {
+        any |= is_bind_any(&opt->binds[i].addr);
+    }
+    struct ifaddrs *list;
+    if (!opt->discover || !any || getifaddrs(&list) != 0) {
+        return;
+    }
+    for (struct ifaddrs *ifa = list; ifa; ifa = ifa->ifa_next) {
+        struct net_addr a;
+        if (!ifa->ifa_addr || !(ifa->ifa_flags & IFF_UP) || (ifa->ifa_flags & IFF_LOOPBACK) ||
+            net_addr_from_sockaddr(ifa->ifa_addr, &a) != RC_OK) {
+            continue;
+        }
+        if (localaddr_add_ip(n->local, &a, LOCAL_IF,
+                             net_network_reachable(n, net_addr_network(&a))) &&
+            log_ips()) {
+            char s[NET_ADDR_STR_LEN];
+            net_addr_format(&a, 0, s);
+            LOG_INFO("Discover: %s", s);
+        }
+    }
+    freeifaddrs(list);
+}
+
+/* Our own addresses: -externalip's (even on a network we do not reach: Core's
+ * add_even_if_unreachable), then what -discover finds. Binds add theirs as they are bound. */
+static void add_local_addresses(struct net *n, const struct net_options *opt)
+{
+    for (size_t i = 0; i < opt->n_externalip; i++) {
+        localaddr_add(n->local, &opt->externalip[i], LOCAL_MANUAL, 1);
+    }
+    discover_interfaces(n, opt);
+}
+
+void net_local_addresses(struct net *n, struct localaddr_entry **out, size_t *count)
+{
+    localaddr_list(n->local, out, count);
 }
 
 /* The P2P listeners: -bind and -whitebind's addresses, else every address on -port. Returns
@@ -2202,6 +2321,7 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
     }
     struct net *n = xcalloc(1, sizeof(*n));
     n->opt = *opt;
+    n->upload.limit = opt->max_upload;
     /* What is kept past the call is copied (the caller's arrays may go). */
     struct net_whitelist *wl = xcalloc(opt->n_whitelist ? opt->n_whitelist : 1, sizeof(*wl));
     if (opt->n_whitelist) {
@@ -2241,17 +2361,34 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
     n->cleanup_ev = event_new(n->base, -1, 0, cleanup_cb, n);
     n->timer_ev = event_new(n->base, -1, EV_PERSIST, timer_cb, n);
     int rc;
-    if ((opt->listen && (rc = bind_listeners(n, opt, err, err_len))) ||
-        (rc = set_proxies(n, opt, err, err_len))) {
+    /* The proxies first: whether onion is reachable depends on them. */
+    localaddr_new(&n->local, opt->discover, opt->listen, opt->listen_port);
+    if ((rc = set_proxies(n, opt, err, err_len)) ||
+        (opt->listen && (rc = bind_listeners(n, opt, err, err_len)))) {
         net_transport_free(n);
         return rc;
     }
+    add_local_addresses(n, opt);
+    n->opt.externalip = NULL;
+    n->opt.n_externalip = 0;
     n->opt.proxy = n->opt.onion_proxy = NULL;
     n->seednodes = xcalloc(opt->n_seednode ? opt->n_seednode : 1, sizeof(*n->seednodes));
     for (size_t i = 0; i < opt->n_seednode; i++) {
         snprintf(n->seednodes[i], sizeof(n->seednodes[i]), "%s", opt->seednode[i]);
     }
     n->n_seednodes = opt->n_seednode;
+    /* Core shuffles them (a restart does not ask the same one first) and asks one at once
+     * only if the address manager is empty. */
+    for (size_t i = n->n_seednodes; i > 1; i--) {
+        uint64_t r;
+        random_bytes((uint8_t *)&r, sizeof(r));
+        size_t j = (size_t)(r % i);
+        char tmp[NET_ADDR_STR_LEN];
+        memcpy(tmp, n->seednodes[i - 1], sizeof(tmp));
+        memcpy(n->seednodes[i - 1], n->seednodes[j], sizeof(tmp));
+        memcpy(n->seednodes[j], tmp, sizeof(tmp));
+    }
+    n->seeds_left = n->n_seednodes;
     n->am = addrman_new(opt->deterministic_addrman ? 1 : 0);
     if ((rc = load_addrs(n, err, err_len)) != RC_OK) {
         net_transport_free(n);
@@ -2274,6 +2411,8 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
 int net_start(struct net *n)
 {
     load_anchors(n);
+    n->add_addr_fetch = n->n_seednodes > 0 && addrman_size(n->am, -1, -1) == 0;
+    n->seed_timer = net_now(n);
     struct timeval tv = {0, 100000};
     event_add(n->timer_ev, &tv);
     pthread_mutex_lock(&n->q_mu);
@@ -2286,9 +2425,6 @@ int net_start(struct net *n)
         return RC_IO;
     }
     event_active(n->timer_ev, EV_TIMEOUT, 0);
-    if (n->opt.automatic && n->n_seednodes) {
-        net_call(n, seednodes_fn, NULL);
-    }
     n->addrs_at_start = addrman_size(n->am, -1, -1); /* before the DNS thread reads it */
     if (!n->opt.dnsseed) {
         LOG_INFO("DNS seeding disabled");
@@ -2371,6 +2507,7 @@ void net_transport_free(struct net *n)
     free(n->added);
     free(n->anchors);
     addrman_free(n->am);
+    localaddr_free(n->local);
     free(n->seednodes);
     free(n);
 }

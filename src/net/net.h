@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "net/localaddr.h"
 #include "net/netaddr.h"
 
 struct validator;
@@ -32,10 +33,16 @@ enum net_permission {
     NET_PERM_MEMPOOL = 1u << 5,
     NET_PERM_ADDR = 1u << 7,
     NET_PERM_IMPLICIT = 1u << 31,
+    /* Not permissions: the directions a -whitelist entry applies to ("in", "out"; none
+     * written means in, as Core). */
+    NET_PERM_DIR_IN = 1u << 29,
+    NET_PERM_DIR_OUT = 1u << 30,
+    NET_PERM_DIRS = NET_PERM_DIR_IN | NET_PERM_DIR_OUT,
 };
 
 /** Parses "perm1,perm2@rest" (or "rest" alone: implicit permissions) as -whitelist and
- *  -whitebind take it: *perms, and *rest points into s. 0, or RC_INVALID with err
+ *  -whitebind take it: *perms (with NET_PERM_DIR_* for "in" / "out"), and *rest points
+ *  into s. 0, or RC_INVALID with err
  *  ("Invalid P2P permission: 'x'"). */
 int net_permissions_parse(const char *s, uint32_t *perms, const char **rest, char *err,
                           size_t err_len);
@@ -70,6 +77,10 @@ struct blockfilter_index;
 struct net_options {
     struct validator *val;        /* borrowed: blocks and headers go to it */
     int listen;                   /* -listen */
+    int discover;                 /* -discover: our interfaces' and bound addresses are ours */
+    uint16_t listen_port;         /* Core's GetListenPort: the port our addresses advertise */
+    const struct net_addr *externalip; /* -externalip, their ports resolved (copied) */
+    size_t n_externalip;
     const struct net_bind *binds; /* -bind / -whitebind; none: every interface on port */
     size_t n_binds;
     uint16_t port;              /* -port */
@@ -101,6 +112,10 @@ struct net_options {
     struct mempool *mempool;        /* borrowed: relayed transactions go to it (NULL: none) */
     int blocks_only;                /* -blocksonly: no transaction relay */
     int deterministic_addrman;      /* -test=addrman: a fixed bucket key and PRNG seed */
+    uint64_t max_upload;            /* -maxuploadtarget, bytes per 24 hours (0: none) */
+    int txreconciliation;           /* -txreconciliation: BIP330's negotiation (txrecon.c) */
+    uint32_t implicit_perms;        /* what a -whitelist without permissions grants
+                                       (-whitelistrelay, -whitelistforcerelay) */
     int cjdns_reachable;            /* -cjdnsreachable: fc00::/8 addresses given to the
                                        address manager by RPC are CJDNS ones */
     /* -peerblockfilters: the block filter index BIP157 requests are answered from (borrowed;
@@ -195,6 +210,19 @@ const char *net_user_agent(const struct net *n);
 int net_local_relay(const struct net *n);
 /** Bytes over all connections since start. */
 void net_totals(struct net *n, uint64_t *recv, uint64_t *sent);
+/* getnettotals' "uploadtarget" (Core's -maxuploadtarget state). */
+struct net_upload_info {
+    uint64_t target;             /* bytes per cycle, 0: none */
+    int target_reached;          /* the budget is spent */
+    int serve_historical_blocks; /* old blocks are still served */
+    uint64_t bytes_left_in_cycle;
+    int64_t time_left_in_cycle;  /* seconds */
+};
+/** The upload budget's state now. Net thread (net_call) or before net_start. */
+void net_upload_info(struct net *n, struct net_upload_info *out);
+/** Core's OutboundTargetReached: with historical, whether historical blocks may no longer be
+ *  served; else whether the -maxuploadtarget budget is spent. 0 without -maxuploadtarget. */
+int net_upload_target_reached(struct net *n, int historical);
 /** Disconnects peers by address ("ip:port") or by id (id >= 0). 0 or RC_NOT_FOUND. */
 int net_disconnect(struct net *n, const char *address, int64_t id);
 /** addnode add / remove / onetry, with the v2 transport tried first if use_v2. RC_INVALID
@@ -238,6 +266,9 @@ int net_fetch_block(struct net *n, int64_t peer_id, const uint8_t hash32[32], ch
  *  by -onlynet; onion only with a proxy) and its proxy ("" if none). */
 int net_network_reachable(struct net *n, int network);
 void net_network_proxy(struct net *n, int network, char out[NET_ADDR_STR_LEN], int *randomize);
+/** getnetworkinfo's localaddresses: our own addresses (Core's mapLocalHost, in its order),
+ *  each with the port advertised and its score: *out (caller frees) and *count. */
+void net_local_addresses(struct net *n, struct localaddr_entry **out, size_t *count);
 /** The service's clock (setmocktime's, else the real time), seconds. */
 int64_t net_time_now(struct net *n);
 /** The local services (NODE_NETWORK | NODE_WITNESS ...). Any thread. */

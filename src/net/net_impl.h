@@ -13,6 +13,7 @@
 
 #include "consensus/params.h"
 #include "net/net.h"
+#include "net/uploadtarget.h"
 #include "net/protocol.h"
 #include "net/socks5.h"
 #include "util/buf.h"
@@ -43,6 +44,8 @@ int net_msg_type_index(const char *command);
 #define NET_TIMEOUT_INTERVAL_S (20 * 60)
 #define NET_STALL_TIMEOUT_US (2 * 1000000LL)
 #define NET_STALL_TIMEOUT_MAX_US (64 * 1000000LL)
+#define NET_ADD_NEXT_SEEDNODE_S 10        /* Core: another -seednode after this many seconds */
+#define NET_SEED_OUTBOUND_THRESHOLD 2     /* ... while fewer full-relay outbound peers */
 #define NET_BLOCK_TIMEOUT_BASE_US (600 * 1000000LL)
 #define NET_BLOCK_TIMEOUT_PER_PEER_US (300 * 1000000LL)
 #define NET_MAX_OUTBOUND_FULL_RELAY 8
@@ -64,6 +67,7 @@ struct peer {
     uint64_t addr_services;
     int64_t addr_time;
     uint32_t perms;
+    int inbound_onion;    /* accepted on a -bind=...=onion listener (Core's IsInboundOnion) */
     int connected;        /* outbound: the TCP connect finished */
     struct socks5 *socks; /* through -proxy: the SOCKS5 exchange, until the tunnel is up */
 
@@ -197,6 +201,7 @@ struct net {
     int64_t next_peer_id;
     struct net_job *waiting_head, *waiting_tail; /* not yet taken by the validator */
     uint64_t total_recv, total_sent;
+    struct upload_target upload; /* -maxuploadtarget's budget */
 
     struct net_ban *bans;
     size_t n_bans;
@@ -217,6 +222,9 @@ struct net {
     char proxy_str[NET_ADDR_STR_LEN], onion_proxy_str[NET_ADDR_STR_LEN];
     uint64_t proxy_stream; /* -proxyrandomize: a fresh user name per connection */
 
+    /* Our own addresses (localaddr.h): -externalip, routable binds, -discover's. */
+    struct localaddr *local;
+
     /* Addresses heard of (addrman.h), saved in peers.dat. */
     struct addrman *am;
     int64_t next_addr_dump;   /* when peers.dat is written next (every 15 minutes) */
@@ -228,8 +236,11 @@ struct net {
     size_t addrs_at_start;               /* addresses known when the DNS thread started */
     struct addrman_addr *anchors;        /* from anchors.dat, dialled first, the last first */
     size_t n_anchors;
-    char (*seednodes)[NET_ADDR_STR_LEN]; /* -seednode */
+    char (*seednodes)[NET_ADDR_STR_LEN]; /* -seednode, shuffled at start */
     size_t n_seednodes;
+    size_t seeds_left;     /* seednodes[0, seeds_left) not yet asked, the last one next */
+    int add_addr_fetch;    /* ask the next seednode at the next connection round */
+    int64_t seed_timer;    /* when the last one was asked (or the start) */
 };
 
 /* net.c */

@@ -39,8 +39,14 @@ struct peer_sync {
     int chain_sync_sent_getheaders;
     int chain_sync_protect;
     struct net_version ver;
+    /* BIP330's negotiation (txrecon.c): none, pre-registered (we sent sendtxrcncl with
+     * recon_salt), registered. */
+    int recon_state;
+    uint64_t recon_salt;
     uint64_t local_nonce;
     char addr_local[NET_ADDR_STR_LEN]; /* our address as the peer sees it (its version) */
+    struct net_addr addr_local_na;     /* ... parsed (have_addr_local: its version named one) */
+    int have_addr_local;
     int prefer_headers, wtxid_relay, want_addrv2;
     int64_t feefilter;
     int64_t time_offset;

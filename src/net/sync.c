@@ -19,10 +19,12 @@
 #include "net/cfilters.h"
 #include "net/cmpctrelay.h"
 #include "net/headerssync.h"
+#include "net/localaddr.h"
 #include "net/net_impl.h"
 #include "net/peer_sync.h"
 #include "net/sync.h"
 #include "primitives/serialize.h"
+#include "net/txrecon.h"
 #include "net/txrelay.h"
 #include "primitives/block.h"
 #include "util/hex.h"
@@ -59,6 +61,8 @@ struct sync {
     int header_jobs;              /* headers messages out with the validator */
     size_t n_processing, cap_processing;
     struct block_index *last_tip; /* the tip announcements were made for */
+    int self_announce; /* listening and out of initial block download (each tick): our own
+                          address goes to peers (addrrelay.h) */
     uint8_t last_inv_getheaders[32]; /* the block whose inv last made a non-sync peer asked */
     int64_t stall_timeout_us;        /* Core's block stalling timeout: 2 s, doubled per staller
                                         dropped (at most 64 s), down 15% per block connected */
@@ -336,6 +340,13 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         static const uint8_t zero[16];
         if (memcmp(v.addr_recv.ip, zero, 16) != 0) {
             net_addr_format(&me, 1, p->ps->addr_local);
+            p->ps->addr_local_na = me;
+            p->ps->have_addr_local = 1;
+        }
+        /* Core's SeenLocal: an inbound peer that sees us at one of our addresses votes for
+         * it. */
+        if (p->conn_type == CONN_INBOUND && net_addr_is_routable(&me)) {
+            localaddr_seen(n->local, &me);
         }
     }
     if (p->conn_type == CONN_INBOUND && !p->ps->sent_version) {
@@ -348,6 +359,7 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     if (common >= NET_WTXID_RELAY_VERSION) {
         net_send_empty(p, "sendaddrv2"); /* BIP155: Core offers it from 70016 on */
     }
+    txrecon_on_version(p, common, s->relay);
     net_send_empty(p, "verack");
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
         "receive version message: %s: version %d, blocks=%d, us=%s, txrelay=%d, peer=%lld%s%s",
@@ -442,6 +454,7 @@ static void on_verack(struct sync *s, struct peer *p)
         return;
     }
     p->ps->handshake_done = 1;
+    txrecon_on_verack(p);
     /* Blocks connected before now are not news to this peer (Core announces a block only to
      * the peers it had when the block connected). */
     chainstate_read_lock(s->cs);
@@ -837,6 +850,7 @@ static int remove_inflight(struct peer *p, const uint8_t hash[32])
 static void on_peer_gone(void *ctx, struct peer *p)
 {
     struct sync *s = ctx;
+    txrecon_forget(p);
     txrelay_peer_gone(s->txr, p);
     bloomrelay_peer_gone(p);
     cmpctrelay_peer_gone(s->cmpct, p);
@@ -1642,6 +1656,18 @@ static int below_limited_threshold(struct sync *s, struct peer *p, const struct 
     return tip && tip->height - e->height > NODE_NETWORK_LIMITED_MIN_BLOCKS + 2;
 }
 
+/* Core's -maxuploadtarget rule: once the budget for old blocks is spent, a block more than a
+ * week older than our best header is not served, and the peer (which would wait for it) is
+ * disconnected, unless it has the download permission. Chain lock held. */
+static int past_upload_target(struct sync *s, struct peer *p, const struct block_index *e)
+{
+    if ((p->perms & NET_PERM_DOWNLOAD) || !net_upload_target_reached(s->net, 1)) {
+        return 0;
+    }
+    struct block_index *best = chainstate_best_header(s->cs);
+    return best && (int64_t)best->header.time - (int64_t)e->header.time > 7 * 24 * 60 * 60;
+}
+
 /* Serves the queued getdata entries while the send buffer has room (the write callback
  * calls again as it drains). */
 static void serve_getdata(struct sync *s, struct peer *p)
@@ -1681,6 +1707,13 @@ static void serve_getdata(struct sync *s, struct peer *p)
             continue;
         }
         struct block_index *e = block_tree_find(chainstate_tree(s->cs), iv->hash);
+        if (e && past_upload_target(s, p, e)) {
+            chainstate_read_unlock(s->cs);
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+                "historical block serving limit reached, disconnecting peer=%lld", (long long)p->id);
+            net_peer_disconnect(p, "historical block serving limit reached");
+            break;
+        }
         if (e && below_limited_threshold(s, p, e)) {
             chainstate_read_unlock(s->cs);
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
@@ -2039,6 +2072,16 @@ static void on_feature(struct peer *p, const uint8_t *d, size_t len)
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "unknown feature advertised: %s", name);
 }
 
+/* Core's RejectIncomingTxs: no transactions on a block-relay-only connection, nor with
+ * -blocksonly unless the peer has the relay permission. */
+static int reject_incoming_txs(const struct sync *s, const struct peer *p)
+{
+    if (p->conn_type == CONN_BLOCK_RELAY) {
+        return 1;
+    }
+    return (p->perms & NET_PERM_RELAY) ? 0 : !s->relay;
+}
+
 /* The message event. */
 /* The messages of the version handshake (version to verack, and what may come between):
  * handled here, or refused before the handshake ends, with Core's lines. 1 if the message
@@ -2076,7 +2119,8 @@ static int handshake_message(struct sync *s, struct peer *p, const char *cmd, co
         return 1;
     }
     if (strcmp(cmd, "sendtxrcncl") == 0) {
-        return 1; /* BIP330: not offered */
+        txrecon_on_message(p, d, len, reject_incoming_txs(s, p));
+        return 1;
     }
     if (strcmp(cmd, "feature") == 0) {
         on_feature(p, d, len);
@@ -2587,6 +2631,7 @@ static void on_tick(void *ctx)
         s->last_tip = tip;
     }
     check_sources(s);
+    int in_ibd = chainstate_in_ibd(s->cs);
     chainstate_read_unlock(s->cs);
     /* Peers whose handshake is done but sync never started (no tip at the time). */
     for (struct peer *p = n->peers; p; p = p->next) {
@@ -2597,7 +2642,8 @@ static void on_tick(void *ctx)
     schedule_downloads(s);
     txrelay_check_tip(s->txr);
     txrelay_tick(s->txr);
-    addrrelay_tick(s->ar);
+    s->self_announce = n->opt.listen && !in_ibd;
+    addrrelay_tick(s->ar, s->self_announce);
 }
 
 int sync_fetch_block(struct sync *s, int64_t peer_id, const uint8_t hash32[32], char *err,
@@ -2730,6 +2776,18 @@ int sync_new(struct sync **out, struct net *n)
     return RC_OK;
 }
 
+/* The message event: the message, then (Core's SendMessages after each message) what is due
+ * to the peer of address relay, so that our address goes right after the handshake or the
+ * peer's getaddr, not at the next tick. */
+static void on_message(void *ctx, struct peer *p, const char *cmd, const uint8_t *d, size_t len)
+{
+    struct sync *s = ctx;
+    sync_process_message(s, p, cmd, d, len);
+    if (p->ps) {
+        addrrelay_peer_tick(s->ar, p, s->self_announce);
+    }
+}
+
 void sync_free(struct sync *s)
 {
     if (!s) {
@@ -2748,7 +2806,7 @@ void sync_events(struct sync *s, struct net_events *ev)
         .ctx = s,
         .connected = on_connected,
         .opened = on_opened,
-        .message = sync_process_message,
+        .message = on_message,
         .send_room = on_send_room,
         .job_done = on_job_done,
         .jobs_done = on_jobs_done,

@@ -630,6 +630,8 @@ static void submit_tx(struct txrelay *r, int64_t peer_id, const uint8_t *raw, si
     net_submit(r->net, &j->nj);
 }
 
+static void force_relay(struct txrelay *r, const struct peer *p, const struct tx *tx);
+
 void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t len)
 {
     char lid[32];
@@ -659,6 +661,9 @@ void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t l
         txrequest_received_response(r->treq, p->id, tx.wtxid);
     }
     if (already_have(r, tx.wtxid, 1, 0)) {
+        if ((p->perms & NET_PERM_FORCERELAY) == NET_PERM_FORCERELAY) {
+            force_relay(r, p, &tx);
+        }
         tx_clear(&tx);
     } else if (rset_contains(&r->rejects_recon, tx.wtxid)) {
         char txid[65], wtxid[65];
@@ -696,6 +701,22 @@ static void announce_to_all(struct txrelay *r, const uint8_t txid[32], const uin
         }
         memcpy(tp->queue[tp->nq++], h, 32);
     }
+}
+
+/* Core's rule for a transaction a forcerelay peer sends that we have: relayed again if it
+ * is in the pool (a gateway for nodes behind this one), else only logged. */
+static void force_relay(struct txrelay *r, const struct peer *p, const struct tx *tx)
+{
+    char txid[65], wtxid[65];
+    hex_encode_rev(txid, tx->txid, 32);
+    hex_encode_rev(wtxid, tx->wtxid, 32);
+    if (!r->mp || !mempool_get(r->mp, tx->txid)) {
+        LOG_INFO("Not relaying non-mempool transaction %s (wtxid=%s) from forcerelay peer=%lld",
+                 txid, wtxid, (long long)p->id);
+        return;
+    }
+    LOG_INFO("Force relaying tx %s (wtxid=%s) from peer=%lld", txid, wtxid, (long long)p->id);
+    announce_to_all(r, tx->txid, tx->wtxid, p->id);
 }
 
 struct relay_call {

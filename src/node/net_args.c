@@ -6,9 +6,26 @@
 #include <string.h>
 #include <strings.h>
 
+#include "net/uploadtarget.h"
 #include "util/log.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
+
+/* Core's default permissions of a -whitelist/-whitebind that names none: relay (unless
+ * -whitelistrelay=0; -whitelistforcerelay turns it on unless it is set), forcerelay with
+ * -whitelistforcerelay, mempool and noban. */
+static uint32_t implicit_perms(const struct args *a)
+{
+    int force = args_get_bool(a, "whitelistforcerelay", false);
+    uint32_t perms = NET_PERM_MEMPOOL | NET_PERM_NOBAN;
+    if (force) {
+        perms |= NET_PERM_FORCERELAY;
+    }
+    if (args_get_bool(a, "whitelistrelay", force || !args_is_set(a, "whitelistrelay"))) {
+        perms |= NET_PERM_RELAY;
+    }
+    return perms;
+}
 
 /* -bind (a "=onion" suffix: a listener like the others, there is no Tor control here) and
  * -whitebind (permissions, and a port it must name) into na->binds. */
@@ -50,12 +67,16 @@ static int parse_binds(struct node_net_args *na, const struct args *a, uint16_t 
             rc = RC_INVALID;
             break;
         }
-        if (perms & NET_PERM_IMPLICIT) {
-            perms = NET_PERM_RELAY | NET_PERM_MEMPOOL | NET_PERM_NOBAN;
+        perms &= ~NET_PERM_DIRS; /* a listener is inbound */
+        /* Implicit permissions stay so until a peer is accepted (net.c), as Core's: a
+         * -whitebind without an explicit noban still advertises its address. */
+        if (net_addr_parse(rest, 0, 0, &bv[nb].addr, why, sizeof(why)) != RC_OK) {
+            snprintf(err, err_len, "Cannot resolve -whitebind address: '%s'", rest);
+            rc = RC_INVALID;
+            break;
         }
-        if (net_addr_parse(rest, 0, 0, &bv[nb].addr, why, sizeof(why)) != RC_OK ||
-            bv[nb].addr.port == 0) {
-            snprintf(err, err_len, "Need to specify a port with -whitebind: '%s'", rest);
+        if (bv[nb].addr.port == 0) {
+            snprintf(err, err_len, "Need to specify a port with -whitebind: '%s'", whitebinds[i]);
             rc = RC_INVALID;
             break;
         }
@@ -84,6 +105,82 @@ static int parse_binds(struct node_net_args *na, const struct args *a, uint16_t 
     return rc;
 }
 
+/* Core's GetListenPort: the first -bind naming a port, else the first -whitebind without
+ * an explicit noban, else -port. The port our own addresses are advertised with. */
+static uint16_t listen_port(const struct args *a, uint16_t port)
+{
+    const char **binds = NULL, **whitebinds = NULL;
+    size_t n_bind = args_get_list(a, "bind", &binds);
+    size_t n_whitebind = args_get_list(a, "whitebind", &whitebinds);
+    uint16_t found = 0;
+    for (size_t i = 0; i < n_bind && !found; i++) {
+        struct net_addr b;
+        if (net_addr_parse(binds[i], 0, 0, &b, NULL, 0) == RC_OK) {
+            found = b.port;
+        }
+    }
+    for (size_t i = 0; i < n_whitebind && !found; i++) {
+        const char *rest;
+        uint32_t perms;
+        char err[256];
+        struct net_addr b;
+        if (net_permissions_parse(whitebinds[i], &perms, &rest, err, sizeof(err)) == RC_OK &&
+            (perms & NET_PERM_NOBAN) != NET_PERM_NOBAN &&
+            net_addr_parse(rest, 0, 0, &b, NULL, 0) == RC_OK) {
+            found = b.port;
+        }
+    }
+    free(binds);
+    free(whitebinds);
+    return found ? found : port;
+}
+
+/* -externalip: our public addresses, resolved, a missing port the listen port's, into
+ * na->externalip. */
+static int parse_externalip(struct node_net_args *na, const struct args *a, char *err,
+                            size_t err_len)
+{
+    const char **v = NULL;
+    size_t n = args_get_list(a, "externalip", &v);
+    na->externalip = xcalloc(n ? n : 1, sizeof(*na->externalip));
+    int rc = RC_OK;
+    for (size_t i = 0; i < n && rc == RC_OK; i++) {
+        struct net_addr *e = &na->externalip[i];
+        static const uint8_t zero[32];
+        if (net_addr_parse(v[i], na->o.listen_port, 1, e, NULL, 0) != RC_OK ||
+            memcmp(e->addr, zero, e->len) == 0) {
+            snprintf(err, err_len, "Cannot resolve -externalip address: '%s'", v[i]);
+            rc = RC_INVALID;
+        }
+    }
+    free(v);
+    na->o.externalip = na->externalip;
+    na->o.n_externalip = n;
+    return rc;
+}
+
+/* Core's InitParameterInteraction for -discover: off by default with -proxy, without
+ * listening, and with -externalip (the first reason logged); an explicit setting wins. */
+static void discover_default(struct net_options *o, const struct args *a)
+{
+    int discover = 1, fixed = args_is_set(a, "discover");
+    if (o->proxy && o->proxy[0] && strcmp(o->proxy, "0") != 0 && !fixed) {
+        LOG_INFO("parameter interaction: -proxy set -> setting -discover=0");
+        discover = 0;
+        fixed = 1;
+    }
+    if (!o->listen && !fixed) {
+        LOG_INFO("parameter interaction: -listen=0 -> setting -discover=0");
+        discover = 0;
+        fixed = 1;
+    }
+    if (o->n_externalip > 0 && !fixed) {
+        LOG_INFO("parameter interaction: -externalip set -> setting -discover=0");
+        discover = 0;
+    }
+    o->discover = args_get_bool(a, "discover", discover);
+}
+
 /* -whitelist: permissions and a subnet each, into na->whitelist. */
 static int parse_whitelist(struct node_net_args *na, const struct args *a, char *err,
                            size_t err_len)
@@ -96,9 +193,17 @@ static int parse_whitelist(struct node_net_args *na, const struct args *a, char 
         const char *rest;
         if (net_permissions_parse(whitelist[i], &wl[i].perms, &rest, err, err_len) != RC_OK) {
             rc = RC_INVALID;
+        } else if ((wl[i].perms & NET_PERM_DIRS) && !(wl[i].perms & ~NET_PERM_DIRS)) {
+            snprintf(err, err_len, "Only direction was set, no permissions: '%s'", whitelist[i]);
+            rc = RC_INVALID;
         } else if (net_subnet_parse(rest, &wl[i].subnet) != RC_OK) {
             snprintf(err, err_len, "Invalid netmask specified in -whitelist: '%s'", rest);
             rc = RC_INVALID;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!(wl[i].perms & NET_PERM_DIRS)) {
+            wl[i].perms |= NET_PERM_DIR_IN; /* Core: inbound when no direction is named */
         }
     }
     free(whitelist);
@@ -226,7 +331,9 @@ static void listen_and_dnsseed(struct net_options *o, const struct args *a, int 
     int listen = 1, dnsseed = 1;
     int listen_fixed = args_is_set(a, "listen"), dnsseed_fixed = args_is_set(a, "dnsseed");
     if (o->n_binds > 0 && !listen_fixed) {
-        LOG_INFO("parameter interaction: -bind set -> setting -listen=1");
+        /* Core's two soft settings: the first that applies is logged. */
+        LOG_INFO("parameter interaction: -%s set -> setting -listen=1",
+                 args_is_set(a, "bind") ? "bind" : "whitebind");
         listen_fixed = 1;
     }
     if (connect_given || maxconn <= 0) {
@@ -316,11 +423,20 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
         o->port = (uint16_t)v;
     }
     o->onion_port = (uint16_t)(o->port + 1);
+    if ((args_is_set(a, "bind") || args_is_set(a, "whitebind")) && args_is_set(a, "listen") &&
+        !args_get_bool(a, "listen", true)) {
+        snprintf(err, err_len, "Cannot set -bind or -whitebind together with -listen=0");
+        return RC_INVALID;
+    }
     int rc;
     if ((rc = parse_onlynet(a, &o->onlynet, err, err_len)) ||
         (rc = parse_binds(na, a, o->port, err, err_len)) ||
         (rc = parse_whitelist(na, a, err, err_len)) ||
         (rc = parse_uacomment(na, a, err, err_len))) {
+        return rc;
+    }
+    o->listen_port = listen_port(a, o->port);
+    if ((rc = parse_externalip(na, a, err, err_len))) {
         return rc;
     }
     o->peer_timeout = args_get_int(a, "peertimeout", 60);
@@ -334,9 +450,17 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
     o->v2transport = args_get_bool(a, "v2transport", true);
     o->capture_messages = args_get_bool(a, "capturemessages", false);
     o->cjdns_reachable = args_get_bool(a, "cjdnsreachable", false);
+    o->txreconciliation = args_get_bool(a, "txreconciliation", false);
+    const char *mut = args_get(a, "maxuploadtarget", "0M");
+    if (!upload_target_parse(mut, &o->max_upload)) {
+        snprintf(err, err_len, "Unable to parse -maxuploadtarget: '%s'", mut);
+        return RC_INVALID;
+    }
+    o->implicit_perms = implicit_perms(a);
     if ((rc = connections(na, a, err, err_len))) {
         return rc;
     }
+    discover_default(o, a);
     o->max_tip_age = args_get_int(a, "maxtipage", 24 * 60 * 60);
     o->fixedseeds = args_get_bool(a, "fixedseeds", true);
     o->network_active = args_get_bool(a, "networkactive", true);
@@ -351,6 +475,7 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
 void node_net_args_clear(struct node_net_args *na)
 {
     free(na->binds);
+    free(na->externalip);
     free(na->whitelist);
     free(na->connect);
     free(na->addnode);

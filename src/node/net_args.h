@@ -1,7 +1,7 @@
 /* The P2P service's options from the command line and bitcoin.conf: -port, -bind,
  * -whitebind, -whitelist, -connect, -addnode, -seednode, -onlynet, -proxy, -onion,
- * -maxconnections, -listen, -uacomment, -peertimeout, -test=<option> and the rest, with
- * Core's start-up errors. */
+ * -maxconnections, -listen, -externalip, -discover, -uacomment, -peertimeout,
+ * -test=<option> and the rest, with Core's start-up errors. */
 #ifndef BITNODE_NODE_NET_ARGS_H
 #define BITNODE_NODE_NET_ARGS_H
 
@@ -16,6 +16,7 @@ struct node_net_args {
     struct net_options o;
     const char **connect, **addnode, **seednode; /* the lists (their strings are args') */
     struct net_bind *binds;
+    struct net_addr *externalip;
     struct net_whitelist *whitelist;
     char uacomment[256];
 };

@@ -347,6 +347,8 @@ struct netinfo_call {
     int randomize[NETWORK_COUNT];
     char subversion[NET_MAX_SUBVERSION + 1];
     int local_relay;
+    struct localaddr_entry *local; /* our own addresses (caller frees) */
+    size_t n_local;
 };
 
 static void netinfo_fn(struct net *n, void *arg)
@@ -357,6 +359,7 @@ static void netinfo_fn(struct net *n, void *arg)
     c->local_relay = net_local_relay(n);
     c->active = net_is_active(n);
     net_connection_counts(n, &c->in, &c->out);
+    net_local_addresses(n, &c->local, &c->n_local);
     for (int net = NETWORK_IPV4; net < NETWORK_COUNT; net++) {
         c->reachable[net] = net_network_reachable(n, net);
         net_network_proxy(n, net, c->proxy[net], &c->randomize[net]);
@@ -445,21 +448,34 @@ static json_t *rpc_getnetworkinfo(struct rpc_request *req)
     json_object_set_new(r, "networks", networks_json(&c));
     json_object_set_new(r, "relayfee", rpc_json_amount(RELAY_FEE_SAT_PER_KVB));
     json_object_set_new(r, "incrementalfee", rpc_json_amount(INCREMENTAL_FEE_SAT_PER_KVB));
-    /* No -externalip / -discover: Core's mapLocalHost is empty. */
-    json_object_set_new(r, "localaddresses", json_array());
+    /* Core's mapLocalHost: -externalip, routable binds, what -discover found. */
+    json_t *local = json_array();
+    for (size_t i = 0; i < c.n_local; i++) {
+        char s[NET_ADDR_STR_LEN];
+        net_addr_format(&c.local[i].addr, 0, s);
+        json_t *o = json_object();
+        json_object_set_new(o, "address", json_string(s));
+        json_object_set_new(o, "port", json_integer(c.local[i].addr.port));
+        json_object_set_new(o, "score", json_integer(c.local[i].score));
+        json_array_append_new(local, o);
+    }
+    json_object_set_new(r, "localaddresses", local);
     json_object_set_new(r, "warnings", rpc_warnings_json(req->ctx->node));
     free(c.offsets);
+    free(c.local);
     return r;
 }
 
 struct totals_call {
     uint64_t recv, sent;
+    struct net_upload_info up;
 };
 
 static void totals_fn(struct net *n, void *arg)
 {
     struct totals_call *c = arg;
     net_totals(n, &c->recv, &c->sent);
+    net_upload_info(n, &c->up);
 }
 
 static json_t *rpc_getnettotals(struct rpc_request *req)
@@ -475,14 +491,13 @@ static json_t *rpc_getnettotals(struct rpc_request *req)
     json_object_set_new(r, "totalbytessent", json_integer((json_int_t)c.sent));
     json_object_set_new(r, "timemillis",
                         json_integer((json_int_t)now.tv_sec * 1000 + now.tv_nsec / 1000000));
-    /* No -maxuploadtarget: Core's answer for an unlimited target. */
     json_t *up = json_object();
     json_object_set_new(up, "timeframe", json_integer(UPLOAD_TIMEFRAME_S));
-    json_object_set_new(up, "target", json_integer(0));
-    json_object_set_new(up, "target_reached", json_false());
-    json_object_set_new(up, "serve_historical_blocks", json_true());
-    json_object_set_new(up, "bytes_left_in_cycle", json_integer(0));
-    json_object_set_new(up, "time_left_in_cycle", json_integer(0));
+    json_object_set_new(up, "target", json_integer((json_int_t)c.up.target));
+    json_object_set_new(up, "target_reached", json_boolean(c.up.target_reached));
+    json_object_set_new(up, "serve_historical_blocks", json_boolean(c.up.serve_historical_blocks));
+    json_object_set_new(up, "bytes_left_in_cycle", json_integer((json_int_t)c.up.bytes_left_in_cycle));
+    json_object_set_new(up, "time_left_in_cycle", json_integer((json_int_t)c.up.time_left_in_cycle));
     json_object_set_new(r, "uploadtarget", up);
     return r;
 }

@@ -41,7 +41,6 @@ CORE_IGNORED = {
     "keypool": "bitnode has no wallet",
     "unsafesqlitesync": "bitnode has no wallet",
     "disablewallet": "bitnode has no wallet",
-    "discover": "bitnode does not look for its own addresses",
     "listenonion": "bitnode has no Tor control yet",
     "natpmp": "bitnode maps no ports (no PCP or NAT-PMP yet)",
     "shrinkdebugfile": "bitnode does not shrink debug.log",

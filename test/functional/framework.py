@@ -141,9 +141,11 @@ class TestNode:
             # P2P: listening on a port of its own, no DNS or fixed seeds (tests dial only
             # loopback addresses they chose); v1 transport unless a test asks for v2
             # (-v2transport=1), as Core's test framework starts its nodes: the test peers
-            # speak v1, and a v1 node answers them as they expect.
+            # speak v1, and a v1 node answers them as they expect. discover=0 (Core's
+            # framework too): the machine's own routable addresses, if it has any, are not
+            # the node's, so that no test sees the node announce itself unless it asks.
             f.write("regtest=1\nrpcdoccheck=1\ndnsseed=0\nfixedseeds=0\nv2transport=0\n"
-                    "[regtest]\nrpcport=%d\n"
+                    "discover=0\n[regtest]\nrpcport=%d\n"
                     "port=%d\nlisten=1\nprinttoconsole=0\n" % (self.rpc_port, self.p2p_port))
 
     @property

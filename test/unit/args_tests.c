@@ -315,7 +315,6 @@ static void test_core_framework_options(void)
         {"keypool", "bitnode has no wallet"},
         {"unsafesqlitesync", "bitnode has no wallet"},
         {"disablewallet", "bitnode has no wallet"},
-        {"discover", "bitnode does not look for its own addresses"},
         {"listenonion", "bitnode has no Tor control yet"},
         {"natpmp", "bitnode maps no ports (no PCP or NAT-PMP yet)"},
         {"shrinkdebugfile", "bitnode does not shrink debug.log"},

@@ -1657,15 +1657,18 @@ static int below_limited_threshold(struct sync *s, struct peer *p, const struct 
 }
 
 /* Core's -maxuploadtarget rule: once the budget for old blocks is spent, a block more than a
- * week older than our best header is not served, and the peer (which would wait for it) is
- * disconnected, unless it has the download permission. Chain lock held. */
-static int past_upload_target(struct sync *s, struct peer *p, const struct block_index *e)
+ * week older than our best header is not served, nor any filtered block (BIP37), and the
+ * peer (which would wait for it) is disconnected, unless it has the download permission.
+ * Chain lock held. */
+static int past_upload_target(struct sync *s, struct peer *p, const struct block_index *e,
+                              int filtered)
 {
     if ((p->perms & NET_PERM_DOWNLOAD) || !net_upload_target_reached(s->net, 1)) {
         return 0;
     }
     struct block_index *best = chainstate_best_header(s->cs);
-    return best && (int64_t)best->header.time - (int64_t)e->header.time > 7 * 24 * 60 * 60;
+    return filtered ||
+           (best && (int64_t)best->header.time - (int64_t)e->header.time > 7 * 24 * 60 * 60);
 }
 
 /* Serves the queued getdata entries while the send buffer has room (the write callback
@@ -1707,7 +1710,7 @@ static void serve_getdata(struct sync *s, struct peer *p)
             continue;
         }
         struct block_index *e = block_tree_find(chainstate_tree(s->cs), iv->hash);
-        if (e && past_upload_target(s, p, e)) {
+        if (e && past_upload_target(s, p, e, type == INV_FILTERED_BLOCK)) {
             chainstate_read_unlock(s->cs);
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
                 "historical block serving limit reached, disconnecting peer=%lld", (long long)p->id);

@@ -1369,14 +1369,18 @@ size_t txrelay_inv_to_send(const struct peer *p)
 
 void txrelay_on_mempool_msg(struct peer *p)
 {
-    /* Served with NODE_BLOOM offered or to a peer with the mempool permission; otherwise
-     * Core disconnects, unless the peer has noban. */
-    if (!bloomrelay_offered(p) && (p->perms & NET_PERM_MEMPOOL) != NET_PERM_MEMPOOL) {
+    /* Served with NODE_BLOOM offered or to a peer with the mempool permission, and then,
+     * without that permission, only while -maxuploadtarget is not reached; otherwise Core
+     * disconnects, unless the peer has noban. */
+    int perm = (p->perms & NET_PERM_MEMPOOL) == NET_PERM_MEMPOOL;
+    const char *why = !bloomrelay_offered(p) && !perm ? "bloom filters disabled"
+                      : !perm && net_upload_target_reached(p->net, 0) ? "bandwidth limit reached"
+                                                                      : NULL;
+    if (why) {
         if ((p->perms & NET_PERM_NOBAN) != NET_PERM_NOBAN) {
-            LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-                "mempool request with bloom filters disabled, disconnecting peer=%lld",
-                (long long)p->id);
-            net_peer_disconnect(p, "mempool request with bloom filters disabled");
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "mempool request with %s, disconnecting peer=%lld",
+                why, (long long)p->id);
+            net_peer_disconnect(p, "mempool request refused");
         }
         return;
     }

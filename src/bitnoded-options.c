@@ -375,7 +375,7 @@ const struct arg_def bitnoded_options[] = {
      "Listening for inbound I2P connections is done through the SAM proxy, not by binding to "
      "a local address and port."
      ARG_REASON("ignored without -i2psam (as in Core), which bitnode has not got yet")},
-    {"peerbloomfilters", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_CONN, "",
+    {"peerbloomfilters", ARG_BOOL, ARGS_CAT_CONN, "",
      "Support filtering of blocks and transaction with bloom filters (default: 0)"},
     {"peerblockfilters", ARG_BOOL, ARGS_CAT_CONN, "",
      "Serve compact block filters to peers per BIP 157 (default: 0)"},

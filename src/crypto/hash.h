@@ -1,5 +1,6 @@
 /* Hash functions: SHA-256 (OpenSSL), double SHA-256, RIPEMD-160, HASH160, BIP340 tagged
- * hashes, HMAC-SHA512 and HKDF-SHA256 (OpenSSL). All are pure functions of their input.
+ * hashes, HMAC-SHA512 and HKDF-SHA256 (OpenSSL), and MurmurHash3 (BIP37's bloom filters,
+ * not a cryptographic hash). All are pure functions of their input.
  */
 #ifndef BITNODE_CRYPTO_HASH_H
 #define BITNODE_CRYPTO_HASH_H
@@ -50,5 +51,9 @@ void hash_hkdf_sha256_extract(uint8_t prk32[32], const void *salt, size_t salt_l
  *  HMAC-SHA256 of info || 0x01 under prk32. info_len is at most 255 (a bug otherwise). */
 void hash_hkdf_sha256_expand32(uint8_t okm32[32], const uint8_t prk32[32], const void *info,
                                size_t info_len);
+
+/** MurmurHash3's x86 32-bit variant of p under seed (Core's MurmurHash3): the hash BIP37
+ *  bloom filters set their bits with. */
+uint32_t hash_murmur3_32(uint32_t seed, const void *p, size_t n);
 
 #endif

@@ -30,6 +30,9 @@ static int by_tx(const void *a, const void *b)
     if (x->relay_txs != y->relay_txs) {
         return x->relay_txs ? 1 : -1;
     }
+    if (x->bloom_filter != y->bloom_filter) {
+        return x->bloom_filter ? -1 : 1;
+    }
     return x->conn_time > y->conn_time ? -1 : x->conn_time < y->conn_time;
 }
 

@@ -17,6 +17,7 @@ struct evict_candidate {
     int64_t last_tx;         /* seconds, 0: never */
     uint64_t keyed_netgroup; /* the peer's network group, hashed with a secret key */
     int relay_txs;
+    int bloom_filter; /* a BIP37 filter loaded: less worth keeping among equal tx times */
     int local; /* loopback (Core protects some: they may be Tor) */
 };
 

@@ -753,6 +753,7 @@ static int evict_inbound(struct net *n)
             .last_tx = p->last_tx,
             .keyed_netgroup = keyed_netgroup(n, &p->addr),
             .relay_txs = p->relay_txs,
+            .bloom_filter = p->bloom_filter_loaded,
             .local = net_addr_is_local(&p->addr),
         };
     }
@@ -2334,6 +2335,7 @@ int net_transport_new(struct net **out, const struct net_options *opt, char *err
     n->p = chainstate_params(n->cs);
     n->local_services = (opt->pruned ? 0 : NODE_NETWORK) | NODE_WITNESS | NODE_NETWORK_LIMITED |
                         (opt->block_filters ? NODE_COMPACT_FILTERS : 0) |
+                        (opt->peer_bloom_filters ? NODE_BLOOM : 0) |
                         (opt->v2transport ? NODE_P2P_V2 : 0);
     if (opt->user_agent_comment && opt->user_agent_comment[0]) {
         snprintf(n->user_agent, sizeof(n->user_agent), "/bitnode:%s(%s)/", PACKAGE_VERSION,

@@ -127,6 +127,9 @@ struct net_options {
     /* -v2transport: BIP324 offered (NODE_P2P_V2), inbound detected, outbound tried first
      * (a v1 peer gets a v1 retry). */
     int v2transport;
+    /* -peerbloomfilters: BIP37 bloom filters served (NODE_BLOOM offered to every peer; the
+     * bloomfilter permission offers it to one). */
+    int peer_bloom_filters;
     /* -capturemessages: every message sent and processed is appended, in Core's format, to
      * <net_dir>/message_capture/<addr_port>/msgs_{sent,recv}.dat (doc/files.md). */
     int capture_messages;

@@ -87,7 +87,9 @@ struct peer {
     /* What eviction weighs (Core keeps these in CNode too): set by the protocol. */
     int64_t last_block, last_tx; /* seconds: the last new block / transaction it gave us */
     int64_t min_ping_us;         /* its best ping round trip, -1 before the first pong */
-    int relay_txs;               /* its version asked for transactions */
+    int relay_txs;               /* its version asked for transactions, or it loaded or
+                                    cleared a bloom filter since */
+    int bloom_filter_loaded;     /* it has a BIP37 filter loaded */
 
     /* Validator jobs of this peer not yet handled, and their payloads' bytes. */
     int pending_jobs;

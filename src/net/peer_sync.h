@@ -17,6 +17,7 @@ struct headerssync;
 struct txrelay_peer;
 struct cmpct_peer;
 struct addrrelay_peer;
+struct bloom_filter;
 
 /* A block asked of the peer and not yet received. */
 struct inflight {
@@ -88,6 +89,7 @@ struct peer_sync {
 
     struct txrelay_peer *txr; /* transaction relay (txrelay.c), NULL until first used */
     struct cmpct_peer *cmpct; /* compact blocks (cmpctrelay.c), NULL until first used */
+    struct bloom_filter *bloom; /* its BIP37 filter (bloomrelay.c), NULL while none is loaded */
 };
 
 #endif

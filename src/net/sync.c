@@ -15,6 +15,7 @@
 #include "crypto/hash.h"
 #include "net/addrman.h"
 #include "net/addrrelay.h"
+#include "net/bloomrelay.h"
 #include "net/cfilters.h"
 #include "net/cmpctrelay.h"
 #include "net/headerssync.h"
@@ -181,7 +182,8 @@ static void send_version(struct sync *s, struct peer *p)
     struct net_version v;
     memset(&v, 0, sizeof(v));
     v.version = NET_PROTOCOL_VERSION;
-    v.services = net_local_services(n);
+    /* Core's peer.m_our_services: NODE_BLOOM also to a peer with the bloomfilter permission. */
+    v.services = net_local_services(n) | (bloomrelay_offered(p) ? NODE_BLOOM : 0);
     v.time = net_now(n);
     /* addr_recv: the peer's address if routable (as Core), else all zero. */
     if (net_addr_is_routable(&p->addr)) {
@@ -189,7 +191,7 @@ static void send_version(struct sync *s, struct peer *p)
         v.addr_recv.port = p->addr.port;
         v.addr_recv.services = p->ps->ver.services;
     }
-    v.addr_from.services = net_local_services(n);
+    v.addr_from.services = v.services;
     v.nonce = p->ps->local_nonce;
     snprintf(v.user_agent, sizeof(v.user_agent), "%s", net_user_agent(n));
     chainstate_read_lock(s->cs);
@@ -850,6 +852,7 @@ static void on_peer_gone(void *ctx, struct peer *p)
     struct sync *s = ctx;
     txrecon_forget(p);
     txrelay_peer_gone(s->txr, p);
+    bloomrelay_peer_gone(p);
     cmpctrelay_peer_gone(s->cmpct, p);
     addrrelay_peer_gone(p);
     headerssync_free(p->ps->hsync);
@@ -1656,15 +1659,18 @@ static int below_limited_threshold(struct sync *s, struct peer *p, const struct 
 }
 
 /* Core's -maxuploadtarget rule: once the budget for old blocks is spent, a block more than a
- * week older than our best header is not served, and the peer (which would wait for it) is
- * disconnected, unless it has the download permission. Chain lock held. */
-static int past_upload_target(struct sync *s, struct peer *p, const struct block_index *e)
+ * week older than our best header is not served, nor any filtered block (BIP37), and the
+ * peer (which would wait for it) is disconnected, unless it has the download permission.
+ * Chain lock held. */
+static int past_upload_target(struct sync *s, struct peer *p, const struct block_index *e,
+                              int filtered)
 {
     if ((p->perms & NET_PERM_DOWNLOAD) || !net_upload_target_reached(s->net, 1)) {
         return 0;
     }
     struct block_index *best = chainstate_best_header(s->cs);
-    return best && (int64_t)best->header.time - (int64_t)e->header.time > 7 * 24 * 60 * 60;
+    return filtered ||
+           (best && (int64_t)best->header.time - (int64_t)e->header.time > 7 * 24 * 60 * 60);
 }
 
 /* Serves the queued getdata entries while the send buffer has room (the write callback
@@ -1687,10 +1693,11 @@ static void serve_getdata(struct sync *s, struct peer *p)
             }
             continue;
         }
-        if (type != INV_BLOCK && type != INV_FILTERED_BLOCK && type != INV_CMPCT_BLOCK) {
-            continue;
+        if ((type != INV_BLOCK && type != INV_FILTERED_BLOCK && type != INV_CMPCT_BLOCK) ||
+            (type != INV_BLOCK && (iv->type & INV_WITNESS_FLAG))) {
+            continue; /* no such block message (MSG_FILTERED_WITNESS_BLOCK is unused) */
         }
-        if (type == INV_FILTERED_BLOCK) {
+        if (type == INV_FILTERED_BLOCK && !bloomrelay_offered(p)) {
             /* A filtered block can only be asked of a node offering NODE_BLOOM (Core). */
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
                 "filtered block request received when NODE_BLOOM service disabled, "
@@ -1705,7 +1712,7 @@ static void serve_getdata(struct sync *s, struct peer *p)
             continue;
         }
         struct block_index *e = block_tree_find(chainstate_tree(s->cs), iv->hash);
-        if (e && past_upload_target(s, p, e)) {
+        if (e && past_upload_target(s, p, e, type == INV_FILTERED_BLOCK)) {
             chainstate_read_unlock(s->cs);
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
                 "historical block serving limit reached, disconnecting peer=%lld", (long long)p->id);
@@ -1738,7 +1745,11 @@ static void serve_getdata(struct sync *s, struct peer *p)
             struct block blk;
             block_init(&blk);
             char err[128];
-            if (block_parse(&blk, raw.data, raw.len, err, sizeof(err)) == RC_OK) {
+            if (block_parse(&blk, raw.data, raw.len, err, sizeof(err)) != RC_OK) {
+                /* Stored blocks parse: nothing to send. */
+            } else if (type == INV_FILTERED_BLOCK) {
+                bloomrelay_serve_block(p, &blk);
+            } else {
                 buf_reset(&out);
                 block_serialize(&blk, &out, 0);
                 net_send(p, "block", &out);
@@ -1763,6 +1774,31 @@ static void serve_getdata(struct sync *s, struct peer *p)
     buf_clear(&out);
 }
 
+/* Core's CInv::ToString: "<type name> <hash>", or the type in hex when it has no name. */
+static void inv_string(char *out, size_t out_len, const struct net_inv *iv)
+{
+    static const struct {
+        uint32_t type;
+        const char *name;
+    } names[] = {{INV_TX, "tx"},
+                 {INV_WTX, "wtx"},
+                 {INV_BLOCK, "block"},
+                 {INV_FILTERED_BLOCK, "merkleblock"},
+                 {INV_CMPCT_BLOCK, "cmpctblock"},
+                 {INV_WITNESS_BLOCK, "witness-block"},
+                 {INV_WITNESS_TX, "witness-tx"}};
+    char hx[65], ty[16];
+    hex_encode_rev(hx, iv->hash, 32);
+    snprintf(ty, sizeof(ty), "0x%08x", iv->type);
+    const char *name = ty;
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (names[i].type == iv->type) {
+            name = names[i].name;
+        }
+    }
+    snprintf(out, out_len, "%s %s", name, hx);
+}
+
 static void on_getdata(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
 {
     char err[160];
@@ -1776,6 +1812,13 @@ static void on_getdata(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     if (rc != RC_OK) {
         net_malformed(p, "getdata", len, err);
         return;
+    }
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "received getdata (%zu invsz) peer=%lld", k, (long long)p->id);
+    if (k > 0 && log_enabled(LOG_CAT_NET, LOG_LVL_DEBUG)) {
+        char first[120];
+        inv_string(first, sizeof(first), &inv[0]);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "received getdata for: %s peer=%lld", first,
+            (long long)p->id);
     }
     /* Appended to what is still queued (bounded: reads pause while it is long). */
     size_t left = p->ps->getdata_n - p->ps->getdata_pos;
@@ -2213,11 +2256,7 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
     }
     if (strcmp(cmd, "filterload") == 0 || strcmp(cmd, "filteradd") == 0 ||
         strcmp(cmd, "filterclear") == 0) {
-        /* BIP111: without NODE_BLOOM offered, a filter message ends the connection. */
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-            "%s received despite not offering bloom services, disconnecting peer=%lld", cmd,
-            (long long)p->id);
-        net_peer_disconnect(p, "bloom filter message without NODE_BLOOM");
+        bloomrelay_on_message(p, cmd, d, len);
         return;
     }
     /* Anything unknown: ignored, as Core does. */

@@ -1,13 +1,14 @@
-/* Transaction relay (Bitcoin Core's TxDownloadManager, orphanage and inventory trickle, in
- * the measure a node without bloom filters needs): announcements of transactions by wtxid to
- * peers that sent wtxidrelay (by txid to the others), scheduled by the request tracker
+/* Transaction relay (Bitcoin Core's TxDownloadManager, orphanage and inventory trickle):
+ * announcements of transactions by wtxid to peers that sent wtxidrelay (by txid to the
+ * others), scheduled by the request tracker
  * (txrequest.h: delays for non-preferred peers, txid announcements and overloaded peers, one
  * request per transaction, the next announcer after a minute, a notfound or a disconnect);
  * received transactions accepted on the validation thread; orphans kept per announcing peer
  * within Core's limits until a parent arrives, their parents asked of each announcer; a
  * parent refused for its fee rate alone tried again with a child from the orphanage as a
  * 1-parent-1-child package (mempool/package.h); new transactions announced to each peer on
- * a Poisson timer (2 s outbound, 5 s inbound), filtered by its feefilter, and our own
+ * a Poisson timer (2 s outbound, 5 s inbound), filtered by its feefilter and its BIP37
+ * filter (bloomrelay.h), the pool announced at a BIP35 mempool message, and our own
  * feefilter sent as the pool's minimum fee changes. Net thread only. */
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@
 #include "mempool/accept.h"
 #include "mempool/mempool.h"
 #include "mempool/package.h"
+#include "net/bloom.h"
+#include "net/bloomrelay.h"
 #include "net/net_impl.h"
 #include "net/orphanage.h"
 #include "net/peer_sync.h"
@@ -142,6 +145,7 @@ struct txrelay_peer {
     int64_t feefilter_sent;
     int64_t next_feefilter_us;
     uint64_t last_inv_sequence; /* the pool's entry sequence at our last trickle to it */
+    int send_mempool;           /* a mempool message (BIP35) waits for the next trickle */
 };
 
 _Static_assert(MAX_ANNOUNCERS <= NET_ORPHAN_MAX_FROM, "getorphantxs lists every announcer");
@@ -1079,7 +1083,52 @@ static int64_t poisson_us(int64_t avg_us)
     return (int64_t)(-log(u) * (double)avg_us);
 }
 
-/* Sends the announcements queued for p, if its trickle timer is due. */
+/* 1 if the entry may be announced to p: its fee rate passes p's feefilter (fee: the base or
+ * the modified fee) and its transaction p's bloom filter, which a match updates. */
+static int wanted_by(struct peer *p, const struct mempool_entry *e, int64_t fee)
+{
+    if (p->ps->feefilter > 0 && fee * 1000 < p->ps->feefilter * e->vsize) {
+        return 0;
+    }
+    return !p->ps->bloom || bloom_filter_relevant_and_update(p->ps->bloom, &e->tx);
+}
+
+/* Core's answer to a mempool message (BIP35), at the trickle: every transaction of the pool
+ * p wants, in mining order (a parent before its child, so that a bloom filter updated by
+ * the one matches the other), announced; what was queued goes, being in it. */
+static void send_mempool(struct txrelay *r, struct peer *p, struct txrelay_peer *tp)
+{
+    tp->send_mempool = 0;
+    tp->nq = 0;
+    mempool_read_lock(r->mp);
+    size_t nc, k = 0, cap = 0;
+    struct mempool_chunk *ch = mempool_all_chunks(r->mp, &nc);
+    tp->last_inv_sequence = mempool_next_entry_sequence(r->mp);
+    struct net_inv *inv = NULL;
+    for (size_t c = 0; c < nc; c++) {
+        for (size_t i = 0; i < ch[c].n; i++) {
+            const struct mempool_entry *e = ch[c].txs[i];
+            if (!wanted_by(p, e, e->fee)) {
+                continue;
+            }
+            if (k == cap) {
+                cap = cap ? cap * 2 : 64;
+                inv = xrealloc(inv, cap * sizeof(*inv));
+            }
+            inv[k].type = p->ps->wtxid_relay ? INV_WTX : INV_TX;
+            memcpy(inv[k].hash, p->ps->wtxid_relay ? e->tx.wtxid : e->tx.txid, 32);
+            rset_insert(&tp->known, inv[k].hash);
+            k++;
+        }
+    }
+    mempool_chunks_free(ch, nc);
+    mempool_read_unlock(r->mp);
+    send_inv_chunks(p, "inv", inv, k, MAX_INV_SZ);
+    free(inv);
+}
+
+/* Sends the announcements queued for p, if its trickle timer is due (and the pool, if it
+ * asked). A peer that asked for no transactions is told of none but that. */
 static void trickle(struct txrelay *r, struct peer *p, int64_t now)
 {
     struct txrelay_peer *tp = peer_state(p);
@@ -1090,6 +1139,12 @@ static void trickle(struct txrelay *r, struct peer *p, int64_t now)
         tp->next_inv_us = now + poisson_us(p->conn_type == CONN_INBOUND ? INBOUND_INV_INTERVAL_US
                                                                         : OUTBOUND_INV_INTERVAL_US);
     }
+    if (!p->relay_txs) {
+        tp->nq = 0;
+    }
+    if (tp->send_mempool) {
+        send_mempool(r, p, tp);
+    }
     if (tp->nq == 0) {
         return;
     }
@@ -1099,11 +1154,8 @@ static void trickle(struct txrelay *r, struct peer *p, int64_t now)
     for (size_t i = 0; i < tp->nq; i++) {
         struct mempool_entry *e = p->ps->wtxid_relay ? mempool_get_wtxid(r->mp, tp->queue[i])
                                                  : mempool_get(r->mp, tp->queue[i]);
-        if (!e || rset_contains(&tp->known, tp->queue[i])) {
-            continue;
-        }
-        /* The peer's fee filter: it would not take it. */
-        if (p->ps->feefilter > 0 && mempool_entry_modified_fee(e) * 1000 < p->ps->feefilter * e->vsize) {
+        if (!e || rset_contains(&tp->known, tp->queue[i]) ||
+            !wanted_by(p, e, mempool_entry_modified_fee(e))) {
             continue;
         }
         inv[k].type = p->ps->wtxid_relay ? INV_WTX : INV_TX;
@@ -1197,7 +1249,7 @@ void txrelay_tick(struct txrelay *r)
         if (p->disconnect || !p->ps->handshake_done) {
             continue;
         }
-        if (relay_enabled(r) && p->relay_txs && p->conn_type != CONN_BLOCK_RELAY) {
+        if (relay_enabled(r) && bloomrelay_has_tx_relay(p)) {
             trickle(r, p, now);
         }
         if (relay_enabled(r)) {
@@ -1304,7 +1356,7 @@ uint64_t txrelay_last_inv_sequence(const struct peer *p)
 {
     /* Core keeps relay state only for a peer whose version asked for transactions (not a
      * block-relay-only connection): 0 for the others; 1 before the first announcement. */
-    if (!p->ps || !p->ps->got_version || !p->relay_txs || p->conn_type == CONN_BLOCK_RELAY) {
+    if (!p->ps || !bloomrelay_has_tx_relay(p)) {
         return 0;
     }
     return p->ps->txr ? p->ps->txr->last_inv_sequence : 1;
@@ -1317,13 +1369,23 @@ size_t txrelay_inv_to_send(const struct peer *p)
 
 void txrelay_on_mempool_msg(struct peer *p)
 {
-    /* No bloom filters offered: Core disconnects unless the peer has mempool permission
-     * (which bitnode does not serve either) or noban. */
-    if ((p->perms & NET_PERM_NOBAN) != NET_PERM_NOBAN) {
-        LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-            "mempool request with bloom filters disabled, disconnecting peer=%lld",
-            (long long)p->id);
-        net_peer_disconnect(p, "mempool request with bloom filters disabled");
+    /* Served with NODE_BLOOM offered or to a peer with the mempool permission, and then,
+     * without that permission, only while -maxuploadtarget is not reached; otherwise Core
+     * disconnects, unless the peer has noban. */
+    int perm = (p->perms & NET_PERM_MEMPOOL) == NET_PERM_MEMPOOL;
+    const char *why = !bloomrelay_offered(p) && !perm ? "bloom filters disabled"
+                      : !perm && net_upload_target_reached(p->net, 0) ? "bandwidth limit reached"
+                                                                      : NULL;
+    if (why) {
+        if ((p->perms & NET_PERM_NOBAN) != NET_PERM_NOBAN) {
+            LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "mempool request with %s, disconnecting peer=%lld",
+                why, (long long)p->id);
+            net_peer_disconnect(p, "mempool request refused");
+        }
+        return;
+    }
+    if (bloomrelay_has_tx_relay(p)) {
+        peer_state(p)->send_mempool = 1;
     }
 }
 

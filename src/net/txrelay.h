@@ -42,7 +42,10 @@ size_t txrelay_inv_to_send(const struct peer *p);
 /** The pool's entry sequence at our last announcement to p (getpeerinfo's last_inv_sequence;
  *  1 before the first, 0 for a peer we relay no transactions to, as Core's). */
 uint64_t txrelay_last_inv_sequence(const struct peer *p);
-/** A mempool message (BIP35): Core's answer without bloom filters. */
+/** A mempool message (BIP35): with NODE_BLOOM offered to p (and -maxuploadtarget not
+ *  reached) or the mempool permission, the pool is announced to p at its next trickle
+ *  (through its bloom filter, if loaded); else p is disconnected unless it has noban, as
+ *  Core. */
 void txrelay_on_mempool_msg(struct peer *p);
 /** A transaction job came back from the validation thread (frees it). */
 void txrelay_job_done(struct txrelay *r, struct net_job *j);

@@ -468,6 +468,7 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
     o->chain = custom_signet ? "signet-custom" : args_chain(a);
     o->proxy_randomize = args_get_bool(a, "proxyrandomize", true);
     o->blocks_only = args_get_bool(a, "blocksonly", false);
+    o->peer_bloom_filters = args_get_bool(a, "peerbloomfilters", false);
     return RC_OK;
 }
 

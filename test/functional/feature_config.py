@@ -82,7 +82,7 @@ class ConfigTest(BitnodeTestFramework):
         node.assert_start_fails(["unexpected"], "Command line contains unexpected token 'unexpected'")
         node.assert_start_fails(["-assumevalid=xyz"], "Invalid assumevalid block hash "
                                 "specified (xyz), must be up to 64 hex digits (or 0 to disable)")
-        for opt in ["-peerbloomfilters", "-privatebroadcast"]:
+        for opt in ["-privatebroadcast"]:
             name = opt.split("=")[0]
             node.assert_start_fails([opt], "%s: not implemented yet (only %s=0 is accepted)"
                                     % (name, name))

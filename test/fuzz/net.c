@@ -2,8 +2,9 @@
  *   0: a byte stream cut into frames as the net thread cuts it (header parse, checksum),
  *      each payload through the parser of its command;
  *   1: a payload for every parser (version, inv, getheaders, headers, addr, addrv2,
- *      sendcmpct, cmpctblock, getblocktxn, blocktxn); a cmpctblock that parses is also
- *      reconstructed (no candidates, then filled with no transactions);
+ *      sendcmpct, cmpctblock, getblocktxn, blocktxn, filterload, merkleblock); a cmpctblock
+ *      that parses is also reconstructed (no candidates, then filled with no transactions),
+ *      a filter within the limits takes an element, a merkleblock's tree is proven;
  *   2: headers for the pre-sync state (a chain start, a minimum work, full/not full);
  *   3: SOCKS5 replies, as a proxy sends them.
  * Nothing may crash, leak, read out of bounds or allocate beyond the message's own bound.
@@ -19,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consensus/merkleblock.h"
 #include "consensus/params.h"
+#include "net/bloom.h"
 #include "net/cmpct.h"
 #include "net/headerssync.h"
 #include "net/protocol.h"
@@ -71,6 +74,54 @@ static void fuzz_cmpctblock(const uint8_t *p, size_t n)
     cmpct_block_clear(&cb);
 }
 
+/* A filterload: parsed; within the limits, an element goes in and is then contained, and
+ * what parsed serializes to the same bytes. */
+static void fuzz_filterload(const uint8_t *p, size_t n)
+{
+    char err[200];
+    struct bloom_filter f;
+    if (bloom_filter_parse(&f, p, n, err, sizeof(err)) != 0) {
+        return;
+    }
+    if (bloom_filter_within_limits(&f)) {
+        bloom_filter_insert(&f, p, n < 520 ? n : 520);
+        if (!bloom_filter_contains(&f, p, n < 520 ? n : 520)) {
+            abort();
+        }
+    }
+    struct buf b;
+    buf_init(&b);
+    bloom_filter_serialize(&f, &b);
+    if (b.len > n) {
+        abort();
+    }
+    buf_clear(&b);
+    bloom_filter_clear(&f);
+}
+
+/* A merkleblock: its header and partial merkle tree parsed, the tree proven or refused. */
+static void fuzz_merkleblock(const uint8_t *p, size_t n)
+{
+    struct reader r;
+    reader_init(&r, p, n);
+    if (reader_skip(&r, 80, "header") != 0) {
+        return;
+    }
+    struct partial_merkle pm;
+    partial_merkle_init(&pm);
+    if (partial_merkle_parse(&pm, &r) == 0) {
+        uint8_t root[32], (*m)[32];
+        uint32_t *idx;
+        size_t k;
+        if (partial_merkle_extract(&pm, root, &m, &idx, &k) == 0 && k > pm.n_hashes) {
+            abort();
+        }
+        free(m);
+        free(idx);
+    }
+    partial_merkle_clear(&pm);
+}
+
 static void parse_payload(const char *cmd, const uint8_t *p, size_t n)
 {
     char err[200];
@@ -112,6 +163,12 @@ static void parse_payload(const char *cmd, const uint8_t *p, size_t n)
     }
     if (!strcmp(cmd, "cmpctblock") || !cmd[0]) {
         fuzz_cmpctblock(p, n);
+    }
+    if (!strcmp(cmd, "filterload") || !cmd[0]) {
+        fuzz_filterload(p, n);
+    }
+    if (!strcmp(cmd, "merkleblock") || !cmd[0]) {
+        fuzz_merkleblock(p, n);
     }
     if (!strcmp(cmd, "getblocktxn") || !cmd[0]) {
         struct cmpct_getblocktxn req;
@@ -267,7 +324,32 @@ static void valid_input(struct buf *b)
     struct buf pl;
     buf_init(&pl);
     const char *cmd;
-    switch (next() % 8) {
+    switch (next() % 10) {
+    case 8: {
+        struct bloom_filter f;
+        bloom_filter_init(&f, 1 + next() % 20, 0.001, next(), (uint8_t)(next() % 4));
+        bloom_filter_insert(&f, (const uint8_t *)"fuzz", 4);
+        bloom_filter_serialize(&f, &pl);
+        bloom_filter_clear(&f);
+        cmd = "filterload";
+        break;
+    }
+    case 9: {
+        uint8_t txids[7][32], match[7];
+        size_t n = 1 + next() % 7;
+        for (size_t i = 0; i < n; i++) {
+            memset(txids[i], (int)next(), 32);
+            match[i] = next() & 1;
+        }
+        struct partial_merkle pm;
+        partial_merkle_init(&pm);
+        partial_merkle_build(&pm, (const uint8_t(*)[32])txids, match, n);
+        buf_append_fill(&pl, 0, 80);
+        partial_merkle_serialize(&pm, &pl);
+        partial_merkle_clear(&pm);
+        cmd = "merkleblock";
+        break;
+    }
     case 5: {
         cmpct_sendcmpct_serialize(&pl, (int)(next() & 1), 2);
         cmd = "sendcmpct";

@@ -991,14 +991,15 @@ static size_t next_blocks(struct sync *s, struct peer *p, size_t want, struct bl
                 continue;
             }
             if (find_inflight(s, e->hash, &owner)) {
-                if (waiting_for < 0 && owner != p) {
-                    waiting_for = owner->id;
+                if (waiting_for < 0) {
+                    waiting_for = owner->id; /* the first in flight, whoever has it (Core) */
                 }
                 continue;
             }
             if (e->height > window_end) {
-                /* The window is full: the first block we wait for holds it. */
-                if (k == 0 && waiting_for >= 0) {
+                /* The window is full: the first block we wait for holds it (if p holds it
+                 * itself, nobody else is blamed). */
+                if (k == 0 && waiting_for >= 0 && waiting_for != p->id) {
                     *staller = waiting_for;
                 }
                 free(v);

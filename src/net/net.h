@@ -100,6 +100,8 @@ struct net_options {
     const char *user_agent_comment; /* -uacomment, joined by "; " (or NULL) */
     struct mempool *mempool;        /* borrowed: relayed transactions go to it (NULL: none) */
     int blocks_only;                /* -blocksonly: no transaction relay */
+    unsigned tx_send_rate; /* -txsendrate: transactions a second announced to inbound peers
+                              (0: Core's default, 14) */
     int deterministic_addrman;      /* -test=addrman: a fixed bucket key and PRNG seed */
     /* -peerblockfilters: the block filter index BIP157 requests are answered from (borrowed;
      * NODE_COMPACT_FILTERS is offered), or NULL. */
@@ -288,6 +290,11 @@ struct net_orphan {
     int64_t from[NET_ORPHAN_MAX_FROM]; /* the peers that sent or announced it */
     size_t n_from;
 };
+/** getnetworkinfo's tx_send_rate and inv_buckets (net/invbucket.h): -txsendrate and each
+ *  direction's announcement backlog and tokens. Net thread. */
+struct invbucket_info;
+void net_inv_buckets(struct net *n, unsigned *rate, struct invbucket_info *in,
+                     struct invbucket_info *out);
 /** getorphantxs: the transactions in the orphan pool. *out (free with net_orphans_free). */
 void net_orphans(struct net *n, struct net_orphan **out, size_t *count);
 void net_orphans_free(struct net_orphan *v, size_t count);

@@ -2592,6 +2592,12 @@ void sync_relay_transaction(struct sync *s, const uint8_t txid[32], const uint8_
     txrelay_relay_transaction(s->txr, txid, wtxid);
 }
 
+void sync_inv_buckets(struct sync *s, unsigned *rate, struct invbucket_info *in,
+                      struct invbucket_info *out)
+{
+    txrelay_inv_buckets(s->txr, rate, in, out);
+}
+
 void sync_orphans(struct sync *s, struct net_orphan **out, size_t *count)
 {
     txrelay_orphans(s->txr, out, count);
@@ -2618,7 +2624,7 @@ int sync_new(struct sync **out, struct net *n)
     chainstate_read_lock(s->cs);
     s->last_tip = chainstate_tip(s->cs);
     chainstate_read_unlock(s->cs);
-    txrelay_new(&s->txr, n, s->cs, n->opt.mempool, n->opt.blocks_only);
+    txrelay_new(&s->txr, n, s->cs, n->opt.mempool, n->opt.blocks_only, n->opt.tx_send_rate);
     addrrelay_new(&s->ar, n, s->am);
     struct cmpctrelay_sink sink = {
         .ctx = s, .block = on_rebuilt_block, .headers_wanted = on_unconnected_cmpct,

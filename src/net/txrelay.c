@@ -6,9 +6,10 @@
  * received transactions accepted on the validation thread; orphans kept per announcing peer
  * within Core's limits until a parent arrives, their parents asked of each announcer; a
  * parent refused for its fee rate alone tried again with a child from the orphanage as a
- * 1-parent-1-child package (mempool/package.h); new transactions announced to each peer on
- * a Poisson timer (2 s outbound, 5 s inbound), filtered by its feefilter, and our own
- * feefilter sent as the pool's minimum fee changes. Net thread only. */
+ * 1-parent-1-child package (mempool/package.h); new transactions handed to the peers' queues
+ * at the rate -txsendrate allows (invbucket.h: Core's backlog and token buckets), announced
+ * to each peer on a Poisson timer (2 s outbound, 5 s inbound), filtered by its feefilter,
+ * and our own feefilter sent as the pool's minimum fee changes. Net thread only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "mempool/accept.h"
 #include "mempool/mempool.h"
 #include "mempool/package.h"
+#include "net/invbucket.h"
 #include "net/net_impl.h"
 #include "net/orphanage.h"
 #include "net/peer_sync.h"
@@ -152,6 +154,7 @@ struct txrelay {
     struct mempool *mp;    /* borrowed: NULL without a pool */
     int blocks_only;       /* -blocksonly */
     struct txrequest *treq; /* announcements and requests (Core's TxRequestTracker) */
+    struct invbucket *inv;  /* the announcements' rate limit and backlog (-txsendrate) */
     struct rolling_set rejects;
     struct rolling_set rejects_recon; /* refused alone for their fee rate only; packages
                                          refused (Core's reconsiderable rejects) */
@@ -200,7 +203,7 @@ static struct txrelay_peer *peer_state(struct peer *p)
 }
 
 int txrelay_new(struct txrelay **out, struct net *n, struct chainstate *cs, struct mempool *mp,
-                int blocks_only)
+                int blocks_only, unsigned tx_send_rate)
 {
     struct txrelay *r = xcalloc(1, sizeof(*r));
     r->net = n;
@@ -211,6 +214,7 @@ int txrelay_new(struct txrelay **out, struct net *n, struct chainstate *cs, stru
     rset_init(&r->rejects_recon, REJECTS_GENERATION);
     rset_init(&r->recent_confirmed, RECENT_CONFIRMED_GENERATION);
     txrequest_new(&r->treq, 0);
+    invbucket_new(&r->inv, tx_send_rate ? tx_send_rate : INVBUCKET_DEFAULT_RATE);
     orphanage_new(&r->orphans);
     *out = r;
     return RC_OK;
@@ -226,6 +230,7 @@ void txrelay_free(struct txrelay *r)
     rset_clear(&r->rejects_recon);
     rset_clear(&r->recent_confirmed);
     txrequest_free(r->treq);
+    invbucket_free(r->inv);
     block_clear(&r->recent_block);
     free(r);
 }
@@ -667,28 +672,95 @@ void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t l
     send_requests(r, p, net_now_us(r->net));
 }
 
-/* Queues a transaction in the pool for announcement to every peer that takes them, but the
- * one it came from. */
-static void announce_to_all(struct txrelay *r, const uint8_t txid[32], const uint8_t wtxid[32],
-                            int64_t except)
+/* The pool as the announcement backlog looks it up (invbucket.h): entries by wtxid, their
+ * serialized size (Core's ComputeTotalSize), the mining order; the read lock around. */
+static const void *pool_get(void *ctx, const uint8_t wtxid[32], uint8_t txid[32], double *size)
 {
-    for (struct peer *p = r->net->peers; p; p = p->next) {
-        if (p->id == except || p->disconnect || !p->ps->handshake_done || !p->relay_txs ||
-            p->conn_type == CONN_BLOCK_RELAY || p->conn_type == CONN_FEELER ||
-            p->conn_type == CONN_ADDR_FETCH) {
-            continue;
-        }
-        struct txrelay_peer *tp = peer_state(p);
-        const uint8_t *h = p->ps->wtxid_relay ? wtxid : txid;
-        if (rset_contains(&tp->known, h)) {
-            continue;
-        }
-        if (tp->nq == tp->capq) {
-            tp->capq = tp->capq ? tp->capq * 2 : 16;
-            tp->queue = xrealloc(tp->queue, tp->capq * sizeof(*tp->queue));
-        }
-        memcpy(tp->queue[tp->nq++], h, 32);
+    struct mempool_entry *e = mempool_get_wtxid(ctx, wtxid);
+    if (e) {
+        memcpy(txid, e->tx.txid, 32);
+        *size = (double)e->raw_len;
     }
+    return e;
+}
+
+static int pool_cmp(const void *a, const void *b)
+{
+    return mempool_mining_cmp(a, b);
+}
+
+static void pool_lock(void *ctx)
+{
+    mempool_read_lock(ctx);
+}
+
+static void pool_unlock(void *ctx)
+{
+    mempool_read_unlock(ctx);
+}
+
+/* A peer we announce transactions to, once its trickle timer runs: Core queues nothing for
+ * a peer before its first trickle, so that what came during the handshake is not told
+ * apart by its timing. */
+static int announces_to(const struct peer *p)
+{
+    return !p->disconnect && p->ps->handshake_done && p->relay_txs &&
+           p->conn_type != CONN_BLOCK_RELAY && p->conn_type != CONN_FEELER &&
+           p->conn_type != CONN_ADDR_FETCH && p->ps->txr && p->ps->txr->next_inv_us != 0;
+}
+
+static void queue_push(struct txrelay_peer *tp, const uint8_t h[32])
+{
+    if (tp->nq == tp->capq) {
+        tp->capq = tp->capq ? tp->capq * 2 : 16;
+        tp->queue = xrealloc(tp->queue, tp->capq * sizeof(*tp->queue));
+    }
+    memcpy(tp->queue[tp->nq++], h, 32);
+}
+
+/* Core's ProcessInvBacklog: what the buckets let go of the backlog (invbucket.h) joins the
+ * queues of the peers of its direction that do not know it yet (wtxids, or txids for a
+ * peer without wtxidrelay); a direction without such a peer has its backlog emptied. */
+static void process_backlog(struct txrelay *r, int64_t now_us, int bumped)
+{
+    const struct invbucket_pool pool = {pool_get, pool_cmp, pool_lock, pool_unlock, r->mp};
+    if (!invbucket_process(r->inv, now_us, bumped, &pool)) {
+        return;
+    }
+    const struct invbucket_tx *d[2];
+    size_t nd[2];
+    d[INVBUCKET_INBOUND] = invbucket_drained(r->inv, INVBUCKET_INBOUND, &nd[INVBUCKET_INBOUND]);
+    d[INVBUCKET_OUTBOUND] = invbucket_drained(r->inv, INVBUCKET_OUTBOUND, &nd[INVBUCKET_OUTBOUND]);
+    int any[2] = {0, 0};
+    for (struct peer *p = r->net->peers; p; p = p->next) {
+        if (!announces_to(p)) {
+            continue;
+        }
+        int dir = p->conn_type == CONN_INBOUND ? INVBUCKET_INBOUND : INVBUCKET_OUTBOUND;
+        any[dir] = 1;
+        struct txrelay_peer *tp = p->ps->txr;
+        for (size_t i = 0; i < nd[dir]; i++) {
+            const uint8_t *h = p->ps->wtxid_relay ? d[dir][i].wtxid : d[dir][i].txid;
+            if (!rset_contains(&tp->known, h)) {
+                queue_push(tp, h);
+            }
+        }
+    }
+    if (!any[INVBUCKET_INBOUND]) {
+        invbucket_clear(r->inv, INVBUCKET_INBOUND);
+    }
+    if (!any[INVBUCKET_OUTBOUND]) {
+        invbucket_clear(r->inv, INVBUCKET_OUTBOUND);
+    }
+}
+
+/* Core's InitiateTxBroadcastToAll: a transaction of the pool joins the backlog, and goes to
+ * the peers' queues at once while the buckets have tokens. The peer it came from knows it
+ * (its known filter), so it is not told. */
+static void broadcast(struct txrelay *r, const uint8_t wtxid[32])
+{
+    invbucket_add(r->inv, wtxid);
+    process_backlog(r, net_now_us(r->net), 1);
 }
 
 struct relay_call {
@@ -700,7 +772,7 @@ static void relay_call(struct net *n, void *ctx)
 {
     (void)n;
     struct relay_call *c = ctx;
-    announce_to_all(c->r, c->txid, c->wtxid, -1);
+    broadcast(c->r, c->wtxid);
 }
 
 void txrelay_relay_transaction(struct txrelay *r, const uint8_t txid[32], const uint8_t wtxid[32])
@@ -862,12 +934,11 @@ static void tx_rejected(struct txrelay *r, struct tx_job *j)
 
 /* Core's MempoolAcceptedTx: its requests go, peers are told, an orphan of the same wtxid
  * leaves and the orphans that spend it are retried. */
-static void tx_accepted(struct txrelay *r, int64_t peer_id, const uint8_t txid[32],
-                        const uint8_t wtxid[32])
+static void tx_accepted(struct txrelay *r, const uint8_t txid[32], const uint8_t wtxid[32])
 {
     txrequest_forget(r->treq, txid);
     txrequest_forget(r->treq, wtxid);
-    announce_to_all(r, txid, wtxid, peer_id);
+    broadcast(r, wtxid);
     orphanage_erase(r->orphans, wtxid);
     retry_orphans_of(r, txid);
 }
@@ -970,7 +1041,7 @@ static void package_done(struct txrelay *r, struct tx_job *j)
             LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG,
                 "AcceptToMemoryPool: peer=%lld: accepted %s (wtxid=%s)", (long long)j->nj.peer_id,
                 txid, wtxid);
-            tx_accepted(r, j->nj.peer_id, pk->r[k].txid, pk->r[k].wtxid);
+            tx_accepted(r, pk->r[k].txid, pk->r[k].wtxid);
         } else if (pk->r[k].state == PKG_INVALID && res->kind != MEMPOOL_TX_MISSING_INPUTS) {
             LOG(LOG_CAT_MEMPOOLREJ, LOG_LVL_DEBUG,
                 "%s (wtxid=%s) from peer=%lld was not accepted: %s%s%s", txid, wtxid,
@@ -1011,7 +1082,7 @@ void txrelay_job_done(struct txrelay *r, struct net_job *nj)
         r->accepted++;
         LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG, "AcceptToMemoryPool: peer=%lld: accepted %s (wtxid=%s)",
             (long long)nj->peer_id, txid, wtxid);
-        tx_accepted(r, nj->peer_id, j->txid, j->wtxid);
+        tx_accepted(r, j->txid, j->wtxid);
     } else if (nj->job.rc == RC_OK) {
         r->rejected++;
         LOG(LOG_CAT_MEMPOOLREJ, LOG_LVL_DEBUG, "%s (wtxid=%s) from peer=%lld was not accepted: %s%s%s",
@@ -1157,7 +1228,7 @@ void txrelay_tick(struct txrelay *r)
                 mempool_read_unlock(r->mp);
                 if (have) {
                     /* To the peers that do not know it (new ones, mostly), as Core. */
-                    announce_to_all(r, ub[i], wtxid, -1);
+                    broadcast(r, wtxid);
                 } else {
                     mempool_unbroadcast_remove(r->mp, ub[i]);
                 }
@@ -1168,6 +1239,11 @@ void txrelay_tick(struct txrelay *r)
         random_bytes(rnd, sizeof(rnd));
         r->next_rebroadcast_us =
             now + 10 * 60 * 1000000LL + (int64_t)(rd_u64le(rnd) % (5 * 60 * 1000000ULL));
+    }
+    if (relay_enabled(r) && r->net->peers) {
+        /* Core's SendMessages runs ProcessInvBacklog for each peer: with none, the buckets
+         * stand still. */
+        process_backlog(r, now, 0);
     }
     for (struct peer *p = r->net->peers; p; p = p->next) {
         if (p->disconnect || !p->ps->handshake_done) {
@@ -1317,4 +1393,12 @@ void txrelay_orphans(struct txrelay *r, struct net_orphan **out, size_t *count)
         d->n_from = o->n_from;
     }
     *count = n;
+}
+
+void txrelay_inv_buckets(const struct txrelay *r, unsigned *rate, struct invbucket_info *in,
+                         struct invbucket_info *out)
+{
+    *rate = invbucket_rate(r->inv);
+    invbucket_info(r->inv, INVBUCKET_INBOUND, in);
+    invbucket_info(r->inv, INVBUCKET_OUTBOUND, out);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "net/invbucket.h"
 #include "util/log.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
@@ -343,6 +344,10 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
     o->chain = custom_signet ? "signet-custom" : args_chain(a);
     o->proxy_randomize = args_get_bool(a, "proxyrandomize", true);
     o->blocks_only = args_get_bool(a, "blocksonly", false);
+    /* Core's clamp to 1..1000 transactions a second. */
+    int64_t rate = args_get_int(a, "txsendrate", INVBUCKET_DEFAULT_RATE);
+    rate = rate < INVBUCKET_MIN_RATE ? INVBUCKET_MIN_RATE : rate;
+    o->tx_send_rate = (unsigned)(rate > INVBUCKET_MAX_RATE ? INVBUCKET_MAX_RATE : rate);
     return RC_OK;
 }
 

@@ -192,8 +192,9 @@ static void send_version(struct sync *s, struct peer *p)
     v.start_height = tip ? tip->height : 0;
     chainstate_read_unlock(s->cs);
     /* Core's RejectIncomingTxs: neither a block-relay-only peer nor a feeler is asked for
-     * transactions. */
-    v.relay = p->conn_type != CONN_BLOCK_RELAY && p->conn_type != CONN_FEELER && s->relay;
+     * transactions; under -blocksonly only a peer with the relay permission is. */
+    v.relay = p->conn_type != CONN_BLOCK_RELAY && p->conn_type != CONN_FEELER &&
+              (s->relay || (s->net->opt.mempool && (p->perms & NET_PERM_RELAY) == NET_PERM_RELAY));
     struct buf b;
     buf_init(&b);
     net_version_serialize(&b, &v);
@@ -326,7 +327,9 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     }
     p->ps->ver = v;
     p->ps->got_version = 1;
-    p->relay_txs = v.relay;
+    /* Core keeps no transaction relay for a block-relay-only or feeler connection, whatever
+     * its version asks (getpeerinfo's relaytxes false). */
+    p->relay_txs = v.relay && p->conn_type != CONN_BLOCK_RELAY && p->conn_type != CONN_FEELER;
     p->ps->time_offset = v.time - net_now(n);
     {
         struct net_addr me;
@@ -471,6 +474,7 @@ static void on_verack(struct sync *s, struct peer *p)
     }
     send_ping(p);
     start_sync(s, p);
+    txrelay_on_handshake(s->txr, p);
 }
 
 /* ---- Headers ---- */
@@ -1591,6 +1595,13 @@ static void serve_getdata(struct sync *s, struct peer *p)
         const struct net_inv *iv = &p->ps->getdata[p->ps->getdata_pos++];
         uint32_t type = iv->type & ~INV_WITNESS_FLAG;
         if (type == INV_TX || type == INV_WTX) {
+            /* Core keeps no transaction relay for a block-relay-only or feeler connection,
+             * nor for a peer whose version asked for none: their requests are ignored, not
+             * answered with notfound. */
+            if (p->conn_type == CONN_BLOCK_RELAY || p->conn_type == CONN_FEELER ||
+                !p->relay_txs) {
+                continue;
+            }
             if (!txrelay_serve(s->txr, p, iv)) {
                 notfound = xrealloc(notfound, (n_notfound + 1) * sizeof(*notfound));
                 notfound[n_notfound++] = *iv;
@@ -1679,6 +1690,13 @@ static void on_getdata(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     if (rc != RC_OK) {
         net_misbehaving(p, "malformed getdata: %s", err);
         return;
+    }
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "received getdata (%zu invsz) peer=%lld", k, (long long)p->id);
+    if (k > 0 && log_enabled(LOG_CAT_NET, LOG_LVL_DEBUG)) {
+        char first[NET_INV_STR_LEN];
+        net_inv_format(first, &inv[0]);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "received getdata for: %s peer=%lld", first,
+            (long long)p->id);
     }
     /* Appended to what is still queued (bounded: reads pause while it is long). */
     size_t left = p->ps->getdata_n - p->ps->getdata_pos;

@@ -184,9 +184,12 @@ struct tx_job {
     struct tx ptx[2];
 };
 
-static int relay_enabled(const struct txrelay *r)
+/* Core's RejectIncomingTxs: a block-relay-only or feeler connection may never send us
+ * transactions, and under -blocksonly only a peer with the relay permission may. */
+static int rejects_from(const struct txrelay *r, const struct peer *p)
 {
-    return r->mp && !r->blocks_only;
+    return p->conn_type == CONN_BLOCK_RELAY || p->conn_type == CONN_FEELER ||
+           (r->blocks_only && (p->perms & NET_PERM_RELAY) != NET_PERM_RELAY);
 }
 
 static struct txrelay_peer *peer_state(struct peer *p)
@@ -462,10 +465,9 @@ static const char *inv_tx_name(uint32_t type)
 
 void txrelay_on_invs(struct txrelay *r, struct peer *p, const struct net_inv *inv, size_t n)
 {
-    /* Core's RejectIncomingTxs: a block-relay-only connection, or -blocksonly without the
-     * relay permission: a transaction inv is a protocol violation. */
-    int reject = p->conn_type == CONN_BLOCK_RELAY ||
-                 (r->blocks_only && (p->perms & NET_PERM_RELAY) != NET_PERM_RELAY);
+    /* A transaction inv from a peer that may not send us transactions is a protocol
+     * violation. */
+    int reject = rejects_from(r, p);
     for (size_t i = 0; reject && i < n; i++) {
         uint32_t type = inv[i].type;
         int tx = type == INV_TX || type == INV_WTX || type == (INV_TX | INV_WITNESS_FLAG);
@@ -480,7 +482,7 @@ void txrelay_on_invs(struct txrelay *r, struct peer *p, const struct net_inv *in
         net_peer_disconnect(p, "transaction inv in violation of protocol");
         return;
     }
-    if (!relay_enabled(r) || p->conn_type == CONN_BLOCK_RELAY) {
+    if (!r->mp || reject) {
         return;
     }
     struct txrelay_peer *tp = peer_state(p);
@@ -631,14 +633,12 @@ static void submit_tx(struct txrelay *r, int64_t peer_id, const uint8_t *raw, si
 void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t len)
 {
     char lid[32];
-    if (!relay_enabled(r) || p->conn_type == CONN_BLOCK_RELAY) {
-        if ((p->perms & NET_PERM_RELAY) != NET_PERM_RELAY || !r->mp) {
-            snprintf(lid, sizeof(lid), "peer=%lld", (long long)p->id);
-            LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-                "transaction sent in violation of protocol, disconnecting %s", lid);
-            net_peer_disconnect(p, "transaction sent in violation of protocol");
-            return;
-        }
+    if (rejects_from(r, p) || !r->mp) {
+        snprintf(lid, sizeof(lid), "peer=%lld", (long long)p->id);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "transaction sent in violation of protocol, disconnecting %s",
+            lid);
+        net_peer_disconnect(p, "transaction sent in violation of protocol");
+        return;
     }
     struct tx tx;
     char err[160];
@@ -777,7 +777,8 @@ static void relay_call(struct net *n, void *ctx)
 
 void txrelay_relay_transaction(struct txrelay *r, const uint8_t txid[32], const uint8_t wtxid[32])
 {
-    if (!relay_enabled(r)) {
+    /* Under -blocksonly too: Core announces what it was given by RPC. */
+    if (!r->mp) {
         return;
     }
     struct relay_call c = {.r = r};
@@ -1167,6 +1168,13 @@ static void trickle(struct txrelay *r, struct peer *p, int64_t now)
     free(inv);
 }
 
+void txrelay_on_handshake(struct txrelay *r, struct peer *p)
+{
+    if (r->mp && p->relay_txs && p->conn_type != CONN_BLOCK_RELAY) {
+        trickle(r, p, net_now_us(r->net));
+    }
+}
+
 /* Core's MaybeSendFeefilter (without its FeeFilterRounder's privacy rounding). */
 static void send_feefilter(struct txrelay *r, struct peer *p, int64_t now)
 {
@@ -1212,7 +1220,7 @@ void txrelay_tick(struct txrelay *r)
         return;
     }
     int64_t now = net_now_us(r->net);
-    if (relay_enabled(r) && now >= r->next_rebroadcast_us) {
+    if (now >= r->next_rebroadcast_us) {
         /* Core's ReattemptInitialBroadcast: what no peer has asked for is announced again. */
         if (r->next_rebroadcast_us) {
             size_t nu;
@@ -1240,7 +1248,7 @@ void txrelay_tick(struct txrelay *r)
         r->next_rebroadcast_us =
             now + 10 * 60 * 1000000LL + (int64_t)(rd_u64le(rnd) % (5 * 60 * 1000000ULL));
     }
-    if (relay_enabled(r) && r->net->peers) {
+    if (r->net->peers) {
         /* Core's SendMessages runs ProcessInvBacklog for each peer: with none, the buckets
          * stand still. */
         process_backlog(r, now, 0);
@@ -1249,13 +1257,12 @@ void txrelay_tick(struct txrelay *r)
         if (p->disconnect || !p->ps->handshake_done) {
             continue;
         }
-        if (relay_enabled(r) && p->relay_txs && p->conn_type != CONN_BLOCK_RELAY) {
+        if (p->relay_txs && p->conn_type != CONN_BLOCK_RELAY) {
             trickle(r, p, now);
         }
-        if (relay_enabled(r)) {
-            send_requests(r, p, now);
-        }
-        if (relay_enabled(r)) {
+        send_requests(r, p, now);
+        if (!r->blocks_only) {
+            /* Core's MaybeSendFeefilter: none under -blocksonly. */
             send_feefilter(r, p, now);
         }
     }

@@ -27,6 +27,9 @@ int txrelay_new(struct txrelay **out, struct net *n, struct chainstate *cs, stru
                 int blocks_only, unsigned tx_send_rate);
 /** Frees r and its orphans. NULL: no-op. */
 void txrelay_free(struct txrelay *r);
+/** p finished the handshake: its trickle timer starts (Core's first SendMessages after the
+ *  verack), so that transactions from now on are queued for it. */
+void txrelay_on_handshake(struct txrelay *r, struct peer *p);
 /** A peer disconnected: its announcements, requests and orphans go. */
 void txrelay_peer_gone(struct txrelay *r, struct peer *p);
 /** An inv's transaction entries (the others are skipped): each hash once per message, those

@@ -584,14 +584,12 @@ const struct arg_def bitnoded_options[] = {
      "Broadcast transactions submitted via sendrawtransaction RPC using short-lived "
      "connections through the Tor or I2P networks, without putting them in the mempool first. "
      "Transactions submitted through the wallet are not affected by this option (default: 0)"},
-    {"whitelistforcerelay", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "",
+    {"whitelistforcerelay", ARG_BOOL, ARGS_CAT_RELAY, "",
      "Add 'forcerelay' permission to whitelisted peers with default permissions. This will "
-     "relay transactions even if the transactions were already in the mempool. (default: 0)"
-     ARG_REASON("bitnode grants no relay permissions from -whitelist yet")},
-    {"whitelistrelay", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "",
+     "relay transactions even if the transactions were already in the mempool. (default: 0)"},
+    {"whitelistrelay", ARG_BOOL, ARGS_CAT_RELAY, "",
      "Add 'relay' permission to whitelisted peers with default permissions. This will accept "
-     "relayed transactions even when not relaying transactions (default: 1)"
-     ARG_REASON("bitnode grants no relay permissions from -whitelist yet")},
+     "relayed transactions even when not relaying transactions (default: 1)"},
 
     /* Core's "Block creation options": bitnode has no mining RPCs. */
     {"blockmaxweight", ARG_INT, ARGS_CAT_MINING, "=<n>",

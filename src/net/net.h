@@ -34,11 +34,16 @@ enum net_permission {
     NET_PERM_IMPLICIT = 1u << 31,
 };
 
+#define NET_DIR_IN 1u  /* a -whitelist entry for inbound connections */
+#define NET_DIR_OUT 2u /* for manual outbound ones */
 /** Parses "perm1,perm2@rest" (or "rest" alone: implicit permissions) as -whitelist and
- *  -whitebind take it: *perms, and *rest points into s. 0, or RC_INVALID with err
- *  ("Invalid P2P permission: 'x'"). */
-int net_permissions_parse(const char *s, uint32_t *perms, const char **rest, char *err,
-                          size_t err_len);
+ *  -whitebind take it: *perms, and *rest points into s; *dirs (-whitelist's; NULL for
+ *  -whitebind, which refuses "out") the directions "in" and "out" name, NET_DIR_IN when
+ *  neither. 0, or RC_INVALID with Core's err ("Invalid P2P permission: 'x'", "Only direction
+ *  was set, no permissions: 's'", "whitebind may only be used for incoming connections
+ *  (\"out\" was passed)"). */
+int net_permissions_parse(const char *s, uint32_t *perms, unsigned *dirs, const char **rest,
+                          char *err, size_t err_len);
 /** Appends Core's names of perms ("noban", "download", ...) to names[] (up to max); the
  *  count. */
 size_t net_permission_names(uint32_t perms, const char **names, size_t max);
@@ -63,6 +68,7 @@ struct net_bind {
 struct net_whitelist {
     struct net_subnet subnet;
     uint32_t perms;
+    unsigned dirs; /* NET_DIR_IN, NET_DIR_OUT */
 };
 
 struct blockfilter_index;
@@ -82,6 +88,10 @@ struct net_options {
     size_t n_seednode;
     const struct net_whitelist *whitelist; /* -whitelist (inbound) */
     size_t n_whitelist;
+    /* What a -whitelist or -whitebind without permissions grants besides noban and mempool
+     * (Core's legacy whitelisting): -whitelistrelay's relay, -whitelistforcerelay's
+     * forcerelay. */
+    int whitelist_relay, whitelist_forcerelay;
     int max_connections;     /* -maxconnections */
     int64_t max_tip_age;     /* -maxtipage, seconds */
     int dnsseed;             /* -dnsseed (no DNS lookups on a test machine: 0) */

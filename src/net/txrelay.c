@@ -630,6 +630,31 @@ static void submit_tx(struct txrelay *r, int64_t peer_id, const uint8_t *raw, si
     net_submit(r->net, &j->nj);
 }
 
+static void broadcast(struct txrelay *r, const uint8_t wtxid[32]);
+
+/* Core's forcerelay: a transaction we already have (or refused), sent again by a peer with
+ * the forcerelay permission, is announced to every peer again if it is in the pool, so that
+ * the node is a gateway for the nodes behind it. */
+static void force_relay(struct txrelay *r, const struct peer *p, const struct tx *tx)
+{
+    if ((p->perms & NET_PERM_FORCERELAY) != NET_PERM_FORCERELAY) {
+        return;
+    }
+    char txid[65], wtxid[65];
+    hex_encode_rev(txid, tx->txid, 32);
+    hex_encode_rev(wtxid, tx->wtxid, 32);
+    mempool_read_lock(r->mp);
+    int in_pool = mempool_get(r->mp, tx->txid) != NULL;
+    mempool_read_unlock(r->mp);
+    if (!in_pool) {
+        LOG_INFO("Not relaying non-mempool transaction %s (wtxid=%s) from forcerelay peer=%lld",
+                 txid, wtxid, (long long)p->id);
+        return;
+    }
+    LOG_INFO("Force relaying tx %s (wtxid=%s) from peer=%lld", txid, wtxid, (long long)p->id);
+    broadcast(r, tx->wtxid);
+}
+
 void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t len)
 {
     char lid[32];
@@ -657,8 +682,10 @@ void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t l
         txrequest_received_response(r->treq, p->id, tx.wtxid);
     }
     if (already_have(r, tx.wtxid, 1, 0)) {
+        force_relay(r, p, &tx);
         tx_clear(&tx);
     } else if (rset_contains(&r->rejects_recon, tx.wtxid)) {
+        force_relay(r, p, &tx);
         char txid[65], wtxid[65];
         hex_encode_rev(txid, tx.txid, 32);
         hex_encode_rev(wtxid, tx.wtxid, 32);

@@ -47,15 +47,18 @@ static int parse_binds(struct node_net_args *na, const struct args *a, uint16_t 
     for (size_t i = 0; i < n_whitebind && rc == RC_OK; i++) {
         const char *rest;
         uint32_t perms;
-        if (net_permissions_parse(whitebinds[i], &perms, &rest, err, err_len) != RC_OK) {
+        if (net_permissions_parse(whitebinds[i], &perms, NULL, &rest, err, err_len) != RC_OK) {
             rc = RC_INVALID;
             break;
         }
-        if (perms & NET_PERM_IMPLICIT) {
-            perms = NET_PERM_RELAY | NET_PERM_MEMPOOL | NET_PERM_NOBAN;
+        /* Without permissions (NET_PERM_IMPLICIT): resolved when a peer comes, with the
+         * -whitelist ones (Core's AddWhitelistPermissionFlags). */
+        if (net_addr_parse(rest, 0, 0, &bv[nb].addr, why, sizeof(why)) != RC_OK) {
+            snprintf(err, err_len, "Cannot resolve -whitebind address: '%s'", rest);
+            rc = RC_INVALID;
+            break;
         }
-        if (net_addr_parse(rest, 0, 0, &bv[nb].addr, why, sizeof(why)) != RC_OK ||
-            bv[nb].addr.port == 0) {
+        if (bv[nb].addr.port == 0) {
             snprintf(err, err_len, "Need to specify a port with -whitebind: '%s'", rest);
             rc = RC_INVALID;
             break;
@@ -95,7 +98,8 @@ static int parse_whitelist(struct node_net_args *na, const struct args *a, char 
     int rc = RC_OK;
     for (size_t i = 0; i < n && rc == RC_OK; i++) {
         const char *rest;
-        if (net_permissions_parse(whitelist[i], &wl[i].perms, &rest, err, err_len) != RC_OK) {
+        if (net_permissions_parse(whitelist[i], &wl[i].perms, &wl[i].dirs, &rest, err, err_len) !=
+            RC_OK) {
             rc = RC_INVALID;
         } else if (net_subnet_parse(rest, &wl[i].subnet) != RC_OK) {
             snprintf(err, err_len, "Invalid netmask specified in -whitelist: '%s'", rest);
@@ -318,6 +322,17 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
     }
     o->onion_port = (uint16_t)(o->port + 1);
     int rc;
+    const char **lst = NULL;
+    size_t n_user_binds = args_get_list(a, "bind", &lst);
+    free(lst);
+    lst = NULL;
+    n_user_binds += args_get_list(a, "whitebind", &lst);
+    free(lst);
+    if (n_user_binds && args_is_set(a, "listen") && !args_get_bool(a, "listen", true)) {
+        /* Core's check, before the addresses are read. */
+        snprintf(err, err_len, "Cannot set -bind or -whitebind together with -listen=0");
+        return RC_INVALID;
+    }
     if ((rc = parse_onlynet(a, &o->onlynet, err, err_len)) ||
         (rc = parse_binds(na, a, o->port, err, err_len)) ||
         (rc = parse_whitelist(na, a, err, err_len)) ||
@@ -344,6 +359,10 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
     o->chain = custom_signet ? "signet-custom" : args_chain(a);
     o->proxy_randomize = args_get_bool(a, "proxyrandomize", true);
     o->blocks_only = args_get_bool(a, "blocksonly", false);
+    /* Core's parameter interactions: -blocksonly turns -whitelistrelay off, and
+     * -whitelistforcerelay on, unless it is set. */
+    o->whitelist_forcerelay = args_get_bool(a, "whitelistforcerelay", false);
+    o->whitelist_relay = args_get_bool(a, "whitelistrelay", !o->blocks_only);
     /* Core's clamp to 1..1000 transactions a second. */
     int64_t rate = args_get_int(a, "txsendrate", INVBUCKET_DEFAULT_RATE);
     rate = rate < INVBUCKET_MIN_RATE ? INVBUCKET_MIN_RATE : rate;

@@ -9,7 +9,9 @@
  * 1-parent-1-child package (mempool/package.h); new transactions handed to the peers' queues
  * at the rate -txsendrate allows (invbucket.h: Core's backlog and token buckets), announced
  * to each peer on a Poisson timer (2 s outbound, 5 s inbound), filtered by its feefilter,
- * and our own feefilter sent as the pool's minimum fee changes. Net thread only. */
+ * and our own feefilter sent as the pool's minimum fee changes (rounded to Core's
+ * FeeFilterRounder buckets; its largest while in initial block download, when transactions
+ * from peers are ignored). Net thread only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -665,6 +667,10 @@ void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t l
         net_peer_disconnect(p, "transaction sent in violation of protocol");
         return;
     }
+    if (chainstate_in_ibd(r->cs)) {
+        /* Core: nothing to check it against yet; not the peer's fault. */
+        return;
+    }
     struct tx tx;
     char err[160];
     if (tx_deserialize(&tx, d, len, err, sizeof(err)) != RC_OK) {
@@ -1202,7 +1208,33 @@ void txrelay_on_handshake(struct txrelay *r, struct peer *p)
     }
 }
 
-/* Core's MaybeSendFeefilter (without its FeeFilterRounder's privacy rounding). */
+/* Core's FeeFilterRounder::round: fee (sat/kvB) to one of the buckets 0 and
+ * max(1, incremental/2) * 1.1^k up to 1e7 (the doubles as Core computes them): the first at or
+ * above it, or two times in three the one below (so that the filter does not tell the pool's
+ * exact minimum); above the last, the last. */
+static int64_t round_feefilter(const struct mempool_options *o, int64_t fee)
+{
+    int64_t lo = o->incremental_feerate / 2;
+    double below = 0, at = -1;
+    for (double b = (double)(lo > 1 ? lo : 1); b <= 1e7; b *= 1.1) {
+        if (b >= (double)fee) {
+            at = b;
+            break;
+        }
+        below = b;
+    }
+    if (fee <= 0) {
+        return 0; /* the first bucket, 0: nothing below it */
+    }
+    if (at < 0) {
+        return (int64_t)below;
+    }
+    uint8_t rnd[4];
+    random_bytes(rnd, sizeof(rnd));
+    return (int64_t)(rd_u32le(rnd) % 3 != 0 ? below : at);
+}
+
+/* Core's MaybeSendFeefilter. */
 static void send_feefilter(struct txrelay *r, struct peer *p, int64_t now)
 {
     struct txrelay_peer *tp = peer_state(p);
@@ -1212,10 +1244,15 @@ static void send_feefilter(struct txrelay *r, struct peer *p, int64_t now)
     }
     int ibd = chainstate_in_ibd(r->cs);
     int64_t f = our_feefilter(r);
-    if (!ibd && tp->feefilter_sent == MAX_MONEY_SAT) {
+    const struct mempool_options *o = mempool_options(r->mp);
+    int64_t max_filter = round_feefilter(o, MAX_MONEY_SAT);
+    if (!ibd && tp->feefilter_sent == max_filter) {
         tp->next_feefilter_us = 0; /* out of IBD: the real filter at once */
     }
     if (now > tp->next_feefilter_us) {
+        /* Rounded, and never below the relay minimum. */
+        f = round_feefilter(o, f);
+        f = f > o->min_relay_feerate ? f : o->min_relay_feerate;
         if (f != tp->feefilter_sent) {
             struct buf b;
             buf_init(&b);
@@ -1326,9 +1363,13 @@ void txrelay_check_tip(struct txrelay *r)
     if (!old_tip) {
         return; /* the tip at start: nothing to forget */
     }
-    /* Core resets its recent-rejects filters on every new tip: a rejection may not hold. */
-    rset_clear(&r->rejects);
-    rset_clear(&r->rejects_recon);
+    /* Core resets its recent-rejects filters on every new tip out of initial block download
+     * (ActiveTipChange): a rejection may not hold. */
+    int ibd = chainstate_in_ibd(r->cs);
+    if (!ibd) {
+        rset_clear(&r->rejects);
+        rset_clear(&r->rejects_recon);
+    }
     /* The blocks connected since the last tip seen (a few: a connected block and the timer
      * call this); a tip that is not a descendant within eight blocks may mean blocks were
      * disconnected, which clears the recent-confirmed filter as Core's BlockDisconnected. */
@@ -1345,6 +1386,11 @@ void txrelay_check_tip(struct txrelay *r)
     if (!r->mp) {
         return;
     }
+    if (ibd && n > 1) {
+        /* Core's BlockConnected skips the transaction download's part in initial block
+         * download (no transactions are taken then): only the tip is read, to serve. */
+        n = 1;
+    }
     /* Read under the chain's lock, handled after it (a retried orphan goes to the
      * validation thread). */
     struct buf raw[8];
@@ -1358,7 +1404,9 @@ void txrelay_check_tip(struct txrelay *r)
     while (n-- > 0) {
         struct block b;
         if (ok[n] && block_parse(&b, raw[n].data, raw[n].len, NULL, 0) == RC_OK) {
-            block_connected(r, &b);
+            if (!ibd) {
+                block_connected(r, &b);
+            }
             if (n == 0) {
                 /* The tip's transactions stay servable (Core's m_most_recent_block_txs): a
                  * peer rebuilding its compact block asks for them after they left the pool. */

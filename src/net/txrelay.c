@@ -447,7 +447,10 @@ static void send_requests(struct txrelay *r, struct peer *p, int64_t now)
         hex_encode_rev(hex, req[i].hash, 32);
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Requesting %s %s peer=%lld",
             req[i].is_wtxid ? "wtx" : "tx", hex, (long long)p->id);
-        iv[k].type = req[i].is_wtxid ? INV_WTX : (INV_TX | INV_WITNESS_FLAG);
+        /* Core's GetFetchFlags: the witness only from a peer that offers NODE_WITNESS. */
+        iv[k].type = req[i].is_wtxid ? INV_WTX
+                     : (p->ps->ver.services & NODE_WITNESS) ? (INV_TX | INV_WITNESS_FLAG)
+                                                            : INV_TX;
         memcpy(iv[k].hash, req[i].hash, 32);
         k++;
         txrequest_requested(r->treq, p->id, req[i].hash, now + GETDATA_TX_INTERVAL_US);

@@ -576,9 +576,9 @@ const struct arg_def bitnoded_options[] = {
      "this size or less, allowing multiple outputs (default: 100000)"},
     {"permitbaremultisig", ARG_BOOL, ARGS_CAT_RELAY, "",
      "Relay transactions creating non-P2SH multisig outputs (default: 1)"},
-    {"txsendrate", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_RELAY, "=<n>",
+    {"txsendrate", ARG_INT | ARG_HIDDEN, ARGS_CAT_RELAY, "=<n>",
      "Set the maximum ongoing rate for sending transactions to (inbound) peers (default: 14 "
-     "tx/s)" ARG_REASON("bitnode has no private broadcast")},
+     "tx/s)"},
     {"privatebroadcast", ARG_BOOL | ARG_ONLY_OFF | ARG_HIDDEN, ARGS_CAT_RELAY, "",
      "Broadcast transactions submitted via sendrawtransaction RPC using short-lived "
      "connections through the Tor or I2P networks, without putting them in the mempool first. "

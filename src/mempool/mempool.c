@@ -1089,6 +1089,11 @@ static int chunk_order(const void *a, const void *b)
     return x->lin_pos_ < y->lin_pos_ ? -1 : x->lin_pos_ > y->lin_pos_;
 }
 
+int mempool_mining_cmp(const struct mempool_entry *a, const struct mempool_entry *b)
+{
+    return chunk_order(&a, &b);
+}
+
 struct mempool_chunk *mempool_all_chunks(struct mempool *mp, size_t *n)
 {
     struct mempool_entry **s = xmalloc((mp->n ? mp->n : 1) * sizeof(*s));

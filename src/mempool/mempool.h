@@ -161,6 +161,11 @@ void mempool_chunk(struct mempool *mp, struct mempool_entry *e, int64_t *fee, in
 struct mempool_entry **mempool_cluster(const struct mempool *mp, const struct mempool_entry *e,
                                        size_t *n);
 
+/** The pool's mining order (Core's CompareMainOrder): <0 when a is mined before b (its
+ *  chunk's fee rate higher, or the same chunk and earlier in the linearization), so an
+ *  ancestor before its descendants. Readers. */
+int mempool_mining_cmp(const struct mempool_entry *a, const struct mempool_entry *b);
+
 /* A chunk of a linearized cluster: txs in mining order, with their sums. */
 struct mempool_chunk {
     struct mempool_entry **txs;

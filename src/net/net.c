@@ -83,10 +83,14 @@ static const struct {
     {"addr", NET_PERM_ADDR},
 };
 
-int net_permissions_parse(const char *s, uint32_t *perms, const char **rest, char *err,
-                          size_t err_len)
+int net_permissions_parse(const char *s, uint32_t *perms, unsigned *dirs, const char **rest,
+                          char *err, size_t err_len)
 {
     *perms = 0;
+    unsigned d = 0;
+    if (dirs) {
+        *dirs = NET_DIR_IN;
+    }
     const char *at = strchr(s, '@');
     if (!at) {
         *perms = NET_PERM_IMPLICIT;
@@ -109,12 +113,24 @@ int net_permissions_parse(const char *s, uint32_t *perms, const char **rest, cha
                       NET_PERM_MEMPOOL | NET_PERM_ADDR;
             found = 1;
         }
+        if (!found && len == 5 && memcmp(p, "bloom", 5) == 0) {
+            *perms |= NET_PERM_BLOOMFILTER;
+            found = 1;
+        }
         if (!found && len == 2 && memcmp(p, "in", 2) == 0) {
-            *perms |= NET_PERM_DIR_IN;
+            d |= NET_DIR_IN;
             found = 1;
         }
         if (!found && len == 3 && memcmp(p, "out", 3) == 0) {
-            *perms |= NET_PERM_DIR_OUT;
+            if (!dirs) {
+                if (err && err_len) {
+                    snprintf(err, err_len,
+                             "whitebind may only be used for incoming connections (\"out\" was "
+                             "passed)");
+                }
+                return RC_INVALID;
+            }
+            d |= NET_DIR_OUT;
             found = 1;
         }
         if (!found) {
@@ -125,8 +141,36 @@ int net_permissions_parse(const char *s, uint32_t *perms, const char **rest, cha
         }
         p += len + (comma ? 1 : 0);
     }
+    if (d && *perms == 0) {
+        if (err && err_len) {
+            snprintf(err, err_len, "Only direction was set, no permissions: '%s'", s);
+        }
+        return RC_INVALID;
+    }
+    if (dirs && d) {
+        *dirs = d;
+    }
     *rest = at + 1;
     return RC_OK;
+}
+
+/* Core's AddWhitelistPermissionFlags: perms with those of the -whitelist entries for dir that
+ * match a, and a permission-less entry's (NET_PERM_IMPLICIT) resolved: noban, mempool, and
+ * -whitelistrelay's relay and -whitelistforcerelay's forcerelay. */
+static uint32_t whitelist_perms(const struct net *n, const struct net_addr *a, uint32_t perms,
+                                unsigned dir)
+{
+    for (size_t i = 0; i < n->opt.n_whitelist; i++) {
+        if ((n->opt.whitelist[i].dirs & dir) && net_subnet_match(&n->opt.whitelist[i].subnet, a)) {
+            perms |= n->opt.whitelist[i].perms;
+        }
+    }
+    if (perms & NET_PERM_IMPLICIT) {
+        perms = (perms & ~NET_PERM_IMPLICIT) | NET_PERM_MEMPOOL | NET_PERM_NOBAN |
+                (n->opt.whitelist_relay ? NET_PERM_RELAY : 0) |
+                (n->opt.whitelist_forcerelay ? NET_PERM_FORCERELAY : 0);
+    }
+    return perms;
 }
 
 size_t net_permission_names(uint32_t perms, const char **names, size_t max)
@@ -768,23 +812,6 @@ static int evict_inbound(struct net *n)
     return 1;
 }
 
-/* The permissions of a connection with a (Core's AddWhitelistPermissionFlags): perms (a
- * -whitebind's) and those of each -whitelist entry for direction dir that matches a, with a
- * -whitelist without permissions granting the implicit ones. */
-static uint32_t whitelist_perms(const struct net *n, const struct net_addr *a, uint32_t dir,
-                                uint32_t perms)
-{
-    for (size_t i = 0; i < n->opt.n_whitelist; i++) {
-        if ((n->opt.whitelist[i].perms & dir) && net_subnet_match(&n->opt.whitelist[i].subnet, a)) {
-            perms |= n->opt.whitelist[i].perms & ~NET_PERM_DIRS;
-        }
-    }
-    if (perms & NET_PERM_IMPLICIT) {
-        perms = (perms & ~NET_PERM_IMPLICIT) | n->opt.implicit_perms;
-    }
-    return perms;
-}
-
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa, int len,
                       void *arg)
 {
@@ -803,7 +830,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
         evutil_closesocket(fd);
         return;
     }
-    uint32_t perms = whitelist_perms(n, &a, NET_PERM_DIR_IN, bind_perms);
+    uint32_t perms = whitelist_perms(n, &a, bind_perms, NET_DIR_IN);
     char s[NET_ADDR_STR_LEN];
     net_addr_format(&a, 1, s);
     int noban = (perms & NET_PERM_NOBAN) == NET_PERM_NOBAN;
@@ -902,8 +929,9 @@ static struct peer *connect_to(struct net *n, const struct net_addr *a, int conn
     struct net_addr none;
     memset(&none, 0, sizeof(none));
     struct peer *p = new_peer(n, bev, a ? a : &none, conn_type);
-    if (a) {
-        p->perms = whitelist_perms(n, a, NET_PERM_DIR_OUT, 0); /* -whitelist=...,out@ */
+    if (a && conn_type == CONN_MANUAL) {
+        /* Core whitelists outbound connections ("out") only when manual. */
+        p->perms = whitelist_perms(n, a, 0, NET_DIR_OUT);
     }
     if (name) {
         snprintf(p->added_name, sizeof(p->added_name), "%s", name);

@@ -33,19 +33,18 @@ enum net_permission {
     NET_PERM_MEMPOOL = 1u << 5,
     NET_PERM_ADDR = 1u << 7,
     NET_PERM_IMPLICIT = 1u << 31,
-    /* Not permissions: the directions a -whitelist entry applies to ("in", "out"; none
-     * written means in, as Core). */
-    NET_PERM_DIR_IN = 1u << 29,
-    NET_PERM_DIR_OUT = 1u << 30,
-    NET_PERM_DIRS = NET_PERM_DIR_IN | NET_PERM_DIR_OUT,
 };
 
+#define NET_DIR_IN 1u  /* a -whitelist entry for inbound connections */
+#define NET_DIR_OUT 2u /* for manual outbound ones */
 /** Parses "perm1,perm2@rest" (or "rest" alone: implicit permissions) as -whitelist and
- *  -whitebind take it: *perms (with NET_PERM_DIR_* for "in" / "out"), and *rest points
- *  into s. 0, or RC_INVALID with err
- *  ("Invalid P2P permission: 'x'"). */
-int net_permissions_parse(const char *s, uint32_t *perms, const char **rest, char *err,
-                          size_t err_len);
+ *  -whitebind take it: *perms, and *rest points into s; *dirs (-whitelist's; NULL for
+ *  -whitebind, which refuses "out") the directions "in" and "out" name, NET_DIR_IN when
+ *  neither. 0, or RC_INVALID with Core's err ("Invalid P2P permission: 'x'", "Only direction
+ *  was set, no permissions: 's'", "whitebind may only be used for incoming connections
+ *  (\"out\" was passed)"). */
+int net_permissions_parse(const char *s, uint32_t *perms, unsigned *dirs, const char **rest,
+                          char *err, size_t err_len);
 /** Appends Core's names of perms ("noban", "download", ...) to names[] (up to max); the
  *  count. */
 size_t net_permission_names(uint32_t perms, const char **names, size_t max);
@@ -70,6 +69,7 @@ struct net_bind {
 struct net_whitelist {
     struct net_subnet subnet;
     uint32_t perms;
+    unsigned dirs; /* NET_DIR_IN, NET_DIR_OUT */
 };
 
 struct blockfilter_index;
@@ -93,6 +93,10 @@ struct net_options {
     size_t n_seednode;
     const struct net_whitelist *whitelist; /* -whitelist (inbound) */
     size_t n_whitelist;
+    /* What a -whitelist or -whitebind without permissions grants besides noban and mempool
+     * (Core's legacy whitelisting): -whitelistrelay's relay, -whitelistforcerelay's
+     * forcerelay. */
+    int whitelist_relay, whitelist_forcerelay;
     int max_connections;     /* -maxconnections */
     int64_t max_tip_age;     /* -maxtipage, seconds */
     int dnsseed;             /* -dnsseed (no DNS lookups on a test machine: 0) */
@@ -111,11 +115,11 @@ struct net_options {
     const char *user_agent_comment; /* -uacomment, joined by "; " (or NULL) */
     struct mempool *mempool;        /* borrowed: relayed transactions go to it (NULL: none) */
     int blocks_only;                /* -blocksonly: no transaction relay */
+    unsigned tx_send_rate; /* -txsendrate: transactions a second announced to inbound peers
+                              (0: Core's default, 14) */
     int deterministic_addrman;      /* -test=addrman: a fixed bucket key and PRNG seed */
     uint64_t max_upload;            /* -maxuploadtarget, bytes per 24 hours (0: none) */
     int txreconciliation;           /* -txreconciliation: BIP330's negotiation (txrecon.c) */
-    uint32_t implicit_perms;        /* what a -whitelist without permissions grants
-                                       (-whitelistrelay, -whitelistforcerelay) */
     int cjdns_reachable;            /* -cjdnsreachable: fc00::/8 addresses given to the
                                        address manager by RPC are CJDNS ones */
     /* -peerblockfilters: the block filter index BIP157 requests are answered from (borrowed;
@@ -324,6 +328,11 @@ struct net_orphan {
     int64_t from[NET_ORPHAN_MAX_FROM]; /* the peers that sent or announced it */
     size_t n_from;
 };
+/** getnetworkinfo's tx_send_rate and inv_buckets (net/invbucket.h): -txsendrate and each
+ *  direction's announcement backlog and tokens. Net thread. */
+struct invbucket_info;
+void net_inv_buckets(struct net *n, unsigned *rate, struct invbucket_info *in,
+                     struct invbucket_info *out);
 /** getorphantxs: the transactions in the orphan pool. *out (free with net_orphans_free). */
 void net_orphans(struct net *n, struct net_orphan **out, size_t *count);
 void net_orphans_free(struct net_orphan *v, size_t count);

@@ -7,6 +7,7 @@
 
 #include "crypto/hash.h"
 #include "primitives/serialize.h"
+#include "util/hex.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
@@ -477,5 +478,19 @@ void net_addrmsg_serialize(struct buf *out, int v2, const struct net_addr_msg_en
         }
         buf_put_u8(out, (uint8_t)(a[i].port >> 8));
         buf_put_u8(out, (uint8_t)a[i].port);
+    }
+}
+
+void net_inv_format(char out[NET_INV_STR_LEN], const struct net_inv *iv)
+{
+    static const char *const names[] = {NULL, "tx", "block", "merkleblock", "cmpctblock", "wtx"};
+    uint32_t base = iv->type & ~INV_WITNESS_FLAG;
+    char hex[65];
+    hex_encode_rev(hex, iv->hash, 32);
+    if (base >= 1 && base <= 5) {
+        snprintf(out, NET_INV_STR_LEN, "%s%s %s", (iv->type & INV_WITNESS_FLAG) ? "witness-" : "",
+                 names[base], hex);
+    } else {
+        snprintf(out, NET_INV_STR_LEN, "0x%08x %s", (unsigned)iv->type, hex);
     }
 }

@@ -112,6 +112,11 @@ struct net_inv {
 int net_inv_parse(const uint8_t *p, size_t len, struct net_inv **out, size_t *n, char *err,
                   size_t err_len);
 void net_inv_serialize(struct buf *out, const struct net_inv *inv, size_t n);
+#define NET_INV_STR_LEN 96
+/** Core's CInv::ToString into out: the type's name ("tx", "witness-tx", "wtx", "block",
+ *  "witness-block", "merkleblock", "cmpctblock"; "0x%08x" for another) and the hash in
+ *  RPC order. */
+void net_inv_format(char out[NET_INV_STR_LEN], const struct net_inv *iv);
 
 /** Decodes getheaders / getblocks: the locator (*hashes, caller frees, *n of them, at most
  *  NET_MAX_LOCATOR: more is RC_TOO_LARGE, with *n the size announced) and the stop hash. */

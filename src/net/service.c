@@ -84,6 +84,12 @@ int net_send_message(struct net *n, int64_t peer_id, const char *command,
     return RC_OK;
 }
 
+void net_inv_buckets(struct net *n, unsigned *rate, struct invbucket_info *in,
+                     struct invbucket_info *out)
+{
+    sync_inv_buckets(n->sync, rate, in, out);
+}
+
 void net_orphans(struct net *n, struct net_orphan **out, size_t *count)
 {
     sync_orphans(n->sync, out, count);

@@ -199,8 +199,9 @@ static void send_version(struct sync *s, struct peer *p)
     v.start_height = tip ? tip->height : 0;
     chainstate_read_unlock(s->cs);
     /* Core's RejectIncomingTxs: neither a block-relay-only peer nor a feeler is asked for
-     * transactions. */
-    v.relay = p->conn_type != CONN_BLOCK_RELAY && p->conn_type != CONN_FEELER && s->relay;
+     * transactions; under -blocksonly only a peer with the relay permission is. */
+    v.relay = p->conn_type != CONN_BLOCK_RELAY && p->conn_type != CONN_FEELER &&
+              (s->relay || (s->net->opt.mempool && (p->perms & NET_PERM_RELAY) == NET_PERM_RELAY));
     struct buf b;
     buf_init(&b);
     net_version_serialize(&b, &v);
@@ -332,7 +333,9 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     }
     p->ps->ver = v;
     p->ps->got_version = 1;
-    p->relay_txs = v.relay;
+    /* Core keeps no transaction relay for a block-relay-only or feeler connection, whatever
+     * its version asks (getpeerinfo's relaytxes false). */
+    p->relay_txs = v.relay && p->conn_type != CONN_BLOCK_RELAY && p->conn_type != CONN_FEELER;
     p->ps->time_offset = v.time - net_now(n);
     {
         struct net_addr me;
@@ -486,6 +489,7 @@ static void on_verack(struct sync *s, struct peer *p)
     }
     send_ping(p);
     start_sync(s, p);
+    txrelay_on_handshake(s->txr, p);
 }
 
 /* ---- Headers ---- */
@@ -1688,6 +1692,13 @@ static void serve_getdata(struct sync *s, struct peer *p)
         const struct net_inv *iv = &p->ps->getdata[p->ps->getdata_pos++];
         uint32_t type = iv->type & ~INV_WITNESS_FLAG;
         if (type == INV_TX || type == INV_WTX) {
+            /* Core keeps no transaction relay for a block-relay-only or feeler connection,
+             * nor for a peer whose version asked for none: their requests are ignored, not
+             * answered with notfound. */
+            if (p->conn_type == CONN_BLOCK_RELAY || p->conn_type == CONN_FEELER ||
+                !p->relay_txs) {
+                continue;
+            }
             if (!txrelay_serve(s->txr, p, iv)) {
                 notfound = xrealloc(notfound, (n_notfound + 1) * sizeof(*notfound));
                 notfound[n_notfound++] = *iv;
@@ -1775,31 +1786,6 @@ static void serve_getdata(struct sync *s, struct peer *p)
     buf_clear(&out);
 }
 
-/* Core's CInv::ToString: "<type name> <hash>", or the type in hex when it has no name. */
-static void inv_string(char *out, size_t out_len, const struct net_inv *iv)
-{
-    static const struct {
-        uint32_t type;
-        const char *name;
-    } names[] = {{INV_TX, "tx"},
-                 {INV_WTX, "wtx"},
-                 {INV_BLOCK, "block"},
-                 {INV_FILTERED_BLOCK, "merkleblock"},
-                 {INV_CMPCT_BLOCK, "cmpctblock"},
-                 {INV_WITNESS_BLOCK, "witness-block"},
-                 {INV_WITNESS_TX, "witness-tx"}};
-    char hx[65], ty[16];
-    hex_encode_rev(hx, iv->hash, 32);
-    snprintf(ty, sizeof(ty), "0x%08x", iv->type);
-    const char *name = ty;
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        if (names[i].type == iv->type) {
-            name = names[i].name;
-        }
-    }
-    snprintf(out, out_len, "%s %s", name, hx);
-}
-
 static void on_getdata(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
 {
     char err[160];
@@ -1816,8 +1802,8 @@ static void on_getdata(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     }
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "received getdata (%zu invsz) peer=%lld", k, (long long)p->id);
     if (k > 0 && log_enabled(LOG_CAT_NET, LOG_LVL_DEBUG)) {
-        char first[120];
-        inv_string(first, sizeof(first), &inv[0]);
+        char first[NET_INV_STR_LEN];
+        net_inv_format(first, &inv[0]);
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "received getdata for: %s peer=%lld", first,
             (long long)p->id);
     }
@@ -2744,6 +2730,12 @@ void sync_relay_transaction(struct sync *s, const uint8_t txid[32], const uint8_
     txrelay_relay_transaction(s->txr, txid, wtxid);
 }
 
+void sync_inv_buckets(struct sync *s, unsigned *rate, struct invbucket_info *in,
+                      struct invbucket_info *out)
+{
+    txrelay_inv_buckets(s->txr, rate, in, out);
+}
+
 void sync_orphans(struct sync *s, struct net_orphan **out, size_t *count)
 {
     txrelay_orphans(s->txr, out, count);
@@ -2770,7 +2762,7 @@ int sync_new(struct sync **out, struct net *n)
     chainstate_read_lock(s->cs);
     s->last_tip = chainstate_tip(s->cs);
     chainstate_read_unlock(s->cs);
-    txrelay_new(&s->txr, n, s->cs, n->opt.mempool, n->opt.blocks_only);
+    txrelay_new(&s->txr, n, s->cs, n->opt.mempool, n->opt.blocks_only, n->opt.tx_send_rate);
     addrrelay_new(&s->ar, n, s->am);
     struct cmpctrelay_sink sink = {
         .ctx = s, .block = on_rebuilt_block, .headers_wanted = on_unconnected_cmpct,

@@ -43,6 +43,10 @@ void sync_mock_scheduler(struct sync *s, int64_t delta_s);
 /** Queues a transaction that entered the pool outside the P2P code for announcement to every
  *  peer that takes transactions. Any thread but the net thread (it waits in net_call). */
 void sync_relay_transaction(struct sync *s, const uint8_t txid[32], const uint8_t wtxid[32]);
+/** getnetworkinfo's tx_send_rate and inv_buckets (txrelay_inv_buckets). Net thread. */
+struct invbucket_info;
+void sync_inv_buckets(struct sync *s, unsigned *rate, struct invbucket_info *in,
+                      struct invbucket_info *out);
 /** getorphantxs: the transaction relay's orphans (txrelay_orphans). Net thread. */
 void sync_orphans(struct sync *s, struct net_orphan **out, size_t *count);
 /** 1 once p finished the version handshake (Core's fSuccessfullyConnected). Net thread. */

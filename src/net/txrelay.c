@@ -6,10 +6,13 @@
  * received transactions accepted on the validation thread; orphans kept per announcing peer
  * within Core's limits until a parent arrives, their parents asked of each announcer; a
  * parent refused for its fee rate alone tried again with a child from the orphanage as a
- * 1-parent-1-child package (mempool/package.h); new transactions announced to each peer on
- * a Poisson timer (2 s outbound, 5 s inbound), filtered by its feefilter and its BIP37
- * filter (bloomrelay.h), the pool announced at a BIP35 mempool message, and our own
- * feefilter sent as the pool's minimum fee changes. Net thread only. */
+ * 1-parent-1-child package (mempool/package.h); new transactions handed to the peers' queues
+ * at the rate -txsendrate allows (invbucket.h: Core's backlog and token buckets), announced
+ * to each peer on a Poisson timer (2 s outbound, 5 s inbound), filtered by its feefilter and
+ * its BIP37 filter (bloomrelay.h), the pool announced at a BIP35 mempool message, and our
+ * own feefilter sent as the pool's minimum fee changes (rounded to Core's
+ * FeeFilterRounder buckets; its largest while in initial block download, when transactions
+ * from peers are ignored). Net thread only. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +25,7 @@
 #include "mempool/package.h"
 #include "net/bloom.h"
 #include "net/bloomrelay.h"
+#include "net/invbucket.h"
 #include "net/net_impl.h"
 #include "net/orphanage.h"
 #include "net/peer_sync.h"
@@ -156,6 +160,7 @@ struct txrelay {
     struct mempool *mp;    /* borrowed: NULL without a pool */
     int blocks_only;       /* -blocksonly */
     struct txrequest *treq; /* announcements and requests (Core's TxRequestTracker) */
+    struct invbucket *inv;  /* the announcements' rate limit and backlog (-txsendrate) */
     struct rolling_set rejects;
     struct rolling_set rejects_recon; /* refused alone for their fee rate only; packages
                                          refused (Core's reconsiderable rejects) */
@@ -185,9 +190,12 @@ struct tx_job {
     struct tx ptx[2];
 };
 
-static int relay_enabled(const struct txrelay *r)
+/* Core's RejectIncomingTxs: a block-relay-only or feeler connection may never send us
+ * transactions, and under -blocksonly only a peer with the relay permission may. */
+static int rejects_from(const struct txrelay *r, const struct peer *p)
 {
-    return r->mp && !r->blocks_only;
+    return p->conn_type == CONN_BLOCK_RELAY || p->conn_type == CONN_FEELER ||
+           (r->blocks_only && (p->perms & NET_PERM_RELAY) != NET_PERM_RELAY);
 }
 
 static struct txrelay_peer *peer_state(struct peer *p)
@@ -204,7 +212,7 @@ static struct txrelay_peer *peer_state(struct peer *p)
 }
 
 int txrelay_new(struct txrelay **out, struct net *n, struct chainstate *cs, struct mempool *mp,
-                int blocks_only)
+                int blocks_only, unsigned tx_send_rate)
 {
     struct txrelay *r = xcalloc(1, sizeof(*r));
     r->net = n;
@@ -215,6 +223,7 @@ int txrelay_new(struct txrelay **out, struct net *n, struct chainstate *cs, stru
     rset_init(&r->rejects_recon, REJECTS_GENERATION);
     rset_init(&r->recent_confirmed, RECENT_CONFIRMED_GENERATION);
     txrequest_new(&r->treq, 0);
+    invbucket_new(&r->inv, tx_send_rate ? tx_send_rate : INVBUCKET_DEFAULT_RATE);
     orphanage_new(&r->orphans);
     *out = r;
     return RC_OK;
@@ -230,6 +239,7 @@ void txrelay_free(struct txrelay *r)
     rset_clear(&r->rejects_recon);
     rset_clear(&r->recent_confirmed);
     txrequest_free(r->treq);
+    invbucket_free(r->inv);
     block_clear(&r->recent_block);
     free(r);
 }
@@ -464,10 +474,9 @@ static const char *inv_tx_name(uint32_t type)
 
 void txrelay_on_invs(struct txrelay *r, struct peer *p, const struct net_inv *inv, size_t n)
 {
-    /* Core's RejectIncomingTxs: a block-relay-only connection, or -blocksonly without the
-     * relay permission: a transaction inv is a protocol violation. */
-    int reject = p->conn_type == CONN_BLOCK_RELAY ||
-                 (r->blocks_only && (p->perms & NET_PERM_RELAY) != NET_PERM_RELAY);
+    /* A transaction inv from a peer that may not send us transactions is a protocol
+     * violation. */
+    int reject = rejects_from(r, p);
     for (size_t i = 0; reject && i < n; i++) {
         uint32_t type = inv[i].type;
         int tx = type == INV_TX || type == INV_WTX || type == (INV_TX | INV_WITNESS_FLAG);
@@ -482,7 +491,7 @@ void txrelay_on_invs(struct txrelay *r, struct peer *p, const struct net_inv *in
         net_peer_disconnect(p, "transaction inv in violation of protocol");
         return;
     }
-    if (!relay_enabled(r) || p->conn_type == CONN_BLOCK_RELAY) {
+    if (!r->mp || reject) {
         return;
     }
     struct txrelay_peer *tp = peer_state(p);
@@ -630,19 +639,44 @@ static void submit_tx(struct txrelay *r, int64_t peer_id, const uint8_t *raw, si
     net_submit(r->net, &j->nj);
 }
 
-static void force_relay(struct txrelay *r, const struct peer *p, const struct tx *tx);
+static void broadcast(struct txrelay *r, const uint8_t wtxid[32]);
+
+/* Core's forcerelay: a transaction we already have (or refused), sent again by a peer with
+ * the forcerelay permission, is announced to every peer again if it is in the pool, so that
+ * the node is a gateway for the nodes behind it. */
+static void force_relay(struct txrelay *r, const struct peer *p, const struct tx *tx)
+{
+    if ((p->perms & NET_PERM_FORCERELAY) != NET_PERM_FORCERELAY) {
+        return;
+    }
+    char txid[65], wtxid[65];
+    hex_encode_rev(txid, tx->txid, 32);
+    hex_encode_rev(wtxid, tx->wtxid, 32);
+    mempool_read_lock(r->mp);
+    int in_pool = mempool_get(r->mp, tx->txid) != NULL;
+    mempool_read_unlock(r->mp);
+    if (!in_pool) {
+        LOG_INFO("Not relaying non-mempool transaction %s (wtxid=%s) from forcerelay peer=%lld",
+                 txid, wtxid, (long long)p->id);
+        return;
+    }
+    LOG_INFO("Force relaying tx %s (wtxid=%s) from peer=%lld", txid, wtxid, (long long)p->id);
+    broadcast(r, tx->wtxid);
+}
 
 void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t len)
 {
     char lid[32];
-    if (!relay_enabled(r) || p->conn_type == CONN_BLOCK_RELAY) {
-        if ((p->perms & NET_PERM_RELAY) != NET_PERM_RELAY || !r->mp) {
-            snprintf(lid, sizeof(lid), "peer=%lld", (long long)p->id);
-            LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
-                "transaction sent in violation of protocol, disconnecting %s", lid);
-            net_peer_disconnect(p, "transaction sent in violation of protocol");
-            return;
-        }
+    if (rejects_from(r, p) || !r->mp) {
+        snprintf(lid, sizeof(lid), "peer=%lld", (long long)p->id);
+        LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "transaction sent in violation of protocol, disconnecting %s",
+            lid);
+        net_peer_disconnect(p, "transaction sent in violation of protocol");
+        return;
+    }
+    if (chainstate_in_ibd(r->cs)) {
+        /* Core: nothing to check it against yet; not the peer's fault. */
+        return;
     }
     struct tx tx;
     char err[160];
@@ -661,11 +695,10 @@ void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t l
         txrequest_received_response(r->treq, p->id, tx.wtxid);
     }
     if (already_have(r, tx.wtxid, 1, 0)) {
-        if ((p->perms & NET_PERM_FORCERELAY) == NET_PERM_FORCERELAY) {
-            force_relay(r, p, &tx);
-        }
+        force_relay(r, p, &tx);
         tx_clear(&tx);
     } else if (rset_contains(&r->rejects_recon, tx.wtxid)) {
+        force_relay(r, p, &tx);
         char txid[65], wtxid[65];
         hex_encode_rev(txid, tx.txid, 32);
         hex_encode_rev(wtxid, tx.wtxid, 32);
@@ -679,44 +712,95 @@ void txrelay_on_tx(struct txrelay *r, struct peer *p, const uint8_t *d, size_t l
     send_requests(r, p, net_now_us(r->net));
 }
 
-/* Queues a transaction in the pool for announcement to every peer that takes them, but the
- * one it came from. */
-static void announce_to_all(struct txrelay *r, const uint8_t txid[32], const uint8_t wtxid[32],
-                            int64_t except)
+/* The pool as the announcement backlog looks it up (invbucket.h): entries by wtxid, their
+ * serialized size (Core's ComputeTotalSize), the mining order; the read lock around. */
+static const void *pool_get(void *ctx, const uint8_t wtxid[32], uint8_t txid[32], double *size)
 {
+    struct mempool_entry *e = mempool_get_wtxid(ctx, wtxid);
+    if (e) {
+        memcpy(txid, e->tx.txid, 32);
+        *size = (double)e->raw_len;
+    }
+    return e;
+}
+
+static int pool_cmp(const void *a, const void *b)
+{
+    return mempool_mining_cmp(a, b);
+}
+
+static void pool_lock(void *ctx)
+{
+    mempool_read_lock(ctx);
+}
+
+static void pool_unlock(void *ctx)
+{
+    mempool_read_unlock(ctx);
+}
+
+/* A peer we announce transactions to, once its trickle timer runs: Core queues nothing for
+ * a peer before its first trickle, so that what came during the handshake is not told
+ * apart by its timing. */
+static int announces_to(const struct peer *p)
+{
+    return !p->disconnect && p->ps->handshake_done && p->relay_txs &&
+           p->conn_type != CONN_BLOCK_RELAY && p->conn_type != CONN_FEELER &&
+           p->conn_type != CONN_ADDR_FETCH && p->ps->txr && p->ps->txr->next_inv_us != 0;
+}
+
+static void queue_push(struct txrelay_peer *tp, const uint8_t h[32])
+{
+    if (tp->nq == tp->capq) {
+        tp->capq = tp->capq ? tp->capq * 2 : 16;
+        tp->queue = xrealloc(tp->queue, tp->capq * sizeof(*tp->queue));
+    }
+    memcpy(tp->queue[tp->nq++], h, 32);
+}
+
+/* Core's ProcessInvBacklog: what the buckets let go of the backlog (invbucket.h) joins the
+ * queues of the peers of its direction that do not know it yet (wtxids, or txids for a
+ * peer without wtxidrelay); a direction without such a peer has its backlog emptied. */
+static void process_backlog(struct txrelay *r, int64_t now_us, int bumped)
+{
+    const struct invbucket_pool pool = {pool_get, pool_cmp, pool_lock, pool_unlock, r->mp};
+    if (!invbucket_process(r->inv, now_us, bumped, &pool)) {
+        return;
+    }
+    const struct invbucket_tx *d[2];
+    size_t nd[2];
+    d[INVBUCKET_INBOUND] = invbucket_drained(r->inv, INVBUCKET_INBOUND, &nd[INVBUCKET_INBOUND]);
+    d[INVBUCKET_OUTBOUND] = invbucket_drained(r->inv, INVBUCKET_OUTBOUND, &nd[INVBUCKET_OUTBOUND]);
+    int any[2] = {0, 0};
     for (struct peer *p = r->net->peers; p; p = p->next) {
-        if (p->id == except || p->disconnect || !p->ps->handshake_done || !p->relay_txs ||
-            p->conn_type == CONN_BLOCK_RELAY || p->conn_type == CONN_FEELER ||
-            p->conn_type == CONN_ADDR_FETCH) {
+        if (!announces_to(p)) {
             continue;
         }
-        struct txrelay_peer *tp = peer_state(p);
-        const uint8_t *h = p->ps->wtxid_relay ? wtxid : txid;
-        if (rset_contains(&tp->known, h)) {
-            continue;
+        int dir = p->conn_type == CONN_INBOUND ? INVBUCKET_INBOUND : INVBUCKET_OUTBOUND;
+        any[dir] = 1;
+        struct txrelay_peer *tp = p->ps->txr;
+        for (size_t i = 0; i < nd[dir]; i++) {
+            const uint8_t *h = p->ps->wtxid_relay ? d[dir][i].wtxid : d[dir][i].txid;
+            if (!rset_contains(&tp->known, h)) {
+                queue_push(tp, h);
+            }
         }
-        if (tp->nq == tp->capq) {
-            tp->capq = tp->capq ? tp->capq * 2 : 16;
-            tp->queue = xrealloc(tp->queue, tp->capq * sizeof(*tp->queue));
-        }
-        memcpy(tp->queue[tp->nq++], h, 32);
+    }
+    if (!any[INVBUCKET_INBOUND]) {
+        invbucket_clear(r->inv, INVBUCKET_INBOUND);
+    }
+    if (!any[INVBUCKET_OUTBOUND]) {
+        invbucket_clear(r->inv, INVBUCKET_OUTBOUND);
     }
 }
 
-/* Core's rule for a transaction a forcerelay peer sends that we have: relayed again if it
- * is in the pool (a gateway for nodes behind this one), else only logged. */
-static void force_relay(struct txrelay *r, const struct peer *p, const struct tx *tx)
+/* Core's InitiateTxBroadcastToAll: a transaction of the pool joins the backlog, and goes to
+ * the peers' queues at once while the buckets have tokens. The peer it came from knows it
+ * (its known filter), so it is not told. */
+static void broadcast(struct txrelay *r, const uint8_t wtxid[32])
 {
-    char txid[65], wtxid[65];
-    hex_encode_rev(txid, tx->txid, 32);
-    hex_encode_rev(wtxid, tx->wtxid, 32);
-    if (!r->mp || !mempool_get(r->mp, tx->txid)) {
-        LOG_INFO("Not relaying non-mempool transaction %s (wtxid=%s) from forcerelay peer=%lld",
-                 txid, wtxid, (long long)p->id);
-        return;
-    }
-    LOG_INFO("Force relaying tx %s (wtxid=%s) from peer=%lld", txid, wtxid, (long long)p->id);
-    announce_to_all(r, tx->txid, tx->wtxid, p->id);
+    invbucket_add(r->inv, wtxid);
+    process_backlog(r, net_now_us(r->net), 1);
 }
 
 struct relay_call {
@@ -728,12 +812,13 @@ static void relay_call(struct net *n, void *ctx)
 {
     (void)n;
     struct relay_call *c = ctx;
-    announce_to_all(c->r, c->txid, c->wtxid, -1);
+    broadcast(c->r, c->wtxid);
 }
 
 void txrelay_relay_transaction(struct txrelay *r, const uint8_t txid[32], const uint8_t wtxid[32])
 {
-    if (!relay_enabled(r)) {
+    /* Under -blocksonly too: Core announces what it was given by RPC. */
+    if (!r->mp) {
         return;
     }
     struct relay_call c = {.r = r};
@@ -890,12 +975,11 @@ static void tx_rejected(struct txrelay *r, struct tx_job *j)
 
 /* Core's MempoolAcceptedTx: its requests go, peers are told, an orphan of the same wtxid
  * leaves and the orphans that spend it are retried. */
-static void tx_accepted(struct txrelay *r, int64_t peer_id, const uint8_t txid[32],
-                        const uint8_t wtxid[32])
+static void tx_accepted(struct txrelay *r, const uint8_t txid[32], const uint8_t wtxid[32])
 {
     txrequest_forget(r->treq, txid);
     txrequest_forget(r->treq, wtxid);
-    announce_to_all(r, txid, wtxid, peer_id);
+    broadcast(r, wtxid);
     orphanage_erase(r->orphans, wtxid);
     retry_orphans_of(r, txid);
 }
@@ -998,7 +1082,7 @@ static void package_done(struct txrelay *r, struct tx_job *j)
             LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG,
                 "AcceptToMemoryPool: peer=%lld: accepted %s (wtxid=%s)", (long long)j->nj.peer_id,
                 txid, wtxid);
-            tx_accepted(r, j->nj.peer_id, pk->r[k].txid, pk->r[k].wtxid);
+            tx_accepted(r, pk->r[k].txid, pk->r[k].wtxid);
         } else if (pk->r[k].state == PKG_INVALID && res->kind != MEMPOOL_TX_MISSING_INPUTS) {
             LOG(LOG_CAT_MEMPOOLREJ, LOG_LVL_DEBUG,
                 "%s (wtxid=%s) from peer=%lld was not accepted: %s%s%s", txid, wtxid,
@@ -1039,7 +1123,7 @@ void txrelay_job_done(struct txrelay *r, struct net_job *nj)
         r->accepted++;
         LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG, "AcceptToMemoryPool: peer=%lld: accepted %s (wtxid=%s)",
             (long long)nj->peer_id, txid, wtxid);
-        tx_accepted(r, nj->peer_id, j->txid, j->wtxid);
+        tx_accepted(r, j->txid, j->wtxid);
     } else if (nj->job.rc == RC_OK) {
         r->rejected++;
         LOG(LOG_CAT_MEMPOOLREJ, LOG_LVL_DEBUG, "%s (wtxid=%s) from peer=%lld was not accepted: %s%s%s",
@@ -1172,7 +1256,40 @@ static void trickle(struct txrelay *r, struct peer *p, int64_t now)
     free(inv);
 }
 
-/* Core's MaybeSendFeefilter (without its FeeFilterRounder's privacy rounding). */
+void txrelay_on_handshake(struct txrelay *r, struct peer *p)
+{
+    if (r->mp && p->relay_txs && p->conn_type != CONN_BLOCK_RELAY) {
+        trickle(r, p, net_now_us(r->net));
+    }
+}
+
+/* Core's FeeFilterRounder::round: fee (sat/kvB) to one of the buckets 0 and
+ * max(1, incremental/2) * 1.1^k up to 1e7 (the doubles as Core computes them): the first at or
+ * above it, or two times in three the one below (so that the filter does not tell the pool's
+ * exact minimum); above the last, the last. */
+static int64_t round_feefilter(const struct mempool_options *o, int64_t fee)
+{
+    int64_t lo = o->incremental_feerate / 2;
+    double below = 0, at = -1;
+    for (double b = (double)(lo > 1 ? lo : 1); b <= 1e7; b *= 1.1) {
+        if (b >= (double)fee) {
+            at = b;
+            break;
+        }
+        below = b;
+    }
+    if (fee <= 0) {
+        return 0; /* the first bucket, 0: nothing below it */
+    }
+    if (at < 0) {
+        return (int64_t)below;
+    }
+    uint8_t rnd[4];
+    random_bytes(rnd, sizeof(rnd));
+    return (int64_t)(rd_u32le(rnd) % 3 != 0 ? below : at);
+}
+
+/* Core's MaybeSendFeefilter. */
 static void send_feefilter(struct txrelay *r, struct peer *p, int64_t now)
 {
     struct txrelay_peer *tp = peer_state(p);
@@ -1182,10 +1299,15 @@ static void send_feefilter(struct txrelay *r, struct peer *p, int64_t now)
     }
     int ibd = chainstate_in_ibd(r->cs);
     int64_t f = our_feefilter(r);
-    if (!ibd && tp->feefilter_sent == MAX_MONEY_SAT) {
+    const struct mempool_options *o = mempool_options(r->mp);
+    int64_t max_filter = round_feefilter(o, MAX_MONEY_SAT);
+    if (!ibd && tp->feefilter_sent == max_filter) {
         tp->next_feefilter_us = 0; /* out of IBD: the real filter at once */
     }
     if (now > tp->next_feefilter_us) {
+        /* Rounded, and never below the relay minimum. */
+        f = round_feefilter(o, f);
+        f = f > o->min_relay_feerate ? f : o->min_relay_feerate;
         if (f != tp->feefilter_sent) {
             struct buf b;
             buf_init(&b);
@@ -1217,7 +1339,7 @@ void txrelay_tick(struct txrelay *r)
         return;
     }
     int64_t now = net_now_us(r->net);
-    if (relay_enabled(r) && now >= r->next_rebroadcast_us) {
+    if (now >= r->next_rebroadcast_us) {
         /* Core's ReattemptInitialBroadcast: what no peer has asked for is announced again. */
         if (r->next_rebroadcast_us) {
             size_t nu;
@@ -1233,7 +1355,7 @@ void txrelay_tick(struct txrelay *r)
                 mempool_read_unlock(r->mp);
                 if (have) {
                     /* To the peers that do not know it (new ones, mostly), as Core. */
-                    announce_to_all(r, ub[i], wtxid, -1);
+                    broadcast(r, wtxid);
                 } else {
                     mempool_unbroadcast_remove(r->mp, ub[i]);
                 }
@@ -1245,17 +1367,21 @@ void txrelay_tick(struct txrelay *r)
         r->next_rebroadcast_us =
             now + 10 * 60 * 1000000LL + (int64_t)(rd_u64le(rnd) % (5 * 60 * 1000000ULL));
     }
+    if (r->net->peers) {
+        /* Core's SendMessages runs ProcessInvBacklog for each peer: with none, the buckets
+         * stand still. */
+        process_backlog(r, now, 0);
+    }
     for (struct peer *p = r->net->peers; p; p = p->next) {
         if (p->disconnect || !p->ps->handshake_done) {
             continue;
         }
-        if (relay_enabled(r) && bloomrelay_has_tx_relay(p)) {
+        if (p->relay_txs && bloomrelay_has_tx_relay(p)) {
             trickle(r, p, now);
         }
-        if (relay_enabled(r)) {
-            send_requests(r, p, now);
-        }
-        if (relay_enabled(r)) {
+        send_requests(r, p, now);
+        if (!r->blocks_only) {
+            /* Core's MaybeSendFeefilter: none under -blocksonly. */
             send_feefilter(r, p, now);
         }
     }
@@ -1292,9 +1418,13 @@ void txrelay_check_tip(struct txrelay *r)
     if (!old_tip) {
         return; /* the tip at start: nothing to forget */
     }
-    /* Core resets its recent-rejects filters on every new tip: a rejection may not hold. */
-    rset_clear(&r->rejects);
-    rset_clear(&r->rejects_recon);
+    /* Core resets its recent-rejects filters on every new tip out of initial block download
+     * (ActiveTipChange): a rejection may not hold. */
+    int ibd = chainstate_in_ibd(r->cs);
+    if (!ibd) {
+        rset_clear(&r->rejects);
+        rset_clear(&r->rejects_recon);
+    }
     /* The blocks connected since the last tip seen (a few: a connected block and the timer
      * call this); a tip that is not a descendant within eight blocks may mean blocks were
      * disconnected, which clears the recent-confirmed filter as Core's BlockDisconnected. */
@@ -1311,6 +1441,11 @@ void txrelay_check_tip(struct txrelay *r)
     if (!r->mp) {
         return;
     }
+    if (ibd && n > 1) {
+        /* Core's BlockConnected skips the transaction download's part in initial block
+         * download (no transactions are taken then): only the tip is read, to serve. */
+        n = 1;
+    }
     /* Read under the chain's lock, handled after it (a retried orphan goes to the
      * validation thread). */
     struct buf raw[8];
@@ -1324,7 +1459,9 @@ void txrelay_check_tip(struct txrelay *r)
     while (n-- > 0) {
         struct block b;
         if (ok[n] && block_parse(&b, raw[n].data, raw[n].len, NULL, 0) == RC_OK) {
-            block_connected(r, &b);
+            if (!ibd) {
+                block_connected(r, &b);
+            }
             if (n == 0) {
                 /* The tip's transactions stay servable (Core's m_most_recent_block_txs): a
                  * peer rebuilding its compact block asks for them after they left the pool. */
@@ -1403,4 +1540,12 @@ void txrelay_orphans(struct txrelay *r, struct net_orphan **out, size_t *count)
         d->n_from = o->n_from;
     }
     *count = n;
+}
+
+void txrelay_inv_buckets(const struct txrelay *r, unsigned *rate, struct invbucket_info *in,
+                         struct invbucket_info *out)
+{
+    *rate = invbucket_rate(r->inv);
+    invbucket_info(r->inv, INVBUCKET_INBOUND, in);
+    invbucket_info(r->inv, INVBUCKET_OUTBOUND, out);
 }

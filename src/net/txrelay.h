@@ -17,13 +17,19 @@ struct mempool;
 struct txrelay;
 struct net_orphan;
 struct block_index;
+struct invbucket_info;
 
 /** The relay state of the service on transport n: *out (free with txrelay_free). cs and mp
- *  are borrowed (mp NULL: no pool, nothing relayed); blocks_only is -blocksonly. 0. */
+ *  are borrowed (mp NULL: no pool, nothing relayed); blocks_only is -blocksonly;
+ *  tx_send_rate is -txsendrate (transactions a second to inbound peers, clamped to
+ *  1..1000). 0. */
 int txrelay_new(struct txrelay **out, struct net *n, struct chainstate *cs, struct mempool *mp,
-                int blocks_only);
+                int blocks_only, unsigned tx_send_rate);
 /** Frees r and its orphans. NULL: no-op. */
 void txrelay_free(struct txrelay *r);
+/** p finished the handshake: its trickle timer starts (Core's first SendMessages after the
+ *  verack), so that transactions from now on are queued for it. */
+void txrelay_on_handshake(struct txrelay *r, struct peer *p);
 /** A peer disconnected: its announcements, requests and orphans go. */
 void txrelay_peer_gone(struct txrelay *r, struct peer *p);
 /** An inv's transaction entries (the others are skipped): each hash once per message, those
@@ -49,7 +55,8 @@ uint64_t txrelay_last_inv_sequence(const struct peer *p);
 void txrelay_on_mempool_msg(struct peer *p);
 /** A transaction job came back from the validation thread (frees it). */
 void txrelay_job_done(struct txrelay *r, struct net_job *j);
-/** The timer: announcement trickles, requests due (and those that timed out), feefilter. */
+/** The timer: the announcement backlog drained as its buckets refill (with peers), trickles,
+ *  requests due (and those that timed out), feefilter. */
 void txrelay_tick(struct txrelay *r);
 /** The tip may have moved (the timer, a block connected). If it did since the last call:
  *  recent rejections (and those for the fee rate alone) are forgotten; the transactions of
@@ -67,5 +74,9 @@ void txrelay_relay_transaction(struct txrelay *r, const uint8_t txid[32], const 
 /** getorphantxs: a copy of every orphan (its bytes and the peers it may come from), in the
  *  pool's order: *out (free with net_orphans_free). */
 void txrelay_orphans(struct txrelay *r, struct net_orphan **out, size_t *count);
+/** getnetworkinfo's tx_send_rate and inv_buckets: the rate and each direction's backlog
+ *  and tokens. */
+void txrelay_inv_buckets(const struct txrelay *r, unsigned *rate, struct invbucket_info *in,
+                         struct invbucket_info *out);
 
 #endif

@@ -7,25 +7,10 @@
 #include <strings.h>
 
 #include "net/uploadtarget.h"
+#include "net/invbucket.h"
 #include "util/log.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
-
-/* Core's default permissions of a -whitelist/-whitebind that names none: relay (unless
- * -whitelistrelay=0; -whitelistforcerelay turns it on unless it is set), forcerelay with
- * -whitelistforcerelay, mempool and noban. */
-static uint32_t implicit_perms(const struct args *a)
-{
-    int force = args_get_bool(a, "whitelistforcerelay", false);
-    uint32_t perms = NET_PERM_MEMPOOL | NET_PERM_NOBAN;
-    if (force) {
-        perms |= NET_PERM_FORCERELAY;
-    }
-    if (args_get_bool(a, "whitelistrelay", force || !args_is_set(a, "whitelistrelay"))) {
-        perms |= NET_PERM_RELAY;
-    }
-    return perms;
-}
 
 /* -bind (a "=onion" suffix: a listener like the others, there is no Tor control here) and
  * -whitebind (permissions, and a port it must name) into na->binds. */
@@ -63,13 +48,12 @@ static int parse_binds(struct node_net_args *na, const struct args *a, uint16_t 
     for (size_t i = 0; i < n_whitebind && rc == RC_OK; i++) {
         const char *rest;
         uint32_t perms;
-        if (net_permissions_parse(whitebinds[i], &perms, &rest, err, err_len) != RC_OK) {
+        if (net_permissions_parse(whitebinds[i], &perms, NULL, &rest, err, err_len) != RC_OK) {
             rc = RC_INVALID;
             break;
         }
-        perms &= ~NET_PERM_DIRS; /* a listener is inbound */
-        /* Implicit permissions stay so until a peer is accepted (net.c), as Core's: a
-         * -whitebind without an explicit noban still advertises its address. */
+        /* Without permissions (NET_PERM_IMPLICIT): resolved when a peer comes, with the
+         * -whitelist ones (Core's AddWhitelistPermissionFlags). */
         if (net_addr_parse(rest, 0, 0, &bv[nb].addr, why, sizeof(why)) != RC_OK) {
             snprintf(err, err_len, "Cannot resolve -whitebind address: '%s'", rest);
             rc = RC_INVALID;
@@ -124,7 +108,7 @@ static uint16_t listen_port(const struct args *a, uint16_t port)
         uint32_t perms;
         char err[256];
         struct net_addr b;
-        if (net_permissions_parse(whitebinds[i], &perms, &rest, err, sizeof(err)) == RC_OK &&
+        if (net_permissions_parse(whitebinds[i], &perms, NULL, &rest, err, sizeof(err)) == RC_OK &&
             (perms & NET_PERM_NOBAN) != NET_PERM_NOBAN &&
             net_addr_parse(rest, 0, 0, &b, NULL, 0) == RC_OK) {
             found = b.port;
@@ -191,19 +175,12 @@ static int parse_whitelist(struct node_net_args *na, const struct args *a, char 
     int rc = RC_OK;
     for (size_t i = 0; i < n && rc == RC_OK; i++) {
         const char *rest;
-        if (net_permissions_parse(whitelist[i], &wl[i].perms, &rest, err, err_len) != RC_OK) {
-            rc = RC_INVALID;
-        } else if ((wl[i].perms & NET_PERM_DIRS) && !(wl[i].perms & ~NET_PERM_DIRS)) {
-            snprintf(err, err_len, "Only direction was set, no permissions: '%s'", whitelist[i]);
+        if (net_permissions_parse(whitelist[i], &wl[i].perms, &wl[i].dirs, &rest, err, err_len) !=
+            RC_OK) {
             rc = RC_INVALID;
         } else if (net_subnet_parse(rest, &wl[i].subnet) != RC_OK) {
             snprintf(err, err_len, "Invalid netmask specified in -whitelist: '%s'", rest);
             rc = RC_INVALID;
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (!(wl[i].perms & NET_PERM_DIRS)) {
-            wl[i].perms |= NET_PERM_DIR_IN; /* Core: inbound when no direction is named */
         }
     }
     free(whitelist);
@@ -429,6 +406,17 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
         return RC_INVALID;
     }
     int rc;
+    const char **lst = NULL;
+    size_t n_user_binds = args_get_list(a, "bind", &lst);
+    free(lst);
+    lst = NULL;
+    n_user_binds += args_get_list(a, "whitebind", &lst);
+    free(lst);
+    if (n_user_binds && args_is_set(a, "listen") && !args_get_bool(a, "listen", true)) {
+        /* Core's check, before the addresses are read. */
+        snprintf(err, err_len, "Cannot set -bind or -whitebind together with -listen=0");
+        return RC_INVALID;
+    }
     if ((rc = parse_onlynet(a, &o->onlynet, err, err_len)) ||
         (rc = parse_binds(na, a, o->port, err, err_len)) ||
         (rc = parse_whitelist(na, a, err, err_len)) ||
@@ -456,7 +444,6 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
         snprintf(err, err_len, "Unable to parse -maxuploadtarget: '%s'", mut);
         return RC_INVALID;
     }
-    o->implicit_perms = implicit_perms(a);
     if ((rc = connections(na, a, err, err_len))) {
         return rc;
     }
@@ -469,6 +456,14 @@ int node_net_options(struct node_net_args *na, const struct args *a, const struc
     o->proxy_randomize = args_get_bool(a, "proxyrandomize", true);
     o->blocks_only = args_get_bool(a, "blocksonly", false);
     o->peer_bloom_filters = args_get_bool(a, "peerbloomfilters", false);
+    /* Core's parameter interactions: -blocksonly turns -whitelistrelay off, and
+     * -whitelistforcerelay on, unless it is set. */
+    o->whitelist_forcerelay = args_get_bool(a, "whitelistforcerelay", false);
+    o->whitelist_relay = args_get_bool(a, "whitelistrelay", !o->blocks_only);
+    /* Core's clamp to 1..1000 transactions a second. */
+    int64_t rate = args_get_int(a, "txsendrate", INVBUCKET_DEFAULT_RATE);
+    rate = rate < INVBUCKET_MIN_RATE ? INVBUCKET_MIN_RATE : rate;
+    o->tx_send_rate = (unsigned)(rate > INVBUCKET_MAX_RATE ? INVBUCKET_MAX_RATE : rate);
     return RC_OK;
 }
 

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "blockstore/blockindex.h"
+#include "net/invbucket.h"
 #include "net/net.h"
 #include "net/netaddr.h"
 #include "net/protocol.h"
@@ -38,14 +39,10 @@
 #define PACKAGE_VERSION "0.1.0"
 #endif
 
-/* What getnetworkinfo reports for the transaction relay bitnode does not do: Core v31's
- * defaults (-minrelaytxfee and -incrementalrelayfee in sat/kvB, -txsendrate per second, and
- * the caps its inventory token buckets fill up to while nothing is announced). */
+/* What getnetworkinfo reports for the relay fees: Core v31's defaults (-minrelaytxfee and
+ * -incrementalrelayfee in sat/kvB). */
 #define RELAY_FEE_SAT_PER_KVB 100
 #define INCREMENTAL_FEE_SAT_PER_KVB 100
-#define TX_SEND_RATE 14
-#define INV_BUCKET_COUNT_CAP (TX_SEND_RATE * 30.0)
-#define INV_BUCKET_SIZE_CAP 50e6
 /* getnettotals' upload target without -maxuploadtarget (Core's MAX_UPLOAD_TIMEFRAME). */
 #define UPLOAD_TIMEFRAME_S (60 * 60 * 24)
 /* Core's TimeOffsets: no median below this many samples. */
@@ -349,6 +346,8 @@ struct netinfo_call {
     int local_relay;
     struct localaddr_entry *local; /* our own addresses (caller frees) */
     size_t n_local;
+    unsigned tx_send_rate;
+    struct invbucket_info inv[2]; /* inbound, outbound */
 };
 
 static void netinfo_fn(struct net *n, void *arg)
@@ -357,6 +356,7 @@ static void netinfo_fn(struct net *n, void *arg)
     snprintf(c->subversion, sizeof(c->subversion), "%s", net_user_agent(n));
     c->services = net_local_services(n);
     c->local_relay = net_local_relay(n);
+    net_inv_buckets(n, &c->tx_send_rate, &c->inv[INVBUCKET_INBOUND], &c->inv[INVBUCKET_OUTBOUND]);
     c->active = net_is_active(n);
     net_connection_counts(n, &c->in, &c->out);
     net_local_addresses(n, &c->local, &c->n_local);
@@ -394,12 +394,13 @@ static int64_t median_offset(int64_t *v, size_t n)
     return v[n / 2];
 }
 
-static json_t *inv_bucket_json(void)
+/* One direction of Core's inv_buckets: the announcements waiting, the tokens left. */
+static json_t *inv_bucket_json(const struct invbucket_info *info)
 {
     json_t *b = json_object();
-    json_object_set_new(b, "backlog", json_integer(0));
-    json_object_set_new(b, "count_tok", json_real(INV_BUCKET_COUNT_CAP));
-    json_object_set_new(b, "size_tok", json_real(INV_BUCKET_SIZE_CAP));
+    json_object_set_new(b, "backlog", json_integer((json_int_t)info->backlog));
+    json_object_set_new(b, "count_tok", json_real(info->count_tok));
+    json_object_set_new(b, "size_tok", json_real(info->size_tok));
     return b;
 }
 
@@ -436,10 +437,10 @@ static json_t *rpc_getnetworkinfo(struct rpc_request *req)
     /* The version message asks peers for transactions (not -blocksonly). */
     json_object_set_new(r, "localrelay", json_boolean(c.local_relay));
     json_object_set_new(r, "timeoffset", json_integer(median_offset(c.offsets, c.n_offsets)));
-    json_object_set_new(r, "tx_send_rate", json_integer(TX_SEND_RATE));
+    json_object_set_new(r, "tx_send_rate", json_integer(c.tx_send_rate));
     json_t *buckets = json_object();
-    json_object_set_new(buckets, "inbound", inv_bucket_json());
-    json_object_set_new(buckets, "outbound", inv_bucket_json());
+    json_object_set_new(buckets, "inbound", inv_bucket_json(&c.inv[INVBUCKET_INBOUND]));
+    json_object_set_new(buckets, "outbound", inv_bucket_json(&c.inv[INVBUCKET_OUTBOUND]));
     json_object_set_new(r, "inv_buckets", buckets);
     json_object_set_new(r, "networkactive", json_boolean(c.active));
     json_object_set_new(r, "connections", json_integer(c.in + c.out));

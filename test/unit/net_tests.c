@@ -384,10 +384,10 @@ static void test_permissions(void)
     uint32_t perms;
     const char *rest;
     char err[160];
-    CHECK_EQ_INT(net_permissions_parse("127.0.0.1", &perms, &rest, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(net_permissions_parse("127.0.0.1", &perms, NULL, &rest, err, sizeof(err)), RC_OK);
     CHECK_EQ_INT(perms, NET_PERM_IMPLICIT);
     CHECK_EQ_STR(rest, "127.0.0.1");
-    CHECK_EQ_INT(net_permissions_parse("noban,relay@1.2.3.4", &perms, &rest, err, sizeof(err)),
+    CHECK_EQ_INT(net_permissions_parse("noban,relay@1.2.3.4", &perms, NULL, &rest, err, sizeof(err)),
                  RC_OK);
     CHECK_EQ_INT(perms, NET_PERM_NOBAN | NET_PERM_RELAY);
     CHECK_EQ_STR(rest, "1.2.3.4");
@@ -397,9 +397,29 @@ static void test_permissions(void)
     CHECK_EQ_STR(names[0], "noban");
     CHECK_EQ_STR(names[1], "relay");
     CHECK_EQ_STR(names[2], "download");
-    CHECK_EQ_INT(net_permissions_parse("bogus@1.2.3.4", &perms, &rest, err, sizeof(err)),
+    CHECK_EQ_INT(net_permissions_parse("bogus@1.2.3.4", &perms, NULL, &rest, err, sizeof(err)),
                  RC_INVALID);
     CHECK_EQ_STR(err, "Invalid P2P permission: 'bogus'");
+    /* Directions (-whitelist only). */
+    unsigned dirs;
+    CHECK_EQ_INT(net_permissions_parse("noban@1.2.3.4", &perms, &dirs, &rest, err, sizeof(err)),
+                 RC_OK);
+    CHECK_EQ_INT(dirs, NET_DIR_IN);
+    CHECK_EQ_INT(net_permissions_parse("noban,out@1.2.3.4", &perms, &dirs, &rest, err,
+                                       sizeof(err)),
+                 RC_OK);
+    CHECK_EQ_INT(dirs, NET_DIR_OUT);
+    CHECK_EQ_INT(perms, NET_PERM_NOBAN);
+    CHECK_EQ_INT(net_permissions_parse("in,out@1.2.3.4", &perms, &dirs, &rest, err, sizeof(err)),
+                 RC_INVALID);
+    CHECK_EQ_STR(err, "Only direction was set, no permissions: 'in,out@1.2.3.4'");
+    CHECK_EQ_INT(net_permissions_parse("noban,out@1.2.3.4", &perms, NULL, &rest, err,
+                                       sizeof(err)),
+                 RC_INVALID);
+    CHECK_EQ_STR(err, "whitebind may only be used for incoming connections (\"out\" was passed)");
+    CHECK_EQ_INT(net_permissions_parse("bloom@1.2.3.4", &perms, NULL, &rest, err, sizeof(err)),
+                 RC_OK);
+    CHECK_EQ_INT(perms, NET_PERM_BLOOMFILTER);
 }
 
 /* A chain of n regtest headers on prev (no proof of work: the pre-sync leaves that to its

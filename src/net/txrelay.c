@@ -1145,18 +1145,19 @@ void txrelay_job_done(struct txrelay *r, struct net_job *nj)
     free(j);
 }
 
-/* Our fee filter for peers: the pool's minimum fee (the relay minimum at least), or MAX_MONEY
+/* Our fee filter for peers before rounding: the pool's minimum fee, or MAX_MONEY
  * while in initial block download (Core). */
 static int64_t our_feefilter(struct txrelay *r)
 {
     if (chainstate_in_ibd(r->cs)) {
         return MAX_MONEY_SAT;
     }
-    const struct mempool_options *o = mempool_options(r->mp);
+    /* The pool's own minimum (0 while it is not full), as Core's GetMinFee: the relay
+     * minimum is applied after the rounding (a 500 sat/kvB minimum goes out as 500). */
     mempool_read_lock(r->mp);
     int64_t f = mempool_min_fee_at(r->mp, chainstate_now(r->cs));
     mempool_read_unlock(r->mp);
-    return f > o->min_relay_feerate ? f : o->min_relay_feerate;
+    return f;
 }
 
 static int64_t poisson_us(int64_t avg_us)
@@ -1258,7 +1259,9 @@ static void trickle(struct txrelay *r, struct peer *p, int64_t now)
 
 void txrelay_on_handshake(struct txrelay *r, struct peer *p)
 {
-    if (r->mp && p->relay_txs && p->conn_type != CONN_BLOCK_RELAY) {
+    /* Every peer we keep relay state for, relay=0 ones too (a BIP37 peer turns relay on
+     * later): its trickle timer starts now, as Core's first SendMessages. */
+    if (r->mp && bloomrelay_has_tx_relay(p)) {
         trickle(r, p, net_now_us(r->net));
     }
 }
@@ -1376,7 +1379,7 @@ void txrelay_tick(struct txrelay *r)
         if (p->disconnect || !p->ps->handshake_done) {
             continue;
         }
-        if (p->relay_txs && bloomrelay_has_tx_relay(p)) {
+        if (bloomrelay_has_tx_relay(p)) { /* relay=0 too: its timer runs, a mempool answer */
             trickle(r, p, now);
         }
         send_requests(r, p, now);

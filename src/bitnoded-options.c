@@ -107,7 +107,12 @@ const struct arg_def bitnoded_options[] = {
      "Connect to a node to retrieve peer addresses, and disconnect. This option can be "
      "specified multiple times to connect to multiple nodes"},
     {"maxconnections", ARG_INT, ARGS_CAT_CONN, "=<n>",
-     "Maintain at most <n> automatic connections to peers (default: 125)"},
+     "Maintain at most <n> automatic connections to peers (default: 125). 11 slots of these "
+     "are reserved for outgoing connections. See -inboundrelaypercent for more information "
+     "about limits applied to transaction relay inbound peers."},
+    {"inboundrelaypercent", ARG_INT, ARGS_CAT_CONN, "=<n>",
+     "Permit a maximum percent of inbound connections to relay transactions, to limit memory "
+     "utilization (0 to 100, default: 50)."},
     {"networkactive", ARG_BOOL, ARGS_CAT_CONN, "",
      "Enable all P2P network activity (default: 1). Can be changed by the setnetworkactive "
      "RPC command"},
@@ -355,9 +360,6 @@ const struct arg_def bitnoded_options[] = {
      "Allow DNS lookups for -addnode, -seednode and -connect (default: 1)"},
     {"forcednsseed", ARG_BOOL | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "",
      "Always query for peer addresses via DNS lookup (default: 0)"},
-    {"inboundrelaypercent", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_CONN, "=<n>",
-     "Permit a maximum percent of inbound connections to relay transactions, to limit memory "
-     "utilization (0 to 100, default: 50)." ARG_REASON("bitnode has no private broadcast")},
     {"maxreceivebuffer", ARG_INT | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "=<n>",
      "Maximum per-connection receive buffer, <n>*1000 bytes (default: 5000)"},
     {"maxsendbuffer", ARG_INT | ARG_NOT_IMPL | ARG_HIDDEN, ARGS_CAT_CONN, "=<n>",

@@ -66,6 +66,7 @@ static void on_filterload(struct peer *p, const uint8_t *d, size_t len)
     *p->ps->bloom = f;
     p->bloom_filter_loaded = 1;
     p->relay_txs = 1;
+    net_tx_relay_capacity_drop(p, "filterload", -1);
 }
 
 static void on_filteradd(struct peer *p, const uint8_t *d, size_t len)
@@ -109,6 +110,7 @@ void bloomrelay_on_message(struct peer *p, const char *cmd, const uint8_t *d, si
     } else if (bloomrelay_has_tx_relay(p)) { /* filterclear: relay everything again */
         drop_filter(p);
         p->relay_txs = 1;
+        net_tx_relay_capacity_drop(p, "filterclear", -1);
     }
 }
 

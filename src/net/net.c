@@ -775,14 +775,16 @@ static uint64_t keyed_netgroup(const struct net *n, const struct net_addr *a)
     return siphash24(n->group_key[0], n->group_key[1], g, sizeof(g));
 }
 
-/* Makes room for one inbound peer by disconnecting another (evict.h): 1 if one went. */
-static int evict_inbound(struct net *n)
+/* Core's AttemptToEvictConnection: picks an inbound peer to disconnect (evict.h) among
+ * those not leaving, not noban and not protect_id (-1: none), only those relaying
+ * transactions when tx_only. 1 if one was marked to go, 0 if every one is protected. */
+static int evict_inbound(struct net *n, int tx_only, int64_t protect_id)
 {
     size_t k = 0, cap = 0;
     struct evict_candidate *c = NULL;
     for (struct peer *p = n->peers; p; p = p->next) {
-        if (p->disconnect || p->conn_type != CONN_INBOUND ||
-            (p->perms & NET_PERM_NOBAN) == NET_PERM_NOBAN) {
+        if (p->disconnect || p->conn_type != CONN_INBOUND || p->id == protect_id ||
+            (tx_only && !p->relay_txs) || (p->perms & NET_PERM_NOBAN) == NET_PERM_NOBAN) {
             continue;
         }
         if (k == cap) {
@@ -798,7 +800,10 @@ static int evict_inbound(struct net *n)
             .keyed_netgroup = keyed_netgroup(n, &p->addr),
             .relay_txs = p->relay_txs,
             .bloom_filter = p->bloom_filter_loaded,
+            .relevant_services = p->relevant_services,
+            .prefer_evict = p->prefer_evict,
             .local = net_addr_is_local(&p->addr),
+            .network = p->inbound_onion ? NETWORK_ONION : net_addr_network(&p->addr),
         };
     }
     int64_t id = k ? evict_select(c, k) : -1;
@@ -807,8 +812,37 @@ static int evict_inbound(struct net *n)
     if (!victim) {
         return 0;
     }
-    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "selected peer=%lld for eviction", (long long)id);
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+        "selected %s connection for eviction, disconnecting peer=%lld%s%s",
+        net_conn_type_name(victim->conn_type), (long long)id, log_ips() ? ", peeraddr=" : "",
+        log_ips() ? victim->addr_str : "");
     net_peer_disconnect(victim, "evicted for an inbound connection");
+    return 1;
+}
+
+int net_evict_tx_peer_if_full(struct net *n, int64_t protect_id)
+{
+    int relaying = 0;
+    for (const struct peer *p = n->peers; p; p = p->next) {
+        relaying += !p->disconnect && p->conn_type == CONN_INBOUND && p->relay_txs;
+    }
+    if (relaying <= evict_max_inbound_tx_relay(max_inbound(n), n->opt.inbound_relay_percent)) {
+        return 1;
+    }
+    return evict_inbound(n, 1, protect_id);
+}
+
+int net_tx_relay_capacity_drop(struct peer *p, const char *msg_type, int64_t protect_id)
+{
+    if (p->conn_type != CONN_INBOUND || !p->relay_txs ||
+        net_evict_tx_peer_if_full(p->net, protect_id)) {
+        return 0;
+    }
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
+        "failed to find a tx-relaying eviction candidate - connection dropped after %s "
+        "message, peer=%lld",
+        msg_type, (long long)p->id);
+    net_peer_disconnect(p, "no room for a transaction-relaying inbound peer");
     return 1;
 }
 
@@ -840,12 +874,13 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
         return;
     }
     int inbound = count_conns(n, CONN_INBOUND);
-    if (!noban && is_discouraged(n, &a) && inbound + 1 >= max_inbound(n)) {
+    int discouraged = is_discouraged(n, &a);
+    if (!noban && discouraged && inbound + 1 >= max_inbound(n)) {
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "connection from %s dropped (discouraged)", s);
         evutil_closesocket(fd);
         return;
     }
-    if (inbound >= max_inbound(n) && !evict_inbound(n)) {
+    if (inbound >= max_inbound(n) && !evict_inbound(n, 0, -1)) {
         LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
             "failed to find an eviction candidate - connection "
             "dropped (full)");
@@ -863,6 +898,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
     struct peer *p = new_peer(n, bev, &a, CONN_INBOUND);
     p->perms = perms;
     p->inbound_onion = via_onion;
+    p->prefer_evict = discouraged;
     p->connected = 1;
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);

@@ -98,6 +98,8 @@ struct net_options {
      * forcerelay. */
     int whitelist_relay, whitelist_forcerelay;
     int max_connections;     /* -maxconnections */
+    int inbound_relay_percent; /* -inboundrelaypercent: the share (0-100) of the inbound slots
+                                  transaction-relaying peers may take */
     int64_t max_tip_age;     /* -maxtipage, seconds */
     int dnsseed;             /* -dnsseed (no DNS lookups on a test machine: 0) */
     int fixedseeds;          /* -fixedseeds */

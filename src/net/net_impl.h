@@ -90,6 +90,8 @@ struct peer {
     int relay_txs;               /* its version asked for transactions, or it loaded or
                                     cleared a bloom filter since */
     int bloom_filter_loaded;     /* it has a BIP37 filter loaded */
+    int relevant_services;       /* its version offered every service we want */
+    int prefer_evict;            /* accepted while discouraged: evicted first */
 
     /* Validator jobs of this peer not yet handled, and their payloads' bytes. */
     int pending_jobs;
@@ -292,5 +294,15 @@ void net_pause_reads(struct peer *p, unsigned why, int pause);
 void net_submit(struct net *n, struct net_job *j);
 /* Bytes waiting in p's send buffer. */
 size_t net_send_buffered(const struct peer *p);
+/* Core's EvictTxPeerIfFull: when more inbound peers relay transactions than
+ * -inboundrelaypercent of the inbound slots allows, marks one of them (not protect_id, -1:
+ * none; evict.h's choice among them) to go. 1 if under the cap or one went, 0 if every one
+ * is protected (then the caller drops the newcomer). */
+int net_evict_tx_peer_if_full(struct net *n, int64_t protect_id);
+/* Core's MaybeDisconnectForTxRelayCapacity, after a message (msg_type) that made inbound p
+ * relay transactions (its version, a filterload or filterclear): another relayer goes (not
+ * protect_id, -1: none), or p itself is dropped, with Core's "failed to find a tx-relaying
+ * eviction candidate" line, when every other one is protected. 1 if p was dropped. */
+int net_tx_relay_capacity_drop(struct peer *p, const char *msg_type, int64_t protect_id);
 
 #endif

@@ -333,6 +333,7 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     }
     p->ps->ver = v;
     p->ps->got_version = 1;
+    p->relevant_services = (v.services & want) == want;
     /* Core keeps no transaction relay for a block-relay-only or feeler connection, whatever
      * its version asks (getpeerinfo's relaytxes false). */
     p->relay_txs = v.relay && p->conn_type != CONN_BLOCK_RELAY && p->conn_type != CONN_FEELER;
@@ -363,11 +364,15 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
         net_send_empty(p, "sendaddrv2"); /* BIP155: Core offers it from 70016 on */
     }
     txrecon_on_version(p, common, s->relay);
-    net_send_empty(p, "verack");
     LOG(LOG_CAT_NET, LOG_LVL_DEBUG,
         "receive version message: %s: version %d, blocks=%d, us=%s, txrelay=%d, peer=%lld%s%s",
         v.user_agent, v.version, v.start_height, p->ps->addr_local, v.relay, (long long)p->id,
         log_ips() ? ", peeraddr=" : "", log_ips() ? p->addr_str : "");
+    /* Too many inbound transaction relayers: another one goes, or this one (no verack). */
+    if (net_tx_relay_capacity_drop(p, "version", p->id)) {
+        return;
+    }
+    net_send_empty(p, "verack");
     if (p->conn_type == CONN_FEELER) {
         /* A feeler only learns that the address answers (Core): it is a working address, and
          * the connection ends here. */

@@ -380,6 +380,8 @@ static int connections(struct node_net_args *na, const struct args *a, char *err
     }
     maxconn = maxconn < 0 ? 0 : maxconn;
     o->max_connections = (int)(maxconn > 100000 ? 100000 : maxconn);
+    int64_t pct = args_get_int(a, "inboundrelaypercent", 50);
+    o->inbound_relay_percent = (int)(pct < 0 ? 0 : pct > 100 ? 100 : pct);
     o->automatic = !connect_given && maxconn > 0;
     return RC_OK;
 }

@@ -660,6 +660,136 @@ static void test_eviction(void)
     CHECK_EQ_INT(id, 27);
 }
 
+/* n candidates without ties where a step protects (Core's sort is not stable, so equal
+ * ones could go either way): id i connected at 1000 + i; ids 0-3 in the 4 highest network
+ * groups, the others in one; min ping 1000 + i, so the fastest 8 left are ids 4-11; no
+ * block nor transaction. The fixed steps then keep 0-3, 4-11, 12-15 (transactions: the
+ * oldest) and 16-19 (blocks: the oldest), the ratio step the older half of the rest. */
+static void eviction_base(struct evict_candidate *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        c[i] = (struct evict_candidate){.id = (int64_t)i,
+                                        .conn_time = 1000 + (int64_t)i,
+                                        .min_ping_us = 1000 + (int64_t)i,
+                                        .keyed_netgroup = i < 4 ? 100 + i : 7,
+                                        .relay_txs = 1,
+                                        .relevant_services = 1,
+                                        .network = NETWORK_IPV4};
+    }
+}
+
+/* Core's other protections: the block-relay-only peers that gave us blocks (up to 8, beyond
+ * the 4 of any kind), the transaction step's order, the disadvantaged networks in the ratio
+ * step, the peers preferred for eviction, the biggest group, and the cap on
+ * transaction-relaying inbound peers. */
+static void test_eviction_core_rules(void)
+{
+    struct evict_candidate c[64];
+    /* One candidate, or as many as the fixed protections take (4+8+4+4): none to evict. */
+    eviction_base(c, 1);
+    CHECK_EQ_INT(evict_select(c, 1), -1);
+    eviction_base(c, 20);
+    CHECK_EQ_INT(evict_select(c, 20), -1);
+    eviction_base(c, 21);
+    CHECK_EQ_INT(evict_select(c, 21), 20);
+    eviction_base(c, 40); /* 20-29 kept by uptime: the youngest goes */
+    CHECK_EQ_INT(evict_select(c, 40), 39);
+
+    /* 12 block-relay-only peers (no transactions, every wanted service) that gave us blocks:
+     * 8 kept by their own step (44-51), 4 by the block step (40-43); then 16-27 by uptime,
+     * and the youngest transaction relayer goes. */
+    eviction_base(c, 52);
+    for (int i = 40; i < 52; i++) {
+        c[i].relay_txs = 0;
+        c[i].last_block = 2000 + i;
+    }
+    CHECK_EQ_INT(evict_select(c, 52), 39);
+    /* Without every wanted service they are not block-relay-only: only the block step's 4
+     * (48-51) are kept, the youngest of the others goes. */
+    eviction_base(c, 52);
+    for (int i = 40; i < 52; i++) {
+        c[i].relay_txs = 0;
+        c[i].relevant_services = 0;
+        c[i].last_block = 2000 + i;
+    }
+    CHECK_EQ_INT(evict_select(c, 52), 47);
+
+    /* The transaction step among ties on the last transaction (35-39): a bloom-filter peer, or
+     * one that relays no transactions, is the one left out; then it is the youngest left. */
+    eviction_base(c, 40);
+    for (int i = 35; i < 40; i++) {
+        c[i].last_tx = 5000;
+    }
+    c[35].bloom_filter = 1;
+    CHECK_EQ_INT(evict_select(c, 40), 35);
+    eviction_base(c, 40);
+    for (int i = 35; i < 40; i++) {
+        c[i].last_tx = 5000;
+    }
+    c[35].relay_txs = 0;
+    c[35].relevant_services = 0;
+    CHECK_EQ_INT(evict_select(c, 40), 35);
+    /* With every wanted service, a peer that relays no transactions is kept by the
+     * block-relay-only step even before it gave us a block (Core's order puts it last). */
+    eviction_base(c, 40);
+    for (int i = 35; i < 40; i++) {
+        c[i].last_tx = 5000;
+    }
+    c[35].relay_txs = 0;
+    CHECK_EQ_INT(evict_select(c, 40), 34);
+
+    /* The ratio step: 20 left after the fixed steps, 10 kept, up to 5 of them for
+     * disadvantaged networks. The 3 youngest are onion peers: kept, and 7 by uptime; the next
+     * youngest goes. Localhost the same (a flag, whatever the network). */
+    eviction_base(c, 40);
+    for (int i = 37; i < 40; i++) {
+        c[i].network = NETWORK_ONION;
+    }
+    CHECK_EQ_INT(evict_select(c, 40), 36);
+    eviction_base(c, 40);
+    for (int i = 37; i < 40; i++) {
+        c[i].local = 1;
+    }
+    CHECK_EQ_INT(evict_select(c, 40), 36);
+    /* Only half of the kept half: of 12 I2P peers in a group of their own (28-39), the 5
+     * oldest are kept (28-32), then 5 by uptime (20-24): 7 I2P peers are left against 3
+     * (25-27) of the other group, so the youngest I2P one goes (with all 10 kept for their
+     * network it would be 27). */
+    eviction_base(c, 40);
+    for (int i = 28; i < 40; i++) {
+        c[i].network = NETWORK_I2P;
+        c[i].keyed_netgroup = 9;
+    }
+    CHECK_EQ_INT(evict_select(c, 40), 39);
+
+    /* A peer accepted while discouraged goes first, even alone in its group; unless it is
+     * protected. */
+    eviction_base(c, 40);
+    c[30].prefer_evict = 1;
+    c[30].keyed_netgroup = 3;
+    CHECK_EQ_INT(evict_select(c, 40), 30);
+    eviction_base(c, 40);
+    c[5].prefer_evict = 1;
+    CHECK_EQ_INT(evict_select(c, 40), 39);
+
+    /* Of two groups left (30-39), the bigger one's youngest: 39 is of the smaller. */
+    eviction_base(c, 40);
+    for (int i = 30; i < 40; i += 3) {
+        c[i].keyed_netgroup = 5;
+    }
+    CHECK_EQ_INT(evict_select(c, 40), 38);
+
+    /* Core's m_max_inbound_full_relay (its double arithmetic: 29% of 100 is 28). */
+    CHECK_EQ_INT(evict_max_inbound_tx_relay(42, 50), 21);
+    CHECK_EQ_INT(evict_max_inbound_tx_relay(2, 50), 1);
+    CHECK_EQ_INT(evict_max_inbound_tx_relay(2, 0), 0);
+    CHECK_EQ_INT(evict_max_inbound_tx_relay(2, 100), 2);
+    CHECK_EQ_INT(evict_max_inbound_tx_relay(2, 150), 2);
+    CHECK_EQ_INT(evict_max_inbound_tx_relay(2, -5), 0);
+    CHECK_EQ_INT(evict_max_inbound_tx_relay(100, 29), 28);
+    CHECK_EQ_INT(evict_max_inbound_tx_relay(0, 50), 0);
+}
+
 /* Tor v3 onion names: parsed with their checksum, printed back the same, a flipped character
  * or a wrong version refused; an onion host is a ban "subnet" of one, printed bare. */
 /* IPv4 in inet_aton's short forms, as getaddrinfo's numeric parse (Core's) reads it. */
@@ -725,5 +855,6 @@ int main(void)
     TEST(test_headerssync_refusals);
     TEST(test_socks5);
     TEST(test_eviction);
+    TEST(test_eviction_core_rules);
     return test_done();
 }

@@ -565,6 +565,8 @@ static void presync_feed(struct sync *s, struct peer *p, const uint8_t *raw, siz
     }
 }
 
+static void maybe_protect(struct sync *s, struct peer *p);
+
 static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
 {
     struct net *n = s->net;
@@ -629,8 +631,9 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     }
     struct block_index *last = block_tree_find(tree, hash);
     if (last) {
-        /* Known already: nothing to validate. */
+        /* Known already: nothing to validate (Core's protection check still runs). */
         update_availability(s, p, hash);
+        maybe_protect(s, p);
         if (count == NET_MAX_HEADERS) {
             send_getheaders(s, p, last, NULL);
             LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "more getheaders (%d) to end to peer=%lld",
@@ -1442,6 +1445,21 @@ static void judge_job(struct sync *s, struct net_job *j)
     free(j);
 }
 
+/* What Core's SendMessages checks of a peer right after each message it processed (here:
+ * after a message, and after the verdict on the headers or block it sent, which Core has
+ * by then): ConsiderEviction, so that the chain-sync deadline measures the tip as it was
+ * then, not as it is at the next tick. 1 if p was dropped. */
+static int after_message(struct sync *s, struct peer *p)
+{
+    if (p->disconnect || !p->ps->handshake_done) {
+        return 0;
+    }
+    chainstate_read_lock(s->cs);
+    int evicted = consider_eviction(s, p, net_now(s->net));
+    chainstate_read_unlock(s->cs);
+    return evicted;
+}
+
 /* The job_done event: the verdict, then the pongs a ping of the peer waited with once none
  * of its jobs is out (the transport counts them: pending_jobs). */
 static void on_job_done(void *ctx, struct net_job *j)
@@ -1450,6 +1468,9 @@ static void on_job_done(void *ctx, struct net_job *j)
     int64_t peer_id = j->peer_id;
     judge_job(s, j);
     struct peer *p = net_find_peer(s->net, peer_id); /* the verdict may have disconnected it */
+    if (p && after_message(s, p)) {
+        return;
+    }
     if (p && p->pending_jobs == 0 && p->ps->n_deferred_pongs > 0 && !p->disconnect) {
         send_deferred_pongs(p);
     }
@@ -2781,13 +2802,14 @@ int sync_new(struct sync **out, struct net *n)
 
 /* The message event: the message, then (Core's SendMessages after each message) what is due
  * to the peer of address relay, so that our address goes right after the handshake or the
- * peer's getaddr, not at the next tick. */
+ * peer's getaddr, not at the next tick, and Core's checks after it (after_message). */
 static void on_message(void *ctx, struct peer *p, const char *cmd, const uint8_t *d, size_t len)
 {
     struct sync *s = ctx;
     sync_process_message(s, p, cmd, d, len);
     if (p->ps) {
         addrrelay_peer_tick(s->ar, p, s->self_announce);
+        after_message(s, p);
     }
 }
 

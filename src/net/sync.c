@@ -961,12 +961,19 @@ static size_t next_blocks(struct sync *s, struct peer *p, size_t want, struct bl
         return 0;
     }
     int limited = limited_peer(p);
+    /* The window follows the last common block as the walk moves it over blocks we have
+     * (Core moves it to the tip first: blocks accepted here may not be connected yet). */
     int32_t window_end = lc->height + NET_BLOCK_DOWNLOAD_WINDOW;
     int32_t max_height = best->height < window_end + 1 ? best->height : window_end + 1;
     size_t k = 0;
     struct block_index *walk = lc;
     int64_t waiting_for = -1;
     while (walk->height < max_height && k < want) {
+        window_end = p->ps->last_common->height + NET_BLOCK_DOWNLOAD_WINDOW;
+        max_height = best->height < window_end + 1 ? best->height : window_end + 1;
+        if (walk->height >= max_height) {
+            break;
+        }
         int32_t to = walk->height + 128 < max_height ? walk->height + 128 : max_height;
         struct block_index *chunk_end = block_index_ancestor(best, to);
         int32_t m = to - walk->height;
@@ -1139,7 +1146,9 @@ static void schedule_downloads(struct sync *s)
         size_t k = next_blocks(s, p, room, blocks, &staller);
         k += next_historical(s, p, room - k, blocks + k);
         request_blocks(s, p, blocks, k, !ibd);
-        if (k == 0 && staller >= 0) {
+        /* A stall is judged once the blocks received are (Core handles a block before the
+         * next SendMessages): one being judged may move the window. */
+        if (k == 0 && staller >= 0 && s->n_processing == 0) {
             struct peer *q = net_find_peer(n, staller);
             if (q && q->ps->stalling_since_us == 0) {
                 q->ps->stalling_since_us = net_now_us(n);

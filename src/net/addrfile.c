@@ -124,30 +124,6 @@ static void from_legacy(struct net_addr *out, int *valid, const uint8_t ip16[16]
     *valid = memcmp(ip16, torv2_in_v6, 6) != 0 && memcmp(ip16, internal_in_v6, 6) != 0;
 }
 
-/* The length each BIP155 network Core knows must have, or 0 for one it skips. */
-static size_t bip155_size(uint8_t net, const char **name)
-{
-    switch (net) {
-    case BIP155_IPV4:
-        *name = "IPv4";
-        return 4;
-    case BIP155_IPV6:
-        *name = "IPv6";
-        return 16;
-    case BIP155_TORV3:
-        *name = "TORv3";
-        return 32;
-    case BIP155_I2P:
-        *name = "I2P";
-        return 32;
-    case BIP155_CJDNS:
-        *name = "CJDNS";
-        return 16;
-    default:
-        return 0;
-    }
-}
-
 int addrfile_read_netaddr(struct addrfile_reader *r, struct net_addr *out, int *valid, int v2)
 {
     memset(out, 0, sizeof(*out));
@@ -169,7 +145,7 @@ int addrfile_read_netaddr(struct addrfile_reader *r, struct net_addr *out, int *
                              (unsigned long long)size, MAX_ADDRV2_SIZE);
     }
     const char *name = NULL;
-    size_t want = bip155_size(net, &name);
+    size_t want = net_bip155_size(net, &name);
     if (want == 0) {
         return addrfile_read(r, NULL, (size_t)size); /* a network Core does not know */
     }

@@ -348,25 +348,26 @@ void net_headers_serialize(struct buf *out, const uint8_t *raw, size_t n)
 
 static const uint8_t ipv4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
 
-/* The length BIP155 fixes for a network id, or 0 for one it does not know. */
-static size_t bip155_len(uint8_t net)
+size_t net_bip155_size(uint8_t net, const char **name)
 {
-    switch (net) {
-    case BIP155_IPV4:
-        return 4;
-    case BIP155_IPV6:
-        return 16;
-    case BIP155_TORV2:
-        return 10;
-    case BIP155_TORV3:
-        return 32;
-    case BIP155_I2P:
-        return 32;
-    case BIP155_CJDNS:
-        return 16;
-    default:
-        return 0;
+    static const struct {
+        uint8_t net;
+        size_t len;
+        const char *name;
+    } known[] = {{BIP155_IPV4, 4, "IPv4"},
+                 {BIP155_IPV6, 16, "IPv6"},
+                 {BIP155_TORV3, 32, "TORv3"},
+                 {BIP155_I2P, 32, "I2P"},
+                 {BIP155_CJDNS, 16, "CJDNS"}};
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        if (known[i].net == net) {
+            if (name) {
+                *name = known[i].name;
+            }
+            return known[i].len;
+        }
     }
+    return 0;
 }
 
 int net_addrmsg_parse(const uint8_t *p, size_t len, int v2, struct net_addr_msg_entry **out,
@@ -399,16 +400,15 @@ int net_addrmsg_parse(const uint8_t *p, size_t len, int v2, struct net_addr_msg_
             if (rc) {
                 break;
             }
-            size_t want = bip155_len(e->net);
+            const char *name = NULL;
+            size_t want = net_bip155_size(e->net, &name);
             if (alen > 512 || (want && alen != want)) { /* Core's exceptions, same words */
-                static const char *names[] = {"", "IPv4", "IPv6", "TORv2", "TORv3", "I2P", "CJDNS"};
-                uint8_t net = e->net;
                 free(a);
                 if (alen > 512) {
                     snprintf(err, err_len, "Address too long: %llu > 512", (unsigned long long)alen);
                 } else {
                     snprintf(err, err_len, "BIP155 %s address with length %llu (should be %zu)",
-                             names[net], (unsigned long long)alen, want);
+                             name, (unsigned long long)alen, want);
                 }
                 return RC_INVALID;
             }
@@ -421,7 +421,7 @@ int net_addrmsg_parse(const uint8_t *p, size_t len, int v2, struct net_addr_msg_
                 break;
             }
             e->port = (uint16_t)((port_be >> 8) | (port_be << 8));
-            if (want == 0 || e->net == BIP155_TORV2) {
+            if (want == 0) {
                 continue; /* unknown or unsupported: skipped, as BIP155 says */
             }
             e->len = (uint8_t)alen;

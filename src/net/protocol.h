@@ -143,6 +143,11 @@ enum net_bip155 {
     BIP155_CJDNS = 6,
 };
 
+/** The address length BIP155 fixes for a network Core knows (IPv4 4, IPv6 16, TORv3 32, I2P
+ *  32, CJDNS 16) with Core's name for it in *name (may be NULL); 0 for any other id (TORv2
+ *  too: Core reads it as unknown and skips it). */
+size_t net_bip155_size(uint8_t net, const char **name);
+
 /* An address received in addr or addrv2. */
 struct net_addr_msg_entry {
     uint32_t time;

@@ -1270,9 +1270,7 @@ static void take_block(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     /* Out of IBD, Core's ProcessNewBlock connects the block before the peer's next message
      * (a ping's pong says so): the job is done once the chain settled. In IBD, accepting
      * is enough (blocks are taken while others connect). */
-    chainstate_read_lock(s->cs);
-    j->job.connect = !chainstate_in_ibd(s->cs);
-    chainstate_read_unlock(s->cs);
+    j->job.connect = !chainstate_left_ibd(s->cs); /* the latch: no lock to wait for */
     processing_add(s, hash);
     net_submit(n, j);
 }
@@ -1460,7 +1458,11 @@ static void judge_job(struct sync *s, struct net_job *j)
  * then, not as it is at the next tick. 1 if p was dropped. */
 static int after_message(struct sync *s, struct peer *p)
 {
-    if (p->disconnect || !p->ps->handshake_done) {
+    /* consider_eviction's own test, before the chain lock: a message must not wait for a
+     * block being connected unless the peer can be evicted for its chain. */
+    if (p->disconnect || !p->ps->handshake_done || p->ps->chain_sync_protect ||
+        !p->ps->sync_started ||
+        (p->conn_type != CONN_OUTBOUND_FULL_RELAY && p->conn_type != CONN_BLOCK_RELAY)) {
         return 0;
     }
     chainstate_read_lock(s->cs);

@@ -320,6 +320,11 @@ int chainstate_last_invalid(const struct chainstate *cs, const uint8_t hash32[32
     return 1;
 }
 
+int chainstate_left_ibd(const struct chainstate *cs)
+{
+    return atomic_load(&cs->left_ibd) != 0;
+}
+
 int chainstate_in_ibd(struct chainstate *cs)
 {
     if (atomic_load(&cs->left_ibd)) {

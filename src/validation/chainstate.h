@@ -283,6 +283,10 @@ void chainstate_background_cache_sizes(const struct chainstate *cs, size_t *db_b
 int chainstate_write_snapshot(struct chainstate *cs, const struct block_index *base,
                               const char *temp_path, FILE *f, struct chainstate_snapshot *out);
 
+/** 1 once chainstate_in_ibd has latched to 0 (it never goes back); lock-free, for callers
+ *  that must not wait for the chain lock. */
+int chainstate_left_ibd(const struct chainstate *cs);
+
 /** Core's IsInitialBlockDownload: 1 while the tip has less than the minimum chain work or
  *  is older than -maxtipage; once 0 it stays 0 (latched). Caller holds the chain lock. */
 int chainstate_in_ibd(struct chainstate *cs);

@@ -1270,7 +1270,7 @@ static void take_block(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     /* Out of IBD, Core's ProcessNewBlock connects the block before the peer's next message
      * (a ping's pong says so): the job is done once the chain settled. In IBD, accepting
      * is enough (blocks are taken while others connect). */
-    j->job.connect = !chainstate_left_ibd(s->cs); /* the latch: no lock to wait for */
+    j->job.connect = chainstate_left_ibd(s->cs); /* the latch: no lock to wait for */
     processing_add(s, hash);
     net_submit(n, j);
 }

@@ -793,3 +793,18 @@ def segwit_address(hrp, version, program):
     mod = _bech32_polymod(values + [0] * 6) ^ const
     checksum = [(mod >> 5 * (5 - i)) & 31 for i in range(6)]
     return hrp + "1" + "".join(_BECH32_CHARSET[d] for d in data + checksum)
+
+
+def coinbase_coin(node, block_hash):
+    """The first output of block_hash's coinbase on node: (OutPoint, value in satoshis)."""
+    cb = node.rpc("getblock", block_hash, 2)["tx"][0]
+    return (OutPoint(bytes.fromhex(cb["txid"])[::-1], 0),
+            int(round(cb["vout"][0]["value"] * COIN)))
+
+
+def spend_p2wpkh_coin(coin, fee, key, sequence=0xFFFFFFFD):
+    """A transaction spending coin (a P2WPKH output of key) to P2WSH_TRUE, less fee, signed."""
+    outpoint, value = coin
+    tx = Tx([TxIn(outpoint, b"", sequence)], [TxOut(value - fee, P2WSH_TRUE)])
+    sign_p2wpkh(tx, 0, key, value)
+    return tx

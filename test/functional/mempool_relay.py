@@ -7,7 +7,7 @@ feefilter is honoured; the mempool message is answered as Core does; an unbroadc
 transaction is announced again when mockscheduler brings its time."""
 import time
 
-from blocktools import (Key, OutPoint, Tx, TxIn, TxOut, P2WSH_TRUE, SCRIPT_TRUE, hash160,
+from blocktools import (coinbase_coin, spend_p2wpkh_coin, Key, OutPoint, Tx, TxIn, TxOut, P2WSH_TRUE, SCRIPT_TRUE, hash160,
                         segwit_address, sign_p2wpkh)
 from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
 from p2p import MSG_TX, MSG_WTX, MSG_WITNESS_TX, P2PConnection
@@ -126,15 +126,10 @@ class MempoolRelayTest(BitnodeTestFramework):
             assert_true("between 1 and 3600" in str(e), str(e))
 
     def coinbase_of(self, node, h):
-        cb = node.rpc("getblock", h, 2)["tx"][0]
-        return (OutPoint(bytes.fromhex(cb["txid"])[::-1], 0),
-                int(round(cb["vout"][0]["value"] * COIN)))
+        return coinbase_coin(node, h)
 
     def spend(self, coin, fee, sequence=0xFFFFFFFD):
-        outpoint, value = coin
-        tx = Tx([TxIn(outpoint, b"", sequence)], [TxOut(value - fee, P2WSH_TRUE)])
-        sign_p2wpkh(tx, 0, self.key, value)
-        return tx
+        return spend_p2wpkh_coin(coin, fee, self.key, sequence)
 
     def test_python_peer(self, node):
         self.log("a Python peer's inv is answered with a getdata by wtxid; its tx enters")

@@ -11,7 +11,7 @@
 """
 import time
 
-from blocktools import Key, OutPoint, Tx, TxIn, TxOut, P2WSH_TRUE, hash160, segwit_address
+from blocktools import coinbase_coin, spend_p2wpkh_coin, Key, OutPoint, Tx, TxIn, TxOut, P2WSH_TRUE, hash160, segwit_address
 from blocktools import sign_p2wpkh
 from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
 from p2p import MSG_WTX, P2PConnection
@@ -98,15 +98,10 @@ class BlocksOnlyTest(BitnodeTestFramework):
         node.rpc("setmocktime", 0)
 
     def coinbase_of(self, node, h):
-        cb = node.rpc("getblock", h, 2)["tx"][0]
-        return (OutPoint(bytes.fromhex(cb["txid"])[::-1], 0),
-                int(round(cb["vout"][0]["value"] * COIN)))
+        return coinbase_coin(node, h)
 
     def spend(self, coin, fee, sequence=0xFFFFFFFD):
-        outpoint, value = coin
-        tx = Tx([TxIn(outpoint, b"", sequence)], [TxOut(value - fee, P2WSH_TRUE)])
-        sign_p2wpkh(tx, 0, self.key, value)
-        return tx
+        return spend_p2wpkh_coin(coin, fee, self.key, sequence)
 
 
 if __name__ == "__main__":

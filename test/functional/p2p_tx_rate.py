@@ -19,7 +19,7 @@ buckets let through.
 """
 import time
 
-from blocktools import Key, Tx, TxIn, TxOut, P2WSH_TRUE, hash160, segwit_address, sign_p2wpkh
+from blocktools import coinbase_coin, spend_p2wpkh_coin, Key, Tx, TxIn, TxOut, P2WSH_TRUE, hash160, segwit_address, sign_p2wpkh
 from blocktools import OutPoint
 from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
 from p2p import MSG_WTX, P2PConnection
@@ -140,15 +140,10 @@ class TxRateTest(BitnodeTestFramework):
         assert_equal(self.buckets(node)["inbound"]["backlog"], 0)
 
     def coinbase_of(self, node, h):
-        cb = node.rpc("getblock", h, 2)["tx"][0]
-        return (OutPoint(bytes.fromhex(cb["txid"])[::-1], 0),
-                int(round(cb["vout"][0]["value"] * COIN)))
+        return coinbase_coin(node, h)
 
     def spend(self, coin, fee, sequence=0xFFFFFFFD):
-        outpoint, value = coin
-        tx = Tx([TxIn(outpoint, b"", sequence)], [TxOut(value - fee, P2WSH_TRUE)])
-        sign_p2wpkh(tx, 0, self.key, value)
-        return tx
+        return spend_p2wpkh_coin(coin, fee, self.key, sequence)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ CORE_GIT=${CORE_GIT:-/work/.mirror/l0rinc+bitcoin/repo}
 OUT=${OUT:-/tmp/core-tests}
 rm -rf "$OUT" && mkdir -p "$OUT/src"
 git -C "$CORE_GIT" archive HEAD test/functional test/config.ini.in share/rpcauth src/rpc/client.cpp \
-    contrib/utxo-tools |
+    contrib/utxo-tools contrib/linearize src/test/data |
     tar -x -C "$OUT/src"
 cat >"$OUT/src/test/config.ini" <<CONF
 [environment]

@@ -52,46 +52,46 @@ static int has_duplicate_inputs(const struct tx *tx)
 int consensus_check_tx(struct vstate *s, const struct tx *tx)
 {
     if (tx->vin_count == 0) {
-        return vstate_invalid(s, VRESULT_CONSENSUS, "bad-txns-vin-empty", "no inputs");
+        return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_TXNS_VIN_EMPTY, "no inputs");
     }
     if (tx->vout_count == 0) {
-        return vstate_invalid(s, VRESULT_CONSENSUS, "bad-txns-vout-empty", "no outputs");
+        return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_TXNS_VOUT_EMPTY, "no outputs");
     }
     if (tx->size_stripped * WITNESS_SCALE_FACTOR > MAX_BLOCK_WEIGHT) {
-        return vstate_invalid(s, VRESULT_CONSENSUS, "bad-txns-oversize", "size %zu",
+        return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_TXNS_OVERSIZE, "size %zu",
                               tx->size_stripped);
     }
     int64_t total = 0;
     for (size_t i = 0; i < tx->vout_count; i++) {
         int64_t v = tx->vout[i].value_sat;
         if (v < 0) {
-            return vstate_invalid(s, VRESULT_CONSENSUS, "bad-txns-vout-negative",
+            return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_TXNS_VOUT_NEGATIVE,
                                   "output %zu value %lld", i, (long long)v);
         }
         if (v > MAX_MONEY) {
-            return vstate_invalid(s, VRESULT_CONSENSUS, "bad-txns-vout-toolarge",
+            return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_TXNS_VOUT_TOOLARGE,
                                   "output %zu value %lld", i, (long long)v);
         }
         total += v; /* both <= MAX_MONEY: no overflow */
         if (!amount_in_range(total)) {
-            return vstate_invalid(s, VRESULT_CONSENSUS, "bad-txns-txouttotal-toolarge",
+            return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_TXNS_TXOUTTOTAL_TOOLARGE,
                                   "outputs total past output %zu", i);
         }
     }
     if (has_duplicate_inputs(tx)) {
-        return vstate_invalid(s, VRESULT_CONSENSUS, "bad-txns-inputs-duplicate",
+        return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_TXNS_INPUTS_DUPLICATE,
                               "an outpoint is spent twice");
     }
     if (tx_is_coinbase(tx)) {
         size_t len = tx->vin[0].script_sig.len;
         if (len < 2 || len > 100) {
-            return vstate_invalid(s, VRESULT_CONSENSUS, "bad-cb-length",
+            return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_CB_LENGTH,
                                   "coinbase scriptSig is %zu bytes", len);
         }
     } else {
         for (size_t i = 0; i < tx->vin_count; i++) {
             if (outpoint_is_null(&tx->vin[i].prevout)) {
-                return vstate_invalid(s, VRESULT_CONSENSUS, "bad-txns-prevout-null",
+                return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_TXNS_PREVOUT_NULL,
                                       "input %zu", i);
             }
         }

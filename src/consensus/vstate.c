@@ -28,3 +28,29 @@ int vstate_invalid(struct vstate *s, enum vstate_result result, const char *reje
     }
     return RC_INVALID;
 }
+
+int vstate_reject(struct vstate *s, enum vstate_result result, enum consensus_reject reason,
+                  const char *fmt, ...)
+{
+    if (s->mode == VSTATE_VALID) {
+        va_list ap;
+        s->mode = VSTATE_INVALID;
+        s->result = result;
+        const char *text = consensus_reject_text(reason);
+        snprintf(s->reject, sizeof(s->reject), "%s", text ? text : "unknown");
+        va_start(ap, fmt);
+        vsnprintf(s->debug, sizeof(s->debug), fmt, ap);
+        va_end(ap);
+    }
+    return RC_INVALID;
+}
+
+const char *vstate_to_string(const struct vstate *s, char *out, size_t len)
+{
+    if (s->mode == VSTATE_VALID) {
+        snprintf(out, len, "Valid");
+    } else {
+        snprintf(out, len, "%s%s%s", s->reject, s->debug[0] ? ", " : "", s->debug);
+    }
+    return out;
+}

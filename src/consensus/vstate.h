@@ -5,6 +5,10 @@
 #ifndef BITNODE_CONSENSUS_VSTATE_H
 #define BITNODE_CONSENSUS_VSTATE_H
 
+#include <stddef.h>
+
+#include "consensus/reject.h"
+
 enum vstate_mode {
     VSTATE_VALID = 0,
     VSTATE_INVALID = 1,
@@ -40,9 +44,21 @@ struct vstate {
 /** Makes s valid. */
 void vstate_init(struct vstate *s);
 /** Records an invalid verdict (the first one is kept). Returns RC_INVALID, so checks can
- *  end with `return vstate_invalid(...)`. reject is Core's string; fmt the detail. */
+ *  end with `return vstate_invalid(...)`. reject is Core's string, made from an entry of
+ *  consensus/reject.h's table (use vstate_reject for a plain entry); fmt the detail. */
 int vstate_invalid(struct vstate *s, enum vstate_result result, const char *reject,
                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+#define VSTATE_STRING_LEN (VSTATE_REJECT_LEN + VSTATE_DEBUG_LEN + 2)
+
+/** Core's ValidationState::ToString into out (len bytes, VSTATE_STRING_LEN holds any):
+ *  "Valid", the reject reason, or "reason, debug". Returns out. */
+const char *vstate_to_string(const struct vstate *s, char *out, size_t len);
+
+/** vstate_invalid with the reason from Core's table (consensus/reject.h; not one of its
+ *  formats). Returns RC_INVALID. */
+int vstate_reject(struct vstate *s, enum vstate_result result, enum consensus_reject reason,
+                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 static inline int vstate_is_valid(const struct vstate *s)
 {
     return s->mode == VSTATE_VALID;

@@ -40,7 +40,7 @@ int ser_get_compact(struct reader *r, uint64_t *out, const char *what)
         }
         v = t;
         if (v < 253) {
-            return reader_fail(r, RC_NONCANONICAL, "non-canonical CompactSize for %s at offset %zu",
+            return reader_fail(r, RC_NONCANONICAL, "non-canonical ReadCompactSize(): %s at offset %zu",
                                what, r->pos - 3);
         }
     } else if (first == 254) {
@@ -50,7 +50,7 @@ int ser_get_compact(struct reader *r, uint64_t *out, const char *what)
         }
         v = t;
         if (v <= 0xffff) {
-            return reader_fail(r, RC_NONCANONICAL, "non-canonical CompactSize for %s at offset %zu",
+            return reader_fail(r, RC_NONCANONICAL, "non-canonical ReadCompactSize(): %s at offset %zu",
                                what, r->pos - 5);
         }
     } else {
@@ -58,12 +58,12 @@ int ser_get_compact(struct reader *r, uint64_t *out, const char *what)
             return rc;
         }
         if (v <= 0xffffffffu) {
-            return reader_fail(r, RC_NONCANONICAL, "non-canonical CompactSize for %s at offset %zu",
+            return reader_fail(r, RC_NONCANONICAL, "non-canonical ReadCompactSize(): %s at offset %zu",
                                what, r->pos - 9);
         }
     }
     if (v > SER_MAX_SIZE) {
-        return reader_fail(r, RC_TOO_LARGE, "%s of %llu exceeds the 32 MiB limit at offset %zu",
+        return reader_fail(r, RC_TOO_LARGE, "ReadCompactSize(): size too large: %s of %llu over 32 MiB at offset %zu",
                            what, (unsigned long long)v, r->pos);
     }
     *out = v;

@@ -35,9 +35,11 @@ enum rpc_error_code {
     RPC_DESERIALIZATION_ERROR = -22,   /* error parsing or validating structure in raw format */
     RPC_VERIFY_ERROR = -25,            /* general error during transaction or block submission */
     RPC_VERIFY_REJECTED = -26,         /* transaction or block was rejected by network rules */
-    RPC_VERIFY_ALREADY_IN_CHAIN = -27, /* transaction already in chain */
+    RPC_VERIFY_ALREADY_IN_UTXO_SET = -27, /* transaction already in the UTXO set */
+    RPC_VERIFY_ALREADY_IN_CHAIN = RPC_VERIFY_ALREADY_IN_UTXO_SET, /* Core's older name */
     RPC_IN_WARMUP = -28,               /* client still warming up */
     RPC_METHOD_DEPRECATED = -32,       /* RPC method is deprecated */
+    RPC_LIMIT_EXCEEDED = -37,          /* a bounded resource is currently at capacity */
 
     /* P2P client errors. */
     RPC_CLIENT_NOT_CONNECTED = -9,

@@ -166,7 +166,7 @@ static const struct {
     [SCRIPT_ERR_OP_CODESEPARATOR] = {"OP_CODESEPARATOR",
                                      "Using OP_CODESEPARATOR in non-witness script"},
     [SCRIPT_ERR_SIG_FINDANDDELETE] = {"SIG_FINDANDDELETE", "Signature is found in scriptCode"},
-    [SCRIPT_ERR_SCRIPTNUM] = {"SCRIPTNUM", "Script number overflow or non-minimal encoding"},
+    [SCRIPT_ERR_SCRIPTNUM] = {"SCRIPTNUM", "Script number overflowed or is non-minimally encoded"},
 };
 
 const char *script_error_name(enum script_error err)

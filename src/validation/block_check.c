@@ -18,7 +18,7 @@ int block_check_header(struct vstate *s, const struct block_header *h,
     uint8_t hash[32];
     block_header_hash(h, hash);
     if (!pow_check(hash, h->bits, p)) {
-        return vstate_invalid(s, VRESULT_INVALID_HEADER, "high-hash", "proof of work failed");
+        return vstate_reject(s, VRESULT_INVALID_HEADER, REJECT_HIGH_HASH, "proof of work failed");
     }
     return RC_OK;
 }
@@ -34,27 +34,27 @@ int block_check(struct vstate *s, const struct block *b, const struct chain_para
     }
     /* Signet: the block's signature, with its proof of work (Core's CheckBlock order). */
     if (check_pow && p->signet_blocks && !signet_check_block_solution(b, p)) {
-        return vstate_invalid(s, VRESULT_CONSENSUS, "bad-signet-blksig",
+        return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_SIGNET_BLKSIG,
                               "signet block signature validation failure");
     }
     merkle_block_root(root, &mutated, b);
     if (memcmp(root, b->header.merkle_root, 32) != 0) {
-        return vstate_invalid(s, VRESULT_MUTATED, "bad-txnmrklroot", "hashMerkleRoot mismatch");
+        return vstate_reject(s, VRESULT_MUTATED, REJECT_BAD_TXNMRKLROOT, "hashMerkleRoot mismatch");
     }
     if (mutated) {
-        return vstate_invalid(s, VRESULT_MUTATED, "bad-txns-duplicate",
+        return vstate_reject(s, VRESULT_MUTATED, REJECT_BAD_TXNS_DUPLICATE,
                               "duplicate transaction");
     }
     if (b->tx_count == 0 || b->tx_count * WITNESS_SCALE_FACTOR > MAX_BLOCK_WEIGHT ||
         b->size_stripped * WITNESS_SCALE_FACTOR > MAX_BLOCK_WEIGHT) {
-        return vstate_invalid(s, VRESULT_CONSENSUS, "bad-blk-length", "size limits failed");
+        return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_BLK_LENGTH, "size limits failed");
     }
     if (!tx_is_coinbase(&b->txs[0])) {
-        return vstate_invalid(s, VRESULT_CONSENSUS, "bad-cb-missing", "first tx is not coinbase");
+        return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_CB_MISSING, "first tx is not coinbase");
     }
     for (size_t i = 1; i < b->tx_count; i++) {
         if (tx_is_coinbase(&b->txs[i])) {
-            return vstate_invalid(s, VRESULT_CONSENSUS, "bad-cb-multiple",
+            return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_CB_MULTIPLE,
                                   "more than one coinbase");
         }
     }
@@ -73,7 +73,7 @@ int block_check(struct vstate *s, const struct block *b, const struct chain_para
         sigops += tx_sigops_legacy(&b->txs[i]);
     }
     if (sigops * WITNESS_SCALE_FACTOR > MAX_BLOCK_SIGOPS_COST) {
-        return vstate_invalid(s, VRESULT_CONSENSUS, "bad-blk-sigops", "out-of-bounds SigOpCount %llu",
+        return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_BLK_SIGOPS, "out-of-bounds SigOpCount %llu",
                               (unsigned long long)sigops);
     }
     return RC_OK;
@@ -83,30 +83,31 @@ int block_check_header_contextual(struct vstate *s, const struct block_header *h
                                   const struct header_context *ctx, const struct chain_params *p)
 {
     if (h->bits != ctx->expected_bits) {
-        return vstate_invalid(s, VRESULT_INVALID_HEADER, "bad-diffbits",
+        return vstate_reject(s, VRESULT_INVALID_HEADER, REJECT_BAD_DIFFBITS,
                               "incorrect proof of work: bits %08x, expected %08x", h->bits,
                               ctx->expected_bits);
     }
     if ((int64_t)h->time <= ctx->prev_mtp) {
-        return vstate_invalid(s, VRESULT_INVALID_HEADER, "time-too-old",
+        return vstate_reject(s, VRESULT_INVALID_HEADER, REJECT_TIME_TOO_OLD,
                               "block's timestamp %u is not after the median time past %lld",
                               h->time, (long long)ctx->prev_mtp);
     }
     if (p->enforce_bip94 && ctx->height % chain_params_retarget_interval(p) == 0 &&
         (int64_t)h->time < ctx->prev_time - MAX_TIMEWARP) {
-        return vstate_invalid(s, VRESULT_INVALID_HEADER, "time-timewarp-attack",
+        return vstate_reject(s, VRESULT_INVALID_HEADER, REJECT_TIME_TIMEWARP_ATTACK,
                               "block's timestamp %u is too early on a retarget boundary",
                               h->time);
     }
     if ((int64_t)h->time > ctx->adjusted_time + MAX_FUTURE_BLOCK_TIME) {
-        return vstate_invalid(s, VRESULT_TIME_FUTURE, "time-too-new",
+        return vstate_reject(s, VRESULT_TIME_FUTURE, REJECT_TIME_TOO_NEW,
                               "block timestamp %u too far in the future", h->time);
     }
     if ((h->version < 2 && ctx->height >= p->bip34_height) ||
         (h->version < 3 && ctx->height >= p->bip66_height) ||
         (h->version < 4 && ctx->height >= p->bip65_height)) {
         char reject[VSTATE_REJECT_LEN];
-        snprintf(reject, sizeof(reject), "bad-version(0x%08x)", (uint32_t)h->version);
+        snprintf(reject, sizeof(reject), REJECT_FMT_BAD_VERSION,
+                 (uint32_t)h->version);
         return vstate_invalid(s, VRESULT_INVALID_HEADER, reject, "rejected nVersion=0x%08x block",
                               (uint32_t)h->version);
     }
@@ -119,7 +120,7 @@ int block_check_contextual(struct vstate *s, const struct block *b, int height, 
     int64_t cutoff = height >= p->csv_height ? prev_mtp : (int64_t)b->header.time;
     for (size_t i = 0; i < b->tx_count; i++) {
         if (!consensus_tx_is_final(&b->txs[i], height, cutoff)) {
-            return vstate_invalid(s, VRESULT_CONSENSUS, "bad-txns-nonfinal",
+            return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_TXNS_NONFINAL,
                                   "non-final transaction %zu", i);
         }
     }
@@ -128,7 +129,7 @@ int block_check_contextual(struct vstate *s, const struct block *b, int height, 
         size_t n = consensus_height_push(want, height);
         const struct bytes *sig = &b->txs[0].vin[0].script_sig;
         if (sig->len < n || memcmp(sig->data, want, n) != 0) {
-            return vstate_invalid(s, VRESULT_CONSENSUS, "bad-cb-height",
+            return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_CB_HEIGHT,
                                   "block height mismatch in coinbase");
         }
     }
@@ -139,7 +140,7 @@ int block_check_contextual(struct vstate *s, const struct block *b, int height, 
             const struct tx_in *in = &b->txs[0].vin[0];
             uint8_t root[32], both[64], commit[32];
             if (in->witness_count != 1 || in->witness[0].len != 32) {
-                return vstate_invalid(s, VRESULT_MUTATED, "bad-witness-nonce-size",
+                return vstate_reject(s, VRESULT_MUTATED, REJECT_BAD_WITNESS_NONCE_SIZE,
                                       "invalid witness reserved value size");
             }
             merkle_block_witness_root(root, NULL, b);
@@ -147,7 +148,7 @@ int block_check_contextual(struct vstate *s, const struct block *b, int height, 
             memcpy(both + 32, in->witness[0].data, 32);
             hash_sha256d(commit, both, 64);
             if (memcmp(commit, b->txs[0].vout[pos].script_pubkey.data + 6, 32) != 0) {
-                return vstate_invalid(s, VRESULT_MUTATED, "bad-witness-merkle-match",
+                return vstate_reject(s, VRESULT_MUTATED, REJECT_BAD_WITNESS_MERKLE_MATCH,
                                       "witness merkle commitment mismatch");
             }
             have_witness = 1;
@@ -156,13 +157,13 @@ int block_check_contextual(struct vstate *s, const struct block *b, int height, 
     if (!have_witness) {
         for (size_t i = 0; i < b->tx_count; i++) {
             if (tx_has_witness(&b->txs[i])) {
-                return vstate_invalid(s, VRESULT_MUTATED, "unexpected-witness",
+                return vstate_reject(s, VRESULT_MUTATED, REJECT_UNEXPECTED_WITNESS,
                                       "unexpected witness data found in tx %zu", i);
             }
         }
     }
     if (block_weight(b) > MAX_BLOCK_WEIGHT) {
-        return vstate_invalid(s, VRESULT_CONSENSUS, "bad-blk-weight", "weight limit failed: %zu",
+        return vstate_reject(s, VRESULT_CONSENSUS, REJECT_BAD_BLK_WEIGHT, "weight limit failed: %zu",
                               block_weight(b));
     }
     return RC_OK;

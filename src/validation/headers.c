@@ -60,8 +60,10 @@ int headers_accept(struct block_tree *t, struct vstate *st, struct block_index *
     struct block_index *e = block_tree_find(t, hash);
     if (e) {
         if (block_index_failed(e)) {
-            return vstate_invalid(st, VRESULT_CACHED_INVALID, "duplicate",
-                                  "block is marked invalid");
+            char hx[65];
+            hex_encode_rev(hx, hash, 32);
+            return vstate_reject(st, VRESULT_CACHED_INVALID, REJECT_DUPLICATE_INVALID,
+                                 "block %s was previously marked invalid", hx);
         }
         *out = e;
         return RC_OK;
@@ -75,11 +77,11 @@ int headers_accept(struct block_tree *t, struct vstate *st, struct block_index *
         log_prev("not found", hash, h->prev_hash);
         char hx[65];
         hex_encode_rev(hx, h->prev_hash, 32);
-        return vstate_invalid(st, VRESULT_MISSING_PREV, "prev-blk-not-found", "parent %s", hx);
+        return vstate_reject(st, VRESULT_MISSING_PREV, REJECT_PREV_BLK_NOT_FOUND, "parent %s", hx);
     }
     if (block_index_failed(prev)) {
         log_prev("invalid", hash, h->prev_hash);
-        return vstate_invalid(st, VRESULT_INVALID_PREV, "bad-prevblk", "parent is invalid");
+        return vstate_reject(st, VRESULT_INVALID_PREV, REJECT_BAD_PREVBLK, "parent is invalid");
     }
     struct header_context ctx = {
         .height = prev->height + 1,

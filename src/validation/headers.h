@@ -14,7 +14,7 @@
 /** Accepts one header into the tree.
  *
  *  Returns: 0 with *out set to its entry (new, or the existing one for a known valid
- *           header); RC_INVALID with st filled: "duplicate" (known invalid),
+ *           header); RC_INVALID with st filled: "duplicate-invalid" (known invalid),
  *           "high-hash", "prev-blk-not-found", "bad-prevblk", and the contextual rejects of
  *           block_check_header_contextual. Only accepted headers enter the tree.
  *  In:      adjusted_time: the node's clock for the two-hour future limit.

@@ -15,7 +15,7 @@ int chainstate_test_block(struct chainstate *cs, const struct block *b, int chec
     struct block_index *tip = chainstate_tip(cs);
     vstate_init(st);
     if (!tip || memcmp(b->header.prev_hash, tip->hash, 32) != 0) {
-        return vstate_invalid(st, VRESULT_MISSING_PREV, "inconclusive-not-best-prevblk", "%s", "");
+        return vstate_reject(st, VRESULT_MISSING_PREV, REJECT_INCONCLUSIVE_NOT_BEST_PREVBLK, "%s", "");
     }
     struct header_context hc = {
         .height = tip->height + 1,

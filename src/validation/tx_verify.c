@@ -11,13 +11,12 @@ int tx_verify_inputs(const struct tx *tx, const struct coin *spent, int32_t spen
     for (size_t i = 0; i < tx->vin_count; i++) {
         const struct coin *c = &spent[i];
         if (!tx_verify_coin_mature(c, spend_height)) {
-            return vstate_invalid(
-                st, VRESULT_TX_PREMATURE_SPEND, "bad-txns-premature-spend-of-coinbase",
+            return vstate_reject(st, VRESULT_TX_PREMATURE_SPEND, REJECT_BAD_TXNS_PREMATURE_SPEND_OF_COINBASE,
                 "tried to spend coinbase at depth %d", spend_height - (int32_t)c->height);
         }
         value_in += c->value_sat;
         if (!amount_in_range(c->value_sat) || !amount_in_range(value_in)) {
-            return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-inputvalues-outofrange", "%s",
+            return vstate_reject(st, VRESULT_CONSENSUS, REJECT_BAD_TXNS_INPUTVALUES_OUTOFRANGE, "%s",
                                   "");
         }
     }
@@ -28,11 +27,11 @@ int tx_verify_inputs(const struct tx *tx, const struct coin *spent, int32_t spen
         char a[AMOUNT_FORMAT_LEN], b[AMOUNT_FORMAT_LEN];
         amount_format_money(a, value_in);
         amount_format_money(b, value_out);
-        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-in-belowout",
+        return vstate_reject(st, VRESULT_CONSENSUS, REJECT_BAD_TXNS_IN_BELOWOUT,
                               "value in (%s) < value out (%s)", a, b);
     }
     if (!amount_in_range(value_in - value_out)) {
-        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-fee-outofrange", "%s", "");
+        return vstate_reject(st, VRESULT_CONSENSUS, REJECT_BAD_TXNS_FEE_OUTOFRANGE, "%s", "");
     }
     *fee = value_in - value_out;
     return RC_OK;

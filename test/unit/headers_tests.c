@@ -315,11 +315,11 @@ static void test_header_rejections(void)
     CHECK_EQ_INT(headers_accept(t, &st, &again, &h, p, h.time), RC_OK);
     CHECK(again == e);
 
-    /* A failed block: itself "duplicate", its children "bad-prevblk". */
+    /* A failed block: itself "duplicate-invalid", its children "bad-prevblk". */
     e->status |= BLOCK_FAILED_VALID;
     vstate_init(&st);
     CHECK_EQ_INT(headers_accept(t, &st, &again, &h, p, h.time), RC_INVALID);
-    CHECK_EQ_STR(st.reject, "duplicate");
+    CHECK_EQ_STR(st.reject, "duplicate-invalid");
     h = hs.h[2001];
     vstate_init(&st);
     CHECK_EQ_INT(headers_accept(t, &st, &again, &h, p, h.time), RC_INVALID);

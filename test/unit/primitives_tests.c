@@ -855,7 +855,7 @@ static void test_malformed_tx(void)
     buf_put_u16le(&b, 1);
     buf_append_fill(&b, 0, 60);
     CHECK_EQ_INT(tx_deserialize(&t, b.data, b.len, err, sizeof(err)), RC_NONCANONICAL);
-    CHECK_EQ_STR(err, "non-canonical CompactSize for input count at offset 4");
+    CHECK_EQ_STR(err, "non-canonical ReadCompactSize(): input count at offset 4");
     buf_reset(&b);
     build_simple_tx(&b);
     /* scriptSig length at offset 41: replace "01 51" by "fd 0100 51". */
@@ -867,7 +867,7 @@ static void test_malformed_tx(void)
         buf_put_u16le(&c, 1);
         buf_append(&c, b.data + 42, b.len - 42);
         CHECK_EQ_INT(tx_deserialize(&t, c.data, c.len, err, sizeof(err)), RC_NONCANONICAL);
-        CHECK_EQ_STR(err, "non-canonical CompactSize for input 0 scriptSig length at offset 41");
+        CHECK_EQ_STR(err, "non-canonical ReadCompactSize(): input 0 scriptSig length at offset 41");
         buf_clear(&c);
     }
 

@@ -43,7 +43,7 @@ struct block_index {
     uint32_t undo_pos; /* offset of the undo record in rev<file>.dat (HAVE_UNDO) */
     uint32_t tx_count;
     uint64_t chain_tx;   /* transactions up to and including this block, 0 if unknown */
-    int64_t sequence_id; /* order in which block data arrived: ties in work go to the first */
+    int64_t sequence_id; /* candidates.h: ties in work go to the lower (Core's nSequenceId) */
     int64_t time_max;    /* max header time up to here */
     uint8_t dirty;       /* changed since last written to the index store (not stored) */
     uint8_t stored;      /* has a record in the index store (a flag in memory only) */

@@ -123,7 +123,6 @@ static int accept_locked(struct chainstate *cs, struct block *b, const uint8_t *
     e->tx_count = (uint32_t)b->tx_count;
     e->status |= BLOCK_HAVE_DATA;
     block_index_raise_validity(e, BLOCK_VALID_TRANSACTIONS);
-    e->sequence_id = cs->next_sequence++;
     chainstate_mark_dirty(cs, e);
     if (!e->prev || e->prev->chain_tx) {
         candidates_link(&cs->cand, e);
@@ -141,25 +140,35 @@ static int accept_locked(struct chainstate *cs, struct block *b, const uint8_t *
     return RC_OK;
 }
 
+/* How a block came: a peer or submitblock asked for it (Core's ProcessNewBlock), nobody did
+ * (fRequested false), or it is read from a block file (Core's import calls AcceptBlock). */
+enum accept_kind { ACCEPT_REQUESTED, ACCEPT_UNREQUESTED, ACCEPT_IMPORT };
+
 static int accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
-                        const struct block_pos *known_pos, int requested, struct vstate *st,
-                        int *is_new);
+                        const struct block_pos *known_pos, enum accept_kind kind,
+                        struct vstate *st, int *is_new);
 
 int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
                             const struct block_pos *known_pos, struct vstate *st, int *is_new)
 {
-    return accept_block(cs, raw, len, known_pos, 1, st, is_new);
+    return accept_block(cs, raw, len, known_pos, ACCEPT_REQUESTED, st, is_new);
+}
+
+int chainstate_import_block(struct chainstate *cs, const uint8_t *raw, size_t len,
+                            const struct block_pos *known_pos, struct vstate *st, int *is_new)
+{
+    return accept_block(cs, raw, len, known_pos, ACCEPT_IMPORT, st, is_new);
 }
 
 int chainstate_accept_unrequested_block(struct chainstate *cs, const uint8_t *raw, size_t len,
                                         struct vstate *st, int *is_new)
 {
-    return accept_block(cs, raw, len, NULL, 0, st, is_new);
+    return accept_block(cs, raw, len, NULL, ACCEPT_UNREQUESTED, st, is_new);
 }
 
 static int accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
-                        const struct block_pos *known_pos, int requested, struct vstate *st,
-                        int *is_new)
+                        const struct block_pos *known_pos, enum accept_kind kind,
+                        struct vstate *st, int *is_new)
 {
     struct block b;
     char err[256];
@@ -172,13 +181,13 @@ static int accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
      * P2P message's payload, submitblock's hex); the block is its bytes read. */
     size_t used = 0;
     if (block_parse_prefix(&b, raw, len, &used, err, sizeof(err)) != RC_OK) {
-        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "%s", err);
+        return vstate_reject(st, VRESULT_CONSENSUS, REJECT_BAD_BLK_SERIALIZATION, "%s", err);
     }
     len = used;
     /* Context-free checks first, as Core's ProcessNewBlock runs CheckBlock before anything
-     * is stored: a block failing them is not remembered at all (its header may belong to a
-     * valid block with another body), so submitting it again gives the reason again. They
-     * need no lock: only this thread changes the tree. */
+     * is stored: a block failing them is not remembered at all (its header, if known, may
+     * belong to a valid block with another body, and stays as it was), so submitting it
+     * again gives the reason again. They need no lock: only this thread changes the tree. */
     struct block_index *e = block_tree_find(cs->tree, b.hash);
     int bad = !(e && (e->status & BLOCK_HAVE_DATA)) && block_check(st, &b, cs->p, 1);
     if (bad && st->result == VRESULT_MUTATED) {
@@ -187,15 +196,16 @@ static int accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
     }
     pthread_rwlock_wrlock(&cs->lock);
     if (bad) {
-        if (e && !block_index_failed(e) && st->result != VRESULT_MUTATED) {
-            /* Its header came first (an import reads headers first): this body is what the
-             * header commits to (not mutated), so the block is invalid, as Core's
-             * AcceptBlock marks it. */
+        if (kind == ACCEPT_IMPORT && e && !block_index_failed(e) &&
+            st->result != VRESULT_MUTATED) {
+            /* An import whose header came first: this body is what the header commits to
+             * (not mutated), so the block is invalid, as Core's import (AcceptBlock) marks
+             * it. A peer's block leaves its header alone (Core's ProcessNewBlock). */
             chainstate_mark_invalid(cs, e);
         }
         rc = RC_INVALID;
     } else {
-        rc = accept_locked(cs, &b, raw, len, known_pos, requested, st, is_new);
+        rc = accept_locked(cs, &b, raw, len, known_pos, kind != ACCEPT_UNREQUESTED, st, is_new);
     }
     pthread_rwlock_unlock(&cs->lock);
     if (rc == RC_INVALID && st->result != VRESULT_MISSING_PREV) {
@@ -259,7 +269,7 @@ int chainstate_accept_header(struct chainstate *cs, const uint8_t raw80[80], str
     struct block_index *e = NULL;
     reader_init(&r, raw80, 80);
     if (block_header_parse(&h, &r) != RC_OK) {
-        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-serialization", "header");
+        return vstate_reject(st, VRESULT_CONSENSUS, REJECT_BAD_BLK_SERIALIZATION, "header");
     }
     uint8_t hash[32];
     block_header_hash(&h, hash);

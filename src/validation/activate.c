@@ -130,11 +130,16 @@ static void connect_failed(struct chainstate *cs, struct block_index *e, const s
 {
     char hx[65];
     hex_encode_rev(hx, e->hash, 32);
-    LOG_WARN("connect block %s height %d: %s (%s)", hx, e->height, st->reject, st->debug);
+    char why[VSTATE_STRING_LEN];
+    vstate_to_string(st, why, sizeof(why));
+    /* Core's ConnectBlock and ConnectTip lines */
+    LOG_INFO("Block validation error: %s", why);
+    LOG_ERROR("ConnectTip: ConnectBlock %s failed, %s", hx, why);
     chainstate_mark_invalid(cs, e);
     cs->counters.blocks_failed++;
-    memcpy(cs->last_invalid_hash, e->hash, 32);
-    cs->last_invalid = *st;
+    unsigned slot = cs->invalid_next++ % CHAINSTATE_INVALID_RING;
+    memcpy(cs->invalid_ring[slot].hash, e->hash, 32);
+    cs->invalid_ring[slot].st = *st;
 }
 
 /* Makes the connected block s->e the tip: its undo data, its index entry, its coins into the

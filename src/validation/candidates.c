@@ -7,7 +7,7 @@
 
 void candidates_init(struct candidates *c)
 {
-    *c = (struct candidates){0};
+    *c = (struct candidates){.next_sequence = CANDIDATES_SEQ_FIRST};
 }
 
 void candidates_clear(struct candidates *c)
@@ -74,30 +74,35 @@ void candidates_forget(struct candidates *c, struct block_index *e)
     }
 }
 
-/* Links the blocks that waited for x (x has its chain_tx) onto queue. */
+/* Appends the blocks that waited for x (x has its chain_tx) to queue, in the order they
+ * came (Core's m_blocks_unlinked keeps it), and forgets them as waiters. */
 static void take_waiters(struct candidates *c, struct block_index *x, struct block_index ***queue,
                          size_t *n, size_t *cap)
 {
-    for (size_t i = 0; i < c->nunlinked;) {
+    size_t kept = 0;
+    for (size_t i = 0; i < c->nunlinked; i++) {
         if (c->unlinked[i].parent == x) {
             if (*n == *cap) {
                 *cap *= 2;
                 *queue = xrealloc(*queue, *cap * sizeof(**queue));
             }
             (*queue)[(*n)++] = c->unlinked[i].child;
-            c->unlinked[i] = c->unlinked[--c->nunlinked];
         } else {
-            i++;
+            c->unlinked[kept++] = c->unlinked[i];
         }
     }
+    c->nunlinked = kept;
 }
 
-/* Links each block of queue[0..n) and, in turn, those that waited for it. */
+/* Links each block of queue[0..n) and, in turn, those that waited for it, first in first
+ * out: each gets the next sequence number as it is linked (Core's ReceivedBlockTransactions),
+ * so on equal work the branch whose data was complete first wins. */
 static void link_queue(struct candidates *c, struct block_index **queue, size_t n, size_t cap)
 {
-    while (n) {
-        struct block_index *x = queue[--n];
+    for (size_t head = 0; head < n; head++) {
+        struct block_index *x = queue[head];
         x->chain_tx = (x->prev ? x->prev->chain_tx : 0) + x->tx_count;
+        x->sequence_id = c->next_sequence++;
         if (!block_index_failed(x)) {
             candidates_add(c, x);
         }

@@ -6,6 +6,7 @@
 #define BITNODE_VALIDATION_CANDIDATES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "blockstore/blockindex.h"
 
@@ -18,15 +19,24 @@ struct candidates {
     size_t nunlinked, capunlinked;
     struct block_index *target; /* the best candidate, as last chosen */
     int stale;                  /* the set changed since target was chosen */
+    int64_t next_sequence;      /* the next block linked gets it (from CANDIDATES_SEQ_FIRST) */
 };
+
+/* Sequence numbers as Core's nSequenceId: the active chain read at start-up, the other
+ * blocks read at start-up, then each block as it is linked. preciousblock goes below 0. */
+#define CANDIDATES_SEQ_BEST_FROM_DISK 0
+#define CANDIDATES_SEQ_FROM_DISK 1
+#define CANDIDATES_SEQ_FIRST 2
 
 /** Makes c empty (no allocation). */
 void candidates_init(struct candidates *c);
 /** Frees what c holds. */
 void candidates_clear(struct candidates *c);
 
-/** Core's chain order: more work wins; on equal work, the block whose data came first
- *  (sequence 0, loaded from disk, earliest); then the lower address, so the order is total. */
+/** Core's chain order: more work wins; on equal work, the lower sequence number (the chain
+ *  active at start-up, then the blocks read at start-up, then the block linked first: its
+ *  data and all its ancestors' complete first); then the lower address, so the order is
+ *  total. */
 int candidates_better(const struct block_index *a, const struct block_index *b);
 
 /** Adds e (once). */
@@ -42,8 +52,9 @@ void candidates_add_unlinked(struct candidates *c, struct block_index *e);
 /** e lost its data (pruned): it is no candidate, and waits for nothing nor is waited for.
  *  O(size of the set). */
 void candidates_forget(struct candidates *c, struct block_index *e);
-/** e has data and so do all its ancestors: e gets its chain_tx and, unless failed, becomes
- *  a candidate; so do the blocks that waited for it, and theirs, in turn. */
+/** e has data and so do all its ancestors: e gets its chain_tx and the next sequence
+ *  number and, unless failed, becomes a candidate; so do the blocks that waited for it, and
+ *  theirs, in turn, breadth first in the order their data came. */
 void candidates_link(struct candidates *c, struct block_index *e);
 /** e got its chain_tx another way (a UTXO snapshot's base, whose ancestors have no data):
  *  the blocks that waited for it are linked, as candidates_link does for e's own. */

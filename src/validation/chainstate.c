@@ -140,22 +140,36 @@ int chainstate_load_block(struct chainstate *cs, const struct block_index *e, st
  * header's difficulty, so that a block cannot be buried under assumevalid cheaply. */
 #define ASSUME_VALID_BURY_SECONDS (60 * 60 * 24 * 7 * 2)
 
-int chainstate_assume_scripts_valid(struct chainstate *cs, struct block_index *e)
+const char *chainstate_script_check_reason(struct chainstate *cs, struct block_index *e)
 {
     if (!cs->have_assume_valid) {
-        return 0;
+        return "assumevalid=0 (always verify)";
     }
     struct block_index *av = block_tree_find(cs->tree, cs->assume_valid);
     struct block_index *best = cs->best_header;
-    if (!av || !best || block_index_ancestor(av, e->height) != e ||
-        block_index_ancestor(best, e->height) != e) {
-        return 0;
+    if (!av) {
+        return "assumevalid hash not in headers";
+    }
+    if (block_index_ancestor(av, e->height) != e) {
+        return e->height > av->height ? "block height above assumevalid height"
+                                      : "block not in assumevalid chain";
+    }
+    if (!best || block_index_ancestor(best, e->height) != e) {
+        return "block not in best header chain";
     }
     if (u256_cmp(&best->chain_work, &cs->p->minimum_chain_work) < 0) {
-        return 0;
+        return "best header chainwork below minimumchainwork";
     }
-    return pow_proof_equivalent_time(&best->chain_work, &e->chain_work, best->header.bits, cs->p) >
-           ASSUME_VALID_BURY_SECONDS;
+    if (pow_proof_equivalent_time(&best->chain_work, &e->chain_work, best->header.bits, cs->p) <=
+        ASSUME_VALID_BURY_SECONDS) {
+        return "block too recent relative to best header";
+    }
+    return NULL;
+}
+
+int chainstate_assume_scripts_valid(struct chainstate *cs, struct block_index *e)
+{
+    return chainstate_script_check_reason(cs, e) == NULL;
 }
 
 struct block_index *chainstate_tip(const struct chainstate *cs)
@@ -313,11 +327,15 @@ const char *chainstate_blocks_dir(const struct chainstate *cs)
 int chainstate_last_invalid(const struct chainstate *cs, const uint8_t hash32[32],
                             struct vstate *st)
 {
-    if (cs->last_invalid.mode != VSTATE_INVALID || memcmp(cs->last_invalid_hash, hash32, 32)) {
-        return 0;
+    for (unsigned i = 0; i < CHAINSTATE_INVALID_RING; i++) {
+        unsigned slot = (cs->invalid_next - 1 - i) % CHAINSTATE_INVALID_RING; /* newest first */
+        if (cs->invalid_ring[slot].st.mode == VSTATE_INVALID &&
+            memcmp(cs->invalid_ring[slot].hash, hash32, 32) == 0) {
+            *st = cs->invalid_ring[slot].st;
+            return 1;
+        }
     }
-    *st = cs->last_invalid;
-    return 1;
+    return 0;
 }
 
 int chainstate_left_ibd(const struct chainstate *cs)

@@ -106,6 +106,13 @@ struct block_pos {
 int chainstate_accept_block(struct chainstate *cs, const uint8_t *raw, size_t len,
                             const struct block_pos *known_pos, struct vstate *st, int *is_new);
 
+/** chainstate_accept_block for a block read from a block file (-reindex, -loadblock, as
+ *  Core's import calls AcceptBlock): the same, except that a body failing the context-free
+ *  checks (CheckBlock) marks its header failed when the header is known already; a peer's
+ *  or submitblock's block leaves a known header as it was (Core's ProcessNewBlock). */
+int chainstate_import_block(struct chainstate *cs, const uint8_t *raw, size_t len,
+                            const struct block_pos *known_pos, struct vstate *st, int *is_new);
+
 /** chainstate_accept_block for a block nobody asked for (Core's AcceptBlock with fRequested
  *  false): the header is accepted, the block stored only if its chain has at least the
  *  tip's work and the minimum chain work and it is at most MIN_BLOCKS_TO_KEEP above the tip;
@@ -394,8 +401,8 @@ int chainstate_precious_block(struct chainstate *cs, const uint8_t hash32[32]);
 int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *ok, char *why,
                       size_t why_len);
 
-/** If hash32 is the block most recently found invalid while connecting, copies the verdict
- *  into *st and returns 1; else 0. */
+/** If hash32 is one of the last CHAINSTATE_INVALID_RING (16) blocks found invalid while
+ *  connecting, copies its verdict into *st and returns 1; else 0. */
 int chainstate_last_invalid(const struct chainstate *cs, const uint8_t hash32[32],
                             struct vstate *st);
 

@@ -41,6 +41,8 @@ struct chainstate_background {
 /* Three kinds of field: fixed at open; what readers see (changed by the validation thread
  * under the write lock, read by others under the read lock); and the validation thread's
  * own (no reader touches them, so it needs no lock for them). */
+#define CHAINSTATE_INVALID_RING 16
+
 struct chainstate {
     /* The chain lock: the validation thread takes it for writing around each change; readers
      * (RPC, the importer's lookups) for reading. Never held while waiting for the check pool
@@ -66,6 +68,9 @@ struct chainstate {
     struct sigcache *sigcache;
     uint8_t assume_valid[32]; /* -assumevalid or the chain's default; zero: none */
     int have_assume_valid;
+    /* The reason last logged for checking scripts or not (connect.c; validation thread). */
+    int script_reason_logged;
+    const char *last_script_reason;
     struct chainstate_listener listeners[CHAINSTATE_MAX_LISTENERS]; /* set while nothing else
                                                                         runs */
     size_t n_listeners;
@@ -90,9 +95,13 @@ struct chainstate {
     struct active_chain active; /* the active chain (chainstate_set_tip) */
     struct block_index *best_header;
     atomic_int stop_requested; /* -stopatheight reached (atomic: read without the lock) */
-    /* The last block found invalid while connecting, and why (submitblock reports it). */
-    uint8_t last_invalid_hash[32];
-    struct vstate last_invalid;
+    /* The verdicts of the blocks that failed to connect last (a ring; submitblock and the
+     * punishment of their senders read them). */
+    struct {
+        uint8_t hash[32];
+        struct vstate st;
+    } invalid_ring[CHAINSTATE_INVALID_RING];
+    unsigned invalid_next;
     /* The invalid block with the most work whose data is stored (Core's m_best_invalid:
      * set where blocks are marked invalid; the large-work warning compares it with the tip);
      * NULL: none, or it was reconsidered. */
@@ -124,7 +133,6 @@ struct chainstate {
      * one the chain heads for (candidates.h): accept.c adds, activate.c chooses. */
     struct candidates cand;
     int best_header_only; /* connect only along the best header chain (an import reading) */
-    int64_t next_sequence;     /* arrival order of block data */
     int64_t precious_sequence; /* decreasing: preciousblock ranks ahead of arrivals */
     /* Index entries to write at the next flush (flush.c). */
     struct block_index **dirty;
@@ -177,6 +185,11 @@ int chainstate_txindex_catch_up(struct chainstate *cs);
  *  best header has the chain's minimum work, and more than two weeks' worth of work lies on
  *  top of e. Every other rule is still checked. */
 int chainstate_assume_scripts_valid(struct chainstate *cs, struct block_index *e);
+
+/** Why the scripts of e (about to be connected) are checked, in Core's words ("assumevalid=0
+ *  (always verify)", "block not in assumevalid chain", ...), or NULL when -assumevalid lets
+ *  them be skipped (the conditions above). The string is static. */
+const char *chainstate_script_check_reason(struct chainstate *cs, struct block_index *e);
 
 /* activate.c */
 /* bad is invalid: marks it and everything built on it (none of it may be connected), and

@@ -73,7 +73,7 @@ static int check_bip30(const struct chain_params *p, struct block_index *e, cons
                 return rc;
             }
             if (have) {
-                return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-BIP30",
+                return vstate_reject(st, VRESULT_CONSENSUS, REJECT_BAD_TXNS_BIP30,
                                       "tried to overwrite transaction");
             }
         }
@@ -109,7 +109,7 @@ static int spend_inputs(struct spend_ctx *sc, const struct tx *tx, struct coins_
         int rc = coins_cache_spend(view, &tx->vin[i].prevout, &u->prev[i]);
         if (rc == RC_NOT_FOUND) {
             hex_encode_rev(txid, tx->txid, 32);
-            return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-inputs-missingorspent",
+            return vstate_reject(st, VRESULT_CONSENSUS, REJECT_BAD_TXNS_INPUTS_MISSINGORSPENT,
                                   "CheckTxInputs: inputs missing/spent in transaction %s", txid);
         }
         if (rc) {
@@ -128,12 +128,12 @@ static int spend_inputs(struct spend_ctx *sc, const struct tx *tx, struct coins_
     }
     sc->fees += fee;
     if (!amount_in_range(sc->fees)) {
-        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-accumulated-fee-outofrange",
+        return vstate_reject(st, VRESULT_CONSENSUS, REJECT_BAD_TXNS_ACCUMULATED_FEE_OUTOFRANGE,
                               "accumulated fee in the block out of range");
     }
     if (sc->csv && !tx_verify_sequence_locks(tx, sc->heights, e->prev, sc->prev_mtp)) {
         hex_encode_rev(txid, tx->txid, 32);
-        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-txns-nonfinal",
+        return vstate_reject(st, VRESULT_CONSENSUS, REJECT_BAD_TXNS_NONFINAL,
                               "contains a non-BIP68-final transaction %s", txid);
     }
     return RC_OK;
@@ -185,7 +185,7 @@ static int check_coinbase_amount(const struct chain_params *p, int height, const
         cb_out += b->txs[0].vout[o].value_sat;
     }
     if (cb_out > reward) {
-        return vstate_invalid(st, VRESULT_CONSENSUS, "bad-cb-amount",
+        return vstate_reject(st, VRESULT_CONSENSUS, REJECT_BAD_CB_AMOUNT,
                               "coinbase pays too much (actual=%lld vs limit=%lld)",
                               (long long)cb_out, (long long)reward);
     }
@@ -259,12 +259,31 @@ static int finish_scripts(struct chainstate *cs, struct chainstate_block_connect
     if (ff.failed) {
         char txid[65], reject[VSTATE_REJECT_LEN + 64];
         hex_encode_rev(txid, b->txs[ff.tx].txid, 32);
-        snprintf(reject, sizeof(reject), "block-script-verify-flag-failed (%s)",
+        snprintf(reject, sizeof(reject), REJECT_FMT_BLOCK_SCRIPT_VERIFY_FLAG_FAILED,
                  script_error_string(ff.err));
         return vstate_invalid(st, VRESULT_CONSENSUS, reject, "tx %s input %zu: %s", txid, ff.in,
                               script_error_name(ff.err));
     }
     return RC_OK;
+}
+
+/* Core's lines when script checking starts or stops (an -assumevalid boundary), once per
+ * change of reason, the first block connected included. */
+static void log_script_check_reason(struct chainstate *cs, const struct block_index *e,
+                                    const char *why)
+{
+    if (cs->script_reason_logged && cs->last_script_reason == why) {
+        return;
+    }
+    char hx[65];
+    hex_encode_rev(hx, e->hash, 32);
+    if (why) {
+        LOG_INFO("Enabling script verification at block #%d (%s): %s.", e->height, hx, why);
+    } else {
+        LOG_INFO("Disabling script verification at block #%d (%s).", e->height, hx);
+    }
+    cs->script_reason_logged = 1;
+    cs->last_script_reason = why;
 }
 
 int chainstate_block_begin(struct chainstate *cs, struct block_index *e, const struct block *b,
@@ -294,7 +313,9 @@ int chainstate_block_begin(struct chainstate *cs, struct block_index *e, const s
     size_t nontrivial = b->tx_count ? b->tx_count - 1 : 0;
     struct tx_undo *tu = block_undo_resize(undo, nontrivial);
     int64_t sigop_cost = 0;
-    c->check_scripts = !chainstate_assume_scripts_valid(cs, e); /* -assumevalid: scripts only */
+    const char *why = chainstate_script_check_reason(cs, e); /* -assumevalid: scripts only */
+    c->check_scripts = why != NULL;
+    log_script_check_reason(cs, e, why);
     c->spent = xcalloc(nontrivial + 1, sizeof(*c->spent));
     /* Script checks run on the pool while this thread does the UTXO work of the next
      * transactions (Core's CCheckQueueControl). */
@@ -316,7 +337,7 @@ int chainstate_block_begin(struct chainstate *cs, struct block_index *e, const s
         /* Sigop cost per transaction, as Core counts it before queueing the scripts. */
         sigop_cost += tx_sigop_cost(tx, coinbase ? NULL : c->spent[t - 1], c->flags);
         if (sigop_cost > MAX_BLOCK_SIGOPS_COST) {
-            rc = vstate_invalid(st, VRESULT_CONSENSUS, "bad-blk-sigops", "too many sigops");
+            rc = vstate_reject(st, VRESULT_CONSENSUS, REJECT_BAD_BLK_SIGOPS, "too many sigops");
             goto fail;
         }
         if (c->pooled && !coinbase &&

@@ -219,6 +219,7 @@ static void submit(struct importer *im, int file, const struct blockfile_record 
     s->job.len = rec->len;
     s->job.pos = im->reindex ? &s->pos : NULL;
     s->job.precheck = 1;
+    s->job.import = 1;
     memcpy(s->job.hash, hash, 32); /* the precheck's key: hashed here once */
     if (validator_submit(im->v, &s->job) != RC_OK) {
         if (!im->rc) {

@@ -83,7 +83,7 @@ static void index_derive(struct chainstate *cs)
     qsort(c.v, c.n, sizeof(*c.v), by_height);
     for (size_t i = 0; i < c.n; i++) {
         struct block_index *e = c.v[i];
-        e->sequence_id = 0;
+        e->sequence_id = CANDIDATES_SEQ_FROM_DISK;
         if (e->prev && block_index_failed(e->prev) && !block_index_failed(e)) {
             e->status |= BLOCK_FAILED_CHILD;
         }
@@ -102,6 +102,11 @@ static void index_derive(struct chainstate *cs)
         chainstate_note_header(cs, e);
     }
     struct block_index *tip = chainstate_tip(cs);
+    /* The chain that was active wins every tie over a restart (Core's
+     * SEQ_ID_BEST_CHAIN_FROM_DISK). */
+    for (struct block_index *a = tip; a; a = a->prev) {
+        a->sequence_id = CANDIDATES_SEQ_BEST_FROM_DISK;
+    }
     for (size_t i = 0; i < c.n; i++) {
         struct block_index *e = c.v[i];
         if (e->chain_tx && (e->status & BLOCK_HAVE_DATA) && !block_index_failed(e) &&
@@ -134,7 +139,7 @@ static void init_state(struct chainstate *cs, const struct chainstate_options *o
     cs->tree = block_tree_new();
     block_init(&cs->recent);
     readahead_coins_init(&cs->ra_coins);
-    cs->next_sequence = 1;
+    candidates_init(&cs->cand);
     cs->last_flush_time = (int64_t)time(NULL);
 
     pthread_mutex_init(&cs->prune_lock_mu, NULL);

@@ -161,7 +161,7 @@ static int precheck(struct chainstate *cs, struct validator_job *j)
     if (memcmp(hash, chainstate_params(cs)->genesis_hash, 32) != 0 &&
         !block_tree_find(tree, prev)) {
         hex_encode_rev(hx, prev, 32);
-        return vstate_invalid(&j->st, VRESULT_MISSING_PREV, "prev-blk-not-found", "parent %s",
+        return vstate_reject(&j->st, VRESULT_MISSING_PREV, REJECT_PREV_BLK_NOT_FOUND, "parent %s",
                               hx);
     }
     return 1;
@@ -184,7 +184,8 @@ static int run_job(struct validator *v, struct validator_job *j)
         }
         rc = j->unrequested
                  ? chainstate_accept_unrequested_block(cs, j->data, j->len, &j->st, &j->is_new)
-                 : chainstate_accept_block(cs, j->data, j->len, j->pos, &j->st, &j->is_new);
+             : j->import ? chainstate_import_block(cs, j->data, j->len, j->pos, &j->st, &j->is_new)
+                         : chainstate_accept_block(cs, j->data, j->len, j->pos, &j->st, &j->is_new);
         if (rc == RC_INVALID && j->st.result == VRESULT_MISSING_PREV && j->from_peer) {
             LOG_INFO("ProcessNewBlock: AcceptBlock FAILED (%s)", j->st.reject);
         }

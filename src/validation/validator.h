@@ -56,6 +56,7 @@ struct validator_job {
                                    before it reads a block) */
     uint8_t hash[32];           /* INVALIDATE, RECONSIDER, PRECIOUS (internal order); BLOCK
                                    with precheck: the block's hash (sha256d of its header) */
+    int import;                 /* BLOCK: read from a block file: chainstate_import_block */
     int from_peer;              /* BLOCK: a peer sent it: an unknown parent is a failure
                                    logged as Core's ProcessNewBlock logs it (an import waits
                                    for the parent instead) */

@@ -181,7 +181,7 @@ class BlockValidityTest(BitnodeTestFramework):
                  (self.rejected, self.accepted))
         self.log("every rejected block has a debug.log line with Core's reject reason")
         with open(self.node.debug_log, errors="replace") as f:
-            lines = [line for line in f if "FAILED (" in line or "connect block " in line]
+            lines = [line for line in f if "FAILED (" in line or "ConnectBlock " in line]
         missing = [(h, r) for h, r in self.rejections
                    if not any(h in line and r in line for line in lines)]
         assert_equal(missing, [])

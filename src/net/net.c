@@ -1157,6 +1157,10 @@ void net_submit(struct net *n, struct net_job *j)
         if (p->pending_jobs >= NET_MAX_PENDING_JOBS || p->pending_bytes > NET_MAX_PENDING_BYTES) {
             net_pause_reads(p, PAUSE_JOBS, 1);
         }
+        if (j->in_order) {
+            p->ordered_jobs++;
+            net_pause_reads(p, PAUSE_ORDER, 1);
+        }
     }
     if (n->waiting_tail) {
         n->waiting_tail->next = j;
@@ -1187,20 +1191,28 @@ static void done_cb(evutil_socket_t fd, short what, void *arg)
     while (rev) {
         struct net_job *j = rev;
         rev = j->next;
-        struct peer *p = net_find_peer(n, j->peer_id);
+        int64_t peer_id = j->peer_id;
+        struct peer *p = net_find_peer(n, peer_id);
+        int resume = 0;
         if (p && p->pending_jobs > 0) {
             p->pending_jobs--;
             p->pending_bytes -= j->len <= p->pending_bytes ? j->len : p->pending_bytes;
             if ((p->read_paused & PAUSE_JOBS) && p->pending_jobs < NET_MAX_PENDING_JOBS / 2 &&
                 p->pending_bytes <= NET_MAX_PENDING_BYTES / 2) {
                 net_pause_reads(p, PAUSE_JOBS, 0);
-                if (!p->read_paused && p->bev &&
-                    evbuffer_get_length(bufferevent_get_input(p->bev)) > 0) {
-                    read_cb(p->bev, p); /* what arrived while paused */
-                }
+                resume = 1;
+            }
+            if (j->in_order && p->ordered_jobs > 0 && --p->ordered_jobs == 0) {
+                net_pause_reads(p, PAUSE_ORDER, 0);
+                resume = 1;
             }
         }
-        n->events.job_done(n->events.ctx, j);
+        n->events.job_done(n->events.ctx, j); /* frees j */
+        /* What arrived while paused, once the verdict is handled (it may drop the peer). */
+        if (resume && (p = net_find_peer(n, peer_id)) && !p->read_paused && p->bev &&
+            evbuffer_get_length(bufferevent_get_input(p->bev)) > 0) {
+            read_cb(p->bev, p);
+        }
     }
     submit_waiting(n);
     n->events.jobs_done(n->events.ctx);

@@ -95,6 +95,7 @@ struct peer {
 
     /* Validator jobs of this peer not yet handled, and their payloads' bytes. */
     int pending_jobs;
+    int ordered_jobs; /* of them, in_order ones: reads pause (PAUSE_ORDER) while any is out */
     size_t pending_bytes;
     unsigned read_paused; /* why reads are off: PAUSE_* bits */
 
@@ -119,6 +120,8 @@ struct net_job {
     size_t n_headers;
     int presync; /* headers released by a pre-sync: no getheaders follows */
     int via_compact; /* block: rebuilt from a cmpctblock (its consensus failures go unpunished) */
+    int in_order;    /* the peer's next message waits for this job's verdict (and what the
+                        job_done event does with it), as Core handles a message whole */
     struct net_job *next;
 };
 
@@ -284,13 +287,14 @@ void net_misbehaving(struct peer *p, const char *fmt, ...) __attribute__((format
 void net_malformed(const struct peer *p, const char *type, size_t len, const char *err);
 /* The connected peer of that id (not one being disconnected), or NULL. */
 struct peer *net_find_peer(struct net *n, int64_t id);
-enum { PAUSE_JOBS = 1, PAUSE_GETDATA = 2 };
+enum { PAUSE_JOBS = 1, PAUSE_GETDATA = 2, PAUSE_ORDER = 4 };
 /* Stops (pause) or resumes reading from p for one reason; reads go on when none is left.
  * PAUSE_JOBS is the transport's own; the protocol sets PAUSE_GETDATA while a getdata is
  * being answered (Core reads no further until then). */
 void net_pause_reads(struct peer *p, unsigned why, int pause);
 /* Queues a job for the validator (submitted now if its queue has room); it comes back
- * through the job_done event. j->peer_id's reads pause while too many of its jobs are out. */
+ * through the job_done event. j->peer_id's reads pause while too many of its jobs are out,
+ * and while an in_order job is out (reads go on after its job_done event). */
 void net_submit(struct net *n, struct net_job *j);
 /* Bytes waiting in p's send buffer. */
 size_t net_send_buffered(const struct peer *p);

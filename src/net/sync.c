@@ -697,6 +697,7 @@ static void on_headers(struct sync *s, struct peer *p, const uint8_t *d, size_t 
     j->job.work = VALIDATOR_HEADERS;
     j->job.data = j->data;
     j->job.len = j->len;
+    j->in_order = 1; /* the peer's next headers build on these */
     s->header_jobs++;
     net_submit(n, j);
 }
@@ -2394,12 +2395,11 @@ static void check_sources(struct sync *s)
         if (block_index_failed(e)) {
             struct peer *p = net_find_peer(n, src->peer_id);
             src->peer_id = -1;
-            if (p) {
-                struct vstate st;
-                vstate_init(&st);
-                if (chainstate_last_invalid(s->cs, e->hash, &st) != 1) {
-                    vstate_invalid(&st, VRESULT_CONSENSUS, "invalid", "block failed to connect");
-                }
+            struct vstate st;
+            vstate_init(&st);
+            /* Only a block that failed validation names its sender (Core's BlockChecked): one
+             * invalidated by invalidateblock, or failed for an ancestor, does not. */
+            if (p && chainstate_last_invalid(s->cs, e->hash, &st) == 1) {
                 if (!(src->via_compact && compact_exempt(&st))) {
                     punish_for_block(p, &st, "invalid block received");
                 }

@@ -1105,6 +1105,7 @@ static int shutdown_node(struct node *n, int exit_code)
     node_mempool_unhook(&n->ctx);
     mempool_free(n->ctx.mempool);
     n->ctx.mempool = NULL;
+    n->ctx.scheduler = NULL;
     scheduler_free(n->scheduler); /* its jobs use the fee estimator */
     n->scheduler = NULL;
     node_fees_save(n->ctx.fees, n->net_dir);
@@ -1239,6 +1240,7 @@ int main(int argc, char **argv)
         init_error("cannot start the scheduler thread");
         goto shutdown;
     }
+    n.ctx.scheduler = n.scheduler;
     if (server && start_rpc(&n) != RC_OK) {
         goto shutdown;
     }

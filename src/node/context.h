@@ -36,6 +36,8 @@ struct node_tip {
     int height;        /* guarded by mu; -1 before the first tip */
 };
 
+struct scheduler;
+
 struct node_context {
     const struct args *args;           /* the options, checked (borrowed) */
     const struct chain_params *params; /* the network (built in, or a custom signet's) */
@@ -43,6 +45,7 @@ struct node_context {
     struct chainstate *cs;             /* the block index and the UTXO set */
     struct validator *val;             /* the validation thread: every change to cs */
     struct net *net;                   /* the P2P service, or NULL (not started, stopped) */
+    struct scheduler *scheduler;       /* periodic jobs (the fee-estimate flush), or NULL */
     struct mempool *mempool;           /* the transaction pool, or NULL */
     struct fee_estimator *fees;        /* fee estimation, or NULL (-blocksonly) */
     struct blockfilter_index *blockfilters; /* -blockfilterindex's basic filters, or NULL */

@@ -112,8 +112,11 @@ void node_fees_load(struct fee_estimator *fe, const char *datadir, int accept_st
     int rc = fee_estimator_load(fe, path, (int64_t)time(NULL), accept_stale, err, sizeof(err));
     if (rc == RC_NOT_FOUND) {
         LOG_INFO("%s is not found. Continue anyway.", path);
+    } else if (rc == RC_INVALID && strncmp(err, "Fee estimation file ", 20) == 0) {
+        LOG_WARN("%s", err); /* Core's words for a stale file, the path and age in them */
     } else if (rc) {
-        LOG_INFO("Failed to read fee estimates from %s (%s). Continue anyway.", path, err);
+        LOG_WARN("Failed to read fee estimates from %s. Continue anyway.", path);
+        LOG(LOG_CAT_ESTIMATEFEE, LOG_LVL_DEBUG, "fee estimates: %s", err);
     } else {
         LOG_INFO("Fee estimates read from %s", path);
     }
@@ -137,9 +140,10 @@ void node_fees_write(struct fee_estimator *fe, const char *datadir)
     char *path = fs_path_join(datadir, "fee_estimates.dat");
     char err[256];
     if (fee_estimator_save(fe, path, err, sizeof(err))) {
-        LOG_INFO("Failed to write fee estimates to %s: %s", path, err);
+        LOG_WARN("Failed to write fee estimates to %s. Continue anyway.", path);
+        LOG(LOG_CAT_ESTIMATEFEE, LOG_LVL_DEBUG, "fee estimates: %s", err);
     } else {
-        LOG_INFO("Flushed fee estimates to %s", path);
+        LOG(LOG_CAT_ESTIMATEFEE, LOG_LVL_DEBUG, "Flushed fee estimates to %s.", path);
     }
     free(path);
 }

@@ -12,6 +12,7 @@
 #include "rpc/json.h"
 #include "rpc/jsonrpc.h"
 #include "rpc/protocol.h"
+#include "util/scheduler.h"
 #include "util/check.h"
 #include "util/log.h"
 #include "util/shutdown.h"
@@ -228,10 +229,11 @@ static void net_mockscheduler_call(struct net *n, void *ctx)
 
 /* mockscheduler: Core moves its scheduler's queue of delayed tasks forward by delta_time
  * (stale-tip checks and peer eviction, address and fee-estimate dumps, mempool expiry, the
- * rebroadcast of unbroadcast transactions), then waits for the validation queue. bitnode
- * has no such queue: the net service runs its timeouts and periodic work from its own
- * (mockable) clock; what is scheduled on it apart from that clock, the rebroadcast of
- * unbroadcast transactions (Core's ReattemptInitialBroadcast), is moved forward. The
+ * rebroadcast of unbroadcast transactions), then waits for the validation queue. bitnode's
+ * scheduler thread (the fee-estimate flush) is moved forward the same way; the net service
+ * runs its timeouts and periodic work from its own (mockable) clock, and what is scheduled
+ * on it apart from that clock, the rebroadcast of unbroadcast transactions (Core's
+ * ReattemptInitialBroadcast), is moved forward. The
  * argument is checked exactly as Core's, and the wait for the validation queue is kept (the
  * barrier of syncwithvalidationinterfacequeue). */
 static json_t *rpc_mockscheduler(struct rpc_request *req)
@@ -250,6 +252,7 @@ static json_t *rpc_mockscheduler(struct rpc_request *req)
     if (req->ctx->node->net) {
         (void)net_call(req->ctx->node->net, net_mockscheduler_call, &delta); /* RC_STOPPED: none */
     }
+    scheduler_mock_forward(req->ctx->node->scheduler, delta * 1000);
     rpc_sync_validation_queue(req->ctx);
     return json_null();
 }

@@ -1,9 +1,8 @@
 /* The fee estimation RPC methods, as Bitcoin Core's rpc/fees.cpp: estimatesmartfee (the
  * util category) and estimaterawfee (hidden), answered from the estimator in ctx->node->fees.
  *
- * Without an estimator (ctx->node->fees NULL: nothing feeds one yet) the methods answer what
- * Core's answers before it has seen any block or transaction: the same argument checks
- * against the default horizons, and "Insufficient data" for every target.
+ * Without an estimator (ctx->node->fees NULL: -blocksonly) the methods fail as Core's
+ * EnsureFeeEstimator makes them: "Fee estimation disabled" (-32603).
  */
 #include "rpc/fees.h"
 
@@ -25,15 +24,15 @@
  * -minrelaytxfee. */
 #define MIN_RELAY_FEE_SAT_PER_KVB 100
 
-/* The estimator to answer from: ctx's, or a new empty one (*tmp, freed by the caller). */
+/* The estimator to answer from, or NULL with Core's error (EnsureFeeEstimator). *tmp is
+ * kept NULL (nothing for the caller to free). */
 static struct fee_estimator *estimator(struct rpc_request *req, struct fee_estimator **tmp)
 {
     *tmp = NULL;
-    if (req->ctx->node->fees) {
-        return req->ctx->node->fees;
+    if (!req->ctx->node->fees) {
+        rpc_error(req, RPC_INTERNAL_ERROR, "Fee estimation disabled");
     }
-    *tmp = fee_estimator_new();
-    return *tmp;
+    return req->ctx->node->fees;
 }
 
 /* Core's ParseConfirmTarget: 1..max_target, else -8. */
@@ -71,7 +70,7 @@ static json_t *rpc_estimatesmartfee(struct rpc_request *req)
     struct fee_estimator *tmp, *fe = estimator(req, &tmp);
     json_t *r = NULL;
     int target;
-    if (conf_target(req, fe, &target) != 0) {
+    if (!fe || conf_target(req, fe, &target) != 0) {
         goto out;
     }
     bool conservative = false;
@@ -129,7 +128,7 @@ static json_t *rpc_estimaterawfee(struct rpc_request *req)
     struct fee_estimator *tmp, *fe = estimator(req, &tmp);
     json_t *r = NULL;
     int target;
-    if (conf_target(req, fe, &target) != 0) {
+    if (!fe || conf_target(req, fe, &target) != 0) {
         goto out;
     }
     double threshold = 0.95;

@@ -106,6 +106,19 @@ void scheduler_every(struct scheduler *s, int64_t interval_ms, scheduler_job job
     pthread_mutex_unlock(&s->mu);
 }
 
+void scheduler_mock_forward(struct scheduler *s, int64_t delta_ms)
+{
+    if (!s || delta_ms <= 0) {
+        return;
+    }
+    pthread_mutex_lock(&s->mu);
+    for (struct job *j = s->jobs; j; j = j->next) {
+        j->due_ms -= delta_ms;
+    }
+    pthread_cond_signal(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
 void scheduler_stop(struct scheduler *s)
 {
     if (!s || !s->running) {

@@ -16,6 +16,9 @@ typedef void (*scheduler_job)(void *ctx);
 int scheduler_start(struct scheduler **out);
 /** Runs job(ctx) every interval_ms milliseconds (> 0) from now on, on the thread. */
 void scheduler_every(struct scheduler *s, int64_t interval_ms, scheduler_job job, void *ctx);
+/** Core's CScheduler::MockForward (the mockscheduler RPC): every job falls due delta_ms
+ *  (> 0) earlier than it would have; those now due run at once, in due order. NULL: no-op. */
+void scheduler_mock_forward(struct scheduler *s, int64_t delta_ms);
 /** Stops the thread after the job it is running, if any; idempotent. */
 void scheduler_stop(struct scheduler *s);
 /** Stops s and frees it (NULL: no-op). */

@@ -785,11 +785,19 @@ static void expect_call(const char *method, const char *params, const char *want
     free(got);
 }
 
-/* Without an estimator: Core's answers before it saw anything, and Core's argument errors
- * (the results checked against their declarations: -rpcdoccheck is on). */
+/* Without an estimator (-blocksonly): Core's EnsureFeeEstimator error. With an empty one:
+ * Core's answers before it saw anything, and Core's argument errors (the results checked
+ * against their declarations: -rpcdoccheck is on). */
 static void test_rpc_no_estimator(void)
 {
     node.fees = NULL;
+    expect_call("estimatesmartfee", "[6]",
+                "{\"result\":null,\"error\":{\"code\":-32603,\"message\":\"Fee estimation "
+                "disabled\"},\"id\":1}\n");
+    expect_call("estimaterawfee", "[6]",
+                "{\"result\":null,\"error\":{\"code\":-32603,\"message\":\"Fee estimation "
+                "disabled\"},\"id\":1}\n");
+    node.fees = fee_estimator_new();
     expect_call("estimatesmartfee", "[6]",
                 "{\"result\":{\"errors\":[\"Insufficient data or no feerate found\"],\"blocks\":0},"
                 "\"error\":null,\"id\":1}\n");
@@ -836,6 +844,8 @@ static void test_rpc_no_estimator(void)
              fail, fail, fail);
     expect_call("estimaterawfee", "[6, 0.5]", want);
     expect_call("estimaterawfee", "[6, 1]", want);
+    fee_estimator_free(node.fees);
+    node.fees = NULL;
 }
 
 /* Core's help for both methods, and the overview's line (estimaterawfee is hidden). */

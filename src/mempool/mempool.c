@@ -988,6 +988,8 @@ int64_t mempool_min_fee_at(const struct mempool *mp, int64_t now)
 void mempool_trim(struct mempool *mp, int64_t now, int *evicted_any)
 {
     *evicted_any = 0;
+    double max_removed = 0;
+    size_t nremoved = 0;
     while (mp->n && mp->usage > mp->opt.max_size_bytes) {
         /* The worst chunk: lowest fee rate; among equals the one latest in its cluster. */
         struct mempool_entry *w = mp->v[0];
@@ -1006,6 +1008,9 @@ void mempool_trim(struct mempool *mp, int64_t now, int *evicted_any)
             mp->rolling_min_fee = removed;
             mp->block_since_bump = 0;
         }
+        if (removed > max_removed) {
+            max_removed = removed;
+        }
         size_t chunk = w->chunk_id_;
         struct mempool_entry **set = NULL;
         size_t ns = 0, cap = 0;
@@ -1020,9 +1025,16 @@ void mempool_trim(struct mempool *mp, int64_t now, int *evicted_any)
                 free(d);
             }
         }
+        nremoved += ns;
         remove_set(mp, set, ns, MEMPOOL_REMOVED_SIZELIMIT);
         free(set);
         *evicted_any = 1;
+    }
+    if (max_removed > 0) {
+        int64_t r = (int64_t)max_removed;
+        LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG,
+            "Removed %zu txn, rolling minimum fee bumped to %lld.%08lld BTC/kvB", nremoved,
+            (long long)(r / 100000000), (long long)(r % 100000000));
     }
     (void)now;
 }

@@ -520,7 +520,8 @@ static int replacement_checks(struct workspace *ws)
     struct mempool_accept_result *res = ws->res;
     if (!ws->nconf) {
         if (!ws->args->bypass_limits &&
-            !mempool_cluster_within_limits(mp, ws->parents, ws->npar, NULL, 0, ws->vsize)) {
+            !mempool_cluster_within_limits(mp, ws->parents, ws->npar, NULL, 0,
+                                           adjusted_weight(ws))) {
             return reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "too-large-cluster", NULL);
         }
         return RC_OK;
@@ -559,7 +560,7 @@ static int replacement_checks(struct workspace *ws)
         return rc;
     }
     if (!mempool_cluster_within_limits(mp, ws->parents, ws->npar, ws->all, ws->nall,
-                                       ws->vsize)) {
+                                       adjusted_weight(ws))) {
         return reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "too-large-cluster", NULL);
     }
     mempool_write_lock(mp); /* recomputing chunks: readers must not see it half done */

@@ -1144,7 +1144,7 @@ void mempool_chunks_free(struct mempool_chunk *c, size_t n)
 /* ---- limits and replacement ---- */
 int mempool_cluster_within_limits(struct mempool *mp, struct mempool_entry *const *parents,
                                   size_t nparents, struct mempool_entry *const *removed,
-                                  size_t nremoved, int64_t vsize)
+                                  size_t nremoved, int64_t adj_weight)
 {
     uint64_t skip = 0;
     if (nremoved) {
@@ -1155,12 +1155,13 @@ int mempool_cluster_within_limits(struct mempool *mp, struct mempool_entry *cons
     }
     size_t n;
     struct mempool_entry **cl = cluster_of(mp, parents, nparents, skip, &n);
-    int64_t total = vsize;
+    /* Core's txgraph bounds the sum of the sigop-adjusted weights by 4 x -limitclustersize. */
+    int64_t total = adj_weight;
     for (size_t i = 0; i < n; i++) {
-        total += cl[i]->vsize;
+        total += cl[i]->adj_weight;
     }
     free(cl);
-    return n + 1 <= mp->opt.cluster_count && total <= mp->opt.cluster_size_vbytes;
+    return n + 1 <= mp->opt.cluster_count && total <= mp->opt.cluster_size_vbytes * 4;
 }
 
 /* The fee-rate diagram of chunks (fee, vsize) merged across clusters in fee rate order:

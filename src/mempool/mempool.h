@@ -215,12 +215,13 @@ struct mempool_delta {
 };
 struct mempool_delta *mempool_deltas(const struct mempool *mp, size_t *n);
 
-/** The clusters the given entries belong to, with the vsize and count they would have if a
- *  transaction of vsize with in-pool parents `parents` were added and the entries in
- *  `removed` taken out: 1 if within the limits. */
+/** The clusters the given entries belong to, with the sigop-adjusted weight and count they
+ *  would have if a transaction of adj_weight with in-pool parents `parents` were added and
+ *  the entries in `removed` taken out: 1 if within the limits (the weight within 4 x
+ *  -limitclustersize, as Core's txgraph). */
 int mempool_cluster_within_limits(struct mempool *mp, struct mempool_entry *const *parents,
                                   size_t nparents, struct mempool_entry *const *removed,
-                                  size_t nremoved, int64_t vsize);
+                                  size_t nremoved, int64_t adj_weight);
 
 /** The number of distinct clusters the entries v[0..n) belong to (writer only). */
 size_t mempool_count_clusters(struct mempool *mp, struct mempool_entry *const *v, size_t n);

@@ -219,7 +219,7 @@ static int package_clusters_ok(struct mempool *mp, const struct tx *const *txs, 
         if (uf_find(up, root) != root) {
             continue;
         }
-        int64_t count = 0, vsize = 0;
+        int64_t count = 0, weight = 0;
         struct mempool_entry *seen[MEMPOOL_MAX_PACKAGE_COUNT * 4];
         size_t nseen = 0;
         for (size_t i = 0; i < m; i++) {
@@ -227,7 +227,7 @@ static int package_clusters_ok(struct mempool *mp, const struct tx *const *txs, 
                 continue;
             }
             count++;
-            vsize += info[i].vsize;
+            weight += info[i].adj_weight;
             for (size_t a = 0; a < nrep[i]; a++) {
                 size_t q = 0;
                 while (q < nseen && seen[q] != rep[i][a]) {
@@ -241,12 +241,12 @@ static int package_clusters_ok(struct mempool *mp, const struct tx *const *txs, 
                 struct mempool_entry **cl = mempool_cluster(mp, rep[i][a], &n);
                 count += (int64_t)n;
                 for (size_t e = 0; e < n; e++) {
-                    vsize += cl[e]->vsize;
+                    weight += cl[e]->adj_weight;
                 }
                 free(cl);
             }
         }
-        ok = count <= (int64_t)o->cluster_count && vsize <= o->cluster_size_vbytes;
+        ok = count <= (int64_t)o->cluster_count && weight <= o->cluster_size_vbytes * 4;
     }
     for (size_t i = 0; i < m; i++) {
         free(rep[i]);

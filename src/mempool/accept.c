@@ -804,6 +804,7 @@ void mempool_block_connected(struct mempool *mp, struct chainstate *cs, const st
                              int64_t now)
 {
     (void)cs;
+    mempool_reorg_done(mp); /* a counter reset: no lock needed (validation thread only) */
     if (mempool_count(mp) == 0) {
         return;
     }
@@ -856,7 +857,14 @@ void mempool_block_disconnected(struct mempool *mp, struct chainstate *cs, const
                                 int64_t now)
 {
     struct mempool_accept_args args = {.now = now, .bypass_limits = 1};
+    uint8_t *skip = xcalloc(b->tx_count ? b->tx_count : 1, 1);
+    mempool_write_lock(mp);
+    mempool_reorg_queue(mp, b->txs, b->tx_count, skip);
+    mempool_write_unlock(mp);
     for (size_t t = 1; t < b->tx_count; t++) {
+        if (skip[t]) {
+            continue;
+        }
         struct tx copy;
         struct mempool_accept_result res;
         tx_copy(&copy, &b->txs[t]);
@@ -865,8 +873,10 @@ void mempool_block_disconnected(struct mempool *mp, struct chainstate *cs, const
         }
         tx_clear(&copy);
     }
+    free(skip);
     mempool_write_lock(mp);
     remove_for_reorg(mp, cs);
+    mempool_trim_clusters(mp, b->txs, b->tx_count);
     int evicted;
     mempool_trim(mp, now, &evicted);
     mempool_write_unlock(mp);

@@ -626,7 +626,8 @@ static void finalize(struct workspace *ws)
         mempool_expire(mp, args->now);
         mempool_trim(mp, args->now, &evicted);
         if (!mempool_get(mp, id)) {
-            reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "mempool full", NULL);
+            /* Core's: reconsiderable, a package paying more may still do. */
+            reject(res, MEMPOOL_TX_RECONSIDERABLE, "mempool full", NULL);
         }
     }
     mempool_write_unlock(mp);

@@ -116,8 +116,9 @@ static int package_truc(struct mempool *mp, const struct tx *const *txs, size_t 
         return 0;
     }
     if (vsize > POLICY_TRUC_CHILD_MAX_VSIZE) {
-        snprintf(detail, len, "version=3 child tx %s (wtxid=%s) is too big: %lld > %d virtual bytes",
-                 t, w, (long long)vsize, POLICY_TRUC_CHILD_MAX_VSIZE);
+        snprintf(detail, len,
+                 "version=3 child tx %s (wtxid=%s) is too big: %lld > %d virtual bytes", t, w,
+                 (long long)vsize, POLICY_TRUC_CHILD_MAX_VSIZE);
         return 1;
     }
     const struct tx *parent = npar ? &par[0]->tx : txs[first];

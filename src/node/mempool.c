@@ -136,10 +136,11 @@ void node_fees_write(struct fee_estimator *fe, const char *datadir)
     }
     char *path = fs_path_join(datadir, "fee_estimates.dat");
     char err[256];
+    /* Core's FlushFeeEstimates' lines (the reason is bitnode's). */
     if (fee_estimator_save(fe, path, err, sizeof(err))) {
-        LOG_INFO("Failed to write fee estimates to %s: %s", path, err);
+        LOG_WARN("Failed to write fee estimates to %s. Continue anyway. (%s)", path, err);
     } else {
-        LOG_INFO("Flushed fee estimates to %s", path);
+        LOG(LOG_CAT_ESTIMATEFEE, LOG_LVL_DEBUG, "Flushed fee estimates to %s.", path);
     }
     free(path);
 }

@@ -215,13 +215,17 @@ static int package_clusters_ok(struct mempool *mp, const struct tx *const *txs, 
             }
         }
     }
+    size_t total_reps = 0;
+    for (size_t i = 0; i < m; i++) {
+        total_reps += nrep[i];
+    }
+    struct mempool_entry **seen = xmalloc((total_reps ? total_reps : 1) * sizeof(*seen));
     int ok = 1;
     for (size_t root = 0; root < m && ok; root++) {
         if (uf_find(up, root) != root) {
             continue;
         }
         int64_t count = 0, weight = 0;
-        struct mempool_entry *seen[MEMPOOL_MAX_PACKAGE_COUNT * 4];
         size_t nseen = 0;
         for (size_t i = 0; i < m; i++) {
             if (uf_find(up, i) != root) {
@@ -234,7 +238,7 @@ static int package_clusters_ok(struct mempool *mp, const struct tx *const *txs, 
                 while (q < nseen && seen[q] != rep[i][a]) {
                     q++;
                 }
-                if (q < nseen || nseen == sizeof(seen) / sizeof(seen[0])) {
+                if (q < nseen) {
                     continue;
                 }
                 seen[nseen++] = rep[i][a];
@@ -249,6 +253,7 @@ static int package_clusters_ok(struct mempool *mp, const struct tx *const *txs, 
         }
         ok = count <= (int64_t)o->cluster_count && weight <= o->cluster_size_vbytes * 4;
     }
+    free(seen);
     for (size_t i = 0; i < m; i++) {
         free(rep[i]);
     }

@@ -462,7 +462,7 @@ static int pre_checks_policy(struct workspace *ws)
     if (!args->bypass_limits &&
         truc_violation(ws->mp, tx, ws->parents, ws->npar, ws->conflicts, ws->nconf, ws->vsize,
                        detail, sizeof(detail), &sibling)) {
-        if (!sibling) {
+        if (!sibling || args->no_sibling_eviction) {
             return reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "TRUC-violation", "%s", detail);
         }
         /* Sibling eviction: the parent's other child is replaced, under the RBF rules. */
@@ -520,7 +520,8 @@ static int replacement_checks(struct workspace *ws)
     struct mempool_accept_result *res = ws->res;
     if (!ws->nconf) {
         if (!ws->args->bypass_limits &&
-            !mempool_cluster_within_limits(mp, ws->parents, ws->npar, NULL, 0, ws->vsize)) {
+            !mempool_cluster_within_limits(mp, ws->parents, ws->npar, NULL, 0,
+                                           adjusted_weight(ws))) {
             return reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "too-large-cluster", NULL);
         }
         return RC_OK;
@@ -559,7 +560,7 @@ static int replacement_checks(struct workspace *ws)
         return rc;
     }
     if (!mempool_cluster_within_limits(mp, ws->parents, ws->npar, ws->all, ws->nall,
-                                       ws->vsize)) {
+                                       adjusted_weight(ws))) {
         return reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "too-large-cluster", NULL);
     }
     mempool_write_lock(mp); /* recomputing chunks: readers must not see it half done */
@@ -625,7 +626,8 @@ static void finalize(struct workspace *ws)
         mempool_expire(mp, args->now);
         mempool_trim(mp, args->now, &evicted);
         if (!mempool_get(mp, id)) {
-            reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "mempool full", NULL);
+            /* Core's: reconsiderable, a package paying more may still do. */
+            reject(res, MEMPOOL_TX_RECONSIDERABLE, "mempool full", NULL);
         }
     }
     mempool_write_unlock(mp);
@@ -646,11 +648,17 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
         (rc = replacement_checks(&ws)) || !vstate_is_valid(&res->st)) {
         goto out;
     }
-    if (!check_scripts(cs, tx, &ws.sc, res)) {
+    /* Core compares the rates (CFeeRate(fee, vsize) > max), not the fees. */
+    if (args->max_feerate > 0 && ws.modified * 1000 / ws.vsize > args->max_feerate) {
+        reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "max feerate exceeded", NULL);
         goto out;
     }
-    if (args->max_feerate > 0 && ws.modified > policy_fee_at(args->max_feerate, ws.vsize)) {
-        reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "max feerate exceeded", NULL);
+    size_t bad;
+    if (!args->bypass_limits && ws.o->require_standard &&
+        !mempool_ephemeral_spends_ok(mp, tx, 1, &bad, res)) {
+        goto out;
+    }
+    if (!check_scripts(cs, tx, &ws.sc, res)) {
         goto out;
     }
     if (!args->test_only) {
@@ -664,11 +672,140 @@ out:
     return rc;
 }
 
+/* ---- stages, for package.c ---- */
+struct mempool_stage {
+    struct workspace ws;
+    struct mempool_accept_args args;
+};
+
+int mempool_stage_prechecks(struct mempool *mp, struct chainstate *cs, struct tx *tx,
+                            const struct mempool_accept_args *args,
+                            struct mempool_accept_result *res, struct mempool_stage **out)
+{
+    struct mempool_stage *s = xcalloc(1, sizeof(*s));
+    *out = s;
+    s->args = *args;
+    struct workspace *ws = &s->ws;
+    ws->mp = mp;
+    ws->cs = cs;
+    ws->tx = tx;
+    ws->args = &s->args;
+    ws->res = res;
+    ws->o = mempool_options(mp);
+    ws->tip = chainstate_tip(cs);
+    memset(res, 0, sizeof(*res));
+    vstate_init(&res->st);
+    txid_hex(ws->txid, tx->txid);
+    int rc;
+    if ((rc = pre_checks(ws)) || !vstate_is_valid(&res->st)) {
+        return rc;
+    }
+    return pre_checks_policy(ws);
+}
+
+void mempool_stage_get(const struct mempool_stage *s, struct mempool_stage_info *info)
+{
+    info->parents = s->ws.parents;
+    info->nparents = s->ws.npar;
+    info->conflicts = s->ws.conflicts;
+    info->nconflicts = s->ws.nconf;
+    info->fee = s->ws.fee;
+    info->modified = s->ws.modified;
+    info->vsize = s->ws.vsize;
+    info->adj_weight = adjusted_weight(&s->ws);
+}
+
+int mempool_stage_scripts(struct mempool_stage *s)
+{
+    return check_scripts(s->ws.cs, s->ws.tx, &s->ws.sc, s->ws.res);
+}
+
+void mempool_stage_submit(struct mempool_stage *s)
+{
+    s->args.no_trim = 1;
+    /* The parents looked up at the checks are in the pool still: nothing was removed but the
+     * replaced, which the package rules keep apart from them. */
+    finalize(&s->ws);
+}
+
+void mempool_stage_free(struct mempool_stage *s)
+{
+    if (!s) {
+        return;
+    }
+    spent_coins_clear(&s->ws.sc);
+    free(s->ws.conflicts);
+    free(s->ws.all);
+    free(s->ws.parents);
+    free(s);
+}
+
+/* 1 if txs[i] spends every dust output of each of its parents (in txs or the pool). */
+static int spends_parent_dust(struct mempool *mp, const struct tx *txs, size_t n, size_t i,
+                              int64_t dust_rate)
+{
+    const struct tx *tx = &txs[i];
+    for (size_t k = 0; k < tx->vin_count; k++) {
+        const uint8_t *ptxid = tx->vin[k].prevout.txid;
+        int seen = 0;
+        for (size_t j = 0; j < k && !seen; j++) {
+            seen = memcmp(tx->vin[j].prevout.txid, ptxid, 32) == 0;
+        }
+        if (seen) {
+            continue;
+        }
+        const struct tx *parent = NULL;
+        for (size_t j = 0; j < n && !parent; j++) {
+            if (memcmp(txs[j].txid, ptxid, 32) == 0) {
+                parent = &txs[j];
+            }
+        }
+        if (!parent) {
+            struct mempool_entry *e = mempool_get(mp, ptxid);
+            parent = e ? &e->tx : NULL;
+        }
+        for (size_t o = 0; parent && o < parent->vout_count; o++) {
+            if (parent->vout[o].value_sat >=
+                policy_dust_threshold(&parent->vout[o], dust_rate)) {
+                continue;
+            }
+            int spent = 0;
+            for (size_t j = 0; j < tx->vin_count && !spent; j++) {
+                spent = tx->vin[j].prevout.n == o &&
+                        memcmp(tx->vin[j].prevout.txid, ptxid, 32) == 0;
+            }
+            if (!spent) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+int mempool_ephemeral_spends_ok(struct mempool *mp, const struct tx *txs, size_t n,
+                                size_t *bad, struct mempool_accept_result *res)
+{
+    int64_t rate = mempool_options(mp)->dust_relay_feerate;
+    for (size_t i = 0; i < n; i++) {
+        if (!spends_parent_dust(mp, txs, n, i, rate)) {
+            char txid[65], wtxid[65];
+            txid_hex(txid, txs[i].txid);
+            txid_hex(wtxid, txs[i].wtxid);
+            *bad = i;
+            reject(res, MEMPOOL_TX_MEMPOOL_POLICY, "missing-ephemeral-spends",
+                   "tx %s (wtxid=%s) did not spend parent's ephemeral dust", txid, wtxid);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* ---- block hooks ---- */
 void mempool_block_connected(struct mempool *mp, struct chainstate *cs, const struct block *b,
                              int64_t now)
 {
     (void)cs;
+    mempool_reorg_done(mp); /* a counter reset: no lock needed (validation thread only) */
     if (mempool_count(mp) == 0) {
         return;
     }
@@ -721,7 +858,14 @@ void mempool_block_disconnected(struct mempool *mp, struct chainstate *cs, const
                                 int64_t now)
 {
     struct mempool_accept_args args = {.now = now, .bypass_limits = 1};
+    uint8_t *skip = xcalloc(b->tx_count ? b->tx_count : 1, 1);
+    mempool_write_lock(mp);
+    mempool_reorg_queue(mp, b->txs, b->tx_count, skip);
+    mempool_write_unlock(mp);
     for (size_t t = 1; t < b->tx_count; t++) {
+        if (skip[t]) {
+            continue;
+        }
         struct tx copy;
         struct mempool_accept_result res;
         tx_copy(&copy, &b->txs[t]);
@@ -730,8 +874,10 @@ void mempool_block_disconnected(struct mempool *mp, struct chainstate *cs, const
         }
         tx_clear(&copy);
     }
+    free(skip);
     mempool_write_lock(mp);
     remove_for_reorg(mp, cs);
+    mempool_trim_clusters(mp, b->txs, b->tx_count);
     int evicted;
     mempool_trim(mp, now, &evicted);
     mempool_write_unlock(mp);

@@ -48,6 +48,7 @@ struct mempool_accept_args {
     int package_feerate; /* in a package: fee floors checked on its rate by the caller */
     int no_replacement;       /* conflicts are refused (Core's package test accept) */
     int no_trim;              /* in a package: the caller trims once all of it is in */
+    int no_sibling_eviction;  /* a TRUC sibling is not replaced (Core's package evaluation) */
     const struct tx *package; /* test_only: earlier transactions of the package tested, whose */
     size_t npackage;          /* outputs count as unconfirmed coins */
 };
@@ -73,6 +74,41 @@ int mempool_accept_tx(struct mempool *mp, struct chainstate *cs, struct tx *tx,
                       const struct mempool_accept_args *args, struct mempool_accept_result *res);
 
 void mempool_accept_result_clear(struct mempool_accept_result *res);
+
+/* The stages of one acceptance, for package.c's evaluation of several transactions together
+ * (Core's AcceptMultipleTransactions): the checks of each alone without its replacement
+ * checks, then the package's own checks, then the scripts, then the additions. */
+struct mempool_stage;
+
+/* What the package checks need of a staged transaction. */
+struct mempool_stage_info {
+    struct mempool_entry *const *parents; /* its in-pool parents (borrowed) */
+    size_t nparents;
+    struct mempool_entry *const *conflicts; /* in-pool transactions spending its inputs */
+    size_t nconflicts;
+    int64_t fee, modified, vsize, adj_weight;
+};
+
+/** Core's PreChecks for tx (args->package/npackage: the package's earlier transactions, whose
+ *  outputs count as coins; args->package_feerate: no fee floors). *out is always set (free it
+ *  with mempool_stage_free). Returns 0 with res filled (st valid when it passed), or a system
+ *  error. Validation thread. */
+int mempool_stage_prechecks(struct mempool *mp, struct chainstate *cs, struct tx *tx,
+                            const struct mempool_accept_args *args,
+                            struct mempool_accept_result *res, struct mempool_stage **out);
+void mempool_stage_get(const struct mempool_stage *s, struct mempool_stage_info *info);
+/** Core's PolicyScriptChecks: 1 if the scripts pass, else 0 with the stage's res filled. */
+int mempool_stage_scripts(struct mempool_stage *s);
+/** Adds the staged transaction to the pool (its tx moved in), without trimming; the caller
+ *  removed what it replaces. Takes the write lock. */
+void mempool_stage_submit(struct mempool_stage *s);
+void mempool_stage_free(struct mempool_stage *s);
+
+/** Core's CheckEphemeralSpends: every transaction of txs[0..n) spends all the dust outputs of
+ *  its parents (in the package or the pool). Returns 1, or 0 with *bad the index of the first
+ *  that does not and res filled ("missing-ephemeral-spends"). */
+int mempool_ephemeral_spends_ok(struct mempool *mp, const struct tx *txs, size_t n,
+                                size_t *bad, struct mempool_accept_result *res);
 
 /* A transaction to accept as a VALIDATOR_CALL job: job.fn = mempool_accept_job, job.ctx = it.
  * tx is the submitter's (moved into the pool when accepted); rc and res are the answer. */

@@ -163,6 +163,14 @@ struct mempool {
     pthread_mutex_t ub_mu; /* a leaf: guards the unbroadcast set */
     uint8_t (*ub)[32];
     size_t nub, capub;
+    /* Core's DisconnectedBlockTransactions: the transactions of the blocks disconnected since
+     * the last connected one, in the order Core queues them, with their estimated memory. */
+    struct reorg_queued {
+        uint8_t txid[32];
+        int64_t usage;
+    } * rq;
+    size_t rq_head, rq_n, rq_cap;
+    int64_t rq_usage;
 };
 
 void mempool_options_default(struct mempool_options *o)
@@ -206,6 +214,9 @@ static void entry_free(struct mempool_entry *e)
 
 void mempool_free(struct mempool *mp)
 {
+    if (mp) {
+        free(mp->rq);
+    }
     if (!mp) {
         return;
     }
@@ -988,6 +999,8 @@ int64_t mempool_min_fee_at(const struct mempool *mp, int64_t now)
 void mempool_trim(struct mempool *mp, int64_t now, int *evicted_any)
 {
     *evicted_any = 0;
+    double max_removed = 0;
+    size_t nremoved = 0;
     while (mp->n && mp->usage > mp->opt.max_size_bytes) {
         /* The worst chunk: lowest fee rate; among equals the one latest in its cluster. */
         struct mempool_entry *w = mp->v[0];
@@ -1006,6 +1019,9 @@ void mempool_trim(struct mempool *mp, int64_t now, int *evicted_any)
             mp->rolling_min_fee = removed;
             mp->block_since_bump = 0;
         }
+        if (removed > max_removed) {
+            max_removed = removed;
+        }
         size_t chunk = w->chunk_id_;
         struct mempool_entry **set = NULL;
         size_t ns = 0, cap = 0;
@@ -1020,9 +1036,16 @@ void mempool_trim(struct mempool *mp, int64_t now, int *evicted_any)
                 free(d);
             }
         }
+        nremoved += ns;
         remove_set(mp, set, ns, MEMPOOL_REMOVED_SIZELIMIT);
         free(set);
         *evicted_any = 1;
+    }
+    if (max_removed > 0) {
+        int64_t r = (int64_t)max_removed;
+        LOG(LOG_CAT_MEMPOOL, LOG_LVL_DEBUG,
+            "Removed %zu txn, rolling minimum fee bumped to %lld.%08lld BTC/kvB", nremoved,
+            (long long)(r / 100000000), (long long)(r % 100000000));
     }
     (void)now;
 }
@@ -1132,7 +1155,7 @@ void mempool_chunks_free(struct mempool_chunk *c, size_t n)
 /* ---- limits and replacement ---- */
 int mempool_cluster_within_limits(struct mempool *mp, struct mempool_entry *const *parents,
                                   size_t nparents, struct mempool_entry *const *removed,
-                                  size_t nremoved, int64_t vsize)
+                                  size_t nremoved, int64_t adj_weight)
 {
     uint64_t skip = 0;
     if (nremoved) {
@@ -1143,12 +1166,13 @@ int mempool_cluster_within_limits(struct mempool *mp, struct mempool_entry *cons
     }
     size_t n;
     struct mempool_entry **cl = cluster_of(mp, parents, nparents, skip, &n);
-    int64_t total = vsize;
+    /* Core's txgraph bounds the sum of the sigop-adjusted weights by 4 x -limitclustersize. */
+    int64_t total = adj_weight;
     for (size_t i = 0; i < n; i++) {
-        total += cl[i]->vsize;
+        total += cl[i]->adj_weight;
     }
     free(cl);
-    return n + 1 <= mp->opt.cluster_count && total <= mp->opt.cluster_size_vbytes;
+    return n + 1 <= mp->opt.cluster_count && total <= mp->opt.cluster_size_vbytes * 4;
 }
 
 /* The fee-rate diagram of chunks (fee, vsize) merged across clusters in fee rate order:
@@ -1411,4 +1435,146 @@ struct mempool_entry **mempool_cluster(const struct mempool *mp, const struct me
     }
     qsort(out, *n, sizeof(*out), lin_order);
     return out;
+}
+
+/* ---- a reorganisation's returning transactions ---- */
+
+/* Core's RecursiveDynamicUsage of a transaction plus its queue and index entries, roughly:
+ * the serialization, the vectors' headers, the allocations' overhead. */
+static int64_t queued_usage(const struct tx *tx)
+{
+    return (int64_t)tx->size_total + 48 * (int64_t)tx->vin_count + 32 * (int64_t)tx->vout_count +
+           160;
+}
+
+void mempool_reorg_queue(struct mempool *mp, const struct tx *txs, size_t n, uint8_t *skip)
+{
+    for (size_t i = 0; i < n; i++) {
+        skip[i] = 0;
+    }
+    /* Core appends a block's transactions last first, blocks tip first. */
+    for (size_t k = n; k-- > 1;) {
+        if (mp->rq_n == mp->rq_cap) {
+            if (mp->rq_head > 0) {
+                memmove(mp->rq, mp->rq + mp->rq_head,
+                        (mp->rq_n - mp->rq_head) * sizeof(*mp->rq));
+                mp->rq_n -= mp->rq_head;
+                mp->rq_head = 0;
+            }
+            if (mp->rq_n == mp->rq_cap) {
+                mp->rq_cap = mp->rq_cap ? mp->rq_cap * 2 : 256;
+                mp->rq = xrealloc(mp->rq, mp->rq_cap * sizeof(*mp->rq));
+            }
+        }
+        struct reorg_queued *q = &mp->rq[mp->rq_n++];
+        memcpy(q->txid, txs[k].txid, 32);
+        q->usage = queued_usage(&txs[k]);
+        mp->rq_usage += q->usage;
+    }
+    /* Over the bound: the earliest queued go (Core's LimitMemoryUsage), with whatever in the
+     * pool spends them. */
+    while (mp->rq_head < mp->rq_n && mp->rq_usage > MEMPOOL_MAX_DISCONNECTED_BYTES) {
+        struct reorg_queued *q = &mp->rq[mp->rq_head++];
+        mp->rq_usage -= q->usage;
+        struct mempool_entry *e = mempool_get(mp, q->txid);
+        if (e) {
+            mempool_remove_with_descendants(mp, e, MEMPOOL_REMOVED_REORG);
+        }
+        for (size_t i = 1; i < n; i++) {
+            if (memcmp(txs[i].txid, q->txid, 32) == 0) {
+                skip[i] = 1;
+            }
+        }
+    }
+}
+
+void mempool_reorg_done(struct mempool *mp)
+{
+    mp->rq_head = mp->rq_n = 0;
+    mp->rq_usage = 0;
+}
+
+/* Core's TxGraph::Trim for one oversized cluster cl[0..n): the transactions taken greedily,
+ * best chunk fee rate first among those whose parents were taken, while the cluster stays
+ * within the limits; the rest go. */
+static size_t trim_cluster(struct mempool *mp, struct mempool_entry **cl, size_t n)
+{
+    uint64_t base = mp->mark_epoch + 1;
+    mp->mark_epoch += n + 1;
+    for (size_t i = 0; i < n; i++) {
+        cl[i]->mark_ = base + i;
+    }
+    uint8_t *state = xcalloc(n, 1); /* 0 undecided, 1 kept, 2 dropped */
+    int64_t count = 0, weight = 0;
+    for (;;) {
+        size_t best = n;
+        for (size_t i = 0; i < n; i++) {
+            if (state[i]) {
+                continue;
+            }
+            int ready = 1;
+            for (size_t p = 0; p < cl[i]->nparents && ready; p++) {
+                uint64_t m = cl[i]->parents[p]->mark_;
+                ready = m >= base && m < base + n && state[m - base] == 1;
+            }
+            if (!ready) {
+                continue;
+            }
+            if (best == n) {
+                best = i;
+                continue;
+            }
+            int c = mempool_feerate_cmp(cl[i]->chunk_fee_, cl[i]->chunk_weight_,
+                                        cl[best]->chunk_fee_, cl[best]->chunk_weight_);
+            if (c > 0 || (c == 0 && cl[i]->lin_pos_ < cl[best]->lin_pos_)) {
+                best = i;
+            }
+        }
+        if (best == n) {
+            break;
+        }
+        if (count + 1 <= (int64_t)mp->opt.cluster_count &&
+            weight + cl[best]->adj_weight <= mp->opt.cluster_size_vbytes * 4) {
+            state[best] = 1;
+            count++;
+            weight += cl[best]->adj_weight;
+        } else {
+            state[best] = 2;
+        }
+    }
+    struct mempool_entry **gone = xmalloc(n * sizeof(*gone));
+    size_t ng = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (state[i] != 1) {
+            gone[ng++] = cl[i];
+        }
+    }
+    free(state);
+    if (ng) {
+        remove_set(mp, gone, ng, MEMPOOL_REMOVED_SIZELIMIT);
+    }
+    free(gone);
+    return ng;
+}
+
+size_t mempool_trim_clusters(struct mempool *mp, const struct tx *txs, size_t n)
+{
+    size_t removed = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct mempool_entry *e = mempool_get(mp, txs[i].txid);
+        if (!e) {
+            continue;
+        }
+        size_t nc;
+        struct mempool_entry **cl = cluster_of(mp, &e, 1, 0, &nc);
+        int64_t weight = 0;
+        for (size_t k = 0; k < nc; k++) {
+            weight += cl[k]->adj_weight;
+        }
+        if (nc > mp->opt.cluster_count || weight > mp->opt.cluster_size_vbytes * 4) {
+            removed += trim_cluster(mp, cl, nc);
+        }
+        free(cl);
+    }
+    return removed;
 }

@@ -215,12 +215,30 @@ struct mempool_delta {
 };
 struct mempool_delta *mempool_deltas(const struct mempool *mp, size_t *n);
 
-/** The clusters the given entries belong to, with the vsize and count they would have if a
- *  transaction of vsize with in-pool parents `parents` were added and the entries in
- *  `removed` taken out: 1 if within the limits. */
+/** The clusters the given entries belong to, with the sigop-adjusted weight and count they
+ *  would have if a transaction of adj_weight with in-pool parents `parents` were added and
+ *  the entries in `removed` taken out: 1 if within the limits (the weight within 4 x
+ *  -limitclustersize, as Core's txgraph). */
 int mempool_cluster_within_limits(struct mempool *mp, struct mempool_entry *const *parents,
                                   size_t nparents, struct mempool_entry *const *removed,
-                                  size_t nremoved, int64_t vsize);
+                                  size_t nremoved, int64_t adj_weight);
+
+/* Core's MAX_DISCONNECTED_TX_POOL_BYTES: the memory a reorganisation's returning
+ * transactions may take before the most recently confirmed of them are dropped. */
+#define MEMPOOL_MAX_DISCONNECTED_BYTES 20000000
+
+/** Queues the transactions of a disconnected block (txs[0..n), the coinbase first and left
+ *  out) as Core's DisconnectedBlockTransactions does, and drops the earliest queued while
+ *  their memory is over MEMPOOL_MAX_DISCONNECTED_BYTES: a dropped one already back in the
+ *  pool leaves it with its descendants, one of this block gets skip[i] = 1 (not to come
+ *  back). skip has n slots. */
+void mempool_reorg_queue(struct mempool *mp, const struct tx *txs, size_t n, uint8_t *skip);
+/** Empties the queue (a block was connected: the reorganisation is over). Cheap. */
+void mempool_reorg_done(struct mempool *mp);
+/** Core's TxGraph::Trim after a reorganisation: each cluster of the transactions txs[0..n)
+ *  over -limitclustercount or -limitclustersize keeps, best chunk fee rate first and parents
+ *  before children, what fits; the rest leave (size limit). Returns how many left. */
+size_t mempool_trim_clusters(struct mempool *mp, const struct tx *txs, size_t n);
 
 /** The number of distinct clusters the entries v[0..n) belong to (writer only). */
 size_t mempool_count_clusters(struct mempool *mp, struct mempool_entry *const *v, size_t n);

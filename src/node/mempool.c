@@ -42,6 +42,16 @@ static void on_disconnected(void *ctx, struct chainstate *cs, const struct block
     mempool_block_disconnected(np->mempool, cs, b, chainstate_now(cs));
 }
 
+/* The end of an activation or an invalidation (Core ends its DisconnectedBlockTransactions
+ * there): the next disconnected block starts a new queue. */
+static void on_settled(void *ctx, const struct block_index *tip, int ibd)
+{
+    struct node_context *np = ctx;
+    (void)tip;
+    (void)ibd;
+    mempool_reorg_done(np->mempool);
+}
+
 static void on_added(void *ctx, const struct mempool_entry *e, uint64_t seq)
 {
     (void)seq;
@@ -81,8 +91,10 @@ static void on_removed(void *ctx, const struct mempool_entry *e, enum mempool_re
 
 static struct chainstate_listener block_listener(struct node_context *n)
 {
-    struct chainstate_listener h = {
-        .block_connected = on_connected, .block_disconnected = on_disconnected, .ctx = n};
+    struct chainstate_listener h = {.block_connected = on_connected,
+                                     .block_disconnected = on_disconnected,
+                                     .tip_settled = on_settled,
+                                     .ctx = n};
     return h;
 }
 
@@ -139,6 +151,7 @@ void node_fees_write(struct fee_estimator *fe, const char *datadir)
     }
     char *path = fs_path_join(datadir, "fee_estimates.dat");
     char err[256];
+    /* Core's FlushFeeEstimates' lines (the reason is bitnode's). */
     if (fee_estimator_save(fe, path, err, sizeof(err))) {
         LOG_WARN("Failed to write fee estimates to %s. Continue anyway.", path);
         LOG(LOG_CAT_ESTIMATEFEE, LOG_LVL_DEBUG, "fee estimates: %s", err);

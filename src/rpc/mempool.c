@@ -308,75 +308,86 @@ static json_t *rpc_testmempoolaccept(struct rpc_request *req)
                              hex ? hex : "");
         }
     }
-    /* Several: a package (Core's ProcessNewPackage with test_accept): well formed, then each
-     * in order with the outputs of the ones before it as coins; the first failure ends it
-     * (the rest get no "allowed"). */
+    /* Several: a package (Core's ProcessNewPackage with test_accept): well formed, then all
+     * of it checked together (mempool_test_package); one alone: Core's ProcessTransaction. */
     const char *pkg_error = n > 1 ? package_malformed(txs, n) : NULL;
+    struct mempool_package c = {.mp = mp, .txs = txs, .n = n, .now = rpc_mempool_now(ctx)};
+    c.r = xcalloc(n, sizeof(*c.r));
+    int rc = RC_OK;
+    if (n == 1) {
+        struct mempool_submit m = {.mp = mp, .tx = &txs[0]};
+        m.args.now = c.now;
+        m.args.test_only = 1;
+        rc = submit(ctx, &m);
+        c.r[0].res = m.res;
+        c.r[0].state = vstate_is_valid(&m.res.st) ? PKG_VALID : PKG_INVALID;
+    } else if (!pkg_error) {
+        struct validator_job j = {.work = VALIDATOR_CALL, .fn = mempool_test_package, .ctx = &c};
+        rc = validator_run(ctx->node->val, &j);
+        if (c.pstate == PKG_STATE_POLICY) {
+            pkg_error = c.msg;
+        }
+    }
+    if (rc) {
+        for (size_t k = 0; k < n; k++) {
+            tx_clear(&txs[k]);
+            mempool_accept_result_clear(&c.r[k].res);
+        }
+        free(txs);
+        free(c.r);
+        return rpc_error(req, RPC_VERIFY_ERROR, "Mempool internal error (%s)", rc_str(rc));
+    }
     json_t *out = json_array();
     int stop = 0;
     for (size_t i = 0; i < n; i++) {
         json_t *o = json_object();
+        struct mempool_accept_result *res = &c.r[i].res;
         json_object_set_new(o, "txid", rpc_hash_json(txs[i].txid));
         json_object_set_new(o, "wtxid", rpc_hash_json(txs[i].wtxid));
         if (pkg_error) {
             json_object_set_new(o, "package-error", json_string(pkg_error));
         }
-        if (pkg_error || stop) {
+        if (pkg_error || stop || c.r[i].state == PKG_NOT_VALIDATED) {
             json_array_append_new(out, o);
             continue;
         }
-        struct mempool_submit m = {.mp = mp, .tx = &txs[i]};
-        m.args.now = rpc_mempool_now(ctx);
-        m.args.test_only = 1;
-        m.args.package = txs;
-        m.args.npackage = i;
-        m.args.no_replacement = n > 1;
-        int rc = submit(ctx, &m);
-        if (rc) {
-            json_decref(o);
-            json_decref(out);
-            for (size_t k = 0; k < n; k++) {
-                tx_clear(&txs[k]);
-            }
-            free(txs);
-            return rpc_error(req, RPC_VERIFY_ERROR, "Mempool internal error (%s)", rc_str(rc));
-        }
-        if (vstate_is_valid(&m.res.st)) {
-            int64_t max_fee = max_rate ? (max_rate * m.res.vsize + 999) / 1000 : 0;
-            if (max_fee && m.res.fee > max_fee) {
+        if (c.r[i].state == PKG_VALID) {
+            int64_t max_fee = max_rate ? (max_rate * res->vsize + 999) / 1000 : 0;
+            if (max_fee && res->fee > max_fee) {
                 json_object_set_new(o, "allowed", json_false());
                 json_object_set_new(o, "reject-reason", json_string("max-fee-exceeded"));
                 stop = 1;
             } else {
                 json_object_set_new(o, "allowed", json_true());
-                json_object_set_new(o, "vsize_adjusted", json_integer(m.res.vsize));
-                json_object_set_new(o, "vsize", json_integer(m.res.vsize));
+                json_object_set_new(o, "vsize_adjusted", json_integer(res->vsize));
+                json_object_set_new(o, "vsize", json_integer(res->vsize));
                 json_object_set_new(o, "vsize_bip141", json_integer((json_int_t)tx_vsize(&txs[i])));
                 json_t *fees = json_object();
-                json_object_set_new(fees, "base", rpc_json_amount(m.res.fee));
-                int64_t modified = m.res.modified;
+                json_object_set_new(fees, "base", rpc_json_amount(res->fee));
                 json_object_set_new(fees, "effective-feerate",
-                                    rpc_json_amount(modified * 1000 / m.res.vsize));
+                                    rpc_json_amount(res->modified * 1000 / res->vsize));
                 json_t *inc = json_array();
                 json_array_append_new(inc, rpc_hash_json(txs[i].wtxid));
                 json_object_set_new(fees, "effective-includes", inc);
                 json_object_set_new(o, "fees", fees);
             }
         } else {
-            stop = n > 1;
             json_object_set_new(o, "allowed", json_false());
-            if (m.res.kind == MEMPOOL_TX_MISSING_INPUTS) {
+            if (res->kind == MEMPOOL_TX_MISSING_INPUTS) {
                 json_object_set_new(o, "reject-reason", json_string("missing-inputs"));
             } else {
                 char msg[VSTATE_REJECT_LEN + VSTATE_DEBUG_LEN + 4];
-                state_string(msg, sizeof(msg), &m.res.st);
-                json_object_set_new(o, "reject-reason", json_string(m.res.st.reject));
+                state_string(msg, sizeof(msg), &res->st);
+                json_object_set_new(o, "reject-reason", json_string(res->st.reject));
                 json_object_set_new(o, "reject-details", json_string(msg));
             }
         }
-        mempool_accept_result_clear(&m.res);
         json_array_append_new(out, o);
     }
+    for (size_t k = 0; k < n; k++) {
+        mempool_accept_result_clear(&c.r[k].res);
+    }
+    free(c.r);
     for (size_t k = 0; k < n; k++) {
         tx_clear(&txs[k]);
     }

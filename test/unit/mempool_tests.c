@@ -367,6 +367,92 @@ static void test_rbf_diagram(void)
     mempool_free(mp);
 }
 
+/* A reorganisation's clusters over the limits keep, parents first and best chunk fee rate
+ * first, what fits (Core's TxGraph::Trim); the rest leave. */
+static void test_trim_clusters(void)
+{
+    struct mempool_options o;
+    mempool_options_default(&o);
+    o.cluster_count = 3;
+    struct mempool *mp = mempool_new(&o);
+    struct tx t;
+    struct tx ids[5];
+    struct outpoint op = chain_op(7);
+    struct mempool_entry *e = NULL;
+    for (uint32_t i = 0; i < 5; i++) {
+        make_tx(&t, &op, 1, 1, 50000 - (int64_t)i * 1000, 900 + i);
+        tx_init(&ids[i]);
+        memcpy(ids[i].txid, t.txid, 32);
+        e = add(mp, &t, 1000);
+        op = out_of(e, 0);
+    }
+    CHECK_EQ_INT(mempool_count(mp), 5);
+    mempool_write_lock(mp);
+    CHECK_EQ_INT(mempool_trim_clusters(mp, ids, 5), 2);
+    mempool_write_unlock(mp);
+    CHECK_EQ_INT(mempool_count(mp), 3);
+    CHECK(mempool_get(mp, ids[0].txid) && mempool_get(mp, ids[2].txid));
+    CHECK(!mempool_get(mp, ids[3].txid) && !mempool_get(mp, ids[4].txid));
+    /* Within the limits: nothing to do. */
+    mempool_write_lock(mp);
+    CHECK_EQ_INT(mempool_trim_clusters(mp, ids, 5), 0);
+    mempool_write_unlock(mp);
+    mempool_free(mp);
+}
+
+/* The disconnected blocks' queue: over 20 MB the earliest queued (the tip block's, last
+ * first) are dropped, leaving the pool with their spenders if they came back already. */
+static void test_reorg_queue(void)
+{
+    struct mempool_options o;
+    mempool_options_default(&o);
+    struct mempool *mp = mempool_new(&o);
+    /* Blocks of a coinbase and 1 transaction of about 4 MB each (its size as counted). */
+    struct tx blk[6][2];
+    uint8_t skip[2];
+    for (int b = 0; b < 6; b++) {
+        struct outpoint op = chain_op(100 + (uint32_t)b);
+        make_tx(&blk[b][0], &op, 1, 1, 1, 200 + (uint32_t)b);
+        make_tx(&blk[b][1], &op, 1, 1, 1000, 300 + (uint32_t)b);
+        blk[b][1].size_total = 3999000;
+    }
+    /* The tip block's transaction came back and a child spends it. */
+    mempool_write_lock(mp);
+    mempool_reorg_queue(mp, blk[0], 2, skip);
+    mempool_write_unlock(mp);
+    CHECK(!skip[1]);
+    struct tx t, back;
+    tx_copy(&back, &blk[0][1]);
+    struct mempool_entry *p = add(mp, &back, 1000);
+    struct outpoint pop = out_of(p, 0);
+    make_tx(&t, &pop, 1, 1, 500, 77);
+    add(mp, &t, 500);
+    CHECK_EQ_INT(mempool_count(mp), 2);
+    for (int b = 1; b < 5; b++) {
+        mempool_write_lock(mp);
+        mempool_reorg_queue(mp, blk[b], 2, skip);
+        mempool_write_unlock(mp);
+        CHECK(!skip[1]);
+    }
+    CHECK_EQ_INT(mempool_count(mp), 2); /* 20 MB and the overheads: not over yet */
+    mempool_write_lock(mp);
+    mempool_reorg_queue(mp, blk[5], 2, skip);
+    mempool_write_unlock(mp);
+    CHECK(!skip[1]);
+    CHECK_EQ_INT(mempool_count(mp), 0); /* the tip block's went, its child with it */
+    /* After a connected block the queue starts again. */
+    mempool_reorg_done(mp);
+    mempool_write_lock(mp);
+    mempool_reorg_queue(mp, blk[5], 2, skip);
+    mempool_write_unlock(mp);
+    CHECK(!skip[1]);
+    for (int b = 0; b < 6; b++) {
+        tx_clear(&blk[b][0]);
+        tx_clear(&blk[b][1]);
+    }
+    mempool_free(mp);
+}
+
 int main(void)
 {
     TEST(test_policy);
@@ -375,5 +461,7 @@ int main(void)
     TEST(test_trim_and_min_fee);
     TEST(test_expiry);
     TEST(test_rbf_diagram);
+    TEST(test_trim_clusters);
+    TEST(test_reorg_queue);
     return test_done();
 }

@@ -8,11 +8,23 @@
 # Core's test tree comes from the snapshot github:l0rinc/bitcoin (Bitcoin Core v31.99), as
 # fetched by the tool library into /work/.mirror (CORE_GIT overrides the git directory).
 # Prints one line per test (Core's test_runner summary) into $OUT (default /tmp/core-tests).
+# Without TEST.py arguments it runs Core's whole default list. Counted the same way every
+# time: JOBS (default 1) and TIMEOUT_FACTOR (default 2) as given, the per-test table in
+# $OUT/summary.txt (doc/interop.md keeps the last full run's).
 set -u
 BITNODED=${1:?bitnoded path}
 CLI=${2:?bitcoin-cli path}
 shift 2
 CORE_GIT=${CORE_GIT:-/work/.mirror/l0rinc+bitcoin/repo}
+# Core's framework takes three ranges of 5000 ports from TEST_RUNNER_PORT_MIN (P2P, RPC, Tor):
+# all must stay below the kernel's ephemeral range (32768 on Debian), or a node's port can be
+# taken by a client socket and the node fails to start ("Unable to connect to bitcoind").
+export TEST_RUNNER_PORT_MIN=${TEST_RUNNER_PORT_MIN:-11000}
+EPHEMERAL_LOW=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+if [ "$((TEST_RUNNER_PORT_MIN + 15000))" -gt "$EPHEMERAL_LOW" ]; then
+    echo "TEST_RUNNER_PORT_MIN=$TEST_RUNNER_PORT_MIN: its ports reach $((TEST_RUNNER_PORT_MIN + 15000)), into the ephemeral range from $EPHEMERAL_LOW; use at most $((EPHEMERAL_LOW - 15000))" >&2
+    exit 2
+fi
 OUT=${OUT:-/tmp/core-tests}
 rm -rf "$OUT" && mkdir -p "$OUT/src"
 git -C "$CORE_GIT" archive HEAD test/functional test/config.ini.in share/rpcauth src/rpc/client.cpp \

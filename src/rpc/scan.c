@@ -107,7 +107,7 @@ static int found_cmp(const void *a, const void *b)
 }
 
 static void add_needle(struct needle **v, size_t *n, size_t *cap, const struct buf *spk,
-                       const struct chain_params *p)
+                       const struct script_desc_provider *prov, const struct chain_params *p)
 {
     if (*n == *cap) {
         *cap = *cap ? *cap * 2 : 16;
@@ -121,7 +121,7 @@ static void add_needle(struct needle **v, size_t *n, size_t *cap, const struct b
     }
     struct buf d;
     buf_init(&d);
-    script_descriptor_infer(&d, spk->data, spk->len, NULL, 0, p);
+    script_descriptor_infer_with(&d, spk->data, spk->len, prov, p);
     x->desc = xmalloc(d.len + 1);
     memcpy(x->desc, d.data, d.len);
     x->desc[d.len] = 0;
@@ -179,15 +179,21 @@ static int eval_scan_object(struct rpc_request *req, const json_t *obj, struct n
             for (size_t m = 0; m < SCRIPT_DESC_MAX_SCRIPTS; m++) {
                 buf_reset(&spks[m]);
             }
-            if (script_descriptor_expand(d, alt, (uint32_t)i, spks, &k)) {
+            /* Core infers each script with what the expansion told (its keys' origins):
+             * the keys of one position are all a script of that position can use. */
+            struct script_desc_provider prov;
+            script_desc_provider_init(&prov);
+            if (script_descriptor_expand_with(d, alt, (uint32_t)i, spks, &k, &prov)) {
+                script_desc_provider_clear(&prov);
                 rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY,
                           "Cannot derive script without private keys: '%s'", desc);
                 rc = -1;
                 break;
             }
             for (size_t m = 0; m < k; m++) {
-                add_needle(v, n, cap, &spks[m], p);
+                add_needle(v, n, cap, &spks[m], &prov, p);
             }
+            script_desc_provider_clear(&prov);
         }
     }
     for (size_t i = 0; i < SCRIPT_DESC_MAX_SCRIPTS; i++) {
@@ -508,7 +514,27 @@ static json_t *rpc_scanblocks(struct rpc_request *req)
         .names = "scanobjects", .type = RPC_ARG_ARR, .fallback = RPC_ARG_OMITTED,                  \
         .description = "Array of scan objects. Required for \"start\" action\nEvery scan object "  \
                        "is either a string descriptor or an object:",                              \
-        .skip_type_check = true                                                                    \
+        .skip_type_check = true, .oneline = "[scanobjects,...]",                                   \
+        .inner = RPC_LIST(                                                                         \
+            struct rpc_arg,                                                                        \
+            {.names = "descriptor",                                                                \
+             .type = RPC_ARG_STR,                                                                  \
+             .fallback = RPC_ARG_OMITTED,                                                          \
+             .description = "An output descriptor"},                                               \
+            {.names = "",                                                                          \
+             .type = RPC_ARG_OBJ,                                                                  \
+             .fallback = RPC_ARG_OMITTED,                                                          \
+             .description = "An object with output descriptor and metadata",                       \
+             .inner = RPC_LIST(struct rpc_arg,                                                     \
+                               {.names = "desc",                                                   \
+                                .type = RPC_ARG_STR,                                               \
+                                .description = "An output descriptor"},                            \
+                               {.names = "range",                                                  \
+                                .type = RPC_ARG_RANGE,                                             \
+                                .fallback = RPC_ARG_DEFAULT,                                       \
+                                .default_value = "1000",                                           \
+                                .description = "The range of HD chain indexes to explore (either " \
+                                               "end or [begin,end])"})})                           \
     }
 
 static const struct rpc_method methods[] = {

@@ -203,6 +203,67 @@ static int eval_scan_object(struct rpc_request *req, const json_t *obj, struct n
     return rc;
 }
 
+static int script_cmp(const void *a, const void *b)
+{
+    const struct buf *x = a, *y = b;
+    if (x->len != y->len) {
+        return x->len < y->len ? -1 : 1;
+    }
+    return x->len ? memcmp(x->data, y->data, x->len) : 0;
+}
+
+int rpc_scan_scripts(struct rpc_request *req, const json_t *objs, struct buf **spks, size_t *n)
+{
+    struct needle *v = NULL;
+    size_t nv = 0, cap = 0, i;
+    json_t *o;
+    int rc = 0;
+    json_array_foreach(objs, i, o)
+    {
+        if (eval_scan_object(req, o, &v, &nv, &cap)) {
+            rc = -1;
+            break;
+        }
+    }
+    struct buf *out = xcalloc(nv ? nv : 1, sizeof(*out));
+    size_t k = 0;
+    for (i = 0; i < nv; i++) {
+        if (rc == 0) {
+            buf_init(&out[k]);
+            buf_append(&out[k++], v[i].spk, v[i].len);
+        }
+        free(v[i].spk);
+        free(v[i].desc);
+    }
+    free(v);
+    qsort(out, k, sizeof(*out), script_cmp);
+    size_t u = 0;
+    for (i = 0; i < k; i++) {
+        if (u > 0 && script_cmp(&out[u - 1], &out[i]) == 0) {
+            buf_clear(&out[i]);
+        } else {
+            out[u++] = out[i];
+        }
+    }
+    *spks = out;
+    *n = u;
+    return rc;
+}
+
+int rpc_scan_scripts_has(const struct buf *spks, size_t n, const uint8_t *s, size_t len)
+{
+    struct buf key = {.data = (uint8_t *)s, .len = len};
+    return n > 0 && bsearch(&key, spks, n, sizeof(*spks), script_cmp) != NULL;
+}
+
+void rpc_scan_scripts_free(struct buf *spks, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        buf_clear(&spks[i]);
+    }
+    free(spks);
+}
+
 static json_t *rpc_scantxoutset(struct rpc_request *req)
 {
     const char *action = json_string_value(rpc_param(req, 0));

@@ -49,6 +49,7 @@
 #include "util/lockedpool.h"
 #include "rpc/txoutproof.h"
 #include "rpc/descactivity.h"
+#include "rpc/openrpc.h"
 #include "rpc/server.h"
 #include "rpc/util.h"
 #include "util/args.h"
@@ -858,6 +859,7 @@ static int start_rpc(struct node *n)
     rpc_scan_register(n->rpc_ctx);
     rpc_txoutproof_register(n->rpc_ctx);
     rpc_descactivity_register(n->rpc_ctx);
+    rpc_openrpc_register(n->rpc_ctx);
     rpc_fees_register(n->rpc_ctx);
     if (rpc_server_start(n->rpc, err, sizeof(err)) != RC_OK) {
         init_error("Unable to start HTTP server: %s", err);

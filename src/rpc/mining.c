@@ -949,7 +949,8 @@ static const struct rpc_method methods[] = {
                        .fallback = RPC_ARG_DEFAULT_HINT,
                        .default_value = "ignored",
                        .description = "dummy value, for compatibility with BIP22. This value is "
-                                      "ignored."}),
+                                      "ignored.",
+                       .placeholder = true}),
      .results =
          RPC_LIST(struct rpc_result, {.cond = "If the block was accepted", .type = RPC_RES_NONE},
                   {.cond = "Otherwise", .type = RPC_RES_STR, .description = "According to BIP22"}),

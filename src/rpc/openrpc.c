@@ -147,6 +147,9 @@ static json_t *object_args(const struct rpc_arg *a, bool hidden, bool in_skip)
         if (in->description && *in->description) {
             json_object_set_new(p, "description", json_string(in->description));
         }
+        if (in->placeholder) {
+            json_object_set_new(p, "x-bitcoin-placeholder", json_true());
+        }
         char *name = first_name(in);
         json_object_set_new(props, name, p);
         if (!arg_optional(in)) {
@@ -347,6 +350,9 @@ static json_t *method_params(const struct rpc_method *m, bool hidden)
                 bar = next;
             }
             json_object_set_new(p, "x-bitcoin-aliases", aliases);
+        }
+        if (a->placeholder) {
+            json_object_set_new(p, "x-bitcoin-placeholder", json_true());
         }
         if (a->description && *a->description) {
             json_object_set_new(p, "description", json_string(a->description));

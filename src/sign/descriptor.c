@@ -14,6 +14,7 @@
 #include "script/script.h"
 #include "script/sigcheck.h"
 #include "script/solver.h"
+#include "sign/miniscript.h"
 #include "util/check.h"
 #include "util/hex.h"
 #include "util/rc.h"
@@ -199,6 +200,37 @@ static void put_infer_key(struct buf *out, const struct infer_in *in, const uint
 static int infer_script(struct buf *out, const uint8_t *s, size_t len, enum desc_ctx ctx,
                         const struct infer_in *in, const struct chain_params *p);
 
+/* Core's KeyParser over the provider: pk_h()'s key from its hash, keys with their origins. */
+static int ms_from_hash(void *arg, const uint8_t h20[20], uint8_t key33[33])
+{
+    const struct script_desc_known_key *kk = known_key_by_id(arg, h20);
+    if (!kk || kk->pub_len != 33 || !pubkey_non_hybrid(kk->pub, kk->pub_len)) {
+        return -1;
+    }
+    memcpy(key33, kk->pub, 33);
+    return 0;
+}
+
+static void ms_put_key(void *arg, struct buf *out, const uint8_t key33[33])
+{
+    put_infer_key(out, arg, key33, 33, 0);
+}
+
+/* Core's miniscript inference in a P2WSH script: 1 written (a sane miniscript), 0 not. */
+static int infer_miniscript(struct buf *out, const uint8_t *s, size_t len,
+                            const struct infer_in *in)
+{
+    struct miniscript_keys keys = {.from_hash = ms_from_hash, .put_key = ms_put_key,
+                                   .arg = (void *)in};
+    struct miniscript *m = NULL;
+    int ok = miniscript_from_script(&m, s, len, &keys) == 0 && miniscript_is_sane(m);
+    if (ok) {
+        miniscript_to_string(m, out, &keys);
+    }
+    miniscript_free(m);
+    return ok;
+}
+
 /* sh() / wsh() of a known script: 1 written, 0 not (out unchanged). */
 static int infer_wrapped(struct buf *out, const char *fn, const struct buf *sub, enum desc_ctx ctx,
                          const struct infer_in *in, const struct chain_params *p)
@@ -314,7 +346,9 @@ static int infer_script(struct buf *out, const uint8_t *s, size_t len, enum desc
             return 1;
         }
     }
-    /* Core tries miniscript here for P2WSH scripts (not implemented: see the header). */
+    if (ctx == CTX_P2WSH && infer_miniscript(out, s, len, in)) {
+        return 1;
+    }
     if (ctx != CTX_TOP) {
         return 0;
     }

@@ -32,9 +32,8 @@ int script_descriptor_checksum(char out[SCRIPT_DESC_CHECKSUM_SIZE], const char *
  *  "multi(k,HEX,...)" for bare multisig with non-hybrid keys, "rawtr(XONLY)" for P2TR with a
  *  valid x-only key, "wsh(...)" for the P2WSH of inner when the provider knows it (inner:
  *  the one script it knows, or NULL), "addr(ADDRESS)" for every other script with an
- *  address, else "raw(HEX)".
- *  Not matched: Core infers miniscript ("wsh(and_v(...))", "wsh(0)") for P2WSH scripts that
- *  are sane miniscript; here those get "addr(...)". */
+ *  address, else "raw(HEX)"; inside wsh(), a script that decodes as sane miniscript
+ *  (sign/miniscript.h) is written as it: "wsh(and_v(v:pk(HEX),older(1)))". */
 void script_descriptor_infer(struct buf *out, const uint8_t *s, size_t len, const uint8_t *inner,
                              size_t inner_len, const struct chain_params *p);
 

@@ -598,6 +598,77 @@ static json_t *rpc_scanblocks(struct rpc_request *req)
                                                "end or [begin,end])"})})                           \
     }
 
+#define RES(t, k, d) {.type = t, .key = k, .description = d}
+#define ABORT_RESULT                                                                               \
+    {.type = RPC_RES_BOOL,                                                                         \
+     .cond = "when action=='abort'",                                                               \
+     .description = "True if scan will be aborted (not necessarily before this RPC returns), or "  \
+                    "false if there is no scan to abort"}
+#define IDLE_RESULT                                                                                \
+    {.type = RPC_RES_NONE,                                                                         \
+     .cond = "when action=='status' and no scan is in progress - possibly already completed"}
+
+/* Core's scantxoutset results. */
+static const struct rpc_result unspent_fields[] = {
+    RES(RPC_RES_STR_HEX, "txid", "The transaction id"),
+    RES(RPC_RES_NUM, "vout", "The vout value"),
+    RES(RPC_RES_STR_HEX, "scriptPubKey", "The output script"),
+    RES(RPC_RES_STR, "desc", "A specialized descriptor for the matched output script"),
+    RES(RPC_RES_STR_AMOUNT, "amount", "The total amount in BTC of the unspent output"),
+    RES(RPC_RES_BOOL, "coinbase", "Whether this is a coinbase output"),
+    RES(RPC_RES_NUM, "height", "Height of the unspent transaction output"),
+    RES(RPC_RES_STR_HEX, "blockhash", "Blockhash of the unspent transaction output"),
+    RES(RPC_RES_NUM, "confirmations",
+        "Number of confirmations of the unspent transaction output when the scan was done"),
+};
+
+static const struct rpc_result scantxoutset_results[] = {
+    {.type = RPC_RES_OBJ,
+     .cond = "when action=='start'; only returns after scan completes",
+     .inner = RPC_LIST(
+         struct rpc_result, RES(RPC_RES_BOOL, "success", "Whether the scan was completed"),
+         RES(RPC_RES_NUM, "txouts", "The number of unspent transaction outputs scanned"),
+         RES(RPC_RES_NUM, "height", "The block height at which the scan was done"),
+         RES(RPC_RES_STR_HEX, "bestblock", "The hash of the block at the tip of the chain"),
+         {.type = RPC_RES_ARR,
+          .key = "unspents",
+          .inner = RPC_LIST(struct rpc_result,
+                            {.type = RPC_RES_OBJ,
+                             .inner = unspent_fields,
+                             .n_inner = sizeof(unspent_fields) / sizeof(unspent_fields[0])})},
+         RES(RPC_RES_STR_AMOUNT, "total_amount",
+             "The total amount of all found unspent outputs in BTC"))},
+    ABORT_RESULT,
+    {.type = RPC_RES_OBJ,
+     .cond = "when action=='status' and a scan is currently in progress",
+     .inner = RPC_LIST(struct rpc_result,
+                       RES(RPC_RES_NUM, "progress", "Approximate percent complete"))},
+    IDLE_RESULT,
+};
+
+/* Core's scanblocks results. */
+static const struct rpc_result scanblocks_results[] = {
+    IDLE_RESULT,
+    {.type = RPC_RES_OBJ,
+     .cond = "When action=='start'; only returns after scan completes",
+     .inner = RPC_LIST(
+         struct rpc_result, RES(RPC_RES_NUM, "from_height", "The height we started the scan from"),
+         RES(RPC_RES_NUM, "to_height", "The height we ended the scan at"),
+         {.type = RPC_RES_ARR,
+          .key = "relevant_blocks",
+          .description = "Blocks that may have matched a scanobject.",
+          .inner = RPC_LIST(struct rpc_result,
+                            RES(RPC_RES_STR_HEX, "", "A relevant blockhash"))},
+         RES(RPC_RES_BOOL, "completed", "true if the scan process was not aborted"))},
+    {.type = RPC_RES_OBJ,
+     .cond = "when action=='status' and a scan is currently in progress",
+     .inner = RPC_LIST(struct rpc_result,
+                       RES(RPC_RES_NUM, "progress", "Approximate percent complete"),
+                       RES(RPC_RES_NUM, "current_height",
+                           "Height of the block currently being scanned"))},
+    ABORT_RESULT,
+};
+
 static const struct rpc_method methods[] = {
     {.category = "blockchain",
      .name = "scantxoutset",
@@ -625,11 +696,16 @@ static const struct rpc_method methods[] = {
          "to be specified by below if different from 1000.\nFor more information on output "
          "descriptors, see the documentation in the doc/descriptors.md file.\n",
      .args = RPC_LIST(struct rpc_arg, SCAN_ACTION_ARG, SCAN_OBJECTS_ARG),
-     .results =
-         RPC_LIST(struct rpc_result,
-                  {.type = RPC_RES_ANY, .key = "", .description = "", .skip_type_check = true}),
-     .examples = RPC_EXAMPLES("scantxoutset", "start \"[\\\"addr(bcrt1q...)\\\"]\"",
-                              "\"start\", [\"addr(bcrt1q...)\"]")},
+     .results = scantxoutset_results,
+     .n_results = sizeof(scantxoutset_results) / sizeof(scantxoutset_results[0]),
+     .examples =
+         RPC_EXAMPLE_CLI("scantxoutset",
+                         "start '[\"raw(76a91411b366edfc0a8b66feebae5c2e25a7b6a5d1cf3188ac)#fm24fxxy\"]'")
+             RPC_EXAMPLE_CLI("scantxoutset", "status") RPC_EXAMPLE_CLI("scantxoutset", "abort")
+                 RPC_EXAMPLE_RPC("scantxoutset",
+                                 "\"start\", [\"raw(76a91411b366edfc0a8b66feebae5c2e25a7b6a5d1cf3188ac)#fm24fxxy\"]")
+                     RPC_EXAMPLE_RPC("scantxoutset", "\"status\"")
+                         RPC_EXAMPLE_RPC("scantxoutset", "\"abort\"")},
     {.category = "blockchain",
      .name = "scanblocks",
      .handler = rpc_scanblocks,
@@ -668,15 +744,21 @@ static const struct rpc_method methods[] = {
                              .description = "Filter false positives (slower and may fail on "
                                             "pruned nodes). Otherwise they may occur at a rate "
                                             "of 1/M"})}),
-     .results =
-         RPC_LIST(struct rpc_result,
-                  {.type = RPC_RES_ANY, .key = "", .description = "", .skip_type_check = true}),
+     .results = scanblocks_results,
+     .n_results = sizeof(scanblocks_results) / sizeof(scanblocks_results[0]),
      .examples =
-         RPC_EXAMPLES("scanblocks",
-                      "start '[\"addr(bcrt1q4u4nsgk6ug0sqz7r3rj9tykjxrsl0yy4d0wwte)\"]' "
-                      "300000",
-                      "\"start\", [\"addr(bcrt1q4u4nsgk6ug0sqz7r3rj9tykjxrsl0yy4d0wwte)\"], "
-                      "300000")},
+         RPC_EXAMPLE_CLI("scanblocks",
+                         "start '[\"addr(bcrt1q4u4nsgk6ug0sqz7r3rj9tykjxrsl0yy4d0wwte)\"]' 300000")
+             RPC_EXAMPLE_CLI("scanblocks", "start '[\"addr(bcrt1q4u4nsgk6ug0sqz7r3rj9tykjxrsl0yy4d0wwte)"
+                                           "\"]' 100 150 basic")
+                 RPC_EXAMPLE_CLI("scanblocks", "status")
+                     RPC_EXAMPLE_RPC("scanblocks",
+                                     "\"start\", [\"addr(bcrt1q4u4nsgk6ug0sqz7r3rj9tykjxrsl0yy4d0wwte)\"], "
+                                     "300000")
+                         RPC_EXAMPLE_RPC("scanblocks",
+                                         "\"start\", [\"addr(bcrt1q4u4nsgk6ug0sqz7r3rj9tykjxrsl0yy4d0wwte)"
+                                         "\"], 100, 150, \"basic\"")
+                             RPC_EXAMPLE_RPC("scanblocks", "\"status\"")},
 };
 
 void rpc_scan_register(struct rpc_context *ctx)

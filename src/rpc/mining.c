@@ -1026,7 +1026,8 @@ static const struct rpc_method methods[] = {
      .name = "generateblock",
      .handler = rpc_generateblock,
      .description = "Mine a set of ordered transactions to a specified address or descriptor and "
-                    "return the block hash.",
+                    "return the block hash.\n"
+                    "Transaction fees are not collected in the block reward.",
      .args = RPC_LIST(
          struct rpc_arg,
          {.names = "output",
@@ -1060,7 +1061,8 @@ static const struct rpc_method methods[] = {
                .key = "hex",
                .optional = true,
                .description = "hex of generated block, only present when submit=false"})}),
-     .examples = RPC_EXAMPLE_CLI("generateblock", "\"myaddress\" '[\"rawtx\", \"mempool_txid\"]'")},
+     .examples = "\nGenerate a block to myaddress, with txs rawtx and mempool_txid\n" RPC_EXAMPLE_CLI(
+         "generateblock", "\"myaddress\" '[\"rawtx\", \"mempool_txid\"]'")},
     {.category = "mining",
      .name = "getblocktemplate",
      .handler = rpc_getblocktemplate,

@@ -934,6 +934,100 @@ static json_t *rpc_generate(struct rpc_request *req)
 
 /* ---- declarations -------------------------------------------------------------------- */
 
+#define GBT(t, k, d) {.type = t, .key = k, .description = d}
+
+/* Core's getblocktemplate result (help only: the handler's object is not type-checked). */
+static const struct rpc_result gbt_tx_fields[] = {
+    GBT(RPC_RES_STR_HEX, "data", "transaction data encoded in hexadecimal (byte-for-byte)"),
+    GBT(RPC_RES_STR_HEX, "txid",
+        "transaction hash excluding witness data, shown in byte-reversed hex"),
+    GBT(RPC_RES_STR_HEX, "hash",
+        "transaction hash including witness data, shown in byte-reversed hex"),
+    {.type = RPC_RES_ARR,
+     .key = "depends",
+     .description = "array of numbers",
+     .inner = RPC_LIST(struct rpc_result,
+                       GBT(RPC_RES_NUM, "",
+                           "transactions before this one (by 1-based index in 'transactions' "
+                           "list) that must be present in the final block if this one is"))},
+    GBT(RPC_RES_NUM, "fee",
+        "difference in value between transaction inputs and outputs (in satoshis); for coinbase "
+        "transactions, this is a negative Number of the total collected block fees (ie, not "
+        "including the block subsidy); if key is not present, fee is unknown and clients MUST "
+        "NOT assume there isn't one"),
+    GBT(RPC_RES_NUM, "sigops",
+        "total SigOps cost, as counted for purposes of block limits; if key is not present, "
+        "sigop cost is unknown and clients MUST NOT assume it is zero"),
+    GBT(RPC_RES_NUM, "weight", "total transaction weight, as counted for purposes of block limits"),
+};
+
+static const struct rpc_result gbt_fields[] = {
+    GBT(RPC_RES_NUM, "version", "The preferred block version"),
+    {.type = RPC_RES_ARR,
+     .key = "rules",
+     .description = "specific block rules that are to be enforced",
+     .inner = RPC_LIST(struct rpc_result,
+                       GBT(RPC_RES_STR, "",
+                           "name of a rule the client must understand to some extent; see BIP 9 "
+                           "for format"))},
+    {.type = RPC_RES_OBJ_DYN,
+     .key = "vbavailable",
+     .description = "set of pending, supported versionbit (BIP 9) softfork deployments",
+     .inner = RPC_LIST(struct rpc_result,
+                       GBT(RPC_RES_NUM, "rulename",
+                           "identifies the bit number as indicating acceptance and readiness for "
+                           "the named softfork rule"))},
+    {.type = RPC_RES_ARR,
+     .key = "capabilities",
+     .inner = RPC_LIST(struct rpc_result,
+                       GBT(RPC_RES_STR, "", "A supported feature, for example 'proposal'"))},
+    GBT(RPC_RES_NUM, "vbrequired", "bit mask of versionbits the server requires set in submissions"),
+    GBT(RPC_RES_STR, "previousblockhash", "The hash of current highest block"),
+    {.type = RPC_RES_ARR,
+     .key = "transactions",
+     .description = "contents of non-coinbase transactions that should be included in the next "
+                    "block",
+     .inner = RPC_LIST(struct rpc_result,
+                       {.type = RPC_RES_OBJ,
+                        .inner = gbt_tx_fields,
+                        .n_inner = sizeof(gbt_tx_fields) / sizeof(gbt_tx_fields[0])})},
+    {.type = RPC_RES_OBJ_DYN,
+     .key = "coinbaseaux",
+     .description = "data that should be included in the coinbase's scriptSig content",
+     .inner = RPC_LIST(struct rpc_result,
+                       GBT(RPC_RES_STR_HEX, "key",
+                           "values must be in the coinbase (keys may be ignored)"))},
+    GBT(RPC_RES_NUM, "coinbasevalue",
+        "maximum allowable input to coinbase transaction, including the generation award and "
+        "transaction fees (in satoshis)"),
+    GBT(RPC_RES_STR, "longpollid",
+        "an id to include with a request to longpoll on an update to this template"),
+    GBT(RPC_RES_STR, "target", "The hash target"),
+    GBT(RPC_RES_NUM_TIME, "mintime",
+        "The minimum timestamp appropriate for the next block time, expressed in UNIX epoch "
+        "time. Adjusted for the proposed BIP94 timewarp rule."),
+    {.type = RPC_RES_ARR,
+     .key = "mutable",
+     .description = "list of ways the block template may be changed",
+     .inner = RPC_LIST(struct rpc_result,
+                       GBT(RPC_RES_STR, "",
+                           "A way the block template may be changed, e.g. 'time', "
+                           "'transactions', 'prevblock'"))},
+    GBT(RPC_RES_STR_HEX, "noncerange", "A range of valid nonces"),
+    GBT(RPC_RES_NUM, "sigoplimit", "limit of sigops in blocks"),
+    GBT(RPC_RES_NUM, "sizelimit", "limit of block size"),
+    {.type = RPC_RES_NUM, .key = "weightlimit", .optional = true,
+     .description = "limit of block weight"},
+    GBT(RPC_RES_NUM_TIME, "curtime",
+        "current timestamp in UNIX epoch time. Adjusted for the proposed BIP94 timewarp rule."),
+    GBT(RPC_RES_STR, "bits", "compressed target of next block"),
+    GBT(RPC_RES_NUM, "height", "The height of the next block"),
+    {.type = RPC_RES_STR_HEX, .key = "signet_challenge", .optional = true,
+     .description = "Only on signet"},
+    {.type = RPC_RES_STR_HEX, .key = "default_witness_commitment", .optional = true,
+     .description = "a valid witness commitment for the unmodified block template"},
+};
+
 static const struct rpc_method methods[] = {
     {.category = "mining",
      .name = "submitblock",
@@ -1075,19 +1169,63 @@ static const struct rpc_method methods[] = {
          "    "
          "https://github.com/bitcoin/bips/blob/master/bip-0009.mediawiki#getblocktemplate_changes\n"
          "    https://github.com/bitcoin/bips/blob/master/bip-0145.mediawiki\n",
-     .args = RPC_LIST(struct rpc_arg, {.names = "template_request",
-                                       .type = RPC_ARG_OBJ,
-                                       .fallback = RPC_ARG_DEFAULT_HINT,
-                                       .default_value = "{}",
-                                       .description = "Format of the template",
-                                       .skip_type_check = true}),
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "template_request",
+          .type = RPC_ARG_OBJ,
+          .description = "Format of the template",
+          .inner = RPC_LIST(
+              struct rpc_arg,
+              {.names = "mode",
+               .type = RPC_ARG_STR,
+               .fallback = RPC_ARG_OMITTED,
+               .description = "This must be set to \"template\", \"proposal\" (see BIP 23), or "
+                              "omitted"},
+              {.names = "capabilities",
+               .type = RPC_ARG_ARR,
+               .fallback = RPC_ARG_OMITTED,
+               .description = "A list of strings",
+               .inner = RPC_LIST(struct rpc_arg,
+                                 {.names = "str",
+                                  .type = RPC_ARG_STR,
+                                  .fallback = RPC_ARG_OMITTED,
+                                  .description = "client side supported feature, 'longpoll', "
+                                                 "'coinbasevalue', 'proposal', 'serverlist', "
+                                                 "'workid'"})},
+              {.names = "rules",
+               .type = RPC_ARG_ARR,
+               .description = "A list of strings",
+               .inner = RPC_LIST(struct rpc_arg,
+                                 {.names = "segwit",
+                                  .type = RPC_ARG_STR,
+                                  .description = "(literal) indicates client side segwit support"},
+                                 {.names = "str",
+                                  .type = RPC_ARG_STR,
+                                  .fallback = RPC_ARG_OMITTED,
+                                  .description = "other client side supported softfork "
+                                                 "deployment"})},
+              {.names = "longpollid",
+               .type = RPC_ARG_STR,
+               .fallback = RPC_ARG_OMITTED,
+               .description = "delay processing request until the result would vary "
+                              "significantly from the \"longpollid\" of a prior template"},
+              {.names = "data",
+               .type = RPC_ARG_STR_HEX,
+               .fallback = RPC_ARG_OMITTED,
+               .description = "proposed block data to check, encoded in hexadecimal; valid only "
+                              "for mode=\"proposal\""})}),
      .results = RPC_LIST(
          struct rpc_result,
          {.cond = "If the proposal was accepted with mode=='proposal'", .type = RPC_RES_NONE},
          {.cond = "If the proposal was not accepted with mode=='proposal'",
           .type = RPC_RES_STR,
           .description = "According to BIP22"},
-         {.cond = "Otherwise", .type = RPC_RES_OBJ, .description = "", .skip_type_check = true}),
+         {.cond = "Otherwise",
+          .type = RPC_RES_OBJ,
+          .description = "",
+          .skip_type_check = true,
+          .inner = gbt_fields,
+          .n_inner = sizeof(gbt_fields) / sizeof(gbt_fields[0])}),
      .examples = RPC_EXAMPLES("getblocktemplate", "'{\"rules\": [\"segwit\"]}'",
                               "{\"rules\": [\"segwit\"]}")},
     {.category = "mining",

@@ -1232,9 +1232,52 @@ static const struct rpc_method methods[] = {
      .name = "getmininginfo",
      .handler = rpc_getmininginfo,
      .description = "Returns a json object containing mining-related information.",
-     .results =
-         RPC_LIST(struct rpc_result,
-                  {.type = RPC_RES_OBJ, .key = "", .description = "", .skip_type_check = true}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(
+              struct rpc_result, GBT(RPC_RES_NUM, "blocks", "The current block"),
+              {.type = RPC_RES_NUM,
+               .key = "currentblockweight",
+               .optional = true,
+               .description = "The block weight (including reserved weight for block header, "
+                              "txs count and coinbase tx) of the last assembled block (only "
+                              "present if a block was ever assembled)"},
+              {.type = RPC_RES_NUM,
+               .key = "currentblocktx",
+               .optional = true,
+               .description = "The number of block transactions (excluding coinbase) of the "
+                              "last assembled block (only present if a block was ever "
+                              "assembled)"},
+              GBT(RPC_RES_STR_HEX, "bits",
+                  "The current nBits, compact representation of the block difficulty target"),
+              GBT(RPC_RES_NUM, "difficulty", "The current difficulty"),
+              GBT(RPC_RES_STR_HEX, "target", "The current target"),
+              GBT(RPC_RES_NUM, "networkhashps", "The network hashes per second"),
+              GBT(RPC_RES_NUM, "pooledtx", "The size of the mempool"),
+              GBT(RPC_RES_STR_AMOUNT, "blockmintxfee",
+                  "Minimum feerate of packages selected for block inclusion in BTC/kvB"),
+              GBT(RPC_RES_STR, "chain",
+                  "current network name (main, test, testnet4, signet, regtest)"),
+              {.type = RPC_RES_STR_HEX,
+               .key = "signet_challenge",
+               .optional = true,
+               .description = "The block challenge (aka. block script), in hexadecimal (only "
+                              "present if the current network is a signet)"},
+              {.type = RPC_RES_OBJ,
+               .key = "next",
+               .description = "The next block",
+               .inner = RPC_LIST(struct rpc_result,
+                                 GBT(RPC_RES_NUM, "height", "The next height"),
+                                 GBT(RPC_RES_STR_HEX, "bits", "The next target nBits"),
+                                 GBT(RPC_RES_NUM, "difficulty", "The next difficulty"),
+                                 GBT(RPC_RES_STR_HEX, "target", "The next target"))},
+              {.type = RPC_RES_ARR,
+               .key = "warnings",
+               .description = "any network and blockchain warnings (run with "
+                              "`-deprecatedrpc=warnings` to return the latest warning as a "
+                              "single string)",
+               .inner = RPC_LIST(struct rpc_result, GBT(RPC_RES_STR, "", "warning"))})}),
      .examples = RPC_EXAMPLES("getmininginfo", "", "")},
     {.category = "mining",
      .name = "getnetworkhashps",

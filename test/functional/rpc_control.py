@@ -81,6 +81,11 @@ class ControlTest(BitnodeTestFramework):
         assert_true(node.rpc("getmemoryinfo", "mallocinfo").startswith("<malloc version="), "xml")
         assert_raises_rpc_error(-8, "unknown mode foobar", node.rpc, "getmemoryinfo", "foobar")
 
+        self.log("getmininginfo: Core's fields (checked against the declaration by -rpcdoccheck)")
+        info = node.rpc("getmininginfo")
+        assert_equal(info["chain"], "regtest")
+        assert_equal(sorted(info["next"]), ["bits", "difficulty", "height", "target"])
+
         self.log("echo")
         assert_equal(node.rpc("echo"), [])
         assert_equal(node.rpc("echo", 1, "two", [3], {"4": 5}, None, True),

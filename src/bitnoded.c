@@ -46,6 +46,10 @@
 #include "rpc/net_hidden.h"
 #include "rpc/rawtransaction.h"
 #include "rpc/scan.h"
+#include "util/lockedpool.h"
+#include "rpc/txoutproof.h"
+#include "rpc/descactivity.h"
+#include "rpc/openrpc.h"
 #include "rpc/server.h"
 #include "rpc/util.h"
 #include "util/args.h"
@@ -403,7 +407,8 @@ static int check_port(const struct args *a, const char *name, int64_t def, uint1
 static int setup_rpc_auth(struct node *n)
 {
     char err[512];
-    n->auth = rpc_auth_new();
+    n->ctx.locked = locked_pool_new();
+    n->auth = rpc_auth_new(n->ctx.locked);
     const char *password = args_get(n->args, "rpcpassword", "");
     if (password[0] == 0) {
         /* -rpccookieperms: who may read the cookie (Core's InterpretPermString). */
@@ -852,6 +857,9 @@ static int start_rpc(struct node *n)
     rpc_net_hidden_register(n->rpc_ctx);
     rpc_mempool_register(n->rpc_ctx);
     rpc_scan_register(n->rpc_ctx);
+    rpc_txoutproof_register(n->rpc_ctx);
+    rpc_descactivity_register(n->rpc_ctx);
+    rpc_openrpc_register(n->rpc_ctx);
     rpc_fees_register(n->rpc_ctx);
     if (rpc_server_start(n->rpc, err, sizeof(err)) != RC_OK) {
         init_error("Unable to start HTTP server: %s", err);
@@ -1130,6 +1138,9 @@ static int shutdown_node(struct node *n, int exit_code)
         unlink(n->cookie_path);
     }
     rpc_auth_free(n->auth);
+    n->auth = NULL;
+    locked_pool_free(n->ctx.locked);
+    n->ctx.locked = NULL;
     if (n->pid_path) {
         unlink(n->pid_path);
     }
@@ -1229,6 +1240,8 @@ int main(int argc, char **argv)
         if (daemonize(&n) != RC_OK) {
             goto shutdown;
         }
+        /* Memory locks are not inherited across fork(). */
+        locked_pool_relock(n.ctx.locked);
     }
     /* 12. The pid file. */
     if (write_pid(&n) != RC_OK) {

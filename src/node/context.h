@@ -52,6 +52,7 @@ struct node_context {
     struct coinstats_index *coinstats;      /* -coinstatsindex, or NULL */
     struct txospender_index *spenders;      /* -txospenderindex, or NULL */
     struct notify_zmq *zmq;                 /* the -zmqpub* publishers, or NULL */
+    struct locked_pool *locked;             /* memory for secrets (getmemoryinfo), or NULL */
     struct miner_options miner;        /* -blockmaxweight and friends */
     int mempool_dat_version;           /* 1 with -persistmempoolv1, else 2 */
     atomic_bool mempool_loaded;        /* mempool.dat's load finished (savemempool may write) */

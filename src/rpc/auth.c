@@ -10,6 +10,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/hex.h"
+#include "util/lockedpool.h"
 #include "util/random.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
@@ -40,16 +41,26 @@ struct rpc_auth {
     struct whitelist *wl;
     size_t n_wl;
     bool wl_default; /* a user without a whitelist may call nothing */
+    struct locked_pool *pool; /* where the secrets live (borrowed), or NULL: the heap */
 };
 
-struct rpc_auth *rpc_auth_new(void)
+struct rpc_auth *rpc_auth_new(struct locked_pool *pool)
 {
-    return xcalloc(1, sizeof(struct rpc_auth));
+    struct rpc_auth *au = xcalloc(1, sizeof(struct rpc_auth));
+    au->pool = pool;
+    return au;
 }
 
-static void free_secret(char *s)
+static char *dup_secret(struct rpc_auth *au, const char *s)
 {
-    if (s) {
+    return au->pool ? locked_pool_strdup(au->pool, s) : xstrdup(s);
+}
+
+static void free_secret(struct rpc_auth *au, char *s)
+{
+    if (s && au->pool) {
+        locked_pool_release(au->pool, s);
+    } else if (s) {
         OPENSSL_cleanse(s, strlen(s));
         free(s);
     }
@@ -62,12 +73,12 @@ void rpc_auth_free(struct rpc_auth *au)
     }
     for (size_t i = 0; i < au->n_plain; i++) {
         free(au->plain[i].user);
-        free_secret(au->plain[i].pass);
+        free_secret(au, au->plain[i].pass);
     }
     for (size_t i = 0; i < au->n_hmac; i++) {
         free(au->hmac[i].user);
         free(au->hmac[i].salt);
-        free(au->hmac[i].hash);
+        free_secret(au, au->hmac[i].hash);
     }
     for (size_t i = 0; i < au->n_wl; i++) {
         free(au->wl[i].user);
@@ -86,7 +97,7 @@ void rpc_auth_add_plain(struct rpc_auth *au, const char *user, const char *pass)
 {
     au->plain = xrealloc(au->plain, (au->n_plain + 1) * sizeof(*au->plain));
     au->plain[au->n_plain].user = xstrdup(user);
-    au->plain[au->n_plain].pass = xstrdup(pass);
+    au->plain[au->n_plain].pass = dup_secret(au, pass);
     au->n_plain++;
 }
 
@@ -107,7 +118,7 @@ int rpc_auth_add_rpcauth(struct rpc_auth *au, const char *line)
     c.user[colon - line] = 0;
     c.salt = xmemdup(colon + 1, (size_t)(dollar - colon - 1) + 1);
     c.salt[dollar - colon - 1] = 0;
-    c.hash = xstrdup(dollar + 1);
+    c.hash = dup_secret(au, dollar + 1);
     au->hmac = xrealloc(au->hmac, (au->n_hmac + 1) * sizeof(*au->hmac));
     au->hmac[au->n_hmac++] = c;
     return RC_OK;

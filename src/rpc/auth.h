@@ -14,9 +14,12 @@
 #define RPC_COOKIE_USER "__cookie__"
 
 struct rpc_auth;
+struct locked_pool;
 
-/** Creates an empty credential set (nothing is accepted until credentials are added). */
-struct rpc_auth *rpc_auth_new(void);
+/** Creates an empty credential set (nothing is accepted until credentials are added). The
+ *  passwords and -rpcauth hashes it is given are kept in pool (borrowed: it outlives au;
+ *  NULL: on the heap). */
+struct rpc_auth *rpc_auth_new(struct locked_pool *pool);
 /** Frees au (NULL: no-op), wiping the secrets it holds. */
 void rpc_auth_free(struct rpc_auth *au);
 /** Accepts user:pass (the cookie, or -rpcuser/-rpcpassword). Both copied. */

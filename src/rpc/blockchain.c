@@ -1661,7 +1661,7 @@ static const struct rpc_method methods[] = {
                           .description = "Verification finished successfully. If false, check "
                                          "debug log for reason."}),
      .examples = RPC_EXAMPLES("verifychain", "", "")},
-    {.category = "blockchain",
+    {.category = "hidden",
      .name = "invalidateblock",
      .handler = rpc_invalidateblock,
      .description = "Permanently marks a block as invalid, as if it violated a consensus rule.\n",
@@ -1670,7 +1670,7 @@ static const struct rpc_method methods[] = {
      .results = result_none,
      .n_results = 1,
      .examples = RPC_EXAMPLES("invalidateblock", "\"blockhash\"", "\"blockhash\"")},
-    {.category = "blockchain",
+    {.category = "hidden",
      .name = "reconsiderblock",
      .handler = rpc_reconsiderblock,
      .description = "Removes invalidity status of a block, its ancestors and its descendants, "

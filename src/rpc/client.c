@@ -23,6 +23,11 @@ static const struct convert_param convert_table[] = {
     {"mockscheduler", 0, "delta_time", false},
     /* Blockchain (Core's vRPCConvertParams). */
     {"getblockhash", 0, "height", false},
+    {"gettxoutproof", 0, "txids", false},
+    {"getdescriptoractivity", 0, "blockhashes", false},
+    {"getdescriptoractivity", 1, "scanobjects", false},
+    {"getdescriptoractivity", 2, "include_mempool", false},
+    {"getopenrpcinfo", 0, "show_hidden", false},
     {"getblock", 1, "verbosity", false},
     {"getblock", 1, "verbose", false},
     {"getblockheader", 1, "verbose", false},

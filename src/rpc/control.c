@@ -1,11 +1,14 @@
 #include "rpc/control.h"
 
 #include <inttypes.h>
+#include <malloc.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "consensus/params.h"
+#include "node/context.h"
 #include "net/net.h"
 #include "rpc/blockchain.h"
 #include "rpc/context.h"
@@ -14,6 +17,7 @@
 #include "rpc/protocol.h"
 #include "util/scheduler.h"
 #include "util/check.h"
+#include "util/lockedpool.h"
 #include "util/log.h"
 #include "util/shutdown.h"
 #include "util/time.h"
@@ -280,6 +284,46 @@ static json_t *rpc_echoipc(struct rpc_request *req)
     "enabled in the client-side table in bitnode-cli and the GUI. There is no server-side "       \
     "difference."
 
+/* Core's RPCMallocInfo: glibc's malloc_info XML, or "" when it cannot be had. */
+static json_t *malloc_info_json(void)
+{
+    char *p = NULL;
+    size_t size = 0;
+    FILE *f = open_memstream(&p, &size);
+    if (f) {
+        malloc_info(0, f);
+        fclose(f);
+    }
+    json_t *r = json_stringn(p ? p : "", p ? size : 0);
+    free(p);
+    return r;
+}
+
+static json_t *rpc_getmemoryinfo(struct rpc_request *req)
+{
+    const char *mode = json_string_value(rpc_param(req, 0));
+    if (strcmp(mode, "mallocinfo") == 0) {
+        return malloc_info_json();
+    }
+    if (strcmp(mode, "stats") != 0) {
+        return rpc_error(req, RPC_INVALID_PARAMETER, "unknown mode %s", mode);
+    }
+    struct locked_pool_stats st = {0};
+    if (req->ctx->node->locked) {
+        locked_pool_stats(req->ctx->node->locked, &st);
+    }
+    json_t *locked = json_object();
+    json_object_set_new(locked, "used", json_integer((json_int_t)st.used));
+    json_object_set_new(locked, "free", json_integer((json_int_t)st.free));
+    json_object_set_new(locked, "total", json_integer((json_int_t)st.total));
+    json_object_set_new(locked, "locked", json_integer((json_int_t)st.locked));
+    json_object_set_new(locked, "chunks_used", json_integer((json_int_t)st.chunks_used));
+    json_object_set_new(locked, "chunks_free", json_integer((json_int_t)st.chunks_free));
+    json_t *r = json_object();
+    json_object_set_new(r, "locked", locked);
+    return r;
+}
+
 /* echo and echojson differ only in bitnode-cli's conversion table. */
 #define ECHO_METHOD(n)                                                                             \
     {.category = "hidden", .name = n, .handler = rpc_echo, .description = ECHO_DESCRIPTION,      \
@@ -338,6 +382,54 @@ static const struct rpc_method control_methods[] = {
                          {.type = RPC_RES_NUM,
                           .description = "The number of seconds that the server has been running"}),
      .examples = RPC_EXAMPLES("uptime", "", "")},
+    {.category = "control",
+     .name = "getmemoryinfo",
+     .handler = rpc_getmemoryinfo,
+     .description = "Returns an object containing information about memory usage.\n",
+     .args = RPC_LIST(struct rpc_arg,
+                      {.names = "mode",
+                       .type = RPC_ARG_STR,
+                       .fallback = RPC_ARG_DEFAULT,
+                       .default_value = "\"stats\"",
+                       .description =
+                           "determines what kind of information is returned.\n"
+                           "  - \"stats\" returns general statistics about memory usage in the "
+                           "daemon.\n"
+                           "  - \"mallocinfo\" returns an XML string describing low-level heap "
+                           "state (only available if compiled with glibc)."}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .cond = "mode \"stats\"",
+          .inner = RPC_LIST(
+              struct rpc_result,
+              {.type = RPC_RES_OBJ,
+               .key = "locked",
+               .description = "Information about locked memory manager",
+               .inner = RPC_LIST(
+                   struct rpc_result,
+                   {.type = RPC_RES_NUM, .key = "used", .description = "Number of bytes used"},
+                   {.type = RPC_RES_NUM,
+                    .key = "free",
+                    .description = "Number of bytes available in current arenas"},
+                   {.type = RPC_RES_NUM,
+                    .key = "total",
+                    .description = "Total number of bytes managed"},
+                   {.type = RPC_RES_NUM,
+                    .key = "locked",
+                    .description = "Amount of bytes that succeeded locking. If this number is "
+                                   "smaller than total, locking pages failed at some point and "
+                                   "key data could be swapped to disk."},
+                   {.type = RPC_RES_NUM,
+                    .key = "chunks_used",
+                    .description = "Number allocated chunks"},
+                   {.type = RPC_RES_NUM,
+                    .key = "chunks_free",
+                    .description = "Number unused chunks"})})},
+         {.type = RPC_RES_STR,
+          .cond = "mode \"mallocinfo\"",
+          .description = "\"<malloc version=\"1\">...\""}),
+     .examples = RPC_EXAMPLES("getmemoryinfo", "", "")},
     {.category = "control",
      .name = "getrpcinfo",
      .handler = rpc_getrpcinfo,

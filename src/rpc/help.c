@@ -628,7 +628,8 @@ char *rpc_help_overview(const struct rpc_context *ctx)
     const char *cat = NULL;
     for (size_t i = 0; i < ctx->n_methods; i++) {
         const struct rpc_method *m = sorted[i];
-        if (m->flags & RPC_METHOD_HIDDEN) {
+        /* Core leaves out the category "hidden". */
+        if ((m->flags & RPC_METHOD_HIDDEN) || strcmp(m->category, "hidden") == 0) {
             continue;
         }
         if (!cat || strcmp(cat, m->category) != 0) {

@@ -268,6 +268,45 @@ static void request_clear(struct rpc_request *req)
     memset(req, 0, sizeof(*req));
 }
 
+/* Core's SanitizeString (SAFE_CHARS_DEFAULT) of s into out (out_len > 0). */
+static void sanitize(char *out, size_t out_len, const char *s)
+{
+    static const char safe[] = " .,;-_/:?@()";
+    size_t n = 0;
+    for (; *s && n + 1 < out_len; s++) {
+        char c = *s;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            (c && strchr(safe, c))) {
+            out[n++] = c;
+        }
+    }
+    out[n] = 0;
+}
+
+/* Core's "ThreadRPCServer method=M user=U id=I" debug line, logged as a request is parsed
+ * (for an unknown method too); the id as UniValue's getValStr: a string's text, a number's,
+ * a boolean as 1 or 0, else empty. */
+static void log_request(const struct rpc_request *req)
+{
+    if (!log_enabled(LOG_CAT_RPC, LOG_LVL_DEBUG)) {
+        return;
+    }
+    char method[256], id[256] = "";
+    sanitize(method, sizeof(method), req->method);
+    const json_t *v = req->id;
+    if (json_is_string(v)) {
+        sanitize(id, sizeof(id), json_string_value(v));
+    } else if (json_is_integer(v)) {
+        snprintf(id, sizeof(id), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    } else if (json_is_real(v)) {
+        snprintf(id, sizeof(id), "%.17g", json_real_value(v));
+    } else if (json_is_boolean(v)) {
+        snprintf(id, sizeof(id), "%d", json_is_true(v) ? 1 : 0);
+    }
+    LOG(LOG_CAT_RPC, LOG_LVL_DEBUG, "ThreadRPCServer method=%s user=%s id=%s", method,
+        req->auth_user ? req->auth_user : "", id);
+}
+
 /* Core's JSONRPCRequest::parse. Fills req (id and version as far as they were read, so that
  * an error reply can carry them). Returns 0 or -1 with the error recorded. */
 static int parse_request(struct rpc_request *req, json_t *v)
@@ -302,6 +341,7 @@ static int parse_request(struct rpc_request *req, json_t *v)
         return -1;
     }
     req->method = json_string_value(method);
+    log_request(req);
     json_t *params = json_object_get(v, "params");
     if (json_is_array(params) || json_is_object(params)) {
         req->params = json_incref(params);
@@ -358,6 +398,17 @@ static json_t *named_options(json_t *left, const struct rpc_arg *a)
  * method's argument positions. */
 static int transform_named(struct rpc_request *req, const struct rpc_method *m)
 {
+    const char *dup;
+    json_t *dv;
+    json_object_foreach(req->params, dup, dv)
+    {
+        /* A repeated key (rpc_json_parse_exact keeps it, marked), as Core's check. */
+        if (rpc_json_key_len(dup) != strlen(dup)) {
+            rpc_error(req, RPC_INVALID_PARAMETER, "Parameter %.*s specified multiple times",
+                      (int)rpc_json_key_len(dup), dup);
+            return -1;
+        }
+    }
     json_t *left = json_copy(req->params);
     json_t *out = json_array();
     int hole = 0, initial_hole = 0;
@@ -608,8 +659,6 @@ static json_t *execute(struct rpc_request *req)
     if (check_args(req, m) != 0 || convert_args(req, m) != 0) {
         return NULL;
     }
-    LOG(LOG_CAT_RPC, LOG_LVL_DEBUG, "ThreadRPCServer method=%s user=%s", m->name,
-        req->auth_user ? req->auth_user : "");
     struct active_cmd cmd = {.method = m->name, .start_us = time_mono_us()};
     active_add(ctx, &cmd);
     json_t *result = m->handler(req);

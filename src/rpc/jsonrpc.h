@@ -73,6 +73,8 @@ struct rpc_arg {
                                 description (Core's type_str); both or neither */
     bool skip_type_check;    /* the handler or the conversion checks the type */
     bool hidden;             /* left out of help, with every argument after it */
+    bool placeholder;        /* kept only for compatibility (Core's RPCArgOptions::placeholder:
+                                getopenrpcinfo's "x-bitcoin-placeholder") */
     enum rpc_arg_conv conv;
     const char *conv_name; /* RPC_CONV_HASH: the name in Core's messages ("blockhash") */
 };

@@ -934,6 +934,100 @@ static json_t *rpc_generate(struct rpc_request *req)
 
 /* ---- declarations -------------------------------------------------------------------- */
 
+#define GBT(t, k, d) {.type = t, .key = k, .description = d}
+
+/* Core's getblocktemplate result (help only: the handler's object is not type-checked). */
+static const struct rpc_result gbt_tx_fields[] = {
+    GBT(RPC_RES_STR_HEX, "data", "transaction data encoded in hexadecimal (byte-for-byte)"),
+    GBT(RPC_RES_STR_HEX, "txid",
+        "transaction hash excluding witness data, shown in byte-reversed hex"),
+    GBT(RPC_RES_STR_HEX, "hash",
+        "transaction hash including witness data, shown in byte-reversed hex"),
+    {.type = RPC_RES_ARR,
+     .key = "depends",
+     .description = "array of numbers",
+     .inner = RPC_LIST(struct rpc_result,
+                       GBT(RPC_RES_NUM, "",
+                           "transactions before this one (by 1-based index in 'transactions' "
+                           "list) that must be present in the final block if this one is"))},
+    GBT(RPC_RES_NUM, "fee",
+        "difference in value between transaction inputs and outputs (in satoshis); for coinbase "
+        "transactions, this is a negative Number of the total collected block fees (ie, not "
+        "including the block subsidy); if key is not present, fee is unknown and clients MUST "
+        "NOT assume there isn't one"),
+    GBT(RPC_RES_NUM, "sigops",
+        "total SigOps cost, as counted for purposes of block limits; if key is not present, "
+        "sigop cost is unknown and clients MUST NOT assume it is zero"),
+    GBT(RPC_RES_NUM, "weight", "total transaction weight, as counted for purposes of block limits"),
+};
+
+static const struct rpc_result gbt_fields[] = {
+    GBT(RPC_RES_NUM, "version", "The preferred block version"),
+    {.type = RPC_RES_ARR,
+     .key = "rules",
+     .description = "specific block rules that are to be enforced",
+     .inner = RPC_LIST(struct rpc_result,
+                       GBT(RPC_RES_STR, "",
+                           "name of a rule the client must understand to some extent; see BIP 9 "
+                           "for format"))},
+    {.type = RPC_RES_OBJ_DYN,
+     .key = "vbavailable",
+     .description = "set of pending, supported versionbit (BIP 9) softfork deployments",
+     .inner = RPC_LIST(struct rpc_result,
+                       GBT(RPC_RES_NUM, "rulename",
+                           "identifies the bit number as indicating acceptance and readiness for "
+                           "the named softfork rule"))},
+    {.type = RPC_RES_ARR,
+     .key = "capabilities",
+     .inner = RPC_LIST(struct rpc_result,
+                       GBT(RPC_RES_STR, "", "A supported feature, for example 'proposal'"))},
+    GBT(RPC_RES_NUM, "vbrequired", "bit mask of versionbits the server requires set in submissions"),
+    GBT(RPC_RES_STR, "previousblockhash", "The hash of current highest block"),
+    {.type = RPC_RES_ARR,
+     .key = "transactions",
+     .description = "contents of non-coinbase transactions that should be included in the next "
+                    "block",
+     .inner = RPC_LIST(struct rpc_result,
+                       {.type = RPC_RES_OBJ,
+                        .inner = gbt_tx_fields,
+                        .n_inner = sizeof(gbt_tx_fields) / sizeof(gbt_tx_fields[0])})},
+    {.type = RPC_RES_OBJ_DYN,
+     .key = "coinbaseaux",
+     .description = "data that should be included in the coinbase's scriptSig content",
+     .inner = RPC_LIST(struct rpc_result,
+                       GBT(RPC_RES_STR_HEX, "key",
+                           "values must be in the coinbase (keys may be ignored)"))},
+    GBT(RPC_RES_NUM, "coinbasevalue",
+        "maximum allowable input to coinbase transaction, including the generation award and "
+        "transaction fees (in satoshis)"),
+    GBT(RPC_RES_STR, "longpollid",
+        "an id to include with a request to longpoll on an update to this template"),
+    GBT(RPC_RES_STR, "target", "The hash target"),
+    GBT(RPC_RES_NUM_TIME, "mintime",
+        "The minimum timestamp appropriate for the next block time, expressed in UNIX epoch "
+        "time. Adjusted for the proposed BIP94 timewarp rule."),
+    {.type = RPC_RES_ARR,
+     .key = "mutable",
+     .description = "list of ways the block template may be changed",
+     .inner = RPC_LIST(struct rpc_result,
+                       GBT(RPC_RES_STR, "",
+                           "A way the block template may be changed, e.g. 'time', "
+                           "'transactions', 'prevblock'"))},
+    GBT(RPC_RES_STR_HEX, "noncerange", "A range of valid nonces"),
+    GBT(RPC_RES_NUM, "sigoplimit", "limit of sigops in blocks"),
+    GBT(RPC_RES_NUM, "sizelimit", "limit of block size"),
+    {.type = RPC_RES_NUM, .key = "weightlimit", .optional = true,
+     .description = "limit of block weight"},
+    GBT(RPC_RES_NUM_TIME, "curtime",
+        "current timestamp in UNIX epoch time. Adjusted for the proposed BIP94 timewarp rule."),
+    GBT(RPC_RES_STR, "bits", "compressed target of next block"),
+    GBT(RPC_RES_NUM, "height", "The height of the next block"),
+    {.type = RPC_RES_STR_HEX, .key = "signet_challenge", .optional = true,
+     .description = "Only on signet"},
+    {.type = RPC_RES_STR_HEX, .key = "default_witness_commitment", .optional = true,
+     .description = "a valid witness commitment for the unmodified block template"},
+};
+
 static const struct rpc_method methods[] = {
     {.category = "mining",
      .name = "submitblock",
@@ -949,7 +1043,8 @@ static const struct rpc_method methods[] = {
                        .fallback = RPC_ARG_DEFAULT_HINT,
                        .default_value = "ignored",
                        .description = "dummy value, for compatibility with BIP22. This value is "
-                                      "ignored."}),
+                                      "ignored.",
+                       .placeholder = true}),
      .results =
          RPC_LIST(struct rpc_result, {.cond = "If the block was accepted", .type = RPC_RES_NONE},
                   {.cond = "Otherwise", .type = RPC_RES_STR, .description = "According to BIP22"}),
@@ -969,7 +1064,7 @@ static const struct rpc_method methods[] = {
      .handler = rpc_generate,
      .description = GENERATE_DESCRIPTION,
      .flags = RPC_METHOD_HIDDEN},
-    {.category = "generating",
+    {.category = "hidden",
      .name = "generatetoaddress",
      .handler = rpc_generatetoaddress,
      .description = "Mine to a specified address and return the block hashes.",
@@ -995,7 +1090,7 @@ static const struct rpc_method methods[] = {
           .inner = RPC_LIST(struct rpc_result,
                             {.type = RPC_RES_STR_HEX, .key = "", .description = "blockhash"})}),
      .examples = RPC_EXAMPLE_CLI("generatetoaddress", "11 \"myaddress\"")},
-    {.category = "generating",
+    {.category = "hidden",
      .name = "generatetodescriptor",
      .handler = rpc_generatetodescriptor,
      .description = "Mine to a specified descriptor and return the block hashes.",
@@ -1021,11 +1116,12 @@ static const struct rpc_method methods[] = {
           .inner = RPC_LIST(struct rpc_result,
                             {.type = RPC_RES_STR_HEX, .key = "", .description = "blockhash"})}),
      .examples = RPC_EXAMPLE_CLI("generatetodescriptor", "11 \"mydesc\"")},
-    {.category = "generating",
+    {.category = "hidden",
      .name = "generateblock",
      .handler = rpc_generateblock,
      .description = "Mine a set of ordered transactions to a specified address or descriptor and "
-                    "return the block hash.",
+                    "return the block hash.\n"
+                    "Transaction fees are not collected in the block reward.",
      .args = RPC_LIST(
          struct rpc_arg,
          {.names = "output",
@@ -1059,7 +1155,8 @@ static const struct rpc_method methods[] = {
                .key = "hex",
                .optional = true,
                .description = "hex of generated block, only present when submit=false"})}),
-     .examples = RPC_EXAMPLE_CLI("generateblock", "\"myaddress\" '[\"rawtx\", \"mempool_txid\"]'")},
+     .examples = "\nGenerate a block to myaddress, with txs rawtx and mempool_txid\n" RPC_EXAMPLE_CLI(
+         "generateblock", "\"myaddress\" '[\"rawtx\", \"mempool_txid\"]'")},
     {.category = "mining",
      .name = "getblocktemplate",
      .handler = rpc_getblocktemplate,
@@ -1072,28 +1169,115 @@ static const struct rpc_method methods[] = {
          "    "
          "https://github.com/bitcoin/bips/blob/master/bip-0009.mediawiki#getblocktemplate_changes\n"
          "    https://github.com/bitcoin/bips/blob/master/bip-0145.mediawiki\n",
-     .args = RPC_LIST(struct rpc_arg, {.names = "template_request",
-                                       .type = RPC_ARG_OBJ,
-                                       .fallback = RPC_ARG_DEFAULT_HINT,
-                                       .default_value = "{}",
-                                       .description = "Format of the template",
-                                       .skip_type_check = true}),
+     .args = RPC_LIST(
+         struct rpc_arg,
+         {.names = "template_request",
+          .type = RPC_ARG_OBJ,
+          .description = "Format of the template",
+          .inner = RPC_LIST(
+              struct rpc_arg,
+              {.names = "mode",
+               .type = RPC_ARG_STR,
+               .fallback = RPC_ARG_OMITTED,
+               .description = "This must be set to \"template\", \"proposal\" (see BIP 23), or "
+                              "omitted"},
+              {.names = "capabilities",
+               .type = RPC_ARG_ARR,
+               .fallback = RPC_ARG_OMITTED,
+               .description = "A list of strings",
+               .inner = RPC_LIST(struct rpc_arg,
+                                 {.names = "str",
+                                  .type = RPC_ARG_STR,
+                                  .fallback = RPC_ARG_OMITTED,
+                                  .description = "client side supported feature, 'longpoll', "
+                                                 "'coinbasevalue', 'proposal', 'serverlist', "
+                                                 "'workid'"})},
+              {.names = "rules",
+               .type = RPC_ARG_ARR,
+               .description = "A list of strings",
+               .inner = RPC_LIST(struct rpc_arg,
+                                 {.names = "segwit",
+                                  .type = RPC_ARG_STR,
+                                  .description = "(literal) indicates client side segwit support"},
+                                 {.names = "str",
+                                  .type = RPC_ARG_STR,
+                                  .fallback = RPC_ARG_OMITTED,
+                                  .description = "other client side supported softfork "
+                                                 "deployment"})},
+              {.names = "longpollid",
+               .type = RPC_ARG_STR,
+               .fallback = RPC_ARG_OMITTED,
+               .description = "delay processing request until the result would vary "
+                              "significantly from the \"longpollid\" of a prior template"},
+              {.names = "data",
+               .type = RPC_ARG_STR_HEX,
+               .fallback = RPC_ARG_OMITTED,
+               .description = "proposed block data to check, encoded in hexadecimal; valid only "
+                              "for mode=\"proposal\""})}),
      .results = RPC_LIST(
          struct rpc_result,
          {.cond = "If the proposal was accepted with mode=='proposal'", .type = RPC_RES_NONE},
          {.cond = "If the proposal was not accepted with mode=='proposal'",
           .type = RPC_RES_STR,
           .description = "According to BIP22"},
-         {.cond = "Otherwise", .type = RPC_RES_OBJ, .description = "", .skip_type_check = true}),
+         {.cond = "Otherwise",
+          .type = RPC_RES_OBJ,
+          .description = "",
+          .skip_type_check = true,
+          .inner = gbt_fields,
+          .n_inner = sizeof(gbt_fields) / sizeof(gbt_fields[0])}),
      .examples = RPC_EXAMPLES("getblocktemplate", "'{\"rules\": [\"segwit\"]}'",
                               "{\"rules\": [\"segwit\"]}")},
     {.category = "mining",
      .name = "getmininginfo",
      .handler = rpc_getmininginfo,
      .description = "Returns a json object containing mining-related information.",
-     .results =
-         RPC_LIST(struct rpc_result,
-                  {.type = RPC_RES_OBJ, .key = "", .description = "", .skip_type_check = true}),
+     .results = RPC_LIST(
+         struct rpc_result,
+         {.type = RPC_RES_OBJ,
+          .inner = RPC_LIST(
+              struct rpc_result, GBT(RPC_RES_NUM, "blocks", "The current block"),
+              {.type = RPC_RES_NUM,
+               .key = "currentblockweight",
+               .optional = true,
+               .description = "The block weight (including reserved weight for block header, "
+                              "txs count and coinbase tx) of the last assembled block (only "
+                              "present if a block was ever assembled)"},
+              {.type = RPC_RES_NUM,
+               .key = "currentblocktx",
+               .optional = true,
+               .description = "The number of block transactions (excluding coinbase) of the "
+                              "last assembled block (only present if a block was ever "
+                              "assembled)"},
+              GBT(RPC_RES_STR_HEX, "bits",
+                  "The current nBits, compact representation of the block difficulty target"),
+              GBT(RPC_RES_NUM, "difficulty", "The current difficulty"),
+              GBT(RPC_RES_STR_HEX, "target", "The current target"),
+              GBT(RPC_RES_NUM, "networkhashps", "The network hashes per second"),
+              GBT(RPC_RES_NUM, "pooledtx", "The size of the mempool"),
+              GBT(RPC_RES_STR_AMOUNT, "blockmintxfee",
+                  "Minimum feerate of packages selected for block inclusion in BTC/kvB"),
+              GBT(RPC_RES_STR, "chain",
+                  "current network name (main, test, testnet4, signet, regtest)"),
+              {.type = RPC_RES_STR_HEX,
+               .key = "signet_challenge",
+               .optional = true,
+               .description = "The block challenge (aka. block script), in hexadecimal (only "
+                              "present if the current network is a signet)"},
+              {.type = RPC_RES_OBJ,
+               .key = "next",
+               .description = "The next block",
+               .inner = RPC_LIST(struct rpc_result,
+                                 GBT(RPC_RES_NUM, "height", "The next height"),
+                                 GBT(RPC_RES_STR_HEX, "bits", "The next target nBits"),
+                                 GBT(RPC_RES_NUM, "difficulty", "The next difficulty"),
+                                 GBT(RPC_RES_STR_HEX, "target", "The next target"))},
+              {.type = RPC_RES_ARR,
+               .key = "warnings",
+               .description = "any network and blockchain warnings (run with "
+                              "`-deprecatedrpc=warnings` to return the latest warning as a "
+                              "single string)",
+               .inner = RPC_LIST(struct rpc_result, GBT(RPC_RES_STR, "", "warning"))})}),
      .examples = RPC_EXAMPLES("getmininginfo", "", "")},
     {.category = "mining",
      .name = "getnetworkhashps",

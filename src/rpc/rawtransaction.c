@@ -902,8 +902,10 @@ static const struct rpc_method methods[] = {
                     .description = "(required for Segwit inputs) the amount spent"})})},
          {.names = "sighashtype",
           .type = RPC_ARG_STR,
+          /* Core declares the text as a string default (help quotes it); the handler reads
+           * the parameter itself, so here it stays a hint. */
           .fallback = RPC_ARG_DEFAULT_HINT,
-          .default_value = "DEFAULT for Taproot, ALL otherwise",
+          .default_value = "\"DEFAULT for Taproot, ALL otherwise\"",
           .description = "The signature hash type. Must be one of:\n"
                          "       \"DEFAULT\"\n"
                          "       \"ALL\"\n"

@@ -2,7 +2,7 @@
 #include "rpc/resultdoc.h"
 
 /* Core's ScriptPubKeyDoc. */
-static const struct rpc_result script_pubkey[] = {
+const struct rpc_result rpc_doc_script_pubkey[5] = {
     {.type = RPC_RES_STR, .key = "asm", .description = "Disassembly of the output script"},
     {.type = RPC_RES_STR, .key = "desc", .description = "Inferred descriptor for the output"},
     {.type = RPC_RES_STR_HEX,
@@ -21,7 +21,7 @@ static const struct rpc_result prevout[] = {
     {.type = RPC_RES_BOOL, .key = "generated", .description = "Coinbase or not"},
     {.type = RPC_RES_NUM, .key = "height", .description = "The height of the prevout"},
     {.type = RPC_RES_STR_AMOUNT, .key = "value", .description = "The value in BTC"},
-    {.type = RPC_RES_OBJ, .key = "scriptPubKey", .inner = RPC_DOC_LIST(script_pubkey)},
+    {.type = RPC_RES_OBJ, .key = "scriptPubKey", .inner = RPC_DOC_LIST(rpc_doc_script_pubkey)},
 };
 
 static const struct rpc_result script_sig[] = {
@@ -104,7 +104,7 @@ const struct rpc_result rpc_doc_vin_prevout_block[1] = {
 static const struct rpc_result vout[] = {
     {.type = RPC_RES_STR_AMOUNT, .key = "value", .description = "The value in BTC"},
     {.type = RPC_RES_NUM, .key = "n", .description = "index"},
-    {.type = RPC_RES_OBJ, .key = "scriptPubKey", .inner = RPC_DOC_LIST(script_pubkey)},
+    {.type = RPC_RES_OBJ, .key = "scriptPubKey", .inner = RPC_DOC_LIST(rpc_doc_script_pubkey)},
 };
 const struct rpc_result rpc_doc_vout[1] = {{.type = RPC_RES_OBJ, .inner = RPC_DOC_LIST(vout)}};
 

@@ -31,6 +31,8 @@
  *  rpc_doc_vin_prevout_rawtx: with "prevout", the other fields elided as getrawtransaction's
  *    verbosity 2 does ("Same vin fields as verbosity = 1");
  *  rpc_doc_vin_prevout_block: the same as getblock's verbosity 3 elides it. */
+/* Core's ScriptPubKeyDoc: asm, desc, hex, address (optional), type. */
+extern const struct rpc_result rpc_doc_script_pubkey[5];
 extern const struct rpc_result rpc_doc_vin[1];
 extern const struct rpc_result rpc_doc_vin_prevout_rawtx[1];
 extern const struct rpc_result rpc_doc_vin_prevout_block[1];

@@ -107,7 +107,7 @@ static int found_cmp(const void *a, const void *b)
 }
 
 static void add_needle(struct needle **v, size_t *n, size_t *cap, const struct buf *spk,
-                       const struct chain_params *p)
+                       const struct script_desc_provider *prov, const struct chain_params *p)
 {
     if (*n == *cap) {
         *cap = *cap ? *cap * 2 : 16;
@@ -121,7 +121,7 @@ static void add_needle(struct needle **v, size_t *n, size_t *cap, const struct b
     }
     struct buf d;
     buf_init(&d);
-    script_descriptor_infer(&d, spk->data, spk->len, NULL, 0, p);
+    script_descriptor_infer_with(&d, spk->data, spk->len, prov, p);
     x->desc = xmalloc(d.len + 1);
     memcpy(x->desc, d.data, d.len);
     x->desc[d.len] = 0;
@@ -179,15 +179,21 @@ static int eval_scan_object(struct rpc_request *req, const json_t *obj, struct n
             for (size_t m = 0; m < SCRIPT_DESC_MAX_SCRIPTS; m++) {
                 buf_reset(&spks[m]);
             }
-            if (script_descriptor_expand(d, alt, (uint32_t)i, spks, &k)) {
+            /* Core infers each script with what the expansion told (its keys' origins):
+             * the keys of one position are all a script of that position can use. */
+            struct script_desc_provider prov;
+            script_desc_provider_init(&prov);
+            if (script_descriptor_expand_with(d, alt, (uint32_t)i, spks, &k, &prov)) {
+                script_desc_provider_clear(&prov);
                 rpc_error(req, RPC_INVALID_ADDRESS_OR_KEY,
                           "Cannot derive script without private keys: '%s'", desc);
                 rc = -1;
                 break;
             }
             for (size_t m = 0; m < k; m++) {
-                add_needle(v, n, cap, &spks[m], p);
+                add_needle(v, n, cap, &spks[m], &prov, p);
             }
+            script_desc_provider_clear(&prov);
         }
     }
     for (size_t i = 0; i < SCRIPT_DESC_MAX_SCRIPTS; i++) {
@@ -195,6 +201,67 @@ static int eval_scan_object(struct rpc_request *req, const json_t *obj, struct n
     }
     script_descriptor_free(d);
     return rc;
+}
+
+static int script_cmp(const void *a, const void *b)
+{
+    const struct buf *x = a, *y = b;
+    if (x->len != y->len) {
+        return x->len < y->len ? -1 : 1;
+    }
+    return x->len ? memcmp(x->data, y->data, x->len) : 0;
+}
+
+int rpc_scan_scripts(struct rpc_request *req, const json_t *objs, struct buf **spks, size_t *n)
+{
+    struct needle *v = NULL;
+    size_t nv = 0, cap = 0, i;
+    json_t *o;
+    int rc = 0;
+    json_array_foreach(objs, i, o)
+    {
+        if (eval_scan_object(req, o, &v, &nv, &cap)) {
+            rc = -1;
+            break;
+        }
+    }
+    struct buf *out = xcalloc(nv ? nv : 1, sizeof(*out));
+    size_t k = 0;
+    for (i = 0; i < nv; i++) {
+        if (rc == 0) {
+            buf_init(&out[k]);
+            buf_append(&out[k++], v[i].spk, v[i].len);
+        }
+        free(v[i].spk);
+        free(v[i].desc);
+    }
+    free(v);
+    qsort(out, k, sizeof(*out), script_cmp);
+    size_t u = 0;
+    for (i = 0; i < k; i++) {
+        if (u > 0 && script_cmp(&out[u - 1], &out[i]) == 0) {
+            buf_clear(&out[i]);
+        } else {
+            out[u++] = out[i];
+        }
+    }
+    *spks = out;
+    *n = u;
+    return rc;
+}
+
+int rpc_scan_scripts_has(const struct buf *spks, size_t n, const uint8_t *s, size_t len)
+{
+    struct buf key = {.data = (uint8_t *)s, .len = len};
+    return n > 0 && bsearch(&key, spks, n, sizeof(*spks), script_cmp) != NULL;
+}
+
+void rpc_scan_scripts_free(struct buf *spks, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        buf_clear(&spks[i]);
+    }
+    free(spks);
 }
 
 static json_t *rpc_scantxoutset(struct rpc_request *req)
@@ -508,8 +575,99 @@ static json_t *rpc_scanblocks(struct rpc_request *req)
         .names = "scanobjects", .type = RPC_ARG_ARR, .fallback = RPC_ARG_OMITTED,                  \
         .description = "Array of scan objects. Required for \"start\" action\nEvery scan object "  \
                        "is either a string descriptor or an object:",                              \
-        .skip_type_check = true                                                                    \
+        .skip_type_check = true, .oneline = "[scanobjects,...]",                                   \
+        .inner = RPC_LIST(                                                                         \
+            struct rpc_arg,                                                                        \
+            {.names = "descriptor",                                                                \
+             .type = RPC_ARG_STR,                                                                  \
+             .fallback = RPC_ARG_OMITTED,                                                          \
+             .description = "An output descriptor"},                                               \
+            {.names = "",                                                                          \
+             .type = RPC_ARG_OBJ,                                                                  \
+             .fallback = RPC_ARG_OMITTED,                                                          \
+             .description = "An object with output descriptor and metadata",                       \
+             .inner = RPC_LIST(struct rpc_arg,                                                     \
+                               {.names = "desc",                                                   \
+                                .type = RPC_ARG_STR,                                               \
+                                .description = "An output descriptor"},                            \
+                               {.names = "range",                                                  \
+                                .type = RPC_ARG_RANGE,                                             \
+                                .fallback = RPC_ARG_DEFAULT,                                       \
+                                .default_value = "1000",                                           \
+                                .description = "The range of HD chain indexes to explore (either " \
+                                               "end or [begin,end])"})})                           \
     }
+
+#define RES(t, k, d) {.type = t, .key = k, .description = d}
+#define ABORT_RESULT                                                                               \
+    {.type = RPC_RES_BOOL,                                                                         \
+     .cond = "when action=='abort'",                                                               \
+     .description = "True if scan will be aborted (not necessarily before this RPC returns), or "  \
+                    "false if there is no scan to abort"}
+#define IDLE_RESULT                                                                                \
+    {.type = RPC_RES_NONE,                                                                         \
+     .cond = "when action=='status' and no scan is in progress - possibly already completed"}
+
+/* Core's scantxoutset results. */
+static const struct rpc_result unspent_fields[] = {
+    RES(RPC_RES_STR_HEX, "txid", "The transaction id"),
+    RES(RPC_RES_NUM, "vout", "The vout value"),
+    RES(RPC_RES_STR_HEX, "scriptPubKey", "The output script"),
+    RES(RPC_RES_STR, "desc", "A specialized descriptor for the matched output script"),
+    RES(RPC_RES_STR_AMOUNT, "amount", "The total amount in BTC of the unspent output"),
+    RES(RPC_RES_BOOL, "coinbase", "Whether this is a coinbase output"),
+    RES(RPC_RES_NUM, "height", "Height of the unspent transaction output"),
+    RES(RPC_RES_STR_HEX, "blockhash", "Blockhash of the unspent transaction output"),
+    RES(RPC_RES_NUM, "confirmations",
+        "Number of confirmations of the unspent transaction output when the scan was done"),
+};
+
+static const struct rpc_result scantxoutset_results[] = {
+    {.type = RPC_RES_OBJ,
+     .cond = "when action=='start'; only returns after scan completes",
+     .inner = RPC_LIST(
+         struct rpc_result, RES(RPC_RES_BOOL, "success", "Whether the scan was completed"),
+         RES(RPC_RES_NUM, "txouts", "The number of unspent transaction outputs scanned"),
+         RES(RPC_RES_NUM, "height", "The block height at which the scan was done"),
+         RES(RPC_RES_STR_HEX, "bestblock", "The hash of the block at the tip of the chain"),
+         {.type = RPC_RES_ARR,
+          .key = "unspents",
+          .inner = RPC_LIST(struct rpc_result,
+                            {.type = RPC_RES_OBJ,
+                             .inner = unspent_fields,
+                             .n_inner = sizeof(unspent_fields) / sizeof(unspent_fields[0])})},
+         RES(RPC_RES_STR_AMOUNT, "total_amount",
+             "The total amount of all found unspent outputs in BTC"))},
+    ABORT_RESULT,
+    {.type = RPC_RES_OBJ,
+     .cond = "when action=='status' and a scan is currently in progress",
+     .inner = RPC_LIST(struct rpc_result,
+                       RES(RPC_RES_NUM, "progress", "Approximate percent complete"))},
+    IDLE_RESULT,
+};
+
+/* Core's scanblocks results. */
+static const struct rpc_result scanblocks_results[] = {
+    IDLE_RESULT,
+    {.type = RPC_RES_OBJ,
+     .cond = "When action=='start'; only returns after scan completes",
+     .inner = RPC_LIST(
+         struct rpc_result, RES(RPC_RES_NUM, "from_height", "The height we started the scan from"),
+         RES(RPC_RES_NUM, "to_height", "The height we ended the scan at"),
+         {.type = RPC_RES_ARR,
+          .key = "relevant_blocks",
+          .description = "Blocks that may have matched a scanobject.",
+          .inner = RPC_LIST(struct rpc_result,
+                            RES(RPC_RES_STR_HEX, "", "A relevant blockhash"))},
+         RES(RPC_RES_BOOL, "completed", "true if the scan process was not aborted"))},
+    {.type = RPC_RES_OBJ,
+     .cond = "when action=='status' and a scan is currently in progress",
+     .inner = RPC_LIST(struct rpc_result,
+                       RES(RPC_RES_NUM, "progress", "Approximate percent complete"),
+                       RES(RPC_RES_NUM, "current_height",
+                           "Height of the block currently being scanned"))},
+    ABORT_RESULT,
+};
 
 static const struct rpc_method methods[] = {
     {.category = "blockchain",
@@ -538,11 +696,16 @@ static const struct rpc_method methods[] = {
          "to be specified by below if different from 1000.\nFor more information on output "
          "descriptors, see the documentation in the doc/descriptors.md file.\n",
      .args = RPC_LIST(struct rpc_arg, SCAN_ACTION_ARG, SCAN_OBJECTS_ARG),
-     .results =
-         RPC_LIST(struct rpc_result,
-                  {.type = RPC_RES_ANY, .key = "", .description = "", .skip_type_check = true}),
-     .examples = RPC_EXAMPLES("scantxoutset", "start \"[\\\"addr(bcrt1q...)\\\"]\"",
-                              "\"start\", [\"addr(bcrt1q...)\"]")},
+     .results = scantxoutset_results,
+     .n_results = sizeof(scantxoutset_results) / sizeof(scantxoutset_results[0]),
+     .examples =
+         RPC_EXAMPLE_CLI("scantxoutset",
+                         "start '[\"raw(76a91411b366edfc0a8b66feebae5c2e25a7b6a5d1cf3188ac)#fm24fxxy\"]'")
+             RPC_EXAMPLE_CLI("scantxoutset", "status") RPC_EXAMPLE_CLI("scantxoutset", "abort")
+                 RPC_EXAMPLE_RPC("scantxoutset",
+                                 "\"start\", [\"raw(76a91411b366edfc0a8b66feebae5c2e25a7b6a5d1cf3188ac)#fm24fxxy\"]")
+                     RPC_EXAMPLE_RPC("scantxoutset", "\"status\"")
+                         RPC_EXAMPLE_RPC("scantxoutset", "\"abort\"")},
     {.category = "blockchain",
      .name = "scanblocks",
      .handler = rpc_scanblocks,
@@ -581,15 +744,21 @@ static const struct rpc_method methods[] = {
                              .description = "Filter false positives (slower and may fail on "
                                             "pruned nodes). Otherwise they may occur at a rate "
                                             "of 1/M"})}),
-     .results =
-         RPC_LIST(struct rpc_result,
-                  {.type = RPC_RES_ANY, .key = "", .description = "", .skip_type_check = true}),
+     .results = scanblocks_results,
+     .n_results = sizeof(scanblocks_results) / sizeof(scanblocks_results[0]),
      .examples =
-         RPC_EXAMPLES("scanblocks",
-                      "start '[\"addr(bcrt1q4u4nsgk6ug0sqz7r3rj9tykjxrsl0yy4d0wwte)\"]' "
-                      "300000",
-                      "\"start\", [\"addr(bcrt1q4u4nsgk6ug0sqz7r3rj9tykjxrsl0yy4d0wwte)\"], "
-                      "300000")},
+         RPC_EXAMPLE_CLI("scanblocks",
+                         "start '[\"addr(bcrt1q4u4nsgk6ug0sqz7r3rj9tykjxrsl0yy4d0wwte)\"]' 300000")
+             RPC_EXAMPLE_CLI("scanblocks", "start '[\"addr(bcrt1q4u4nsgk6ug0sqz7r3rj9tykjxrsl0yy4d0wwte)"
+                                           "\"]' 100 150 basic")
+                 RPC_EXAMPLE_CLI("scanblocks", "status")
+                     RPC_EXAMPLE_RPC("scanblocks",
+                                     "\"start\", [\"addr(bcrt1q4u4nsgk6ug0sqz7r3rj9tykjxrsl0yy4d0wwte)\"], "
+                                     "300000")
+                         RPC_EXAMPLE_RPC("scanblocks",
+                                         "\"start\", [\"addr(bcrt1q4u4nsgk6ug0sqz7r3rj9tykjxrsl0yy4d0wwte)"
+                                         "\"], 100, 150, \"basic\"")
+                             RPC_EXAMPLE_RPC("scanblocks", "\"status\"")},
 };
 
 void rpc_scan_register(struct rpc_context *ctx)

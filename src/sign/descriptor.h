@@ -32,11 +32,44 @@ int script_descriptor_checksum(char out[SCRIPT_DESC_CHECKSUM_SIZE], const char *
  *  "multi(k,HEX,...)" for bare multisig with non-hybrid keys, "rawtr(XONLY)" for P2TR with a
  *  valid x-only key, "wsh(...)" for the P2WSH of inner when the provider knows it (inner:
  *  the one script it knows, or NULL), "addr(ADDRESS)" for every other script with an
- *  address, else "raw(HEX)".
- *  Not matched: Core infers miniscript ("wsh(and_v(...))", "wsh(0)") for P2WSH scripts that
- *  are sane miniscript; here those get "addr(...)". */
+ *  address, else "raw(HEX)"; inside wsh(), a script that decodes as sane miniscript
+ *  (sign/miniscript.h) is written as it: "wsh(and_v(v:pk(HEX),older(1)))". */
 void script_descriptor_infer(struct buf *out, const uint8_t *s, size_t len, const uint8_t *inner,
                              size_t inner_len, const struct chain_params *p);
+
+/* What an expansion tells about its scripts (the part of Core's FlatSigningProvider that
+ * InferDescriptor reads): each key with its origin, and the scripts inside sh() and wsh()
+ * (and combo()'s P2WPKH inside P2SH), and the key-path-only tr() outputs. */
+struct script_desc_known_key {
+    uint8_t pub[65];
+    size_t pub_len;   /* 33 or 65 */
+    uint8_t fpr[4];   /* the origin's fingerprint */
+    uint32_t *path;   /* owned; the origin's path (NULL when empty) */
+    size_t path_len;
+};
+struct script_desc_provider {
+    struct script_desc_known_key *keys;
+    size_t n_keys;
+    struct buf *scripts;
+    size_t n_scripts;
+    uint8_t (*tr_outputs)[32]; /* output keys of tr(KEY) without leaves ... */
+    size_t *tr_keys;           /* ... and the index in keys of each one's internal key */
+    size_t n_tr;
+};
+
+/** Makes p empty (no allocation). */
+void script_desc_provider_init(struct script_desc_provider *p);
+/** Frees what p owns and makes it empty. */
+void script_desc_provider_clear(struct script_desc_provider *p);
+
+/** Core's InferDescriptor(script, provider)->ToString() with the provider an expansion
+ *  filled (script_descriptor_expand_with): as script_descriptor_infer, and besides pkh(),
+ *  wpkh(), sh() and wsh() of what prov knows, tr(KEY) of a key-path-only output it knows,
+ *  every key it knows written with its origin ("pkh([0c5f9a1e/0h/0h/0]02...)"; a key
+ *  without one gets its own key id's fingerprint, "[d34db33f]02...", as Core's). */
+void script_descriptor_infer_with(struct buf *out, const uint8_t *s, size_t len,
+                                  const struct script_desc_provider *prov,
+                                  const struct chain_params *p);
 
 /* ---- parsing (descriptor_parse.c), printing and expansion (descriptor_expand.c) -------- */
 
@@ -91,5 +124,11 @@ void script_descriptor_to_string(struct buf *out, const struct script_descriptor
  *  Out:     spks: SCRIPT_DESC_MAX_SCRIPTS initialised buffers. */
 int script_descriptor_expand(const struct script_descriptor *d, size_t alt, uint32_t pos,
                              struct buf spks[SCRIPT_DESC_MAX_SCRIPTS], size_t *n_spks);
+/** script_descriptor_expand that also adds to prov (initialised; may be NULL) the keys with
+ *  their origins and the scripts the expansion made, as Core's Expand fills its
+ *  FlatSigningProvider. */
+int script_descriptor_expand_with(const struct script_descriptor *d, size_t alt, uint32_t pos,
+                                  struct buf spks[SCRIPT_DESC_MAX_SCRIPTS], size_t *n_spks,
+                                  struct script_desc_provider *prov);
 
 #endif

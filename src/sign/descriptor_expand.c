@@ -57,6 +57,53 @@ static int key_derive(const struct desc_key *k, size_t alt, uint32_t pos, uint8_
     return rc;
 }
 
+/* Adds key k (derived at alt/pos as pub) to prov with its origin, as Core's pubkey
+ * providers fill FlatSigningProvider::origins: an explicit origin followed by the steps
+ * derived; else a BIP32 key's own fingerprint and steps; else the key id's first bytes. */
+static void key_remember(struct script_desc_provider *prov, const struct desc_key *k, size_t alt,
+                         uint32_t pos, const uint8_t *pub, size_t pub_len)
+{
+    prov->keys = xrealloc(prov->keys, (prov->n_keys + 1) * sizeof(*prov->keys));
+    struct script_desc_known_key *kk = &prov->keys[prov->n_keys++];
+    memset(kk, 0, sizeof(*kk));
+    memcpy(kk->pub, pub, pub_len);
+    kk->pub_len = pub_len;
+    size_t steps = k->is_bip32 ? k->path_len + (k->derive != DERIVE_NONE) : 0;
+    size_t n = (k->has_origin ? k->origin_len : 0) + steps;
+    kk->path = n ? xmalloc(n * sizeof(uint32_t)) : NULL;
+    if (k->has_origin) {
+        memcpy(kk->fpr, k->origin_fpr, 4);
+        if (k->origin_len) {
+            memcpy(kk->path, k->origin_path, k->origin_len * sizeof(uint32_t));
+        }
+        kk->path_len = k->origin_len;
+    } else {
+        uint8_t id[20];
+        if (k->is_bip32) {
+            hash_hash160(id, k->root.pubkey33, 33);
+        } else {
+            hash_hash160(id, pub, pub_len);
+        }
+        memcpy(kk->fpr, id, 4);
+    }
+    if (k->is_bip32) {
+        const uint32_t *path = k->paths + (k->n_paths > 1 ? alt : 0) * k->path_len;
+        for (size_t i = 0; i < k->path_len; i++) {
+            kk->path[kk->path_len++] = path[i];
+        }
+        if (k->derive != DERIVE_NONE) {
+            kk->path[kk->path_len++] = pos | (k->derive == DERIVE_HARDENED ? BIP32_HARDENED : 0);
+        }
+    }
+}
+
+static void script_remember(struct script_desc_provider *prov, const struct buf *script)
+{
+    prov->scripts = xrealloc(prov->scripts, (prov->n_scripts + 1) * sizeof(*prov->scripts));
+    buf_init(&prov->scripts[prov->n_scripts]);
+    buf_append(&prov->scripts[prov->n_scripts++], script->data, script->len);
+}
+
 static int node_is_range(const struct desc_node *n)
 {
     for (size_t i = 0; i < n->n_keys; i++) {
@@ -295,19 +342,23 @@ static int put_p2tr(struct buf *s, const uint8_t *internal33, struct buf *leaves
 
 /* Appends the node's scripts to spks[*n..]. */
 static int expand_node(const struct desc_node *nd, size_t alt, uint32_t pos, struct buf *spks,
-                       size_t *n)
+                       size_t *n, struct script_desc_provider *prov)
 {
     struct pubkey *keys = xcalloc(nd->n_keys ? nd->n_keys : 1, sizeof(*keys));
     struct buf *subs = xcalloc(nd->n_subs ? nd->n_subs : 1, sizeof(*subs));
     int rc = RC_OK;
+    size_t first_key = prov ? prov->n_keys : 0;
     for (size_t i = 0; i < nd->n_keys && rc == RC_OK; i++) {
         rc = key_derive(nd->keys[i], alt, pos, keys[i].b, &keys[i].len);
+        if (rc == RC_OK && prov) {
+            key_remember(prov, nd->keys[i], alt, pos, keys[i].b, keys[i].len);
+        }
     }
     for (size_t i = 0; i < nd->n_subs; i++) {
         buf_init(&subs[i]);
         size_t one = 0;
         if (rc == RC_OK) {
-            rc = expand_node(nd->subs[i], alt, pos, &subs[i], &one);
+            rc = expand_node(nd->subs[i], alt, pos, &subs[i], &one, prov);
         }
     }
     if (rc != RC_OK) {
@@ -344,6 +395,9 @@ static int expand_node(const struct desc_node *nd, size_t alt, uint32_t pos, str
         if (keys[0].len == 33) {
             put_p2wpkh(&spks[*n + 2], keys[0].b, keys[0].len);
             put_p2sh(&spks[*n + 3], spks[*n + 2].data, spks[*n + 2].len);
+            if (prov) {
+                script_remember(prov, &spks[*n + 2]);
+            }
             *n += 2;
         }
         *n += 1;
@@ -374,8 +428,14 @@ static int expand_node(const struct desc_node *nd, size_t alt, uint32_t pos, str
         break;
     case N_SH:
         put_p2sh(s, subs[0].data, subs[0].len);
+        if (prov) {
+            script_remember(prov, &subs[0]);
+        }
         break;
     case N_WSH: {
+        if (prov) {
+            script_remember(prov, &subs[0]);
+        }
         uint8_t h[32];
         hash_sha256(h, subs[0].data, subs[0].len);
         buf_put_u8(s, OP_0);
@@ -384,6 +444,13 @@ static int expand_node(const struct desc_node *nd, size_t alt, uint32_t pos, str
     }
     case N_TR:
         rc = put_p2tr(s, keys[0].b, subs, nd->depths, nd->n_subs);
+        if (rc == RC_OK && prov && nd->n_subs == 0 && s->len == 34) {
+            size_t t = prov->n_tr++;
+            prov->tr_outputs = xrealloc(prov->tr_outputs, prov->n_tr * 32);
+            prov->tr_keys = xrealloc(prov->tr_keys, prov->n_tr * sizeof(size_t));
+            memcpy(prov->tr_outputs[t], s->data + 2, 32);
+            prov->tr_keys[t] = first_key; /* the internal key */
+        }
         break;
     case N_RAWTR:
         buf_put_u8(s, OP_1);
@@ -408,6 +475,13 @@ out:
 int script_descriptor_expand(const struct script_descriptor *d, size_t alt, uint32_t pos,
                              struct buf spks[SCRIPT_DESC_MAX_SCRIPTS], size_t *n_spks)
 {
+    return script_descriptor_expand_with(d, alt, pos, spks, n_spks, NULL);
+}
+
+int script_descriptor_expand_with(const struct script_descriptor *d, size_t alt, uint32_t pos,
+                                  struct buf spks[SCRIPT_DESC_MAX_SCRIPTS], size_t *n_spks,
+                                  struct script_desc_provider *prov)
+{
     CHECK_ALWAYS(alt < d->root->n_alt && pos < BIP32_HARDENED);
     *n_spks = 0;
     struct buf tmp[SCRIPT_DESC_MAX_SCRIPTS];
@@ -415,7 +489,7 @@ int script_descriptor_expand(const struct script_descriptor *d, size_t alt, uint
         buf_init(&tmp[i]);
     }
     size_t n = 0;
-    int rc = expand_node(d->root, alt, pos, tmp, &n);
+    int rc = expand_node(d->root, alt, pos, tmp, &n, prov);
     if (rc == RC_OK) {
         for (size_t i = 0; i < n; i++) {
             buf_append(&spks[i], tmp[i].data, tmp[i].len);

@@ -252,6 +252,13 @@ int log_category_parse(const char *name, uint32_t *mask)
         *mask = LOG_CAT_KV;
         return RC_OK;
     }
+    if (strcmp(name, "libevent") == 0) {
+        /* Core's words: a category that is still accepted and means nothing. */
+        LOG_WARN("The logging category `%s` is deprecated, does nothing, and will be removed "
+                 "in a future version", name);
+        *mask = 0;
+        return RC_OK;
+    }
     for (size_t i = 0; i < ARRAY_LEN(categories); i++) {
         if (strcmp(name, categories[i].name) == 0) {
             *mask = categories[i].bit;

@@ -108,7 +108,8 @@ const char *log_file_path(void);
 
 /** Looks up a category by its -debug name: Bitcoin Core's names ("net", "leveldb", ...; "kv"
  *  is bitnode's name for "leveldb", the key-value backend whichever it is), "all", "1" or ""
- *  for all, "none" or "0" for none. Returns 0 with *mask set, or RC_INVALID for an unknown
+ *  for all, "none" or "0" for none, "libevent" (deprecated, with Core's warning) for none.
+ *  Returns 0 with *mask set, or RC_INVALID for an unknown
  *  name. */
 int log_category_parse(const char *name, uint32_t *mask);
 /** Enables / disables categories (a mask). */

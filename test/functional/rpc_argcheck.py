@@ -35,11 +35,7 @@ TABLE = os.path.join(HERE, "data", "rpc_core_answers.json")
 # Answers bitnode knowingly gives differently, each with its reason: (method, params as
 # show() prints them) -> why. The case must still differ (a known difference that went away
 # is reported, so this list cannot go stale).
-KNOWN = {
-    ("decodescript", '["00"]'):
-        "Core infers a miniscript descriptor (wsh(0)) for a P2WSH script that is sane "
-        "miniscript; bitnode has no miniscript and prints addr(...) (doc/rpc.md)",
-}
+KNOWN = {}
 CALL_TIMEOUT = 30  # seconds; the waits in the table use 10 ms timeouts
 SHOWN = 1500       # characters of one value printed in a mismatch
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The control methods: help (overview and per method), uptime, getrpcinfo, logging (as
+"""The control methods: help (overview and per method), uptime, getrpcinfo, getmemoryinfo, logging (as
 Core: include/exclude lists, "all"), echo, and -debug at start-up."""
 
 import os
@@ -59,11 +59,32 @@ class ControlTest(BitnodeTestFramework):
         assert_equal(all(state.values()), True)
         state = node.rpc("logging", [], ["all"])
         assert_equal(any(state.values()), False)
-        assert_raises_rpc_error(-8, "unknown logging category libevent", node.rpc, "logging",
-                                ["libevent"])
+        # Core: libevent is deprecated, accepted with a warning, and changes nothing.
+        assert_equal(node.rpc("logging", ["libevent"]), state)
+        assert_in("The logging category `libevent` is deprecated, does nothing",
+                  open(node.debug_log).read())
+        assert_raises_rpc_error(-8, "unknown logging category nosuch", node.rpc, "logging",
+                                ["nosuch"])
         node.rpc("logging", ["http"])
         node.rpc("uptime")
         assert_in("[http] Received a POST request for / from 127.0.0.1", open(node.debug_log).read())
+
+        self.log("getmemoryinfo: the locked pool holding the RPC secrets; mallocinfo")
+        locked = node.rpc("getmemoryinfo")["locked"]
+        assert_equal(sorted(locked), ["chunks_free", "chunks_used", "free", "locked", "total",
+                                      "used"])
+        assert_true(locked["used"] > 0 and locked["chunks_used"] > 0, locked)
+        assert_true(locked["free"] > 0 and locked["chunks_free"] > 0, locked)
+        assert_equal(locked["used"] + locked["free"], locked["total"])
+        assert_equal(locked["total"], 256 * 1024)
+        assert_equal(node.rpc("getmemoryinfo", "stats"), {"locked": locked})
+        assert_true(node.rpc("getmemoryinfo", "mallocinfo").startswith("<malloc version="), "xml")
+        assert_raises_rpc_error(-8, "unknown mode foobar", node.rpc, "getmemoryinfo", "foobar")
+
+        self.log("getmininginfo: Core's fields (checked against the declaration by -rpcdoccheck)")
+        info = node.rpc("getmininginfo")
+        assert_equal(info["chain"], "regtest")
+        assert_equal(sorted(info["next"]), ["bits", "difficulty", "height", "target"])
 
         self.log("echo")
         assert_equal(node.rpc("echo"), [])

@@ -24,7 +24,8 @@ CORE_HELP = os.path.join(HERE, "data", "core_help")
 RPC_DOC = os.path.join(SRC, "doc", "rpc.md")
 # Not in the overview; doc/rpc.md has them.
 HIDDEN = ["echo", "echojson", "echoipc", "setmocktime", "mockscheduler", "estimaterawfee",
-          "getmempoolfeeratediagram", "generate",
+          "getmempoolfeeratediagram", "generate", "generatetoaddress", "generatetodescriptor",
+          "generateblock", "invalidateblock", "reconsiderblock",
           "syncwithvalidationinterfacequeue", "addconnection", "addpeeraddress",
           "sendmsgtopeer", "getrawaddrman", "getorphantxs"]
 
@@ -75,6 +76,13 @@ class HelpTest(BitnodeTestFramework):
             print(b)
         if bad:
             raise FailedCheck("%d of %d help texts differ from Core's" % (len(bad), len(methods)))
+
+        self.log("help's categories are Core's, without the hidden methods")
+        titles = [line[3:-3] for line in node.rpc("help").split("\n") if line.startswith("==")]
+        assert_equal(titles, ["Blockchain", "Control", "Mining", "Network", "Rawtransactions",
+                              "Util", "Zmq"])
+        for m in HIDDEN:
+            assert_true("\n%s" % m not in "\n" + node.rpc("help"), "%s hidden" % m)
 
         self.log("doc/rpc.md has a heading for every method's signature, and no other")
         overview = node.rpc("help")

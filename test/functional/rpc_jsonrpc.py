@@ -76,6 +76,20 @@ class JSONRPCTest(BitnodeTestFramework):
         assert_raises_rpc_error(-8, "Parameter arg0 specified twice both as positional and named argument",
                                 node.rpc, "echo", args=[1], arg0=2)
         assert_in("help ( \"command\" )", node.rpc("help", command="help"))
+        # A key given twice (bitcoin-cli -named sends args=[...] and then the extras as args).
+        status, r = reply(node, '{"method": "echo", "params": {"args": [0, 1], "arg2": 2, '
+                                '"args": [4]}, "id": 1}')
+        assert_equal(r["error"], {"code": -8, "message": "Parameter args specified multiple times"})
+
+        self.log("each request is logged with Core's words, its id as given")
+        node.rpc("logging", ["rpc"])
+        reply(node, '{"method": "getblockcount", "params": [], "id": "my\\nrpcid"}')
+        reply(node, '{"method": "nosuch", "id": 7}')
+        log = open(node.debug_log).read()
+        assert_in("ThreadRPCServer method=getblockcount user=", log)
+        assert_in(" id=myrpcid\n", log)
+        assert_in("ThreadRPCServer method=nosuch user=", log)
+        assert_in(" id=7\n", log)
 
         self.log("batches: one reply per request that is not a notification")
         batch = [{"method": "echo", "params": [1], "id": 1},

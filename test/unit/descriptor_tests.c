@@ -19,6 +19,7 @@
 
 #include "consensus/address.h"
 #include "consensus/params.h"
+#include "crypto/hash.h"
 #include "sign/bip32.h"
 #include "sign/descriptor.h"
 #include "sign/message.h"
@@ -569,6 +570,69 @@ static void test_validateaddress_vectors(void)
     }
 }
 
+/* What scantxoutset prints: each script inferred with what its expansion told (Core's
+ * InferDescriptor over the expansion's FlatSigningProvider): keys with their origins, the
+ * scripts inside sh(). Expected strings from Core's rpc_scantxoutset.py. */
+static void test_infer_with_origins(void)
+{
+    const struct chain_params *tn = chain_params_get("test");
+    const char *xprv = "tprv8ZgxMBicQKsPd7Uf69XL1XwhmjHopUGep8GuEiJDZmbQz6o58LninorQAfcKZWARbtRt"
+                       "fnLcJ5MQ2AtHcQJCCRUcMRvmDUjyEmNUWwx8UbK";
+    char desc[300];
+    snprintf(desc, sizeof(desc), "combo(%s/0h/0h/*)", xprv);
+    struct script_descriptor *d = NULL;
+    CHECK(script_descriptor_parse(&d, desc, 0, tn, NULL) == RC_OK);
+    struct buf spks[SCRIPT_DESC_MAX_SCRIPTS], out;
+    for (size_t i = 0; i < SCRIPT_DESC_MAX_SCRIPTS; i++) {
+        buf_init(&spks[i]);
+    }
+    buf_init(&out);
+    struct script_desc_provider prov;
+    script_desc_provider_init(&prov);
+    size_t n = 0;
+    CHECK(d && script_descriptor_expand_with(d, 0, 1, spks, &n, &prov) == RC_OK && n == 4);
+    if (n == 4) {
+        script_descriptor_infer_with(&out, spks[1].data, spks[1].len, &prov, tn);
+        CHECK_EQ_STR((char *)out.data, "pkh([0c5f9a1e/0h/0h/1]033e6f25d76c00bedb3a8993c7d5739ee806"
+                                       "397f0529b1b31dda31ef890f19a60c)#mcjajulr");
+        buf_reset(&out);
+        script_descriptor_infer_with(&out, spks[3].data, spks[3].len, &prov, tn);
+        CHECK(strncmp((char *)out.data, "sh(wpkh([0c5f9a1e/0h/0h/1]033e6f25", 33) == 0);
+        buf_reset(&out);
+        /* Without the provider: the address, as before. */
+        script_descriptor_infer(&out, spks[1].data, spks[1].len, NULL, 0, tn);
+        CHECK(strncmp((char *)out.data, "addr(", 5) == 0);
+    }
+    script_desc_provider_clear(&prov);
+    script_descriptor_free(d);
+    /* A constant key without an origin gets its key id's first four bytes (Core's
+     * ConstPubkeyProvider). */
+    const char *pub = "026dbd8b2315f296d36e6b6920b1579ca75569464875c7ebe869b536a7d9503c8c";
+    snprintf(desc, sizeof(desc), "pkh(%s)", pub);
+    d = NULL;
+    CHECK(script_descriptor_parse(&d, desc, 0, tn, NULL) == RC_OK);
+    script_desc_provider_init(&prov);
+    for (size_t i = 0; i < SCRIPT_DESC_MAX_SCRIPTS; i++) {
+        buf_reset(&spks[i]);
+    }
+    CHECK(d && script_descriptor_expand_with(d, 0, 0, spks, &n, &prov) == RC_OK && n == 1);
+    buf_reset(&out);
+    script_descriptor_infer_with(&out, spks[0].data, spks[0].len, &prov, tn);
+    uint8_t id[20], key[33];
+    CHECK(hex_decode_fixed(key, 33, pub) == RC_OK);
+    hash_hash160(id, key, 33);
+    char want[120], fpr[9];
+    hex_encode(fpr, id, 4);
+    snprintf(want, sizeof(want), "pkh([%s]%s)", fpr, pub);
+    CHECK(strncmp((char *)out.data, want, strlen(want)) == 0);
+    script_desc_provider_clear(&prov);
+    script_descriptor_free(d);
+    for (size_t i = 0; i < SCRIPT_DESC_MAX_SCRIPTS; i++) {
+        buf_clear(&spks[i]);
+    }
+    buf_clear(&out);
+}
+
 int main(void)
 {
     TEST(test_bip32_vector1);
@@ -580,6 +644,7 @@ int main(void)
     test_core_unparsable();
     TEST(test_checksum_rules);
     TEST(test_tr_pkh_leaf);
+    TEST(test_infer_with_origins);
     TEST(test_key_io_wif);
     TEST(test_validateaddress_vectors);
     return test_done();

@@ -54,7 +54,7 @@ static void test_rpcauth_hmac(void)
     rpc_auth_hmac_hex(hex, "f8607b1a88861fac29dfccf9b52ff9f", RT2_PASS);
     CHECK_EQ_STR(hex, "ff36a0c23c8c62b4846112e50fa888416e94c17bfd4c42f88fd8f55ec6a3137e");
 
-    struct rpc_auth *au = rpc_auth_new();
+    struct rpc_auth *au = rpc_auth_new(NULL);
     CHECK_EQ_INT(rpc_auth_add_rpcauth(au, RT2_LINE), 0);
     char *user = NULL;
     CHECK(header_ok(au, "rt2:" RT2_PASS, &user));
@@ -94,7 +94,7 @@ static void test_rpcauth_hmac(void)
  * second whitelist for a user intersects, and the default refuses users without one. */
 static void test_whitelist(void)
 {
-    struct rpc_auth *au = rpc_auth_new();
+    struct rpc_auth *au = rpc_auth_new(NULL);
     CHECK(!rpc_auth_whitelist_active(au));
     CHECK_EQ_INT(rpc_auth_may_call(au, "anyone", "stop"), 1);
     rpc_auth_add_whitelist(au, "user1:getbestblockhash,getblockcount,");
@@ -162,7 +162,7 @@ static void test_cookie(void)
     char want[128];
     snprintf(want, sizeof(want), "__cookie__:%s", secret ? secret : "");
     CHECK_EQ_STR(userpass, want);
-    struct rpc_auth *au = rpc_auth_new();
+    struct rpc_auth *au = rpc_auth_new(NULL);
     rpc_auth_add_plain(au, RPC_COOKIE_USER, secret ? secret : "");
     CHECK(header_ok(au, want, NULL));
     rpc_auth_free(au);
@@ -373,6 +373,7 @@ static void test_help(void)
 {
     char *o = rpc_help_overview(ctx);
     CHECK_EQ_STR(o, "== Control ==\n"
+                    "getmemoryinfo ( \"mode\" )\n"
                     "getrpcinfo\n"
                     "help ( \"command\" )\n"
                     "logging ( [\"include_category\",...] [\"exclude_category\",...] )\n"

@@ -11,6 +11,7 @@
 #include "util/base64.h"
 #include "util/buf.h"
 #include "util/hex.h"
+#include "util/lockedpool.h"
 #include "util/histo.h"
 #include "util/rc.h"
 #include "util/scheduler.h"
@@ -291,6 +292,48 @@ static void test_scheduler(void)
     scheduler_free(NULL);
 }
 
+/* The locked pool's chunks and statistics, as Core's LockedPool: best fit from the end of a
+ * free chunk, 16-byte sizes, neighbours merged on release, a second arena when one is full. */
+static void test_locked_pool(void)
+{
+    struct locked_pool *p = locked_pool_new();
+    struct locked_pool_stats st;
+    locked_pool_stats(p, &st);
+    CHECK(st.total == 0 && st.used == 0 && st.chunks_used == 0 && st.chunks_free == 0);
+    CHECK(locked_pool_alloc(p, 0) == NULL);
+    CHECK(locked_pool_alloc(p, LOCKED_POOL_ARENA_SIZE + 1) == NULL);
+    char *a = locked_pool_strdup(p, "secret");
+    void *b = locked_pool_alloc(p, 17);
+    void *c = locked_pool_alloc(p, 1000);
+    CHECK(strcmp(a, "secret") == 0);
+    CHECK(((uintptr_t)a % 16) == 0 && ((uintptr_t)b % 16) == 0 && ((uintptr_t)c % 16) == 0);
+    locked_pool_stats(p, &st);
+    CHECK(st.total == LOCKED_POOL_ARENA_SIZE);
+    CHECK(st.used == 16 + 32 + 1008);
+    CHECK(st.used + st.free == st.total);
+    CHECK(st.chunks_used == 3 && st.chunks_free == 1);
+    CHECK(st.locked == 0 || st.locked == LOCKED_POOL_ARENA_SIZE);
+    locked_pool_release(p, b); /* a hole between a and c */
+    locked_pool_stats(p, &st);
+    CHECK(st.chunks_used == 2 && st.chunks_free == 2);
+    void *d = locked_pool_alloc(p, 20); /* best fit: the hole */
+    CHECK(d == b);
+    locked_pool_release(p, d);
+    locked_pool_release(p, a);
+    locked_pool_release(p, c);
+    locked_pool_stats(p, &st);
+    CHECK(st.used == 0 && st.chunks_used == 0 && st.chunks_free == 1);
+    void *big = locked_pool_alloc(p, LOCKED_POOL_ARENA_SIZE);
+    void *more = locked_pool_alloc(p, 16);
+    locked_pool_stats(p, &st);
+    CHECK(st.total == 2 * LOCKED_POOL_ARENA_SIZE && st.chunks_used == 2);
+    locked_pool_release(p, big);
+    locked_pool_release(p, more);
+    locked_pool_release(p, NULL);
+    locked_pool_free(p);
+    locked_pool_free(NULL);
+}
+
 int main(void)
 {
     TEST(test_base64);
@@ -303,5 +346,6 @@ int main(void)
     TEST(test_varint);
     TEST(test_arena);
     TEST(test_histo);
+    TEST(test_locked_pool);
     return test_done();
 }

@@ -117,7 +117,8 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The blk/rev files of a blocks folder, sorted (a pruned node lacks the first ones). */
+/* The blk/rev files of a blocks folder, sorted (a pruned node lacks the first ones), and
+ * their XOR key, xor.dat (doc/files.md, "The XOR key"), which goes with them. */
 static char **block_file_names(const char *blocks, size_t *n)
 {
     char **v = NULL;
@@ -128,9 +129,10 @@ static char **block_file_names(const char *blocks, size_t *n)
     while (d && (de = readdir(d)) != NULL) {
         unsigned num;
         char tail[8];
-        if ((sscanf(de->d_name, "blk%5u.%3s", &num, tail) == 2 ||
+        if (((sscanf(de->d_name, "blk%5u.%3s", &num, tail) == 2 ||
              sscanf(de->d_name, "rev%5u.%3s", &num, tail) == 2) &&
-            strlen(de->d_name) == 12 && strcmp(de->d_name + 8, ".dat") == 0) {
+             strlen(de->d_name) == 12 && strcmp(de->d_name + 8, ".dat") == 0) ||
+            strcmp(de->d_name, "xor.dat") == 0) {
             if (*n == cap) {
                 cap = cap ? cap * 2 : 64;
                 v = xrealloc(v, cap * sizeof(*v));

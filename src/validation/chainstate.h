@@ -74,6 +74,9 @@ struct chainstate_options {
                                     pruning; CHAINSTATE_PRUNE_MANUAL: pruneblockchain only) */
     int fast_prune;              /* -fastprune: 64 KiB block files; on regtest pruning may
                                     start above height 100 */
+    int blocks_plain;            /* -blocksxor=0: a new blocks directory gets a key of
+                                    zeros, and a stored key that is not zeros is refused
+                                    (0: Core's default, a random key for a new one) */
 };
 #define CHAINSTATE_PRUNE_MANUAL UINT64_MAX
 
@@ -460,6 +463,8 @@ int chainstate_block_pruned(const struct chainstate *cs, const struct block_inde
 uint64_t chainstate_size_on_disk(const struct chainstate *cs);
 /** The blocks/ directory. */
 const char *chainstate_blocks_dir(const struct chainstate *cs);
+/** The XOR key of the blk and rev files in it (borrowed; unchanged while cs is open). */
+const struct obfuscation *chainstate_blocks_obfuscation(const struct chainstate *cs);
 
 /* Counters for logs and benchmarks. */
 struct chainstate_counters {

@@ -257,6 +257,16 @@ static void drain(struct importer *im)
 static int pump(struct importer *im, int cur)
 {
     struct blockfile_record rec;
+    /* The records in flight stay where they are (an obfuscated file's pages given back are
+     * gone). */
+    uint64_t keep = UINT64_MAX;
+    for (size_t k = 0; k < im->ring_n; k++) {
+        const struct slot *s = &im->ring[(im->ring_head + k) % IMPORT_WINDOW];
+        if (s->file == cur && s->offset < keep) {
+            keep = s->offset;
+        }
+    }
+    blockfile_keep_from(im->files[cur], keep);
     if (blockfile_next(im->files[cur], &rec) != 1) {
         return 0;
     }
@@ -349,7 +359,11 @@ int importer_add_file(struct importer *im, const char *path, int file_number)
     struct blockfile *bf = NULL;
     char err[512];
     const struct chain_params *p = chainstate_params(im->cs);
-    int rc = blockfile_open(&bf, path, p->magic, err, sizeof(err));
+    /* The node's own files are under its XOR key; -loadblock files are read as they are,
+     * as Core's. */
+    int rc = blockfile_open_obfuscated(&bf, path, p->magic,
+                                       im->reindex ? chainstate_blocks_obfuscation(im->cs) : NULL,
+                                       err, sizeof(err));
     if (rc) {
         LOG_ERROR("import: %s", err);
         return RC_NOT_FOUND; /* an input to skip, not a failure of the node's own storage */
@@ -372,16 +386,25 @@ int importer_add_file(struct importer *im, const char *path, int file_number)
     while (rc == RC_OK && !im->rc && !stopping(im) && pump(im, cur)) {
     }
     drain(im);
+    /* Nothing of this file is in flight now: its pages go (a block held for its parent is
+     * read again when the parent comes). */
+    blockfile_keep_from(bf, UINT64_MAX);
+    blockfile_release(bf);
     int r2 = header_only(im, 0);
     rc = rc ? rc : im->rc ? im->rc : r2;
+    struct blockfile_stats st;
+    blockfile_get_stats(bf, &st);
+    if (rc == RC_OK && st.read_error) {
+        LOG_ERROR("import: reading %s at offset %llu: %s", path,
+                  (unsigned long long)st.read_error_at, strerror(st.read_error));
+        rc = RC_IO;
+    }
     if (rc == RC_STOPPED) {
         rc = RC_OK; /* shutting down: not a failure of the import */
     }
     if (rc) {
         return rc;
     }
-    struct blockfile_stats st;
-    blockfile_get_stats(bf, &st);
     if (st.truncated_tail) {
         LOG_WARN("import: %s ends inside a record at offset %llu (ignored)", path,
                  (unsigned long long)st.truncated_at);

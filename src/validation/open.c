@@ -248,9 +248,15 @@ static int open_stores(struct chainstate *cs, const struct chainstate_options *o
             return rc;
         }
     }
-    /* Core's XORed block files, before -reindex deletes anything. */
-    if ((rc = blockstore_check_core_xor(cs->blocks_dir, err, err_len))) {
-        return rc;
+    /* The block files' XOR key (Core's BlockManager does this first, before -reindex
+     * deletes anything or the block index is created beside the files). */
+    uint8_t xor_key[OBFUSCATION_KEY_SIZE];
+    if ((rc = blockstore_init_xor_key(cs->blocks_dir, !opt->blocks_plain, xor_key, err,
+                                      err_len))) {
+        char detail[1024];
+        snprintf(detail, sizeof(detail), "%s", err);
+        snprintf(err, err_len, "Failed to initialize ChainstateManager: %s", detail);
+        return rc == RC_IO ? RC_IO : RC_USAGE;
     }
     if (opt->reindex && (rc = destroy_store(cs, "blocks/index", err, err_len))) {
         return rc;
@@ -298,7 +304,9 @@ static int open_stores(struct chainstate *cs, const struct chainstate_options *o
     if (rc || (!opt->reindex && (rc = check_blk_files(cs, err, err_len)))) {
         return rc;
     }
+    blockstore_set_xor_key(cs->store, xor_key);
     cs->ra = readahead_new(cs->blocks_dir, cs->p->magic);
+    readahead_set_obfuscation(cs->ra, blockstore_obfuscation(cs->store));
     cs->coins_db = coins_db_new(cs->coins_kv);
     coins_db_set_batch(cs->coins_db, opt->coins_batch_bytes, opt->db_crash_ratio);
     cs->coins = coins_cache_new(coins_db_view(cs->coins_db));

@@ -90,6 +90,8 @@ struct chainstate {
     struct active_chain active; /* the active chain (chainstate_set_tip) */
     struct block_index *best_header;
     atomic_int stop_requested; /* -stopatheight reached (atomic: read without the lock) */
+    char fatal_msg[128];       /* Core's words for the failure that stops validation
+                                  ("Failed to disconnect block."), or empty */
     /* The last block found invalid while connecting, and why (submitblock reports it). */
     uint8_t last_invalid_hash[32];
     struct vstate last_invalid;

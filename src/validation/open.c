@@ -341,10 +341,9 @@ static int load_tip(struct chainstate *cs, char *err, size_t err_len)
     if (!tip) {
         char hx[65];
         hex_encode_rev(hx, best, 32);
-        snprintf(err, err_len,
-                 "the chainstate's best block %s is not in the block index: restart with "
-                 "-reindex-chainstate",
-                 hx);
+        /* Core's LoadChainTip failing: its words on stderr, ours in the log. */
+        LOG_ERROR("the chainstate's best block %s is not in the block index", hx);
+        snprintf(err, err_len, "Error initializing block database");
         return RC_CORRUPT;
     }
     chainstate_set_tip(cs, tip);

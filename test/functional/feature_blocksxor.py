@@ -13,15 +13,11 @@
 import os
 import subprocess
 
-from blocktools import REGTEST_MAGIC, read_block_file, write_block_file
+from blocktools import REGTEST_MAGIC, read_block_file, unxor, write_block_file
 from framework import BitnodeTestFramework, assert_equal, assert_in, assert_true, wait_until
 
 ADDR = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080"
 BLOCKS = 150
-
-
-def unxor(data, key, offset=0):
-    return bytes(b ^ key[(offset + i) % len(key)] for i, b in enumerate(data))
 
 
 class BlocksXorTest(BitnodeTestFramework):

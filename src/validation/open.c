@@ -416,6 +416,26 @@ static int open_pruning(struct chainstate *cs, char *err, size_t err_len)
     return RC_OK;
 }
 
+/* Core's NeedsRedownload: a block of the active chain at or above segwit's height that was
+ * stored while segwit was not active there (the chain's activation height moved down, e.g.
+ * -testactivationheight) had its witness data unchecked: start-up stops, in Core's words.
+ * Blocks without data (pruned, below a UTXO snapshot) cannot be checked again and are
+ * passed over. */
+static int check_witness_validated(struct chainstate *cs, char *err, size_t err_len)
+{
+    for (struct block_index *e = chainstate_tip(cs); e && e->height >= cs->p->segwit_height;
+         e = e->prev) {
+        if ((e->status & BLOCK_HAVE_DATA) && !(e->status & BLOCK_OPT_WITNESS)) {
+            snprintf(err, err_len,
+                     "Witness data for blocks after height %d requires validation. Please "
+                     "restart with -reindex.",
+                     cs->p->segwit_height);
+            return RC_CORRUPT;
+        }
+    }
+    return RC_OK;
+}
+
 int chainstate_open(struct chainstate **out, const struct chainstate_options *opt, char *err,
                     size_t err_len)
 {
@@ -426,7 +446,7 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
         goto fail;
     }
     index_derive(cs);
-    if ((rc = open_pruning(cs, err, err_len))) {
+    if ((rc = open_pruning(cs, err, err_len)) || (rc = check_witness_validated(cs, err, err_len))) {
         goto fail;
     }
     if (opt->txindex && (rc = open_txindex(cs, opt, err, err_len))) {

@@ -3,6 +3,7 @@
  * benchmarks read, everything freed): the top of the chainstate's files, calling the others
  * and called by none of them. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -352,6 +353,20 @@ static int load_tip(struct chainstate *cs, char *err, size_t err_len)
 
 /* -txindex: the store under indexes/txindex (wiped with the chainstate's on a reindex), its
  * best block, and the blocks the chainstate connected that it never recorded. */
+struct txidx_job {
+    struct chainstate *cs;
+    int rc;
+};
+
+static void *txidx_main(void *arg)
+{
+    struct txidx_job *j = arg;
+    log_thread_start("txidx");
+    j->rc = chainstate_txindex_catch_up(j->cs);
+    log_thread_exit("txidx");
+    return NULL;
+}
+
 static int open_txindex(struct chainstate *cs, const struct chainstate_options *opt, char *err,
                         size_t err_len)
 {
@@ -378,7 +393,17 @@ static int open_txindex(struct chainstate *cs, const struct chainstate_options *
         snprintf(err, err_len, "the transaction index does not read: restart with -reindex");
         return rc;
     }
-    if ((rc = chainstate_txindex_catch_up(cs))) {
+    /* The catch-up on a thread of Core's name for its transaction index's (which syncs the
+     * index in the background); waited for here, since blocks connected later add to the
+     * index themselves. */
+    struct txidx_job job = {cs, RC_OK};
+    pthread_t t;
+    if (pthread_create(&t, NULL, txidx_main, &job) == 0) {
+        pthread_join(t, NULL);
+    } else {
+        job.rc = chainstate_txindex_catch_up(cs);
+    }
+    if ((rc = job.rc)) {
         snprintf(err, err_len, "cannot bring the transaction index up to date (%s)", rc_str(rc));
         return rc;
     }

@@ -408,6 +408,22 @@ static int copy_file(const char *src, const char *dst)
     return rc;
 }
 
+/* 1 if the files a and dir/name hold the same bytes (both readable). */
+static int same_contents(const char *a, const char *dir, const char *name)
+{
+    char b[4400], err[256];
+    struct buf x, y;
+    buf_init(&x);
+    buf_init(&y);
+    snprintf(b, sizeof(b), "%s/%s", dir, name);
+    int same = fs_read_file(a, &x, 1 << 20, err, sizeof(err)) == RC_OK &&
+               fs_read_file(b, &y, 1 << 20, err, sizeof(err)) == RC_OK && x.len == y.len &&
+               memcmp(x.data, y.data, x.len) == 0;
+    buf_clear(&x);
+    buf_clear(&y);
+    return same;
+}
+
 /* An 'F' entry: blocks/name of the given size, there already, or linked or copied from
  * -blocksfrom. */
 static int load_block_file(const struct opts *op, const char *net_dir, const char *name,
@@ -417,6 +433,14 @@ static int load_block_file(const struct opts *op, const char *net_dir, const cha
     struct stat st;
     snprintf(dst, sizeof(dst), "%s/blocks/%s", net_dir, name);
     if (stat(dst, &st) == 0) {
+        if ((uint64_t)st.st_size == size && strcmp(name, "xor.dat") == 0 && op->blocksfrom &&
+            !same_contents(dst, op->blocksfrom, name)) {
+            /* A node started there once made a key of its own: the files would not read. */
+            fprintf(stderr, "%s is another XOR key than the source's (%s/%s): the block "
+                            "files would not read with it; delete it and load again\n",
+                    dst, op->blocksfrom, name);
+            return RC_INVALID;
+        }
         if ((uint64_t)st.st_size == size) {
             return RC_OK;
         }

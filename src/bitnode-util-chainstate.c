@@ -117,7 +117,8 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The blk/rev files of a blocks folder, sorted (a pruned node lacks the first ones). */
+/* The blk/rev files of a blocks folder, sorted (a pruned node lacks the first ones), and
+ * their XOR key, xor.dat (doc/files.md, "The XOR key"), which goes with them. */
 static char **block_file_names(const char *blocks, size_t *n)
 {
     char **v = NULL;
@@ -128,9 +129,10 @@ static char **block_file_names(const char *blocks, size_t *n)
     while (d && (de = readdir(d)) != NULL) {
         unsigned num;
         char tail[8];
-        if ((sscanf(de->d_name, "blk%5u.%3s", &num, tail) == 2 ||
+        if (((sscanf(de->d_name, "blk%5u.%3s", &num, tail) == 2 ||
              sscanf(de->d_name, "rev%5u.%3s", &num, tail) == 2) &&
-            strlen(de->d_name) == 12 && strcmp(de->d_name + 8, ".dat") == 0) {
+             strlen(de->d_name) == 12 && strcmp(de->d_name + 8, ".dat") == 0) ||
+            strcmp(de->d_name, "xor.dat") == 0) {
             if (*n == cap) {
                 cap = cap ? cap * 2 : 64;
                 v = xrealloc(v, cap * sizeof(*v));
@@ -406,6 +408,22 @@ static int copy_file(const char *src, const char *dst)
     return rc;
 }
 
+/* 1 if the files a and dir/name hold the same bytes (both readable). */
+static int same_contents(const char *a, const char *dir, const char *name)
+{
+    char b[4400], err[256];
+    struct buf x, y;
+    buf_init(&x);
+    buf_init(&y);
+    snprintf(b, sizeof(b), "%s/%s", dir, name);
+    int same = fs_read_file(a, &x, 1 << 20, err, sizeof(err)) == RC_OK &&
+               fs_read_file(b, &y, 1 << 20, err, sizeof(err)) == RC_OK && x.len == y.len &&
+               memcmp(x.data, y.data, x.len) == 0;
+    buf_clear(&x);
+    buf_clear(&y);
+    return same;
+}
+
 /* An 'F' entry: blocks/name of the given size, there already, or linked or copied from
  * -blocksfrom. */
 static int load_block_file(const struct opts *op, const char *net_dir, const char *name,
@@ -415,6 +433,14 @@ static int load_block_file(const struct opts *op, const char *net_dir, const cha
     struct stat st;
     snprintf(dst, sizeof(dst), "%s/blocks/%s", net_dir, name);
     if (stat(dst, &st) == 0) {
+        if ((uint64_t)st.st_size == size && strcmp(name, "xor.dat") == 0 && op->blocksfrom &&
+            !same_contents(dst, op->blocksfrom, name)) {
+            /* A node started there once made a key of its own: the files would not read. */
+            fprintf(stderr, "%s is another XOR key than the source's (%s/%s): the block "
+                            "files would not read with it; delete it and load again\n",
+                    dst, op->blocksfrom, name);
+            return RC_INVALID;
+        }
         if ((uint64_t)st.st_size == size) {
             return RC_OK;
         }

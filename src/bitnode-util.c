@@ -5,13 +5,15 @@
  * parse-blocks reads block files in the -loadblock format, parses every block, checks that it
  * re-serializes byte for byte, that its merkle root matches (and is not the CVE-2012-2459
  * mutation), and that every header links to a block seen in the files (in any order); it
- * prints the counts and the tip (the highest block; ties go to the first seen).
+ * prints the counts and the tip (the highest block; ties go to the first seen). A node's own
+ * blkNNNNN.dat beside an xor.dat is read through that XOR key (Core's -blocksxor).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "blockstore/blockfile.h"
+#include "blockstore/blockstore.h"
 #include "consensus/merkle.h"
 #include "consensus/pow.h"
 #include "consensus/params.h"
@@ -43,7 +45,8 @@ static void usage(FILE *f)
             "  parse-blocks FILE...   parse block files (-loadblock format): check every block\n"
             "                         re-serializes, its merkle root, its proof of work, and\n"
             "                         that every header links to its parent; print block and\n"
-            "                         transaction counts and the tip\n"
+            "                         transaction counts and the tip (a node's blkNNNNN.dat\n"
+            "                         is read with the XOR key of the xor.dat beside it)\n"
             "  check-headers FILE [--height H]\n"
             "                         check a file of 80-byte headers (the first at height H,\n"
             "                         default 0): links, proof of work, the chain's retarget\n"
@@ -212,6 +215,34 @@ static uint64_t check_record(const struct chain_params *chain, const char *path,
     return failures;
 }
 
+/* The XOR key of path: a node's blkNNNNN.dat is under the key of the xor.dat beside it (a
+ * blocks directory); any other file, or one without an xor.dat, is read as it is. Returns 0,
+ * or 1 after an error message. */
+static int file_key(const char *path, struct obfuscation *obf)
+{
+    static const uint8_t zero[OBFUSCATION_KEY_SIZE];
+    uint8_t key[OBFUSCATION_KEY_SIZE];
+    char dir[4096], err[512];
+    unsigned num;
+    char tail[8];
+    obfuscation_init(obf, zero);
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (strlen(base) != 12 || sscanf(base, "blk%5u.%3s", &num, tail) != 2 ||
+        strcmp(base + 8, ".dat") != 0) {
+        return 0;
+    }
+    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    int rc = blockstore_read_xor_key(dir, key, err, sizeof(err));
+    if (rc == RC_OK) {
+        obfuscation_init(obf, key);
+    } else if (rc != RC_NOT_FOUND) {
+        fprintf(stderr, "%s: %s\n", progname, err);
+        return 1;
+    }
+    return 0;
+}
+
 /* Every record of the block file at path into map (the chain from its magic when *chain is
  * NULL). Returns 0 with *failures and *total_tx grown, or 1 after an error message when the
  * file cannot be read as a block file. */
@@ -223,8 +254,12 @@ static int scan_file(const struct chain_params **chain, const char *path, struct
     struct blockfile *bf = NULL;
     struct blockfile_record rec;
     struct blockfile_stats st;
+    struct obfuscation obf;
+    if (file_key(path, &obf)) {
+        return 1;
+    }
     if (!*chain) {
-        if (blockfile_sniff_magic(path, magic, err, sizeof(err)) != RC_OK) {
+        if (blockfile_sniff_magic(path, &obf, magic, err, sizeof(err)) != RC_OK) {
             fprintf(stderr, "%s: %s\n", progname, err);
             return 1;
         }
@@ -237,7 +272,7 @@ static int scan_file(const struct chain_params **chain, const char *path, struct
             return 1;
         }
     }
-    if (blockfile_open(&bf, path, (*chain)->magic, err, sizeof(err)) != RC_OK) {
+    if (blockfile_open_obfuscated(&bf, path, (*chain)->magic, &obf, err, sizeof(err)) != RC_OK) {
         fprintf(stderr, "%s: %s\n", progname, err);
         return 1;
     }
@@ -247,6 +282,12 @@ static int scan_file(const struct chain_params **chain, const char *path, struct
         *total_tx += ntx;
     }
     blockfile_get_stats(bf, &st);
+    if (st.read_error) {
+        fprintf(stderr, "%s: cannot read %s at offset %llu: %s\n", progname, path,
+                (unsigned long long)st.read_error_at, strerror(st.read_error));
+        blockfile_close(bf);
+        return 1;
+    }
     printf("file: %s (%s, %llu bytes, %llu records, %llu bytes skipped)\n", path, (*chain)->name,
            (unsigned long long)blockfile_size(bf), (unsigned long long)st.records,
            (unsigned long long)st.skipped_bytes);

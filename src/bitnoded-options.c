@@ -269,11 +269,10 @@ const struct arg_def bitnoded_options[] = {
      "Execute command when an alert is raised (%s in cmd is replaced by message)"},
     {"blocksdir", ARG_STRING, ARGS_CAT_OPTIONS, "=<dir>",
      "Specify directory to hold blocks subdirectory for *.dat files (default: <datadir>)"},
-    {"blocksxor", ARG_BOOL | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_OPTIONS, "",
+    {"blocksxor", ARG_BOOL, ARGS_CAT_OPTIONS, "",
      "Whether an XOR-key applies to blocksdir *.dat files. The created XOR-key will be zeros "
      "for an existing blocksdir or when `-blocksxor=0` is set, and random for a freshly "
-     "initialized blocksdir. (default: 1)"
-     ARG_REASON("bitnode writes its block files without an XOR key, as -blocksxor=0")},
+     "initialized blocksdir. (default: 1)"},
     {"blockreconstructionextratxn", ARG_STRING | ARG_IGNORED | ARG_HIDDEN, ARGS_CAT_OPTIONS,
      "=<n>",
      "Extra transactions to keep in memory for compact block reconstructions (default: 100)"

@@ -102,10 +102,16 @@ struct node {
  * chain was connected: start-up, import, submitblock), or a storage failure (a full disk):
  * Core's AbortNode, a clean stop; what was written stays consistent, and a restart with
  * space goes on from there. Runs on the validation thread. */
+static void init_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static void on_validation_halt(void *ctx, int rc)
 {
     struct node *n = ctx;
     if (rc) {
+        /* Core's AbortNode: the failure on stderr too, in its words when it has some. */
+        const char *msg = chainstate_fatal_message(n->ctx.cs);
+        init_error("A fatal internal error occurred, see debug.log for details: %s",
+                   *msg ? msg : rc_str(rc));
         LOG_ERROR("validation failed: %s; shutting down", rc_str(rc));
         atomic_store(&n->failed, 1);
     } else {
@@ -206,7 +212,6 @@ static void *import_main(void *arg)
     return NULL;
 }
 
-static void init_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void init_error(const char *fmt, ...)
 {
     char msg[4096];
@@ -920,6 +925,19 @@ static int check_fee_estimator_args(const struct node *n)
 
 /* Step 14a: the chainstate (block index, coins, the blocks stored past its tip), its tip
  * listener for the waits, and a reindex's flag. */
+/* 1 if -test=<name> was given (regtest only: checked with the options). */
+static int has_test_option(const struct args *a, const char *name)
+{
+    const char **tv = NULL;
+    size_t nt = args_get_list(a, "test", &tv);
+    int found = 0;
+    for (size_t i = 0; i < nt && !found; i++) {
+        found = strcmp(tv[i], name) == 0;
+    }
+    free(tv);
+    return found;
+}
+
 static int open_chainstate(struct node *n)
 {
     char err[1024];
@@ -935,6 +953,14 @@ static int open_chainstate(struct node *n)
     }
     init_message(n, "Loading block index\u2026");
     int rc = chainstate_open(&n->ctx.cs, &n->co, err, sizeof(err));
+    if ((rc == RC_INVALID || rc == RC_CORRUPT) && !n->co.reindex && !shutdown_requested() &&
+        has_test_option(n->args, "reindex_after_failure_noninteractive_yes")) {
+        /* Core's answer yes to its question "Do you want to rebuild the databases now?" */
+        LOG_ERROR("%s; rebuilding the databases (-test=reindex_after_failure_noninteractive_yes)",
+                  err);
+        n->co.reindex = 1;
+        rc = chainstate_open(&n->ctx.cs, &n->co, err, sizeof(err));
+    }
     if (rc == RC_INVALID || rc == RC_CORRUPT) {
         load_failure(err);
         return RC_INVALID;

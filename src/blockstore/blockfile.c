@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/obfuscation.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
@@ -19,13 +20,25 @@
 #define RELEASE_KEEP (8u << 20)
 #define RELEASE_STEP (16u << 20)
 
+/* An obfuscated file (our own blk files under an XOR key) is not mapped: its chunks are
+ * read into an anonymous mapping of the file's size as they are wanted and turned back
+ * there, a chunk at a time; given back pages are read again when wanted. */
+#define XOR_CHUNK (1u << 20)
+
 struct blockfile {
     const uint8_t *map; /* NULL for an empty file */
     size_t size;
     size_t pos;
-    size_t released; /* [0, released) was given back (page-aligned) */
+    size_t released; /* [0, released) was given back (page-aligned; chunk-aligned when
+                        obfuscated) */
+    size_t keep_from; /* bytes from here on are in use: never given back */
     uint8_t magic[4];
     struct blockfile_stats stats;
+    /* Obfuscated files only. */
+    int fd;               /* -1 for a mapped file */
+    struct obfuscation obf;
+    uint8_t *loaded;      /* a bit per XOR_CHUNK: read and turned back */
+    int failed;           /* a read failed: the file ends there */
 };
 
 static int sys_error(char *err, size_t err_len, const char *what, const char *path)
@@ -70,29 +83,123 @@ static int map_file(const char *path, const uint8_t **map, size_t *size, char *e
     return RC_OK;
 }
 
-int blockfile_open(struct blockfile **out, const char *path, const uint8_t magic4[4], char *err,
-                   size_t err_len)
+/* The file at path, not mapped (obfuscated): its descriptor and an anonymous mapping of its
+ * size, filled chunk by chunk. */
+static int open_obfuscated(struct blockfile *bf, const char *path, char *err, size_t err_len)
 {
-    const uint8_t *map;
-    size_t size;
-    int rc = map_file(path, &map, &size, err, err_len);
+    struct stat st;
+    bf->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (bf->fd < 0) {
+        return sys_error(err, err_len, "cannot open", path);
+    }
+    if (fstat(bf->fd, &st) != 0) {
+        return sys_error(err, err_len, "cannot stat", path);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        errno = EINVAL;
+        return sys_error(err, err_len, "not a regular file:", path);
+    }
+    bf->size = (size_t)st.st_size;
+    if (bf->size > 0) {
+        void *m = mmap(NULL, bf->size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED) {
+            return sys_error(err, err_len, "cannot map", path);
+        }
+        bf->map = m;
+        bf->loaded = xcalloc(bf->size / XOR_CHUNK / 8 + 1, 1);
+    }
+    return RC_OK;
+}
+
+int blockfile_open_obfuscated(struct blockfile **out, const char *path, const uint8_t magic4[4],
+                              const struct obfuscation *obf, char *err, size_t err_len)
+{
+    struct blockfile *bf = xcalloc(1, sizeof(*bf));
+    bf->fd = -1;
+    bf->keep_from = SIZE_MAX;
+    memcpy(bf->magic, magic4, 4);
+    int rc;
+    if (obf && obf->on) {
+        bf->obf = *obf;
+        rc = open_obfuscated(bf, path, err, err_len);
+    } else {
+        rc = map_file(path, &bf->map, &bf->size, err, err_len);
+    }
     if (rc) {
+        blockfile_close(bf);
         return rc;
     }
-    struct blockfile *bf = xcalloc(1, sizeof(*bf));
-    bf->map = map;
-    bf->size = size;
-    memcpy(bf->magic, magic4, 4);
     *out = bf;
     return RC_OK;
 }
 
-/* Counts [from, to) as skipped, and its non-zero bytes as garbage. */
+int blockfile_open(struct blockfile **out, const char *path, const uint8_t magic4[4], char *err,
+                   size_t err_len)
+{
+    return blockfile_open_obfuscated(out, path, magic4, NULL, err, err_len);
+}
+
+/* Makes [from, to) readable in bf->map: for an obfuscated file, its chunks not read yet are
+ * read and turned back. Returns 0, or -1 after a failed read (bf->failed, stats). */
+static int ensure(struct blockfile *bf, size_t from, size_t to)
+{
+    if (bf->fd < 0 || to <= from) {
+        return bf->failed ? -1 : 0;
+    }
+    uint8_t *own = (uint8_t *)bf->map;
+    for (size_t c = from / XOR_CHUNK; c <= (to - 1) / XOR_CHUNK; c++) {
+        if (bf->loaded[c / 8] & (1u << (c % 8))) {
+            continue;
+        }
+        size_t start = c * XOR_CHUNK, n = bf->size - start < XOR_CHUNK ? bf->size - start
+                                                                         : XOR_CHUNK;
+        size_t done = 0;
+        while (done < n) {
+            ssize_t r = pread(bf->fd, own + start + done, n - done, (off_t)(start + done));
+            if (r < 0 && errno == EINTR) {
+                continue;
+            }
+            if (r <= 0) {
+                bf->failed = 1;
+                bf->stats.read_error = r < 0 ? errno : EIO; /* EIO: the file shrank */
+                bf->stats.read_error_at = start + done;
+                return -1;
+            }
+            done += (size_t)r;
+        }
+        obfuscation_apply(&bf->obf, own + start, n, start);
+        bf->loaded[c / 8] |= (uint8_t)(1u << (c % 8));
+    }
+    return 0;
+}
+
+/* Gives [released, upto) back to the kernel: upto aligned down to the unit, or the whole
+ * rest of the file when it reaches the end. */
+static void give_back(struct blockfile *bf, size_t upto)
+{
+    size_t unit = bf->fd >= 0 ? XOR_CHUNK : (size_t)sysconf(_SC_PAGESIZE);
+    upto = upto < bf->size ? upto / unit * unit : bf->size;
+    if (!bf->map || upto <= bf->released) {
+        return;
+    }
+    madvise((void *)(bf->map + bf->released), upto - bf->released, MADV_DONTNEED);
+    if (bf->fd >= 0) {
+        for (size_t c = bf->released / XOR_CHUNK; c < (upto + XOR_CHUNK - 1) / XOR_CHUNK; c++) {
+            bf->loaded[c / 8] &= (uint8_t)~(1u << (c % 8));
+        }
+    }
+    bf->released = upto;
+}
+
+/* Counts [from, to) as skipped, and its bytes that were not zero on disk as garbage
+ * (preallocation writes zeros, which an obfuscated file turns into the key). */
 static void skip(struct blockfile *bf, size_t from, size_t to)
 {
     bf->stats.skipped_bytes += to - from;
+    const uint8_t *pad = bf->obf.key; /* zeros for a mapped file */
     for (size_t i = from; i < to; i++) {
-        if (bf->map[i] != 0) {
+        if (bf->map[i] != pad[i % OBFUSCATION_KEY_SIZE]) {
             if (bf->stats.garbage_bytes++ == 0) {
                 bf->stats.first_garbage_at = i;
             }
@@ -102,16 +209,27 @@ static void skip(struct blockfile *bf, size_t from, size_t to)
 
 int blockfile_next(struct blockfile *bf, struct blockfile_record *rec)
 {
-    while (bf->pos < bf->size) {
-        const uint8_t *hit = memchr(bf->map + bf->pos, bf->magic[0], bf->size - bf->pos);
-        if (!hit) {
-            skip(bf, bf->pos, bf->size);
-            bf->pos = bf->size;
+    while (bf->pos < bf->size && !bf->failed) {
+        /* An obfuscated file is looked through a chunk at a time. */
+        size_t limit = bf->size;
+        if (bf->fd >= 0 && bf->size - bf->pos > XOR_CHUNK - bf->pos % XOR_CHUNK) {
+            limit = bf->pos + (XOR_CHUNK - bf->pos % XOR_CHUNK);
+        }
+        if (ensure(bf, bf->pos, limit)) {
             break;
+        }
+        const uint8_t *hit = memchr(bf->map + bf->pos, bf->magic[0], limit - bf->pos);
+        if (!hit) {
+            skip(bf, bf->pos, limit);
+            bf->pos = limit;
+            continue;
         }
         size_t at = (size_t)(hit - bf->map);
         skip(bf, bf->pos, at);
         bf->pos = at;
+        if (ensure(bf, at, bf->size - at < 8 ? bf->size : at + 8)) {
+            break;
+        }
         if (bf->size - at < 8) {
             /* Not enough room for a frame: whatever is left is not a record. */
             if (bf->size - at >= 4 && memcmp(hit, bf->magic, 4) == 0) {
@@ -144,11 +262,11 @@ int blockfile_next(struct blockfile *bf, struct blockfile_record *rec)
             bf->pos = bf->size;
             break;
         }
+        if (ensure(bf, at + 8, at + 8 + len)) {
+            break;
+        }
         if (at >= bf->released + RELEASE_STEP + RELEASE_KEEP) {
-            size_t page = (size_t)sysconf(_SC_PAGESIZE);
-            size_t upto = (at - RELEASE_KEEP) / page * page;
-            madvise((void *)(bf->map + bf->released), upto - bf->released, MADV_DONTNEED);
-            bf->released = upto;
+            give_back(bf, at - RELEASE_KEEP < bf->keep_from ? at - RELEASE_KEEP : bf->keep_from);
         }
         rec->data = hit + 8;
         rec->len = len;
@@ -165,6 +283,9 @@ int blockfile_read_at(struct blockfile *bf, uint64_t offset, size_t len,
 {
     if (offset > bf->size || len > bf->size - offset) {
         return RC_INVALID;
+    }
+    if (ensure(bf, (size_t)offset, (size_t)offset + len)) {
+        return RC_IO;
     }
     rec->data = bf->map + offset;
     rec->len = len;
@@ -188,28 +309,49 @@ void blockfile_rewind(struct blockfile *bf)
     bf->released = 0; /* what was given back faults in again from the file */
 }
 
-int blockfile_sniff_magic(const char *path, uint8_t magic4[4], char *err, size_t err_len)
+int blockfile_sniff_magic(const char *path, const struct obfuscation *obf, uint8_t magic4[4],
+                          char *err, size_t err_len)
 {
-    const uint8_t *map;
-    size_t size, i = 0;
-    int rc = map_file(path, &map, &size, err, err_len);
+    static const uint8_t none[4];
+    struct blockfile *bf;
+    int rc = blockfile_open_obfuscated(&bf, path, none, obf, err, err_len);
     if (rc) {
         return rc;
     }
-    while (i < size && map[i] == 0) {
+    size_t i = 0;
+    while (i < bf->size && ensure(bf, i, bf->size - i < 4 ? bf->size : i + 4) == 0 &&
+           bf->map[i] == 0) {
         i++;
     }
     rc = RC_NOT_FOUND;
-    if (size - i >= 4) {
-        memcpy(magic4, map + i, 4);
+    if (bf->failed) {
+        rc = RC_IO;
+        if (err && err_len) {
+            snprintf(err, err_len, "cannot read %s: %s", path, strerror(bf->stats.read_error));
+        }
+    } else if (bf->size - i >= 4) {
+        memcpy(magic4, bf->map + i, 4);
         rc = RC_OK;
     } else if (err && err_len) {
         snprintf(err, err_len, "%s holds no block records", path);
     }
-    if (map) {
-        munmap((void *)map, size);
-    }
+    blockfile_close(bf);
     return rc;
+}
+
+void blockfile_keep_from(struct blockfile *bf, uint64_t offset)
+{
+    bf->keep_from = offset > SIZE_MAX ? SIZE_MAX : (size_t)offset;
+}
+
+void blockfile_release(struct blockfile *bf)
+{
+    size_t from = bf->released;
+    bf->released = 0;
+    give_back(bf, bf->keep_from);
+    if (bf->released < from) {
+        bf->released = from;
+    }
 }
 
 void blockfile_close(struct blockfile *bf)
@@ -220,5 +362,9 @@ void blockfile_close(struct blockfile *bf)
     if (bf->map) {
         munmap((void *)bf->map, bf->size);
     }
+    if (bf->fd >= 0) {
+        close(bf->fd);
+    }
+    free(bf->loaded);
     free(bf);
 }

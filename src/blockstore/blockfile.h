@@ -6,7 +6,12 @@
  * doc/files.md, "Block files".
  *
  * The file is memory-mapped read-only; records are borrowed views into the mapping, valid
- * until blockfile_close. Records are returned as found: whether the bytes are a valid block
+ * until blockfile_close (for an obfuscated file, see blockfile_keep_from).
+ *
+ * A file of the node's own blocks directory is XORed with the key of blocks/xor.dat (Core's
+ * -blocksxor; doc/files.md, "The XOR key"): opened with blockfile_open_obfuscated, it is read
+ * a 1 MiB chunk at a time into memory of its own and turned back there as the reading gets
+ * to it. -loadblock files are never obfuscated (Core reads them as they are). Records are returned as found: whether the bytes are a valid block
  * is for the caller to decide (Core skips the record's bytes either way).
  */
 #ifndef BITNODE_BLOCKSTORE_BLOCKFILE_H
@@ -36,6 +41,9 @@ struct blockfile_stats {
     uint64_t first_bad_frame_at; /* offset of the first such magic */
     int truncated_tail;     /* 1 if the file ended inside a record (its bytes are not returned) */
     uint64_t truncated_at;  /* offset of that record's magic */
+    int read_error;         /* errno of a failed read of an obfuscated file (EIO: it shrank);
+                               the file ends there for blockfile_next */
+    uint64_t read_error_at; /* the offset it failed at */
 };
 
 /** Opens path for reading records framed with magic.
@@ -47,6 +55,12 @@ struct blockfile_stats {
 int blockfile_open(struct blockfile **out, const char *path, const uint8_t magic4[4], char *err,
                    size_t err_len);
 
+struct obfuscation;
+/** blockfile_open for a file XORed with obf's key (NULL or a key of zeros: a plain file,
+ *  as blockfile_open). */
+int blockfile_open_obfuscated(struct blockfile **out, const char *path, const uint8_t magic4[4],
+                              const struct obfuscation *obf, char *err, size_t err_len);
+
 /** Finds the next record at or after the current position.
  *
  *  Returns: 1 with *rec filled; 0 at the end of the file (including a truncated last
@@ -56,7 +70,8 @@ int blockfile_next(struct blockfile *bf, struct blockfile_record *rec);
 
 /** Borrows the record whose data starts at offset and is len bytes (a position remembered
  *  from an earlier blockfile_next, e.g. a block held until its parent arrives).
- *  Returns 0, or RC_INVALID if the range is outside the file. */
+ *  Returns 0, RC_INVALID if the range is outside the file, or RC_IO when reading an
+ *  obfuscated file failed. */
 int blockfile_read_at(struct blockfile *bf, uint64_t offset, size_t len,
                       struct blockfile_record *rec);
 
@@ -67,9 +82,21 @@ void blockfile_get_stats(const struct blockfile *bf, struct blockfile_stats *sta
 /** Rewinds to the start of the file (stats are kept). */
 void blockfile_rewind(struct blockfile *bf);
 
-/** Looks at the first 4 non-zero bytes of the file and copies them into magic4.
- *  Returns 0, RC_NOT_FOUND if the file is empty or all zero, or RC_IO. */
-int blockfile_sniff_magic(const char *path, uint8_t magic4[4], char *err, size_t err_len);
+/** Looks at the first 4 non-zero bytes of the file (turned back with obf's key, NULL: none)
+ *  and copies them into magic4. Returns 0, RC_NOT_FOUND if the file is empty or all zero,
+ *  or RC_IO. */
+int blockfile_sniff_magic(const char *path, const struct obfuscation *obf, uint8_t magic4[4],
+                          char *err, size_t err_len);
+
+/** Bytes from offset on are still in use by the caller (records handed to other threads):
+ *  blockfile_next, which gives back the pages it has read past, leaves them. An obfuscated
+ *  file's pages given back are gone (read again when wanted), a mapped file's come back
+ *  from the file by themselves; so a caller that keeps records of an obfuscated file past
+ *  the next few calls says so here. UINT64_MAX (the default): nothing is held. */
+void blockfile_keep_from(struct blockfile *bf, uint64_t offset);
+/** Gives back every page below the keep_from offset (the file read through): a held record
+ *  is read again by blockfile_read_at. */
+void blockfile_release(struct blockfile *bf);
 
 /** Unmaps and closes (NULL is a no-op). */
 void blockfile_close(struct blockfile *bf);

@@ -28,6 +28,8 @@ enum block_status {
     BLOCK_FAILED_VALID = 32, /* the block itself is invalid */
     BLOCK_FAILED_CHILD = 64, /* descends from an invalid block */
     BLOCK_FAILED_MASK = 96,
+    BLOCK_OPT_WITNESS = 128, /* stored while segwit was active at its height (Core's): its
+                                witness data was checked */
 };
 
 struct block_index {

@@ -13,7 +13,10 @@
 
 #include "crypto/hash.h"
 #include "primitives/serialize.h"
+#include "util/hex.h"
 #include "util/log.h"
+#include "util/obfuscation.h"
+#include "util/random.h"
 #include "util/rc.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -41,6 +44,8 @@ struct blockstore {
     /* Reads from several threads (each opens its file for the read): the file array and
      * infos, which the writer grows (realloc) and prunes under it; a leaf. */
     pthread_mutex_t read_mu;
+    struct obfuscation obf; /* the key of blocks/xor.dat (zeros: files as they are) */
+    struct buf scratch;     /* the writer's obfuscated copy of what it writes */
 };
 
 void blockfile_info_serialize(struct buf *out, const struct blockfile_info *i)
@@ -122,6 +127,9 @@ int blockstore_open(struct blockstore **out, const char *dir, const uint8_t magi
     bs->blk_chunk = BLOCKSTORE_BLK_CHUNK;
     bs->rev_chunk = BLOCKSTORE_REV_CHUNK;
     pthread_mutex_init(&bs->read_mu, NULL);
+    static const uint8_t zero_key[OBFUSCATION_KEY_SIZE];
+    obfuscation_init(&bs->obf, zero_key);
+    buf_init(&bs->scratch);
     for (int i = 0; i < nfiles; i++) {
         add_file(bs, &infos[i]);
     }
@@ -149,11 +157,18 @@ static int fd_of(struct blockstore *bs, int n, int undo, int *fd_out)
     return RC_OK;
 }
 
-/* Writes all of p at off, honouring the fault hook. */
-static int write_at(struct blockstore *bs, int fd, const void *p, size_t len, uint64_t off,
+/* Writes all of data at off, obfuscated with the store's key, honouring the fault hook. */
+static int write_at(struct blockstore *bs, int fd, const void *data, size_t len, uint64_t off,
                     const char *what)
 {
     size_t done = 0;
+    const void *p = data;
+    if (bs->obf.on) {
+        buf_reset(&bs->scratch);
+        buf_reserve(&bs->scratch, len);
+        obfuscation_copy(&bs->obf, bs->scratch.data, data, len, off);
+        p = bs->scratch.data;
+    }
     if (bs->fault_n > 0 && --bs->fault_n == 0) {
         if (bs->fault_err) {
             return fail(bs, RC_IO, "writing %s: %s", what, strerror(bs->fault_err));
@@ -345,6 +360,7 @@ static int read_record(struct blockstore *bs, int file, uint32_t pos, int undo, 
         close(fd);
         return rc;
     }
+    obfuscation_apply(&bs->obf, frame, 8, pos - 8);
     uint32_t len = rd_u32le(frame + 4);
     uint32_t limit = undo ? bs->files[file].info.undo_size : bs->files[file].info.size;
     if (memcmp(frame, bs->magic, 4) != 0 || (uint64_t)pos + len + extra > limit) {
@@ -359,6 +375,7 @@ static int read_record(struct blockstore *bs, int file, uint32_t pos, int undo, 
     if (rc) {
         return rc;
     }
+    obfuscation_apply(&bs->obf, out->data, len + extra, pos);
     out->len = len + extra;
     return RC_OK;
 }
@@ -510,6 +527,7 @@ void blockstore_close(struct blockstore *bs)
     }
     free(bs->files);
     free(bs->pruned);
+    buf_clear(&bs->scratch);
     pthread_mutex_destroy(&bs->read_mu);
     free(bs);
 }
@@ -709,35 +727,124 @@ int blockstore_unlink_already_pruned(struct blockstore *bs, blockstore_unlink_fn
     return k;
 }
 
-int blockstore_check_core_xor(const char *dir, char *err, size_t err_len)
+int blockstore_read_xor_key(const char *dir, uint8_t key[OBFUSCATION_KEY_SIZE], char *err,
+                            size_t err_len)
 {
     char path[4200];
-    uint8_t key[64];
     snprintf(path, sizeof(path), "%s/xor.dat", dir);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENOENT) {
-            return RC_OK;
+            return RC_NOT_FOUND;
         }
         snprintf(err, err_len, "cannot read %s: %s", path, strerror(errno));
         return RC_IO;
     }
-    ssize_t n = read(fd, key, sizeof(key));
-    int saved = errno;
+    size_t got = 0;
+    while (got < OBFUSCATION_KEY_SIZE) {
+        ssize_t n = read(fd, key + got, OBFUSCATION_KEY_SIZE - got);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            int saved = errno;
+            close(fd);
+            if (n < 0) {
+                snprintf(err, err_len, "cannot read %s: %s", path, strerror(saved));
+                return RC_IO;
+            }
+            snprintf(err, err_len, "%s holds %zu bytes; an XOR key is %d", path, got,
+                     OBFUSCATION_KEY_SIZE);
+            return RC_CORRUPT;
+        }
+        got += (size_t)n;
+    }
     close(fd);
-    if (n < 0) {
-        snprintf(err, err_len, "cannot read %s: %s", path, strerror(saved));
+    return RC_OK;
+}
+
+/* Core's first run of a blocks directory: it holds nothing but hidden files (.lock). */
+static int blocks_dir_is_new(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        return 1;
+    }
+    struct dirent *de;
+    int fresh = 1;
+    while (fresh && (de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) {
+            continue;
+        }
+        char path[4400];
+        struct stat st;
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        fresh = de->d_name[0] == '.' && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    }
+    closedir(d);
+    return fresh;
+}
+
+/* Creates dir/xor.dat (it must not exist) holding key, durably. */
+static int write_xor_key(const char *path, const uint8_t key[OBFUSCATION_KEY_SIZE], char *err,
+                         size_t err_len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(err, err_len, "cannot create XOR key file %s: %s", path, strerror(errno));
         return RC_IO;
     }
-    for (ssize_t i = 0; i < n; i++) {
-        if (key[i] != 0) {
-            snprintf(err, err_len,
-                     "%s holds Bitcoin Core's block files, XORed with the key in xor.dat: "
-                     "bitnode cannot read them, and would overwrite them. Give bitnode another "
-                     "-datadir (or -blocksdir)",
-                     dir);
-            return RC_FOREIGN;
-        }
+    ssize_t w = write(fd, key, OBFUSCATION_KEY_SIZE);
+    int e = w == OBFUSCATION_KEY_SIZE ? 0 : (w < 0 ? errno : EIO);
+    if (!e && fsync(fd) != 0) {
+        e = errno;
+    }
+    if (close(fd) != 0 && !e) {
+        e = errno;
+    }
+    if (e) {
+        snprintf(err, err_len, "Error closing XOR key file %s: %s", path, strerror(e));
+        return RC_IO;
     }
     return RC_OK;
+}
+
+int blockstore_init_xor_key(const char *dir, int use_xor, uint8_t key[OBFUSCATION_KEY_SIZE],
+                            char *err, size_t err_len)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/xor.dat", dir);
+    memset(key, 0, OBFUSCATION_KEY_SIZE);
+    if (use_xor && blocks_dir_is_new(dir)) {
+        random_bytes(key, OBFUSCATION_KEY_SIZE);
+    }
+    int rc = blockstore_read_xor_key(dir, key, err, err_len);
+    if (rc == RC_NOT_FOUND) {
+        rc = write_xor_key(path, key, err, err_len);
+    }
+    if (rc) {
+        return rc;
+    }
+    char hex[2 * OBFUSCATION_KEY_SIZE + 1];
+    hex_encode(hex, key, OBFUSCATION_KEY_SIZE);
+    static const uint8_t zero[OBFUSCATION_KEY_SIZE];
+    if (!use_xor && memcmp(key, zero, OBFUSCATION_KEY_SIZE) != 0) {
+        snprintf(err, err_len,
+                 "The blocksdir XOR-key can not be disabled when a random key was already "
+                 "stored! Stored key: '%s', stored path: '%s'.",
+                 hex, path);
+        return RC_INVALID;
+    }
+    LOG_INFO("Using obfuscation key for blocksdir *.dat files (%s): '%s'", dir, hex);
+    return RC_OK;
+}
+
+void blockstore_set_xor_key(struct blockstore *bs, const uint8_t key[OBFUSCATION_KEY_SIZE])
+{
+    obfuscation_init(&bs->obf, key);
+}
+
+const struct obfuscation *blockstore_obfuscation(const struct blockstore *bs)
+{
+    return &bs->obf;
 }

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "util/buf.h"
+#include "util/obfuscation.h"
 
 #define BLOCKSTORE_MAX_FILE_SIZE 0x8000000u /* 128 MiB */
 #define BLOCKSTORE_BLK_CHUNK 0x1000000u     /* 16 MiB */
@@ -126,12 +127,27 @@ int blockstore_unlink_already_pruned(struct blockstore *bs, blockstore_unlink_fn
  *  in order; their blocks are downloaded). Returns 0 or RC_IO. */
 int blockstore_cleanup_for_reindex(const char *dir);
 
-/** Bitcoin Core's block files XORed with the key in <dir>/xor.dat (Core's -blocksxor, on by
- *  default for a new blocks directory since v28): bitnode neither reads nor writes such
- *  files, and a reindex or a new block would overwrite them. Returns 0 if dir has no xor.dat
- *  or one of zeros (block files as bitnode's), else RC_FOREIGN (another program's data) with
- *  err filled (what to do), or RC_IO. */
-int blockstore_check_core_xor(const char *dir, char *err, size_t err_len);
+/* ---- The XOR key (Core's -blocksxor; doc/files.md, "The XOR key") ---- */
+
+/** Core's InitBlocksdirXorKey: the key of the block files in dir, at start-up before
+ *  anything else is written there. An existing dir/xor.dat wins (its first 8 bytes); else
+ *  it is created (exclusively, synced) with a random key when use_xor (-blocksxor) and dir
+ *  holds nothing but hidden files (a new blocks directory), with zeros otherwise (a blocks
+ *  directory of files written as they are). Logs Core's "Using obfuscation key ..." line.
+ *  Returns 0 with key filled; RC_INVALID with Core's message in err when use_xor is 0 and
+ *  the stored key is not zeros; RC_CORRUPT for an xor.dat shorter than 8 bytes; RC_IO. */
+int blockstore_init_xor_key(const char *dir, int use_xor, uint8_t key[OBFUSCATION_KEY_SIZE],
+                            char *err, size_t err_len);
+/** Reads the first 8 bytes of dir/xor.dat into key. Returns 0; RC_NOT_FOUND if there is no
+ *  such file; RC_CORRUPT if it is shorter (message in err); RC_IO. */
+int blockstore_read_xor_key(const char *dir, uint8_t key[OBFUSCATION_KEY_SIZE], char *err,
+                            size_t err_len);
+/** Every blk and rev byte bs writes from now on, and reads, is XORed with key cycled by its
+ *  offset in the file (set once, after blockstore_open, before any write). Zeros by default. */
+void blockstore_set_xor_key(struct blockstore *bs, const uint8_t key[OBFUSCATION_KEY_SIZE]);
+/** The key in use (borrowed; for readers of the files outside bs: the block reader, a
+ *  reindex). */
+const struct obfuscation *blockstore_obfuscation(const struct blockstore *bs);
 
 /** Test hook: roll blk files over at max_bytes instead of 128 MiB. */
 void blockstore_set_max_file_size(struct blockstore *bs, uint32_t max_bytes);

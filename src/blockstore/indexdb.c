@@ -88,7 +88,9 @@ int indexdb_load_tree(struct kv *kv, struct block_tree *t, char *err, size_t err
             rc = RC_CORRUPT;
             goto out;
         }
-        if (version != INDEXDB_VERSION) {
+        if (version == INDEXDB_VERSION_NO_OPT_WITNESS && (v[n].e.status & BLOCK_HAVE_DATA)) {
+            v[n].e.status |= BLOCK_OPT_WITNESS;
+        } else if (version != INDEXDB_VERSION && version != INDEXDB_VERSION_NO_OPT_WITNESS) {
             /* Core's records have our layout with its client version (259900 since v26):
              * its block index is not taken for ours. */
             snprintf(err, err_len,

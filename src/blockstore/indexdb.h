@@ -18,11 +18,14 @@
 #include "blockstore/blockstore.h"
 #include "kv/kv.h"
 
-#define INDEXDB_VERSION 1
+#define INDEXDB_VERSION 2
+/* Records of version 1 were written before BLOCK_OPT_WITNESS was kept: each block with data
+ * was checked by the rules of its chain then, so it is read with the flag. */
+#define INDEXDB_VERSION_NO_OPT_WITNESS 1
 
 /** Loads every 'b' record of kv into t (which must be empty), linking parents. Entries whose
- *  parent is missing are corruption; a record of another version than INDEXDB_VERSION is
- *  Bitcoin Core's (the same layout with its client version) and refused, saying so.
+ *  parent is missing are corruption; a record of another version than INDEXDB_VERSION (or
+ *  INDEXDB_VERSION_NO_OPT_WITNESS, upgraded as it is read) is Bitcoin Core's (the same layout with its client version) and refused, saying so.
  *  Returns 0, RC_CORRUPT or RC_FOREIGN (Core's) with the message in err, or a store error. */
 int indexdb_load_tree(struct kv *kv, struct block_tree *t, char *err, size_t err_len);
 

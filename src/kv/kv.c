@@ -357,8 +357,7 @@ static int refuse_core_store(struct kv *kv, const char *path)
         kv_set_error("%s was written by Bitcoin Core (it holds Core's obfuscation key); "
                      "bitnode's stores have another format, and bitnode does not open Core's: "
                      "give bitnode another -datadir, or, to let bitnode take this datadir's "
-                     "block files over (only if Core wrote them without an XOR key: "
-                     "-blocksxor=0), start it with -reindex, which deletes this store and "
+                     "block files over, start it with -reindex, which deletes this store and "
                      "rebuilds it from the block files",
                      path);
         rc = RC_FOREIGN;

@@ -20,6 +20,7 @@
 #include "kv/backend.h"
 #include "kv/kv.h"
 #include "util/check.h"
+#include "util/log.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
@@ -137,6 +138,7 @@ static int ldb_open(struct kv **out, const char *path, const struct kv_options *
     db->syncopts = leveldb_writeoptions_create();
     leveldb_writeoptions_set_sync(db->syncopts, 1);
 
+    LOG_INFO("Opening LevelDB in %s", path); /* Core's CDBWrapper's lines */
     db->db = leveldb_open(db->options, path, &err);
     if (err) {
         int rc = ldb_fail(db, "open", err);
@@ -144,6 +146,7 @@ static int ldb_open(struct kv **out, const char *path, const struct kv_options *
         ldb_free(db);
         return rc;
     }
+    LOG_INFO("Opened LevelDB successfully");
     *out = &db->base;
     return 0;
 }
@@ -171,6 +174,7 @@ static int ldb_close(struct kv *kv)
 
 static int ldb_destroy(const char *path)
 {
+    LOG_INFO("Wiping LevelDB in %s", path);
     leveldb_options_t *o = leveldb_options_create();
     char *err = NULL;
     int rc = 0;

@@ -104,10 +104,13 @@ void miner_regenerate_commitments(struct block_template *t, int segwit)
         cb->vout_count--;
         t->commitment_len = 0;
     }
-    if (segwit) {
-        uint8_t root[32], buf64[64], commit[32];
+    /* Core's GenerateCoinbaseCommitment: the commitment output always (before segwit too,
+     * over a reserved value of zeros), the coinbase's witness reserved value only once
+     * segwit is active (UpdateUncommittedBlockStructures). */
+    {
+        uint8_t root[32], buf64[64] = {0}, commit[32];
         int mutated;
-        if (cb->vin[0].witness_count == 0) {
+        if (segwit && cb->vin[0].witness_count == 0) {
             cb->vin[0].witness = xcalloc(1, sizeof(struct bytes));
             cb->vin[0].witness[0].data = xcalloc(32, 1);
             cb->vin[0].witness[0].len = 32;
@@ -115,7 +118,9 @@ void miner_regenerate_commitments(struct block_template *t, int segwit)
         }
         merkle_block_witness_root(root, &mutated, &t->b);
         memcpy(buf64, root, 32);
-        memcpy(buf64 + 32, cb->vin[0].witness[0].data, 32);
+        if (cb->vin[0].witness_count == 1 && cb->vin[0].witness[0].len == 32) {
+            memcpy(buf64 + 32, cb->vin[0].witness[0].data, 32);
+        }
         hash_sha256d(commit, buf64, 64);
         t->commitment[0] = OP_RETURN;
         t->commitment[1] = 0x24;

@@ -170,6 +170,7 @@ int node_chainstate_options(struct chainstate_options *o, const struct args *a,
         .max_tip_age = args_get_int(a, "maxtipage", 24 * 60 * 60),
         .prune_target = prune,
         .fast_prune = args_get_bool(a, "fastprune", false),
+        .blocks_plain = !args_get_bool(a, "blocksxor", true),
     };
     if (assume_valid(a, &o->assume_valid_set, o->assume_valid) != RC_OK) {
         snprintf(err, err_len,

@@ -122,6 +122,9 @@ static int accept_locked(struct chainstate *cs, struct block *b, const uint8_t *
     }
     e->tx_count = (uint32_t)b->tx_count;
     e->status |= BLOCK_HAVE_DATA;
+    if (e->height >= cs->p->segwit_height) {
+        e->status |= BLOCK_OPT_WITNESS; /* Core's: checked with segwit's rules */
+    }
     block_index_raise_validity(e, BLOCK_VALID_TRANSACTIONS);
     chainstate_mark_dirty(cs, e);
     if (!e->prev || e->prev->chain_tx) {

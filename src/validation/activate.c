@@ -238,6 +238,10 @@ static int disconnect_tip(struct chainstate *cs)
     cs->counters.blocks_disconnected++;
     candidates_add(&cs->cand, e); /* it may win again */
 out:
+    if (rc) {
+        /* Core's FatalError in DisconnectTip: what the operator is told. */
+        snprintf(cs->fatal_msg, sizeof(cs->fatal_msg), "Failed to disconnect block.");
+    }
     block_undo_clear(&undo);
     buf_clear(&raw);
     block_clear(&b);

@@ -74,6 +74,9 @@ struct chainstate_options {
                                     pruning; CHAINSTATE_PRUNE_MANUAL: pruneblockchain only) */
     int fast_prune;              /* -fastprune: 64 KiB block files; on regtest pruning may
                                     start above height 100 */
+    int blocks_plain;            /* -blocksxor=0: a new blocks directory gets a key of
+                                    zeros, and a stored key that is not zeros is refused
+                                    (0: Core's default, a random key for a new one) */
 };
 #define CHAINSTATE_PRUNE_MANUAL UINT64_MAX
 
@@ -316,6 +319,10 @@ int64_t chainstate_now(const struct chainstate *cs);
 
 /** 1 once -stopatheight was reached. Any thread, without the lock. */
 int chainstate_stop_requested(const struct chainstate *cs);
+/** Core's user message for the failure that is stopping validation (the text after "A fatal
+ *  internal error occurred, see debug.log for details: "), or "" when the failure has none.
+ *  Set on the validation thread before it halts; read by its halt callback. */
+const char *chainstate_fatal_message(const struct chainstate *cs);
 
 /* Asked between blocks while the best chain is being connected: nonzero stops connecting
  * (the chain so far stays; the next activation goes on). bitnoded passes its shutdown flag. */
@@ -467,6 +474,8 @@ int chainstate_block_pruned(const struct chainstate *cs, const struct block_inde
 uint64_t chainstate_size_on_disk(const struct chainstate *cs);
 /** The blocks/ directory. */
 const char *chainstate_blocks_dir(const struct chainstate *cs);
+/** The XOR key of the blk and rev files in it (borrowed; unchanged while cs is open). */
+const struct obfuscation *chainstate_blocks_obfuscation(const struct chainstate *cs);
 
 /* Counters for logs and benchmarks. */
 struct chainstate_counters {

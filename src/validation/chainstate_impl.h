@@ -102,6 +102,8 @@ struct chainstate {
         struct vstate st;
     } invalid_ring[CHAINSTATE_INVALID_RING];
     unsigned invalid_next;
+    char fatal_msg[128];       /* Core's words for the failure that stops validation
+                                  ("Failed to disconnect block."), or empty */
     /* The invalid block with the most work whose data is stored (Core's m_best_invalid:
      * set where blocks are marked invalid; the large-work warning compares it with the tip);
      * NULL: none, or it was reconsidered. */

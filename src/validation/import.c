@@ -143,6 +143,13 @@ static void collect(struct importer *im, struct slot *s)
     if (j->rc == RC_INVALID && j->st.result == VRESULT_MISSING_PREV) {
         /* Its parent is not known yet (later in the file, or in a later file): wait for it,
          * by position, not bytes, so memory stays bounded. */
+        if (log_enabled(LOG_CAT_REINDEX, LOG_LVL_DEBUG)) {
+            char hx[65], px[65];
+            hex_encode_rev(hx, s->job.hash, 32);
+            hex_encode_rev(px, s->parent, 32);
+            LOG(LOG_CAT_REINDEX, LOG_LVL_DEBUG,
+                "LoadExternalBlockFile: Out of order block %s, parent %s not known", hx, px);
+        }
         hold(im, s->parent, s->file, s->offset, (uint32_t)j->len);
         return;
     }
@@ -239,6 +246,13 @@ static void submit_ready(struct importer *im)
         uint8_t hash[32];
         if (blockfile_read_at(im->files[h.file], h.offset, h.len, &rec) == RC_OK) {
             hash_sha256d(hash, rec.data, 80);
+            if (log_enabled(LOG_CAT_REINDEX, LOG_LVL_DEBUG)) {
+                char hx[65], px[65];
+                hex_encode_rev(hx, hash, 32);
+                hex_encode_rev(px, h.parent, 32);
+                LOG(LOG_CAT_REINDEX, LOG_LVL_DEBUG,
+                    "LoadExternalBlockFile: Processing out of order child %s of %s", hx, px);
+            }
             submit(im, h.file, &rec, hash);
         }
     }
@@ -258,6 +272,16 @@ static void drain(struct importer *im)
 static int pump(struct importer *im, int cur)
 {
     struct blockfile_record rec;
+    /* The records in flight stay where they are (an obfuscated file's pages given back are
+     * gone). */
+    uint64_t keep = UINT64_MAX;
+    for (size_t k = 0; k < im->ring_n; k++) {
+        const struct slot *s = &im->ring[(im->ring_head + k) % IMPORT_WINDOW];
+        if (s->file == cur && s->offset < keep) {
+            keep = s->offset;
+        }
+    }
+    blockfile_keep_from(im->files[cur], keep);
     if (blockfile_next(im->files[cur], &rec) != 1) {
         return 0;
     }
@@ -286,38 +310,155 @@ static int header_only(struct importer *im, int on)
     return validator_run(im->v, &j);
 }
 
-/* Reads the file's headers first (in file order; one whose parent is not known yet is
- * skipped), as headers-first sync has them: the blocks are then connected while they are
- * read along the best header chain only (a branch that loses later in the file is stored,
- * never connected), and -assumevalid knows its block. Headers that fail are left for the
- * block pass to report. */
+/* The header pass's state: the batch being filled (with each header's hash), and the
+ * headers met before their parent (Core's "out of order" blocks), waiting for it. */
+struct held_header {
+    uint8_t header[80];
+    uint8_t hash[32];
+};
+
+struct header_pass {
+    struct importer *im;
+    uint8_t *batch;
+    uint8_t (*hashes)[32];
+    size_t nb;
+    struct held_header *held;
+    size_t nheld, capheld;
+    uint64_t ok;
+    int rc;
+};
+
+#define IMPORT_MAX_HELD_HEADERS 100000 /* beyond that, left to the block pass */
+
+static void flush_headers(struct header_pass *hp)
+{
+    if (!hp->nb || hp->rc) {
+        hp->nb = 0;
+        return;
+    }
+    struct validator_job j = {.work = VALIDATOR_HEADERS, .data = hp->batch, .len = hp->nb * 80};
+    int rc = validator_run(hp->im->v, &j);
+    hp->ok += j.accepted;
+    hp->rc = rc == RC_INVALID ? RC_OK : rc; /* reported by the block pass */
+    hp->nb = 0;
+}
+
+/* Is the header whose parent is prev in order: its parent in the batch, in the tree, or
+ * none (a genesis block)? */
+static int parent_known(struct header_pass *hp, const uint8_t prev[32])
+{
+    static const uint8_t zero[32];
+    for (size_t i = hp->nb; i-- > 0;) {
+        if (memcmp(hp->hashes[i], prev, 32) == 0) {
+            return 1; /* nearly always the last one */
+        }
+    }
+    if (memcmp(prev, zero, 32) == 0) {
+        return 1;
+    }
+    chainstate_read_lock(hp->im->cs);
+    int known = block_tree_find(chainstate_tree(hp->im->cs), prev) != NULL;
+    chainstate_read_unlock(hp->im->cs);
+    return known;
+}
+
+static void append_header(struct header_pass *hp, const uint8_t *header, const uint8_t hash[32])
+{
+    if (hp->nb == IMPORT_HEADER_BATCH) {
+        flush_headers(hp);
+    }
+    memcpy(hp->batch + hp->nb * 80, header, 80);
+    memcpy(hp->hashes[hp->nb], hash, 32);
+    hp->nb++;
+}
+
+/* Adds a header in order, then the held headers that were waiting for it (and theirs). */
+static void add_header(struct header_pass *hp, const uint8_t *header, const uint8_t hash[32])
+{
+    uint8_t (*todo)[32] = xmalloc(32);
+    size_t ntodo = 1, cap = 1;
+    append_header(hp, header, hash);
+    memcpy(todo[0], hash, 32);
+    while (ntodo && hp->nheld) {
+        uint8_t parent[32];
+        memcpy(parent, todo[--ntodo], 32);
+        for (size_t i = 0; i < hp->nheld;) {
+            struct held_header h = hp->held[i];
+            if (memcmp(h.header + 4, parent, 32) != 0) {
+                i++;
+                continue;
+            }
+            hp->held[i] = hp->held[--hp->nheld];
+            if (log_enabled(LOG_CAT_REINDEX, LOG_LVL_DEBUG)) {
+                char hx[65], px[65];
+                hex_encode_rev(hx, h.hash, 32);
+                hex_encode_rev(px, parent, 32);
+                LOG(LOG_CAT_REINDEX, LOG_LVL_DEBUG,
+                    "LoadExternalBlockFile: Processing out of order child %s of %s", hx, px);
+            }
+            append_header(hp, h.header, h.hash);
+            if (ntodo == cap) {
+                cap *= 2;
+                todo = xrealloc(todo, cap * 32);
+            }
+            memcpy(todo[ntodo++], h.hash, 32);
+        }
+    }
+    free(todo);
+}
+
+/* A header met before its parent: held until the parent comes (Core's words). */
+static void hold_header(struct header_pass *hp, const uint8_t *header, const uint8_t hash[32])
+{
+    if (log_enabled(LOG_CAT_REINDEX, LOG_LVL_DEBUG)) {
+        char hx[65], px[65];
+        hex_encode_rev(hx, hash, 32);
+        hex_encode_rev(px, header + 4, 32);
+        LOG(LOG_CAT_REINDEX, LOG_LVL_DEBUG,
+            "LoadExternalBlockFile: Out of order block %s, parent %s not known", hx, px);
+    }
+    if (hp->nheld >= IMPORT_MAX_HELD_HEADERS) {
+        return;
+    }
+    if (hp->nheld == hp->capheld) {
+        hp->capheld = hp->capheld ? 2 * hp->capheld : 16;
+        hp->held = xrealloc(hp->held, hp->capheld * sizeof(*hp->held));
+    }
+    memcpy(hp->held[hp->nheld].header, header, 80);
+    memcpy(hp->held[hp->nheld].hash, hash, 32);
+    hp->nheld++;
+}
+
+/* Reads the file's headers first (in file order; one met before its parent waits for it
+ * further on in the file), as headers-first sync has them: the blocks are then connected
+ * while they are read along the best header chain only (a branch that loses later in the
+ * file is stored, never connected), and -assumevalid knows its block. Headers that fail,
+ * and those whose parent never came, are left for the block pass to report. */
 static int header_pass(struct importer *im, struct blockfile *bf)
 {
     struct blockfile_record rec;
-    uint64_t n = 0, ok = 0;
-    uint8_t *batch = xmalloc(IMPORT_HEADER_BATCH * 80);
-    size_t nb = 0;
-    int rc = RC_OK, more = 1;
-    while (more && rc == RC_OK && !stopping(im)) {
-        more = blockfile_next(bf, &rec) == 1;
-        if (more) {
-            memcpy(batch + nb * 80, rec.data, 80);
-            nb++;
-            n++;
-        }
-        if (nb == IMPORT_HEADER_BATCH || (!more && nb)) {
-            struct validator_job j = {.work = VALIDATOR_HEADERS, .data = batch, .len = nb * 80};
-            rc = validator_run(im->v, &j);
-            ok += j.accepted;
-            rc = rc == RC_INVALID ? RC_OK : rc; /* reported by the block pass */
-            nb = 0;
+    struct header_pass hp = {.im = im};
+    hp.batch = xmalloc(IMPORT_HEADER_BATCH * 80);
+    hp.hashes = xmalloc(IMPORT_HEADER_BATCH * 32);
+    uint64_t n = 0;
+    while (hp.rc == RC_OK && !stopping(im) && blockfile_next(bf, &rec) == 1) {
+        uint8_t hash[32];
+        hash_sha256d(hash, rec.data, 80);
+        n++;
+        if (parent_known(&hp, rec.data + 4)) {
+            add_header(&hp, rec.data, hash);
+        } else {
+            hold_header(&hp, rec.data, hash);
         }
     }
-    free(batch);
+    flush_headers(&hp);
+    free(hp.batch);
+    free(hp.hashes);
+    free(hp.held);
     blockfile_rewind(bf);
     LOG_INFO("import: read %llu headers first (%llu taken)",
-             (unsigned long long)n, (unsigned long long)ok);
-    return rc;
+             (unsigned long long)n, (unsigned long long)hp.ok);
+    return hp.rc;
 }
 
 /* What a file held besides blocks, once it was read through (the header pass): logged, so
@@ -350,7 +491,11 @@ int importer_add_file(struct importer *im, const char *path, int file_number)
     struct blockfile *bf = NULL;
     char err[512];
     const struct chain_params *p = chainstate_params(im->cs);
-    int rc = blockfile_open(&bf, path, p->magic, err, sizeof(err));
+    /* The node's own files are under its XOR key; -loadblock files are read as they are,
+     * as Core's. */
+    int rc = blockfile_open_obfuscated(&bf, path, p->magic,
+                                       im->reindex ? chainstate_blocks_obfuscation(im->cs) : NULL,
+                                       err, sizeof(err));
     if (rc) {
         LOG_ERROR("import: %s", err);
         return RC_NOT_FOUND; /* an input to skip, not a failure of the node's own storage */
@@ -373,16 +518,25 @@ int importer_add_file(struct importer *im, const char *path, int file_number)
     while (rc == RC_OK && !im->rc && !stopping(im) && pump(im, cur)) {
     }
     drain(im);
+    /* Nothing of this file is in flight now: its pages go (a block held for its parent is
+     * read again when the parent comes). */
+    blockfile_keep_from(bf, UINT64_MAX);
+    blockfile_release(bf);
     int r2 = header_only(im, 0);
     rc = rc ? rc : im->rc ? im->rc : r2;
+    struct blockfile_stats st;
+    blockfile_get_stats(bf, &st);
+    if (rc == RC_OK && st.read_error) {
+        LOG_ERROR("import: reading %s at offset %llu: %s", path,
+                  (unsigned long long)st.read_error_at, strerror(st.read_error));
+        rc = RC_IO;
+    }
     if (rc == RC_STOPPED) {
         rc = RC_OK; /* shutting down: not a failure of the import */
     }
     if (rc) {
         return rc;
     }
-    struct blockfile_stats st;
-    blockfile_get_stats(bf, &st);
     if (st.truncated_tail) {
         LOG_WARN("import: %s ends inside a record at offset %llu (ignored)", path,
                  (unsigned long long)st.truncated_at);

@@ -3,6 +3,7 @@
  * benchmarks read, everything freed): the top of the chainstate's files, calling the others
  * and called by none of them. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -253,9 +254,15 @@ static int open_stores(struct chainstate *cs, const struct chainstate_options *o
             return rc;
         }
     }
-    /* Core's XORed block files, before -reindex deletes anything. */
-    if ((rc = blockstore_check_core_xor(cs->blocks_dir, err, err_len))) {
-        return rc;
+    /* The block files' XOR key (Core's BlockManager does this first, before -reindex
+     * deletes anything or the block index is created beside the files). */
+    uint8_t xor_key[OBFUSCATION_KEY_SIZE];
+    if ((rc = blockstore_init_xor_key(cs->blocks_dir, !opt->blocks_plain, xor_key, err,
+                                      err_len))) {
+        char detail[1024];
+        snprintf(detail, sizeof(detail), "%s", err);
+        snprintf(err, err_len, "Failed to initialize ChainstateManager: %s", detail);
+        return rc == RC_IO ? RC_IO : RC_USAGE;
     }
     if (opt->reindex && (rc = destroy_store(cs, "blocks/index", err, err_len))) {
         return rc;
@@ -303,7 +310,9 @@ static int open_stores(struct chainstate *cs, const struct chainstate_options *o
     if (rc || (!opt->reindex && (rc = check_blk_files(cs, err, err_len)))) {
         return rc;
     }
+    blockstore_set_xor_key(cs->store, xor_key);
     cs->ra = readahead_new(cs->blocks_dir, cs->p->magic);
+    readahead_set_obfuscation(cs->ra, blockstore_obfuscation(cs->store));
     cs->coins_db = coins_db_new(cs->coins_kv);
     coins_db_set_batch(cs->coins_db, opt->coins_batch_bytes, opt->db_crash_ratio);
     cs->coins = coins_cache_new(coins_db_view(cs->coins_db));
@@ -338,10 +347,9 @@ static int load_tip(struct chainstate *cs, char *err, size_t err_len)
     if (!tip) {
         char hx[65];
         hex_encode_rev(hx, best, 32);
-        snprintf(err, err_len,
-                 "the chainstate's best block %s is not in the block index: restart with "
-                 "-reindex-chainstate",
-                 hx);
+        /* Core's LoadChainTip failing: its words on stderr, ours in the log. */
+        LOG_ERROR("the chainstate's best block %s is not in the block index", hx);
+        snprintf(err, err_len, "Error initializing block database");
         return RC_CORRUPT;
     }
     chainstate_set_tip(cs, tip);
@@ -350,6 +358,20 @@ static int load_tip(struct chainstate *cs, char *err, size_t err_len)
 
 /* -txindex: the store under indexes/txindex (wiped with the chainstate's on a reindex), its
  * best block, and the blocks the chainstate connected that it never recorded. */
+struct txidx_job {
+    struct chainstate *cs;
+    int rc;
+};
+
+static void *txidx_main(void *arg)
+{
+    struct txidx_job *j = arg;
+    log_thread_start("txidx");
+    j->rc = chainstate_txindex_catch_up(j->cs);
+    log_thread_exit("txidx");
+    return NULL;
+}
+
 static int open_txindex(struct chainstate *cs, const struct chainstate_options *opt, char *err,
                         size_t err_len)
 {
@@ -376,7 +398,17 @@ static int open_txindex(struct chainstate *cs, const struct chainstate_options *
         snprintf(err, err_len, "the transaction index does not read: restart with -reindex");
         return rc;
     }
-    if ((rc = chainstate_txindex_catch_up(cs))) {
+    /* The catch-up on a thread of Core's name for its transaction index's (which syncs the
+     * index in the background); waited for here, since blocks connected later add to the
+     * index themselves. */
+    struct txidx_job job = {cs, RC_OK};
+    pthread_t t;
+    if (pthread_create(&t, NULL, txidx_main, &job) == 0) {
+        pthread_join(t, NULL);
+    } else {
+        job.rc = chainstate_txindex_catch_up(cs);
+    }
+    if ((rc = job.rc)) {
         snprintf(err, err_len, "cannot bring the transaction index up to date (%s)", rc_str(rc));
         return rc;
     }
@@ -414,6 +446,26 @@ static int open_pruning(struct chainstate *cs, char *err, size_t err_len)
     return RC_OK;
 }
 
+/* Core's NeedsRedownload: a block of the active chain at or above segwit's height that was
+ * stored while segwit was not active there (the chain's activation height moved down, e.g.
+ * -testactivationheight) had its witness data unchecked: start-up stops, in Core's words.
+ * Blocks without data (pruned, below a UTXO snapshot) cannot be checked again and are
+ * passed over. */
+static int check_witness_validated(struct chainstate *cs, char *err, size_t err_len)
+{
+    for (struct block_index *e = chainstate_tip(cs); e && e->height >= cs->p->segwit_height;
+         e = e->prev) {
+        if ((e->status & BLOCK_HAVE_DATA) && !(e->status & BLOCK_OPT_WITNESS)) {
+            snprintf(err, err_len,
+                     "Witness data for blocks after height %d requires validation. Please "
+                     "restart with -reindex.",
+                     cs->p->segwit_height);
+            return RC_CORRUPT;
+        }
+    }
+    return RC_OK;
+}
+
 int chainstate_open(struct chainstate **out, const struct chainstate_options *opt, char *err,
                     size_t err_len)
 {
@@ -424,7 +476,7 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
         goto fail;
     }
     index_derive(cs);
-    if ((rc = open_pruning(cs, err, err_len))) {
+    if ((rc = open_pruning(cs, err, err_len)) || (rc = check_witness_validated(cs, err, err_len))) {
         goto fail;
     }
     if (opt->txindex && (rc = open_txindex(cs, opt, err, err_len))) {

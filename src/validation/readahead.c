@@ -15,6 +15,7 @@
 
 #include "util/buf.h"
 #include "util/log.h"
+#include "util/obfuscation.h"
 #include "util/rc.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -38,6 +39,7 @@ struct ra_item {
 struct readahead {
     char *dir;
     uint8_t magic[4];
+    struct obfuscation obf; /* the blk files' XOR key */
     pthread_mutex_t mu; /* a leaf */
     pthread_cond_t work, done;
     pthread_t thread;
@@ -171,6 +173,7 @@ static int read_one(struct readahead *ra, int file, uint32_t pos, const uint8_t 
     if (pos < 8 || (rc = read_exact(ra->fd, frame, 8, (off_t)pos - 8))) {
         return pos < 8 ? RC_CORRUPT : rc;
     }
+    obfuscation_apply(&ra->obf, frame, 8, pos - 8);
     uint32_t len = rd_u32le(frame + 4);
     if (memcmp(frame, ra->magic, 4) != 0 || len > MAX_RECORD) {
         return RC_CORRUPT;
@@ -180,6 +183,7 @@ static int read_one(struct readahead *ra, int file, uint32_t pos, const uint8_t 
     if ((rc = read_exact(ra->fd, ra->raw.data, len, (off_t)pos))) {
         return rc;
     }
+    obfuscation_apply(&ra->obf, ra->raw.data, len, pos);
     ra->raw.len = len;
     if (block_parse(b, ra->raw.data, len, err, sizeof(err)) != RC_OK) {
         return RC_CORRUPT;
@@ -259,6 +263,11 @@ static void *reader_main(void *arg)
         ra->fd = -1;
     }
     return NULL;
+}
+
+void readahead_set_obfuscation(struct readahead *ra, const struct obfuscation *obf)
+{
+    ra->obf = *obf;
 }
 
 struct readahead *readahead_new(const char *dir, const uint8_t magic4[4])

@@ -49,6 +49,9 @@ void readahead_coins_clear(struct readahead_coins *s);
 /** A reader of the blk files in dir (borrowed string, copied) with network magic magic4.
  *  The thread starts with the first readahead_want. */
 struct readahead *readahead_new(const char *dir, const uint8_t magic4[4]);
+/** The blk files' XOR key (copied; set before the first readahead_want). Zeros until then. */
+struct obfuscation;
+void readahead_set_obfuscation(struct readahead *ra, const struct obfuscation *obf);
 /** Stops the thread (a read in progress finishes) and frees every block held. */
 void readahead_free(struct readahead *ra);
 

@@ -17,6 +17,7 @@ writes); .hash / .txid_hex give the reversed hex that RPC shows.
 
 import hashlib
 import hmac
+import os
 import struct
 
 COIN = 100_000_000
@@ -42,6 +43,22 @@ def read_block_file(path, magic=REGTEST_MAGIC):
         raws.append(data[pos + 8:pos + 8 + size])
         pos += 8 + size
     return raws
+
+
+def read_xor_key(blocks_dir):
+    """The 8-byte XOR key of a blocks directory (blocks/xor.dat; zeros when there is none)."""
+    try:
+        with open(os.path.join(blocks_dir, "xor.dat"), "rb") as f:
+            return f.read(8)
+    except FileNotFoundError:
+        return bytes(8)
+
+
+def unxor(data, key, offset=0):
+    """data, read at offset of a blk or rev file, XORed with key (either way)."""
+    if key == bytes(len(key)):
+        return data
+    return bytes(b ^ key[(offset + i) % len(key)] for i, b in enumerate(data))
 
 
 def write_block_file(path, raws, magic=REGTEST_MAGIC):

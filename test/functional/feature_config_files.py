@@ -264,17 +264,18 @@ class ConfigFilesTest(BitnodeTestFramework):
                   "default is now %s (Bitcoin Core's): start with -datadir=%s/.bitnode to use it."
                   % (home, default, home), text)
 
-        self.log("Bitcoin Core's XORed block files: refused, untouched, before -reindex")
+        self.log("-blocksxor=0 over a stored XOR key: refused, untouched, before -reindex")
         blocks = os.path.join(default, "regtest", "blocks")
         with open(os.path.join(blocks, "xor.dat"), "wb") as f:
             f.write(bytes.fromhex("34466bfadc697822"))
         with open(os.path.join(blocks, "blk00000.dat"), "rb") as f:
             before = f.read()
-        r = subprocess.run([node.bitnoded, "-reindex"], env=env, capture_output=True, text=True,
-                           timeout=60)
-        assert_true(r.returncode != 0, "started on XORed block files")
-        assert_in("Error: %s holds Bitcoin Core's block files, XORed with the key in xor.dat"
-                  % blocks, r.stderr)
+        r = subprocess.run([node.bitnoded, "-reindex", "-blocksxor=0"], env=env,
+                           capture_output=True, text=True, timeout=60)
+        assert_true(r.returncode != 0, "started with -blocksxor=0 over a key")
+        assert_in("Error: Failed to initialize ChainstateManager: The blocksdir XOR-key can not "
+                  "be disabled when a random key was already stored! Stored key: "
+                  "'34466bfadc697822', stored path: '%s/xor.dat'." % blocks, r.stderr)
         with open(os.path.join(blocks, "blk00000.dat"), "rb") as f:
             assert_true(f.read() == before, "block file unchanged")
         assert_true(os.path.isdir(os.path.join(default, "regtest", "chainstate")),

@@ -137,6 +137,18 @@ class MigrateBackendTest(BitnodeTestFramework):
         r = self.util(ours, "load-chainstate", "-regtest", "-datadir=" + wrong, "-in=" + dump,
                       ok=False)
         assert_in("not the same files", r.stderr)
+        self.log("  an xor.dat in the target that is not the source's is refused")
+        keyed = os.path.join(self.tmpdir, "keyed")
+        os.makedirs(os.path.join(keyed, "regtest", "blocks"))
+        with open(os.path.join(blocks, "xor.dat"), "rb") as f:
+            key = f.read()
+        with open(os.path.join(keyed, "regtest", "blocks", "xor.dat"), "wb") as f:
+            f.write(bytes(b ^ 0xff for b in key))
+        r = self.util(ours, "load-chainstate", "-regtest", "-datadir=" + keyed, "-in=" + dump,
+                      "-blocksfrom=" + blocks, ok=False)
+        assert_in("is another XOR key than the source's", r.stderr)
+        with open(os.path.join(other, "regtest", "blocks", "xor.dat"), "rb") as f:
+            assert_equal(f.read(), key)  # the key came with the block files
 
         self.log("the other backends' builds beside this one")
         root = os.path.dirname(os.path.abspath(ours))

@@ -32,6 +32,7 @@ every other check has run.
 import json
 import os
 
+from blocktools import read_xor_key, unxor
 from framework import (BitnodeTestFramework, JSONRPCError, assert_equal, assert_true,
                        wait_until)
 
@@ -100,8 +101,9 @@ class SignetTest(BitnodeTestFramework):
         self.log("  %s: %s, tip stays at %s" % (e["name"], BAD, parent[0][:16]))
 
     def block_file_magic(self, node):
-        with open(os.path.join(node.net_dir, "blocks", "blk00000.dat"), "rb") as f:
-            return f.read(4).hex()
+        blocks = os.path.join(node.net_dir, "blocks")
+        with open(os.path.join(blocks, "blk00000.dat"), "rb") as f:
+            return unxor(f.read(4), read_xor_key(blocks)).hex()
 
     def run_test(self):
         self.mismatches = []

@@ -29,6 +29,7 @@ import signal
 import struct
 import time
 
+from blocktools import read_xor_key, unxor
 from framework import (BitnodeTestFramework, FailedCheck, assert_equal, assert_in,
                        assert_true, wait_until)
 
@@ -81,7 +82,7 @@ def block_records(path):
     """(offset of the block, its length, its hash as RPC shows it) for each record of a blk
     file: 4-byte magic, 4-byte little-endian length, the block; zeros past the last one."""
     with open(path, "rb") as f:
-        data = f.read()
+        data = unxor(f.read(), read_xor_key(os.path.dirname(path)))
     out = []
     pos = 0
     while pos + 8 <= len(data) and data[pos:pos + 4] == REGTEST_MAGIC:

@@ -213,7 +213,7 @@ static void test_other_network(void)
     CHECK_EQ_INT(blockfile_open(&bf, tmp_path, REGTEST_MAGIC, err, sizeof(err)), RC_OK);
     CHECK_EQ_INT(blockfile_next(bf, &rec), 0);
     blockfile_close(bf);
-    CHECK_EQ_INT(blockfile_sniff_magic(tmp_path, sniffed, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(blockfile_sniff_magic(tmp_path, NULL, sniffed, err, sizeof(err)), RC_OK);
     CHECK_EQ_MEM(sniffed, MAIN_MAGIC, 4);
     unlink(tmp_path);
     buf_clear(&b);
@@ -231,7 +231,7 @@ static void test_empty_and_missing(void)
     CHECK_EQ_INT(blockfile_open(&bf, tmp_path, REGTEST_MAGIC, err, sizeof(err)), RC_OK);
     CHECK_EQ_INT(blockfile_next(bf, &rec), 0);
     blockfile_close(bf);
-    CHECK_EQ_INT(blockfile_sniff_magic(tmp_path, sniffed, err, sizeof(err)), RC_NOT_FOUND);
+    CHECK_EQ_INT(blockfile_sniff_magic(tmp_path, NULL, sniffed, err, sizeof(err)), RC_NOT_FOUND);
     unlink(tmp_path);
     bf = NULL;
     CHECK_EQ_INT(blockfile_open(&bf, "/nonexistent/blk.dat", REGTEST_MAGIC, err, sizeof(err)),

@@ -16,6 +16,7 @@
 #include "primitives/block.h"
 #include "primitives/serialize.h"
 #include "util/hex.h"
+#include "util/obfuscation.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 
@@ -431,28 +432,199 @@ static void test_cleanup_for_reindex(void)
     CHECK_EQ_INT(access(path, F_OK), 0);
 }
 
-/* Bitcoin Core's XORed block files (a non-zero blocks/xor.dat) are refused; none, or a key
- * of zeros (Core's -blocksxor=0), are bitnode's format. */
-static void test_core_xor(void)
+/* Core's Obfuscation: word-wise XOR equals the byte-wise definition (byte at file offset o
+ * XORed with key[o % 8]) at every offset, length and alignment, and twice is nothing. */
+static void test_xor_roundtrip(void)
 {
-    char err[512], path[4300];
-    CHECK_EQ_INT(mkdir(dir, 0700), 0);
-    CHECK_EQ_INT(blockstore_check_core_xor(dir, err, sizeof(err)), RC_OK);
-    snprintf(path, sizeof(path), "%s/xor.dat", dir);
+    static const uint8_t key[8] = {0x34, 0x46, 0x6b, 0xfa, 0xdc, 0x69, 0x78, 0x22};
+    struct obfuscation o;
+    obfuscation_init(&o, key);
+    CHECK(o.on);
+    uint8_t src[200], buf[210], want[200];
+    for (size_t i = 0; i < sizeof(src); i++) {
+        src[i] = (uint8_t)(i * 7 + 3);
+    }
+    int bad = 0;
+    for (uint64_t off = 0; off < 19; off++) {
+        for (size_t align = 0; align < 8; align++) {
+            for (size_t len = 0; len <= 150; len += (len < 20 ? 1 : 13)) {
+                for (size_t i = 0; i < len; i++) {
+                    want[i] = src[i] ^ key[(off + i) % 8];
+                }
+                memcpy(buf + align, src, len);
+                obfuscation_apply(&o, buf + align, len, off);
+                bad += memcmp(buf + align, want, len) != 0;
+                obfuscation_apply(&o, buf + align, len, off);
+                bad += memcmp(buf + align, src, len) != 0;
+                uint8_t out[210];
+                obfuscation_copy(&o, out + (align ^ 3), src, len, off);
+                bad += memcmp(out + (align ^ 3), want, len) != 0;
+            }
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    /* A large offset (a file past 4 GiB) keeps the phase. */
+    memcpy(buf, src, 16);
+    obfuscation_apply(&o, buf, 16, ((uint64_t)1 << 33) + 5);
+    for (size_t i = 0; i < 16; i++) {
+        bad += buf[i] != (src[i] ^ key[(5 + i) % 8]);
+    }
+    CHECK_EQ_INT(bad, 0);
+    static const uint8_t zero[8];
+    obfuscation_init(&o, zero);
+    CHECK(!o.on);
+    memcpy(buf, src, 50);
+    obfuscation_apply(&o, buf, 50, 3);
+    CHECK(memcmp(buf, src, 50) == 0);
+}
+
+static void write_file(const char *name, const void *p, size_t len)
+{
+    char path[4300];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
     FILE *f = fopen(path, "wb");
     CHECK(f != NULL);
     if (f) {
-        fwrite("\0\0\0\0\0\0\0\0", 1, 8, f);
+        fwrite(p, 1, len, f);
         fclose(f);
     }
-    CHECK_EQ_INT(blockstore_check_core_xor(dir, err, sizeof(err)), RC_OK);
-    f = fopen(path, "wb");
-    if (f) {
-        fwrite("\x34\x46\x6b\xfa\xdc\x69\x78\x22", 1, 8, f);
-        fclose(f);
+}
+
+/* Core's InitBlocksdirXorKey: a random key for a new blocks directory (hidden files only),
+ * zeros for one that holds files or with -blocksxor=0, a stored key wins, and a stored key
+ * that is not zeros refuses -blocksxor=0 with Core's words. */
+static void test_xor_key_file(void)
+{
+    static const uint8_t zero[8];
+    uint8_t key[8], again[8];
+    char err[512], path[4300];
+    snprintf(path, sizeof(path), "%s/xor.dat", dir);
+    CHECK_EQ_INT(mkdir(dir, 0700), 0);
+    write_file(".lock", "", 0);
+    CHECK_EQ_INT(blockstore_read_xor_key(dir, key, err, sizeof(err)), RC_NOT_FOUND);
+    CHECK_EQ_INT(blockstore_init_xor_key(dir, 1, key, err, sizeof(err)), RC_OK);
+    CHECK(memcmp(key, zero, 8) != 0);
+    struct stat st;
+    CHECK_EQ_INT(stat(path, &st), 0);
+    CHECK_EQ_INT(st.st_size, 8);
+    CHECK_EQ_INT(blockstore_init_xor_key(dir, 1, again, err, sizeof(err)), RC_OK);
+    CHECK(memcmp(key, again, 8) == 0);
+    CHECK_EQ_INT(blockstore_read_xor_key(dir, again, err, sizeof(err)), RC_OK);
+    CHECK(memcmp(key, again, 8) == 0);
+    /* -blocksxor=0 with the random key stored. */
+    CHECK_EQ_INT(blockstore_init_xor_key(dir, 0, again, err, sizeof(err)), RC_INVALID);
+    char hex[17], want[4600];
+    hex_encode(hex, key, 8);
+    snprintf(want, sizeof(want),
+             "The blocksdir XOR-key can not be disabled when a random key was already stored! "
+             "Stored key: '%s', stored path: '%s'.", hex, path);
+    CHECK_EQ_STR(err, want);
+    /* An existing blocks directory without a key: zeros, even with -blocksxor=1. */
+    CHECK_EQ_INT(unlink(path), 0);
+    write_file("blk00000.dat", "x", 1);
+    CHECK_EQ_INT(blockstore_init_xor_key(dir, 1, key, err, sizeof(err)), RC_OK);
+    CHECK(memcmp(key, zero, 8) == 0);
+    CHECK_EQ_INT(blockstore_init_xor_key(dir, 0, key, err, sizeof(err)), RC_OK);
+    /* -blocksxor=0 on a new one: zeros. */
+    CHECK_EQ_INT(unlink(path), 0);
+    snprintf(path, sizeof(path), "%s/blk00000.dat", dir);
+    CHECK_EQ_INT(unlink(path), 0);
+    CHECK_EQ_INT(blockstore_init_xor_key(dir, 0, key, err, sizeof(err)), RC_OK);
+    CHECK(memcmp(key, zero, 8) == 0);
+    /* A key file cut short is an error, not a key. */
+    write_file("xor.dat", "\x01\x02\x03", 3);
+    CHECK_EQ_INT(blockstore_init_xor_key(dir, 1, key, err, sizeof(err)), RC_CORRUPT);
+    CHECK(strstr(err, "holds 3 bytes") != NULL);
+    /* A longer one: its first 8 bytes, as Core reads it. */
+    write_file("xor.dat", "\x01\x02\x03\x04\x05\x06\x07\x08\x09", 9);
+    CHECK_EQ_INT(blockstore_init_xor_key(dir, 1, key, err, sizeof(err)), RC_OK);
+    CHECK(memcmp(key, "\x01\x02\x03\x04\x05\x06\x07\x08", 8) == 0);
+}
+
+/* Files written under a key: every byte on disk is the plain byte XORed with the key at its
+ * offset; the store, the -reindex reader (across its 1 MiB chunks, after it gave pages
+ * back) and the undo records read them back. */
+static void test_xor_store(void)
+{
+    static const uint8_t key[8] = {0x9a, 0x01, 0xfe, 0x55, 0x00, 0x7c, 0x11, 0xe3};
+    struct obfuscation o;
+    obfuscation_init(&o, key);
+    struct blockstore *bs = NULL;
+    char err[512], path[4300];
+    struct buf b;
+    buf_init(&b);
+    CHECK_EQ_INT(blockstore_open(&bs, dir, MAGIC, NULL, 0, err, sizeof(err)), RC_OK);
+    blockstore_set_xor_key(bs, key);
+    blockstore_set_max_file_size(bs, 3 << 20); /* records cross the reader's chunks */
+    for (int i = 0; i < nrecs; i++) {
+        CHECK_EQ_INT(blockstore_append_block(bs, recs[i].data, recs[i].len, (uint32_t)i,
+                                             1000 + (uint64_t)i, &recs[i].file, &recs[i].pos),
+                     RC_OK);
     }
-    CHECK_EQ_INT(blockstore_check_core_xor(dir, err, sizeof(err)), RC_FOREIGN);
-    CHECK(strstr(err, "Bitcoin Core") != NULL && strstr(err, "-datadir") != NULL);
+    uint8_t prev[32] = {7};
+    uint32_t upos;
+    CHECK_EQ_INT(blockstore_append_undo(bs, 0, prev, (const uint8_t *)"undo bytes!", 11, &upos),
+                 RC_OK);
+    CHECK_EQ_INT(blockstore_sync(bs), RC_OK);
+    int bad = 0;
+    for (int i = 0; i < nrecs; i++) {
+        bad += blockstore_read_block(bs, recs[i].file, recs[i].pos, &b) != RC_OK ||
+               b.len != recs[i].len || memcmp(b.data, recs[i].data, b.len) != 0;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(blockstore_read_undo(bs, 0, upos, prev, &b), RC_OK);
+    CHECK(b.len == 11 && memcmp(b.data, "undo bytes!", 11) == 0);
+    int nf = blockstore_file_count(bs);
+    blockstore_close(bs);
+    /* On disk: the frame and the block, XORed at their offsets. */
+    snprintf(path, sizeof(path), "%s/blk00000.dat", dir);
+    size_t len;
+    uint8_t *raw = test_read_file(path, &len);
+    CHECK(raw != NULL && len > 8 + recs[0].len);
+    if (raw) {
+        CHECK(memcmp(raw, MAGIC, 4) != 0);
+        obfuscation_apply(&o, raw + 3, len - 3, 3);
+        obfuscation_apply(&o, raw, 3, 0);
+        CHECK(memcmp(raw, MAGIC, 4) == 0);
+        CHECK(memcmp(raw + 8, recs[0].data, recs[0].len) == 0);
+        free(raw);
+    }
+    /* The reindex reader: every record, in order, through chunks read on demand. */
+    int seen = 0;
+    struct blockfile_record rec;
+    for (int f = 0; f < nf; f++) {
+        struct blockfile *r = NULL;
+        snprintf(path, sizeof(path), "%s/blk%05d.dat", dir, f);
+        CHECK_EQ_INT(blockfile_open_obfuscated(&r, path, MAGIC, &o, err, sizeof(err)), RC_OK);
+        while (r && blockfile_next(r, &rec) == 1) {
+            bad += seen >= nrecs || rec.len != recs[seen].len ||
+                   memcmp(rec.data, recs[seen].data, rec.len) != 0;
+            seen++;
+        }
+        if (r && f == 0) {
+            /* Given back, then wanted again (a block held for its parent). */
+            blockfile_release(r);
+            CHECK_EQ_INT(blockfile_read_at(r, recs[1].pos, recs[1].len, &rec), RC_OK);
+            CHECK(memcmp(rec.data, recs[1].data, recs[1].len) == 0);
+            struct blockfile_stats st;
+            blockfile_get_stats(r, &st);
+            CHECK_EQ_INT(st.garbage_bytes, 0); /* the zeros of the tail are padding */
+            CHECK_EQ_INT(st.read_error, 0);
+        }
+        blockfile_close(r);
+    }
+    CHECK_EQ_INT(seen, nrecs);
+    CHECK_EQ_INT(bad, 0);
+    /* Without the key the same file holds no record of the network. */
+    struct blockfile *r = NULL;
+    snprintf(path, sizeof(path), "%s/blk00000.dat", dir);
+    CHECK_EQ_INT(blockfile_open(&r, path, MAGIC, err, sizeof(err)), RC_OK);
+    CHECK_EQ_INT(blockfile_next(r, &rec), 0);
+    blockfile_close(r);
+    uint8_t magic[4];
+    CHECK_EQ_INT(blockfile_sniff_magic(path, &o, magic, err, sizeof(err)), RC_OK);
+    CHECK(memcmp(magic, MAGIC, 4) == 0);
+    buf_clear(&b);
 }
 
 /* A block index record is Core's layout; Core writes its client version (259900) where
@@ -513,7 +685,11 @@ int main(void)
     rm_dir();
     TEST(test_cleanup_for_reindex);
     rm_dir();
-    TEST(test_core_xor);
+    TEST(test_xor_roundtrip);
+    rm_dir();
+    TEST(test_xor_key_file);
+    rm_dir();
+    TEST(test_xor_store);
     rm_dir();
     TEST(test_core_block_index);
     free(chain);

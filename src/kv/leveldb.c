@@ -36,6 +36,7 @@
 struct kv_ldb {
     struct kv base; /* first: base.ops */
     char *path;
+    char *damaged; /* the table found damaged after a corruption error, or NULL */
     leveldb_t *db;
     leveldb_options_t *options;
     leveldb_cache_t *cache;
@@ -190,11 +191,22 @@ static void find_damaged_table(const char *dir, char *out, size_t out_len)
 
 /* Records a LevelDB error message (malloc'd by LevelDB) and frees it. A corruption is
  * followed by the damaged table, when one is found. */
-static int ldb_fail(const struct kv_ldb *db, const char *what, char *err)
+static int ldb_fail(struct kv_ldb *db, const char *what, char *err)
 {
     char table[4300] = "";
     if (db && err && strncmp(err, "Corruption", 10) == 0) {
-        find_damaged_table(db->path, table, sizeof(table));
+        /* The scan once (each table is read whole); gets fail on several threads. */
+        char *known = __atomic_load_n(&db->damaged, __ATOMIC_ACQUIRE);
+        if (!known) {
+            find_damaged_table(db->path, table, sizeof(table));
+            char *found = table[0] ? xstrdup(table) : NULL;
+            if (found && !__atomic_compare_exchange_n(&db->damaged, &known, found, 0,
+                                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                free(found);
+            }
+        }
+        known = __atomic_load_n(&db->damaged, __ATOMIC_ACQUIRE);
+        snprintf(table, sizeof(table), "%s", known ? known : "");
     }
     /* Core's words first ("Fatal LevelDB error: Corruption: ..."), then where. */
     if (table[0]) {
@@ -237,6 +249,7 @@ static void ldb_free(struct kv_ldb *db)
         leveldb_writeoptions_destroy(db->syncopts);
     }
     free(db->path);
+    free(db->damaged);
     free(db);
 }
 

@@ -920,6 +920,14 @@ static int verify_loaded_chain(struct node *n)
         LOG_INFO("Verification: No coin database inconsistencies in last %lld blocks", shown);
         return RC_OK;
     }
+    if (rc == RC_BACKEND || rc == RC_IO) {
+        /* A store that fails while read (Core's dbwrapper_error in VerifyDB): its message,
+         * which names the damaged file, with Core's words for it. */
+        char msg[1200];
+        snprintf(msg, sizeof(msg), "Error loading databases (%s)", kv_last_error(NULL));
+        load_failure(msg);
+        return RC_INVALID;
+    }
     LOG_ERROR("Verification failed: %s", rc ? rc_str(rc) : why);
     load_failure("Corrupted block database detected");
     return RC_INVALID;

@@ -720,6 +720,12 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
         }
         if (*ok == 1 && checklevel >= 3) {
             int r = chainstate_disconnect_block(cs, e, &b, &undo, view, 0);
+            if (r == RC_BACKEND || r == RC_IO) {
+                rc = r; /* the store failed (its message in kv_last_error): not a verdict */
+                block_undo_clear(&undo);
+                block_clear(&b);
+                break;
+            }
             if (r) {
                 snprintf(why, why_len, "height %d does not disconnect cleanly (%s)", e->height,
                          rc_str(r));

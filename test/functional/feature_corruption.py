@@ -7,7 +7,9 @@ The bundled regtest chain (1300 blocks) is imported and the node stopped. Then:
   (LevelDB's .ldb files; the footer gives the block's place). The node must not serve the
   coins that table holds: it stops (exit status 1) with LevelDB's "Corruption: ..." and the
   file named on stderr, and -reindex-chainstate named as the repair. A restart with
-  -reindex-chainstate reaches the same tip and UTXO set hash. (Other backends: skipped,
+  -reindex-chainstate reaches the same tip and UTXO set hash. Then a byte flipped in a
+  data block that start-up may not read: gettxoutsetinfo (which reads every coin) answers
+  an error, never a hash, and the node stops the same way; -reindex-chainstate repairs it. (Other backends: skipped,
   their files have no such layout; their unit test in kv_tests covers them.)
 - a stored block that no longer parses: a block's record in blk00000.dat keeps its header
   but its transaction count is made huge. -reindex-chainstate must stop cleanly (exit 1,
@@ -24,7 +26,8 @@ The bundled regtest chain (1300 blocks) is imported and the node stopped. Then:
 import os
 import struct
 
-from framework import BitnodeTestFramework, assert_equal, assert_in, assert_true, wait_until
+from framework import (BitnodeTestFramework, FailedCheck, JSONRPCError, assert_equal, assert_in,
+                       assert_true, wait_until)
 
 SRC = os.environ.get("BITNODE_SRCDIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -123,6 +126,49 @@ class CorruptionTest(BitnodeTestFramework):
             wait_until(lambda: node.rpc("getblockcount") == TIP_HEIGHT, timeout=300,
                        what="height %d" % TIP_HEIGHT)
             assert_equal(node.rpc("getbestblockhash"), tip)
+            assert_equal(node.rpc("gettxoutsetinfo")["hash_serialized_3"], want)
+            node.stop()
+
+            self.log("a flipped byte in a data block, found while running: a clean stop")
+            tables = [f for f in os.listdir(chainstate) if f.endswith(".ldb")]
+            table = max(tables, key=lambda f: os.path.getsize(os.path.join(chainstate, f)))
+            path = os.path.join(chainstate, table)
+            flip(path, os.path.getsize(path) // 3)
+            # Start-up verification (-checklevel=3 disconnects the last blocks, reading their
+            # coins) may meet it: then Core's "Error loading databases" with the file named.
+            node.start([], wait=False)
+            try:
+                node.wait_for_rpc()
+                node.stop()  # not met at start-up (the scan below meets it)
+            except FailedCheck:
+                node.wait_exit()
+                node.process = None
+                err = node.stderr_text()
+                self.log("met at start-up: %s" % err.strip().replace("\n", " | "))
+                for n in ("Error loading databases", "Corruption", table, "-reindex-chainstate"):
+                    assert_in(n, err)
+            # -checklevel=2: start-up verification reads no coins, so the damage is met by
+            # the scan (where start-up meets it anyway, it stops there the same way).
+            node.start(["-checklevel=2"], wait=False)
+            try:
+                node.wait_for_rpc()
+                try:
+                    got = node.rpc("gettxoutsetinfo")
+                    raise AssertionError("a damaged chainstate answered %s" % got)
+                except (JSONRPCError, OSError) as e:  # an error, or the node already gone
+                    self.log("gettxoutsetinfo: %s" % e)
+                rc = node.wait_exit(timeout=60)
+            except FailedCheck:
+                rc = node.wait_exit(timeout=60)  # found at start-up already
+            node.process = None
+            err = node.stderr_text()
+            self.log("stderr: %s" % err.strip().replace("\n", " | "))
+            assert_equal(rc, 1)
+            for n in ("Corruption", table, "-reindex-chainstate"):
+                assert_in(n, err)
+            node.start(["-reindex-chainstate"])
+            wait_until(lambda: node.rpc("getblockcount") == TIP_HEIGHT, timeout=300,
+                       what="height %d" % TIP_HEIGHT)
             assert_equal(node.rpc("gettxoutsetinfo")["hash_serialized_3"], want)
             node.stop()
         else:

@@ -60,19 +60,30 @@ def index_block(path):
     return off, size
 
 
+def xor_key(path):
+    """The 8-byte key a blk file is stored XORed with (blocks/xor.dat, Core's -blocksxor), or
+    zeros where there is none."""
+    f = os.path.join(os.path.dirname(path), "xor.dat")
+    return open(f, "rb").read()[:8] if os.path.exists(f) else bytes(8)
+
+
 def flip(path, pos, value=None):
+    """Flips the byte at pos of path (value: the byte it must read as, under a blk file's
+    XOR key, instead)."""
+    key = xor_key(path) if os.path.basename(path).startswith("blk") else bytes(8)
     with open(path, "r+b") as f:
         f.seek(pos)
         b = f.read(1)[0]
         f.seek(pos)
-        f.write(bytes([value if value is not None else b ^ 0x5a]))
+        f.write(bytes([(value ^ key[pos % 8]) if value is not None else b ^ 0x5a]))
 
 
 def block_records(path):
     """[(offset of the block's bytes, size)] for each record of a blk file."""
     out = []
+    key = xor_key(path)
     with open(path, "rb") as f:
-        data = f.read()
+        data = bytes(b ^ key[i % 8] for i, b in enumerate(f.read()))
     p = 0
     while p + 8 <= len(data):
         magic, size = struct.unpack_from("<4sI", data, p)

@@ -354,22 +354,25 @@ static int bitrot_varint(const uint8_t *p, size_t len, size_t *pos, uint64_t *v)
     return -1;
 }
 
-/* Where to flip one byte in data file fp (size bytes): for a table, inside its index block
- * (index=1, from the footer) or its first data block; for LMDB and BDB, in the middle of the
- * file's pages past the meta pages. -1 if not known. */
-static off_t bitrot_spot(int fd, off_t size, int is_table, int index)
+/* Where to flip one byte in a data file (size bytes): for a table, inside its index block
+ * (index=1, from the footer) or its first data block; for LMDB and BDB (index ignored), near
+ * the end of a page in the middle of the file, where records are kept. -1 if not known. */
+static off_t bitrot_spot(int fd, off_t size, int is_table, int is_sst, int index)
 {
     if (!is_table) {
-        return size / 2 + 100;
+        /* The end of a 4 KiB page in the middle: LMDB and BDB pack records there. */
+        return (size / 2 & ~(off_t)4095) + 4090;
     }
-    uint8_t footer[48];
-    size_t pos = 0;
+    /* LevelDB's footer: 48 bytes; RocksDB's (format_version >= 1): 53, a checksum type
+     * byte before the same two handles. */
+    uint8_t footer[53];
+    size_t flen = is_sst ? 53 : 48, pos = is_sst ? 1 : 0;
     uint64_t v[4];
-    if (size < 48 || pread(fd, footer, 48, size - 48) != 48) {
+    if (size < (off_t)flen || pread(fd, footer, flen, size - (off_t)flen) != (ssize_t)flen) {
         return -1;
     }
     for (int i = 0; i < 4; i++) {
-        if (bitrot_varint(footer, 40, &pos, &v[i])) {
+        if (bitrot_varint(footer, flen - 8, &pos, &v[i])) {
             return -1;
         }
     }
@@ -418,7 +421,7 @@ static void bitrot_case(int index)
         int fd = open(fp, O_RDWR);
         CHECK(fd >= 0);
         if (fd >= 0 && fstat(fd, &st) == 0) {
-            off_t at = bitrot_spot(fd, st.st_size, is_table, index);
+            off_t at = bitrot_spot(fd, st.st_size, is_table, !strcmp(n + nl - 4, ".sst"), index);
             uint8_t c;
             if (at >= 0 && at < st.st_size && pread(fd, &c, 1, at) == 1) {
                 c ^= 0x5a;

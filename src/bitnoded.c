@@ -98,16 +98,16 @@ struct node {
 
 /* Core's AbortNode: a fatal error on the console too, once, with what failed and how to
  * repair it: a stored block that does not read back names its file and position and
- * -reindex (chainstate_fatal_reason); a store's error is the backend's own message, which
+ * -reindex (chainstate_fatal_message); a store's error is the backend's own message, which
  * names the store (kv_last_error, kept per thread: this runs on the thread that met it). */
 static void report_fatal(struct node *n, int rc)
 {
     if (atomic_exchange(&n->fatal_reported, 1)) {
         return;
     }
-    const char *why = n->ctx.cs ? chainstate_fatal_reason(n->ctx.cs) : NULL;
+    const char *why = n->ctx.cs ? chainstate_fatal_message(n->ctx.cs) : "";
     char msg[1024];
-    if (why) {
+    if (*why) {
         snprintf(msg, sizeof(msg), "%s", why);
     } else if (rc == RC_BACKEND) {
         snprintf(msg, sizeof(msg), "%s. Please restart with -reindex or -reindex-chainstate "

@@ -103,7 +103,7 @@ static void pending_free(struct chainstate_pending *s)
  * split from a bad disk), and must not be connected (Core's ConnectBlock checks it again
  * too). The transactions' hashes are known from the parse: this is the tree only. A byte
  * flipped in witness data keeps the txids and is found by the script checks instead.
- * RC_CORRUPT with cs->fatal_reason. */
+ * RC_CORRUPT with cs->fatal_msg. */
 static int check_stored_body(struct chainstate *cs, const struct block_index *e,
                              const struct block *b)
 {
@@ -115,12 +115,12 @@ static int check_stored_body(struct chainstate *cs, const struct block_index *e,
     }
     char hx[65];
     hex_encode_rev(hx, e->hash, 32);
-    snprintf(cs->fatal_reason, sizeof(cs->fatal_reason),
+    snprintf(cs->fatal_msg, sizeof(cs->fatal_msg),
              "Failed to read block %s (height %d) from blk%05d.dat at position %u: its body "
              "does not match its header (%s). The block files are damaged: restart with "
              "-reindex",
              hx, e->height, e->file, e->data_pos, mutated ? "bad-txns-duplicate" : "bad-txnmrklroot");
-    LOG_ERROR("%s", cs->fatal_reason);
+    LOG_ERROR("%s", cs->fatal_msg);
     return RC_CORRUPT;
 }
 

@@ -139,18 +139,18 @@ int chainstate_load_block(struct chainstate *cs, const struct block_index *e, st
          * -reindex (which reads them again) can tell what is left. */
         char hx[65];
         hex_encode_rev(hx, e->hash, 32);
-        snprintf(cs->fatal_reason, sizeof(cs->fatal_reason),
+        snprintf(cs->fatal_msg, sizeof(cs->fatal_msg),
                  "Failed to read block %s (height %d) from blk%05d.dat at position %u: %s. "
                  "The block files are damaged: restart with -reindex",
                  hx, e->height, e->file, e->data_pos, err[0] ? err : rc_str(rc));
-        LOG_ERROR("%s", cs->fatal_reason);
+        LOG_ERROR("%s", cs->fatal_msg);
     }
     return rc;
 }
 
-const char *chainstate_fatal_reason(const struct chainstate *cs)
+const char *chainstate_fatal_message(const struct chainstate *cs)
 {
-    return cs->fatal_reason[0] ? cs->fatal_reason : NULL;
+    return cs->fatal_msg;
 }
 
 /* Core: skip only when the work on top of e is more than two weeks of blocks at the best

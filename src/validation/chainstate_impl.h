@@ -142,9 +142,9 @@ struct chainstate {
     struct block recent;
     int have_recent;
     int recent_read; /* recent was read from the block files, not accepted just now */
-    /* Why the last stored block could not be used (file, position, repair): what a halt
-     * on its error prints (chainstate_fatal_reason). */
-    char fatal_reason[512];
+    /* Core's words for the failure that stops validation, or empty: a stored block that
+     * does not read back names its file, position and the repair (chainstate_fatal_message). */
+    char fatal_msg[512];
     struct readahead *ra; /* reads the stored blocks to connect next (readahead.h) */
     struct readahead_coins ra_coins; /* the coins it read for the block taken last */
     uint64_t ra_db_reads;            /* the store's reads when the last block was taken */
@@ -167,7 +167,7 @@ struct chainstate {
 /* chainstate.c */
 void chainstate_mark_dirty(struct chainstate *cs, struct block_index *e);
 /* Reads e's stored block into b. 0; or RC_NOT_FOUND (no data), RC_CORRUPT (does not
- * parse, or is another block), RC_IO: then b is empty and cs->fatal_reason names the file,
+ * parse, or is another block), RC_IO: then b is empty and cs->fatal_msg names the file,
  * the position and the repair (logged). */
 int chainstate_load_block(struct chainstate *cs, const struct block_index *e, struct block *b);
 

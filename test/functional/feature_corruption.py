@@ -21,6 +21,8 @@ The bundled regtest chain (1300 blocks) is imported and the node stopped. Then:
 - -reindex then rebuilds from what is readable: it stops at the block before the damaged
   one, as Core's reindex does, and the node keeps running; with the file repaired, -reindex
   gives the whole chain back with the same UTXO set hash.
+- the block index: a byte flipped in a blocks/index table's index block stops start-up with
+  Core's "Error loading block database" and the table named; -reindex repairs it.
 """
 
 import os
@@ -224,6 +226,23 @@ class CorruptionTest(BitnodeTestFramework):
                    what="height %d" % TIP_HEIGHT)
         assert_equal(node.rpc("gettxoutsetinfo")["hash_serialized_3"], want)
         node.stop()
+
+        index = os.path.join(node.net_dir, "blocks", "index")
+        itables = [f for f in os.listdir(index) if f.endswith(".ldb")]
+        if itables:
+            table = max(itables, key=lambda f: os.path.getsize(os.path.join(index, f)))
+            self.log("a flipped byte in the block index's blocks/index/%s" % table)
+            path = os.path.join(index, table)
+            off, size = index_block(path)
+            flip(path, off + size // 2)
+            self.stopped_with(node, [], "Error loading block database", "Corruption", table,
+                              "-reindex")
+            self.log("-reindex repairs it")
+            node.start(["-reindex"])
+            wait_until(lambda: node.rpc("getblockcount") == TIP_HEIGHT, timeout=300,
+                       what="height %d" % TIP_HEIGHT)
+            assert_equal(node.rpc("getbestblockhash"), tip)
+            node.stop()
 
 
 if __name__ == "__main__":

@@ -109,7 +109,7 @@ static void report_fatal(struct node *n, int rc)
     char msg[1024];
     if (*why) {
         snprintf(msg, sizeof(msg), "%s", why);
-    } else if (rc == RC_BACKEND) {
+    } else if (rc == RC_BACKEND && kv_last_error(NULL)[0]) {
         snprintf(msg, sizeof(msg), "%s. Please restart with -reindex or -reindex-chainstate "
                  "to recover", kv_last_error(NULL));
     } else {

@@ -52,6 +52,7 @@
 #include "rpc/openrpc.h"
 #include "rpc/server.h"
 #include "rpc/util.h"
+#include "kv/kv.h"
 #include "util/args.h"
 #include "util/buf.h"
 #include "util/config.h"
@@ -95,8 +96,34 @@ struct node {
     pthread_t import_thread;      /* -loadblock / -reindex files */
     int import_started;
     atomic_int failed; /* a system error stopped validation: the node exits with 1 */
+    atomic_int fatal_reported; /* report_fatal printed it */
     int step;          /* how far start-up got, for the shutdown in reverse */
 };
+
+/* Core's AbortNode: a fatal error on the console too, once, with what failed and how to
+ * repair it: a stored block that does not read back names its file and position and
+ * -reindex (chainstate_fatal_message); a store's error is the backend's own message, which
+ * names the store (kv_last_error, kept per thread: this runs on the thread that met it). */
+static void report_fatal(struct node *n, int rc)
+{
+    if (atomic_exchange(&n->fatal_reported, 1)) {
+        return;
+    }
+    const char *why = n->ctx.cs ? chainstate_fatal_message(n->ctx.cs) : "";
+    char msg[1024];
+    if (*why) {
+        snprintf(msg, sizeof(msg), "%s", why);
+    } else if (rc == RC_BACKEND && kv_last_error(NULL)[0]) {
+        snprintf(msg, sizeof(msg), "%s. Please restart with -reindex or -reindex-chainstate "
+                 "to recover", kv_last_error(NULL));
+    } else {
+        snprintf(msg, sizeof(msg), "%s", rc_str(rc));
+    }
+    fprintf(stderr, "Error: A fatal internal error occurred, see debug.log for details: %s\n",
+            msg);
+    fflush(stderr);
+    LOG_ERROR("A fatal internal error occurred: %s", msg);
+}
 
 /* The validation thread stopped connecting for good: -stopatheight was reached (wherever the
  * chain was connected: start-up, import, submitblock), or a storage failure (a full disk):
@@ -113,6 +140,7 @@ static void on_validation_halt(void *ctx, int rc)
         init_error("A fatal internal error occurred, see debug.log for details: %s",
                    *msg ? msg : rc_str(rc));
         LOG_ERROR("validation failed: %s; shutting down", rc_str(rc));
+        report_fatal(n, rc);
         atomic_store(&n->failed, 1);
     } else {
         LOG_INFO("-stopatheight reached: shutting down");
@@ -206,6 +234,7 @@ static void *import_main(void *arg)
         /* The validation thread has logged it and asked for the shutdown already when the
          * error was its own; an error of the import thread itself is the same failure. */
         LOG_ERROR("import failed: %s; shutting down", rc_str(rc));
+        report_fatal(n, rc);
         atomic_store(&n->failed, 1);
         shutdown_request();
     }
@@ -903,6 +932,14 @@ static int verify_loaded_chain(struct node *n)
     if (rc == RC_OK && ok != 0) { /* -1: stopped at pruned blocks, as Core's start-up */
         LOG_INFO("Verification: No coin database inconsistencies in last %lld blocks", shown);
         return RC_OK;
+    }
+    if (rc == RC_BACKEND || rc == RC_IO) {
+        /* A store that fails while read (Core's dbwrapper_error in VerifyDB): its message,
+         * which names the damaged file, with Core's words for it. */
+        char msg[1200];
+        snprintf(msg, sizeof(msg), "Error loading databases (%s)", kv_last_error(NULL));
+        load_failure(msg);
+        return RC_INVALID;
     }
     LOG_ERROR("Verification failed: %s", rc ? rc_str(rc) : why);
     load_failure("Corrupted block database detected");

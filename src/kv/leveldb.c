@@ -13,8 +13,11 @@
  * Atomicity: a kv batch becomes one LevelDB write batch, which LevelDB appends to its log as
  * one checksummed record: after a crash, recovery replays whole records only.
  */
+#include <dirent.h>
 #include <leveldb/c.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kv/backend.h"
@@ -34,6 +37,7 @@
 struct kv_ldb {
     struct kv base; /* first: base.ops */
     char *path;
+    char *damaged; /* the table found damaged after a corruption error, or NULL */
     leveldb_t *db;
     leveldb_options_t *options;
     leveldb_cache_t *cache;
@@ -52,12 +56,166 @@ struct ldb_iter {
     leveldb_iterator_t *it;
 };
 
-/* Records a LevelDB error message (malloc'd by LevelDB) and frees it. */
-static int ldb_fail(const struct kv_ldb *db, const char *what, char *err)
+/* --- Naming the damaged table ---------------------------------------------------------
+ * LevelDB's "Corruption: block checksum mismatch" does not say which file. After such an
+ * error (never on the read path), each table of the store is checked as LevelDB reads it
+ * (doc/files.md): the footer's magic, then every block's CRC32C trailer (masked, over the
+ * block's bytes and its type byte): the metaindex, the index, and each data block the
+ * index lists (when the index is stored uncompressed, as the node writes it). */
+
+static uint32_t crc32c_update(uint32_t crc, const uint8_t *p, size_t n)
 {
+    static uint32_t table[256];
+    if (!table[1]) {
+        for (uint32_t i = 0; i < 256; i++) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; k++) {
+                c = (c & 1) ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+            }
+            table[i] = c;
+        }
+    }
+    crc = ~crc;
+    while (n--) {
+        crc = table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+    }
+    return ~crc;
+}
+
+static int get_varint(const uint8_t *p, size_t len, size_t *pos, uint64_t *v)
+{
+    *v = 0;
+    for (int shift = 0; shift <= 63 && *pos < len; shift += 7) {
+        uint8_t b = p[(*pos)++];
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* 0 if the block at (off, size) of table t (len bytes) has a good trailer. */
+static int block_ok(const uint8_t *t, size_t len, uint64_t off, uint64_t size)
+{
+    if (off > len || size > len - off || len - off - size < 5) {
+        return -1;
+    }
+    const uint8_t *tr = t + off + size;
+    uint32_t stored = (uint32_t)tr[1] | (uint32_t)tr[2] << 8 | (uint32_t)tr[3] << 16 |
+                      (uint32_t)tr[4] << 24;
+    uint32_t crc = crc32c_update(crc32c_update(0, t + off, size), tr, 1);
+    uint32_t masked = ((crc >> 15) | (crc << 17)) + 0xa282ead8u;
+    return masked == stored ? 0 : -1;
+}
+
+/* 0 if every block of table t (len bytes) reads back. */
+static int table_ok(const uint8_t *t, size_t len)
+{
+    static const uint8_t magic[8] = {0x57, 0xfb, 0x80, 0x8b, 0x24, 0x75, 0x47, 0xdb};
+    if (len < 48 || memcmp(t + len - 8, magic, 8) != 0) {
+        return -1;
+    }
+    const uint8_t *f = t + len - 48;
+    size_t pos = 0;
+    uint64_t moff, msize, ioff, isize;
+    if (get_varint(f, 40, &pos, &moff) || get_varint(f, 40, &pos, &msize) ||
+        get_varint(f, 40, &pos, &ioff) || get_varint(f, 40, &pos, &isize) ||
+        block_ok(t, len, moff, msize) || block_ok(t, len, ioff, isize)) {
+        return -1;
+    }
+    if (t[ioff + isize] != 0 || isize < 4) {
+        return 0; /* a compressed index: its blocks are not listed here */
+    }
+    const uint8_t *ib = t + ioff;
+    uint32_t nrestart = (uint32_t)ib[isize - 4] | (uint32_t)ib[isize - 3] << 8 |
+                        (uint32_t)ib[isize - 2] << 16 | (uint32_t)ib[isize - 1] << 24;
+    if ((uint64_t)nrestart * 4 + 4 > isize) {
+        return -1;
+    }
+    size_t end = (size_t)(isize - 4 - (uint64_t)nrestart * 4);
+    pos = 0;
+    while (pos < end) {
+        uint64_t shared, nonshared, vlen, off, size;
+        if (get_varint(ib, end, &pos, &shared) || get_varint(ib, end, &pos, &nonshared) ||
+            get_varint(ib, end, &pos, &vlen) || nonshared > end - pos) {
+            return -1;
+        }
+        pos += (size_t)nonshared;
+        size_t vend = pos + (size_t)vlen;
+        if (vlen > end - pos || get_varint(ib, vend, &pos, &off) ||
+            get_varint(ib, vend, &pos, &size) || block_ok(t, len, off, size)) {
+            return -1;
+        }
+        pos = vend;
+    }
+    return 0;
+}
+
+/* Into out: the name of the first table of the store at dir that does not read back, or
+ * "" (none: the damage is elsewhere, e.g. in the log or the manifest). */
+static void find_damaged_table(const char *dir, char *out, size_t out_len)
+{
+    out[0] = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        return;
+    }
+    struct dirent *de;
+    while (!out[0] && (de = readdir(d)) != NULL) {
+        size_t nl = strlen(de->d_name);
+        if (nl < 5 || (strcmp(de->d_name + nl - 4, ".ldb") && strcmp(de->d_name + nl - 4, ".sst"))) {
+            continue;
+        }
+        char path[4300];
+        snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+        FILE *fp = fopen(path, "rb");
+        if (!fp) {
+            continue;
+        }
+        uint8_t *t = NULL;
+        long len = -1;
+        if (fseek(fp, 0, SEEK_END) == 0 && (len = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0) {
+            t = xmalloc((size_t)len + 1);
+            if (fread(t, 1, (size_t)len, fp) != (size_t)len) {
+                len = -1;
+            }
+        }
+        fclose(fp);
+        if (len >= 0 && table_ok(t, (size_t)len) != 0) {
+            snprintf(out, out_len, "%s", path);
+        }
+        free(t);
+    }
+    closedir(d);
+}
+
+/* Records a LevelDB error message (malloc'd by LevelDB) and frees it. A corruption is
+ * followed by the damaged table, when one is found. */
+static int ldb_fail(struct kv_ldb *db, const char *what, char *err)
+{
+    char table[4300] = "";
+    if (db && err && strncmp(err, "Corruption", 10) == 0) {
+        /* The scan once (each table is read whole); gets fail on several threads. */
+        char *known = __atomic_load_n(&db->damaged, __ATOMIC_ACQUIRE);
+        if (!known) {
+            find_damaged_table(db->path, table, sizeof(table));
+            char *found = table[0] ? xstrdup(table) : NULL;
+            if (found && !__atomic_compare_exchange_n(&db->damaged, &known, found, 0,
+                                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+                free(found);
+            }
+        }
+        known = __atomic_load_n(&db->damaged, __ATOMIC_ACQUIRE);
+        snprintf(table, sizeof(table), "%s", known ? known : "");
+    }
     /* Core's words first ("Fatal LevelDB error: Corruption: ..."), then where. */
-    kv_set_error("Fatal LevelDB error: %s (%s of %s)", err ? err : "unknown error", what,
-                 db ? db->path : "");
+    if (table[0]) {
+        kv_set_error("Fatal LevelDB error: %s in %s (%s of %s)", err, table, what, db->path);
+    } else {
+        kv_set_error("Fatal LevelDB error: %s (%s of %s)", err ? err : "unknown error", what,
+                     db ? db->path : "");
+    }
     if (err) {
         leveldb_free(err);
     }
@@ -92,6 +250,7 @@ static void ldb_free(struct kv_ldb *db)
         leveldb_writeoptions_destroy(db->syncopts);
     }
     free(db->path);
+    free(db->damaged);
     free(db);
 }
 

@@ -140,6 +140,7 @@ static int accept_locked(struct chainstate *cs, struct block *b, const uint8_t *
     cs->recent = *b;
     block_init(b);
     cs->have_recent = 1;
+    cs->recent_read = 0; /* checked here (block_check) */
     return RC_OK;
 }
 

@@ -117,23 +117,40 @@ int chainstate_load_block(struct chainstate *cs, const struct block_index *e, st
         cs->have_recent = 0;
         return RC_OK;
     }
+    block_init(b);
     if (!(e->status & BLOCK_HAVE_DATA)) {
         return RC_NOT_FOUND;
     }
     buf_init(&raw);
+    err[0] = 0;
     int rc = blockstore_read_block(cs->store, e->file, e->data_pos, &raw);
-    if (rc == RC_OK && (block_parse(b, raw.data, raw.len, err, sizeof(err)) != RC_OK ||
-                        memcmp(b->hash, e->hash, 32) != 0)) {
-        char hx[65];
-        hex_encode_rev(hx, e->hash, 32);
-        LOG_ERROR("block %s in blk%05d.dat at %u does not read back: corrupt block file", hx,
-                  e->file, e->data_pos);
+    if (rc == RC_OK && block_parse(b, raw.data, raw.len, err, sizeof(err)) != RC_OK) {
+        rc = RC_CORRUPT; /* block_parse cleared b */
+    } else if (rc == RC_OK && memcmp(b->hash, e->hash, 32) != 0) {
+        snprintf(err, sizeof(err), "its header is not the indexed block's");
+        block_clear(b);
         rc = RC_CORRUPT;
     } else if (rc) {
-        LOG_ERROR("reading block: %s", blockstore_error(cs->store));
+        snprintf(err, sizeof(err), "%s", blockstore_error(cs->store));
     }
     buf_clear(&raw);
+    if (rc) {
+        /* Core's ReadBlock line, then what to do: the block files are damaged, only a
+         * -reindex (which reads them again) can tell what is left. */
+        char hx[65];
+        hex_encode_rev(hx, e->hash, 32);
+        snprintf(cs->fatal_msg, sizeof(cs->fatal_msg),
+                 "Failed to read block %s (height %d) from blk%05d.dat at position %u: %s. "
+                 "The block files are damaged: restart with -reindex",
+                 hx, e->height, e->file, e->data_pos, err[0] ? err : rc_str(rc));
+        LOG_ERROR("%s", cs->fatal_msg);
+    }
     return rc;
+}
+
+const char *chainstate_fatal_message(const struct chainstate *cs)
+{
+    return cs->fatal_msg;
 }
 
 /* Core: skip only when the work on top of e is more than two weeks of blocks at the best

@@ -388,6 +388,11 @@ int chainstate_add_listener(struct chainstate *cs, const struct chainstate_liste
 void chainstate_remove_listener(struct chainstate *cs, const struct chainstate_listener *l);
 /** Tells the listeners of a fatal error (the validation thread, when it halts). */
 void chainstate_notify_fatal(struct chainstate *cs, int rc);
+/** Core's user message for the failure that is stopping validation (the text after "A fatal
+ *  internal error occurred, see debug.log for details: "): for a stored block that does not
+ *  read back, its file, position and the repair; "" when the failure has none. Set on the
+ *  validation thread before it halts; read by its halt callback. */
+const char *chainstate_fatal_message(const struct chainstate *cs);
 /** The signature cache the check pool shares (NULL without -maxsigcachesize): loose
  *  transactions checked on acceptance fill it. */
 struct sigcache *chainstate_sigcache(struct chainstate *cs);

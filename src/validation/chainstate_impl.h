@@ -143,6 +143,10 @@ struct chainstate {
     /* The block accept parsed last (or prepare read), kept for the connect that follows. */
     struct block recent;
     int have_recent;
+    int recent_read; /* recent was read from the block files, not accepted just now */
+    /* Core's words for the failure that stops validation, or empty: a stored block that
+     * does not read back names its file, position and the repair (chainstate_fatal_message). */
+    char fatal_msg[512];
     struct readahead *ra; /* reads the stored blocks to connect next (readahead.h) */
     struct readahead_coins ra_coins; /* the coins it read for the block taken last */
     uint64_t ra_db_reads;            /* the store's reads when the last block was taken */
@@ -164,6 +168,9 @@ struct chainstate {
 
 /* chainstate.c */
 void chainstate_mark_dirty(struct chainstate *cs, struct block_index *e);
+/* Reads e's stored block into b. 0; or RC_NOT_FOUND (no data), RC_CORRUPT (does not
+ * parse, or is another block), RC_IO: then b is empty and cs->fatal_msg names the file,
+ * the position and the repair (logged). */
 int chainstate_load_block(struct chainstate *cs, const struct block_index *e, struct block *b);
 
 /* accept.c */

@@ -136,9 +136,6 @@ static void on_validation_halt(void *ctx, int rc)
     struct node *n = ctx;
     if (rc) {
         /* Core's AbortNode: the failure on stderr too, in its words when it has some. */
-        const char *msg = chainstate_fatal_message(n->ctx.cs);
-        init_error("A fatal internal error occurred, see debug.log for details: %s",
-                   *msg ? msg : rc_str(rc));
         LOG_ERROR("validation failed: %s; shutting down", rc_str(rc));
         report_fatal(n, rc);
         atomic_store(&n->failed, 1);

@@ -341,11 +341,6 @@ const char *chainstate_blocks_dir(const struct chainstate *cs)
     return cs->blocks_dir;
 }
 
-const char *chainstate_fatal_message(const struct chainstate *cs)
-{
-    return cs->fatal_msg;
-}
-
 const struct obfuscation *chainstate_blocks_obfuscation(const struct chainstate *cs)
 {
     return blockstore_obfuscation(cs->store);

@@ -319,11 +319,6 @@ int64_t chainstate_now(const struct chainstate *cs);
 
 /** 1 once -stopatheight was reached. Any thread, without the lock. */
 int chainstate_stop_requested(const struct chainstate *cs);
-/** Core's user message for the failure that is stopping validation (the text after "A fatal
- *  internal error occurred, see debug.log for details: "), or "" when the failure has none.
- *  Set on the validation thread before it halts; read by its halt callback. */
-const char *chainstate_fatal_message(const struct chainstate *cs);
-
 /* Asked between blocks while the best chain is being connected: nonzero stops connecting
  * (the chain so far stays; the next activation goes on). bitnoded passes its shutdown flag. */
 typedef int (*chainstate_interrupt_fn)(void);

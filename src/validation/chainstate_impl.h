@@ -102,8 +102,6 @@ struct chainstate {
         struct vstate st;
     } invalid_ring[CHAINSTATE_INVALID_RING];
     unsigned invalid_next;
-    char fatal_msg[128];       /* Core's words for the failure that stops validation
-                                  ("Failed to disconnect block."), or empty */
     /* The invalid block with the most work whose data is stored (Core's m_best_invalid:
      * set where blocks are marked invalid; the large-work warning compares it with the tip);
      * NULL: none, or it was reconsidered. */
@@ -144,8 +142,9 @@ struct chainstate {
     struct block recent;
     int have_recent;
     int recent_read; /* recent was read from the block files, not accepted just now */
-    /* Core's words for the failure that stops validation, or empty: a stored block that
-     * does not read back names its file, position and the repair (chainstate_fatal_message). */
+    /* Core's words for the failure that stops validation, or empty: "Failed to disconnect
+     * block."; a stored block that does not read back names its file, position and the
+     * repair (chainstate_fatal_message). */
     char fatal_msg[512];
     struct readahead *ra; /* reads the stored blocks to connect next (readahead.h) */
     struct readahead_coins ra_coins; /* the coins it read for the block taken last */

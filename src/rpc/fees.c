@@ -24,11 +24,9 @@
  * -minrelaytxfee. */
 #define MIN_RELAY_FEE_SAT_PER_KVB 100
 
-/* The estimator to answer from, or NULL with Core's error (EnsureFeeEstimator). *tmp is
- * kept NULL (nothing for the caller to free). */
-static struct fee_estimator *estimator(struct rpc_request *req, struct fee_estimator **tmp)
+/* The estimator to answer from, or NULL with Core's error (EnsureFeeEstimator). */
+static struct fee_estimator *estimator(struct rpc_request *req)
 {
-    *tmp = NULL;
     if (!req->ctx->node->fees) {
         rpc_error(req, RPC_INTERNAL_ERROR, "Fee estimation disabled");
     }
@@ -67,7 +65,7 @@ static int fee_mode(const char *s, bool *conservative)
 
 static json_t *rpc_estimatesmartfee(struct rpc_request *req)
 {
-    struct fee_estimator *tmp, *fe = estimator(req, &tmp);
+    struct fee_estimator *fe = estimator(req);
     json_t *r = NULL;
     int target;
     if (!fe || conf_target(req, fe, &target) != 0) {
@@ -104,7 +102,6 @@ static json_t *rpc_estimatesmartfee(struct rpc_request *req)
     }
     json_object_set_new(r, "blocks", json_integer(res.returned_target));
 out:
-    fee_estimator_free(tmp);
     return r;
 }
 
@@ -125,7 +122,7 @@ static json_t *bucket_json(const struct fee_bucket_range *b)
 
 static json_t *rpc_estimaterawfee(struct rpc_request *req)
 {
-    struct fee_estimator *tmp, *fe = estimator(req, &tmp);
+    struct fee_estimator *fe = estimator(req);
     json_t *r = NULL;
     int target;
     if (!fe || conf_target(req, fe, &target) != 0) {
@@ -181,7 +178,6 @@ static json_t *rpc_estimaterawfee(struct rpc_request *req)
         json_object_set_new(r, fee_horizon_name((enum fee_horizon)h), o);
     }
 out:
-    fee_estimator_free(tmp);
     return r;
 }
 

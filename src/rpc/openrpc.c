@@ -135,6 +135,20 @@ static void arg_fallback(json_t *schema, const struct rpc_arg *a)
     }
 }
 
+/* A closed object's schema (Core's: no other properties) from its properties and the names
+ * it requires (the "required" list left out when empty). Takes both references. */
+static json_t *object_schema(json_t *props, json_t *required)
+{
+    json_t *s = json_pack("{s:s,s:o,s:b}", "type", "object", "properties", props,
+                          "additionalProperties", 0);
+    if (json_array_size(required)) {
+        json_object_set_new(s, "required", required);
+    } else {
+        json_decref(required);
+    }
+    return s;
+}
+
 static json_t *object_args(const struct rpc_arg *a, bool hidden, bool in_skip)
 {
     json_t *props = json_object(), *required = json_array();
@@ -157,14 +171,7 @@ static json_t *object_args(const struct rpc_arg *a, bool hidden, bool in_skip)
         }
         free(name);
     }
-    json_t *s = json_pack("{s:s,s:o,s:b}", "type", "object", "properties", props,
-                          "additionalProperties", 0);
-    if (json_array_size(required)) {
-        json_object_set_new(s, "required", required);
-    } else {
-        json_decref(required);
-    }
-    return s;
+    return object_schema(props, required);
 }
 
 static json_t *arg_type_schema(const struct rpc_arg *a, bool hidden, bool in_skip)
@@ -245,14 +252,7 @@ static json_t *object_results(const struct rpc_result *r)
             json_array_append_new(required, json_string(in->key));
         }
     }
-    json_t *s = json_pack("{s:s,s:o,s:b}", "type", "object", "properties", props,
-                          "additionalProperties", 0);
-    if (json_array_size(required)) {
-        json_object_set_new(s, "required", required);
-    } else {
-        json_decref(required);
-    }
-    return s;
+    return object_schema(props, required);
 }
 
 static json_t *result_type_schema(const struct rpc_result *r)

@@ -9,21 +9,29 @@
 # for everything, and the exit status is non-zero if anything failed (a build that fails
 # counts as a failure of its configuration).
 #
+# The other three backends are built under ASan+UBSan too (asan-rocksdb, asan-lmdb,
+# asan-bdb), running the unit tests that reach their storage code: the kv interface, the
+# crash children, the block store, the coins and the chainstate.
+#
 # Environment: JOBS (default 2), BITNODE_CHECK_CONFIGS (default "leveldb rocksdb lmdb bdb
-# asan tsan"),
+# asan tsan asan-rocksdb asan-lmdb asan-bdb"),
 # SKIP_DEPS=1 to skip the package step, BITNODE_BUILD_ROOT (default <repo>/build).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD_ROOT=${BITNODE_BUILD_ROOT:-$ROOT/build}
 JOBS=${JOBS:-2}
-CONFIGS=${BITNODE_CHECK_CONFIGS:-leveldb rocksdb lmdb bdb asan tsan}
+CONFIGS=${BITNODE_CHECK_CONFIGS:-leveldb rocksdb lmdb bdb asan tsan asan-rocksdb asan-lmdb asan-bdb}
 # What ThreadSanitizer runs: the tests whose own code has threads (the check pool, also as
 # real blocks are connected in chainstate_tests; the signature cache shared by threads in
 # script_tests). Not kv_tests: Debian's LevelDB is not
 # built with TSan, so its lock-free memtable shows up as races TSan cannot see the
 # synchronization of.
-TSAN_TESTS="test/unit/checkqueue_tests test/unit/script_tests test/unit/chainstate_tests test/unit/validator_tests test/unit/readahead_tests test/unit/coins_view_tests test/unit/net_service_tests"
+# rpc_server_tests: the RPC server's event loop, workers and queue under client threads.
+TSAN_TESTS="test/unit/checkqueue_tests test/unit/script_tests test/unit/chainstate_tests test/unit/validator_tests test/unit/readahead_tests test/unit/coins_view_tests test/unit/net_service_tests test/unit/rpc_server_tests"
+# What the sanitizer builds of RocksDB, LMDB and BDB run: the tests whose code reaches the
+# storage backend.
+BACKEND_SAN_TESTS="test/unit/kv_tests test/unit/blockstore_tests test/unit/coins_tests test/unit/coins_view_tests test/unit/chainstate_tests"
 cd "$ROOT"
 
 if [ "${SKIP_DEPS:-0}" != 1 ]; then
@@ -51,7 +59,7 @@ summary=()
 add() { # add <config> <what> <passed> <failed>
     total_pass=$((total_pass + $3))
     total_fail=$((total_fail + $4))
-    summary+=("$(printf '%-8s %-11s %6d passed, %d failed' "$1" "$2" "$3" "$4")")
+    summary+=("$(printf '%-12s %-11s %6d passed, %d failed' "$1" "$2" "$3" "$4")")
 }
 
 count_field() { # count_field <test-suite.log> <FIELD>
@@ -67,6 +75,7 @@ for cfg in $CONFIGS; do
     lmdb) flags=(--with-backend=lmdb) ;;
     asan) flags=(--with-backend=leveldb --enable-sanitizers=address,undefined) ;;
     tsan) flags=(--with-backend=leveldb --enable-sanitizers=thread) ;;
+    asan-rocksdb|asan-lmdb|asan-bdb) flags=(--with-backend="${cfg#asan-}" --enable-sanitizers=address,undefined) ;;
     *) echo "check: unknown configuration $cfg"; add "$cfg" build 0 1; continue ;;
     esac
     cfg_start=$SECONDS
@@ -78,7 +87,21 @@ for cfg in $CONFIGS; do
         continue
     fi
     echo "=== $cfg: build"
-    if ! (cd "$dir" && make -j"$JOBS" >build.out 2>&1 && make -j"$JOBS" check TESTS= >>build.out 2>&1); then
+    # A configuration that runs a few unit tests builds only those (and the programs).
+    case "$cfg" in
+    tsan) only="$TSAN_TESTS" ;;
+    asan-*) only="$BACKEND_SAN_TESTS" ;;
+    *) only= ;;
+    esac
+    # kv_tests runs kv_crash_child (killed at random moments), not a test itself.
+    helpers=
+    case " $only " in *" test/unit/kv_tests "*) helpers=test/unit/kv_crash_child ;; esac
+    if [ -n "$only" ]; then
+        build_check=(make -j"$JOBS" $only $helpers)
+    else
+        build_check=(make -j"$JOBS" check TESTS=)
+    fi
+    if ! (cd "$dir" && make -j"$JOBS" >build.out 2>&1 && "${build_check[@]}" >>build.out 2>&1); then
         grep -E 'error|Error' "$dir/build.out" | head -30
         add "$cfg" build 0 1
         continue
@@ -86,8 +109,8 @@ for cfg in $CONFIGS; do
     echo "=== $cfg: unit tests"
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-    if [ "$cfg" = tsan ]; then
-        (cd "$dir" && make -j"$JOBS" check TESTS="$TSAN_TESTS" >check.out 2>&1)
+    if [ -n "$only" ]; then
+        (cd "$dir" && make -j"$JOBS" check TESTS="$only" check_PROGRAMS="$only $helpers" >check.out 2>&1)
     else
         (cd "$dir" && make -j"$JOBS" check >check.out 2>&1)
     fi
@@ -102,7 +125,7 @@ for cfg in $CONFIGS; do
         tail -20 "$dir/check.out"
         add "$cfg" unit 0 1
     fi
-    if [ "$cfg" != tsan ] && [ -f "$ROOT/test/functional/test_runner.py" ] && [ -x "$dir/bitnoded" ]; then
+    if [ -z "$only" ] && [ -f "$ROOT/test/functional/test_runner.py" ] && [ -x "$dir/bitnoded" ]; then
         echo "=== $cfg: functional tests"
         # Debian's python3, where install-deps.sh put python3-zmq (not a python3 earlier on PATH)
         out=$(BITNODE_BUILDDIR="$dir" /usr/bin/python3 "$ROOT/test/functional/test_runner.py" --builddir "$dir" 2>&1)

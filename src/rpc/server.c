@@ -674,6 +674,17 @@ void rpc_server_stop(struct rpc_server *s)
         pthread_join(s->http_thread, NULL);
         s->http_running = false;
     }
+    /* As Core's StopHTTPServer: the listeners and the clients' connections close now, not
+     * when the server is freed (a shutdown's flush can take minutes; a client waiting on a
+     * connection nobody reads would wait as long). */
+    rpc_http_free(s->http);
+    s->http = NULL;
+    /* libevent closes a freed bufferevent's socket from its finalizers, which run in the
+     * loop or when the base is freed: free it here, or the sockets stay open. */
+    if (s->base) {
+        event_base_free(s->base);
+        s->base = NULL;
+    }
     LOG(LOG_CAT_HTTP, LOG_LVL_DEBUG, "Stopped HTTP server");
 }
 

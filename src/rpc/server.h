@@ -46,9 +46,10 @@ int rpc_server_bind(const struct rpc_server_options *opt, struct rpc_server **ou
 /** Starts the event loop thread and the workers. Returns 0 or RC_IO with err filled. */
 int rpc_server_start(struct rpc_server *s, char *err, size_t err_len);
 /** Stops serving: new requests get 503, queued ones are answered, replies are flushed (up to
- *  a few seconds), then the threads are joined. Idempotent. */
+ *  a few seconds), then the threads are joined and the listening sockets and the clients'
+ *  connections closed. Idempotent. */
 void rpc_server_stop(struct rpc_server *s);
-/** Frees s (NULL: no-op), closing its sockets. Stops it first if needed. */
+/** Frees s (NULL: no-op). Stops it first if needed. */
 void rpc_server_free(struct rpc_server *s);
 /** Returns the port of the first bound socket (useful when opt->port was 0). */
 uint16_t rpc_server_port(const struct rpc_server *s);

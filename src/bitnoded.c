@@ -119,6 +119,9 @@ static void report_fatal(struct node *n, int rc)
     } else {
         snprintf(msg, sizeof(msg), "%s", rc_str(rc));
     }
+    /* Core's FATAL_INTERNAL_ERROR warning: getblockchaininfo and the others list it while
+     * the node shuts down. */
+    node_warnings_set(&n->ctx.warnings, NODE_WARNING_FATAL, msg);
     fprintf(stderr, "Error: A fatal internal error occurred, see debug.log for details: %s\n",
             msg);
     fflush(stderr);
@@ -630,6 +633,8 @@ static int start_net(struct node *n)
         int snapshot = chainstate_snapshot_base(n->ctx.cs, &validated) && !validated;
         chainstate_read_unlock(n->ctx.cs);
         na.o.pruned = n->co.prune_target != 0;
+        na.o.clock_warning = node_warnings_clock;
+        na.o.clock_warning_ctx = &n->ctx.warnings;
         if (net_new(&n->ctx.net, &na.o, err, sizeof(err)) != RC_OK) {
             init_error("%s", err);
             rc = RC_IO;

@@ -127,6 +127,11 @@ void txindex_add_block(struct txindex *ti, const struct block_index *e, const st
     }
 }
 
+size_t txindex_pending(const struct txindex *ti)
+{
+    return ti->pn;
+}
+
 int txindex_write(struct txindex *ti, const uint8_t best32[32])
 {
     kv_batch_put(ti->pending, "B", 1, best32, 32);

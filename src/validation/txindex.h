@@ -35,6 +35,9 @@ void txindex_close(struct txindex *ti);
  *  find them at once. Same lock as txindex_find (the chain lock: this under it for writing,
  *  lookups under it for reading). */
 void txindex_add_block(struct txindex *ti, const struct block_index *e, const struct block *b);
+/** How many transactions are queued (the caller writes once there are many: each costs
+ *  about 60 bytes of memory until then). */
+size_t txindex_pending(const struct txindex *ti);
 /** Writes the queued entries and the marker best32 in one batch. 0 or RC_BACKEND. */
 int txindex_write(struct txindex *ti, const uint8_t best32[32]);
 /** The block the stored index is complete up to: 0, or RC_NOT_FOUND for a new index. */

@@ -246,9 +246,9 @@ const struct arg_def bitnoded_options[] = {
      "Location of the auth cookie. Relative paths will be prefixed by a net-specific datadir "
      "location. (default: data dir)"},
     {"rpcthreads", ARG_INT, ARGS_CAT_RPC, "=<n>",
-     "Set the number of threads to service RPC calls (default: 4)"},
-    {"rpcworkqueue", ARG_INT, ARGS_CAT_RPC, "=<n>",
-     "Set the maximum depth of the work queue to service RPC calls (default: 16)"},
+     "Set the number of threads to service RPC calls (default: 16)"},
+    {"rpcworkqueue", ARG_INT | ARG_HIDDEN, ARGS_CAT_RPC, "=<n>",
+     "Set the maximum depth of the work queue to service RPC calls (default: 64)"},
     {"rpcservertimeout", ARG_INT | ARG_HIDDEN, ARGS_CAT_RPC, "=<n>",
      "Timeout during HTTP requests (default: 30)"},
     {"rpcdoccheck", ARG_BOOL | ARG_HIDDEN, ARGS_CAT_RPC, "",

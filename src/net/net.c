@@ -1474,6 +1474,11 @@ void net_peer_stats_free(struct net_peer_stats *p, size_t count)
     free(p);
 }
 
+int64_t net_time_offset_median(struct net *n)
+{
+    return timeoffsets_median(&n->time_offsets);
+}
+
 void net_connection_counts(struct net *n, int *in, int *out)
 {
     *in = *out = 0;

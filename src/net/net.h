@@ -139,6 +139,12 @@ struct net_options {
     /* -capturemessages: every message sent and processed is appended, in Core's format, to
      * <net_dir>/message_capture/<addr_port>/msgs_{sent,recv}.dat (doc/files.md). */
     int capture_messages;
+    /* Core's clock warning (node::Warning::CLOCK_OUT_OF_SYNC): called on the net thread after
+     * each outbound peer's version message with the warning's text while the median of the
+     * last 50 outbound clock offsets is more than 10 minutes off, with NULL when it is not
+     * (timeoffsets.h). NULL: no warnings. */
+    void (*clock_warning)(void *ctx, const char *msg);
+    void *clock_warning_ctx;
 };
 
 /** Creates the service and binds its listening sockets (so a port in use fails start-up
@@ -209,6 +215,10 @@ void net_peer_stats_free(struct net_peer_stats *p, size_t count);
 
 /** Connection counts. */
 void net_connection_counts(struct net *n, int *in, int *out);
+
+/** Core's TimeOffsets::Median over the last 50 outbound peers' version messages, connected
+ *  or not (getnetworkinfo's timeoffset): 0 below five samples. */
+int64_t net_time_offset_median(struct net *n);
 /** The user agent of our version messages ("/bitnode:0.1.0(comment)/"). Fixed at net_new. */
 const char *net_user_agent(const struct net *n);
 /** 1 if our version messages ask peers for transactions (a pool, and not -blocksonly): Core's

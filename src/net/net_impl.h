@@ -13,6 +13,7 @@
 
 #include "consensus/params.h"
 #include "net/net.h"
+#include "net/timeoffsets.h"
 #include "net/uploadtarget.h"
 #include "net/protocol.h"
 #include "net/socks5.h"
@@ -193,6 +194,9 @@ struct net {
     /* The protocol, made and freed with the service by service.c, which alone reads this:
      * the transport reaches it only through events. */
     struct sync *sync;
+    /* The outbound peers' clock offsets (sync.c adds one per version message), the net
+     * thread's. */
+    struct timeoffsets time_offsets;
 
     /* Filled by other threads. */
     pthread_mutex_t q_mu; /* a leaf */

@@ -290,6 +290,24 @@ static uint64_t desirable_services(struct sync *s, uint64_t services)
 
 /* ---- The handshake ---- */
 
+/* Core's TimeOffsets::Add then WarnIfOutOfSync, for an outbound peer's version only (an
+ * inbound peer could fake the warning): the clock warning raised or cleared. */
+static void record_time_offset(struct net *n, int64_t offset)
+{
+    timeoffsets_add(&n->time_offsets, offset);
+    LOG(LOG_CAT_NET, LOG_LVL_DEBUG, "Added time offset %+llds, total samples %zu",
+        (long long)offset, n->time_offsets.n);
+    int out = timeoffsets_out_of_sync(&n->time_offsets);
+    char msg[600];
+    if (out) {
+        timeoffsets_warning(msg, sizeof(msg));
+        LOG_WARN("%s", msg);
+    }
+    if (n->opt.clock_warning) {
+        n->opt.clock_warning(n->opt.clock_warning_ctx, out ? msg : NULL);
+    }
+}
+
 static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t len)
 {
     struct net *n = s->net;
@@ -338,6 +356,9 @@ static void on_version(struct sync *s, struct peer *p, const uint8_t *d, size_t 
      * its version asks (getpeerinfo's relaytxes false). */
     p->relay_txs = v.relay && p->conn_type != CONN_BLOCK_RELAY && p->conn_type != CONN_FEELER;
     p->ps->time_offset = v.time - net_now(n);
+    if (p->conn_type != CONN_INBOUND) {
+        record_time_offset(n, p->ps->time_offset);
+    }
     {
         struct net_addr me;
         net_addr_from_ip16(v.addr_recv.ip, v.addr_recv.port, &me);

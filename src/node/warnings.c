@@ -33,6 +33,16 @@ int node_warnings_unset(struct node_warnings *w, enum node_warning id)
     return was;
 }
 
+void node_warnings_clock(void *ctx, const char *msg)
+{
+    struct node_warnings *w = ctx;
+    if (msg) {
+        node_warnings_set(w, NODE_WARNING_CLOCK_OUT_OF_SYNC, msg);
+    } else {
+        node_warnings_unset(w, NODE_WARNING_CLOCK_OUT_OF_SYNC);
+    }
+}
+
 void node_warnings_get(struct node_warnings *w, char out[][NODE_WARNING_MAX_LEN], size_t *n)
 {
     *n = 0;

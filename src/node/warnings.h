@@ -16,7 +16,7 @@ enum node_warning {
     NODE_WARNING_COUNT
 };
 
-#define NODE_WARNING_MAX_LEN 512
+#define NODE_WARNING_MAX_LEN 1024
 
 struct node_warnings {
     pthread_mutex_t mu;
@@ -32,6 +32,10 @@ void node_warnings_destroy(struct node_warnings *w);
 int node_warnings_set(struct node_warnings *w, enum node_warning id, const char *msg);
 /** Clears it. Returns 1 when it was set. */
 int node_warnings_unset(struct node_warnings *w, enum node_warning id);
+
+/** A net_options clock_warning callback (ctx: the node_warnings): msg sets
+ *  NODE_WARNING_CLOCK_OUT_OF_SYNC, NULL clears it. */
+void node_warnings_clock(void *ctx, const char *msg);
 
 /** Copies the warnings set, in id order, into out[0..*n) (at most NODE_WARNING_COUNT). */
 void node_warnings_get(struct node_warnings *w, char out[][NODE_WARNING_MAX_LEN], size_t *n);

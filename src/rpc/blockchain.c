@@ -438,6 +438,7 @@ struct utxo_stats_call {
     uint8_t hash[32], tip_hash[32];
     int height;
     uint64_t disk_size;
+    char cause[512]; /* a storage failure's own message, or "" */
 };
 
 static int utxo_stats_call(struct chainstate *cs, void *ctx)
@@ -450,6 +451,11 @@ static int utxo_stats_call(struct chainstate *cs, void *ctx)
     c->height = tip->height;
     memcpy(c->tip_hash, tip->hash, 32);
     int rc = chainstate_utxo_stats(cs, c->kind, &c->stats, c->hash);
+    if (rc == RC_BACKEND || rc == RC_IO) {
+        /* The store's words (this thread met them): the file and what is wrong with it. */
+        snprintf(c->cause, sizeof(c->cause), "%s", chainstate_store_error());
+        return rc;
+    }
     c->disk_size = chainstate_coins_disk_size(cs); /* flushed just now */
     return rc;
 }
@@ -564,6 +570,10 @@ static json_t *rpc_gettxoutsetinfo(struct rpc_request *req)
     struct utxo_stats_call c = {.kind = kind};
     struct validator_job j = {.work = VALIDATOR_CALL, .fn = utxo_stats_call, .ctx = &c};
     int rc = validator_run(req->ctx->node->val, &j);
+    if (rc && c.cause[0]) {
+        return rpc_error(req, RPC_INTERNAL_ERROR, "Unable to read UTXO set (%s: %s)", rc_str(rc),
+                         c.cause);
+    }
     if (rc) {
         return rpc_error(req, RPC_INTERNAL_ERROR, "Unable to read UTXO set (%s)", rc_str(rc));
     }

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "blockstore/blockindex.h"
+#include "mempool/mempool.h"
 #include "net/invbucket.h"
 #include "net/net.h"
 #include "net/netaddr.h"
@@ -39,14 +40,12 @@
 #define PACKAGE_VERSION "0.1.0"
 #endif
 
-/* What getnetworkinfo reports for the relay fees: Core v31's defaults (-minrelaytxfee and
- * -incrementalrelayfee in sat/kvB). */
+/* The relay fees getnetworkinfo reports without a pool: Core v31's defaults (-minrelaytxfee
+ * and -incrementalrelayfee in sat/kvB). */
 #define RELAY_FEE_SAT_PER_KVB 100
 #define INCREMENTAL_FEE_SAT_PER_KVB 100
 /* getnettotals' upload target without -maxuploadtarget (Core's MAX_UPLOAD_TIMEFRAME). */
 #define UPLOAD_TIMEFRAME_S (60 * 60 * 24)
-/* Core's TimeOffsets: no median below this many samples. */
-#define TIME_OFFSET_MIN_SAMPLES 5
 
 static const char p2p_disabled[] = "Error: Peer-to-peer functionality missing or disabled";
 
@@ -337,8 +336,7 @@ struct netinfo_call {
     uint64_t services;
     int active;
     int in, out;
-    int64_t *offsets; /* outbound peers that finished the handshake (caller frees) */
-    size_t n_offsets;
+    int64_t time_offset; /* Core's TimeOffsets::Median */
     int reachable[NETWORK_COUNT];
     char proxy[NETWORK_COUNT][NET_ADDR_STR_LEN];
     int randomize[NETWORK_COUNT];
@@ -364,34 +362,7 @@ static void netinfo_fn(struct net *n, void *arg)
         c->reachable[net] = net_network_reachable(n, net);
         net_network_proxy(n, net, c->proxy[net], &c->randomize[net]);
     }
-    struct net_peer_stats *v;
-    size_t count;
-    net_get_peers(n, &v, &count);
-    c->offsets = xcalloc(count ? count : 1, sizeof(*c->offsets));
-    for (size_t i = 0; i < count; i++) {
-        if (!v[i].inbound && v[i].handshake_done) {
-            c->offsets[c->n_offsets++] = v[i].time_offset;
-        }
-    }
-    net_peer_stats_free(v, count);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Core's TimeOffsets::Median over the outbound peers' offsets: 0 below five samples, else
- * the upper median. Core keeps the last 50 handshakes, disconnected peers included; this
- * takes the peers connected now. */
-static int64_t median_offset(int64_t *v, size_t n)
-{
-    if (n < TIME_OFFSET_MIN_SAMPLES) {
-        return 0;
-    }
-    qsort(v, n, sizeof(*v), cmp_i64);
-    return v[n / 2];
+    c->time_offset = net_time_offset_median(n);
 }
 
 /* One direction of Core's inv_buckets: the announcements waiting, the tokens left. */
@@ -436,7 +407,7 @@ static json_t *rpc_getnetworkinfo(struct rpc_request *req)
     json_object_set_new(r, "localservicesnames", services_names(c.services));
     /* The version message asks peers for transactions (not -blocksonly). */
     json_object_set_new(r, "localrelay", json_boolean(c.local_relay));
-    json_object_set_new(r, "timeoffset", json_integer(median_offset(c.offsets, c.n_offsets)));
+    json_object_set_new(r, "timeoffset", json_integer(c.time_offset));
     json_object_set_new(r, "tx_send_rate", json_integer(c.tx_send_rate));
     json_t *buckets = json_object();
     json_object_set_new(buckets, "inbound", inv_bucket_json(&c.inv[INVBUCKET_INBOUND]));
@@ -447,8 +418,15 @@ static json_t *rpc_getnetworkinfo(struct rpc_request *req)
     json_object_set_new(r, "connections_in", json_integer(c.in));
     json_object_set_new(r, "connections_out", json_integer(c.out));
     json_object_set_new(r, "networks", networks_json(&c));
-    json_object_set_new(r, "relayfee", rpc_json_amount(RELAY_FEE_SAT_PER_KVB));
-    json_object_set_new(r, "incrementalfee", rpc_json_amount(INCREMENTAL_FEE_SAT_PER_KVB));
+    /* Core's: the pool's -minrelaytxfee and -incrementalrelayfee, as configured. */
+    int64_t relay_fee = RELAY_FEE_SAT_PER_KVB, incremental_fee = INCREMENTAL_FEE_SAT_PER_KVB;
+    if (req->ctx->node->mempool) {
+        const struct mempool_options *mo = mempool_options(req->ctx->node->mempool);
+        relay_fee = mo->min_relay_feerate;
+        incremental_fee = mo->incremental_feerate;
+    }
+    json_object_set_new(r, "relayfee", rpc_json_amount(relay_fee));
+    json_object_set_new(r, "incrementalfee", rpc_json_amount(incremental_fee));
     /* Core's mapLocalHost: -externalip, routable binds, what -discover found. */
     json_t *local = json_array();
     for (size_t i = 0; i < c.n_local; i++) {
@@ -462,7 +440,6 @@ static json_t *rpc_getnetworkinfo(struct rpc_request *req)
     }
     json_object_set_new(r, "localaddresses", local);
     json_object_set_new(r, "warnings", rpc_warnings_json(req->ctx->node));
-    free(c.offsets);
     free(c.local);
     return r;
 }

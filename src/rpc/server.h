@@ -21,6 +21,10 @@
 #include "rpc/auth.h"
 #include "rpc/jsonrpc.h"
 
+/* Core's DEFAULT_HTTP_THREADS and DEFAULT_HTTP_WORKQUEUE (-rpcthreads, -rpcworkqueue). */
+#define RPC_DEFAULT_THREADS 16
+#define RPC_DEFAULT_WORK_QUEUE 64
+
 struct rpc_server_options {
     const char *const *bind; /* -rpcbind values ("addr", "addr:port", "[v6]:port"); borrowed */
     size_t n_bind;

@@ -46,6 +46,9 @@ static void log_progress(struct chainstate *cs, int force)
     cs->last_log.txs = cs->counters.txs_connected;
 }
 
+/* Queued transaction index entries written during an activation: about 30 MiB. */
+#define TXINDEX_PENDING_MAX (1u << 19)
+
 /* The transaction index is written whenever the tip settles, so lookups see new blocks at
  * once. It may run ahead of the coins (entries of blocks not on the active chain are never
  * answered), but never ahead of the block files it points into. */
@@ -196,6 +199,12 @@ static int commit(struct chainstate *cs, struct chainstate_pending *s)
         txindex_add_block(cs->txindex, e, &s->b);
     }
     chainstate_set_tip(cs, e);
+    /* A long activation (an import, a sync) settles only at its end: the queued index
+     * entries are written on the way too, so that their table stays small. */
+    if (cs->txindex && txindex_pending(cs->txindex) >= TXINDEX_PENDING_MAX &&
+        (rc = write_txindex(cs))) {
+        return rc;
+    }
     for (size_t i = 0; i < cs->n_listeners; i++) {
         if (cs->listeners[i].block_connected) {
             cs->listeners[i].block_connected(cs->listeners[i].ctx, cs, e, &s->b);

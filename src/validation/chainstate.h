@@ -242,6 +242,11 @@ int chainstate_scan_coins(struct chainstate *cs, chainstate_coin_fn fn, void *ct
 /** The coins store's estimate of the bytes its coin records take (gettxoutsetinfo's
  *  disk_size, Core's CCoinsViewDB::EstimateSize); 0 when it cannot tell. */
 uint64_t chainstate_coins_disk_size(struct chainstate *cs);
+/** The last storage failure's message met on the calling thread (the backend's own words,
+ *  naming the store or its file; kv_last_error), "" when there was none. Meaningful right
+ *  after a chainstate call on the same thread returned RC_BACKEND or RC_IO: an RPC method
+ *  passes the cause on with its error instead of the bare rc_str. */
+const char *chainstate_store_error(void);
 int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,
                           struct coins_stats *stats, uint8_t hash32[32]);
 

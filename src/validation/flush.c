@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "blockstore/indexdb.h"
+#include "kv/kv.h"
 #include "consensus/pow.h"
 #include "util/log.h"
 #include "util/rc.h"
@@ -284,6 +285,11 @@ uint64_t chainstate_coins_disk_size(struct chainstate *cs)
         n = 0;
     }
     return n;
+}
+
+const char *chainstate_store_error(void)
+{
+    return kv_last_error(NULL);
 }
 
 int chainstate_utxo_stats(struct chainstate *cs, enum coins_stats_hash kind,

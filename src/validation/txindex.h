@@ -31,13 +31,19 @@ struct txindex_pos {
 int txindex_open(struct txindex **out, const struct kv_ops *ops, const char *path, char *err,
                  size_t err_len);
 void txindex_close(struct txindex *ti);
-/** Queues the transactions of block b (entry e, which has data) for the next write. */
+/** Queues the transactions of block b (entry e, which has data) for the next write; lookups
+ *  find them at once. Same lock as txindex_find (the chain lock: this under it for writing,
+ *  lookups under it for reading). */
 void txindex_add_block(struct txindex *ti, const struct block_index *e, const struct block *b);
+/** How many transactions are queued (the caller writes once there are many: each costs
+ *  about 60 bytes of memory until then). */
+size_t txindex_pending(const struct txindex *ti);
 /** Writes the queued entries and the marker best32 in one batch. 0 or RC_BACKEND. */
 int txindex_write(struct txindex *ti, const uint8_t best32[32]);
 /** The block the stored index is complete up to: 0, or RC_NOT_FOUND for a new index. */
 int txindex_best(struct txindex *ti, uint8_t best32[32]);
-/** Looks a transaction up. 0 with *pos, RC_NOT_FOUND, or a store error. */
+/** Looks a transaction up, the queued entries first, then the store. 0 with *pos,
+ *  RC_NOT_FOUND, or a store error. */
 int txindex_find(struct txindex *ti, const uint8_t txid32[32], struct txindex_pos *pos);
 
 #endif

@@ -171,6 +171,17 @@ class JSONRPCTest(BitnodeTestFramework):
         assert_in((503, b"Work queue depth exceeded"), statuses)
         assert_equal(type(node.rpc("uptime")), int)
 
+        self.log("Core's defaults (16 workers, a queue of 64): 48 slow requests at once, no 503")
+        node.stop()
+        node.start()
+        statuses.clear()
+        threads = [threading.Thread(target=slow) for _ in range(48)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert_equal(sorted(st for st, _ in statuses), [401] * 48)  # 4 and 16 gave 28 503s
+
 
 if __name__ == "__main__":
     JSONRPCTest().main()

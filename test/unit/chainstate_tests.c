@@ -18,6 +18,7 @@
 #include "util/xmalloc.h"
 #include "validation/chainstate.h"
 #include "validation/import.h"
+#include "validation/txindex.h"
 
 static char datadir[200];
 static const struct kv_ops *cur_ops; /* the backend of this run of the suite */
@@ -620,6 +621,57 @@ static void test_unreadable_stored_block(void)
     }
 }
 
+/* -txindex: a connected block's transactions are found at once (Core's index writes each
+ * block as it connects), before the index's next write, and still after it; a later entry
+ * for the same txid wins; unknown txids are not found. 3000 transactions grow the table. */
+static void test_txindex_pending(void)
+{
+    char path[4300];
+    snprintf(path, sizeof(path), "%s/txindex-pending", datadir);
+    mkdir(datadir, 0700);
+    struct txindex *ti = NULL;
+    char err[256];
+    CHECK_EQ_INT(txindex_open(&ti, cur_ops, path, err, sizeof(err)), 0);
+    struct block b;
+    memset(&b, 0, sizeof(b));
+    b.tx_count = 3000;
+    b.txs = xcalloc(b.tx_count, sizeof(*b.txs));
+    for (size_t i = 0; i < b.tx_count; i++) {
+        hash_sha256d(b.txs[i].txid, &i, sizeof(i));
+        b.txs[i].size_total = 100 + i % 7;
+    }
+    struct block_index e;
+    memset(&e, 0, sizeof(e));
+    e.file = 3;
+    e.data_pos = 1000;
+    txindex_add_block(ti, &e, &b);
+    struct txindex_pos pos;
+    uint32_t offset = 3; /* the compact size of 3000 */
+    for (int round = 0; round < 2; round++) {
+        offset = 3;
+        for (size_t i = 0; i < b.tx_count; i++) {
+            CHECK_EQ_INT(txindex_find(ti, b.txs[i].txid, &pos), 0);
+            CHECK(pos.file == 3 && pos.block_pos == 1000 && pos.tx_offset == offset);
+            offset += (uint32_t)b.txs[i].size_total;
+        }
+        uint8_t none[32] = {1};
+        CHECK_EQ_INT(txindex_find(ti, none, &pos), RC_NOT_FOUND);
+        uint8_t best[32] = {7};
+        CHECK_EQ_INT(txindex_write(ti, best), 0); /* then the same answers from the store */
+    }
+    struct block b2 = b;
+    b2.tx_count = 1; /* the first transaction again, in another block */
+    e.data_pos = 5000;
+    txindex_add_block(ti, &e, &b2);
+    CHECK_EQ_INT(txindex_find(ti, b.txs[0].txid, &pos), 0);
+    CHECK_EQ_INT((int)pos.block_pos, 5000);
+    CHECK_EQ_INT(txindex_find(ti, b.txs[1].txid, &pos), 0);
+    CHECK_EQ_INT((int)pos.block_pos, 1000);
+    txindex_close(ti);
+    free(b.txs);
+    kv_destroy(cur_ops, path);
+}
+
 static void test_listeners(void)
 {
     struct heard a = {0}, b = {0};
@@ -705,6 +757,7 @@ int main(void)
         TEST(test_unreadable_stored_block);
         TEST(test_mempool_share);
         TEST(test_listeners);
+        TEST(test_txindex_pending);
         wipe();
     }
     rmdir(datadir);

@@ -12,6 +12,7 @@
 #include "net/netaddr.h"
 #include "net/protocol.h"
 #include "net/socks5.h"
+#include "net/timeoffsets.h"
 #include "primitives/serialize.h"
 #include "test.h"
 #include "util/hex.h"
@@ -848,8 +849,55 @@ static void test_onion_names(void)
                            &masked) != RC_OK);
 }
 
+/* Core's timeoffsets_tests: no median below five samples, the upper median, the last 50
+ * kept, the warning past 10 minutes either way and cleared when it comes back. */
+static void test_time_offsets(void)
+{
+    struct timeoffsets t = {0};
+    for (int i = 0; i < 4; i++) {
+        timeoffsets_add(&t, 3600);
+    }
+    CHECK_EQ_INT((int)timeoffsets_median(&t), 0);
+    CHECK(!timeoffsets_out_of_sync(&t));
+    timeoffsets_add(&t, 3600);
+    CHECK_EQ_INT((int)timeoffsets_median(&t), 3600);
+    CHECK(timeoffsets_out_of_sync(&t));
+    struct timeoffsets u = {0};
+    const int64_t v[] = {-5, 100, 3, -700, 2, 9}; /* sorted: -700 -5 2 3 9 100 */
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        timeoffsets_add(&u, v[i]);
+    }
+    CHECK_EQ_INT((int)timeoffsets_median(&u), 3);
+    CHECK(!timeoffsets_out_of_sync(&u));
+    /* Exactly 10 minutes is in sync; a second more is not; behind counts the same. */
+    struct timeoffsets w = {0};
+    for (int i = 0; i < 5; i++) {
+        timeoffsets_add(&w, -600);
+    }
+    CHECK(!timeoffsets_out_of_sync(&w));
+    for (int i = 0; i < 6; i++) { /* the upper median of 11: the sixth, -601 */
+        timeoffsets_add(&w, -601);
+    }
+    CHECK(timeoffsets_out_of_sync(&w));
+    /* 50 kept: 50 in-sync samples push out every skewed one. */
+    for (int i = 0; i < TIMEOFFSETS_MAX; i++) {
+        timeoffsets_add(&t, 1);
+    }
+    CHECK_EQ_INT((int)t.n, TIMEOFFSETS_MAX);
+    CHECK_EQ_INT((int)timeoffsets_median(&t), 1);
+    CHECK(!timeoffsets_out_of_sync(&t));
+    timeoffsets_add(&w, INT64_MIN);
+    CHECK(timeoffsets_out_of_sync(&w));
+    char msg[600];
+    timeoffsets_warning(msg, sizeof(msg));
+    CHECK(strncmp(msg, "Your computer's date and time appear to be more than 10 minutes out of "
+                       "sync with the network, this may lead to consensus failure.", 120) == 0);
+    CHECK(strstr(msg, "`getnetworkinfo` RPC methods to get more info.") != NULL);
+}
+
 int main(void)
 {
+    TEST(test_time_offsets);
     TEST(test_frame_roundtrip);
     TEST(test_onion_addresses);
     TEST(test_frame_rejects);

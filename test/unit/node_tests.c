@@ -246,8 +246,36 @@ static void test_context(void)
     node_context_clear(&n);
 }
 
+/* Core's node::Warnings: each kind set once and cleared, listed in Core's order (the chain's
+ * two, then the clock, then a fatal error); the clock callback net calls. */
+static void test_warnings(void)
+{
+    struct node_warnings w;
+    node_warnings_init(&w);
+    char out[NODE_WARNING_COUNT][NODE_WARNING_MAX_LEN];
+    size_t n = 9;
+    node_warnings_get(&w, out, &n);
+    CHECK_EQ_INT((int)n, 0);
+    CHECK_EQ_INT(node_warnings_set(&w, NODE_WARNING_FATAL, "Disk space is too low!"), 1);
+    node_warnings_clock(&w, "clock");
+    CHECK_EQ_INT(node_warnings_set(&w, NODE_WARNING_UNKNOWN_NEW_RULES, "rules"), 1);
+    CHECK_EQ_INT(node_warnings_set(&w, NODE_WARNING_UNKNOWN_NEW_RULES, "rules"), 0);
+    node_warnings_get(&w, out, &n);
+    CHECK_EQ_INT((int)n, 3);
+    CHECK_EQ_STR(out[0], "rules");
+    CHECK_EQ_STR(out[1], "clock");
+    CHECK_EQ_STR(out[2], "Disk space is too low!");
+    node_warnings_clock(&w, NULL);
+    CHECK_EQ_INT(node_warnings_unset(&w, NODE_WARNING_CLOCK_OUT_OF_SYNC), 0);
+    node_warnings_get(&w, out, &n);
+    CHECK_EQ_INT((int)n, 2);
+    CHECK_EQ_STR(out[1], "Disk space is too low!");
+    node_warnings_destroy(&w);
+}
+
 int main(void)
 {
+    TEST(test_warnings);
     TEST(test_chain_params);
     TEST(test_chainstate_options);
     TEST(test_mempool_options);

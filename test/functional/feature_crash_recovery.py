@@ -3,14 +3,18 @@
 regtest chain, flushing every 7 blocks (a hidden test option), SIGKILL
 at 10 random moments, each followed by a restart that resumes the import; the end state has
 Core's tip and UTXO set hashes. The same for a -reindex killed half way, which resumes on
-the next start without -reindex."""
+the next start without -reindex. A finished import is on disk: killed right after its
+summary line ("import: N records, ..."), the node restarts at the tip and connects no block
+again (the flush at the end of every import), and so for a finished -reindex ("Reindexing
+finished")."""
 
 import json
 import os
 import random
 import time
 
-from framework import BitnodeTestFramework, assert_equal, assert_true, wait_until
+import crashdrill
+from framework import BitnodeTestFramework, TestNode, assert_equal, assert_true, wait_until
 
 SRC = os.environ.get("BITNODE_SRCDIR") or os.path.abspath(
     os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -74,6 +78,30 @@ class CrashRecoveryTest(BitnodeTestFramework):
         time.sleep(rng.uniform(0.3, 1.0))
         node.kill()
         node.start(["-dbcache=4", "-testflushblocks=7"])
+        self.check_final(node, exp)
+        node.stop()
+
+        self.log("killed right after a finished import, the restart redoes nothing")
+        fresh = TestNode(1, self.tmpdir)
+        self.nodes.append(fresh)
+        self.kill_after_finish(fresh, ["-loadblock=" + BLK], "import: 1301 records", exp)
+        self.log("killed right after a finished -reindex, the restart redoes nothing")
+        self.kill_after_finish(fresh, ["-reindex"], "Reindexing finished", exp)
+
+    def kill_after_finish(self, node, args, line, exp):
+        """Kills node as soon as the log shows line; the next start (no import, no reindex)
+        must find the tip on disk and connect no block."""
+        k = crashdrill.run_and_kill(node, args + crashdrill.DRILL_DEBUG, ("line", line, 1),
+                                    timeout=120)
+        assert_true(k["fired"], "%r never logged" % line)
+        tail = crashdrill.LogTail(node.debug_log)
+        node.start(crashdrill.DRILL_DEBUG)
+        wait_until(lambda: node.rpc("getblockcount") >= 1300, timeout=60, what="height 1300")
+        node.stop()
+        tail.poll()
+        assert_equal(crashdrill.loaded_height(tail.lines), 1300)
+        assert_equal(crashdrill.reached_height(tail.lines), -1)  # no block connected again
+        node.start()
         self.check_final(node, exp)
         node.stop()
 

@@ -3,7 +3,8 @@
 # from its log (a random instant, a flush beginning, a coins part being written, a prune),
 # across rounds of the short drill's scenarios (test/functional/feature_crash_drill.py):
 # -loadblock import with flushes in parts, an import with the coins written in the
-# background, P2P sync from a second node, the three indexes, pruning, a 10-block reorg.
+# background, P2P sync from a second node, the three indexes, pruning, a 10-block reorg
+# (also with the three indexes), and a -reindex killed again and again.
 # After each kill the node is started again with the same options; each round ends with a
 # run left alone that must reach Core's tip and UTXO set (hash_serialized_3, muhash).
 #
@@ -41,6 +42,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--kills", type=int, default=200)
 ap.add_argument("--seed", type=int, default=35035)
 ap.add_argument("--ports", type=int, default=15500)
+ap.add_argument("--scenarios", default="", help="comma-separated names (default: all)")
 opt = ap.parse_args(sys.argv[3:])
 
 os.environ["BITNODE_BUILDDIR"] = build
@@ -114,8 +116,12 @@ def scenarios():
            ("prune", lambda: (["-loadblock=" + BLK, "-prune=1", "-fastprune", TIPAGE,
                                "-debug=blockstorage"] + FLUSHY, small, prune_after({"n": 0}),
                               [("line", "prune=1", 1), ("line", "UnlinkPrunedFiles", 1)]))]
+    out.append(("reindex", "reindex"))
     if os.path.exists(os.path.join(REORG, "blk-reorg.dat")):
         out.append(("reorg", "reorg"))
+        out.append(("reorg-indexes", "reorg-indexes"))
+    if opt.scenarios:
+        out = [s for s in out if s[0] in opt.scenarios.split(",")]
     return out
 
 
@@ -136,21 +142,32 @@ def round_(name, make, kills):
     node = new_node()
     triggers = None
     after = None
+    first_args = None
     if make == "p2p":
         server = new_node()
         server.start(["-loadblock=" + BLK, TIPAGE])
         framework.wait_until(lambda: server.rpc("getblockcount") == 1300, timeout=300)
         args, exp = ["-connect=127.0.0.1:%d" % server.p2p_port, TIPAGE] + FLUSHY, small
-    elif make == "reorg":
+    elif make == "reindex":
+        # A node with the chain, then -reindex killed again and again: only the first
+        # start asks for it (the 'R' flag resumes it after a kill, with no operator action).
+        node.start(["-loadblock=" + BLK])
+        framework.wait_until(lambda: node.rpc("getblockcount") == 1300, timeout=120)
+        node.stop()
+        args, exp = FLUSHY, small
+        first_args = ["-reindex"] + FLUSHY
+    elif make in ("reorg", "reorg-indexes"):
         exp = json.load(open(os.path.join(REORG, "expected.json")))
         a, b = split_records(os.path.join(REORG, "blk-reorg.dat"), 161)
         pa, pb = os.path.join(tmp, "reorg-a.dat"), os.path.join(tmp, "reorg-b.dat")
         open(pa, "wb").write(a)
         open(pb, "wb").write(b)
-        node.start(["-loadblock=" + pa])
+        idx = ["-txindex", "-blockfilterindex", "-coinstatsindex"] if make == "reorg-indexes" else []
+        node.start(["-loadblock=" + pa] + idx)
         framework.wait_until(lambda: node.rpc("getblockcount") == 160, timeout=120)
         node.stop()
-        args = ["-loadblock=" + pb, "-testflushblocks=1", "-dbbatchsize=500"] + crashdrill.DRILL_DEBUG
+        args = ["-loadblock=" + pb, "-testflushblocks=1", "-dbbatchsize=500"] + idx + \
+            crashdrill.DRILL_DEBUG
         triggers = [("flush", k) for k in (1, 2, 3, 5, 7, 9, 11)]
     else:
         args, exp, after, triggers = make()
@@ -160,7 +177,8 @@ def round_(name, make, kills):
     try:
         for i in range(kills):
             trig = triggers[i % len(triggers)] if triggers else crashdrill.pick_trigger(rng)
-            k = crashdrill.run_and_kill(node, args, trig, after=after, wait_rpc=prev is not None)
+            a = first_args if first_args and i == 0 else args
+            k = crashdrill.run_and_kill(node, a, trig, after=after, wait_rpc=prev is not None)
             if prev is not None:
                 stats["rpc"].append(k["rpc_s"])
                 if k["loaded"] is not None:

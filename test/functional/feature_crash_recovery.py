@@ -6,7 +6,7 @@ Core's tip and UTXO set hashes. The same for a -reindex killed half way, which r
 the next start without -reindex. A finished import is on disk: killed right after its
 summary line ("import: N records, ..."), the node restarts at the tip and connects no block
 again (the flush at the end of every import), and so for a finished -reindex ("Reindexing
-finished")."""
+finished") and a finished -reindex-chainstate ("stored blocks connected: tip height N")."""
 
 import json
 import os
@@ -87,6 +87,10 @@ class CrashRecoveryTest(BitnodeTestFramework):
         self.kill_after_finish(fresh, ["-loadblock=" + BLK], "import: 1301 records", exp)
         self.log("killed right after a finished -reindex, the restart redoes nothing")
         self.kill_after_finish(fresh, ["-reindex"], "Reindexing finished", exp)
+        self.log("killed right after a finished -reindex-chainstate (the stored blocks "
+                 "connected at start-up), the restart redoes nothing")
+        self.kill_after_finish(fresh, ["-reindex-chainstate"],
+                               "stored blocks connected: tip height 1300", exp)
 
     def kill_after_finish(self, node, args, line, exp):
         """Kills node as soon as the log shows line; the next start (no import, no reindex)

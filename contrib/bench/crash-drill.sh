@@ -4,7 +4,8 @@
 # across rounds of the short drill's scenarios (test/functional/feature_crash_drill.py):
 # -loadblock import with flushes in parts, an import with the coins written in the
 # background, P2P sync from a second node, the three indexes, pruning, a 10-block reorg
-# (also with the three indexes), and a -reindex killed again and again.
+# (also with the three indexes), and a -reindex and a -reindex-chainstate killed again and
+# again (only their first start asks for them).
 # After each kill the node is started again with the same options; each round ends with a
 # run left alone that must reach Core's tip and UTXO set (hash_serialized_3, muhash).
 #
@@ -117,6 +118,7 @@ def scenarios():
                                "-debug=blockstorage"] + FLUSHY, small, prune_after({"n": 0}),
                               [("line", "prune=1", 1), ("line", "UnlinkPrunedFiles", 1)]))]
     out.append(("reindex", "reindex"))
+    out.append(("reindex-chainstate", "reindex-chainstate"))
     if os.path.exists(os.path.join(REORG, "blk-reorg.dat")):
         out.append(("reorg", "reorg"))
         out.append(("reorg-indexes", "reorg-indexes"))
@@ -148,14 +150,14 @@ def round_(name, make, kills):
         server.start(["-loadblock=" + BLK, TIPAGE])
         framework.wait_until(lambda: server.rpc("getblockcount") == 1300, timeout=300)
         args, exp = ["-connect=127.0.0.1:%d" % server.p2p_port, TIPAGE] + FLUSHY, small
-    elif make == "reindex":
+    elif make in ("reindex", "reindex-chainstate"):
         # A node with the chain, then -reindex killed again and again: only the first
         # start asks for it (the 'R' flag resumes it after a kill, with no operator action).
         node.start(["-loadblock=" + BLK])
         framework.wait_until(lambda: node.rpc("getblockcount") == 1300, timeout=120)
         node.stop()
         args, exp = FLUSHY, small
-        first_args = ["-reindex"] + FLUSHY
+        first_args = ["-" + make] + FLUSHY
     elif make in ("reorg", "reorg-indexes"):
         exp = json.load(open(os.path.join(REORG, "expected.json")))
         a, b = split_records(os.path.join(REORG, "blk-reorg.dat"), 161)

@@ -109,14 +109,15 @@ class DrillError(AssertionError):
     pass
 
 
-def run_and_kill(node, args, trigger, timeout=4.0, wait_rpc=False, after=None):
+def run_and_kill(node, args, trigger, timeout=4.0, wait_rpc=False, after=None, delay=0.0):
     """Starts node with args and SIGKILLs it at trigger (see pick_trigger; the kill falls
     back to timeout seconds if the trigger never comes). wait_rpc: first waits for RPC and
     measures it (then the trigger counts from there). after(node): called once the node is
     started (before the watch), e.g. to send it work. Returns a dict: trigger, fired (the
     trigger was met), inside (the log ends inside a flush), reached (highest block connected
     in this run), loaded (the height found at start-up), rpc_s (seconds to RPC, or None),
-    lines. Raises DrillError when the node exits by itself (a failed start)."""
+    lines. delay: the kill comes this many seconds after the trigger. Raises DrillError when
+    the node exits by itself (a failed start)."""
     tail = LogTail(node.debug_log)
     t0 = time.time()
     node.start(args, wait=False)
@@ -148,6 +149,8 @@ def run_and_kill(node, args, trigger, timeout=4.0, wait_rpc=False, after=None):
             fired = fired or kind == "time"
             break
         time.sleep(0.0005)
+    if fired and delay > 0:
+        time.sleep(delay)
     os.kill(node.process.pid, signal.SIGKILL)
     node.process.wait()
     node.process = None

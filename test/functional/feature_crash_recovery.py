@@ -6,7 +6,9 @@ Core's tip and UTXO set hashes. The same for a -reindex killed half way, which r
 the next start without -reindex. A finished import is on disk: killed right after its
 summary line ("import: N records, ..."), the node restarts at the tip and connects no block
 again (the flush at the end of every import), and so for a finished -reindex ("Reindexing
-finished") and a finished -reindex-chainstate ("stored blocks connected: tip height N")."""
+finished") and a finished -reindex-chainstate ("stored blocks connected: tip height N").
+A kill while -reindex or -reindex-chainstate wipes its stores has the next start (without
+the option) wipe them again and go on (the <store>.wiping markers)."""
 
 import json
 import os
@@ -91,6 +93,42 @@ class CrashRecoveryTest(BitnodeTestFramework):
                  "connected at start-up), the restart redoes nothing")
         self.kill_after_finish(fresh, ["-reindex-chainstate"],
                                "stored blocks connected: tip height 1300", exp)
+
+        self.log("-reindex killed as it wipes the block index: the next start (without "
+                 "-reindex) wipes it again and reindexes")
+        resumed = self.kill_in_wipe(fresh, "-reindex", "-reindex: wiping")
+        assert_true(resumed["resumed"] >= 1, "no kill landed after the wipe began: %s" % resumed)
+        self.log("-reindex-chainstate killed as it wipes the chainstate: the next start wipes "
+                 "it again")
+        resumed = self.kill_in_wipe(fresh, "-reindex-chainstate", "Loading block index")
+        assert_true(resumed["wipe"] >= 1, "no kill landed in the wipe: %s" % resumed)
+        self.check_final_restart(fresh, exp)
+
+    def kill_in_wipe(self, node, flag, line):
+        """Kills node 0, 5, ..., 35 ms after line on starts with flag; each next start, without
+        it, must reach the tip. Counts the restarts that found a wipe cut short and those that
+        resumed a reindex."""
+        resumed = {"wipe": 0, "resumed": 0}
+        for i in range(8):
+            k = crashdrill.run_and_kill(node, [flag], ("line", line, 1), delay=0.005 * i,
+                                        timeout=30)
+            assert_true(k["fired"], "%r never logged" % line)
+            tail = crashdrill.LogTail(node.debug_log)
+            node.start()
+            wait_until(lambda: node.rpc("getblockcount") == 1300, timeout=60,
+                       what="height 1300 after a kill %d ms into %s" % (5 * i, flag))
+            node.stop()
+            tail.poll()
+            resumed["wipe"] += sum("when the node stopped; wiping it again" in l for l in tail.lines)
+            resumed["resumed"] += sum("resuming an interrupted reindex" in l for l in tail.lines)
+        self.log("restarts that wiped again: %(wipe)d, that resumed a reindex: %(resumed)d" %
+                 resumed)
+        return resumed
+
+    def check_final_restart(self, node, exp):
+        node.start()
+        self.check_final(node, exp)
+        node.stop()
 
     def kill_after_finish(self, node, args, line, exp):
         """Kills node as soon as the log shows line; the next start (no import, no reindex)

@@ -3,7 +3,6 @@
  * benchmarks read, everything freed): the top of the chainstate's files, calling the others
  * and called by none of them. */
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -64,27 +63,11 @@ static int wipe_pending(const char *datadir, const char *name)
     return access(path, F_OK) == 0;
 }
 
-/* The marker made durable: the file and its directory synced. */
 static int wipe_mark(const struct chainstate *cs, const char *name, char *err, size_t err_len)
 {
     char path[4200];
     wipe_marker_path(cs, name, path, sizeof(path));
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0 || fsync(fd) != 0) {
-        snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-        }
-        return RC_IO;
-    }
-    close(fd);
-    char *slash = strrchr(path, '/');
-    *slash = 0;
-    if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-    return RC_OK;
+    return fs_touch_synced(path, err, err_len);
 }
 
 static void wipe_done(const struct chainstate *cs, const char *name)

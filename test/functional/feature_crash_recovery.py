@@ -102,21 +102,32 @@ class CrashRecoveryTest(BitnodeTestFramework):
                  "it again")
         resumed = self.kill_in_wipe(fresh, "-reindex-chainstate", "Loading block index")
         assert_true(resumed["wipe"] >= 1, "no kill landed in the wipe: %s" % resumed)
+        self.log("-reindex with the block filter and coin statistics indexes, killed as it "
+                 "wipes them: the next start wipes them again, and they sync")
+        idx = ["-blockfilterindex", "-coinstatsindex"]
+        fresh.start(idx)
+        wait_until(lambda: all(v["synced"] for v in fresh.rpc("getindexinfo").values()),
+                   timeout=60, what="indexes synced")
+        fresh.stop()
+        self.kill_in_wipe(fresh, "-reindex", "Opening", idx, 12)
         self.check_final_restart(fresh, exp)
 
-    def kill_in_wipe(self, node, flag, line):
-        """Kills node 0, 5, ..., 35 ms after line on starts with flag; each next start, without
-        it, must reach the tip. Counts the restarts that found a wipe cut short and those that
-        resumed a reindex."""
+    def kill_in_wipe(self, node, flag, line, extra=(), tries=8):
+        """Kills node 0, 5, 10, ... ms after line on starts with flag (and extra); each next
+        start, without flag, must reach the tip (and sync its indexes). Counts the restarts
+        that found a wipe cut short and those that resumed a reindex."""
         resumed = {"wipe": 0, "resumed": 0}
-        for i in range(8):
-            k = crashdrill.run_and_kill(node, [flag], ("line", line, 1), delay=0.005 * i,
-                                        timeout=30)
+        for i in range(tries):
+            k = crashdrill.run_and_kill(node, [flag] + list(extra), ("line", line, 1),
+                                        delay=0.005 * i, timeout=30)
             assert_true(k["fired"], "%r never logged" % line)
             tail = crashdrill.LogTail(node.debug_log)
-            node.start()
+            node.start(list(extra))
             wait_until(lambda: node.rpc("getblockcount") == 1300, timeout=60,
                        what="height 1300 after a kill %d ms into %s" % (5 * i, flag))
+            if extra:
+                wait_until(lambda: all(v["synced"] for v in node.rpc("getindexinfo").values()),
+                           timeout=60, what="indexes synced")
             node.stop()
             tail.poll()
             resumed["wipe"] += sum("when the node stopped; wiping it again" in l for l in tail.lines)

@@ -162,6 +162,14 @@ static int clear_reindexing(struct chainstate *cs, void *ctx)
     return rc == RC_OK ? chainstate_set_reindexing(cs, 0) : rc;
 }
 
+/* The blocks connected at start-up are on disk before the log says so (a kill after
+ * "stored blocks connected" redoes none of them). */
+static int flush_connected(struct chainstate *cs, void *ctx)
+{
+    (void)ctx;
+    return chainstate_flush(cs, FLUSH_ALWAYS);
+}
+
 /* The import thread (Core's initload): waits for the blocks stored past the tip to be
  * connected, then reads our own blk files for a reindex, then every -loadblock file, then
  * the saved mempool (node_mempool_load), handing their blocks to the
@@ -179,12 +187,21 @@ static void *import_main(void *arg)
          * them; after a crash, the ones not yet connected) are connected by the validation
          * thread as soon as it starts, with RPC up, as Core's import thread does:
          * getblockcount shows the progress. */
+        chainstate_read_lock(n->ctx.cs);
+        struct block_index *before = chainstate_tip(n->ctx.cs);
+        chainstate_read_unlock(n->ctx.cs);
         struct validator_job j = {.work = VALIDATOR_ACTIVATE};
         rc = validator_run(n->ctx.val, &j);
         chainstate_read_lock(n->ctx.cs);
         struct block_index *tip = chainstate_tip(n->ctx.cs);
         int height = tip ? tip->height : -1;
         chainstate_read_unlock(n->ctx.cs);
+        /* Finished work is written (-reindex-chainstate, blocks stored before a crash): as
+         * at the end of an import. */
+        if (rc == RC_OK && tip != before && !shutdown_requested()) {
+            struct validator_job f = {.work = VALIDATOR_CALL, .fn = flush_connected};
+            rc = validator_run(n->ctx.val, &f);
+        }
         LOG_INFO("stored blocks connected: tip height %d", height);
     }
     if (n->reindexing && rc == RC_OK) {

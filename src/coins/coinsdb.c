@@ -210,14 +210,7 @@ static void part_written(struct coins_db *db)
 {
     kv_release_mapped(KV_MAPPED_RESIDENT_MAX); /* compactions map table files too */
     atomic_fetch_add(&db->parts, 1);
-    if (db->crash_ratio) {
-        uint32_t r;
-        random_bytes((uint8_t *)&r, sizeof(r));
-        if (r % db->crash_ratio == 0) {
-            LOG_INFO("Simulating a crash. Goodbye.");
-            _Exit(0);
-        }
-    }
+    random_crash_point(db->crash_ratio, "a coins flush");
 }
 
 static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const uint8_t best32[32],
@@ -231,7 +224,7 @@ static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const 
     struct rec *recs = NULL, *tmp = NULL;
     size_t nrecs = 0, caprecs = 0;
     size_t *counts = xmalloc((SORT_BUCKETS + 1) * sizeof(*counts));
-    uint64_t writes = 0, deletes = 0;
+    uint64_t writes = 0, deletes = 0, dirty = 0, count = 0;
     size_t bytes = 0;
     int parts = 0;
     uint8_t old[32], heads[64];
@@ -274,9 +267,11 @@ static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const 
         const struct coins_entry *e = &ent;
         uint8_t key[COIN_KEY_MAX];
         size_t klen;
+        count++;
         if (!(e->flags & COINS_DIRTY)) {
             continue;
         }
+        dirty++;
         if (coins_entry_spent(e) && (e->flags & COINS_FRESH)) {
             continue; /* created and spent since the last flush: never stored */
         }
@@ -313,6 +308,8 @@ static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const 
                 kv_batch_delete(b, BEST_BLOCK_KEY, 1);
                 kv_batch_put(b, HEAD_BLOCKS_KEY, 1, heads, 64);
             }
+            LOG(LOG_CAT_COINDB, LOG_LVL_DEBUG, "Writing partial batch of %.2f MiB",
+                (double)bytes / (1 << 20));
             if ((rc = kv_write(db->kv, b, 0))) {
                 goto out;
             }
@@ -331,7 +328,16 @@ static int db_batch_write(struct coins_view *v, struct coins_cursor *cur, const 
         kv_batch_delete(b, HEAD_BLOCKS_KEY, 1);
     }
     kv_batch_put(b, BEST_BLOCK_KEY, 1, best32, 32);
+    LOG(LOG_CAT_COINDB, LOG_LVL_DEBUG, "Writing final batch of %.2f MiB",
+        (double)bytes / (1 << 20));
     rc = kv_write(db->kv, b, sync);
+    if (rc == RC_OK) {
+        /* Core's words; the end of a coins flush for the tools (and the crash drill) that
+         * read the log. */
+        LOG(LOG_CAT_COINDB, LOG_LVL_DEBUG,
+            "Committed %u changed transaction outputs (out of %u) to coin database...",
+            (unsigned)dirty, (unsigned)count);
+    }
 out:
     atomic_fetch_add(&db->epoch, 1); /* even again (also after a failed write) */
     kv_batch_free(b);

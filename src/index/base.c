@@ -128,6 +128,7 @@ static int commit(struct index_base *x)
         x->best = x->cur;
         pthread_cond_broadcast(&x->done_cv);
         pthread_mutex_unlock(&x->mu);
+        chainstate_crash_point(x->cs, x->ops->name);
     }
     return rc;
 }
@@ -323,6 +324,9 @@ static int index_stale(struct index_base *x)
             rc = kv_write(x->kv, x->batch, 0);
             kv_batch_clear(x->batch);
             x->in_batch = 0;
+            if (rc == RC_OK) {
+                chainstate_crash_point(x->cs, x->ops->name);
+            }
         }
     }
     put_back(x, keep, k);

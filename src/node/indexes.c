@@ -42,7 +42,10 @@ int node_check_index_options(const struct args *a, char *err, size_t err_len)
     return rc;
 }
 
-/* The store of one index at <net_dir>/indexes/<sub>/<leaf>, wiped first with -reindex. */
+/* The store of one index at <net_dir>/indexes/<sub>/<leaf>, wiped first with -reindex. The
+ * wipe is marked by <leaf>.wiping beside it while it deletes files: a kill in the middle
+ * (a store with files missing, which would not open) has the next start wipe it again; an
+ * index wiped whole just syncs again. */
 static int index_dir(struct node_context *n, const char *sub, const char *leaf, int reindex,
                      char *dir, size_t dir_len, char *err, size_t err_len)
 {
@@ -52,10 +55,19 @@ static int index_dir(struct node_context *n, const char *sub, const char *leaf, 
         return rc;
     }
     snprintf(dir, dir_len, "%s/indexes/%s/%s", n->net_dir, sub, leaf);
-    if (reindex && kv_destroy(kv_default_ops(), dir) != RC_OK) {
+    char mark[4300];
+    snprintf(mark, sizeof(mark), "%s.wiping", dir);
+    if (!reindex && access(mark, F_OK) != 0) {
+        return RC_OK;
+    }
+    if ((rc = fs_touch_synced(mark, err, err_len)) != RC_OK) {
+        return rc;
+    }
+    if (kv_destroy(kv_default_ops(), dir) != RC_OK) {
         snprintf(err, err_len, "cannot wipe the index %s", dir);
         return RC_IO;
     }
+    (void)unlink(mark);
     return RC_OK;
 }
 

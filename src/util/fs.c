@@ -274,3 +274,27 @@ int fs_pidfile_write(const char *path, pid_t pid, char *err, size_t err_len)
     }
     return RC_OK;
 }
+
+int fs_touch_synced(const char *path, char *err, size_t err_len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || fsync(fd) != 0) {
+        snprintf(err, err_len, "cannot write %s: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return RC_IO;
+    }
+    close(fd);
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = 0;
+    }
+    if ((fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+    return RC_OK;
+}

@@ -119,6 +119,7 @@ static int accept_locked(struct chainstate *cs, struct block *b, const uint8_t *
         }
         e->file = file;
         e->data_pos = pos;
+        chainstate_crash_point(cs, "a block write");
     }
     e->tx_count = (uint32_t)b->tx_count;
     e->status |= BLOCK_HAVE_DATA;

@@ -67,6 +67,7 @@ static int write_txindex(struct chainstate *cs)
         return rc;
     }
     cs->txindex_best = tip;
+    chainstate_crash_point(cs, "a txindex batch");
     return RC_OK;
 }
 

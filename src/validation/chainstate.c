@@ -14,6 +14,7 @@
 #include "script/sigcheck.h"
 #include "util/hex.h"
 #include "util/log.h"
+#include "util/random.h"
 #include "util/rc.h"
 #include "util/xmalloc.h"
 #include "validation/block_check.h"
@@ -597,4 +598,9 @@ void chainstate_cache_sizes(const struct chainstate *cs, size_t *db_bytes, size_
 {
     *db_bytes = cs->coins_db_cache;
     *tip_bytes = cs->coins_limit - cs->opt.mempool_bytes;
+}
+
+void chainstate_crash_point(const struct chainstate *cs, const char *where)
+{
+    random_crash_point(cs->opt.db_crash_ratio, where);
 }

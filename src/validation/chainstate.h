@@ -67,8 +67,9 @@ struct chainstate_options {
                                     freezes the cache's entries, written by a thread of its
                                     own while blocks connect (coins_cache_freeze); 0: every
                                     flush written on the validation thread */
-    uint32_t db_crash_ratio;     /* tests, -dbcrashratio: end the process after 1 in n parts
-                                    of a coins flush (0: never) */
+    uint32_t db_crash_ratio;     /* tests, -dbcrashratio: end the process after 1 in n writes
+                                    (coins flush parts, block and undo records, the block
+                                    index, the indexes' batches; 0: never) */
     int64_t max_tip_age;         /* -maxtipage, seconds (0: Core's 24 hours) */
     uint64_t prune_target;       /* -prune: bytes of blk and rev files to keep (0: no
                                     pruning; CHAINSTATE_PRUNE_MANUAL: pruneblockchain only) */
@@ -471,6 +472,10 @@ int32_t chainstate_prune_after_height(const struct chainstate *cs);
  *  holds one. name is copied (up to 31 bytes); height -1 releases it. Any thread. Returns 0
  *  or RC_TOO_LARGE when CHAINSTATE_MAX_PRUNE_LOCKS are held. */
 int chainstate_set_prune_lock(struct chainstate *cs, const char *name, int32_t height);
+/** -dbcrashratio's crash point after a write of where (random_crash_point with the
+ *  chainstate's ratio): the block store, the block index and every index call it after each
+ *  write. Any thread. */
+void chainstate_crash_point(const struct chainstate *cs, const char *where);
 /** 1 if e's block was pruned (Core's IsBlockPruned: the node has pruned, the block's data
  *  was once there, and is not now). Chain lock held. */
 int chainstate_block_pruned(const struct chainstate *cs, const struct block_index *e);

@@ -478,5 +478,6 @@ int chainstate_store_undo(struct chainstate *cs, struct block_index *e,
     }
     e->undo_pos = pos;
     e->status |= BLOCK_HAVE_UNDO;
+    chainstate_crash_point(cs, "an undo write");
     return RC_OK;
 }

@@ -58,6 +58,7 @@ static int write_index(struct chainstate *cs)
         cs->dirty[i]->stored = 1;
     }
     cs->ndirty = 0;
+    chainstate_crash_point(cs, "the block index batch");
     return RC_OK;
 }
 
@@ -165,6 +166,13 @@ static int flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode, 
         return RC_OK;
     }
     uint64_t t0 = time_mono_ns();
+    /* Core's line at the start of a flush (its mode names: ours are IF_NEEDED, PERIODIC and
+     * FORCE_SYNC, a forced flush that keeps the cache). */
+    static const char *const mode_names[] = {"IF_NEEDED", "PERIODIC", "FORCE_SYNC"};
+    LOG(LOG_CAT_COINDB, LOG_LVL_DEBUG,
+        "Writing chainstate to disk: flush mode=%s, prune=%d, large=%d, critical=%d, periodic=%d",
+        mode_names[mode], prune, full && mode == FLUSH_PERIODIC, full && mode != FLUSH_PERIODIC,
+        periodic);
     /* 1. Block and undo data reach the disk before anything refers to them. */
     int rc = blockstore_sync(cs->store);
     if (rc) {
@@ -212,6 +220,7 @@ static int flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode, 
             return rc;
         }
         cs->txindex_best = chainstate_tip(cs);
+        chainstate_crash_point(cs, "a txindex batch");
     }
     LOG(LOG_CAT_COINDB, LOG_LVL_DEBUG,
         "flushed %zu bytes of coins cache (%zu bytes and %zu coins kept) at height %d", mem,

@@ -45,7 +45,9 @@ void importer_free(struct importer *im);
  *  full or failing), which must stop the node. */
 int importer_add_file(struct importer *im, const char *path, int file_number);
 
-/** Finishes: connects the best chain, logs blocks whose parent never came.
+/** Finishes: connects the best chain, flushes the chainstate (FLUSH_ALWAYS: blocks, block
+ *  index, coins and txindex on disk), logs blocks whose parent never came, then the summary
+ *  line ("import: N records, ...").
  *  Returns 0 or a system error. Out: stats (may be NULL). */
 int importer_finish(struct importer *im, struct import_stats *stats);
 

@@ -46,11 +46,46 @@ static int open_store(struct kv **kv, const struct chainstate *cs, const char *n
     return rc;
 }
 
+/* A store's wipe (-reindex, -reindex-chainstate) is marked by a file beside it,
+ * <datadir>/<name>.wiping, from before the first file is deleted until the new store is
+ * open (and, for the block index, holds the reindex flag): a kill in between, which would
+ * leave a store with files missing or an empty block index without the flag, has the next
+ * start wipe it again (chainstate_open), with no operator action. */
+static void wipe_marker_path(const struct chainstate *cs, const char *name, char *path, size_t n)
+{
+    snprintf(path, n, "%s/%s.wiping", cs->datadir, name);
+}
+
+static int wipe_pending(const char *datadir, const char *name)
+{
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/%s.wiping", datadir, name);
+    return access(path, F_OK) == 0;
+}
+
+static int wipe_mark(const struct chainstate *cs, const char *name, char *err, size_t err_len)
+{
+    char path[4200];
+    wipe_marker_path(cs, name, path, sizeof(path));
+    return fs_touch_synced(path, err, err_len);
+}
+
+static void wipe_done(const struct chainstate *cs, const char *name)
+{
+    char path[4200];
+    wipe_marker_path(cs, name, path, sizeof(path));
+    (void)unlink(path);
+}
+
 static int destroy_store(const struct chainstate *cs, const char *name, char *err, size_t err_len)
 {
     char path[4200];
+    int rc = wipe_mark(cs, name, err, err_len);
+    if (rc) {
+        return rc;
+    }
     snprintf(path, sizeof(path), "%s/%s", cs->datadir, name);
-    int rc = kv_destroy(store_ops(cs, name), path);
+    rc = kv_destroy(store_ops(cs, name), path);
     if (rc) {
         snprintf(err, err_len, "cannot remove %s: %s", path, kv_last_error(NULL));
     }
@@ -284,6 +319,14 @@ static int open_stores(struct chainstate *cs, const struct chainstate_options *o
         return rc == RC_FOREIGN ? rc
                                 : startup_failure(err, err_len, "Error opening block database");
     }
+    /* The wiped stores are open: a reindex's flag first (a kill from here on resumes it),
+     * then the markers go. */
+    if (opt->reindex && (rc = indexdb_set_reindexing(cs->index_kv, 1))) {
+        snprintf(err, err_len, "cannot write the block index: %s", kv_last_error(cs->index_kv));
+        return rc;
+    }
+    wipe_done(cs, "chainstate");
+    wipe_done(cs, "blocks/index");
     if ((rc = indexdb_load_tree(cs->index_kv, cs->tree, err, err_len))) {
         return rc == RC_FOREIGN ? rc
                                 : startup_failure(err, err_len, "Error loading block database");
@@ -382,7 +425,7 @@ static int open_txindex(struct chainstate *cs, const struct chainstate_options *
         snprintf(err, err_len, "cannot create %s: %s", ipath, strerror(errno));
         return RC_IO;
     }
-    if ((opt->reindex || opt->reindex_chainstate) &&
+    if ((opt->reindex || opt->reindex_chainstate || wipe_pending(cs->datadir, "indexes/txindex")) &&
         (rc = destroy_store(cs, "indexes/txindex", err, err_len))) {
         return rc;
     }
@@ -390,6 +433,7 @@ static int open_txindex(struct chainstate *cs, const struct chainstate_options *
     if ((rc = txindex_open(&cs->txindex, cs->opt.kv_ops, ipath, err, err_len))) {
         return rc;
     }
+    wipe_done(cs, "indexes/txindex");
     uint8_t ib[32];
     rc = txindex_best(cs->txindex, ib);
     if (rc == RC_OK) {
@@ -471,6 +515,20 @@ int chainstate_open(struct chainstate **out, const struct chainstate_options *op
 {
     struct chainstate *cs = xcalloc(1, sizeof(*cs));
     int rc;
+    /* A wipe a kill cut short is done again, as the option that began it would (see
+     * wipe_mark). */
+    struct chainstate_options resumed = *opt;
+    if (!opt->reindex && wipe_pending(opt->datadir, "blocks/index")) {
+        LOG_INFO("-reindex: the block index was being wiped when the node stopped; wiping "
+                 "it again");
+        resumed.reindex = 1;
+    }
+    if (!resumed.reindex && !opt->reindex_chainstate && wipe_pending(opt->datadir, "chainstate")) {
+        LOG_INFO("-reindex-chainstate: the chainstate was being wiped when the node stopped; "
+                 "wiping it again");
+        resumed.reindex_chainstate = 1;
+    }
+    opt = &resumed;
     init_state(cs, opt);
     if ((rc = open_stores(cs, opt, err, err_len)) || (rc = load_tip(cs, err, err_len))) {
         goto fail;

@@ -6,12 +6,20 @@
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "util/arena.h"
 #include "util/base64.h"
 #include "util/buf.h"
+#include "util/fs.h"
 #include "util/hex.h"
 #include "util/lockedpool.h"
+#include "util/random.h"
 #include "util/histo.h"
 #include "util/rc.h"
 #include "util/scheduler.h"
@@ -334,8 +342,65 @@ static void test_locked_pool(void)
     locked_pool_free(NULL);
 }
 
+/* -dbcrashratio's crash point: 0 never ends the process, 1 always does, with _Exit(0) at
+ * once (a child's unflushed stdio is lost, as a kill would lose it); n ends it about one
+ * call in n. */
+static void test_crash_point(void)
+{
+    for (int i = 0; i < 1000; i++) {
+        random_crash_point(0, "a test");
+    }
+    int wstatus = 0;
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        random_crash_point(1, "a test");
+        _exit(3); /* not reached */
+    }
+    CHECK(waitpid(pid, &wstatus, 0) == pid);
+    CHECK(WIFEXITED(wstatus));
+    CHECK_EQ_INT(WEXITSTATUS(wstatus), 0);
+    /* About one in four: a child that calls it 200 times ends (all but never survives). */
+    pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        for (int i = 0; i < 200; i++) {
+            random_crash_point(4, "a test");
+        }
+        _exit(3);
+    }
+    CHECK(waitpid(pid, &wstatus, 0) == pid);
+    CHECK(WIFEXITED(wstatus));
+    CHECK_EQ_INT(WEXITSTATUS(wstatus), 0);
+}
+
+/* The wipe marker: an empty file, made (or emptied) and synced; a missing directory is an
+ * error. */
+static void test_touch_synced(void)
+{
+    char dir[] = "/tmp/bitnode_util_touch_XXXXXX", path[128], err[256];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof(path), "%s/store.wiping", dir);
+    CHECK_EQ_INT(fs_touch_synced(path, err, sizeof(err)), RC_OK);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fputs("not empty", f);
+    fclose(f);
+    CHECK_EQ_INT(fs_touch_synced(path, err, sizeof(err)), RC_OK);
+    struct stat st;
+    CHECK(stat(path, &st) == 0);
+    CHECK_EQ_INT((int)st.st_size, 0);
+    unlink(path);
+    rmdir(dir);
+    snprintf(path, sizeof(path), "%s/no/such/dir.wiping", dir);
+    CHECK_EQ_INT(fs_touch_synced(path, err, sizeof(err)), RC_IO);
+    CHECK(strstr(err, "cannot write") != NULL);
+}
+
 int main(void)
 {
+    TEST(test_crash_point);
+    TEST(test_touch_synced);
     TEST(test_base64);
     TEST(test_scheduler);
     TEST(test_buf_grow);

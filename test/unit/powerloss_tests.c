@@ -119,10 +119,13 @@ static void child(const char *c)
     } else if (strcmp(c, "created_committed") == 0) {
         wr(fd_of("new", O_WRONLY | O_CREAT | O_EXCL), "data");
         fsync(fd_of("a", O_RDONLY)); /* commits the creation, not new's bytes */
-    } else if (strcmp(c, "created_synced") == 0) {
+    } else if (strcmp(c, "created_synced") == 0 || strcmp(c, "created_dir_synced") == 0) {
         int fd = fd_of("new", O_WRONLY | O_CREAT | O_EXCL);
         wr(fd, "data");
         fsync(fd);
+        if (strcmp(c, "created_dir_synced") == 0) {
+            fsync(open(data, O_RDONLY | O_DIRECTORY));
+        }
     } else if (strcmp(c, "rename") == 0 || strcmp(c, "rename_synced") == 0) {
         int fd = fd_of("tmp", O_WRONLY | O_CREAT | O_EXCL);
         wr(fd, "new");
@@ -174,6 +177,8 @@ static void child(const char *c)
     _exit(2);
 }
 
+static int strict_mode;
+
 /* Runs case c in a child under the layer, checks it was killed, restores. */
 static void run(const char *c)
 {
@@ -183,6 +188,9 @@ static void run(const char *c)
         setenv("LD_PRELOAD", shim, 1);
         setenv("POWERLOSS_DIR", data, 1);
         setenv("POWERLOSS_JOURNAL", jour, 1);
+        if (strict_mode) {
+            setenv("POWERLOSS_DIRSYNC", "strict", 1);
+        }
         execl(self, self, "child", c, (char *)NULL);
         _exit(4);
     }
@@ -282,6 +290,37 @@ static void test_new_folder(void)
     CHECK_FILE("d/g", "<absent>");
 }
 
+/* POWERLOSS_DIRSYNC=strict: a name is durable only once its folder was synced. */
+static void test_strict_names_need_the_folder_synced(void)
+{
+    strict_mode = 1;
+    fresh();
+    run("created_synced");
+    CHECK_FILE("new", "<absent>");
+    fresh();
+    run("created_dir_synced");
+    CHECK_FILE("new", "data");
+    fresh();
+    run("rename");
+    CHECK_FILE("a", "hello");
+    CHECK_FILE("tmp", "<absent>");
+    fresh();
+    run("rename_synced");
+    CHECK_FILE("a", "new");
+    CHECK_FILE("tmp", "<absent>");
+    fresh();
+    run("unlink_synced"); /* b synced, not the folder */
+    CHECK_FILE("a", "hello");
+    fresh();
+    run("mkdir"); /* the folder stays, the file synced in it does not */
+    CHECK_FILE("d/f", "<absent>");
+    struct stat st;
+    char p[1200];
+    path_of(p, sizeof(p), "d");
+    CHECK(stat(p, &st) == 0 && S_ISDIR(st.st_mode));
+    strict_mode = 0;
+}
+
 static void test_o_dsync_write_is_durable_and_counted(void)
 {
     fresh();
@@ -344,6 +383,7 @@ int main(int argc, char **argv)
     TEST(test_unlink_durable_at_the_next_sync);
     TEST(test_truncations_are_undone);
     TEST(test_new_folder);
+    TEST(test_strict_names_need_the_folder_synced);
     TEST(test_o_dsync_write_is_durable_and_counted);
     char cmd[4200];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);

@@ -19,9 +19,14 @@
  *   made, at the next successful fsync or fdatasync of anything in the tree, or syncfs or
  *   sync: a journalling file system commits its metadata journal, which holds every earlier
  *   operation, on any fsync. Those made after the last such call are undone. (Stricter
- *   than ext4, which also commits every few seconds; looser than bare POSIX, where only an
- *   fsync of the directory makes a name durable: Core and the four stores create their
- *   folders without syncing the parent, and rely on that ordering.)
+ *   than ext4, which also commits every few seconds.)
+ * - With POWERLOSS_DIRSYNC=strict, POSIX's own rule for names instead: a file's creation,
+ *   rename or unlink is durable only once its folder (both folders, for a rename) was
+ *   fsync'd after it, or at syncfs or sync; an fsync of the file makes its bytes durable,
+ *   not its name. Folders themselves (mkdir, rmdir) count as durable at once: the node and
+ *   the four stores, like Core, create their folders without syncing the parent, so a cut
+ *   in a first run would otherwise take the whole datadir, which only says a first run
+ *   starts again.
  * - Writes through stdio (fwrite: glibc calls its own write, not ours), through a shared
  *   writable mapping, or by another process are not seen: those files count as durable. In
  *   the node only debug.log and the pid file are written so; LMDB runs without
@@ -98,6 +103,7 @@ struct ent {
 #define NBUCKET 1024
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int active;
+static int strict; /* POWERLOSS_DIRSYNC=strict: a name is durable once its folder is synced */
 static char root[PL_PATH_MAX], jdir[PL_PATH_MAX];
 static size_t root_len;
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER; /* the table, dirops, counts */
@@ -120,6 +126,8 @@ static void init(void)
         return;
     }
     root_len = strlen(root);
+    const char *m = getenv("POWERLOSS_DIRSYNC");
+    strict = m && strcmp(m, "strict") == 0;
     char p[PL_PATH_MAX + 16];
     snprintf(p, sizeof(p), "%s/saved", jdir);
     r_mkdir(p, 0700);
@@ -766,7 +774,9 @@ static int do_sync(int fd, int data_only)
             pthread_mutex_lock(&g_mu);
             struct pl_count *c = &counts->slot[slot_for(path, 1)];
             data_only ? c->fdatasync++ : c->fsync++;
-            if (rc == 0) {
+            if (rc == 0 && strict) {
+                dirop("K\t%s\n", path); /* the folder's operations so far are durable */
+            } else if (rc == 0) {
                 commit_locked();
             }
             pthread_mutex_unlock(&g_mu);
@@ -785,7 +795,7 @@ static int do_sync(int fd, int data_only)
     pthread_mutex_lock(&g_mu);
     struct pl_count *c = &counts->slot[e->slot];
     data_only ? c->fdatasync++ : c->fsync++;
-    if (rc == 0) {
+    if (rc == 0 && !strict) {
         commit_locked();
     }
     pthread_mutex_unlock(&g_mu);
@@ -952,7 +962,7 @@ static void dir_made(int dirfd, const char *path)
 {
     char abs[PL_PATH_MAX];
     struct stat st;
-    if (on() && !abs_path(dirfd, path, abs, sizeof(abs)) && under_root(abs) &&
+    if (on() && !strict && !abs_path(dirfd, path, abs, sizeof(abs)) && under_root(abs) &&
         lstat(abs, &st) != 0) {
         pthread_mutex_lock(&g_mu);
         dirop("M\t%s\n", abs);
@@ -983,7 +993,9 @@ static int remove_at(int dirfd, const char *path, int is_dir)
     pthread_mutex_lock(&g_mu);
     int rc;
     if (is_dir) {
-        dirop("D\t%s\n", abs);
+        if (!strict) {
+            dirop("D\t%s\n", abs);
+        }
         rc = r_rmdir(abs);
     } else {
         if (keep(abs, saved, sizeof(saved)) == 0) {

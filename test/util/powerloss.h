@@ -17,6 +17,9 @@
  *                    D <path>                     a directory removed
  *                    U <path> <saved>             a file unlinked (kept as <saved>)
  *                    R <from> <to> <saved>|-      a rename (<to>'s former file kept)
+ *                    K <folder>                   (POWERLOSS_DIRSYNC=strict) the folder
+ *                                                 was fsync'd: its operations above are
+ *                                                 durable
  *                  Emptied at a commit.
  *   saved/N        the hard links named above; removed at a commit.
  *   counts         struct pl_counts, the sync calls counted per kind of file (mapped by

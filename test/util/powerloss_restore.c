@@ -157,6 +157,55 @@ static void undo(char *line)
     }
 }
 
+/* The folder of path, in out. */
+static void parent(const char *path, char *out, size_t n)
+{
+    snprintf(out, n, "%s", path);
+    char *s = strrchr(out, '/');
+    if (s) {
+        *s = 0;
+    }
+}
+
+/* Whether the operation of lines[i] was made durable by a later sync of its folders ("K"
+ * lines, written under POWERLOSS_DIRSYNC=strict). */
+static int committed(char **lines, size_t nl, size_t i)
+{
+    char dirs[2][PL_PATH_MAX], buf[3 * PL_PATH_MAX + 64];
+    snprintf(buf, sizeof(buf), "%s", lines[i]);
+    char *f[4] = {buf, NULL, NULL, NULL};
+    for (int k = 1; k < 4 && f[k - 1]; k++) {
+        char *t = strchr(f[k - 1], '\t');
+        if (t) {
+            *t = 0;
+            f[k] = t + 1;
+        }
+    }
+    if (!f[1]) {
+        return 0;
+    }
+    int nd = 1;
+    parent(f[1], dirs[0], sizeof(dirs[0]));
+    if (f[0][0] == 'R' && f[2]) {
+        char *t = strchr(f[2], '\t');
+        if (t) {
+            *t = 0;
+        }
+        parent(f[2], dirs[1], sizeof(dirs[1]));
+        nd = 2;
+    }
+    for (int d = 0; d < nd; d++) {
+        int found = 0;
+        for (size_t j = i + 1; j < nl && !found; j++) {
+            found = lines[j][0] == 'K' && lines[j][1] == '\t' && strcmp(lines[j] + 2, dirs[d]) == 0;
+        }
+        if (!found) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static int undo_dirops(const char *jdir, char *err, size_t n)
 {
     char p[PL_PATH_MAX + 16];
@@ -182,7 +231,11 @@ static int undo_dirops(const char *jdir, char *err, size_t n)
     free(line);
     fclose(f);
     for (size_t i = nl; i-- > 0;) {
-        undo(lines[i]);
+        if (lines[i][0] != 'K' && !committed(lines, nl, i)) {
+            undo(lines[i]);
+        }
+    }
+    for (size_t i = 0; i < nl; i++) {
         free(lines[i]);
     }
     free(lines);

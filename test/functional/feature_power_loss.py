@@ -64,7 +64,8 @@ class PowerLossTest(BitnodeTestFramework):
         return shim, tool
 
     def start_under_layer(self, node, args, journal):
-        env = dict(LD_PRELOAD=self.shim, POWERLOSS_DIR=node.datadir, POWERLOSS_JOURNAL=journal)
+        env = dict(LD_PRELOAD=self.shim, POWERLOSS_DIR=node.datadir, POWERLOSS_JOURNAL=journal,
+                   POWERLOSS_DIRSYNC=self.dirsync)
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         try:
@@ -171,6 +172,7 @@ class PowerLossTest(BitnodeTestFramework):
             self.log("skipped: a sanitizer build")
             return
         self.shim, self.tool = layer
+        self.dirsync = "journal"
         rng = random.Random(int(os.environ.get("BITNODE_TEST_SEED", "20261206")))
         cuts = int(os.environ.get("BITNODE_POWERLOSS_CUTS", "4"))
         blk = "-loadblock=" + os.path.join(SMALL, "blk00000.dat")
@@ -184,6 +186,14 @@ class PowerLossTest(BitnodeTestFramework):
         self.nodes.append(node)
         self.drill(node, [blk, "-dbcache=4", "-testflushblocks=25", "-debug=coindb"], cuts, rng,
                    forced=True)
+
+        self.log("POSIX's rule for names (a new file's name durable once its folder is "
+                 "synced), -fastprune's small block files: a new one at every flush or two")
+        self.dirsync = "strict"
+        node = TestNode(2, self.tmpdir)
+        self.nodes.append(node)
+        self.drill(node, [blk, "-dbcache=4", "-testflushblocks=25", "-debug=coindb",
+                          "-fastprune"], cuts, rng, forced=True)
 
 
 if __name__ == "__main__":

@@ -16,8 +16,9 @@ Two ways of flushing, each on a datadir of its own, importing the bundled regtes
 - forced: -testflushblocks=25, a flush every 25 blocks that syncs the coins too.
 In both, the block of the last flush logged "and synced" before a cut must still be the
 node's at the next start.
-Cuts land at random moments and right after the k-th flush line in the debug log (so in
-and between flushes). Each cut is followed by a restore and a start that must not fail,
+Each cut lands right after the first flush line in the debug log at or above a random
+height, or at a random moment (at most 1.5 s in) if that comes first: in and between
+flushes, and in start-up's own connection of the stored blocks. Each cut is followed by a restore and a start that must not fail,
 and the last one comes at the tip; the node then reaches Core's tip and UTXO set hashes
 (expected.json) with no operator action. Logged per cut: the height reached before it and
 the height the next start loaded (the work the cut lost).
@@ -101,8 +102,8 @@ class PowerLossTest(BitnodeTestFramework):
         synced before the cut (-1: none)."""
         start = self.log_size(node)
         self.start_under_layer(node, args, journal)
-        deadline = time.time() + (60 if at_tip else rng.uniform(0.05, 1.5))
-        flushes = rng.randrange(1, 40)
+        deadline = time.time() + (60 if at_tip else rng.uniform(0.05, self.max_wait))
+        target = rng.randrange(0, 1300)  # cut right after the first flush at this height or above
         while time.time() < deadline:
             if node.process.poll() is not None:
                 raise FailedCheck("bitnoded exited with %s before the cut: %s" %
@@ -112,7 +113,7 @@ class PowerLossTest(BitnodeTestFramework):
                 if self.height(node) >= 1300:
                     time.sleep(rng.uniform(0, 0.3))
                     break
-            elif len(FLUSHED.findall(text)) >= flushes:
+            elif any(int(h) >= target for h in FLUSHED.findall(text)):
                 time.sleep(rng.uniform(0, 0.01))
                 break
             time.sleep(0.02 if at_tip else 0.005)
@@ -174,7 +175,9 @@ class PowerLossTest(BitnodeTestFramework):
         self.shim, self.tool = layer
         self.dirsync = "journal"
         rng = random.Random(int(os.environ.get("BITNODE_TEST_SEED", "20261206")))
+        # A longer drill: more cuts, each up to more seconds in.
         cuts = int(os.environ.get("BITNODE_POWERLOSS_CUTS", "4"))
+        self.max_wait = float(os.environ.get("BITNODE_POWERLOSS_MAX_WAIT", "1.5"))
         blk = "-loadblock=" + os.path.join(SMALL, "blk00000.dat")
 
         self.log("Core's flushes: a full cache at every block, coins not synced")

@@ -139,19 +139,40 @@ class PowerLossTest(BitnodeTestFramework):
             assert_equal(got[kind], exp["gettxoutsetinfo_tip"][kind][kind])
             assert_equal(got["txouts"], exp["gettxoutsetinfo_tip"][kind]["txouts"])
 
-    def drill(self, node, args, cuts, rng, forced):
+    def drill(self, args, cuts, rng):
+        """cuts power cuts, on fresh datadirs in rounds: a round ends once a start has loaded
+        the tip (later cuts would find nothing left to do) or the cuts are done, with a cut
+        at the tip and a start that must reach Core's tip and hashes."""
+        done = 0
+        while True:
+            node = self.nodes[0] if not self.used_node0 else TestNode(len(self.nodes),
+                                                                      self.tmpdir)
+            if self.used_node0:
+                self.nodes.append(node)
+            self.used_node0 = True
+            done += self.round(node, args, cuts - done, rng)
+            if done >= cuts:
+                break
+
+    def round(self, node, args, cuts, rng):
         journal = os.path.join(self.tmpdir, "journal%d" % node.index)
         os.makedirs(journal)
         reached = synced = -1  # before the previous cut
         seen = []
-        for i in range(cuts + 1):
-            loaded, flushed, now_synced = self.cut(node, args, journal, rng, at_tip=(i == cuts))
+        i = last_loaded = 0
+        while True:
+            at_tip = i == cuts or last_loaded >= 1299
+            loaded, flushed, now_synced = self.cut(node, args, journal, rng, at_tip=at_tip)
             if i:
                 seen.append((reached, synced, loaded))
                 # A flush that synced the coins survives the cut that followed it.
                 assert_true(loaded >= synced, "loaded %d after a cut that followed a flush "
                             "synced at %d" % (loaded, synced))
             reached, synced = max(flushed, loaded), max(now_synced, loaded)
+            last_loaded = loaded
+            i += 1
+            if at_tip:
+                break
         start = self.log_size(node)
         self.start_under_layer(node, args, journal)
         node.wait_for_rpc()
@@ -160,12 +181,13 @@ class PowerLossTest(BitnodeTestFramework):
         seen.append((reached, synced, int(loaded)))
         assert_true(int(loaded) >= synced, "loaded %s after the cut at the tip, synced at %d" %
                     (loaded, synced))
-        self.log("each cut: (height flushed before it, synced before it, loaded after it): %s"
-                 % seen)
+        self.log("node%d, each cut: (height flushed before it, synced before it, loaded after "
+                 "it): %s" % (node.index, seen))
         node.stop()
         r = subprocess.run([self.tool, "counts", journal], capture_output=True, text=True)
         self.log("sync calls (label fsync fdatasync range-syncs dsync-writes writes bytes):\n" +
                  r.stdout)
+        return len(seen)
 
     def run_test(self):
         layer = self.layer()
@@ -181,22 +203,17 @@ class PowerLossTest(BitnodeTestFramework):
         blk = "-loadblock=" + os.path.join(SMALL, "blk00000.dat")
 
         self.log("Core's flushes: a full cache at every block, coins not synced")
-        self.drill(self.nodes[0], [blk, "-dbcache=4", "-maxmempool=0", "-debug=coindb"],
-                   cuts, rng, forced=False)
+        self.used_node0 = False
+        self.drill([blk, "-dbcache=4", "-maxmempool=0", "-debug=coindb"], cuts, rng)
 
         self.log("forced flushes every 25 blocks, synced")
-        node = TestNode(1, self.tmpdir)
-        self.nodes.append(node)
-        self.drill(node, [blk, "-dbcache=4", "-testflushblocks=25", "-debug=coindb"], cuts, rng,
-                   forced=True)
+        self.drill([blk, "-dbcache=4", "-testflushblocks=25", "-debug=coindb"], cuts, rng)
 
         self.log("POSIX's rule for names (a new file's name durable once its folder is "
                  "synced), -fastprune's small block files: a new one at every flush or two")
         self.dirsync = "strict"
-        node = TestNode(2, self.tmpdir)
-        self.nodes.append(node)
-        self.drill(node, [blk, "-dbcache=4", "-testflushblocks=25", "-debug=coindb",
-                          "-fastprune"], cuts, rng, forced=True)
+        self.drill([blk, "-dbcache=4", "-testflushblocks=25", "-debug=coindb", "-fastprune"],
+                   cuts, rng)
 
 
 if __name__ == "__main__":

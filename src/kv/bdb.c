@@ -11,6 +11,8 @@
  * - Each kv batch is one transaction: all of it or none of it survives a crash. Non-sync
  *   batches commit with DB_TXN_WRITE_NOSYNC (the log is written to the OS, so a killed
  *   process loses nothing, as with LevelDB); sync batches flush the log to disk.
+ * - A sync batch that went into a log file begun since the last one syncs the directory
+ *   (sync_log_name): BDB does not, and POSIX keeps a new file's name only so.
  * - Log files are removed automatically (DB_LOG_AUTO_REMOVE) once no transaction or recovery
  *   needs them. A clean close writes a checkpoint and removes the old logs, so the directory
  *   can be copied whole to another machine and opened there.

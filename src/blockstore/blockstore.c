@@ -13,6 +13,7 @@
 
 #include "crypto/hash.h"
 #include "primitives/serialize.h"
+#include "util/fs.h"
 #include "util/hex.h"
 #include "util/log.h"
 #include "util/obfuscation.h"
@@ -39,6 +40,7 @@ struct blockstore {
     uint32_t max_file_size;
     uint32_t blk_chunk, rev_chunk;
     int check_for_pruning;   /* a file or chunk was begun since the last look */
+    int dir_unsynced;        /* a file was created since the directory's last fsync */
     int *pruned;             /* file numbers pruned and not yet unlinked */
     int npruned;
     /* Reads from several threads (each opens its file for the read): the file array and
@@ -148,7 +150,12 @@ static int fd_of(struct blockstore *bs, int n, int undo, int *fd_out)
     if (*fd < 0) {
         char path[4200];
         blockstore_path(bs, n, undo, path, sizeof(path));
-        *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        *fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (*fd >= 0) {
+            bs->dir_unsynced = 1; /* its name is durable once the directory is synced */
+        } else if (errno == EEXIST) {
+            *fd = open(path, O_RDWR | O_CLOEXEC);
+        }
         if (*fd < 0) {
             return fail(bs, RC_IO, "cannot open %s: %s", path, strerror(errno));
         }
@@ -502,6 +509,12 @@ int blockstore_sync(struct blockstore *bs)
             return rc;
         }
     }
+    if (bs->dir_unsynced) {
+        if (fs_sync_dir(bs->dir, bs->err, sizeof(bs->err)) != RC_OK) {
+            return RC_IO;
+        }
+        bs->dir_unsynced = 0;
+    }
     return RC_OK;
 }
 
@@ -806,7 +819,11 @@ static int write_xor_key(const char *path, const uint8_t key[OBFUSCATION_KEY_SIZ
         snprintf(err, err_len, "Error closing XOR key file %s: %s", path, strerror(e));
         return RC_IO;
     }
-    return RC_OK;
+    /* Its name too: the blocks written with the key must never outlive it. */
+    char dir[4200];
+    snprintf(dir, sizeof(dir), "%s", path);
+    *strrchr(dir, '/') = 0;
+    return fs_sync_dir(dir, err, err_len);
 }
 
 int blockstore_init_xor_key(const char *dir, int use_xor, uint8_t key[OBFUSCATION_KEY_SIZE],

@@ -74,7 +74,9 @@ int blockstore_append_undo(struct blockstore *bs, int file, const uint8_t prev_h
 int blockstore_read_undo(struct blockstore *bs, int file, uint32_t pos,
                          const uint8_t prev_hash32[32], struct buf *out);
 
-/** fsyncs every file written since the last sync. Returns 0 or RC_IO. */
+/** fsyncs every file written since the last sync, then the blocks directory if a file was
+ *  created in it since (as Core's FlatFileSeq::Flush, DirectoryCommit): the block index
+ *  written after this may name the file. Returns 0 or RC_IO. */
 int blockstore_sync(struct blockstore *bs);
 
 /** Number of blk files known (including the current one). */

@@ -11,6 +11,8 @@
  * - Each kv batch is one transaction: all of it or none of it survives a crash. Non-sync
  *   batches commit with DB_TXN_WRITE_NOSYNC (the log is written to the OS, so a killed
  *   process loses nothing, as with LevelDB); sync batches flush the log to disk.
+ * - A sync batch that went into a log file begun since the last one syncs the directory
+ *   (sync_log_name): BDB does not, and POSIX keeps a new file's name only so.
  * - Log files are removed automatically (DB_LOG_AUTO_REMOVE) once no transaction or recovery
  *   needs them. A clean close writes a checkpoint and removes the old logs, so the directory
  *   can be copied whole to another machine and opened there.
@@ -102,6 +104,7 @@ struct kv_bdb {
     struct bdb_index *index; /* its keys, if it lets gets in (under mu) */
     struct bdb_iter *iters;  /* open iterators (under mu) */
     size_t cache_bytes;
+    uint32_t synced_log_file; /* the log file current at the last directory sync (under mu) */
 };
 
 /* Overlay values: a tag byte, then the value if the key existed. */
@@ -593,6 +596,35 @@ static int apply_batch(struct kv_bdb *db, DB_TXN *txn, const struct kv_batch *b)
     return 0;
 }
 
+/* After a synced commit: BDB begins a new log file every BDB_LOG_FILE_MAX bytes and does not
+ * sync the directory for it (it relies on the file system keeping names in order), so under
+ * POSIX's rule a power cut could take the new file's name, and the synced commits in it with
+ * it (test/unit/kv_powerloss_tests). The directory is synced once per new log file. Under mu. */
+static int sync_log_name(struct kv_bdb *db)
+{
+    DB_LOG_STAT *st = NULL;
+    int ret = db->env->log_stat(db->env, &st, 0);
+    if (ret != 0) {
+        return bdb_fail(db, "write: log_stat", ret);
+    }
+    uint32_t cur = st->st_cur_file;
+    free(st);
+    if (cur == db->synced_log_file) {
+        return 0;
+    }
+    int fd = open(db->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || fsync(fd) != 0) {
+        kv_set_error("bdb %s: cannot fsync the directory: %s", db->path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return RC_BACKEND;
+    }
+    close(fd);
+    db->synced_log_file = cur;
+    return 0;
+}
+
 static int bdb_write(struct kv *kv, const struct kv_batch *b, int sync)
 {
     struct kv_bdb *db = (struct kv_bdb *)kv;
@@ -629,6 +661,8 @@ static int bdb_write(struct kv *kv, const struct kv_batch *b, int sync)
     ret = txn->commit(txn, sync ? DB_TXN_SYNC : DB_TXN_WRITE_NOSYNC);
     if (ret != 0) {
         rc = bdb_fail(db, "write: commit", ret);
+    } else if (sync) {
+        rc = sync_log_name(db);
     }
 out:
     unlock_all(db);

@@ -464,6 +464,15 @@ int kv_open(struct kv **out, const struct kv_ops *ops, const char *path,
         *out = NULL;
         return rc;
     }
+    /* The names of the files the backend has just created (LMDB's data.mdb, BDB's data.db
+     * and first log) are durable only once the directory is synced (POSIX): without this a
+     * power cut after the first synced batches could take the whole store back to empty. */
+    if (ops->persistent && fsync_path(path, O_RDONLY | O_DIRECTORY) != 0) {
+        kv_set_error("%s: cannot fsync: %s", path, strerror(errno));
+        (void)ops->close(*out);
+        *out = NULL;
+        return RC_IO;
+    }
     if (probe_core && (rc = refuse_core_store(*out, path)) != 0) {
         *out = NULL; /* closed */
         return rc;

@@ -258,6 +258,20 @@ int fs_read_file(const char *path, struct buf *out, size_t max_bytes, char *err,
     return rc;
 }
 
+int fs_sync_dir(const char *path, char *err, size_t err_len)
+{
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || fsync(fd) != 0) {
+        snprintf(err, err_len, "cannot fsync the directory %s: %s", path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        return RC_IO;
+    }
+    close(fd);
+    return RC_OK;
+}
+
 int fs_pidfile_write(const char *path, pid_t pid, char *err, size_t err_len)
 {
     char text[32];
@@ -292,9 +306,7 @@ int fs_touch_synced(const char *path, char *err, size_t err_len)
     if (slash) {
         *slash = 0;
     }
-    if ((fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
+    char ignored[64]; /* the marker itself is synced; its name is best effort */
+    (void)fs_sync_dir(slash ? dir : ".", ignored, sizeof(ignored));
     return RC_OK;
 }

@@ -62,6 +62,11 @@ int fs_read_file(const char *path, struct buf *out, size_t max_bytes, char *err,
  *  being wiped"). Returns 0 or RC_IO with err filled. */
 int fs_touch_synced(const char *path, char *err, size_t err_len);
 
+/** fsyncs the directory path itself, so that the names created, renamed or removed in it
+ *  survive a power cut (POSIX makes a name durable only so; a journalling file system
+ *  orders names anyway). Returns 0 or RC_IO with err filled. */
+int fs_sync_dir(const char *path, char *err, size_t err_len);
+
 /** Writes "<pid>\n" to path. Returns 0 or RC_IO with err filled. */
 int fs_pidfile_write(const char *path, pid_t pid, char *err, size_t err_len);
 

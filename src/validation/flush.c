@@ -222,9 +222,12 @@ static int flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode, 
         cs->txindex_best = chainstate_tip(cs);
         chainstate_crash_point(cs, "a txindex batch");
     }
+    /* "and synced": the coins too are on disk (a forced flush); otherwise only the block
+     * index is, and a power cut may take the store back to an earlier best block. */
     LOG(LOG_CAT_COINDB, LOG_LVL_DEBUG,
-        "flushed %zu bytes of coins cache (%zu bytes and %zu coins kept) at height %d", mem,
-        coins_cache_memory(cs->coins), coins_cache_count(cs->coins), cs->active.height);
+        "flushed %zu bytes of coins cache (%zu bytes and %zu coins kept)%s at height %d", mem,
+        coins_cache_memory(cs->coins), coins_cache_count(cs->coins),
+        mode == FLUSH_ALWAYS ? " and synced" : "", cs->active.height);
     cs->last_flush_time = now;
     cs->counters.flushes++;
     cs->counters.flush_ns += time_mono_ns() - t0;

@@ -113,6 +113,10 @@ static void report_fatal(struct node *n, int rc)
     char msg[1024];
     if (*why) {
         snprintf(msg, sizeof(msg), "%s", why);
+    } else if (rc == RC_BACKEND && strstr(kv_last_error(NULL), strerror(ENOSPC))) {
+        /* A store's write that found the disk full: not damage, no repair but room (Core's
+         * words for a store's failure while flushing). */
+        snprintf(msg, sizeof(msg), "System error while flushing: %s", kv_last_error(NULL));
     } else if (rc == RC_BACKEND && kv_last_error(NULL)[0]) {
         snprintf(msg, sizeof(msg), "%s. Please restart with -reindex or -reindex-chainstate "
                  "to recover", kv_last_error(NULL));
@@ -1095,6 +1099,58 @@ static int start_validation(struct node *n)
     return RC_OK;
 }
 
+/* Core's m_assumed_blockchain_size, in GB: what a full chain takes in the blocks directory
+ * (a custom signet and regtest: 0). */
+static uint64_t assumed_chain_gb(const struct node *n)
+{
+    switch (n->chain.params->id) {
+    case CHAIN_MAIN:
+        return 856;
+    case CHAIN_TESTNET3:
+        return 245;
+    case CHAIN_TESTNET4:
+        return 31;
+    case CHAIN_SIGNET:
+        return args_is_set(n->args, "signetchallenge") ? 0 : 24;
+    default:
+        return 0;
+    }
+}
+
+/* Core's start-up checks before the import (its step 11): under its 50 MiB margin free in
+ * the datadir or the blocks directory the node does not start ("Error: Disk space is low
+ * for ..."); on a first start, a disk that cannot take the whole chain (or the prune
+ * target) is warned about. Returns 0 or RC_IO. */
+static int check_disk_space(struct node *n)
+{
+    const char *blocks = chainstate_blocks_dir(n->ctx.cs);
+    const char *dirs[2] = {n->net_dir, blocks};
+    for (int i = 0; i < 2; i++) {
+        if (!fs_disk_space_ok(dirs[i], 0)) {
+            init_error("Error: Disk space is low for \"%s\"", dirs[i]);
+            return RC_IO;
+        }
+    }
+    struct block_index *tip = chainstate_tip(n->ctx.cs); /* nothing else runs yet */
+    if (n->reindexing || n->co.reindex_chainstate || (tip && tip->height > 1)) {
+        return RC_OK;
+    }
+    uint64_t gb = assumed_chain_gb(n), need = gb << 30;
+    if (n->co.prune_target && n->co.prune_target != CHAINSTATE_PRUNE_MANUAL &&
+        n->co.prune_target < need) {
+        need = n->co.prune_target;
+    }
+    if (!fs_disk_space_ok(blocks, need)) {
+        char msg[4400];
+        snprintf(msg, sizeof(msg), "Disk space for \"%s\" may not accommodate the block files. "
+                 "Approximately %llu GB of data will be stored in this directory.",
+                 blocks, (unsigned long long)gb);
+        LOG_WARN("%s", msg);
+        fprintf(stderr, "Warning: %s\n", msg);
+    }
+    return RC_OK;
+}
+
 /* Step 15: in the background, the stored blocks past the tip connected, then the block
  * files imported (-reindex, -loadblock). A chain with nothing connected (a fresh datadir,
  * -reindex-chainstate) has its genesis block connected first, in milliseconds: RPC answers
@@ -1182,6 +1238,16 @@ static int shutdown_node(struct node *n, int exit_code)
     node_notify_detach(&n->ctx);
     if (atomic_load(&n->failed)) {
         exit_code = 1;
+    }
+    if (n->ctx.cs && !atomic_load(&n->failed)) {
+        /* Core's ForceFlushStateToDisk at shutdown: a failure (a full disk) is its
+         * AbortNode, on the console too, and the exit status 1. */
+        int frc = chainstate_flush(n->ctx.cs, FLUSH_ALWAYS);
+        if (frc != RC_OK) {
+            report_fatal(n, frc);
+            atomic_store(&n->failed, 1);
+            exit_code = 1;
+        }
     }
     if (n->ctx.cs && chainstate_close(n->ctx.cs) != RC_OK) {
         LOG_ERROR("Shutdown: flushing the chainstate failed; it stays consistent on disk");
@@ -1330,7 +1396,8 @@ int main(int argc, char **argv)
      * initload: the stored blocks, the block files, then the mempool saved at the last
      * shutdown). 17. Peers. */
     if (check_fee_estimator_args(&n) != RC_OK || open_chainstate(&n) != RC_OK ||
-        (n.step = 14, start_validation(&n) != RC_OK) || start_import(&n) != RC_OK) {
+        (n.step = 14, start_validation(&n) != RC_OK) || check_disk_space(&n) != RC_OK ||
+        start_import(&n) != RC_OK) {
         exit_code = 1;
         goto shutdown;
     }

@@ -922,16 +922,25 @@ static int verify_loaded_chain(struct node *n)
     if (n->reindexing || n->co.reindex_chainstate) {
         return RC_OK;
     }
+    if (!tip->prev) {
+        return RC_OK; /* Core's VerifyDB: nothing to check on the genesis block */
+    }
     init_message(n, "Verifying blocks\u2026");
     int64_t level = args_get_int(n->args, "checklevel", 3), blocks = args_get_int(n->args, "checkblocks", 6);
     level = level < 0 ? 0 : level > 4 ? 4 : level;
     long long shown = blocks <= 0 || blocks > tip->height ? tip->height : blocks; /* 0: all */
     LOG_INFO("Verifying last %lld blocks at level %lld", shown, (long long)level);
     int ok = 1;
-    char why[256] = "";
-    int rc = chainstate_verify(n->ctx.cs, (int)level, (int)blocks, &ok, why, sizeof(why));
+    char why[1024] = "";
+    uint64_t good_txs = 0;
+    int rc = chainstate_verify(n->ctx.cs, (int)level, (int)blocks, &ok, why, sizeof(why),
+                               &good_txs);
     if (rc == RC_OK && ok != 0) { /* -1: stopped at pruned blocks, as Core's start-up */
-        LOG_INFO("Verification: No coin database inconsistencies in last %lld blocks", shown);
+        LOG_INFO("Verification: checked last %lld blocks at level %lld", shown, (long long)level);
+        if (level >= 3) {
+            LOG_INFO("Verification: no coin database inconsistencies (%llu transactions)",
+                     (unsigned long long)good_txs);
+        }
         return RC_OK;
     }
     if (rc == RC_BACKEND || rc == RC_IO) {
@@ -942,7 +951,11 @@ static int verify_loaded_chain(struct node *n)
         load_failure(msg);
         return RC_INVALID;
     }
-    LOG_ERROR("Verification failed: %s", rc ? rc_str(rc) : why);
+    /* Core's "Verification error: ..." log line; on the console too, before Core's message,
+     * so that the damaged file and position are named where the operator looks. */
+    const char *what = rc ? chainstate_fatal_message(n->ctx.cs) : why;
+    LOG_ERROR("Verification error: %s", what[0] ? what : rc_str(rc));
+    fprintf(stderr, "Verification error: %s\n", what[0] ? what : rc_str(rc));
     load_failure("Corrupted block database detected");
     return RC_INVALID;
 }

@@ -103,13 +103,18 @@ struct node {
 /* Core's AbortNode: a fatal error on the console too, once, with what failed and how to
  * repair it: a stored block that does not read back names its file and position and
  * -reindex (chainstate_fatal_message); a store's error is the backend's own message, which
- * names the store (kv_last_error, kept per thread: this runs on the thread that met it). */
-static void report_fatal(struct node *n, int rc)
+ * names the store (kv_last_error, kept per thread: this runs on the thread that met it);
+ * else the failing part's own message (own, "" none): e.g. the import's reading of a block
+ * file that shrank. */
+static void report_fatal_why(struct node *n, int rc, const char *own)
 {
     if (atomic_exchange(&n->fatal_reported, 1)) {
         return;
     }
     const char *why = n->ctx.cs ? chainstate_fatal_message(n->ctx.cs) : "";
+    if (!*why) {
+        why = own;
+    }
     char msg[1024];
     if (*why) {
         snprintf(msg, sizeof(msg), "%s", why);
@@ -127,6 +132,11 @@ static void report_fatal(struct node *n, int rc)
             msg);
     fflush(stderr);
     LOG_ERROR("A fatal internal error occurred: %s", msg);
+}
+
+static void report_fatal(struct node *n, int rc)
+{
+    report_fatal_why(n, rc, "");
 }
 
 /* The validation thread stopped connecting for good: -stopatheight was reached (wherever the
@@ -175,6 +185,7 @@ static void *import_main(void *arg)
     const char **files = NULL;
     size_t nload = args_get_list(n->args, "loadblock", &files);
     int rc = RC_OK;
+    char why[512] = ""; /* the import's own reading failure */
     if (!n->reindexing) {
         /* Blocks stored past the chainstate's tip (-reindex-chainstate rebuilds from all of
          * them; after a crash, the ones not yet connected) are connected by the validation
@@ -203,6 +214,7 @@ static void *import_main(void *arg)
         /* The summary is logged also when stopped early (as Core's "Loaded N blocks"). */
         int frc = importer_finish(im, &st);
         rc = rc ? rc : frc;
+        snprintf(why, sizeof(why), "%s", importer_error(im));
         if (rc == RC_OK && !shutdown_requested()) {
             struct validator_job j = {.work = VALIDATOR_CALL, .fn = clear_reindexing};
             rc = validator_run(n->ctx.val, &j);
@@ -222,6 +234,7 @@ static void *import_main(void *arg)
         }
         int frc = importer_finish(im, &st); /* logs its summary also when stopped early */
         rc = rc ? rc : frc;
+        snprintf(why, sizeof(why), "%s", importer_error(im));
         importer_free(im);
     }
     free(files);
@@ -235,7 +248,7 @@ static void *import_main(void *arg)
         /* The validation thread has logged it and asked for the shutdown already when the
          * error was its own; an error of the import thread itself is the same failure. */
         LOG_ERROR("import failed: %s; shutting down", rc_str(rc));
-        report_fatal(n, rc);
+        report_fatal_why(n, rc, why);
         atomic_store(&n->failed, 1);
         shutdown_request();
     }

@@ -33,9 +33,10 @@ and checked, undo data read, disconnected and connected again). Each run is clas
             block different from the pristine one with no error, a refusal that names
             neither the file nor the repair: the test fails.
 
-Offsets are drawn within the bytes in use: block and undo files up to their last non-zero
-byte once the XOR key is taken off (not the preallocated tail), every other file whole;
-store directories pick a file at random weighted by size (LOCK files, empty, excepted).
+Offsets are drawn within the bytes in use: every file up to its last non-zero byte (block
+and undo files once the XOR key is taken off), not a preallocated tail (BDB's and RocksDB's
+logs are preallocated too); store directories pick a file at random weighted by those
+bytes (lock files, runtime state, and empty files excepted).
 The counts are printed as a table (and written to $DRILL_REPORT if set).
 """
 
@@ -64,6 +65,9 @@ KINDS = [
     ("banlist.json", "banlist.json", "banlist.json", None),
     ("settings.json", "settings.json", "settings.json", None),
 ]
+# A store's lock file: runtime state, rewritten at every start (LevelDB's and RocksDB's
+# LOCK, LMDB's lock.mdb).
+LOCKS = ("LOCK", "lock.mdb")
 REPORTS = {
     "mempool.dat": ("Failed to deserialize mempool data",),
     "fee_estimates.dat": ("Unable to read policy estimator data",),
@@ -127,7 +131,7 @@ class CorruptionDrill(BitnodeTestFramework):
         cache = self.__dict__.setdefault("used", {})
         if path not in cache:
             data = open(path, "rb").read()
-            key = read_xor_key(blocks_dir)
+            key = read_xor_key(blocks_dir) if blocks_dir else bytes(8)
             pad = (key * (len(data) // len(key) + 1))[:len(data)]
             n = len(data)
             while n > 0 and (data[n - 1] == 0 or data[n - 1] == pad[n - 1]):
@@ -140,11 +144,11 @@ class CorruptionDrill(BitnodeTestFramework):
         path = os.path.join(node.net_dir, rel)
         if os.path.isdir(path):
             files = [os.path.join(path, f) for f in sorted(os.listdir(path))
-                     if f != "LOCK" and os.path.isfile(os.path.join(path, f)) and
+                     if f not in LOCKS and os.path.isfile(os.path.join(path, f)) and
                      os.path.getsize(os.path.join(path, f)) > 0]
-            sizes = [os.path.getsize(f) for f in files]
+            sizes = [self.used_length(f, None) for f in files]
             path = rng.choices(files, weights=sizes)[0]
-            return path, rng.randrange(os.path.getsize(path))
+            return path, rng.randrange(self.used_length(path, None))
         if rel.startswith("blocks/"):
             return path, rng.randrange(self.used_length(path, os.path.dirname(path)))
         return path, rng.randrange(os.path.getsize(path))

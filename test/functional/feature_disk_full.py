@@ -9,6 +9,8 @@ space a filler file outside the datadirs sets (fallocate). A generated chain of 
 free beyond what is written) are what stop the node, by place:
 
 1. start-up with less than 50 MiB free: refused, "Error: Disk space is low for ..." (exit 1);
+   a first start of a signet node (Core assumes 24 GB of blocks) on the tmpfs: Core's
+   warning "Disk space for ... may not accommodate the block files", and it runs;
 2. -loadblock import: a new block-file chunk needs 50 MiB + 16 MiB free: the node stops by
    itself (blocks stored first) with "Error: A fatal internal error occurred, see debug.log for details: Disk space
    is too low!" on stderr and in the log, exit status 1;
@@ -174,6 +176,24 @@ class DiskFullTest(BitnodeTestFramework):
         node.start([])
         wait_until(lambda: node.rpc("getblockcount") == 0, timeout=60, what="genesis")
         node.stop()
+
+        self.log("1b. a first start on a disk that cannot take the chain: Core's warning")
+        # Signet (Core assumes 24 GB of blocks; regtest assumes none), no peers, no RPC.
+        sig = os.path.join(self.mnt, "signet")
+        os.makedirs(sig)
+        p = subprocess.Popen([node.bitnoded, "-signet", "-datadir=" + sig, "-connect=0",
+                              "-listen=0", "-dnsseed=0", "-fixedseeds=0", "-server=0",
+                              "-printtoconsole=0"], stderr=subprocess.PIPE, text=True)
+        sig_log = os.path.join(sig, "signet", "debug.log")
+        wait_until(lambda: os.path.exists(sig_log) and "init message: Done loading" in
+                   open(sig_log, errors="replace").read(), timeout=60, what="signet start")
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
+        assert_equal(p.returncode, 0)
+        assert_in('Warning: Disk space for "%s' % sig, err)
+        assert_in("may not accommodate the block files. Approximately 24 GB of data will be "
+                  "stored in this directory.", err)
+        shutil.rmtree(sig)
 
         self.log("2. an import stops at Core's margin")
         self.free_to(60 * MIB)  # the first 16 MiB chunk is there, the second does not fit

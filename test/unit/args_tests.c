@@ -702,6 +702,11 @@ static void test_log(void)
 
 static void test_fs(void)
 {
+    /* Core's CheckDiskSpace: 50 MiB beyond what is asked; a path that cannot be looked at
+     * is not a full disk. */
+    CHECK(fs_disk_space_ok("/nonexistent/bitnode", 0));
+    CHECK(!fs_disk_space_ok("/", UINT64_MAX - FS_MIN_DISK_SPACE));
+    CHECK_EQ_INT(FS_MIN_DISK_SPACE, 50ull << 20);
     char *p = fs_path_join("/a/b", "c");
     CHECK_EQ_STR(p, "/a/b/c");
     free(p);

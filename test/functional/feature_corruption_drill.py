@@ -261,6 +261,12 @@ class CorruptionDrill(BitnodeTestFramework):
         wait_until(lambda: node.rpc("getbestblockhash") == self.want["tip"], timeout=60,
                    what="pristine tip")
         node.stop()
+        # Core's VerifyDB lines for a sound chain, every block at level 4.
+        log = open(node.debug_log, errors="replace").read()
+        for line in ("Verifying last 110 blocks at level 4",
+                     "Verification: checked last 110 blocks at level 4",
+                     "Verification: no coin database inconsistencies (110 transactions)"):
+            assert_equal(line in log, True)
 
 
 if __name__ == "__main__":

@@ -159,6 +159,17 @@ static void on_validation_halt(void *ctx, int rc)
     shutdown_request();
 }
 
+/* A store failed for good on a thread of its own (an optional index's: Core's
+ * BaseIndex::FatalErrorf), or validation halted (its own callback has said it already):
+ * Core's AbortNode, once. Runs on the failing thread. */
+static void on_store_fatal(void *ctx, int rc)
+{
+    struct node *n = ctx;
+    report_fatal(n, rc);
+    atomic_store(&n->failed, 1);
+    shutdown_request();
+}
+
 static int import_interrupted(void)
 {
     return shutdown_requested();
@@ -1063,7 +1074,8 @@ static int open_chainstate(struct node *n)
              tip ? tip->height : -1);
     n->ctx.blocknotify = args_get(n->args, "blocknotify", NULL);
     n->ctx.alertnotify = args_get(n->args, "alertnotify", NULL);
-    if (node_notify_attach(&n->ctx) != RC_OK) {
+    struct chainstate_listener fatal = {.ctx = n, .fatal_error = on_store_fatal};
+    if (node_notify_attach(&n->ctx) != RC_OK || chainstate_add_listener(n->ctx.cs, &fatal)) {
         init_error("no room for the chainstate's tip listener");
         return RC_USAGE;
     }

@@ -103,16 +103,25 @@ struct node {
 /* Core's AbortNode: a fatal error on the console too, once, with what failed and how to
  * repair it: a stored block that does not read back names its file and position and
  * -reindex (chainstate_fatal_message); a store's error is the backend's own message, which
- * names the store (kv_last_error, kept per thread: this runs on the thread that met it). */
-static void report_fatal(struct node *n, int rc)
+ * names the store (kv_last_error, kept per thread: this runs on the thread that met it);
+ * else the failing part's own message (own, "" none): e.g. the import's reading of a block
+ * file that shrank. */
+static void report_fatal_why(struct node *n, int rc, const char *own)
 {
     if (atomic_exchange(&n->fatal_reported, 1)) {
         return;
     }
     const char *why = n->ctx.cs ? chainstate_fatal_message(n->ctx.cs) : "";
+    if (!*why) {
+        why = own;
+    }
     char msg[1024];
     if (*why) {
         snprintf(msg, sizeof(msg), "%s", why);
+    } else if (rc == RC_BACKEND && strstr(kv_last_error(NULL), strerror(ENOSPC))) {
+        /* A store's write that found the disk full: not damage, no repair but room (Core's
+         * words for a store's failure while flushing). */
+        snprintf(msg, sizeof(msg), "System error while flushing: %s", kv_last_error(NULL));
     } else if (rc == RC_BACKEND && kv_last_error(NULL)[0]) {
         snprintf(msg, sizeof(msg), "%s. Please restart with -reindex or -reindex-chainstate "
                  "to recover", kv_last_error(NULL));
@@ -126,6 +135,11 @@ static void report_fatal(struct node *n, int rc)
             msg);
     fflush(stderr);
     LOG_ERROR("A fatal internal error occurred: %s", msg);
+}
+
+static void report_fatal(struct node *n, int rc)
+{
+    report_fatal_why(n, rc, "");
 }
 
 /* The validation thread stopped connecting for good: -stopatheight was reached (wherever the
@@ -145,6 +159,17 @@ static void on_validation_halt(void *ctx, int rc)
     } else {
         LOG_INFO("-stopatheight reached: shutting down");
     }
+    shutdown_request();
+}
+
+/* A store failed for good on a thread of its own (an optional index's: Core's
+ * BaseIndex::FatalErrorf), or validation halted (its own callback has said it already):
+ * Core's AbortNode, once. Runs on the failing thread. */
+static void on_store_fatal(void *ctx, int rc)
+{
+    struct node *n = ctx;
+    report_fatal(n, rc);
+    atomic_store(&n->failed, 1);
     shutdown_request();
 }
 
@@ -182,6 +207,7 @@ static void *import_main(void *arg)
     const char **files = NULL;
     size_t nload = args_get_list(n->args, "loadblock", &files);
     int rc = RC_OK;
+    char why[512] = ""; /* the import's own reading failure */
     if (!n->reindexing) {
         /* Blocks stored past the chainstate's tip (-reindex-chainstate rebuilds from all of
          * them; after a crash, the ones not yet connected) are connected by the validation
@@ -219,6 +245,7 @@ static void *import_main(void *arg)
         /* The summary is logged also when stopped early (as Core's "Loaded N blocks"). */
         int frc = importer_finish(im, &st);
         rc = rc ? rc : frc;
+        snprintf(why, sizeof(why), "%s", importer_error(im));
         if (rc == RC_OK && !shutdown_requested()) {
             struct validator_job j = {.work = VALIDATOR_CALL, .fn = clear_reindexing};
             rc = validator_run(n->ctx.val, &j);
@@ -238,6 +265,7 @@ static void *import_main(void *arg)
         }
         int frc = importer_finish(im, &st); /* logs its summary also when stopped early */
         rc = rc ? rc : frc;
+        snprintf(why, sizeof(why), "%s", importer_error(im));
         importer_free(im);
     }
     free(files);
@@ -251,7 +279,7 @@ static void *import_main(void *arg)
         /* The validation thread has logged it and asked for the shutdown already when the
          * error was its own; an error of the import thread itself is the same failure. */
         LOG_ERROR("import failed: %s; shutting down", rc_str(rc));
-        report_fatal(n, rc);
+        report_fatal_why(n, rc, why);
         atomic_store(&n->failed, 1);
         shutdown_request();
     }
@@ -942,16 +970,25 @@ static int verify_loaded_chain(struct node *n)
     if (n->reindexing || n->co.reindex_chainstate) {
         return RC_OK;
     }
+    if (!tip->prev) {
+        return RC_OK; /* Core's VerifyDB: nothing to check on the genesis block */
+    }
     init_message(n, "Verifying blocks\u2026");
     int64_t level = args_get_int(n->args, "checklevel", 3), blocks = args_get_int(n->args, "checkblocks", 6);
     level = level < 0 ? 0 : level > 4 ? 4 : level;
     long long shown = blocks <= 0 || blocks > tip->height ? tip->height : blocks; /* 0: all */
     LOG_INFO("Verifying last %lld blocks at level %lld", shown, (long long)level);
     int ok = 1;
-    char why[256] = "";
-    int rc = chainstate_verify(n->ctx.cs, (int)level, (int)blocks, &ok, why, sizeof(why));
+    char why[1024] = "";
+    uint64_t good_txs = 0;
+    int rc = chainstate_verify(n->ctx.cs, (int)level, (int)blocks, &ok, why, sizeof(why),
+                               &good_txs);
     if (rc == RC_OK && ok != 0) { /* -1: stopped at pruned blocks, as Core's start-up */
-        LOG_INFO("Verification: No coin database inconsistencies in last %lld blocks", shown);
+        LOG_INFO("Verification: checked last %lld blocks at level %lld", shown, (long long)level);
+        if (level >= 3) {
+            LOG_INFO("Verification: no coin database inconsistencies (%llu transactions)",
+                     (unsigned long long)good_txs);
+        }
         return RC_OK;
     }
     if (rc == RC_BACKEND || rc == RC_IO) {
@@ -962,7 +999,11 @@ static int verify_loaded_chain(struct node *n)
         load_failure(msg);
         return RC_INVALID;
     }
-    LOG_ERROR("Verification failed: %s", rc ? rc_str(rc) : why);
+    /* Core's "Verification error: ..." log line; on the console too, before Core's message,
+     * so that the damaged file and position are named where the operator looks. */
+    const char *what = rc ? chainstate_fatal_message(n->ctx.cs) : why;
+    LOG_ERROR("Verification error: %s", what[0] ? what : rc_str(rc));
+    fprintf(stderr, "Verification error: %s\n", what[0] ? what : rc_str(rc));
     load_failure("Corrupted block database detected");
     return RC_INVALID;
 }
@@ -1057,7 +1098,8 @@ static int open_chainstate(struct node *n)
              tip ? tip->height : -1);
     n->ctx.blocknotify = args_get(n->args, "blocknotify", NULL);
     n->ctx.alertnotify = args_get(n->args, "alertnotify", NULL);
-    if (node_notify_attach(&n->ctx) != RC_OK) {
+    struct chainstate_listener fatal = {.ctx = n, .fatal_error = on_store_fatal};
+    if (node_notify_attach(&n->ctx) != RC_OK || chainstate_add_listener(n->ctx.cs, &fatal)) {
         init_error("no room for the chainstate's tip listener");
         return RC_USAGE;
     }
@@ -1115,6 +1157,58 @@ static int start_validation(struct node *n)
     if (validator_new(&n->ctx.val, n->ctx.cs, 0, on_validation_halt, n) != RC_OK) {
         init_error("cannot start the validation thread");
         return RC_IO;
+    }
+    return RC_OK;
+}
+
+/* Core's m_assumed_blockchain_size, in GB: what a full chain takes in the blocks directory
+ * (a custom signet and regtest: 0). */
+static uint64_t assumed_chain_gb(const struct node *n)
+{
+    switch (n->chain.params->id) {
+    case CHAIN_MAIN:
+        return 856;
+    case CHAIN_TESTNET3:
+        return 245;
+    case CHAIN_TESTNET4:
+        return 31;
+    case CHAIN_SIGNET:
+        return args_is_set(n->args, "signetchallenge") ? 0 : 24;
+    default:
+        return 0;
+    }
+}
+
+/* Core's start-up checks before the import (its step 11): under its 50 MiB margin free in
+ * the datadir or the blocks directory the node does not start ("Error: Disk space is low
+ * for ..."); on a first start, a disk that cannot take the whole chain (or the prune
+ * target) is warned about. Returns 0 or RC_IO. */
+static int check_disk_space(struct node *n)
+{
+    const char *blocks = chainstate_blocks_dir(n->ctx.cs);
+    const char *dirs[2] = {n->net_dir, blocks};
+    for (int i = 0; i < 2; i++) {
+        if (!fs_disk_space_ok(dirs[i], 0)) {
+            init_error("Error: Disk space is low for \"%s\"", dirs[i]);
+            return RC_IO;
+        }
+    }
+    struct block_index *tip = chainstate_tip(n->ctx.cs); /* nothing else runs yet */
+    if (n->reindexing || n->co.reindex_chainstate || (tip && tip->height > 1)) {
+        return RC_OK;
+    }
+    uint64_t gb = assumed_chain_gb(n), need = gb << 30;
+    if (n->co.prune_target && n->co.prune_target != CHAINSTATE_PRUNE_MANUAL &&
+        n->co.prune_target < need) {
+        need = n->co.prune_target;
+    }
+    if (!fs_disk_space_ok(blocks, need)) {
+        char msg[4400];
+        snprintf(msg, sizeof(msg), "Disk space for \"%s\" may not accommodate the block files. "
+                 "Approximately %llu GB of data will be stored in this directory.",
+                 blocks, (unsigned long long)gb);
+        LOG_WARN("%s", msg);
+        fprintf(stderr, "Warning: %s\n", msg);
     }
     return RC_OK;
 }
@@ -1206,6 +1300,16 @@ static int shutdown_node(struct node *n, int exit_code)
     node_notify_detach(&n->ctx);
     if (atomic_load(&n->failed)) {
         exit_code = 1;
+    }
+    if (n->ctx.cs && !atomic_load(&n->failed)) {
+        /* Core's ForceFlushStateToDisk at shutdown: a failure (a full disk) is its
+         * AbortNode, on the console too, and the exit status 1. */
+        int frc = chainstate_flush(n->ctx.cs, FLUSH_ALWAYS);
+        if (frc != RC_OK) {
+            report_fatal(n, frc);
+            atomic_store(&n->failed, 1);
+            exit_code = 1;
+        }
     }
     if (n->ctx.cs && chainstate_close(n->ctx.cs) != RC_OK) {
         LOG_ERROR("Shutdown: flushing the chainstate failed; it stays consistent on disk");
@@ -1354,7 +1458,8 @@ int main(int argc, char **argv)
      * initload: the stored blocks, the block files, then the mempool saved at the last
      * shutdown). 17. Peers. */
     if (check_fee_estimator_args(&n) != RC_OK || open_chainstate(&n) != RC_OK ||
-        (n.step = 14, start_validation(&n) != RC_OK) || start_import(&n) != RC_OK) {
+        (n.step = 14, start_validation(&n) != RC_OK) || check_disk_space(&n) != RC_OK ||
+        start_import(&n) != RC_OK) {
         exit_code = 1;
         goto shutdown;
     }

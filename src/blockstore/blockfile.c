@@ -20,23 +20,23 @@
 #define RELEASE_KEEP (8u << 20)
 #define RELEASE_STEP (16u << 20)
 
-/* An obfuscated file (our own blk files under an XOR key) is not mapped: its chunks are
- * read into an anonymous mapping of the file's size as they are wanted and turned back
- * there, a chunk at a time; given back pages are read again when wanted. */
+/* A file is never mapped (a file that shrinks, or a disk that fails a read, would kill the
+ * process with SIGBUS on touching the page): its chunks are read with pread into an
+ * anonymous mapping of the file's size as they are wanted (and turned back there under an
+ * XOR key), a chunk at a time; given back pages are read again when wanted. A read that
+ * fails or comes short ends the file there, in the stats (read_error). */
 #define XOR_CHUNK (1u << 20)
 
 struct blockfile {
-    const uint8_t *map; /* NULL for an empty file */
+    const uint8_t *map; /* anonymous, the file's size; NULL for an empty file */
     size_t size;
     size_t pos;
-    size_t released; /* [0, released) was given back (page-aligned; chunk-aligned when
-                        obfuscated) */
+    size_t released; /* [0, released) was given back (chunk-aligned) */
     size_t keep_from; /* bytes from here on are in use: never given back */
     uint8_t magic[4];
     struct blockfile_stats stats;
-    /* Obfuscated files only. */
-    int fd;               /* -1 for a mapped file */
-    struct obfuscation obf;
+    int fd;               /* -1 before it is open */
+    struct obfuscation obf; /* .on == 0 (a key of zeros) for a plain file */
     uint8_t *loaded;      /* a bit per XOR_CHUNK: read and turned back */
     int failed;           /* a read failed: the file ends there */
 };
@@ -49,43 +49,9 @@ static int sys_error(char *err, size_t err_len, const char *what, const char *pa
     return RC_IO;
 }
 
-static int map_file(const char *path, const uint8_t **map, size_t *size, char *err,
-                    size_t err_len)
-{
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return sys_error(err, err_len, "cannot open", path);
-    }
-    if (fstat(fd, &st) != 0) {
-        int rc = sys_error(err, err_len, "cannot stat", path);
-        close(fd);
-        return rc;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        errno = EINVAL;
-        return sys_error(err, err_len, "not a regular file:", path);
-    }
-    *size = (size_t)st.st_size;
-    *map = NULL;
-    if (*size > 0) {
-        void *m = mmap(NULL, *size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (m == MAP_FAILED) {
-            int rc = sys_error(err, err_len, "cannot map", path);
-            close(fd);
-            return rc;
-        }
-        madvise(m, *size, MADV_SEQUENTIAL);
-        *map = m;
-    }
-    close(fd);
-    return RC_OK;
-}
-
-/* The file at path, not mapped (obfuscated): its descriptor and an anonymous mapping of its
- * size, filled chunk by chunk. */
-static int open_obfuscated(struct blockfile *bf, const char *path, char *err, size_t err_len)
+/* The file at path: its descriptor and an anonymous mapping of its size, filled chunk by
+ * chunk with pread. */
+static int open_file(struct blockfile *bf, const char *path, char *err, size_t err_len)
 {
     struct stat st;
     bf->fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -122,10 +88,8 @@ int blockfile_open_obfuscated(struct blockfile **out, const char *path, const ui
     int rc;
     if (obf && obf->on) {
         bf->obf = *obf;
-        rc = open_obfuscated(bf, path, err, err_len);
-    } else {
-        rc = map_file(path, &bf->map, &bf->size, err, err_len);
     }
+    rc = open_file(bf, path, err, err_len);
     if (rc) {
         blockfile_close(bf);
         return rc;
@@ -140,11 +104,11 @@ int blockfile_open(struct blockfile **out, const char *path, const uint8_t magic
     return blockfile_open_obfuscated(out, path, magic4, NULL, err, err_len);
 }
 
-/* Makes [from, to) readable in bf->map: for an obfuscated file, its chunks not read yet are
- * read and turned back. Returns 0, or -1 after a failed read (bf->failed, stats). */
+/* Makes [from, to) readable in bf->map: its chunks not read yet are read (and turned back
+ * when obfuscated). Returns 0, or -1 after a failed read (bf->failed, stats). */
 static int ensure(struct blockfile *bf, size_t from, size_t to)
 {
-    if (bf->fd < 0 || to <= from) {
+    if (to <= from) {
         return bf->failed ? -1 : 0;
     }
     uint8_t *own = (uint8_t *)bf->map;
@@ -168,7 +132,9 @@ static int ensure(struct blockfile *bf, size_t from, size_t to)
             }
             done += (size_t)r;
         }
-        obfuscation_apply(&bf->obf, own + start, n, start);
+        if (bf->obf.on) {
+            obfuscation_apply(&bf->obf, own + start, n, start);
+        }
         bf->loaded[c / 8] |= (uint8_t)(1u << (c % 8));
     }
     return 0;
@@ -178,16 +144,14 @@ static int ensure(struct blockfile *bf, size_t from, size_t to)
  * rest of the file when it reaches the end. */
 static void give_back(struct blockfile *bf, size_t upto)
 {
-    size_t unit = bf->fd >= 0 ? XOR_CHUNK : (size_t)sysconf(_SC_PAGESIZE);
+    size_t unit = XOR_CHUNK;
     upto = upto < bf->size ? upto / unit * unit : bf->size;
     if (!bf->map || upto <= bf->released) {
         return;
     }
     madvise((void *)(bf->map + bf->released), upto - bf->released, MADV_DONTNEED);
-    if (bf->fd >= 0) {
-        for (size_t c = bf->released / XOR_CHUNK; c < (upto + XOR_CHUNK - 1) / XOR_CHUNK; c++) {
-            bf->loaded[c / 8] &= (uint8_t)~(1u << (c % 8));
-        }
+    for (size_t c = bf->released / XOR_CHUNK; c < (upto + XOR_CHUNK - 1) / XOR_CHUNK; c++) {
+        bf->loaded[c / 8] &= (uint8_t)~(1u << (c % 8));
     }
     bf->released = upto;
 }
@@ -197,7 +161,7 @@ static void give_back(struct blockfile *bf, size_t upto)
 static void skip(struct blockfile *bf, size_t from, size_t to)
 {
     bf->stats.skipped_bytes += to - from;
-    const uint8_t *pad = bf->obf.key; /* zeros for a mapped file */
+    const uint8_t *pad = bf->obf.key; /* zeros for a plain file */
     for (size_t i = from; i < to; i++) {
         if (bf->map[i] != pad[i % OBFUSCATION_KEY_SIZE]) {
             if (bf->stats.garbage_bytes++ == 0) {
@@ -210,9 +174,9 @@ static void skip(struct blockfile *bf, size_t from, size_t to)
 int blockfile_next(struct blockfile *bf, struct blockfile_record *rec)
 {
     while (bf->pos < bf->size && !bf->failed) {
-        /* An obfuscated file is looked through a chunk at a time. */
+        /* The file is looked through a chunk at a time. */
         size_t limit = bf->size;
-        if (bf->fd >= 0 && bf->size - bf->pos > XOR_CHUNK - bf->pos % XOR_CHUNK) {
+        if (bf->size - bf->pos > XOR_CHUNK - bf->pos % XOR_CHUNK) {
             limit = bf->pos + (XOR_CHUNK - bf->pos % XOR_CHUNK);
         }
         if (ensure(bf, bf->pos, limit)) {

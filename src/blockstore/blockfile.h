@@ -5,14 +5,17 @@
  * accept a size in [80, 4,000,000], take that many bytes as one record. Format:
  * doc/files.md, "Block files".
  *
- * The file is memory-mapped read-only; records are borrowed views into the mapping, valid
- * until blockfile_close (for an obfuscated file, see blockfile_keep_from).
+ * The file is read with pread, a 1 MiB chunk at a time, into memory of its own as the reading
+ * gets to it (never memory-mapped: a file that shrinks under the reader, or a disk that fails
+ * a read, would kill the process with SIGBUS; here the read fails, and the file ends there
+ * with read_error in the stats). Records are borrowed views into that memory, valid until
+ * blockfile_close (see blockfile_keep_from).
  *
  * A file of the node's own blocks directory is XORed with the key of blocks/xor.dat (Core's
- * -blocksxor; doc/files.md, "The XOR key"): opened with blockfile_open_obfuscated, it is read
- * a 1 MiB chunk at a time into memory of its own and turned back there as the reading gets
- * to it. -loadblock files are never obfuscated (Core reads them as they are). Records are returned as found: whether the bytes are a valid block
- * is for the caller to decide (Core skips the record's bytes either way).
+ * -blocksxor; doc/files.md, "The XOR key"): opened with blockfile_open_obfuscated, its chunks
+ * are turned back as they are read. -loadblock files are never obfuscated (Core reads them
+ * as they are). Records are returned as found: whether the bytes are a valid block is for
+ * the caller to decide (Core skips the record's bytes either way).
  */
 #ifndef BITNODE_BLOCKSTORE_BLOCKFILE_H
 #define BITNODE_BLOCKSTORE_BLOCKFILE_H
@@ -27,7 +30,7 @@
 struct blockfile;
 
 struct blockfile_record {
-    const uint8_t *data; /* borrowed from the mapping */
+    const uint8_t *data; /* borrowed from the reader's memory */
     size_t len;
     uint64_t offset; /* file offset of data (just past the 8-byte frame) */
 };
@@ -41,7 +44,7 @@ struct blockfile_stats {
     uint64_t first_bad_frame_at; /* offset of the first such magic */
     int truncated_tail;     /* 1 if the file ended inside a record (its bytes are not returned) */
     uint64_t truncated_at;  /* offset of that record's magic */
-    int read_error;         /* errno of a failed read of an obfuscated file (EIO: it shrank);
+    int read_error;         /* errno of a failed read (EIO: the file shrank under the reader);
                                the file ends there for blockfile_next */
     uint64_t read_error_at; /* the offset it failed at */
 };
@@ -70,8 +73,8 @@ int blockfile_next(struct blockfile *bf, struct blockfile_record *rec);
 
 /** Borrows the record whose data starts at offset and is len bytes (a position remembered
  *  from an earlier blockfile_next, e.g. a block held until its parent arrives).
- *  Returns 0, RC_INVALID if the range is outside the file, or RC_IO when reading an
- *  obfuscated file failed. */
+ *  Returns 0, RC_INVALID if the range is outside the file, or RC_IO when reading it
+ *  failed (read_error in the stats). */
 int blockfile_read_at(struct blockfile *bf, uint64_t offset, size_t len,
                       struct blockfile_record *rec);
 
@@ -89,16 +92,15 @@ int blockfile_sniff_magic(const char *path, const struct obfuscation *obf, uint8
                           char *err, size_t err_len);
 
 /** Bytes from offset on are still in use by the caller (records handed to other threads):
- *  blockfile_next, which gives back the pages it has read past, leaves them. An obfuscated
- *  file's pages given back are gone (read again when wanted), a mapped file's come back
- *  from the file by themselves; so a caller that keeps records of an obfuscated file past
- *  the next few calls says so here. UINT64_MAX (the default): nothing is held. */
+ *  blockfile_next, which gives back the pages it has read past, leaves them. Pages given
+ *  back are gone (read again when wanted by blockfile_read_at); so a caller that keeps
+ *  records past the next few calls says so here. UINT64_MAX (the default): nothing is held. */
 void blockfile_keep_from(struct blockfile *bf, uint64_t offset);
 /** Gives back every page below the keep_from offset (the file read through): a held record
  *  is read again by blockfile_read_at. */
 void blockfile_release(struct blockfile *bf);
 
-/** Unmaps and closes (NULL is a no-op). */
+/** Frees the reader's memory and closes (NULL is a no-op). */
 void blockfile_close(struct blockfile *bf);
 
 #endif

@@ -41,6 +41,7 @@ struct blockstore {
     uint32_t blk_chunk, rev_chunk;
     int check_for_pruning;   /* a file or chunk was begun since the last look */
     int dir_unsynced;        /* a file was created since the directory's last fsync */
+    int out_of_space;        /* a write or an allocation failed for want of disk space */
     int *pruned;             /* file numbers pruned and not yet unlinked */
     int npruned;
     /* Reads from several threads (each opens its file for the read): the file array and
@@ -178,6 +179,7 @@ static int write_at(struct blockstore *bs, int fd, const void *data, size_t len,
     }
     if (bs->fault_n > 0 && --bs->fault_n == 0) {
         if (bs->fault_err) {
+            bs->out_of_space |= bs->fault_err == ENOSPC;
             return fail(bs, RC_IO, "writing %s: %s", what, strerror(bs->fault_err));
         }
         if (pwrite(fd, p, len / 2, (off_t)off) < 0) {
@@ -191,6 +193,7 @@ static int write_at(struct blockstore *bs, int fd, const void *data, size_t len,
             if (errno == EINTR) {
                 continue;
             }
+            bs->out_of_space |= errno == ENOSPC;
             return fail(bs, RC_IO, "writing %s: %s", what, strerror(errno));
         }
         if (w == 0) {
@@ -202,7 +205,9 @@ static int write_at(struct blockstore *bs, int fd, const void *data, size_t len,
 }
 
 /* Makes sure [0, need) is allocated on disk, growing in chunks (ENOSPC shows up here, not in
- * the middle of a later write). */
+ * the middle of a later write). As Core's FlatFileSeq::Allocate, a chunk is begun only with
+ * its size and Core's 50 MiB margin free (fs_disk_space_ok): the node stops with "Disk
+ * space is too low!" before the disk is full, so that the stores can still write. */
 static int preallocate(struct blockstore *bs, int fd, uint32_t *alloc, uint64_t need,
                        uint32_t chunk, const char *what)
 {
@@ -210,9 +215,17 @@ static int preallocate(struct blockstore *bs, int fd, uint32_t *alloc, uint64_t 
         return RC_OK;
     }
     uint64_t target = (need + chunk - 1) / chunk * chunk;
+    /* As Core's: looked at only when the position crosses into a new chunk (after a
+     * restart *alloc is the data's end, and the chunk it is in is on disk already). */
+    uint64_t old_end = ((uint64_t)*alloc + chunk - 1) / chunk * chunk;
+    if (target > old_end && !fs_disk_space_ok(bs->dir, target - *alloc)) {
+        bs->out_of_space = 1;
+        return fail(bs, RC_IO, "allocating space for %s: Disk space is too low!", what);
+    }
     bs->check_for_pruning = 1; /* Core's m_check_for_pruning: usage grows by a chunk */
     int e = posix_fallocate(fd, (off_t)*alloc, (off_t)(target - *alloc));
     if (e != 0 && e != EOPNOTSUPP && e != EINVAL) {
+        bs->out_of_space |= e == ENOSPC;
         return fail(bs, RC_IO, "allocating space for %s: %s", what, strerror(e));
     }
     *alloc = (uint32_t)target;
@@ -565,6 +578,11 @@ int blockstore_take_dirty_files(struct blockstore *bs, int *out, int max)
         }
     }
     return k;
+}
+
+int blockstore_out_of_space(const struct blockstore *bs)
+{
+    return bs->out_of_space;
 }
 
 const char *blockstore_error(const struct blockstore *bs)

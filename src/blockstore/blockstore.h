@@ -90,6 +90,10 @@ int blockstore_take_dirty_files(struct blockstore *bs, int *out, int max);
 void blockstore_path(const struct blockstore *bs, int n, int undo, char *out, size_t out_len);
 /** The last error message. */
 const char *blockstore_error(const struct blockstore *bs);
+/** 1 once a write or an allocation failed for want of disk space (ENOSPC, or less than
+ *  Core's 50 MiB margin left before a new chunk: fs_disk_space_ok): the failure is Core's
+ *  "Disk space is too low!", not damage. */
+int blockstore_out_of_space(const struct blockstore *bs);
 
 /* ---- Pruning (Core's PruneOneBlockFile, UnlinkPrunedFiles; doc/files.md) ---- */
 

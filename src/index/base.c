@@ -383,6 +383,12 @@ static void *run(void *arg)
         x->failed = 1;
         pthread_cond_broadcast(&x->done_cv);
         pthread_mutex_unlock(&x->mu);
+        if (rc == RC_BACKEND || rc == RC_IO) {
+            /* Core's BaseIndex::FatalErrorf: the index's store failed (a full disk, damage):
+             * the node stops as for its own stores (AbortNode: the store's message, from
+             * this thread's kv_last_error, on the console and in the log). */
+            chainstate_notify_fatal(x->cs, rc);
+        }
     }
     log_thread_exit(x->ops->thread_name);
     return NULL;

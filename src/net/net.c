@@ -1327,7 +1327,9 @@ static void load_bans(struct net *n)
     json_t *root = json_load_file(path, 0, &jerr);
     if (!root) {
         if (access(path, F_OK) == 0) {
-            LOG_WARN("Invalid or corrupt %s, ignoring it (%s)", path, jerr.text);
+            /* Core's words (its settings reader's error), then jansson's reason. */
+            LOG_WARN("Cannot load banlist %s: Unable to parse settings file %s (%s, line %d)",
+                     path, path, jerr.text, jerr.line);
         }
         free(path);
         /* Core's BanMan: an empty list, written at once (the file exists after start-up). */

@@ -875,7 +875,7 @@ struct verify_call {
 static int verify_call(struct chainstate *cs, void *ctx)
 {
     struct verify_call *c = ctx;
-    return chainstate_verify(cs, c->level, c->nblocks, &c->ok, c->why, sizeof(c->why));
+    return chainstate_verify(cs, c->level, c->nblocks, &c->ok, c->why, sizeof(c->why), NULL);
 }
 
 static json_t *rpc_verifychain(struct rpc_request *req)

@@ -80,16 +80,19 @@ static void add_warning(struct args *a, enum args_warning_kind kind, const char 
     __attribute__((format(printf, 3, 4)));
 static void add_warning(struct args *a, enum args_warning_kind kind, const char *fmt, ...)
 {
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *msg = xmalloc(n > 0 ? (size_t)n + 1 : 1);
+    va_start(ap, fmt);
+    vsnprintf(msg, n > 0 ? (size_t)n + 1 : 1, fmt, ap);
     va_end(ap);
     a->warnings = xrealloc(a->warnings, (a->n_warnings + 1) * sizeof(*a->warnings));
     a->warning_kind =
         xrealloc(a->warning_kind, (a->n_warnings + 1) * sizeof(*a->warning_kind));
     a->warning_kind[a->n_warnings] = kind;
-    a->warnings[a->n_warnings++] = xstrdup(msg);
+    a->warnings[a->n_warnings++] = msg; /* any length: a key or section as long as given */
 }
 
 static const struct arg_def *find_def(const struct args *a, const char *name, size_t len)
@@ -305,9 +308,10 @@ static int check_line(const struct conf_line *l, int line_no, char *err, size_t 
         return RC_INVALID;
     }
     /* Core looks for the word in the whole name: main.rpcpassword too. */
-    char name[256];
-    snprintf(name, sizeof(name), "%.*s", (int)(eq - line), line);
-    if (l->had_hash && strstr(name, "rpcpassword")) {
+    char *name = xstrndup(line, (size_t)(eq - line));
+    int ambiguous = l->had_hash && strstr(name, "rpcpassword") != NULL;
+    free(name);
+    if (ambiguous) {
         snprintf(err, err_len,
                  "parse error on line %d, using # in rpcpassword can be ambiguous and should be "
                  "avoided",
@@ -317,35 +321,12 @@ static int check_line(const struct conf_line *l, int line_no, char *err, size_t 
     return RC_OK;
 }
 
-/* One "key=value" line of a file whose syntax passed, in section (the file's current
- * "[section]", "" for the top level), as Core's ReadConfigStream takes it. Returns 0, or
- * RC_INVALID with err filled. */
-static int read_option(struct args *a, const struct conf_line *l, const char *section,
-                       const char *filename, int line_no, bool ignore_unknown, char *err,
-                       size_t err_len)
+/* read_option's key (keybuf, without its section), its value, its section and the name
+ * with the section (full): checked and added. Returns 0, or RC_INVALID with err filled. */
+static int option_entry(struct args *a, const char *secbuf, const char *keybuf,
+                        const char *valbuf, const char *full, const char *filename, int line_no,
+                        bool ignore_unknown, char *err, size_t err_len)
 {
-    const char *eq = memchr(l->text, '=', l->len);
-    size_t kl = (size_t)(eq - l->text);
-    const char *key = trim(l->text, &kl);
-    size_t vl = l->len - (size_t)(eq - l->text) - 1;
-    const char *val = trim(eq + 1, &vl);
-    char keybuf[128], valbuf[1024], secbuf[64], full[200];
-    snprintf(secbuf, sizeof(secbuf), "%s", section);
-    const char *dot = memchr(key, '.', kl);
-    if (dot && section[0] == 0) {
-        size_t sl = (size_t)(dot - key);
-        snprintf(secbuf, sizeof(secbuf), "%.*s", (int)sl, key);
-        kl -= sl + 1;
-        key = dot + 1;
-        if (!section_known(secbuf)) {
-            add_warning(a, ARGS_WARNING_SECTION, "%s:%d Section [%s] is not recognized.",
-                        filename, line_no, secbuf);
-        }
-    }
-    snprintf(keybuf, sizeof(keybuf), "%.*s", (int)kl, key);
-    snprintf(valbuf, sizeof(valbuf), "%.*s", (int)vl, val);
-    /* Core names a key with its section ("regtest.foo"). */
-    snprintf(full, sizeof(full), "%s%s%s", secbuf, secbuf[0] ? "." : "", keybuf);
     const char *base = strncmp(keybuf, "no", 2) == 0 ? keybuf + 2 : keybuf;
     if (strcmp(base, "conf") == 0) {
         snprintf(err, err_len, "conf cannot be set in the configuration file; use includeconf= "
@@ -382,6 +363,47 @@ static int read_option(struct args *a, const struct conf_line *l, const char *se
     return RC_OK;
 }
 
+/* One "key=value" line of a file whose syntax passed, in section (the file's current
+ * "[section]", "" for the top level), as Core's ReadConfigStream takes it. Returns 0, or
+ * RC_INVALID with err filled. */
+static int read_option(struct args *a, const struct conf_line *l, const char *section,
+                       const char *filename, int line_no, bool ignore_unknown, char *err,
+                       size_t err_len)
+{
+    const char *eq = memchr(l->text, '=', l->len);
+    size_t kl = (size_t)(eq - l->text);
+    const char *key = trim(l->text, &kl);
+    size_t vl = l->len - (size_t)(eq - l->text) - 1;
+    const char *val = trim(eq + 1, &vl);
+    /* Keys, values and sections of any length, as Core's (std::string): held on the heap. */
+    char *secbuf = xstrdup(section), *keybuf, *valbuf, *full;
+    const char *dot = memchr(key, '.', kl);
+    if (dot && section[0] == 0) {
+        size_t sl = (size_t)(dot - key);
+        free(secbuf);
+        secbuf = xstrndup(key, sl);
+        kl -= sl + 1;
+        key = dot + 1;
+        if (!section_known(secbuf)) {
+            add_warning(a, ARGS_WARNING_SECTION, "%s:%d Section [%s] is not recognized.",
+                        filename, line_no, secbuf);
+        }
+    }
+    keybuf = xstrndup(key, kl);
+    valbuf = xstrndup(val, vl);
+    /* Core names a key with its section ("regtest.foo"). */
+    size_t fl = strlen(secbuf) + kl + 2;
+    full = xmalloc(fl);
+    snprintf(full, fl, "%s%s%s", secbuf, secbuf[0] ? "." : "", keybuf);
+    int rc = option_entry(a, secbuf, keybuf, valbuf, full, filename, line_no, ignore_unknown, err,
+                          err_len);
+    free(secbuf);
+    free(keybuf);
+    free(valbuf);
+    free(full);
+    return rc;
+}
+
 int args_read_config(struct args *a, const char *text, size_t len, const char *filename,
                      bool ignore_unknown, char *err, size_t err_len)
 {
@@ -394,26 +416,29 @@ int args_read_config(struct args *a, const char *text, size_t len, const char *f
             return RC_INVALID;
         }
     }
-    char section[64] = "";
+    char *section = xstrdup(""); /* any length, as Core's */
+    int rc = RC_OK;
     pos = 0;
     line_no = 0;
-    while (next_line(text, len, &pos, &l)) {
+    while (rc == RC_OK && next_line(text, len, &pos, &l)) {
         line_no++;
         if (l.len == 0) {
             continue;
         }
         if (is_section_line(&l)) {
-            snprintf(section, sizeof(section), "%.*s", (int)(l.len - 2), l.text + 1);
+            free(section);
+            section = xstrndup(l.text + 1, l.len - 2);
             if (!section_known(section)) {
                 add_warning(a, ARGS_WARNING_SECTION, "%s:%d Section [%s] is not recognized.",
                             filename, line_no, section);
             }
         } else if (read_option(a, &l, section, filename, line_no, ignore_unknown, err,
                                err_len) != RC_OK) {
-            return RC_INVALID;
+            rc = RC_INVALID;
         }
     }
-    return RC_OK;
+    free(section);
+    return rc;
 }
 
 /* Returns the effective entry of def in section (NULL: the top level only), following the
@@ -814,17 +839,19 @@ void args_log(const struct args *a)
         }
         qsort(v, n, sizeof(*v), entry_order);
         for (size_t i = 0; i < n; i++) {
-            char val[1100];
+            size_t vcap = 6 * strlen(v[i]->value) + 8; /* \u00xx for each byte at worst */
+            char *val = xmalloc(vcap);
             if (v[i]->def->flags & ARG_SENSITIVE) {
-                snprintf(val, sizeof(val), "****");
+                snprintf(val, vcap, "****");
             } else if (v[i]->negated) {
-                snprintf(val, sizeof(val), "false");
+                snprintf(val, vcap, "false");
             } else {
-                json_quote(val, sizeof(val), v[i]->value);
+                json_quote(val, vcap, v[i]->value);
             }
             LOG_INFO("%s %s%s%s%s=%s", src == SRC_CONFIG ? "Config file arg:" : "Command-line arg:",
                      v[i]->section[0] ? "[" : "", v[i]->section, v[i]->section[0] ? "] " : "",
                      v[i]->def->name, val);
+            free(val);
         }
         if (src == SRC_CMDLINE) {
             break;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "util/check.h"
@@ -221,6 +222,16 @@ int fs_write_file_via(const char *path, const char *suffix, const void *data, si
 out:
     free(tmp);
     return rc;
+}
+
+bool fs_disk_space_ok(const char *dir, uint64_t additional)
+{
+    struct statvfs st;
+    if (statvfs(dir, &st) != 0) {
+        return true;
+    }
+    uint64_t avail = (uint64_t)st.f_bavail * (uint64_t)st.f_frsize;
+    return avail >= FS_MIN_DISK_SPACE + additional;
 }
 
 int fs_read_file(const char *path, struct buf *out, size_t max_bytes, char *err, size_t err_len)

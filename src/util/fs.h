@@ -55,6 +55,15 @@ int fs_write_file_via(const char *path, const char *suffix, const void *data, si
                       mode_t mode, char *err, size_t err_len);
 /** Appends the whole file (at most max_bytes) to out. Returns 0, RC_NOT_FOUND if it does
  *  not exist, RC_TOO_LARGE, or RC_IO; err is filled on failure. */
+/* Core's CheckDiskSpace margin: what must stay free beyond what a write needs. */
+#define FS_MIN_DISK_SPACE (50ull << 20)
+
+/** Core's CheckDiskSpace: whether the file system holding dir has FS_MIN_DISK_SPACE plus
+ *  additional bytes available (to this user: statvfs's f_bavail).
+ *  Returns: true when it has, or when statvfs cannot tell (a path that fails to stat is not
+ *           a full disk); false when it has not. */
+bool fs_disk_space_ok(const char *dir, uint64_t additional);
+
 int fs_read_file(const char *path, struct buf *out, size_t max_bytes, char *err, size_t err_len);
 
 /** Creates path as an empty file (truncated if it exists), then syncs the file and its

@@ -673,8 +673,9 @@ int chainstate_precious_block(struct chainstate *cs, const uint8_t hash32[32])
 }
 
 int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *ok, char *why,
-                      size_t why_len)
+                      size_t why_len, uint64_t *good_txs)
 {
+    uint64_t good = 0;
     int rc = RC_OK;
     char scratch[8];
     if (!why) {
@@ -712,14 +713,24 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
             break;
         }
         if ((rc = chainstate_load_block(cs, e, &b))) {
-            snprintf(why, why_len, "block at height %d cannot be read", e->height);
+            /* Core's "ReadBlock failed at %d", with what the read said (its file and
+             * position: chainstate_load_block's message). */
+            snprintf(why, why_len, "ReadBlock failed at %d: %s", e->height, cs->fatal_msg);
+            cs->fatal_msg[0] = '\0'; /* a verdict of the verification, not a halt */
             *ok = 0;
             rc = RC_OK;
             break;
         }
         vstate_init(&st);
-        if (checklevel >= 1 && block_check(&st, &b, cs->p, 1)) {
-            snprintf(why, why_len, "block at height %d: %s", e->height, st.reject);
+        /* Level 1: Core's CheckBlock, and the witness commitment too (ContextualCheckBlock's
+         * part that a flipped byte in witness data breaks: the merkle root does not cover
+         * it, and without it a damaged witness would be served as the block). */
+        if (checklevel >= 1 &&
+            (block_check(&st, &b, cs->p, 1) ||
+             block_check_contextual(&st, &b, e->height,
+                                    block_index_median_time_past(e->prev), cs->p))) {
+            snprintf(why, why_len, "found bad block at %d in blk%05d.dat at position %u (%s)",
+                     e->height, e->file, e->data_pos, st.reject);
             *ok = 0;
         }
         if (*ok == 1 && checklevel >= 2) {
@@ -727,7 +738,8 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
             buf_init(&raw);
             if (blockstore_read_undo(cs->store, e->file, e->undo_pos, e->prev->hash, &raw) ||
                 block_undo_parse(&undo, raw.data, raw.len)) {
-                snprintf(why, why_len, "undo data of height %d is unreadable", e->height);
+                snprintf(why, why_len, "found bad undo data at %d in rev%05d.dat at position %u",
+                         e->height, e->file, e->undo_pos);
                 *ok = 0;
             }
             buf_clear(&raw);
@@ -741,11 +753,13 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
                 break;
             }
             if (r) {
-                snprintf(why, why_len, "height %d does not disconnect cleanly (%s)", e->height,
+                snprintf(why, why_len, "irrecoverable inconsistency in block data at %d "
+                         "(blk%05d.dat, rev%05d.dat: %s)", e->height, e->file, e->file,
                          rc_str(r));
                 *ok = 0;
             } else {
                 disconnected++;
+                good += b.tx_count;
             }
         }
         block_undo_clear(&undo);
@@ -779,5 +793,8 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
     }
     coins_cache_free(view); /* nothing of it reaches the chainstate */
     pthread_rwlock_unlock(&cs->lock);
+    if (good_txs) {
+        *good_txs = good;
+    }
     return rc;
 }

@@ -151,6 +151,9 @@ int chainstate_load_block(struct chainstate *cs, const struct block_index *e, st
 
 const char *chainstate_fatal_message(const struct chainstate *cs)
 {
+    if (!cs->fatal_msg[0] && blockstore_out_of_space(cs->store)) {
+        return "Disk space is too low!"; /* Core's words, for a block or undo write */
+    }
     return cs->fatal_msg;
 }
 

@@ -410,9 +410,12 @@ int chainstate_precious_block(struct chainstate *cs, const uint8_t hash32[32]);
  *  (0 read, 1 block rules, 2 undo data readable, 3 disconnect in memory and compare,
  *  4 reconnect). Touches nothing on disk. Returns 0 with *ok (1: sound; 0: corrupt; -1:
  *  stopped at a block without data, pruned: Core's SKIPPED_MISSING_BLOCKS), or a system
- *  error; *why (may be NULL) names the first problem. */
+ *  error; *why (may be NULL) names the first problem with its block or undo file and
+ *  position. Level 1 checks the witness commitment too (a flipped witness byte).
+ *  *good_txs (may be NULL): the transactions of the blocks disconnected cleanly (Core's
+ *  nGoodTransactions). */
 int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *ok, char *why,
-                      size_t why_len);
+                      size_t why_len, uint64_t *good_txs);
 
 /** If hash32 is one of the last CHAINSTATE_INVALID_RING (16) blocks found invalid while
  *  connecting, copies its verdict into *st and returns 1; else 0. */

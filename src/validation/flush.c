@@ -7,6 +7,7 @@
 #include "blockstore/indexdb.h"
 #include "kv/kv.h"
 #include "consensus/pow.h"
+#include "util/fs.h"
 #include "util/log.h"
 #include "util/rc.h"
 #include "util/time.h"
@@ -117,6 +118,15 @@ static int flush_background(struct chainstate *cs, int sync, int full)
 
 /* A flush; prune: files are to be pruned after it, so the coins must reach the store at the
  * tip now (not in a background generation). */
+/* Core's FatalError "Disk space is too low!" (the message report_fatal prints): RC_IO. */
+static int out_of_space(struct chainstate *cs, const char *dir)
+{
+    snprintf(cs->fatal_msg, sizeof(cs->fatal_msg), "Disk space is too low!");
+    LOG_ERROR("flush: less than %llu MiB free in %s: Disk space is too low!",
+              (unsigned long long)(FS_MIN_DISK_SPACE >> 20), dir);
+    return RC_IO;
+}
+
 static int flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode, int prune)
 {
     int64_t now = (int64_t)time(NULL); /* real time: flushes ignore setmocktime */
@@ -173,6 +183,13 @@ static int flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode, 
         "Writing chainstate to disk: flush mode=%s, prune=%d, large=%d, critical=%d, periodic=%d",
         mode_names[mode], prune, full && mode == FLUSH_PERIODIC, full && mode != FLUSH_PERIODIC,
         periodic);
+    /* Core's FlushStateToDisk: the block index is written only with its 50 MiB margin free
+     * where the blocks are (fs_disk_space_ok), the coins only with that plus 48 * 2 * 2
+     * bytes per dirty coin in the datadir: a node that stops there still has room for its
+     * stores to close consistently. */
+    if (!fs_disk_space_ok(cs->blocks_dir, 0)) {
+        return out_of_space(cs, cs->blocks_dir);
+    }
     /* 1. Block and undo data reach the disk before anything refers to them. */
     int rc = blockstore_sync(cs->store);
     if (rc) {
@@ -183,6 +200,10 @@ static int flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode, 
      * assumeutxo.c), whose blocks' undo data it records. */
     if ((rc = write_index(cs)) || (rc = flush_background(cs, mode == FLUSH_ALWAYS, bg_full))) {
         return rc;
+    }
+    if (cs->active.height >= 0 &&
+        !fs_disk_space_ok(cs->datadir, 48ull * 2 * 2 * coins_cache_dirty_count(cs->coins))) {
+        return out_of_space(cs, cs->datadir);
     }
     /* 3. The coins and the best block, atomically. A flush that must be on disk when this
      * returns (shutdown, RPC: a scan of the store follows) first waits for the frozen

@@ -31,6 +31,7 @@ struct slot {
 };
 
 struct importer {
+    char err[512]; /* the last failure of the import's own reading ("" none) */
     struct validator *v;
     struct chainstate *cs;
     int reindex;
@@ -527,8 +528,9 @@ int importer_add_file(struct importer *im, const char *path, int file_number)
     struct blockfile_stats st;
     blockfile_get_stats(bf, &st);
     if (rc == RC_OK && st.read_error) {
-        LOG_ERROR("import: reading %s at offset %llu: %s", path,
-                  (unsigned long long)st.read_error_at, strerror(st.read_error));
+        snprintf(im->err, sizeof(im->err), "import: reading %s at offset %llu: %s", path,
+                 (unsigned long long)st.read_error_at, strerror(st.read_error));
+        LOG_ERROR("%s", im->err);
         rc = RC_IO;
     }
     if (rc == RC_STOPPED) {
@@ -549,6 +551,11 @@ static int flush_all(struct chainstate *cs, void *ctx)
 {
     (void)ctx;
     return chainstate_flush(cs, FLUSH_ALWAYS);
+}
+
+const char *importer_error(const struct importer *im)
+{
+    return im->err;
 }
 
 int importer_finish(struct importer *im, struct import_stats *stats)

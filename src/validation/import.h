@@ -51,6 +51,10 @@ int importer_add_file(struct importer *im, const char *path, int file_number);
  *  Returns 0 or a system error. Out: stats (may be NULL). */
 int importer_finish(struct importer *im, struct import_stats *stats);
 
+/** The import's own reading failure (a block file that cannot be read, or shrank while it
+ *  was read: its path, offset and the system error), "" when there was none. */
+const char *importer_error(const struct importer *im);
+
 /** 1 if a shutdown was requested while importing (checked between blocks). */
 typedef int (*import_interrupt_fn)(void);
 void importer_set_interrupt(struct importer *im, import_interrupt_fn fn);

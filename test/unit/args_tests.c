@@ -702,6 +702,11 @@ static void test_log(void)
 
 static void test_fs(void)
 {
+    /* Core's CheckDiskSpace: 50 MiB beyond what is asked; a path that cannot be looked at
+     * is not a full disk. */
+    CHECK(fs_disk_space_ok("/nonexistent/bitnode", 0));
+    CHECK(!fs_disk_space_ok("/", UINT64_MAX - FS_MIN_DISK_SPACE));
+    CHECK_EQ_INT(FS_MIN_DISK_SPACE, 50ull << 20);
     char *p = fs_path_join("/a/b", "c");
     CHECK_EQ_STR(p, "/a/b/c");
     free(p);
@@ -794,6 +799,56 @@ static void test_help_text(void)
     args_free(a);
 }
 
+/* Core's config reader keeps keys, values and sections of any length (std::string): a long
+ * line is read whole, never cut at a buffer's size. */
+static void test_config_long_lines(void)
+{
+    struct args *a = args_new(bitnoded_options, bitnoded_options_len);
+    size_t vlen = 5000, klen = 300;
+    char *text = malloc(vlen + 1500 + 2 * klen + 200);
+    char *p = text;
+    p += sprintf(p, "rpcpassword=");
+    memset(p, 'v', vlen);
+    p += vlen;
+    p += sprintf(p, "\nuacomment=");
+    for (size_t i = 0; i < 1500; i++) {
+        *p++ = (char)('a' + i % 26);
+    }
+    *p++ = '\n';
+    *p++ = '[';
+    memset(p, 's', klen); /* an unknown section of 300 bytes: its warning names all of it */
+    p += klen;
+    p += sprintf(p, "]\nrpcport=7\n");
+    *p = 0;
+    CHECK_EQ_INT(args_read_config(a, text, strlen(text), "b.conf", false, err, sizeof(err)), 0);
+    const char *pw = args_get(a, "rpcpassword", "");
+    CHECK_EQ_INT(strlen(pw), vlen);
+    CHECK(pw[0] == 'v' && pw[vlen - 1] == 'v');
+    const char *ua = args_get(a, "uacomment", "");
+    CHECK_EQ_INT(strlen(ua), 1500);
+    CHECK(ua[1499] == (char)('a' + 1499 % 26));
+    int named = 0;
+    for (size_t i = 0; i < args_warning_count(a); i++) {
+        const char *s = strstr(args_warning(a, i), "Section [");
+        named |= s && strlen(s) == strlen("Section [] is not recognized.") + klen;
+    }
+    CHECK(named);
+    args_free(a);
+    /* A key longer than 127 bytes is that whole key: an unknown option named in full, not
+     * a known one cut to size. */
+    a = args_new(bitnoded_options, bitnoded_options_len);
+    p = text;
+    memset(p, 'k', klen);
+    p += klen;
+    p += sprintf(p, "=1\n");
+    *p = 0;
+    CHECK_EQ_INT(args_read_config(a, text, strlen(text), "b.conf", false, err, sizeof(err)),
+                 RC_INVALID);
+    CHECK_EQ_INT(strlen(err), strlen("Invalid configuration value ") + klen);
+    args_free(a);
+    free(text);
+}
+
 static void test_time(void)
 {
     char s[TIME_ISO_LEN];
@@ -829,6 +884,7 @@ int main(void)
     TEST(test_config_precedence);
     TEST(test_config_main_chain);
     TEST(test_config_errors);
+    TEST(test_config_long_lines);
     TEST(test_core_rules);
     TEST(test_chain_selection);
     TEST(test_chain_table_matches_params);

@@ -2,6 +2,7 @@
  * regtest chain and on hand-made files with padding, garbage, bad frames and truncation. */
 #include "test.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <unistd.h>
 
@@ -161,6 +162,44 @@ static void test_large_file_released_pages(void)
     unlink(tmp_path);
 }
 
+/* A file that shrinks under the reader (another process truncates it, or a disk fails a
+ * read) ends there with read_error in the stats, and blockfile_read_at answers RC_IO: the
+ * reader never maps the file, where touching a page past the new end is SIGBUS. */
+static void test_file_shrinks_under_reader(void)
+{
+    enum { N = 8, LEN = 1000000 };
+    struct buf b;
+    struct blockfile *bf = NULL;
+    struct blockfile_record rec;
+    struct blockfile_stats st;
+    char err[256];
+    buf_init(&b);
+    for (int i = 0; i < N; i++) {
+        put_record(&b, REGTEST_MAGIC, LEN, (uint8_t)(0x10 + i));
+    }
+    write_tmp(&b);
+    buf_clear(&b);
+    CHECK_EQ_INT(blockfile_open(&bf, tmp_path, REGTEST_MAGIC, err, sizeof(err)), RC_OK);
+    if (!bf) {
+        return;
+    }
+    CHECK_EQ_INT(blockfile_next(bf, &rec), 1);
+    uint64_t last = 0;
+    CHECK_EQ_INT(truncate(tmp_path, 3u << 20), 0);
+    int n = 1;
+    while (blockfile_next(bf, &rec) == 1) {
+        n++;
+        last = rec.offset;
+    }
+    CHECK(n >= 1 && n <= 3);
+    blockfile_get_stats(bf, &st);
+    CHECK_EQ_INT(st.read_error, EIO);
+    CHECK(st.read_error_at >= last && st.read_error_at <= (3u << 20));
+    CHECK_EQ_INT(blockfile_read_at(bf, 6u * (LEN + 8) + 8, LEN, &rec), RC_IO);
+    blockfile_close(bf);
+    unlink(tmp_path);
+}
+
 /* A record cut short at the end of the file is not returned and is reported. */
 static void test_truncated_tail(void)
 {
@@ -249,6 +288,7 @@ int main(void)
     TEST(test_regtest_small);
     TEST(test_padding_and_garbage);
     TEST(test_large_file_released_pages);
+    TEST(test_file_shrinks_under_reader);
     TEST(test_truncated_tail);
     TEST(test_other_network);
     TEST(test_empty_and_missing);

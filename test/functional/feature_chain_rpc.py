@@ -158,7 +158,8 @@ class ChainRpcTest(BitnodeTestFramework):
         node.start(["-checklevel=1"])
         assert_equal(node.rpc("verifychain", 1, 3), True)
         assert_equal(node.rpc("verifychain", 2, 3), False)
-        assert_true("undo data of height" in open(node.debug_log).read(), "reason logged")
+        assert_true("found bad undo data at 1300 in rev00000.dat" in open(node.debug_log).read(),
+                    "reason logged, with the file")
 
 
 if __name__ == "__main__":

@@ -121,12 +121,79 @@ def gen_blockfile():
     write("blockfile", b"\x02" + key + bytes(c ^ key[i % 8] for i, c in enumerate(plain)))
 
 
+def compact(n):
+    if n < 253:
+        return bytes([n])
+    if n <= 0xffff:
+        return b"\xfd" + struct.pack("<H", n)
+    return b"\xfe" + struct.pack("<I", n)
+
+
+def sha256d(b):
+    return hashlib.sha256(hashlib.sha256(b).digest()).digest()
+
+
+def caddress(net, addr, port, services=9, time=1700000000):
+    return struct.pack("<II", 220000 | (1 << 29), time) + compact(services) + bytes([net]) + \
+        compact(len(addr)) + addr + struct.pack(">H", port)
+
+
+def gen_files():
+    # 0: peers.dat seeds are kept as they are in the corpus (a regtest node's file with new and
+    # tried entries, and its first half): writing one needs the address manager's bucketing.
+    # 1: anchors.dat, the two block-relay-only peers (an IPv4 and an IPv6 one), and none.
+    for addrs in ([caddress(1, bytes([1, 2, 3, 4]), 18444), caddress(2, bytes(range(16)), 8333)], []):
+        body = REGTEST_MAGIC + compact(len(addrs)) + b"".join(addrs)
+        write("files", b"\x01" + body + sha256d(body))
+    # 2: fee_estimates.dat as a node wrote it after 110 blocks, and cut short.
+    p = os.path.join(ROOT, "test/data/fees/start110/fee_estimates.dat.xz")
+    fees = lzma.open(p).read()
+    write("files", b"\x02" + fees)
+    write("files", b"\x02" + fees[:len(fees) // 3])
+    # 3: banlist.json.
+    write("files", b"\x03" + json.dumps({"banned_nets": [
+        {"version": 1, "ban_created": 1700000000, "banned_until": 4000000000, "address": "1.2.3.0/24"},
+        {"version": 1, "ban_created": 1700000000, "banned_until": 4000000000, "address": "2001:db8::/32"},
+        {"version": 1, "ban_created": 1, "banned_until": 2, "address": "10.0.0.1/32"}]}).encode())
+    # 4: settings.json.
+    write("files", b"\x04" + json.dumps({"_warning_": "x", "dbcache": "300", "wallet": ["w"]}).encode())
+    # 5: mempool.dat, version 1 (no key) and 2 (XORed), with transactions, a delta and an
+    # unbroadcast txid.
+    txs = regtest_txs()[:3]
+    body = struct.pack("<Q", len(txs))
+    for tx in txs:
+        body += tx + struct.pack("<qq", 1700000000, 0)
+    body += compact(1) + bytes(32) + struct.pack("<q", 1000) + compact(1) + bytes(range(32))
+    write("files", b"\x05" + struct.pack("<Q", 1) + body)
+    key = bytes(range(7, 15))
+    write("files", b"\x05" + struct.pack("<Q", 2) + compact(8) + key +
+          bytes(c ^ key[(i + 17) % 8] for i, c in enumerate(body)))
+
+
+def gen_kv():
+    # Programs of a seeded generator (the same as kv_replay's own), and a handful written out:
+    # puts and a batch, then gets, a scan, an iterator from a key and a snapshot.
+    s = 0x243f6a8885a308d3
+    for i in range(12):
+        out = bytearray()
+        for _ in range(24 + 20 * i):
+            s ^= (s << 13) & 0xffffffffffffffff
+            s ^= s >> 7
+            s ^= (s << 17) & 0xffffffffffffffff
+            out.append(s & 0xff)
+        write("kv", bytes(out))
+    write("kv", bytes([0, 2, 1, 2, 5, 7, 0, 1, 3, 9, 1, 2, 1, 1, 2, 4, 0, 1, 3, 2, 0, 1, 3, 3, 1, 2,
+                       1, 1, 5, 6, 1, 2, 2, 1, 4, 6, 4]))
+
+
 GENERATORS = {
     "deser": gen_deser,
     "psbt": gen_psbt,
     "address": gen_address,
     "conf": gen_conf,
     "blockfile": gen_blockfile,
+    "files": gen_files,
+    "kv": gen_kv,
 }
 
 if __name__ == "__main__":

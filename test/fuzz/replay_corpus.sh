@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Replays every fuzz target's seed corpus, test/fuzz/corpus/<target>/ (real inputs, and the
+# inputs that once crashed a target, kept as regressions), through its standalone replayer
+# test/fuzz/<target>_replay: one TAP case per target, failing if the replayer exits non-zero
+# (a crash, an abort() of a target's property check, a sanitizer report in a sanitizer build,
+# a leak under LeakSanitizer) or replays fewer inputs than the directory holds. Run by
+# `make check` in every configuration, so each backend's build runs the kv target against
+# its own persistent backend.
+. "$(dirname "$0")/../util/tap.sh"
+CORPUS="$SRC/test/fuzz/corpus"
+for dir in "$CORPUS"/*/; do
+    t=$(basename "$dir")
+    bin="$BUILD/test/fuzz/${t}_replay"
+    if [ ! -x "$bin" ]; then
+        echo "# $bin not built"; notok "$t: replayer built"; continue
+    fi
+    want=$(find "$dir" -maxdepth 1 -type f ! -name '.*' | wc -l)
+    TMPDIR="$TMP" "$bin" "$dir" >"$TMP/out" 2>&1; rc=$?
+    got=$(sed -n 's/^replayed \([0-9]*\) inputs$/\1/p' "$TMP/out" | tail -1)
+    if [ "$rc" != 0 ] || [ "${got:-0}" -lt "$want" ]; then
+        echo "# exit $rc, replayed ${got:-none} of $want"; tail -15 "$TMP/out" | sed 's/^/#   /'
+        notok "$t: $want corpus inputs replay"
+    else
+        ok "$t: $want corpus inputs replay"
+    fi
+done
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -37,6 +37,7 @@
 #include "validation/chainstate.h"
 #include "validation/validator.h"
 #include "fuzz_util.h"
+#include "fuzz_node.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -134,50 +135,15 @@ static void fuzz_fees(const uint8_t *p, size_t n)
     fee_estimator_free(fe);
 }
 
-/* The regtest chainstate, its validation thread and a mempool, for the readers that need the
- * node around them (made on first use, kept for the process). */
-static struct chainstate *the_cs;
-static struct validator *the_val;
-static struct mempool *the_mp;
-
-static void node_up(void)
-{
-    if (the_val) {
-        return;
-    }
-    char dir[600], err[512] = "";
-    snprintf(dir, sizeof(dir), "%s/node", fuzz_tmpdir());
-    struct chainstate_options o = {
-        .params = chain_params_get("regtest"),
-        .datadir = dir,
-        .dbcache_bytes = 4u << 20,
-        .par = 1,
-        .max_tip_age = 2000000000,
-    };
-    char cmd[700];
-    snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
-    if (system(cmd) != 0 || chainstate_open(&the_cs, &o, err, sizeof(err)) != 0 ||
-        validator_new(&the_val, the_cs, 0, NULL, NULL) != 0) {
-        fprintf(stderr, "cannot make the regtest node: %s\n", err);
-        exit(1);
-    }
-    struct validator_job act = {.work = VALIDATOR_ACTIVATE};
-    validator_run(the_val, &act);
-    struct mempool_options mo;
-    mempool_options_default(&mo);
-    mo.persist = 1;
-    the_mp = mempool_new(&mo);
-}
-
 static void fuzz_banlist(const uint8_t *p, size_t n)
 {
-    node_up();
+    fuzz_node_up();
     char path[600];
     fuzz_write_file(path, sizeof(path), "peers.dat", "", 0);
     remove(path);
     fuzz_write_file(path, sizeof(path), "banlist.json", p, n);
     struct net_options o = {
-        .val = the_val,
+        .val = fuzz_val,
         .max_connections = 125,
         .max_tip_age = 2000000000,
         .net_dir = fuzz_tmpdir(),
@@ -217,10 +183,10 @@ static void fuzz_settings(const uint8_t *p, size_t n)
 
 static void fuzz_mempool(const uint8_t *p, size_t n)
 {
-    node_up();
+    fuzz_node_up();
     char path[600];
     fuzz_write_file(path, sizeof(path), "mempool.dat", p, n);
-    node_mempool_load(the_mp, the_val, fuzz_tmpdir());
+    node_mempool_load(fuzz_mp, fuzz_val, fuzz_tmpdir());
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -39,14 +39,19 @@ static inline const char *fuzz_tmpdir(void)
     return fuzz_dir;
 }
 
-/* Opens the log with no file and no console: buffered and later lines are dropped. */
+/* Opens the log with no file and no console: buffered and later lines are dropped. With
+ * BITNODE_FUZZ_LOG set (to debug an input), every category to the console instead. */
 static inline void fuzz_quiet_log(void)
 {
     static int done;
     if (!done) {
         struct log_options o = {0};
+        o.print_to_console = getenv("BITNODE_FUZZ_LOG") != NULL;
         char err[256];
         (void)log_open(&o, err, sizeof(err));
+        if (o.print_to_console) {
+            log_categories_enable(~0u);
+        }
         done = 1;
     }
 }

@@ -186,6 +186,54 @@ def gen_kv():
                        1, 1, 5, 6, 1, 2, 2, 1, 4, 6, 4]))
 
 
+P2P_COMMANDS = [
+    "version", "verack", "ping", "pong", "getheaders", "headers", "getblocks", "block", "getdata",
+    "inv", "notfound", "tx", "getaddr", "addr", "addrv2", "sendaddrv2", "sendheaders", "sendcmpct",
+    "cmpctblock", "getblocktxn", "blocktxn", "feefilter", "mempool", "filterload", "filteradd",
+    "filterclear", "merkleblock", "wtxidrelay", "sendtxrcncl", "getcfilters", "getcfheaders",
+    "getcfcheckpt", "reqtxrcncl", "unknown!"]
+
+
+def p2p_msg(cmd, payload=b""):
+    return bytes([P2P_COMMANDS.index(cmd)]) + struct.pack("<H", len(payload)) + payload
+
+
+def gen_p2p():
+    blocks = [bytes.fromhex(open(p).read().strip()) for p in
+              sorted(glob.glob(os.path.join(ROOT, "test/data/regtest-small/blocks/*.hex")))]
+    genesis = bytes.fromhex("06226e46111a0b59caaf126043eb5bbf28c34f3a5e332a1fc7b2b73cf188910f")
+    locator = struct.pack("<I", 70016) + compact(1) + genesis + bytes(32)
+    ping = p2p_msg("ping", bytes(range(8)))
+    # After the handshake: ping, getheaders, getaddr, mempool, feefilter, sendcmpct.
+    write("p2p", b"\x01" + ping + p2p_msg("getheaders", locator) + p2p_msg("getaddr") +
+          p2p_msg("mempool") + p2p_msg("feefilter", struct.pack("<q", 1000)) +
+          p2p_msg("sendcmpct", b"\x01" + struct.pack("<Q", 2)))
+    # The chain's first headers, then its first block, then a getdata for it.
+    first = [b for b in blocks if b[4:36] == genesis]
+    if first:
+        write("p2p", b"\x01" + p2p_msg("headers", compact(1) + first[0][:80] + b"\x00") +
+              p2p_msg("block", first[0]))
+    # Transactions, and an inv/getdata of them (MSG_WTX), with the relay permissions.
+    txs = regtest_txs()[:2]
+    write("p2p", b"\x03" + b"".join(p2p_msg("tx", t) for t in txs if len(t) < 60000) +
+          p2p_msg("inv", compact(1) + struct.pack("<I", 5) + bytes(32)) +
+          p2p_msg("getdata", compact(1) + struct.pack("<I", 0x40000001) + bytes(32)))
+    # Addresses, v1 and v2.
+    addr = compact(1) + struct.pack("<IQ", 1700000000, 9) + bytes(10) + b"\xff\xff" + \
+        bytes([8, 8, 8, 8]) + struct.pack(">H", 8333)
+    addrv2 = compact(1) + struct.pack("<I", 1700000000) + compact(9) + b"\x01\x04" + \
+        bytes([9, 9, 9, 9]) + struct.pack(">H", 8333)
+    write("p2p", b"\x01" + p2p_msg("addr", addr) + p2p_msg("addrv2", addrv2))
+    # A bloom filter, an element, and a clear.
+    write("p2p", b"\x03" + p2p_msg("filterload", compact(4) + bytes(4) + struct.pack("<II", 5, 0) +
+                                    b"\x01") + p2p_msg("filteradd", compact(3) + b"abc") +
+          p2p_msg("filterclear"))
+    # Before the handshake, and raw framing (a good version frame, then garbage).
+    write("p2p", b"\x00" + ping + p2p_msg("verack"))
+    write("p2p", b"\x04" + REGTEST_MAGIC + b"version\x00\x00\x00\x00\x00" + bytes(8) +
+          b"garbage")
+
+
 GENERATORS = {
     "deser": gen_deser,
     "psbt": gen_psbt,
@@ -194,6 +242,7 @@ GENERATORS = {
     "blockfile": gen_blockfile,
     "files": gen_files,
     "kv": gen_kv,
+    "p2p": gen_p2p,
 }
 
 if __name__ == "__main__":

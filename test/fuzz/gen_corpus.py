@@ -234,6 +234,39 @@ def gen_p2p():
           b"garbage")
 
 
+def gen_rpc():
+    tx = regtest_txs()[0].hex()
+    text = open(os.path.join(ROOT, "test/unit/psbt_vectors.h")).read()
+    psbts = [x for x in re.findall(r'"(cHNidP8[A-Za-z0-9+/=]*)"', text) if len(x) < 1500][:3]
+    pub = "03a34b99f22c790c4e36b2b3c2c35a36db06226e41c692fc82b8b56ac1c540c5bd"
+    calls = [
+        ("help", []), ("help", ["decodepsbt"]), ("uptime", []), ("getrpcinfo", []),
+        ("decoderawtransaction", [tx]), ("decoderawtransaction", [tx, True]),
+        ("decodescript", ["76a914000000000000000000000000000000000000000088ac"]),
+        ("createrawtransaction", [[{"txid": "00" * 32, "vout": 1}], [{"bcrt1qs758ursh4q9z627kt3pp5yysm78ddny6txaqgw": 1.5}]]),
+        ("createpsbt", [[{"txid": "11" * 32, "vout": 0, "sequence": 1}], [{"data": "cafe"}], 0, True]),
+        ("converttopsbt", [tx, True]),
+        ("validateaddress", ["bcrt1qs758ursh4q9z627kt3pp5yysm78ddny6txaqgw"]),
+        ("createmultisig", [1, [pub], "bech32"]),
+        ("getdescriptorinfo", ["wpkh(" + pub + ")"]),
+        ("deriveaddresses", ["wpkh(" + pub + ")"]),
+        ("verifymessage", ["mpXwg4jMtRhuSpVq4xS3HFHmCmWp9NyGKt", "H" + "A" * 87, "msg"]),
+        ("testmempoolaccept", [[tx]]), ("sendrawtransaction", [tx]),
+        ("getrawtransaction", ["00" * 32]),
+    ]
+    for b in psbts:
+        calls += [("decodepsbt", [b]), ("analyzepsbt", [b]), ("finalizepsbt", [b]),
+                  ("combinepsbt", [[b, b]])]
+    for i, (m, params) in enumerate(calls):
+        if i % 3 == 0:
+            req = {"jsonrpc": "2.0", "id": i, "method": m, "params": params}
+        else:
+            req = {"id": i, "method": m, "params": params}
+        write("rpc", json.dumps(req).encode())
+    write("rpc", json.dumps([{"id": 1, "method": "help"}, {"method": "decodescript", "params": {"hexstring": "51"}},
+                             {"jsonrpc": "2.0", "method": "uptime"}, 3]).encode())
+
+
 GENERATORS = {
     "deser": gen_deser,
     "psbt": gen_psbt,
@@ -243,6 +276,7 @@ GENERATORS = {
     "files": gen_files,
     "kv": gen_kv,
     "p2p": gen_p2p,
+    "rpc": gen_rpc,
 }
 
 if __name__ == "__main__":

@@ -267,6 +267,19 @@ def gen_rpc():
                              {"jsonrpc": "2.0", "method": "uptime"}, 3]).encode())
 
 
+def gen_kvstore():
+    # No damage (plain and paranoid open), then one to six XOR patches at seeded offsets.
+    write("kvstore", b"\x00")
+    write("kvstore", b"\x01")
+    s = 0x9e3779b97f4a7c15
+    for i in range(10):
+        out = bytearray([i & 1])
+        for _ in range(1 + i % 6):
+            s = (s * 6364136223846793005 + 1442695040888963407) & 0xffffffffffffffff
+            out += struct.pack("<I", s >> 32) + bytes([1 << (s >> 20) % 8])
+        write("kvstore", bytes(out))
+
+
 GENERATORS = {
     "deser": gen_deser,
     "psbt": gen_psbt,
@@ -277,6 +290,7 @@ GENERATORS = {
     "kv": gen_kv,
     "p2p": gen_p2p,
     "rpc": gen_rpc,
+    "kvstore": gen_kvstore,
 }
 
 if __name__ == "__main__":

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Replays every fuzz target's seed corpus, test/fuzz/corpus/<target>/ (real inputs, and the
-# inputs that once crashed a target, kept as regressions), through its standalone replayer
-# test/fuzz/<target>_replay: one TAP case per target, failing if the replayer exits non-zero
-# (a crash, an abort() of a target's property check, a sanitizer report in a sanitizer build,
-# a leak under LeakSanitizer) or replays fewer inputs than the directory holds. Run by
-# `make check` in every configuration, so each backend's build runs the kv target against
-# its own persistent backend.
+# inputs that once crashed a target, kept as regressions; each test/fuzz/<target>.c must have
+# one), through its standalone replayer test/fuzz/<target>_replay: one TAP case per target,
+# failing if the replayer exits non-zero (a crash, an abort() of a target's property check, a
+# sanitizer report in a sanitizer build, a leak under LeakSanitizer) or replays fewer inputs
+# than the directory holds. Run by `make check` in every configuration, so each backend's
+# build runs the kv and kvstore targets against its own persistent backend.
 . "$(dirname "$0")/../util/tap.sh"
 CORPUS="$SRC/test/fuzz/corpus"
-for dir in "$CORPUS"/*/; do
-    t=$(basename "$dir")
+for src in "$SRC"/test/fuzz/*.c; do
+    t=$(basename "$src" .c)
+    dir="$CORPUS/$t"
     bin="$BUILD/test/fuzz/${t}_replay"
+    if [ ! -d "$dir" ]; then
+        notok "$t: has a seed corpus ($dir)"; continue
+    fi
     if [ ! -x "$bin" ]; then
         echo "# $bin not built"; notok "$t: replayer built"; continue
     fi

@@ -1099,13 +1099,18 @@ static void job_done_cb(void *ctx, struct validator_job *job)
     pthread_mutex_lock(&n->q_mu);
     j->next = n->done_head;
     n->done_head = j;
-    n->jobs_out--;
     int stopping = n->stopping;
-    pthread_cond_broadcast(&n->call_cv);
     pthread_mutex_unlock(&n->q_mu);
     if (!stopping) {
         event_active(n->done_ev, EV_READ, 0);
     }
+    /* Counted out last: whoever waits for jobs_out to reach 0 may free n at once, so nothing
+     * of n may be touched after this (the p2p fuzz target found event_active reading a freed
+     * n when the count came first). */
+    pthread_mutex_lock(&n->q_mu);
+    n->jobs_out--;
+    pthread_cond_broadcast(&n->call_cv);
+    pthread_mutex_unlock(&n->q_mu);
 }
 
 static void submit_waiting(struct net *n)

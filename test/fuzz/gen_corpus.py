@@ -280,6 +280,69 @@ def gen_kvstore():
         write("kvstore", bytes(out))
 
 
+def chunks(*items):
+    return b"".join(struct.pack("<H", len(x)) + x for x in items)
+
+
+def gen_script():
+    # flags (4 bytes), selector, then scriptSig, scriptPubKey, witness items.
+    all_flags = struct.pack("<I", 0x1ffff)
+    p2sh_wit = struct.pack("<I", 1 | 2048)
+    write("script", all_flags + b"\x00" + chunks(b"\x51", b"\x51\x87"))
+    write("script", all_flags + b"\x08" + chunks(b"\x00\x51", b"\xae"))
+    write("script", all_flags + b"\x40" + chunks(b"", b"", b"\x01", b"\x51\x51\x93\x52\x87", b""))
+    write("script", p2sh_wit + b"\x04" + chunks(b"", b"\x00\x14" + bytes(20), bytes(71), b"\x02" + bytes(32)))
+    write("script", all_flags + b"\x30" + chunks(b"", b"\x04\x10\x00\x40\x00\xb2\x75\x51"))
+    write("script", all_flags + b"\x02" + chunks(b"", b"\x63\x67\x68\x51"))
+    # Real scriptSigs and witnesses of the regtest chain's transactions, with a P2WPKH,
+    # a P2WSH and a P2TR output as the scriptPubKey.
+    for i, p in enumerate(sorted(glob.glob(os.path.join(ROOT, "test/data/regtest-small/txs/*.json")))[:6]):
+        vin = json.load(open(p))["vin"][0]
+        sig = bytes.fromhex(vin.get("scriptSig", {}).get("hex", ""))
+        wit = [bytes.fromhex(w) for w in vin.get("txinwitness", [])]
+        spk = [b"\x00\x14" + bytes(20), b"\x00\x20" + bytes(32), b"\x51\x20" + bytes(32)][i % 3]
+        write("script", all_flags + bytes([i * 5 & 0x3f]) + chunks(sig, spk, *wit))
+
+
+def frame_msg(cmd, payload):
+    return REGTEST_MAGIC + cmd.encode().ljust(12, b"\x00") + struct.pack("<I", len(payload)) + \
+        sha256d(payload)[:4] + payload
+
+
+def gen_net():
+    blocks = regtest_blocks()
+    txs = regtest_txs()[:2]
+    version = struct.pack("<iQq", 70016, 9, 1700000000) + bytes(26) + bytes(26) + \
+        struct.pack("<Q", 7) + b"\x06/fuzz/" + struct.pack("<i", 0) + b"\x01"
+    write("net", b"\x00" + frame_msg("version", version) + frame_msg("verack", b"") +
+          frame_msg("ping", bytes(8)) + frame_msg("block", blocks[0]))
+    write("net", b"\x00" + frame_msg("tx", txs[0]) + frame_msg("inv", compact(1) + struct.pack("<I", 2) + bytes(32)))
+    write("net", b"\x01" + version)
+    write("net", b"\x01" + compact(2) + blocks[0][:80] + b"\x00" + blocks[1][:80] + b"\x00")
+    write("net", b"\x02" + b"".join(b[:80] for b in blocks[:4]))
+    write("net", b"\x03" + b"\x05\x00\x05\x00\x00\x01\x01\x02\x03\x04\x20\x8d")
+
+
+def gen_http():
+    reqs = [
+        b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic dTpw\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 40\r\n\r\n{\"method\":\"getblockcount\",\"params\":[]}",
+        b"GET /rest/chaininfo.json HTTP/1.1\r\nHost: x\r\n\r\nGET /rest/mempool/info.json HTTP/1.0\r\n\r\n",
+        b"POST /wallet/w HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+        b"POST / HTTP/1.0\r\nContent-Length: 3\r\nConnection: keep-alive\r\n\r\nabc",
+    ]
+    for i, r in enumerate(reqs):
+        write("http", bytes([i * 13]) + r)
+
+
+def gen_descriptor():
+    text = open(os.path.join(ROOT, "test/unit/descriptor_vectors.h")).read()
+    found = re.findall(r'^    \{"([^"]+)",', text, re.M)
+    for i, d in enumerate(found):
+        if i % 3 == 0:
+            write("descriptor", bytes([i & 3]) + d.encode())
+
+
 GENERATORS = {
     "deser": gen_deser,
     "psbt": gen_psbt,
@@ -291,6 +354,10 @@ GENERATORS = {
     "p2p": gen_p2p,
     "rpc": gen_rpc,
     "kvstore": gen_kvstore,
+    "script": gen_script,
+    "net": gen_net,
+    "http": gen_http,
+    "descriptor": gen_descriptor,
 }
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@
 # input that reaches new coverage, so the next run goes on from there. A crash, leak,
 # sanitizer report or timeout is saved as <build>/fuzz-artifacts/TARGET-crash-<sha1> (replay
 # it with test/fuzz/TARGET_replay FILE); keep the input in test/fuzz/corpus/TARGET once fixed.
-# Ends with one line: target, seconds, executions, exec/s, cov, ft, corpus size, crashes.
+# Ends with one line: target, seconds run, executions, exec/s, cov, ft, corpus size, crashes.
 # Extra libFuzzer flags: FUZZ_FLAGS (e.g. "-max_len=4096 -jobs=1"). Runs at nice 19.
 set -uo pipefail
 if [ $# -lt 2 ]; then
@@ -44,12 +44,14 @@ dirs=("$CORPUS")
 LOG=$BUILD/fuzz-$TARGET.log
 before=$(ls "$CORPUS" | wc -l)
 echo "fuzz: $TARGET for ${SECS}s, corpus $CORPUS ($before inputs) + seeds $SEEDS; log $LOG"
+t0=$SECONDS
 # shellcheck disable=SC2086
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
     nice -n 19 "$BUILD/test/fuzz/$TARGET" -max_total_time="$SECS" -timeout=25 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$ART/$TARGET-" ${FUZZ_FLAGS:-} "${dirs[@]}" >"$LOG" 2>&1
 rc=$?
+secs_run=$((SECONDS - t0))
 last=$(grep -E '^#[0-9]+' "$LOG" | tail -1)
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$LOG" | tail -1)
 rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$LOG" | tail -1)
@@ -58,5 +60,5 @@ ft=$(echo "$last" | sed -n 's/.*ft: \([0-9]*\).*/\1/p')
 after=$(ls "$CORPUS" | wc -l)
 crashes=$(grep -cE '^==[0-9]+==ERROR|runtime error:|^SUMMARY: libFuzzer|deadly signal' "$LOG")
 grep -E '^==[0-9]+==ERROR|runtime error:|SUMMARY|Test unit written to|deadly signal' "$LOG" | head -20
-echo "fuzz: $TARGET ${SECS}s execs=${execs:-?} exec/s=${rate:-?} cov=${cov:-?} ft=${ft:-?} corpus=$before->$after crashes=$crashes exit=$rc"
+echo "fuzz: $TARGET ${secs_run}s execs=${execs:-?} exec/s=${rate:-?} cov=${cov:-?} ft=${ft:-?} corpus=$before->$after crashes=$crashes exit=$rc"
 exit $rc

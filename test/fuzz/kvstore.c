@@ -124,7 +124,7 @@ static void make_store(void)
 static void write_damaged(char *dir, size_t dir_len, const uint8_t *p, size_t n)
 {
     snprintf(dir, dir_len, "%s/work", fuzz_tmpdir());
-    char cmd[700];
+    char cmd[1300];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir '%s'", dir, dir);
     if (system(cmd) != 0) {
         exit(1);

@@ -7,6 +7,10 @@ libFuzzer names its inputs, so the fuzzers' own finds sit beside them. The seeds
 files, block files and the node's small files, each with the selector byte its target reads.
 
     test/fuzz/gen_corpus.py [TARGET...]     (default: every target below)
+    test/fuzz/gen_corpus.py --big DIR [TARGET...]
+
+Seeds over 16 KB (a whole fee_estimates.dat) are not kept in the repository: with --big, only
+they are written, under DIR/<target>/; test/fuzz/replay_corpus.sh does that at test time.
 """
 import glob
 import hashlib
@@ -23,8 +27,16 @@ CORPUS = os.path.join(ROOT, "test", "fuzz", "corpus")
 REGTEST_MAGIC = bytes.fromhex("fabfb5da")
 
 
+BIG = 16384
+BIG_DIR = None  # --big DIR: write only the seeds over BIG bytes, there (at test time)
+
+
 def write(target, data):
-    d = os.path.join(CORPUS, target)
+    """A seed over BIG bytes is not kept in the repository: the corpus replay writes it at
+    test time (--big)."""
+    if (len(data) > BIG) != (BIG_DIR is not None):
+        return
+    d = os.path.join(BIG_DIR or CORPUS, target)
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, hashlib.sha1(data).hexdigest()), "wb") as f:
         f.write(data)
@@ -361,5 +373,9 @@ GENERATORS = {
 }
 
 if __name__ == "__main__":
-    for name in sys.argv[1:] or sorted(GENERATORS):
+    args = sys.argv[1:]
+    if args[:1] == ["--big"]:
+        BIG_DIR = args[1]
+        args = args[2:]
+    for name in args or sorted(GENERATORS):
         GENERATORS[name]()

@@ -20,6 +20,19 @@ static inline int amount_in_range(int64_t v)
     return v >= 0 && v <= MAX_MONEY;
 }
 
+/** Core's SaturatingAdd for amounts: a + b, or INT64_MAX / INT64_MIN where it would overflow
+ *  (fee deltas from prioritisetransaction and mempool.dat are any int64). */
+static inline int64_t amount_add_saturating(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b) {
+        return INT64_MAX;
+    }
+    if (b < 0 && a < INT64_MIN - b) {
+        return INT64_MIN;
+    }
+    return a + b;
+}
+
 /** Core's GetBlockSubsidy: 50 BTC halved once every halving_interval blocks (integer shift),
  *  0 from the 64th halving on. height >= 0, halving_interval > 0. */
 int64_t amount_block_subsidy(int height, int halving_interval);

@@ -37,8 +37,10 @@ char *base58_encode(const uint8_t *p, size_t n)
     while (zeroes < n && p[zeroes] == 0) {
         zeroes++;
     }
-    p += zeroes;
-    n -= zeroes;
+    if (zeroes) { /* p may be NULL when n is 0: NULL + 0 is undefined in C */
+        p += zeroes;
+        n -= zeroes;
+    }
     /* log(256) / log(58) = 1.365..., rounded up. */
     size = n * 138 / 100 + 1;
     b58 = xcalloc(size, 1);

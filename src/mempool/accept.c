@@ -423,7 +423,8 @@ static int pre_checks_policy(struct workspace *ws)
     ws->sigops = tx_sigop_cost(tx, spent, policy_standard_script_flags());
     free(spent);
     ws->vsize = policy_vsize((int64_t)tx_weight(tx), ws->sigops, o->bytes_per_sigop);
-    ws->modified = ws->fee + mempool_delta(ws->mp, tx->txid) + args->fee_delta;
+    ws->modified = amount_add_saturating(
+        amount_add_saturating(ws->fee, mempool_delta(ws->mp, tx->txid)), args->fee_delta);
     res->vsize = ws->vsize;
     res->modified = ws->modified;
     res->weight = (int64_t)tx_weight(tx);

@@ -1064,7 +1064,7 @@ void mempool_prioritise(struct mempool *mp, const uint8_t txid32[32], int64_t de
         mp->deltas[i].delta = 0;
         mp->ndeltas++;
     }
-    mp->deltas[i].delta += delta;
+    mp->deltas[i].delta = amount_add_saturating(mp->deltas[i].delta, delta); /* Core's */
     int64_t d = mp->deltas[i].delta;
     if (d == 0) {
         mp->deltas[i] = mp->deltas[--mp->ndeltas];

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "consensus/amount.h"
 #include "primitives/tx.h"
 
 struct mempool_options {
@@ -66,7 +67,7 @@ struct mempool_entry {
 
 static inline int64_t mempool_entry_modified_fee(const struct mempool_entry *e)
 {
-    return e->fee + e->delta;
+    return amount_add_saturating(e->fee, e->delta);
 }
 
 /* Why a transaction left the pool (Core's MemPoolRemovalReason). */

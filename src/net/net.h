@@ -357,4 +357,21 @@ void net_set_mocktime(struct net *n, int64_t t);
  *  of unbroadcast transactions) come delta_s seconds sooner. */
 void net_mock_scheduler(struct net *n, int64_t delta_s);
 
+/* Driving the service without its thread, for fuzzing and tests: the caller's thread is the
+ * net thread (net_start is never called), feeding a peer's bytes to the real message
+ * handling and running the event loop until the validation jobs it caused are answered. */
+/** A new inbound peer from a (perms: NET_PERM_* bits) on one end of a socketpair, as if
+ *  accepted; *remote_fd is the other end (what the node sends arrives there; the caller
+ *  drains it through net_drive_settle and closes it). Returns 0 or RC_IO. */
+int net_drive_inbound(struct net *n, int64_t *peer_id, int *remote_fd, const struct net_addr *a,
+                      uint32_t perms);
+/** Bytes from peer_id, as if read from its socket (v1 frames, or the v2 transport's bytes),
+ *  handled at once unless its reads are paused. Returns 0, or RC_NOT_FOUND if the peer is
+ *  gone or going. */
+int net_drive_receive(struct net *n, int64_t peer_id, const uint8_t *d, size_t len);
+/** Waits for the validation jobs out, runs the event loop without blocking (their answers,
+ *  disconnections, what waited while reads were paused) until nothing is left, and drains
+ *  remote_fd (-1: none). */
+void net_drive_settle(struct net *n, int remote_fd);
+
 #endif

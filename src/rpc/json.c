@@ -240,8 +240,7 @@ json_t *rpc_json_parse_exact(const char *text, size_t len)
             /* Copy a string as it is, escapes included. One that starts with the amount tag
              * would pass for a number: refused. */
             if (len - i > 7 && memcmp(text + i + 1, "\\u0000", 6) == 0) {
-                depth = 0;
-                len = 0;
+                len = 0; /* the open objects' keys are freed below (not depth = 0: a leak) */
                 break;
             }
             size_t j = i + 1;

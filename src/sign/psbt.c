@@ -227,14 +227,14 @@ __attribute__((format(printf, 2, 3))) static int fail(struct rd *r, const char *
 
 static int rd_bytes(struct rd *r, const uint8_t **out, size_t n)
 {
-    *out = r->p + r->pos;
+    *out = NULL; /* not r->p + r->pos: p is NULL for an empty input, and NULL + 0 is undefined */
     if (r->failed) {
         return -1;
     }
     if (r->len - r->pos < n) {
         return fail(r, "SpanReader::read(): end of data");
     }
-    *out = r->p + r->pos;
+    *out = n ? r->p + r->pos : r->p;
     r->pos += n;
     return 0;
 }

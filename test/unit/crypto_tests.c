@@ -519,6 +519,18 @@ static void test_base58_json_vectors(void)
     json_decref(root);
 }
 
+/* No bytes, given as NULL (what an empty struct buf holds): "", with nothing undefined (the
+ * address fuzz target found NULL + 0 here under UBSan). */
+static void test_base58_encode_null_empty(void)
+{
+    char *s = base58_encode(NULL, 0);
+    CHECK_EQ_STR(s, "");
+    free(s);
+    s = base58check_encode(NULL, 0);
+    CHECK(s != NULL && strlen(s) > 0);
+    free(s);
+}
+
 static void test_base58_malformed(void)
 {
     struct buf out;
@@ -1680,6 +1692,7 @@ int main(void)
     test_bip341_wallet_vectors();
     /* base58.h */
     test_base58_json_vectors();
+    TEST(test_base58_encode_null_empty);
     TEST(test_base58_malformed);
     TEST(test_base58check_roundtrip);
     /* bech32.h */

@@ -453,9 +453,32 @@ static void test_reorg_queue(void)
     mempool_free(mp);
 }
 
+/* Fee deltas add up saturating, as Core's PrioritiseTransaction (mempool.dat and
+ * prioritisetransaction give any int64; the files fuzz target overflowed the sum). */
+static void test_prioritise_saturates(void)
+{
+    struct mempool *mp = new_pool(0);
+    uint8_t txid[32];
+    memset(txid, 7, sizeof(txid));
+    mempool_write_lock(mp);
+    mempool_prioritise(mp, txid, INT64_MAX - 5);
+    mempool_prioritise(mp, txid, INT64_MAX - 5);
+    CHECK(mempool_delta(mp, txid) == INT64_MAX);
+    mempool_prioritise(mp, txid, INT64_MIN);
+    mempool_prioritise(mp, txid, INT64_MIN);
+    CHECK(mempool_delta(mp, txid) == INT64_MIN);
+    mempool_prioritise(mp, txid, 10);
+    CHECK(mempool_delta(mp, txid) == INT64_MIN + 10);
+    mempool_write_unlock(mp);
+    CHECK(amount_add_saturating(-3, INT64_MIN) == INT64_MIN);
+    CHECK(amount_add_saturating(INT64_MAX, -1) == INT64_MAX - 1);
+    mempool_free(mp);
+}
+
 int main(void)
 {
     TEST(test_policy);
+    TEST(test_prioritise_saturates);
     TEST(test_links_and_chunks);
     TEST(test_children_before_parents);
     TEST(test_trim_and_min_fee);

@@ -830,6 +830,10 @@ static void test_json_repeated_keys(void)
     CHECK_EQ_INT(n_a, 3);
     json_decref(v);
     CHECK(rpc_json_parse_exact("{\"a\":1,}", 8) == NULL);
+    /* A string starting with the amount tag is refused, inside open objects that have keys
+     * too (their keys were leaked: found by the rpc fuzz target under LeakSanitizer). */
+    const char *tag = "{\"id\":1,\"p\":{\"k\":[\"\\u0000AMT1\"]}}";
+    CHECK(rpc_json_parse_exact(tag, strlen(tag)) == NULL);
 }
 
 int main(void)

@@ -47,6 +47,7 @@ echo "fuzz: $TARGET for ${SECS}s, corpus $CORPUS ($before inputs) + seeds $SEEDS
 t0=$SECONDS
 # shellcheck disable=SC2086
 ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0} \
+LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/test/fuzz/lsan.supp} \
 UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
     nice -n 19 "$BUILD/test/fuzz/$TARGET" -max_total_time="$SECS" -timeout=25 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$ART/$TARGET-" ${FUZZ_FLAGS:-} "${dirs[@]}" >"$LOG" 2>&1

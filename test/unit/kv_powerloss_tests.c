@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "kv/kv.h"
+#include "powerloss_shim.h"
 #include "test.h"
 #include "util/buf.h"
 #include "../util/powerloss.h"
@@ -131,19 +132,7 @@ int main(int argc, char **argv)
     printf("1..0 # SKIP the layer is preloaded, which a sanitizer's runtime refuses\n");
     return 0;
 #endif
-    if (!realpath(argv[0], self)) {
-        return 1;
-    }
-    const char *bd = getenv("BITNODE_BUILDDIR");
-    if (bd) {
-        snprintf(shim, sizeof(shim), "%s/test/util/powerloss.so", bd);
-    } else {
-        char d[4096];
-        snprintf(d, sizeof(d), "%s", self);
-        snprintf(shim, sizeof(shim), "%s/../util/powerloss.so", dirname(d));
-    }
-    if (access(shim, R_OK) != 0) {
-        printf("Bail out! %s not built (make test/util/powerloss.so)\n", shim);
+    if (powerloss_find_shim(argv[0], self, shim, sizeof(shim)) != 0) {
         return 1;
     }
     const char *tmp = getenv("TMPDIR");

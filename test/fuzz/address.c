@@ -151,26 +151,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef FUZZ_LIBFUZZER
 #include "replay.h"
 
+static size_t builtin_inputs(void)
+{
+    static const char *const seeds[] = {
+        "\0001BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2",
+        "\0003J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy",
+        "\000bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+        "\000bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0",
+        "\002bcrt1qs758ursh4q9z627kt3pp5yysm78ddny6txaqgw",
+        "\0005HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ",
+        "\000BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4",
+    };
+    return fuzz_run_strings(seeds, sizeof(seeds) / sizeof(seeds[0]), 1);
+}
+
 int main(int argc, char **argv)
 {
-    size_t count = 0;
-    if (argc < 2) {
-        static const char *const seeds[] = {
-            "\0001BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2",
-            "\0003J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy",
-            "\000bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
-            "\000bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0",
-            "\002bcrt1qs758ursh4q9z627kt3pp5yysm78ddny6txaqgw",
-            "\0005HueCGU8rMjxEXxiPuD5BDku4MkFqeZyd4dZ1jvhTVqvbTLvyTJ",
-            "\000BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4",
-        };
-        for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
-            LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], 1 + strlen(seeds[i] + 1));
-            count++;
-        }
-    }
-    int rc = fuzz_replay_paths(argc, argv, &count);
-    printf("replayed %zu inputs\n", count);
-    return rc;
+    return fuzz_replay_main(argc, argv, builtin_inputs, NULL);
 }
 #endif

@@ -123,35 +123,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef FUZZ_LIBFUZZER
 #include "replay.h"
 
-int main(int argc, char **argv)
+static size_t builtin_inputs(void)
 {
     size_t count = 0;
-    if (argc < 2) {
-        /* Padding, a record of 80 bytes, garbage, a bad size, a truncated record. */
-        uint8_t f[1 + 16 + 88 + 3 + 8 + 12];
-        memset(f, 0, sizeof(f));
-        const uint8_t *m = chain_params_get("regtest")->magic;
-        uint8_t *q = f + 1 + 16;
-        memcpy(q, m, 4);
-        q[4] = 80;
-        q += 88;
-        memcpy(q, "xyz", 3);
-        q += 3;
-        memcpy(q, m, 4);
-        q[7] = 0xff;
-        q += 8;
-        memcpy(q, m, 4);
-        q[4] = 90;
-        for (size_t n = 0; n <= sizeof(f); n++) {
-            LLVMFuzzerTestOneInput(f, n);
-            f[0] = 2;
-            LLVMFuzzerTestOneInput(f, n);
-            f[0] = 0;
-            count += 2;
-        }
+    /* Padding, a record of 80 bytes, garbage, a bad size, a truncated record. */
+    uint8_t f[1 + 16 + 88 + 3 + 8 + 12];
+    memset(f, 0, sizeof(f));
+    const uint8_t *m = chain_params_get("regtest")->magic;
+    uint8_t *q = f + 1 + 16;
+    memcpy(q, m, 4);
+    q[4] = 80;
+    q += 88;
+    memcpy(q, "xyz", 3);
+    q += 3;
+    memcpy(q, m, 4);
+    q[7] = 0xff;
+    q += 8;
+    memcpy(q, m, 4);
+    q[4] = 90;
+    for (size_t n = 0; n <= sizeof(f); n++) {
+        LLVMFuzzerTestOneInput(f, n);
+        f[0] = 2;
+        LLVMFuzzerTestOneInput(f, n);
+        f[0] = 0;
+        count += 2;
     }
-    int rc = fuzz_replay_paths(argc, argv, &count);
-    printf("replayed %zu inputs\n", count);
-    return rc;
+    return count;
+}
+
+int main(int argc, char **argv)
+{
+    return fuzz_replay_main(argc, argv, builtin_inputs, NULL);
 }
 #endif

@@ -103,27 +103,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef FUZZ_LIBFUZZER
 #include "replay.h"
 
-int main(int argc, char **argv)
+static size_t builtin_inputs(void)
 {
     size_t count = 0;
-    if (argc < 2) {
-        static const char *const seeds[] = {
-            "\006regtest=1\n[regtest]\nrpcport=15001\nincludeconf=inc.conf\n\000server=1\n",
-            "\000# comment\nrpcuser=u\nrpcpassword=p\n[main]\nnolisten=1\ndebug=net\n",
-            "\001rpcconnect=127.0.0.1\n[test]\nrpcport=x\n",
-            "\000testnet=1\nregtest=1\n",
-        };
-        for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
-            size_t n = 1 + strlen(seeds[i] + 1);
-            if (i == 0) {
-                n += 1 + strlen(seeds[i] + n + 1);
-            }
-            LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], n);
-            count++;
+    static const char *const seeds[] = {
+        "\006regtest=1\n[regtest]\nrpcport=15001\nincludeconf=inc.conf\n\000server=1\n",
+        "\000# comment\nrpcuser=u\nrpcpassword=p\n[main]\nnolisten=1\ndebug=net\n",
+        "\001rpcconnect=127.0.0.1\n[test]\nrpcport=x\n",
+        "\000testnet=1\nregtest=1\n",
+    };
+    for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+        size_t n = 1 + strlen(seeds[i] + 1);
+        if (i == 0) {
+            n += 1 + strlen(seeds[i] + n + 1);
         }
+        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], n);
+        count++;
     }
-    int rc = fuzz_replay_paths(argc, argv, &count);
-    printf("replayed %zu inputs\n", count);
-    return rc;
+    return count;
+}
+
+int main(int argc, char **argv)
+{
+    return fuzz_replay_main(argc, argv, builtin_inputs, NULL);
 }
 #endif

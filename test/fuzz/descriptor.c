@@ -144,37 +144,34 @@ static size_t run_with_variants(const char *s)
     return count;
 }
 
+static size_t builtin_inputs(void)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < sizeof(dv_checks) / sizeof(dv_checks[0]); i++) {
+        count += run_with_variants(dv_checks[i].prv);
+        count += run_with_variants(dv_checks[i].pub);
+    }
+    for (size_t i = 0; i < sizeof(dv_multis) / sizeof(dv_multis[0]); i++) {
+        count += run_with_variants(dv_multis[i].pub);
+    }
+    for (size_t i = 0; i < sizeof(dv_bads) / sizeof(dv_bads[0]); i++) {
+        count += run_with_variants(dv_bads[i].pub);
+    }
+    char a[200];
+    for (size_t i = 0; i < sizeof(dv_addr_oks) / sizeof(dv_addr_oks[0]); i++) {
+        snprintf(a, sizeof(a), "addr(%s)", dv_addr_oks[i].addr);
+        count += run_with_variants(a);
+    }
+    for (size_t i = 0; i < sizeof(dv_addr_bads) / sizeof(dv_addr_bads[0]); i++) {
+        snprintf(a, sizeof(a), "addr(%s)", dv_addr_bads[i].addr);
+        count += run_with_variants(a);
+    }
+    return count;
+}
+
 int main(int argc, char **argv)
 {
-    int rc = 0;
-    size_t count = 0;
-    if (argc < 2) {
-        for (size_t i = 0; i < sizeof(dv_checks) / sizeof(dv_checks[0]); i++) {
-            count += run_with_variants(dv_checks[i].prv);
-            count += run_with_variants(dv_checks[i].pub);
-        }
-        for (size_t i = 0; i < sizeof(dv_multis) / sizeof(dv_multis[0]); i++) {
-            count += run_with_variants(dv_multis[i].pub);
-        }
-        for (size_t i = 0; i < sizeof(dv_bads) / sizeof(dv_bads[0]); i++) {
-            count += run_with_variants(dv_bads[i].pub);
-        }
-        char a[200];
-        for (size_t i = 0; i < sizeof(dv_addr_oks) / sizeof(dv_addr_oks[0]); i++) {
-            snprintf(a, sizeof(a), "addr(%s)", dv_addr_oks[i].addr);
-            count += run_with_variants(a);
-        }
-        for (size_t i = 0; i < sizeof(dv_addr_bads) / sizeof(dv_addr_bads[0]); i++) {
-            snprintf(a, sizeof(a), "addr(%s)", dv_addr_bads[i].addr);
-            count += run_with_variants(a);
-        }
-        /* In the suite (no paths): one TAP case. */
-        printf("%s 1 - %zu descriptor inputs (Core's vectors and one-character variants)\n1..1\n",
-               rc ? "not ok" : "ok", count);
-        return rc;
-    }
-    rc |= fuzz_replay_paths(argc, argv, &count);
-    printf("replayed %zu inputs\n", count);
-    return rc;
+    return fuzz_replay_main(argc, argv, builtin_inputs,
+                            "descriptor inputs (Core's vectors and one-character variants)");
 }
 #endif

@@ -152,25 +152,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef FUZZ_LIBFUZZER
 #include "replay.h"
 
-int main(int argc, char **argv)
+static size_t builtin_inputs(void)
 {
     size_t count = 0;
-    if (argc < 2) {
-        /* A one-in one-out transaction, and with a witness. */
-        static const uint8_t seeds[][80] = {
-            {0x00, 0x01, 0, 0, 0, 0x01, [38] = 0xff, 0xff, 0xff, 0xff, 0x01, [51] = 0x01, 0x51},
-            {0x00, 0x02, 0, 0, 0, 0x00, 0x01, 0x01, [41] = 0xff, 0xff, 0xff, 0xff, 0x01,
-             [54] = 0x01, 0x51, 0x01, 0x01, 0x07},
-        };
-        for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
-            for (size_t n = 0; n <= sizeof(seeds[i]); n++) {
-                LLVMFuzzerTestOneInput(seeds[i], n);
-                count++;
-            }
+    /* A one-in one-out transaction, and with a witness. */
+    static const uint8_t seeds[][80] = {
+        {0x00, 0x01, 0, 0, 0, 0x01, [38] = 0xff, 0xff, 0xff, 0xff, 0x01, [51] = 0x01, 0x51},
+        {0x00, 0x02, 0, 0, 0, 0x00, 0x01, 0x01, [41] = 0xff, 0xff, 0xff, 0xff, 0x01, [54] = 0x01,
+         0x51, 0x01, 0x01, 0x07},
+    };
+    for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+        for (size_t n = 0; n <= sizeof(seeds[i]); n++) {
+            LLVMFuzzerTestOneInput(seeds[i], n);
+            count++;
         }
     }
-    int rc = fuzz_replay_paths(argc, argv, &count);
-    printf("replayed %zu inputs\n", count);
-    return rc;
+    return count;
+}
+
+int main(int argc, char **argv)
+{
+    return fuzz_replay_main(argc, argv, builtin_inputs, NULL);
 }
 #endif

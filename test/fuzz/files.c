@@ -222,28 +222,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef FUZZ_LIBFUZZER
 #include "replay.h"
 
-int main(int argc, char **argv)
+static size_t builtin_inputs(void)
 {
     size_t count = 0;
-    if (argc < 2) {
-        static const char *const seeds[] = {
-            ("\003{\"banned_nets\":[{\"version\":1,\"ban_created\":1,\"banned_until\":4000000000,"
-             "\"address\":\"1.2.3.0/24\"},{\"address\":\"::1/128\",\"banned_until\":1}]}"),
-            "\004{\"_warning_\":\"x\",\"foo\":[1,2],\"dbcache\":\"300\"}",
-            "\004[1]",
-            "\004{\"a\":1,\"a\":2}",
-        };
-        for (uint8_t k = 0; k < 6; k++) {
-            LLVMFuzzerTestOneInput(&k, 1);
-            count++;
-        }
-        for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
-            LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
-            count++;
-        }
+    static const char *const seeds[] = {
+        ("\003{\"banned_nets\":[{\"version\":1,\"ban_created\":1,\"banned_until\":4000000000,"
+         "\"address\":\"1.2.3.0/24\"},{\"address\":\"::1/128\",\"banned_until\":1}]}"),
+        "\004{\"_warning_\":\"x\",\"foo\":[1,2],\"dbcache\":\"300\"}",
+        "\004[1]",
+        "\004{\"a\":1,\"a\":2}",
+    };
+    for (uint8_t k = 0; k < 6; k++) {
+        LLVMFuzzerTestOneInput(&k, 1);
+        count++;
     }
-    int rc = fuzz_replay_paths(argc, argv, &count);
-    printf("replayed %zu inputs\n", count);
-    return rc;
+    return count + fuzz_run_strings(seeds, sizeof(seeds) / sizeof(seeds[0]), 0);
+}
+
+int main(int argc, char **argv)
+{
+    return fuzz_replay_main(argc, argv, builtin_inputs, NULL);
 }
 #endif

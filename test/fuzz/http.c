@@ -86,25 +86,24 @@ static size_t run_mutations(const char *seed)
     return count;
 }
 
+static size_t builtin_inputs(void)
+{
+    size_t count = 0;
+    static const char *const seeds[] = {
+        "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nbodyGET /x HTTP/1.0\n\n",
+        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n4;e=1\r\nbody\r\n0\r\nT: x\r\n\r\n",
+        "GET /rest/block/00.json?x=1 HTTP/1.1\r\nConnection: close\r\nA:  b \r\n\r\n",
+        "PUT / HTTP/1.0\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nz",
+    };
+    for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+        count += run_mutations(seeds[i]);
+    }
+    return count;
+}
+
 int main(int argc, char **argv)
 {
-    int rc = 0;
-    size_t count = 0;
-    if (argc < 2) {
-        static const char *const seeds[] = {
-            "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 4\r\n\r\nbodyGET /x HTTP/1.0\n\n",
-            "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n4;e=1\r\nbody\r\n0\r\nT: x\r\n\r\n",
-            "GET /rest/block/00.json?x=1 HTTP/1.1\r\nConnection: close\r\nA:  b \r\n\r\n",
-            "PUT / HTTP/1.0\r\nContent-Length: 1\r\nContent-Length: 1\r\n\r\nz",
-        };
-        for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
-            count += run_mutations(seeds[i]);
-        }
-        printf("ok 1 - %zu requests and their mutations through the HTTP parser\n1..1\n", count);
-        return 0;
-    }
-    rc |= fuzz_replay_paths(argc, argv, &count);
-    printf("replayed %zu inputs\n", count);
-    return rc;
+    return fuzz_replay_main(argc, argv, builtin_inputs,
+                            "requests and their mutations through the HTTP parser");
 }
 #endif

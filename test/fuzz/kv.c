@@ -271,24 +271,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef FUZZ_LIBFUZZER
 #include "replay.h"
 
-int main(int argc, char **argv)
+static size_t builtin_inputs(void)
 {
     size_t count = 0;
-    if (argc < 2) {
-        uint64_t s = 0x9e3779b97f4a7c15u;
-        uint8_t prog[512];
-        for (int i = 0; i < 200; i++) {
-            size_t n = 16 + i * 2;
-            for (size_t k = 0; k < n; k++) {
-                s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-                prog[k] = (uint8_t)s;
-            }
-            LLVMFuzzerTestOneInput(prog, n);
-            count++;
+    uint64_t s = 0x9e3779b97f4a7c15u;
+    uint8_t prog[512];
+    for (int i = 0; i < 200; i++) {
+        size_t n = 16 + i * 2;
+        for (size_t k = 0; k < n; k++) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            prog[k] = (uint8_t)s;
         }
+        LLVMFuzzerTestOneInput(prog, n);
+        count++;
     }
-    int rc = fuzz_replay_paths(argc, argv, &count);
-    printf("replayed %zu inputs\n", count);
+    return count;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = fuzz_replay_main(argc, argv, builtin_inputs, NULL);
     if (disk) {
         kv_close(disk);
     }

@@ -237,24 +237,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef FUZZ_LIBFUZZER
 #include "replay.h"
 
-int main(int argc, char **argv)
+static size_t builtin_inputs(void)
 {
     size_t count = 0;
-    if (argc < 2) {
-        uint64_t s = 0x2545f4914f6cdd1du;
-        uint8_t in[1 + 5 * 8];
-        for (int i = 0; i < 60; i++) {
-            size_t n = 1 + 5 * (size_t)(1 + i % 8);
-            for (size_t k = 0; k < n; k++) {
-                s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-                in[k] = (uint8_t)s;
-            }
-            LLVMFuzzerTestOneInput(in, n);
-            count++;
+    uint64_t s = 0x2545f4914f6cdd1du;
+    uint8_t in[1 + 5 * 8];
+    for (int i = 0; i < 60; i++) {
+        size_t n = 1 + 5 * (size_t)(1 + i % 8);
+        for (size_t k = 0; k < n; k++) {
+            s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+            in[k] = (uint8_t)s;
         }
+        LLVMFuzzerTestOneInput(in, n);
+        count++;
     }
-    int rc = fuzz_replay_paths(argc, argv, &count);
-    printf("replayed %zu inputs\n", count);
-    return rc;
+    return count;
+}
+
+int main(int argc, char **argv)
+{
+    return fuzz_replay_main(argc, argv, builtin_inputs, NULL);
 }
 #endif

@@ -459,38 +459,37 @@ static void mutate(struct buf *b)
     }
 }
 
+static size_t builtin_inputs(void)
+{
+    size_t count = 0;
+    struct buf b;
+    buf_init(&b);
+    for (int i = 0; i < 200000; i++) {
+        buf_reset(&b);
+        if (i % 4 == 0) {
+            valid_input(&b);
+        } else {
+            size_t n = next() % 600;
+            buf_put_u8(&b, (uint8_t)(i % 4 == 1 ? next() : (uint32_t)((i / 4) % 4)));
+            for (size_t k = 0; k < n; k++) {
+                buf_put_u8(&b, (uint8_t)next());
+            }
+            if (i % 8 == 1) {
+                buf_reset(&b);
+                valid_input(&b);
+                mutate(&b);
+            }
+        }
+        LLVMFuzzerTestOneInput(b.data, b.len);
+        count++;
+    }
+    buf_clear(&b);
+    return count;
+}
+
 int main(int argc, char **argv)
 {
-    int rc = 0;
-    size_t count = 0;
-    if (argc < 2) {
-        struct buf b;
-        buf_init(&b);
-        for (int i = 0; i < 200000; i++) {
-            buf_reset(&b);
-            if (i % 4 == 0) {
-                valid_input(&b);
-            } else {
-                size_t n = next() % 600;
-                buf_put_u8(&b, (uint8_t)(i % 4 == 1 ? next() : (uint32_t)((i / 4) % 4)));
-                for (size_t k = 0; k < n; k++) {
-                    buf_put_u8(&b, (uint8_t)next());
-                }
-                if (i % 8 == 1) {
-                    buf_reset(&b);
-                    valid_input(&b);
-                    mutate(&b);
-                }
-            }
-            LLVMFuzzerTestOneInput(b.data, b.len);
-            count++;
-        }
-        buf_clear(&b);
-        printf("ok 1 - %zu generated inputs through the peer-facing parsers\n1..1\n", count);
-        return 0;
-    }
-    rc |= fuzz_replay_paths(argc, argv, &count);
-    printf("replayed %zu inputs\n", count);
-    return rc;
+    return fuzz_replay_main(argc, argv, builtin_inputs,
+                            "generated inputs through the peer-facing parsers");
 }
 #endif

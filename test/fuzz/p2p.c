@@ -139,23 +139,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef FUZZ_LIBFUZZER
 #include "replay.h"
 
+static size_t builtin_inputs(void)
+{
+    /* After the handshake: a ping, getheaders from genesis, getaddr, mempool. */
+    static const uint8_t seeds[][64] = {
+        {1, 2, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 0, 0, 15, 0, 0, 22, 0, 0},
+        {3, 4, 37, 0, 0x80, 0x11, 1, 0, 1},
+        {0, 0, 4, 0, 1, 2, 3, 4},
+    };
+    return fuzz_run_rows(&seeds[0][0], sizeof(seeds) / sizeof(seeds[0]), sizeof(seeds[0]));
+}
+
 int main(int argc, char **argv)
 {
-    size_t count = 0;
-    if (argc < 2) {
-        /* After the handshake: a ping, getheaders from genesis, getaddr, mempool. */
-        static const uint8_t seeds[][64] = {
-            {1, 2, 8, 0, 1, 2, 3, 4, 5, 6, 7, 8, 12, 0, 0, 15, 0, 0, 22, 0, 0},
-            {3, 4, 37, 0, 0x80, 0x11, 1, 0, 1},
-            {0, 0, 4, 0, 1, 2, 3, 4},
-        };
-        for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
-            LLVMFuzzerTestOneInput(seeds[i], sizeof(seeds[i]));
-            count++;
-        }
-    }
-    int rc = fuzz_replay_paths(argc, argv, &count);
-    printf("replayed %zu inputs\n", count);
-    return rc;
+    return fuzz_replay_main(argc, argv, builtin_inputs, NULL);
 }
 #endif

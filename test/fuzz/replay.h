@@ -70,4 +70,44 @@ static int fuzz_replay_paths(int argc, char **argv, size_t *count)
     return rc;
 }
 
+/* The strings through the target, each as its bytes from the start to the first NUL after
+ * `skip` bytes (a leading selector byte may be 0); how many were run. (Inline: not every
+ * target has string seeds.) */
+static inline size_t fuzz_run_strings(const char *const *seeds, size_t n, size_t skip)
+{
+    for (size_t i = 0; i < n; i++) {
+        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], skip + strlen(seeds[i] + skip));
+    }
+    return n;
+}
+
+/* The n rows of a table of row_len-byte inputs through the target, each whole; n. */
+static inline size_t fuzz_run_rows(const uint8_t *rows, size_t n, size_t row_len)
+{
+    for (size_t i = 0; i < n; i++) {
+        LLVMFuzzerTestOneInput(rows + i * row_len, row_len);
+    }
+    return n;
+}
+
+/* A target's main: with no argument, its built-in inputs (builtin runs them and returns how
+ * many), as one TAP case described by tap if that is not NULL (the target is then a unit test
+ * too), else followed by the "replayed N inputs" line; with arguments, the files and
+ * directories given (fuzz_replay_paths) and that line. Exit status: 0, or 1 if one could
+ * not be read (a crash or a property's abort ends the process before). */
+static int fuzz_replay_main(int argc, char **argv, size_t (*builtin)(void), const char *tap)
+{
+    size_t count = 0;
+    if (argc < 2) {
+        count = builtin();
+        if (tap) {
+            printf("ok 1 - %zu %s\n1..1\n", count, tap);
+            return 0;
+        }
+    }
+    int rc = fuzz_replay_paths(argc, argv, &count);
+    printf("replayed %zu inputs\n", count);
+    return rc;
+}
+
 #endif

@@ -116,25 +116,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef FUZZ_LIBFUZZER
 #include "replay.h"
 
+static size_t builtin_inputs(void)
+{
+    static const char *const seeds[] = {
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"help\",\"params\":[\"getrpcinfo\"]}",
+        "[{\"method\":\"decodescript\",\"params\":[\"5121\"],\"id\":0},{\"method\":\"x\"}]",
+        "{\"method\":\"validateaddress\",\"params\":{\"address\":\"bcrt1qxyz\"},\"id\":null}",
+        "{\"method\":\"createrawtransaction\",\"params\":[[],[{\"data\":\"00\"}]],\"id\":2}",
+        "{\"method\":\"stop\"}",
+        "not json",
+    };
+    return fuzz_run_strings(seeds, sizeof(seeds) / sizeof(seeds[0]), 0);
+}
+
 int main(int argc, char **argv)
 {
-    size_t count = 0;
-    if (argc < 2) {
-        static const char *const seeds[] = {
-            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"help\",\"params\":[\"getrpcinfo\"]}",
-            "[{\"method\":\"decodescript\",\"params\":[\"5121\"],\"id\":0},{\"method\":\"x\"}]",
-            "{\"method\":\"validateaddress\",\"params\":{\"address\":\"bcrt1qxyz\"},\"id\":null}",
-            "{\"method\":\"createrawtransaction\",\"params\":[[],[{\"data\":\"00\"}]],\"id\":2}",
-            "{\"method\":\"stop\"}",
-            "not json",
-        };
-        for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
-            LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
-            count++;
-        }
-    }
-    int rc = fuzz_replay_paths(argc, argv, &count);
-    printf("replayed %zu inputs\n", count);
-    return rc;
+    return fuzz_replay_main(argc, argv, builtin_inputs, NULL);
 }
 #endif

@@ -49,9 +49,10 @@ static void log_progress(struct chainstate *cs, int force)
 /* Queued transaction index entries written during an activation: about 30 MiB. */
 #define TXINDEX_PENDING_MAX (1u << 19)
 
-/* The transaction index is written whenever the tip settles, so lookups see new blocks at
- * once. It may run ahead of the coins (entries of blocks not on the active chain are never
- * answered), but never ahead of the block files it points into. */
+/* The transaction index is written whenever the tip settles (lookups find the entries
+ * queued before that), by its own thread: the chain lock is not held while the batch is
+ * written. It may run ahead of the coins (entries of blocks not on the active chain are
+ * never answered), but never ahead of the block files it points into. */
 static int write_txindex(struct chainstate *cs)
 {
     struct block_index *tip = chainstate_tip(cs);
@@ -60,10 +61,11 @@ static int write_txindex(struct chainstate *cs)
     }
     int rc = blockstore_sync(cs->store);
     if (rc == RC_OK) {
-        rc = txindex_write(cs->txindex, tip->hash);
+        rc = txindex_write_begin(cs->txindex, tip->hash);
     }
     if (rc) {
-        LOG_ERROR("writing the transaction index failed (%s)", rc_str(rc));
+        LOG_ERROR("writing the transaction index failed (%s%s%s)", rc_str(rc),
+                  *txindex_error(cs->txindex) ? ": " : "", txindex_error(cs->txindex));
         return rc;
     }
     cs->txindex_best = tip;

@@ -237,7 +237,7 @@ static int flush_locked(struct chainstate *cs, enum chainstate_flush_mode mode, 
     /* 4. The transaction index, behind the coins: if this is lost, it catches up. */
     if (cs->txindex && cs->active.height >= 0) {
         if ((rc = txindex_write(cs->txindex, chainstate_tip(cs)->hash))) {
-            LOG_ERROR("flush: writing the transaction index: %s", kv_last_error(NULL));
+            LOG_ERROR("flush: writing the transaction index: %s", txindex_error(cs->txindex));
             return rc;
         }
         cs->txindex_best = chainstate_tip(cs);

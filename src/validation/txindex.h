@@ -6,8 +6,9 @@
  *   'B'           ->  hash[32] of the block the index is complete up to
  *
  * (Core's CDiskTxPos: tx_offset counts from the end of the 80-byte header.) Entries are
- * added as blocks connect and written after the coins at each flush; a crash leaves the
- * index behind the chain, and it catches up at the next start. Entries of blocks that are
+ * added as blocks connect and written, by a thread of the index's own, when the tip settles,
+ * after every 2^19 and after the coins at each flush; a crash leaves the index behind the
+ * chain, and it catches up at the next start. Entries of blocks that are
  * disconnected stay (as in Core): a lookup checks the block is still in the active chain.
  */
 #ifndef BITNODE_VALIDATION_TXINDEX_H
@@ -36,10 +37,19 @@ void txindex_close(struct txindex *ti);
  *  lookups under it for reading). */
 void txindex_add_block(struct txindex *ti, const struct block_index *e, const struct block *b);
 /** How many transactions are queued (the caller writes once there are many: each costs
- *  about 60 bytes of memory until then). */
+ *  about 60 bytes of memory until then). Under the chain lock. */
 size_t txindex_pending(const struct txindex *ti);
-/** Writes the queued entries and the marker best32 in one batch. 0 or RC_BACKEND. */
+/** Hands the queued entries and the marker best32 to the index's writer thread, which writes
+ *  them in one batch while lookups still find them (waits first for a write in progress).
+ *  Under the chain lock, held for writing. 0, or the error of an earlier write that failed
+ *  (RC_BACKEND...; its message in txindex_error). */
+int txindex_write_begin(struct txindex *ti, const uint8_t best32[32]);
+/** Waits until what was handed over is written: 0 or a failed write's error. Any thread. */
+int txindex_wait(struct txindex *ti);
+/** txindex_write_begin, then txindex_wait. */
 int txindex_write(struct txindex *ti, const uint8_t best32[32]);
+/** The store's message for the write that failed, "" if none. Valid while ti is open. */
+const char *txindex_error(struct txindex *ti);
 /** The block the stored index is complete up to: 0, or RC_NOT_FOUND for a new index. */
 int txindex_best(struct txindex *ti, uint8_t best32[32]);
 /** Looks a transaction up, the queued entries first, then the store. 0 with *pos,

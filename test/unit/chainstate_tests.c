@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -672,6 +673,114 @@ static void test_txindex_pending(void)
     kv_destroy(cur_ops, path);
 }
 
+/* The index's writer thread: readers under the (read) chain lock find every transaction
+ * of every block handed over, whether its batch is queued, being written or written; the
+ * marker of the last batch is stored after txindex_wait; a close with a batch in flight
+ * writes it. 40 blocks of 2000 transactions, a write begun after each, two reader threads. */
+struct txindex_race {
+    struct txindex *ti;
+    pthread_rwlock_t *lock;
+    const uint8_t (*txids)[32];
+    volatile size_t *added; /* transactions handed over so far (read under the lock) */
+    size_t total;
+    int failures;
+};
+
+static void *txindex_reader(void *arg)
+{
+    struct txindex_race *r = arg;
+    uint64_t s = (uint64_t)(uintptr_t)r ^ 0x9e3779b97f4a7c15u;
+    for (;;) {
+        pthread_rwlock_rdlock(r->lock);
+        size_t n = *r->added;
+        if (n) {
+            for (int k = 0; k < 64; k++) {
+                s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+                struct txindex_pos pos;
+                if (txindex_find(r->ti, r->txids[s % n], &pos) != RC_OK) {
+                    r->failures++;
+                }
+            }
+        }
+        pthread_rwlock_unlock(r->lock);
+        if (n == r->total) {
+            return NULL;
+        }
+    }
+}
+
+static void test_txindex_writer_thread(void)
+{
+    char path[4300];
+    snprintf(path, sizeof(path), "%s/txindex-writer", datadir);
+    mkdir(datadir, 0700);
+    enum { BLOCKS = 40, PER = 2000 };
+    struct txindex *ti = NULL;
+    char err[256];
+    CHECK_EQ_INT(txindex_open(&ti, cur_ops, path, err, sizeof(err)), 0);
+    uint8_t(*txids)[32] = xcalloc(BLOCKS * PER, 32);
+    struct block b;
+    memset(&b, 0, sizeof(b));
+    b.tx_count = PER;
+    b.txs = xcalloc(PER, sizeof(*b.txs));
+    pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+    volatile size_t added = 0;
+    struct txindex_race r = {ti, &lock, (const uint8_t(*)[32])txids, &added, BLOCKS * PER, 0};
+    pthread_t readers[2];
+    for (int i = 0; i < 2; i++) {
+        CHECK(pthread_create(&readers[i], NULL, txindex_reader, &r) == 0);
+    }
+    uint8_t best[32] = {0};
+    for (size_t h = 0; h < BLOCKS; h++) {
+        for (size_t i = 0; i < PER; i++) {
+            size_t n = h * PER + i;
+            hash_sha256d(txids[n], &n, sizeof(n));
+            memcpy(b.txs[i].txid, txids[n], 32);
+            b.txs[i].size_total = 150;
+        }
+        struct block_index e;
+        memset(&e, 0, sizeof(e));
+        e.file = 0;
+        e.data_pos = (uint32_t)(h * 1000000);
+        best[0] = (uint8_t)h;
+        pthread_rwlock_wrlock(&lock);
+        txindex_add_block(ti, &e, &b);
+        CHECK_EQ_INT(txindex_write_begin(ti, best), 0);
+        added = (h + 1) * PER;
+        pthread_rwlock_unlock(&lock);
+    }
+    for (int i = 0; i < 2; i++) {
+        pthread_join(readers[i], NULL);
+    }
+    CHECK_EQ_INT(r.failures, 0);
+    CHECK_EQ_INT(txindex_wait(ti), 0);
+    CHECK_EQ_INT((int)txindex_pending(ti), 0);
+    CHECK_EQ_STR(txindex_error(ti), "");
+    uint8_t got[32];
+    CHECK_EQ_INT(txindex_best(ti, got), 0);
+    CHECK_EQ_INT(got[0], BLOCKS - 1);
+    /* One more block handed over and the index closed at once: the close writes it. */
+    struct block_index e;
+    memset(&e, 0, sizeof(e));
+    b.tx_count = 1;
+    memset(b.txs[0].txid, 0xab, 32);
+    txindex_add_block(ti, &e, &b);
+    best[0] = 200;
+    CHECK_EQ_INT(txindex_write_begin(ti, best), 0);
+    txindex_close(ti);
+    CHECK_EQ_INT(txindex_open(&ti, cur_ops, path, err, sizeof(err)), 0);
+    CHECK_EQ_INT(txindex_best(ti, got), 0);
+    CHECK_EQ_INT(got[0], 200);
+    struct txindex_pos pos;
+    CHECK_EQ_INT(txindex_find(ti, b.txs[0].txid, &pos), 0);
+    CHECK_EQ_INT(txindex_find(ti, txids[BLOCKS * PER - 1], &pos), 0);
+    CHECK_EQ_INT((int)pos.block_pos, (BLOCKS - 1) * 1000000);
+    txindex_close(ti);
+    free(b.txs);
+    free(txids);
+    kv_destroy(cur_ops, path);
+}
+
 static void test_listeners(void)
 {
     struct heard a = {0}, b = {0};
@@ -758,6 +867,7 @@ int main(void)
         TEST(test_mempool_share);
         TEST(test_listeners);
         TEST(test_txindex_pending);
+        TEST(test_txindex_writer_thread);
         wipe();
     }
     rmdir(datadir);

@@ -346,9 +346,9 @@ static json_t *rpc_getchainstates(struct rpc_request *req)
 {
     struct chainstate *cs = req->ctx->node->cs;
     size_t db_bytes, tip_bytes, bg_db, bg_tip;
-    chainstate_cache_sizes(cs, &db_bytes, &tip_bytes);
     json_t *r = json_object(), *list = json_array();
     chainstate_read_lock(cs);
+    chainstate_cache_sizes(cs, &db_bytes, &tip_bytes);
     chainstate_background_cache_sizes(cs, &bg_db, &bg_tip);
     struct block_index *tip = chainstate_tip(cs), *btip, *target;
     struct block_index *hdr = chainstate_best_header(cs);

@@ -511,8 +511,9 @@ struct chainstate_counters {
 };
 void chainstate_get_counters(const struct chainstate *cs, struct chainstate_counters *c);
 /** getchainstates' coins_db_cache_bytes (the chainstate store's cache) and
- *  coins_tip_cache_bytes (the coins cache, without the mempool's unused share), as set at
- *  open from -dbcache. Any thread. */
+ *  coins_tip_cache_bytes (the coins cache, without the mempool's unused share), set at open
+ *  from -dbcache; a snapshot's background chainstate takes a tenth of the coins cache until
+ *  it is validated. Under the chain lock (read). */
 void chainstate_cache_sizes(const struct chainstate *cs, size_t *db_bytes, size_t *tip_bytes);
 
 #endif

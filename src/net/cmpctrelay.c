@@ -493,6 +493,25 @@ struct cmpct_view {
     int have, failed, known, connects, low_work, not_better, too_far;
 };
 
+/* The tip's height as Core would have it when it reads a peer's next cmpctblock: Core
+ * connects a block before it reads the next message, so the blocks of a burst come to it
+ * each one past its tip. Here they are connected on the validation thread, so the tip counts
+ * as far as parent when parent and its ancestors down to the active chain are stored or on
+ * their way (at most 1024 looked at). Chain read lock held. */
+static int32_t near_tip_height(struct cmpctrelay *c, struct block_index *parent,
+                               struct block_index *tip)
+{
+    struct block_index *w = parent;
+    for (int n = 0; w && n < 1024 && !chainstate_contains(c->cs, w); n++) {
+        if (!(w->status & BLOCK_HAVE_DATA) && !c->sink.processing(c->sink.ctx, w->hash)) {
+            return tip->height;
+        }
+        w = w->prev;
+    }
+    return w && chainstate_contains(c->cs, w) && parent->height > tip->height ? parent->height
+                                                                              : tip->height;
+}
+
 static void view_of(struct cmpctrelay *c, const struct cmpct_block *cb, struct cmpct_view *v)
 {
     memset(v, 0, sizeof(*v));
@@ -512,7 +531,7 @@ static void view_of(struct cmpctrelay *c, const struct cmpct_block *cb, struct c
         v->low_work = c->sink.low_work(c->sink.ctx, parent, &cb->header);
         v->not_better = tip && u256_cmp(&work, &tip->chain_work) <= 0;
         /* Core rebuilds up to two blocks past the tip. */
-        v->too_far = !tip || parent->height + 1 > tip->height + 2;
+        v->too_far = !tip || parent->height + 1 > near_tip_height(c, parent, tip) + 2;
     }
     chainstate_read_unlock(c->cs);
 }

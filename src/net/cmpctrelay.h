@@ -35,6 +35,9 @@ struct cmpctrelay_sink {
     /** add: hash is now in flight from p (its compact block being rebuilt; no-op if it was
      *  already); else it no longer is. */
     void (*in_flight)(void *ctx, struct peer *p, const uint8_t hash[32], int add);
+    /** 1 if the block of hash was received and is on its way to the chain (handed to the
+     *  validation thread, not judged yet). */
+    int (*processing)(void *ctx, const uint8_t hash[32]);
 };
 
 /** The compact block state of the service on transport n: *out (free with cmpctrelay_free).

@@ -1343,6 +1343,12 @@ static void on_cmpct_header(void *ctx, struct peer *p, const uint8_t raw80[80])
     on_headers(ctx, p, msg, sizeof(msg));
 }
 
+/* Compact block relay's sink: a block received and not judged yet. */
+static int on_cmpct_processing(void *ctx, const uint8_t hash[32])
+{
+    return is_processing(ctx, hash);
+}
+
 /* Compact block relay's sink: a block being rebuilt counts as in flight from its peer. */
 static void on_cmpct_in_flight(void *ctx, struct peer *p, const uint8_t hash[32], int add)
 {
@@ -2312,6 +2318,36 @@ static void sync_process_message(void *ctx, struct peer *p, const char *cmd, con
 
 /* ---- Announcements ---- */
 
+/* A high-bandwidth peer gets each new block that extended the tip, compact and in order, when
+ * it has the first one's parent (Core's NewPoWValidBlock announces every block as it comes
+ * on the tip, so a burst, such as generate's 400 blocks between two of bitnode's ticks,
+ * reaches it block by block, and a peer that could fetch only the last 288 of them from a
+ * pruned node still gets them all). 1 if the tip went so; 0: announce it otherwise (the
+ * blocks sent so far stay sent). Chain read lock held. */
+static int announce_compact_run(struct sync *s, struct peer *p, struct block_index *old_tip,
+                                struct block_index *tip)
+{
+    struct block_index *first = tip;
+    if (old_tip && old_tip->height < tip->height &&
+        block_index_ancestor(tip, old_tip->height) == old_tip) {
+        first = block_index_ancestor(tip, old_tip->height + 1);
+        while (first != tip && peer_has_header(p, first)) {
+            first = block_index_ancestor(tip, first->height + 1);
+        }
+    }
+    if (!first->prev || !peer_has_header(p, first->prev)) {
+        return 0;
+    }
+    for (int32_t h = first->height; h <= tip->height; h++) {
+        struct block_index *e = block_index_ancestor(tip, h);
+        if (!cmpctrelay_announce(s->cmpct, p, e)) {
+            return 0;
+        }
+        p->ps->best_sent = e;
+    }
+    return 1;
+}
+
 static void announce_tip(struct sync *s, struct block_index *old_tip, struct block_index *tip)
 {
     /* The new blocks on the active chain, oldest first (at most a few). */
@@ -2325,11 +2361,7 @@ static void announce_tip(struct sync *s, struct block_index *old_tip, struct blo
             continue;
         }
         int sent = 0;
-        /* A high-bandwidth peer that knows the parent gets the block itself, compact (Core's
-         * NewPoWValidBlock: so when several blocks came at once and it sent us all but the
-         * last one's header). */
-        if (tip->prev && peer_has_header(p, tip->prev) &&
-            cmpctrelay_announce(s->cmpct, p, tip)) {
+        if (announce_compact_run(s, p, old_tip, tip)) {
             p->ps->best_sent = tip;
             continue;
         }
@@ -2826,7 +2858,8 @@ int sync_new(struct sync **out, struct net *n)
         .ctx = s, .block = on_rebuilt_block, .headers_wanted = on_unconnected_cmpct,
         .low_work = cmpct_low_work,
         .header = on_cmpct_header,
-        .in_flight = on_cmpct_in_flight};
+        .in_flight = on_cmpct_in_flight,
+        .processing = on_cmpct_processing};
     cmpctrelay_new(&s->cmpct, n, s->cs, n->opt.mempool, n->opt.blocks_only, &sink);
     *out = s;
     return RC_OK;

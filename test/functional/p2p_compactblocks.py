@@ -6,7 +6,11 @@ first; a block with a transaction B never saw is completed with getblocktxn / bl
 Then, from a test peer that sent sendcmpct 2 (Core's receiving rules): its header
 announcement is fetched as MSG_CMPCT_BLOCK and the solicited cmpctblock is used; its
 unsolicited cmpctblock (it is not high-bandwidth) is ignored; an empty getblocktxn
-disconnects it."""
+disconnects it. Last, A restarts pruned (-prune=1: NODE_NETWORK_LIMITED, so B asks it only
+for its last 288 blocks), and a burst of 400 blocks, mined between two of A's network ticks,
+still reaches B whole: each block that came on A's tip goes to its high-bandwidth peer as a
+cmpctblock, in order (Core's NewPoWValidBlock); announced as one inv of the tip before, the
+burst left B without the blocks 400 to 288 below it for good (Core's rpc_rawtransaction)."""
 import os
 import re
 
@@ -87,7 +91,25 @@ class CompactBlocksTest(BitnodeTestFramework):
         assert_true(self.msgs(b, "bytessent_per_msg").get("getblocktxn", 0) > 0, "getblocktxn")
         assert_true(self.msgs(a, "bytessent_per_msg").get("blocktxn", 0) > 0, "blocktxn")
         assert_equal(a.rpc("getblockheader", h)["nTx"], 2)
+
         self.test_peer_rules(a, addr)
+
+        self.log("a burst of 400 blocks from a pruned node reaches b block by block")
+        a.stop()
+        a.start(["-debug=net", "-debug=cmpctblock", "-prune=1"])
+        wait_until(lambda: len(a.rpc("getpeerinfo")) == 1, timeout=60, what="b back")
+        h = a.rpc("generatetoaddress", 1, addr)[0]
+        wait_until(lambda: b.rpc("getbestblockhash") == h, timeout=30, what="b has the block")
+        wait_until(lambda: self.msgs(a, "bip152_hb_from"), timeout=30, what="b asked again")
+        sent = self.count_sent(a, "cmpctblock")
+        tip = a.rpc("generatetoaddress", 400, addr)[-1]
+        wait_until(lambda: b.rpc("getbestblockhash") == tip, timeout=120, what="b has the burst")
+        assert_true(self.count_sent(a, "cmpctblock") - sent >= 400, "a cmpctblock per block")
+
+    @staticmethod
+    def count_sent(node, cmd):
+        with open(node.debug_log) as f:
+            return f.read().count("sending %s (" % cmd)
 
     @staticmethod
     def cmpct_of(raw):

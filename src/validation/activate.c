@@ -724,13 +724,16 @@ int chainstate_verify(struct chainstate *cs, int checklevel, int nblocks, int *o
             break;
         }
         vstate_init(&st);
-        /* Level 1: Core's CheckBlock, and the witness commitment too (ContextualCheckBlock's
-         * part that a flipped byte in witness data breaks: the merkle root does not cover
-         * it, and without it a damaged witness would be served as the block). */
+        /* Level 1: Core's CheckBlock, and the witness commitment of a block at or above
+         * the segwit height too (a flipped byte in witness data breaks it: the merkle root
+         * does not cover it, and without it a damaged witness would be served as the block).
+         * Not the rest of ContextualCheckBlock: its rules depend on the activation heights
+         * the node runs with (-testactivationheight), not on the bytes stored. */
+        int has_commitment = 0;
         if (checklevel >= 1 &&
             (block_check(&st, &b, cs->p, 1) ||
-             block_check_contextual(&st, &b, e->height,
-                                    block_index_median_time_past(e->prev), cs->p))) {
+             (e->height >= cs->p->segwit_height &&
+              block_check_witness_commitment(&st, &b, &has_commitment)))) {
             snprintf(why, why_len, "found bad block at %d in blk%05d.dat at position %u (%s)",
                      e->height, e->file, e->data_pos, st.reject);
             *ok = 0;

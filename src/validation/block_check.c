@@ -114,6 +114,30 @@ int block_check_header_contextual(struct vstate *s, const struct block_header *h
     return RC_OK;
 }
 
+int block_check_witness_commitment(struct vstate *s, const struct block *b, int *found)
+{
+    int pos = merkle_witness_commitment_index(b);
+    *found = pos >= 0;
+    if (pos < 0) {
+        return RC_OK;
+    }
+    const struct tx_in *in = &b->txs[0].vin[0];
+    uint8_t root[32], both[64], commit[32];
+    if (in->witness_count != 1 || in->witness[0].len != 32) {
+        return vstate_reject(s, VRESULT_MUTATED, REJECT_BAD_WITNESS_NONCE_SIZE,
+                              "invalid witness reserved value size");
+    }
+    merkle_block_witness_root(root, NULL, b);
+    memcpy(both, root, 32);
+    memcpy(both + 32, in->witness[0].data, 32);
+    hash_sha256d(commit, both, 64);
+    if (memcmp(commit, b->txs[0].vout[pos].script_pubkey.data + 6, 32) != 0) {
+        return vstate_reject(s, VRESULT_MUTATED, REJECT_BAD_WITNESS_MERKLE_MATCH,
+                              "witness merkle commitment mismatch");
+    }
+    return RC_OK;
+}
+
 int block_check_contextual(struct vstate *s, const struct block *b, int height, int64_t prev_mtp,
                            const struct chain_params *p)
 {
@@ -135,23 +159,9 @@ int block_check_contextual(struct vstate *s, const struct block *b, int height, 
     }
     int have_witness = 0;
     if (height >= p->segwit_height) {
-        int pos = merkle_witness_commitment_index(b);
-        if (pos >= 0) {
-            const struct tx_in *in = &b->txs[0].vin[0];
-            uint8_t root[32], both[64], commit[32];
-            if (in->witness_count != 1 || in->witness[0].len != 32) {
-                return vstate_reject(s, VRESULT_MUTATED, REJECT_BAD_WITNESS_NONCE_SIZE,
-                                      "invalid witness reserved value size");
-            }
-            merkle_block_witness_root(root, NULL, b);
-            memcpy(both, root, 32);
-            memcpy(both + 32, in->witness[0].data, 32);
-            hash_sha256d(commit, both, 64);
-            if (memcmp(commit, b->txs[0].vout[pos].script_pubkey.data + 6, 32) != 0) {
-                return vstate_reject(s, VRESULT_MUTATED, REJECT_BAD_WITNESS_MERKLE_MATCH,
-                                      "witness merkle commitment mismatch");
-            }
-            have_witness = 1;
+        int rc = block_check_witness_commitment(s, b, &have_witness);
+        if (rc) {
+            return rc;
         }
     }
     if (!have_witness) {

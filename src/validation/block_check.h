@@ -43,6 +43,12 @@ int block_check(struct vstate *s, const struct block *b, const struct chain_para
 int block_check_header_contextual(struct vstate *s, const struct block_header *h,
                                   const struct header_context *ctx, const struct chain_params *p);
 
+/** The witness commitment of b's coinbase, if it has one (*found 1), against its witness
+ *  data: "bad-witness-nonce-size", "bad-witness-merkle-match"; 0 when it matches or there is
+ *  none (*found 0). Part of block_check_contextual, which also refuses witness data without
+ *  a commitment once segwit is active. */
+int block_check_witness_commitment(struct vstate *s, const struct block *b, int *found);
+
 /** Core's ContextualCheckBlock: every transaction final ("bad-txns-nonfinal"), the BIP34
  *  height in the coinbase ("bad-cb-height"), the witness commitment
  *  ("bad-witness-nonce-size", "bad-witness-merkle-match", "unexpected-witness"), and the

@@ -82,6 +82,15 @@ class ChainRpcTest(BitnodeTestFramework):
         # verifychain touches nothing.
         assert_equal(node.rpc("gettxoutsetinfo", "muhash")["muhash"], muhash)
         assert_equal(node.rpc("getblockcount"), 1300)
+        # Level 1 is Core's CheckBlock (and a witness commitment checked against the bytes):
+        # not the contextual rules, which follow the activation heights the node runs with.
+        # Core's rpc_blockchain restarts with -testactivationheight=segwit@6 below its
+        # witness blocks; bitnode said "unexpected-witness" there.
+        node.stop()
+        node.start(["-testactivationheight=segwit@2000"])
+        assert_equal(node.rpc("verifychain", 4, 0), True)
+        node.stop()
+        node.start()
 
         self.log("getblockstats agrees with Core's getblock answers for every sample block")
         for path in sorted(glob.glob(os.path.join(SMALL, "blocks", "getblock_*.json"))):

@@ -20,7 +20,9 @@ and checked, undo data read, disconnected and connected again). Each run is clas
             ("Failed to deserialize mempool data", or transactions "failed" on import),
             fee_estimates.dat ("Unable to read policy estimator data"), banlist.json
             ("Cannot load banlist ...: Unable to parse settings file ...", Core's words);
-  harmless  the node runs and every answer is the pristine one: tip, UTXO set hash (read
+  harmless  the node runs and, once it has connected the blocks it holds (a store that came
+            back a batch behind is caught up, as after a crash), every answer is the
+            pristine one: tip, UTXO set hash (read
             whole), getblock of every block, the mempool (getrawmempool verbose: fees,
             times), bans (with their times), address count, estimaterawfee. The flip hit
             bytes no reader uses (a log, free pages, padding, an unused header field) or
@@ -165,6 +167,21 @@ class CorruptionDrill(BitnodeTestFramework):
                 return False  # warming up, or going down (an empty reply)
         wait_until(up, timeout=60, what="start-up")
 
+    @staticmethod
+    def wait_connected(node):
+        """Start-up may still be connecting stored blocks: a store can come back a batch
+        behind (RocksDB's recovery drops the write-ahead log's records after a damaged one,
+        an earlier state, as a crash leaves), and the node connects the blocks again. The
+        answers compared are those once every header with its block is connected (or after
+        30 s: then the tip shows what is missing)."""
+        def connected():
+            info = node.rpc("getblockchaininfo")
+            return info["blocks"] == info["headers"]
+        try:
+            wait_until(connected, timeout=30, what="stored blocks connected")
+        except FailedCheck:
+            pass
+
     def classify(self, node, kind, names, repair):
         node.start(CHECK + ["-connect=0"], wait=False)
         try:
@@ -185,6 +202,7 @@ class CorruptionDrill(BitnodeTestFramework):
                                                                       err.strip()[-300:])
             return "refused", err.strip().splitlines()[0][:160]
         try:
+            self.wait_connected(node)
             got = self.answers(node)
         except (JSONRPCError, OSError, FailedCheck) as e:
             # An error, never a wrong answer: the node must then stop naming the damage.
